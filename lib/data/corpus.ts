@@ -1,0 +1,51 @@
+import { EoError } from '../errors';
+import { sha256 } from '../util/hash';
+import type { Corpus, DatasetRecord, Publication, PublicationLink } from './types';
+
+/**
+ * Assemble a Corpus from validated records: checks unique ids and that every link resolves, and computes the
+ * corpus hash (over ids and every text field the scorers read) that keys caches.
+ */
+export function makeCorpus(
+  datasets: DatasetRecord[],
+  publications: Publication[],
+  links: PublicationLink[],
+  origin: string,
+  opts: { dropDanglingLinks?: boolean } = {},
+): Corpus {
+  const indexById = new Map<string, number>();
+  datasets.forEach((d, i) => {
+    if (indexById.has(d.id)) throw new EoError('DATA_INVALID', `${origin}: duplicate dataset id ${d.id}`, { id: d.id });
+    indexById.set(d.id, i);
+  });
+  const pubIds = new Set<string>();
+  for (const p of publications) {
+    if (pubIds.has(p.id)) throw new EoError('DATA_INVALID', `${origin}: duplicate publication id ${p.id}`, { id: p.id });
+    pubIds.add(p.id);
+  }
+  const kept: PublicationLink[] = [];
+  for (const l of links) {
+    const ok = indexById.has(l.datasetId) && pubIds.has(l.publicationId);
+    if (ok) kept.push(l);
+    else if (!opts.dropDanglingLinks)
+      throw new EoError('DATA_INVALID', `${origin}: link ${l.publicationId} -> ${l.datasetId} points outside the corpus`, { link: l });
+  }
+  const h = sha256(
+    datasets
+      .map((d) => [d.id, d.shortName ?? '', d.longName, d.abstract, d.doi ?? '', d.daac, d.temporalStart ?? '', d.temporalEnd ?? '', d.keywords.join('|'), d.platforms.join('|'), d.instruments.join('|')].join('\u0001'))
+      .join('\u0002'),
+  ).slice(0, 16);
+  return { datasets, publications, links: kept, origin, hash: h, indexById };
+}
+
+/** Dataset ids linked to each publication, optionally filtered by relation. */
+export function datasetsByPublication(corpus: Corpus, relations?: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const l of corpus.links) {
+    if (relations && !relations.includes(l.relation)) continue;
+    let list = out.get(l.publicationId);
+    if (!list) out.set(l.publicationId, (list = []));
+    if (!list.includes(l.datasetId)) list.push(l.datasetId);
+  }
+  return out;
+}

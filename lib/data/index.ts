@@ -1,0 +1,5 @@
+export * from './types';
+export * from './validate';
+export * from './corpus';
+export * from './snapshot';
+export * from './text';

@@ -1,0 +1,67 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EoError } from '../errors';
+import { readJsonl } from '../util/fs';
+import { makeCorpus } from './corpus';
+import type { Corpus } from './types';
+import { validateDataset, validateLink, validatePublication } from './validate';
+
+/** Environment variable that points at a snapshot folder (default: `../shared/data/eo` from the repo root). */
+export const DATA_DIR_ENV = 'EO_DATA_DIR';
+
+/** The repository root: the nearest folder above this module holding package.json named eo-workbench. */
+export function repoRoot(): string {
+  let dir = __dirname;
+  for (;;) {
+    const pj = path.join(dir, 'package.json');
+    if (fs.existsSync(pj)) {
+      try {
+        if (JSON.parse(fs.readFileSync(pj, 'utf8')).name === 'eo-workbench') return dir;
+      } catch {
+        /* keep looking */
+      }
+    }
+    const up = path.dirname(dir);
+    if (up === dir) return process.cwd();
+    dir = up;
+  }
+}
+
+/**
+ * Resolve the snapshot folder: explicit argument, else $EO_DATA_DIR, else `<repo>/../shared/data/eo`.
+ * `sample: true` selects its `sample/` sub-folder (200 datasets, 60 publications).
+ */
+export function resolveDataDir(dir?: string, opts: { sample?: boolean } = {}): string {
+  const base = dir ?? process.env[DATA_DIR_ENV] ?? path.resolve(repoRoot(), '..', 'shared', 'data', 'eo');
+  const resolved = opts.sample ? path.join(base, 'sample') : base;
+  if (!fs.existsSync(resolved))
+    throw new EoError('DATA_NOT_FOUND', `snapshot folder not found: ${resolved} (set ${DATA_DIR_ENV} or pass a folder)`, { dir: resolved });
+  return resolved;
+}
+
+function pick(dir: string, stem: string): string {
+  for (const name of [`${stem}.jsonl.gz`, `${stem}.jsonl`]) {
+    const f = path.join(dir, name);
+    if (fs.existsSync(f)) return f;
+  }
+  throw new EoError('DATA_NOT_FOUND', `${dir}: neither ${stem}.jsonl.gz nor ${stem}.jsonl exists`, { dir, stem });
+}
+
+export interface LoadSnapshotOptions {
+  /** Snapshot folder; default: resolveDataDir(). */
+  dir?: string;
+  /** Read the `sample/` sub-folder instead of the full files. Default false. */
+  sample?: boolean;
+}
+
+/** Load datasets, publications and links (`.jsonl.gz` or `.jsonl`), validating every record. */
+export function loadSnapshot(opts: LoadSnapshotOptions = {}): Corpus {
+  const dir = resolveDataDir(opts.dir, { sample: opts.sample });
+  const dsFile = pick(dir, 'datasets');
+  const pubFile = pick(dir, 'publications');
+  const linkFile = pick(dir, 'links');
+  const datasets = readJsonl(dsFile).map((r) => validateDataset(r.value, { file: dsFile, line: r.line }));
+  const publications = readJsonl(pubFile).map((r) => validatePublication(r.value, { file: pubFile, line: r.line }));
+  const links = readJsonl(linkFile).map((r) => validateLink(r.value, { file: linkFile, line: r.line }));
+  return makeCorpus(datasets, publications, links, dir);
+}

@@ -1,0 +1,60 @@
+/** One NASA CMR collection, in the schema of the offline snapshot (see ../shared/data/eo/README.md). */
+export interface DatasetRecord {
+  /** CMR collection concept id, e.g. `C1238517323-GES_DISC`. */
+  id: string;
+  /** CMR ShortName, or null (80% of the snapshot has none). */
+  shortName: string | null;
+  /** Catalog title (EntryTitle). */
+  longName: string;
+  abstract: string;
+  /** Bare dataset DOI, case preserved; null when absent. */
+  doi: string | null;
+  /** CMR provider id, e.g. `GES_DISC`. */
+  daac: string;
+  publisher: string | null;
+  temporalStart: string | null;
+  temporalEnd: string | null;
+  keywords: string[];
+  platforms: string[];
+  instruments: string[];
+  projects: string[];
+  processingLevel: string | null;
+  landingPage: string | null;
+  shortNameSource: string | null;
+  catalogRecordComplete: boolean;
+  sources: string[];
+}
+
+export interface Publication {
+  /** Lower-case DOI, or `title:<sha1 prefix>`. */
+  id: string;
+  doi: string | null;
+  title: string;
+  abstract: string | null;
+  year: number | null;
+  venue: string | null;
+  source: string | null;
+  sources: string[];
+}
+
+/** Publication → dataset edge. `relation` is kept so that it can be filtered (`cites`, `publication_reference`). */
+export interface PublicationLink {
+  publicationId: string;
+  datasetId: string;
+  relation: string;
+  source: string | null;
+  sources: string[];
+}
+
+/** A loaded corpus: datasets in one fixed order (every corpus-wide score vector is aligned with it). */
+export interface Corpus {
+  datasets: DatasetRecord[];
+  publications: Publication[];
+  links: PublicationLink[];
+  /** Where it was read from (folder or URL); informational. */
+  origin: string;
+  /** Hash over dataset ids and texts; keys every cache built on this corpus. */
+  hash: string;
+  /** Dataset id → position in `datasets`. */
+  indexById: Map<string, number>;
+}

@@ -1,0 +1,28 @@
+/** Every error the workbench throws on purpose carries a stable code, so callers can branch on it. */
+export type EoErrorCode =
+  | 'DATA_NOT_FOUND'
+  | 'DATA_PARSE'
+  | 'DATA_INVALID'
+  | 'CONFIG'
+  | 'HTTP'
+  | 'CACHE_MISMATCH'
+  | 'ENCODER'
+  | 'TREC_PARSE'
+  | 'BENCH'
+  | 'INVALID_ARGUMENT'
+  | 'NOT_IMPLEMENTED_OFFLINE';
+
+export class EoError extends Error {
+  readonly code: EoErrorCode;
+  readonly details?: Record<string, unknown>;
+  constructor(code: EoErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'EoError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function isEoError(e: unknown, code?: EoErrorCode): e is EoError {
+  return e instanceof EoError && (code === undefined || e.code === code);
+}

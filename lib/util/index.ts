@@ -1,0 +1,3 @@
+export * from './fs';
+export * from './hash';
+export * from './random';
