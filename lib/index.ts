@@ -1,3 +1,5 @@
 export * from './errors';
 export * from './util';
 export * from './data';
+export * from './metrics';
+export * from './report';

@@ -1,0 +1,5 @@
+export * from './types';
+export * from './rank';
+export * from './metrics';
+export * from './paired';
+export * from './trec';

@@ -1,0 +1,84 @@
+import { EoError } from '../errors';
+import { mulberry32 } from '../util/random';
+import { mean } from './metrics';
+import type { MetricName, PairedComparison, PerQueryMetrics } from './types';
+
+export interface PairedOptions {
+  /** Sign-flip permutations of the randomization test. Default 10000. */
+  permutations?: number;
+  /** Bootstrap resamples for the CI. Default 10000. */
+  bootstrapSamples?: number;
+  /** PRNG seed. Default 42. */
+  seed?: number;
+  /** Confidence level of the interval. Default 0.95. */
+  confidence?: number;
+}
+
+/**
+ * Paired comparison of per-query values a[i], b[i] (same queries, same order):
+ * - two-sided paired randomization test: each difference's sign is flipped at random; p = (1 + #{|mean*| ≥ |mean|}) / (1 + P);
+ * - percentile bootstrap CI of the mean difference (queries resampled with replacement).
+ * Seeded: the same inputs and seed give the same p and CI.
+ */
+export function pairedTest(a: readonly number[], b: readonly number[], metric = 'value', opts: PairedOptions = {}): PairedComparison {
+  if (a.length !== b.length) throw new EoError('INVALID_ARGUMENT', `pairedTest: ${a.length} vs ${b.length} values; pairs must align`);
+  const permutations = opts.permutations ?? 10000;
+  const bootstrapSamples = opts.bootstrapSamples ?? 10000;
+  const seed = opts.seed ?? 42;
+  const conf = opts.confidence ?? 0.95;
+  const n = a.length;
+  const d = a.map((x, i) => x - b[i]);
+  const observed = mean(d);
+  const rng = mulberry32(seed);
+  let extreme = 0;
+  const eps = 1e-12; // float noise must not turn an equal statistic into a non-extreme one
+  for (let p = 0; p < permutations; p++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += rng() < 0.5 ? -d[i] : d[i];
+    if (Math.abs(s / n) >= Math.abs(observed) - eps) extreme++;
+  }
+  const boot = new Float64Array(bootstrapSamples);
+  for (let r = 0; r < bootstrapSamples; r++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += d[Math.floor(rng() * n)];
+    boot[r] = n === 0 ? 0 : s / n;
+  }
+  boot.sort();
+  const lo = quantileSorted(boot, (1 - conf) / 2);
+  const hi = quantileSorted(boot, 1 - (1 - conf) / 2);
+  return {
+    metric,
+    n,
+    meanA: mean(a),
+    meanB: mean(b),
+    meanDiff: observed,
+    pValue: n === 0 ? 1 : (1 + extreme) / (1 + permutations),
+    ciLow: lo,
+    ciHigh: hi,
+    permutations,
+    bootstrapSamples,
+    seed,
+  };
+}
+
+/** Linear-interpolated quantile of sorted values (type 7, as R's and numpy's default). */
+export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
+  const n = sorted.length;
+  if (n === 0) return 0;
+  const h = (n - 1) * q;
+  const lo = Math.floor(h);
+  const hi = Math.min(n - 1, lo + 1);
+  return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
+}
+
+/** Compare two systems' per-query metrics on every metric; queries are matched by id (must be the same set). */
+export function compareSystems(a: PerQueryMetrics, b: PerQueryMetrics, metrics: readonly MetricName[] = ['R@10', 'R@20', 'R@100', 'MAP', 'MRR'], opts: PairedOptions = {}): PairedComparison[] {
+  const pos = new Map(b.queryIds.map((q, i) => [q, i]));
+  if (a.queryIds.length !== b.queryIds.length || a.queryIds.some((q) => !pos.has(q)))
+    throw new EoError('INVALID_ARGUMENT', 'compareSystems: the two systems were evaluated on different queries');
+  return metrics.map((m) => {
+    const av = a.values[m];
+    const bv = a.queryIds.map((q) => b.values[m][pos.get(q)!]);
+    return pairedTest(av, bv, m, opts);
+  });
+}

@@ -1,0 +1,77 @@
+import * as fs from 'node:fs';
+import { EoError } from '../errors';
+import { writeFileAtomic } from '../util/fs';
+import { sortRunEntries } from './rank';
+import type { Qrels, Run } from './types';
+
+/**
+ * TREC run format: `qid Q0 docno rank score tag`, one line per retrieved dataset, sorted as metrics sort.
+ * Scores are written with full double precision (String(x)) so that reading the file back — by us or by
+ * trec_eval — cannot create ties that were not there.
+ */
+export function formatTrecRun(run: Run, tag: string, depth = 100): string {
+  if (/\s/.test(tag) || tag === '') throw new EoError('INVALID_ARGUMENT', `run tag must be one non-empty word (got "${tag}")`);
+  let out = '';
+  for (const [qid, entries] of run) {
+    if (/\s/.test(qid)) throw new EoError('INVALID_ARGUMENT', `query id "${qid}" contains whitespace`);
+    sortRunEntries(entries, depth).forEach((e, i) => {
+      out += `${qid} Q0 ${e.docId} ${i + 1} ${String(e.score)} ${tag}\n`;
+    });
+  }
+  return out;
+}
+
+export function writeTrecRun(file: string, run: Run, tag: string, depth = 100): void {
+  writeFileAtomic(file, formatTrecRun(run, tag, depth));
+}
+
+export function parseTrecRun(text: string, file = '<run>'): Run {
+  const run: Run = new Map();
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '') return;
+    const f = line.split(/\s+/);
+    if (f.length !== 6) throw new EoError('TREC_PARSE', `${file}:${i + 1}: expected 6 fields "qid Q0 docno rank score tag", got ${f.length}`, { file, line: i + 1 });
+    const score = Number(f[4]);
+    if (!Number.isFinite(score)) throw new EoError('TREC_PARSE', `${file}:${i + 1}: field "score" is not a number: ${f[4]}`, { file, line: i + 1, field: 'score' });
+    let list = run.get(f[0]);
+    if (!list) run.set(f[0], (list = []));
+    list.push({ docId: f[2], score });
+  });
+  return run;
+}
+
+export function readTrecRun(file: string): Run {
+  return parseTrecRun(fs.readFileSync(file, 'utf8'), file);
+}
+
+/** TREC qrels: `qid 0 docno rel`. */
+export function formatTrecQrels(qrels: Qrels): string {
+  let out = '';
+  for (const [qid, judged] of qrels) for (const [doc, rel] of judged) out += `${qid} 0 ${doc} ${rel}\n`;
+  return out;
+}
+
+export function writeTrecQrels(file: string, qrels: Qrels): void {
+  writeFileAtomic(file, formatTrecQrels(qrels));
+}
+
+export function parseTrecQrels(text: string, file = '<qrels>'): Qrels {
+  const q: Qrels = new Map();
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '') return;
+    const f = line.split(/\s+/);
+    if (f.length !== 4) throw new EoError('TREC_PARSE', `${file}:${i + 1}: expected 4 fields "qid iter docno rel", got ${f.length}`, { file, line: i + 1 });
+    const rel = Number(f[3]);
+    if (!Number.isInteger(rel)) throw new EoError('TREC_PARSE', `${file}:${i + 1}: field "rel" is not an integer: ${f[3]}`, { file, line: i + 1, field: 'rel' });
+    let m = q.get(f[0]);
+    if (!m) q.set(f[0], (m = new Map()));
+    m.set(f[2], rel);
+  });
+  return q;
+}
+
+export function readTrecQrels(file: string): Qrels {
+  return parseTrecQrels(fs.readFileSync(file, 'utf8'), file);
+}

@@ -1,0 +1,97 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import lunr from 'lunr';
+import { makeCorpus, type DatasetRecord } from '../lib';
+import { buildBm25, bm25Scores, bm25Tokens, loadOrBuildBm25 } from '../lib/retrieve/bm25';
+
+function ds(id: string, longName: string, abstract = '', extra: Partial<DatasetRecord> = {}): DatasetRecord {
+  return {
+    id, shortName: null, longName, abstract, doi: null, daac: 'TEST', publisher: null, temporalStart: null, temporalEnd: null,
+    keywords: [], platforms: [], instruments: [], projects: [], processingLevel: null, landingPage: null,
+    shortNameSource: null, catalogRecordComplete: true, sources: [], ...extra,
+  };
+}
+
+const corpus = makeCorpus(
+  [
+    ds('C1-TEST', 'ozone column', 'total ozone daily'),
+    ds('C2-TEST', 'sea surface temperature', 'ocean temperature from satellites'),
+    ds('C3-TEST', 'aerosol optical depth', 'aerosol over ocean'),
+  ],
+  [], [], 'hand-made',
+);
+const onlyText = { fields: ['longName', 'abstract'] as const };
+
+test('scores follow the BM25 formula (lunr: idf, k1=1.5, b=0.75, 3-decimal weights)', () => {
+  const idx = buildBm25(corpus, { fields: [...onlyText.fields] });
+  // field lengths count terms after the stop-word filter ("from" dropped): 5, 6, 6 → avg 17/3
+  const N = 3, k1 = 1.5, b = 0.75, avg = 17 / 3;
+  const idf = (df: number) => Math.log(1 + Math.abs((N - df + 0.5) / (df + 0.5)));
+  const w = (tf: number, len: number, df: number) => Math.round(idf(df) * ((k1 + 1) * tf) / (k1 * (1 - b + b * (len / avg)) + tf) * 1000) / 1000;
+  const s = bm25Scores(idx, 'ocean');
+  assert.is(s[0], 0);
+  assert.ok(Math.abs(s[1] - w(1, 6, 2)) < 1e-6, `${s[1]} vs ${w(1, 6, 2)}`);
+  assert.ok(Math.abs(s[2] - w(1, 6, 2)) < 1e-6);
+  assert.ok(Math.abs(s[2] - s[1]) < 1e-6, 'same tf and length, same score');
+  const o = bm25Scores(idx, 'ozone');
+  assert.ok(Math.abs(o[0] - w(2, 5, 1)) < 1e-6, `${o[0]} vs ${w(2, 5, 1)}`);
+  // two terms: sum divided by the query norm sqrt(2)
+  const two = bm25Scores(idx, 'ozone temperature');
+  assert.ok(Math.abs(two[1] - w(2, 6, 1) / Math.SQRT2) < 1e-6);
+});
+
+test('scores equal lunr\'s own query scores', () => {
+  const idx = buildBm25(corpus);
+  for (const q of ['ocean temperature', 'aerosols over the ocean', 'ozone ozone column', 'nothing matches']) {
+    const ours = bm25Scores(idx, q);
+    const res = idx.lunrIndex!.query((qq) => {
+      for (const t of bm25Tokens(q)) qq.term(t, { presence: lunr.Query.presence.OPTIONAL });
+    });
+    const theirs = new Float32Array(3);
+    for (const r of res) theirs[Number(r.ref)] = r.score;
+    for (let i = 0; i < 3; i++) assert.ok(Math.abs(ours[i] - theirs[i]) < 1e-6, `${q}: ${ours[i]} vs ${theirs[i]}`);
+  }
+});
+
+test('stemming matches word forms; other fields are searchable', () => {
+  const c = makeCorpus([ds('C1-X', 'Aerosol products', '', { doi: '10.5067/AURA/MLS/DATA2001', shortName: 'ML2O3', temporalStart: '2004-08-01T00:00:00Z', temporalEnd: '2020-01-01T00:00:00Z' }), ds('C2-X', 'Other thing')], [], [], 't');
+  const idx = buildBm25(c);
+  assert.ok(bm25Scores(idx, 'aerosols')[0] > 0);
+  assert.ok(bm25Scores(idx, 'ML2O3')[0] > 0);
+  assert.ok(bm25Scores(idx, '2004')[0] > 0);
+  assert.ok(bm25Scores(idx, '10.5067/AURA/MLS/DATA2001')[0] > 0);
+  assert.is(bm25Scores(idx, 'ML2O3')[1], 0);
+});
+
+test('hostile query strings never throw', () => {
+  const idx = buildBm25(corpus);
+  const hostile = ['', '   ', 'title:ozone', 'ozone^10', 'ozone~2', '*', '**:**', '+ocean -ozone', '-', '+', ':', '^', '~', '"unterminated', 'a:b:c^~*+-', '\u0000\u0001', '🙂 🌊', 'ozone'.repeat(50000), '((ocean))', 'field:*oz*', '\\'];
+  for (const q of hostile) {
+    const s = bm25Scores(idx, q);
+    assert.is(s.length, 3);
+    for (const v of s) assert.ok(Number.isFinite(v));
+  }
+  assert.ok(bm25Scores(idx, 'title:ozone^10')[0] > 0, 'syntax characters act as separators');
+  assert.equal([...bm25Scores(idx, '*')], [0, 0, 0], 'a wildcard matches nothing');
+});
+
+test('cache round trip gives identical scores and a changed corpus is not served stale', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-bm25-'));
+  const a = loadOrBuildBm25(corpus, { cacheDir: dir });
+  const b = loadOrBuildBm25(corpus, { cacheDir: dir });
+  assert.is(b.lunrIndex, undefined, 'second load comes from the cache');
+  assert.equal([...bm25Scores(a, 'ocean aerosol')], [...bm25Scores(b, 'ocean aerosol')]);
+  const other = makeCorpus([ds('C1-TEST', 'ozone column', 'changed text'), ds('C9-TEST', 'ice')], [], [], 'x');
+  const c = loadOrBuildBm25(other, { cacheDir: dir });
+  assert.is(c.size, 2);
+  assert.ok(c.lunrIndex, 'rebuilt, not served from the cache');
+  // a truncated cache file is ignored and rebuilt
+  for (const f of fs.readdirSync(dir)) if (f.endsWith('.bin')) fs.writeFileSync(path.join(dir, f), Buffer.alloc(3));
+  const d = loadOrBuildBm25(corpus, { cacheDir: dir });
+  assert.ok(d.lunrIndex);
+});
+
+test.run();
