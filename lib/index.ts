@@ -3,3 +3,7 @@ export * from './util';
 export * from './data';
 export * from './metrics';
 export * from './report';
+export * from './tensor';
+export * from './encode';
+export * from './retrieve';
+export * from './bench';

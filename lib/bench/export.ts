@@ -1,0 +1,59 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Corpus } from '../data/types';
+import { EoError } from '../errors';
+import { writeTrecQrels } from '../metrics/trec';
+import { readTextFile, writeJsonAtomic, writeJsonl, writeFileAtomic } from '../util/fs';
+import { benchmarkQrels } from './build';
+import type { Benchmark } from './types';
+
+/** Save a benchmark as one JSON document (atomic). */
+export function saveBenchmark(file: string, bench: Benchmark): void {
+  writeJsonAtomic(file, bench);
+}
+
+/** Load a benchmark saved by saveBenchmark; refuses one built on another corpus when `corpus` is given. */
+export function loadBenchmark(file: string, corpus?: Corpus): Benchmark {
+  let b: Benchmark;
+  try {
+    b = JSON.parse(readTextFile(file));
+  } catch (e) {
+    if ((e as { code?: string }).code === 'DATA_NOT_FOUND') throw e;
+    throw new EoError('DATA_PARSE', `${file}: not a benchmark JSON document (${(e as Error).message})`, { file });
+  }
+  for (const f of ['queries', 'labels', 'testSubset'] as const)
+    if (!Array.isArray((b as any)[f])) throw new EoError('DATA_INVALID', `${file}: field "${f}" must be an array`, { file, field: f });
+  if (corpus && b.corpusHash !== corpus.hash)
+    throw new EoError('CACHE_MISMATCH', `${file}: built on corpus ${b.corpusHash}, but the loaded corpus is ${corpus.hash}; rebuild it`, { file });
+  return b;
+}
+
+/**
+ * Export in BEIR layout (corpus.jsonl, queries.jsonl, qrels/{train,test}.tsv) plus TREC qrels
+ * (qrels.{train,test,test-subset}.trec) and the benchmark itself (benchmark.json).
+ */
+export function exportBenchmark(dir: string, bench: Benchmark, corpus: Corpus): string[] {
+  fs.mkdirSync(path.join(dir, 'qrels'), { recursive: true });
+  const written: string[] = [];
+  const w = (f: string) => (written.push(path.join(dir, f)), path.join(dir, f));
+  writeJsonl(w('corpus.jsonl'), corpus.datasets.map((d) => ({
+    _id: d.id,
+    title: d.shortName ? `${d.shortName}: ${d.longName}` : d.longName,
+    text: d.abstract,
+    metadata: { shortName: d.shortName, longName: d.longName, doi: d.doi, daac: d.daac, temporalStart: d.temporalStart, temporalEnd: d.temporalEnd },
+  })));
+  writeJsonl(w('queries.jsonl'), bench.queries.map((q) => ({
+    _id: q.id, text: q.text,
+    metadata: { publicationId: q.publicationId, split: q.split, writer: q.writer, variant: q.variant, inTestSubset: bench.testSubset.includes(q.id) },
+  })));
+  for (const split of ['train', 'test'] as const) {
+    const qrels = benchmarkQrels(bench, { split });
+    let tsv = 'query-id\tcorpus-id\tscore\n';
+    for (const [q, m] of qrels) for (const [d, r] of m) tsv += `${q}\t${d}\t${r}\n`;
+    writeFileAtomic(w(`qrels/${split}.tsv`), tsv);
+    writeTrecQrels(w(`qrels.${split}.trec`), qrels);
+  }
+  writeTrecQrels(w('qrels.test-subset.trec'), benchmarkQrels(bench, { queryIds: bench.testSubset }));
+  saveBenchmark(w('benchmark.json'), bench);
+  return written;
+}

@@ -1,0 +1,6 @@
+export * from './types';
+export * from './writers';
+export * from './split';
+export * from './build';
+export * from './export';
+export * from './stats';
