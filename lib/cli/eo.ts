@@ -1,0 +1,154 @@
+#!/usr/bin/env node
+/**
+ * The `eo` command. Thin: parses flags and calls the same library functions the notebooks call.
+ *   eo search "<query>" [--k 10] [--json] [--retriever bm25|cosine] [--sample] [--data DIR]
+ *   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations cites,...] [--out DIR] [--sample]
+ *   eo eval --run FILE --qrels FILE [--depth 100] [--json]
+ *   eo eval --system bm25|cosine [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json]
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  benchmarkSplit, bm25Scorer, buildBenchmark, datasetEncoderText, datasetLandingPage, denseScorer, embedCorpusCached,
+  evaluateRun, exportBenchmark, loadBenchmark, loadOrBuildBm25, loadSnapshot, loadUseLite, readTrecQrels, readTrecRun,
+  repoRoot, scoreQueries, summarize, titleQueryWriter, topKHits, writeTrecQrels, writeTrecRun, isEoError,
+  METRIC_NAMES, type Corpus, type CorpusScorer, type MetricRow,
+} from '../index';
+
+const USAGE = `usage:
+  eo search "<query>" [--k 10] [--json] [--retriever bm25|cosine] [--sample] [--data DIR]
+  eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
+  eo eval --run FILE --qrels FILE [--depth 100] [--json]
+  eo eval --system bm25|cosine [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json] [--sample] [--data DIR]`;
+
+function fail(msg: string): never {
+  process.stderr.write(`eo: ${msg}\n`);
+  process.exit(2);
+}
+
+function intFlag(v: string | undefined, name: string, def: number): number {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) fail(`--${name} must be a positive integer (got "${v}")`);
+  return n;
+}
+
+async function scorerFor(name: string, corpus: Corpus): Promise<CorpusScorer> {
+  if (name === 'bm25') return bm25Scorer(loadOrBuildBm25(corpus));
+  if (name === 'cosine') {
+    const encoder = await loadUseLite();
+    const matrix = await embedCorpusCached({
+      encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
+      onProgress: (d, t) => process.stderr.write(`\rembedding corpus ${d}/${t}`),
+    });
+    return denseScorer(encoder, matrix);
+  }
+  return fail(`unknown retriever "${name}" (bm25 or cosine)`);
+}
+
+function defaultBenchDir(sample: boolean): string {
+  return path.join(repoRoot(), 'data', 'bench', sample ? 'eo-title-sample' : 'eo-title');
+}
+
+function printTable(rows: MetricRow[]): void {
+  const cols = ['system', ...METRIC_NAMES];
+  const lines = [cols.join('\t'), ...rows.map((r) => [r.system, ...METRIC_NAMES.map((m) => r[m].toFixed(4))].join('\t'))];
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      k: { type: 'string' }, json: { type: 'boolean' }, retriever: { type: 'string' }, sample: { type: 'boolean' },
+      data: { type: 'string' }, seed: { type: 'string' }, 'test-fraction': { type: 'string' }, subset: { type: 'string' },
+      relations: { type: 'string' }, out: { type: 'string' }, run: { type: 'string' }, qrels: { type: 'string' },
+      depth: { type: 'string' }, system: { type: 'string' }, split: { type: 'string' }, bench: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [cmd, ...rest] = positionals;
+  if (values.help || !cmd) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  const load = () => loadSnapshot({ dir: values.data, sample: values.sample });
+
+  if (cmd === 'search') {
+    const query = rest.join(' ');
+    if (query.trim() === '') fail('search needs a query, e.g. eo search "sea ice extent Arctic"');
+    const k = intFlag(values.k, 'k', 10);
+    const corpus = load();
+    const scorer = await scorerFor(values.retriever ?? 'bm25', corpus);
+    const t0 = performance.now();
+    const [scores] = await scorer.scoreBatch([query]);
+    const ids = corpus.datasets.map((d) => d.id);
+    const hits = topKHits(scores, k, ids).filter((h) => h.score > 0 || scorer.id !== 'bm25');
+    const ms = performance.now() - t0;
+    const results = hits.map((h, i) => {
+      const d = corpus.datasets[h.index];
+      return { rank: i + 1, id: d.id, shortName: d.shortName, longName: d.longName, daac: d.daac, score: h.score, landingPage: datasetLandingPage(d) };
+    });
+    if (values.json) {
+      process.stdout.write(JSON.stringify({ query, retriever: scorer.id, k, queryMs: ms, results }, null, 2) + '\n');
+    } else {
+      if (results.length === 0) process.stdout.write('no dataset matches\n');
+      for (const r of results)
+        process.stdout.write(`${String(r.rank).padStart(3)}. ${r.id}  ${r.shortName ?? '-'}  score ${r.score.toFixed(4)}\n     ${r.longName}\n     ${r.landingPage}\n`);
+      process.stderr.write(`(${scorer.label}; scored ${corpus.datasets.length} datasets in ${ms.toFixed(1)} ms)\n`);
+    }
+    return;
+  }
+
+  if (cmd === 'bench' && rest[0] === 'build') {
+    const corpus = load();
+    const bench = await buildBenchmark(corpus, {
+      writer: titleQueryWriter(),
+      seed: intFlag(values.seed, 'seed', 42),
+      testFraction: values['test-fraction'] ? Number(values['test-fraction']) : 0.2,
+      subsetSize: intFlag(values.subset, 'subset', 200),
+      relations: values.relations ? values.relations.split(',') : null,
+    });
+    const out = values.out ?? defaultBenchDir(!!values.sample);
+    exportBenchmark(out, bench, corpus);
+    const tr = bench.queries.filter((q) => q.split === 'train').length;
+    process.stdout.write(`${bench.queries.length} queries (${tr} train, ${bench.queries.length - tr} test, test subset ${bench.testSubset.length}); writer: ${bench.writerLabel}\nwritten to ${out}\n`);
+    return;
+  }
+
+  if (cmd === 'eval') {
+    if (values.run) {
+      if (!values.qrels) fail('eval --run needs --qrels');
+      const pq = evaluateRun(readTrecRun(values.run), readTrecQrels(values.qrels), { depth: intFlag(values.depth, 'depth', 100) });
+      const row = summarize(path.basename(values.run), pq);
+      if (values.json) process.stdout.write(JSON.stringify({ ...row, queries: pq.queryIds.length, skippedNoPositives: pq.skippedNoPositives.length }, null, 2) + '\n');
+      else printTable([row]);
+      return;
+    }
+    const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system bm25|cosine');
+    const corpus = load();
+    const benchFile = values.bench ?? path.join(defaultBenchDir(!!values.sample), 'benchmark.json');
+    if (!fs.existsSync(benchFile)) fail(`no benchmark at ${benchFile}; run "eo bench build${values.sample ? ' --sample' : ''}" first`);
+    const bench = loadBenchmark(benchFile, corpus);
+    const split = (values.split ?? 'test') as 'test' | 'train' | 'test-subset';
+    if (!['test', 'train', 'test-subset'].includes(split)) fail(`--split must be test, train or test-subset`);
+    const view = benchmarkSplit(bench, split);
+    const scorer = await scorerFor(system, corpus);
+    const { run } = await scoreQueries(scorer, view.queries, corpus);
+    const row = summarize(scorer.label, evaluateRun(run, view.qrels));
+    const out = values.out ?? path.join(repoRoot(), 'reports', 'cli');
+    writeTrecRun(path.join(out, `${scorer.id}.${split}.run`), run, scorer.id);
+    writeTrecQrels(path.join(out, `qrels.${split}.trec`), view.qrels);
+    if (values.json) process.stdout.write(JSON.stringify(row, null, 2) + '\n');
+    else printTable([row]);
+    return;
+  }
+  fail(`unknown command "${cmd}"\n${USAGE}`);
+}
+
+main(process.argv.slice(2)).catch((e) => {
+  process.stderr.write(`eo: ${isEoError(e) ? `[${e.code}] ` : ''}${(e as Error).message}\n`);
+  process.exit(1);
+});
