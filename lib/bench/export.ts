@@ -4,7 +4,8 @@ import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
 import { writeTrecQrels } from '../metrics/trec';
 import { readTextFile, writeJsonAtomic, writeJsonl, writeFileAtomic } from '../util/fs';
-import { benchmarkQrels } from './build';
+import { repoRoot } from '../data/snapshot';
+import { benchmarkQrels, buildBenchmark, type BuildBenchmarkOptions } from './build';
 import type { Benchmark } from './types';
 
 /** Save a benchmark as one JSON document (atomic). */
@@ -56,4 +57,30 @@ export function exportBenchmark(dir: string, bench: Benchmark, corpus: Corpus): 
   writeTrecQrels(w('qrels.test-subset.trec'), benchmarkQrels(bench, { queryIds: bench.testSubset }));
   saveBenchmark(w('benchmark.json'), bench);
   return written;
+}
+
+/** Where benchmarks are exported by default: `<repo>/data/bench/<name>`. */
+export function defaultBenchmarkDir(name: string): string {
+  return path.join(repoRoot(), 'data', 'bench', name);
+}
+
+/**
+ * The benchmark in `dir` (its benchmark.json) when it exists and was built on this corpus with the same
+ * writer, seed and options; otherwise build it, export it there, and return it.
+ */
+export async function loadOrBuildBenchmark(corpus: Corpus, opts: BuildBenchmarkOptions & { dir: string }): Promise<Benchmark> {
+  const file = path.join(opts.dir, 'benchmark.json');
+  if (fs.existsSync(file)) {
+    try {
+      const b = loadBenchmark(file, corpus);
+      const same = b.writer === opts.writer.id && b.seed === (opts.seed ?? 42) && b.testFraction === (opts.testFraction ?? 0.2) &&
+        JSON.stringify(b.relations) === JSON.stringify(opts.relations ?? null) && b.testSubset.length === Math.min(opts.subsetSize ?? 200, b.queries.filter((q) => q.split === 'test').length);
+      if (same) return b;
+    } catch (e) {
+      if (!(e instanceof EoError)) throw e;
+    }
+  }
+  const bench = await buildBenchmark(corpus, opts);
+  exportBenchmark(opts.dir, bench, corpus);
+  return bench;
 }

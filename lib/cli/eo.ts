@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  benchmarkSplit, bm25Scorer, buildBenchmark, datasetEncoderText, datasetLandingPage, denseScorer, embedCorpusCached,
+  benchmarkSplit, bm25Scorer, defaultBenchmarkDir, buildBenchmark, datasetEncoderText, datasetLandingPage, denseScorer, embedCorpusCached,
   evaluateRun, exportBenchmark, loadBenchmark, loadOrBuildBm25, loadSnapshot, loadUseLite, readTrecQrels, readTrecRun,
   repoRoot, scoreQueries, summarize, titleQueryWriter, topKHits, writeTrecQrels, writeTrecRun, isEoError,
   METRIC_NAMES, type Corpus, type CorpusScorer, type MetricRow,
@@ -48,7 +48,7 @@ async function scorerFor(name: string, corpus: Corpus): Promise<CorpusScorer> {
 }
 
 function defaultBenchDir(sample: boolean): string {
-  return path.join(repoRoot(), 'data', 'bench', sample ? 'eo-title-sample' : 'eo-title');
+  return defaultBenchmarkDir(sample ? 'eo-title-sample' : 'eo-title');
 }
 
 function printTable(rows: MetricRow[]): void {

@@ -3,3 +3,4 @@ export * from './rank';
 export * from './metrics';
 export * from './paired';
 export * from './trec';
+export * from './systems';

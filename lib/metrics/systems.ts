@@ -1,0 +1,55 @@
+import * as path from 'node:path';
+import { compareSystems, type PairedOptions } from './paired';
+import { evaluateRun, summarize } from './metrics';
+import { writeTrecQrels, writeTrecRun } from './trec';
+import type { EvaluateOptions, MetricName, MetricRow, PerQueryMetrics, Qrels, Run } from './types';
+
+/** A named run of one system, as compared in the notebooks' tables. */
+export interface SystemRun {
+  /** One word: TREC run tag and file stem. */
+  id: string;
+  /** Table label. */
+  label: string;
+  run: Run;
+}
+
+export interface SystemsEvaluation {
+  rows: MetricRow[];
+  perQuery: Record<string, PerQueryMetrics>;
+}
+
+/** Evaluate several systems on the same qrels: one table row and one per-query vector each. */
+export function evaluateSystems(systems: readonly SystemRun[], qrels: Qrels, opts: EvaluateOptions = {}): SystemsEvaluation {
+  const perQuery: Record<string, PerQueryMetrics> = {};
+  const rows = systems.map((s) => {
+    perQuery[s.id] = evaluateRun(s.run, qrels, opts);
+    return summarize(s.label, perQuery[s.id]);
+  });
+  return { rows, perQuery };
+}
+
+/** One row per metric: A vs B with mean difference, bootstrap CI and randomization p (table-ready). */
+export function pairedRows(a: PerQueryMetrics, b: PerQueryMetrics, labelA: string, labelB: string, metrics?: readonly MetricName[], opts: PairedOptions = {}) {
+  return compareSystems(a, b, metrics, opts).map((c) => ({
+    metric: c.metric,
+    [labelA]: c.meanA,
+    [labelB]: c.meanB,
+    'mean diff (A−B)': c.meanDiff,
+    'CI95 low': c.ciLow,
+    'CI95 high': c.ciHigh,
+    p: c.pValue,
+    n: c.n,
+  }));
+}
+
+/** Write `<dir>/<id>.<split>.run` for each system and `<dir>/qrels.<split>.trec`; returns the paths. */
+export function writeRunFiles(dir: string, systems: readonly SystemRun[], qrels: Qrels, split: string, depth = 100): string[] {
+  const files = systems.map((s) => {
+    const f = path.join(dir, `${s.id}.${split}.run`);
+    writeTrecRun(f, s.run, s.id, depth);
+    return f;
+  });
+  const q = path.join(dir, `qrels.${split}.trec`);
+  writeTrecQrels(q, qrels);
+  return [...files, q];
+}
