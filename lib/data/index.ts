@@ -3,3 +3,6 @@ export * from './validate';
 export * from './corpus';
 export * from './snapshot';
 export * from './text';
+export * from './cmr';
+export * from './eobench';
+export * from './kg';
