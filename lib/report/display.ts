@@ -1,0 +1,208 @@
+import * as path from 'node:path';
+import { inspect } from 'node:util';
+import { repoRoot } from '../data/snapshot';
+import { EoError } from '../errors';
+import { canRenderPng, chromiumExecutable, renderFigurePng, reportsDir, warnNoChromium, writeFigureFiles } from './export';
+import type { Figure, Progress, ProgressOptions, ShowFigureOptions, ShownFigure, ShowTableOptions, TableRow } from './types';
+
+type WriteDisplayData = (content: { data: Record<string, unknown>; metadata: Record<string, unknown>; transient: Record<string, unknown> }, update: boolean) => void;
+
+/**
+ * The display hook of the tslab kernel this process runs in, or null outside tslab.
+ * Looks for tslab's `dist/jupyter.js` among already-loaded modules (so nothing is loaded outside a kernel,
+ * and the kernel's own copy of tslab is used even when several are installed); it holds the current cell's
+ * display callback once a cell runs.
+ */
+function tslabDisplayHook(): WriteDisplayData | null {
+  const cache = typeof require !== 'undefined' ? require.cache : undefined;
+  if (!cache) return null;
+  for (const key of Object.keys(cache)) {
+    if (!/[\\/]tslab[\\/]dist[\\/]jupyter\.js$/.test(key)) continue;
+    const hook = (cache[key]?.exports as { lastWriteDisplayData?: unknown } | undefined)?.lastWriteDisplayData;
+    if (typeof hook === 'function') return hook as WriteDisplayData;
+  }
+  return null;
+}
+
+/** True when running inside a tslab Jupyter kernel (rich display available). */
+export function inTslab(): boolean {
+  return tslabDisplayHook() !== null;
+}
+
+/**
+ * Display a MIME bundle (e.g. `{ 'image/png': bytes, 'text/plain': '...' }`) in the notebook; returns false
+ * (and does nothing) outside tslab. Binary values are base64-encoded, as Jupyter expects.
+ */
+export function displayBundle(bundle: Record<string, string | Uint8Array>): boolean {
+  const hook = tslabDisplayHook();
+  if (!hook) return false;
+  const data: Record<string, string> = {};
+  for (const [mime, v] of Object.entries(bundle)) data[mime] = typeof v === 'string' ? v : Buffer.from(v).toString('base64');
+  hook({ data, metadata: {}, transient: {} }, false);
+  return true;
+}
+
+/** Display HTML inline in tslab (with a plain-text fallback); prints the text outside tslab. */
+export function displayHtml(html: string, text = '[html]'): void {
+  if (!displayBundle({ 'text/html': html, 'text/plain': text })) console.log(text);
+}
+
+/** Display PNG bytes inline in tslab; prints `text` outside tslab. */
+export function displayPng(png: Uint8Array, text = '[png]'): void {
+  if (!displayBundle({ 'image/png': png, 'text/plain': text })) console.log(text);
+}
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * Save a figure under `<reportsDir>/figures/<name>.html` (self-contained) and `.png` (headless chromium),
+ * and display the PNG inline when running in tslab (else print the paths).
+ * Without chromium, writes the HTML only and says so once.
+ */
+export async function showFigure(fig: Figure, opts: ShowFigureOptions): Promise<ShownFigure> {
+  if (!opts || !NAME_RE.test(opts.name ?? ''))
+    throw new EoError('INVALID_ARGUMENT', `showFigure: name must match ${NAME_RE} (got ${JSON.stringify(opts?.name)})`, { name: opts?.name });
+  const dir = reportsDir(opts.notebook);
+  let png: Buffer | null = null;
+  let renderMs = 0;
+  if (opts.png !== false) {
+    if (canRenderPng()) {
+      const t0 = Date.now();
+      try {
+        png = await renderFigurePng(fig, opts);
+        renderMs = Date.now() - t0;
+      } catch (e) {
+        // A broken browser must not kill a long notebook run: keep the HTML, report the PNG failure.
+        console.log(`[report] could not render ${opts.name}.png with ${chromiumExecutable()}: ${(e as Error).message.split('\n')[0]}`);
+      }
+    } else warnNoChromium();
+  }
+  const files = writeFigureFiles(dir, opts.name, fig, png);
+  const stem = shortPath(files.html).replace(/\.html$/, '');
+  const label = `figure ${opts.name}: ${stem}.${files.png ? '{html,png}' : 'html (no png)'}`;
+  if (opts.display !== false) {
+    const shown = png ? displayBundle({ 'image/png': png, 'text/plain': label }) : displayBundle({ 'text/plain': label });
+    if (!shown) console.log(label);
+  }
+  const shown: ShownFigure = { ...files, renderMs };
+  // tslab prints a cell's last expression value: keep `await showFigure(...)` down to one line.
+  Object.defineProperty(shown, inspect.custom, { value: () => `[${label}]`, enumerable: false });
+  return shown;
+}
+
+/** A path relative to the repository when inside it, else absolute. */
+function shortPath(p: string): string {
+  const rel = path.relative(repoRoot(), p);
+  return rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
+}
+
+function formatCell(v: unknown, digits: number): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : Number.isFinite(v) ? v.toFixed(digits) : String(v);
+  if (typeof v === 'string') return v;
+  if (v instanceof Date) return v.toISOString();
+  return JSON.stringify(v);
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** Rows as an aligned plain-text table (numbers right-aligned). */
+export function formatTable(rows: readonly TableRow[], opts: ShowTableOptions = {}): string {
+  const { columns, cells, numeric, omitted } = tableCells(rows, opts);
+  const widths = columns.map((c, j) => Math.max(c.length, ...cells.map((r) => r[j].length)));
+  const line = (vals: string[]) => vals.map((v, j) => (numeric[j] ? v.padStart(widths[j]) : v.padEnd(widths[j]))).join('  ').trimEnd();
+  const out: string[] = [];
+  if (opts.title) out.push(opts.title);
+  out.push(line(columns), widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of cells) out.push(line(r));
+  if (omitted > 0) out.push(`... ${omitted} more rows`);
+  return out.join('\n');
+}
+
+function tableCells(rows: readonly TableRow[], opts: ShowTableOptions) {
+  const digits = opts.digits ?? 3;
+  const maxRows = opts.maxRows ?? 200;
+  const columns = opts.columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const shown = rows.slice(0, maxRows);
+  const cells = shown.map((r) => columns.map((c) => formatCell(r[c], digits)));
+  const numeric = columns.map((c) => shown.length > 0 && shown.every((r) => r[c] === undefined || r[c] === null || typeof r[c] === 'number'));
+  return { columns, cells, numeric, omitted: rows.length - shown.length };
+}
+
+/** Rows as an HTML table. */
+export function tableHtml(rows: readonly TableRow[], opts: ShowTableOptions = {}): string {
+  const { columns, cells, numeric, omitted } = tableCells(rows, opts);
+  const td = (v: string, j: number, tag: 'td' | 'th') => `<${tag} style="text-align:${numeric[j] ? 'right' : 'left'};padding:2px 8px">${escapeHtml(v)}</${tag}>`;
+  return [
+    '<table style="border-collapse:collapse;font-family:sans-serif;font-size:13px">',
+    opts.title ? `<caption style="text-align:left;font-weight:bold;padding:4px 0">${escapeHtml(opts.title)}</caption>` : '',
+    `<thead><tr style="border-bottom:1px solid #888">${columns.map((c, j) => td(c, j, 'th')).join('')}</tr></thead>`,
+    '<tbody>',
+    ...cells.map((r) => `<tr>${r.map((v, j) => td(v, j, 'td')).join('')}</tr>`),
+    '</tbody>',
+    omitted > 0 ? `<tfoot><tr><td colspan="${columns.length}">... ${omitted} more rows</td></tr></tfoot>` : '',
+    '</table>',
+  ].join('');
+}
+
+/** Show rows as an HTML table in tslab (with a plain-text fallback in the bundle); prints plain text elsewhere. */
+export function showTable(rows: readonly TableRow[], opts: ShowTableOptions = {}): void {
+  const text = formatTable(rows, opts);
+  if (!displayBundle({ 'text/html': tableHtml(rows, opts), 'text/plain': text })) console.log(text);
+}
+
+function fmtDuration(s: number): string {
+  if (!Number.isFinite(s)) return '?';
+  if (s < 90) return `${Math.round(s)} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
+
+/**
+ * A throttled progress printer: `progress('embedding', 10073)` then `p.tick()` per item and `p.done()`.
+ * Prints lines like `embedding 1200/10073 (12%) 40 s elapsed, ETA 5 min` at most every intervalMs (default 5 s),
+ * through process.stdout, so they appear in the notebook (tslab) and stream to the console (npm start).
+ */
+export function progress(label: string, total: number, opts: ProgressOptions = {}): Progress {
+  const envMs = Number(process.env.EO_PROGRESS_MS);
+  const interval = opts.intervalMs ?? (Number.isFinite(envMs) && envMs >= 0 && process.env.EO_PROGRESS_MS !== undefined ? envMs : 5000);
+  const write = opts.write ?? ((line: string) => void process.stdout.write(line + '\n'));
+  const t0 = Date.now();
+  let last = t0;
+  let count = 0;
+  let finished = false;
+  const line = () => {
+    const el = (Date.now() - t0) / 1000;
+    const pct = total > 0 ? ` (${Math.floor((100 * count) / total)}%)` : '';
+    const eta = count > 0 && total > count ? `, ETA ${fmtDuration((el * (total - count)) / count)}` : '';
+    return `${label} ${count}/${total}${pct} ${fmtDuration(el)} elapsed${eta}`;
+  };
+  const maybe = () => {
+    if (finished) return;
+    const now = Date.now();
+    if (now - last >= interval) {
+      last = now;
+      write(line());
+    }
+  };
+  return {
+    tick(n = 1) {
+      count += n;
+      maybe();
+    },
+    update(done: number) {
+      count = done;
+      maybe();
+    },
+    done() {
+      if (finished) return;
+      finished = true;
+      write(`${label} ${count}/${total} done in ${fmtDuration((Date.now() - t0) / 1000)}`);
+    },
+    elapsed() {
+      return (Date.now() - t0) / 1000;
+    },
+  };
+}

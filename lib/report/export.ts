@@ -1,0 +1,199 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { repoRoot } from '../data/snapshot';
+import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
+import type { Figure } from './types';
+
+/** Environment variable naming the current notebook's reports folder (set by `npm start`). */
+export const REPORTS_DIR_ENV = 'EO_REPORTS_DIR';
+
+/** The notebook name used when none is given: basename of $EO_REPORTS_DIR, else $EO_NOTEBOOK, else 'scratch'. */
+export function currentNotebook(): string {
+  const dir = process.env[REPORTS_DIR_ENV];
+  if (dir) return path.basename(path.resolve(dir));
+  return process.env.EO_NOTEBOOK || 'scratch';
+}
+
+/**
+ * The reports folder of a notebook: $EO_REPORTS_DIR when set (the runner points it at reports/<notebook>),
+ * else `<repo>/reports/<notebook>` (notebook default: currentNotebook()). Created when missing.
+ */
+export function reportsDir(notebook?: string): string {
+  const env = process.env[REPORTS_DIR_ENV];
+  const dir = env ? path.resolve(env) : path.join(repoRoot(), 'reports', notebook ?? currentNotebook());
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * Write or merge `<reportsDir>/results.json` atomically: top-level keys of `results` replace the stored ones,
+ * except `metrics` (an array of rows with a `system` field), whose rows are merged by `system`.
+ * Returns the file path.
+ */
+export function writeResults(notebook: string | undefined, results: Record<string, unknown>): string {
+  const file = path.join(reportsDir(notebook), 'results.json');
+  let old: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) old = parsed;
+  } catch {
+    /* missing or unreadable: start afresh */
+  }
+  const merged: Record<string, unknown> = { ...old, ...results };
+  if (Array.isArray(old.metrics) && Array.isArray(results.metrics)) {
+    const rows = [...(old.metrics as unknown[])];
+    for (const row of results.metrics as unknown[]) {
+      const sys = (row as { system?: unknown })?.system;
+      const at = sys === undefined ? -1 : rows.findIndex((r) => (r as { system?: unknown })?.system === sys);
+      if (at >= 0) rows[at] = row;
+      else rows.push(row);
+    }
+    merged.metrics = rows;
+  }
+  merged.notebook = notebook ?? currentNotebook();
+  merged.updatedAt = new Date().toISOString();
+  writeJsonAtomic(file, merged);
+  return file;
+}
+
+let plotlySource: string | null = null;
+
+/** The plotly.js bundle (plotly.js-dist-min), read once. */
+export function plotlyJs(): string {
+  if (plotlySource === null) plotlySource = fs.readFileSync(require.resolve('plotly.js-dist-min/plotly.min.js'), 'utf8');
+  return plotlySource;
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** JSON safe inside a <script> element. */
+function scriptJson(v: unknown): string {
+  return JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+/** A self-contained HTML page (plotly.js inlined, no network) that draws the figure. */
+export function figureHtml(fig: Figure, title = 'figure'): string {
+  const config = { responsive: true, displaylogo: false, ...(fig.config ?? {}) };
+  return `<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<style>html,body{margin:0;background:#fff}#fig{width:100vw;height:100vh}</style>
+<script>${plotlyJs().replace(/<\/script/gi, '<\\/script')}</script>
+</head><body><div id="fig"></div>
+<script>Plotly.newPlot('fig', ${scriptJson(fig.data)}, ${scriptJson(fig.layout ?? {})}, ${scriptJson(config)});</script>
+</body></html>
+`;
+}
+
+/** Chromium used for PNGs: $CHROMIUM_PATH, else /usr/bin/chromium. Never downloaded. */
+export function chromiumExecutable(): string {
+  return process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+}
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+interface Renderer {
+  browser: Browser;
+  page: Page;
+}
+
+let renderer: Promise<Renderer> | null = null;
+let idleTimer: NodeJS.Timeout | null = null;
+let warnedMissing = false;
+
+/** True when the PNG renderer can run (the chromium binary exists). */
+export function canRenderPng(): boolean {
+  return fs.existsSync(chromiumExecutable());
+}
+
+/** Say once per process that PNGs are skipped. */
+export function warnNoChromium(): void {
+  if (warnedMissing) return;
+  warnedMissing = true;
+  console.log(`[report] chromium not found at ${chromiumExecutable()} (set CHROMIUM_PATH or run \`node scripts/ensure-system.cjs\`): writing figure HTML only, no PNG`);
+}
+
+async function launch(): Promise<Renderer> {
+  // Lazy: playwright-core is only loaded when a PNG is wanted.
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const { chromium } = require('playwright-core') as typeof import('playwright-core');
+  const browser = await chromium.launch({ executablePath: chromiumExecutable(), headless: true, args: CHROMIUM_ARGS });
+  const page = await browser.newPage();
+  await page.setContent('<!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:0;background:#fff"><div id="fig"></div></body></html>');
+  await page.addScriptTag({ content: plotlyJs() });
+  return { browser, page };
+}
+
+/** Idle browsers are closed after this many ms so that a script that forgot closeFigureRenderer() still exits. */
+function idleMs(): number {
+  const v = Number(process.env.EO_FIGURE_IDLE_MS);
+  return Number.isFinite(v) && v > 0 ? v : 15000;
+}
+
+/**
+ * Render a figure to PNG bytes in headless chromium (one browser per process, started on first use).
+ * Throws when chromium is missing; see canRenderPng().
+ */
+export async function renderFigurePng(fig: Figure, opts: { width?: number; height?: number; scale?: number } = {}): Promise<Buffer> {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
+  if (!renderer) {
+    renderer = launch();
+    renderer.catch(() => (renderer = null));
+  }
+  const { page } = await renderer;
+  const width = opts.width ?? (fig.layout?.width as number | undefined) ?? 900;
+  const height = opts.height ?? (fig.layout?.height as number | undefined) ?? 500;
+  try {
+    const dataUrl = await page.evaluate(
+      async ({ data, layout, width, height, scale }) => {
+        const Plotly = (globalThis as any).Plotly;
+        const el = (globalThis as any).document.getElementById('fig');
+        await Plotly.react(el, data, { ...layout, width, height }, { staticPlot: true });
+        return (await Plotly.toImage(el, { format: 'png', width, height, scale })) as string;
+      },
+      { data: fig.data, layout: fig.layout ?? {}, width, height, scale: opts.scale ?? 1 },
+    );
+    return Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64');
+  } finally {
+    idleTimer = setTimeout(() => void closeFigureRenderer(), idleMs());
+  }
+}
+
+/** Close the shared headless browser, if any (a later render starts a new one). */
+export async function closeFigureRenderer(): Promise<void> {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
+  const r = renderer;
+  renderer = null;
+  if (!r) return;
+  try {
+    await (await r).browser.close();
+  } catch {
+    /* already gone */
+  }
+}
+
+/** Write `<dir>/figures/<name>.html` (and the PNG bytes when given); returns both paths. */
+export function writeFigureFiles(dir: string, name: string, fig: Figure, png: Uint8Array | null): { html: string; png: string | null } {
+  const figDir = path.join(dir, 'figures');
+  const html = path.join(figDir, `${name}.html`);
+  writeFileAtomic(html, figureHtml(fig, name));
+  let pngFile: string | null = null;
+  if (png) {
+    pngFile = path.join(figDir, `${name}.png`);
+    writeFileAtomic(pngFile, png);
+  }
+  return { html, png: pngFile };
+}

@@ -1,0 +1,5 @@
+export * from './types';
+export * from './figures';
+export * from './export';
+export * from './display';
+export * from './ranked';

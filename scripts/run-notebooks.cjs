@@ -1,0 +1,295 @@
+#!/usr/bin/env node
+// `npm start`: execute every notebooks/NN-*.ipynb in order, headless, with the project's tslab kernel.
+//
+//   npm start -- [--only 00-tour[,01-x]] [--sample] [--timeout 3600] [--keep-going] [--no-build] [--reports DIR] [--list]
+//
+// Each notebook runs through scripts/nbrun.py (Debian /usr/bin/python3 + nbclient) with cwd notebooks/,
+// JUPYTER_PATH=<repo>/.jupyter, EO_REPORTS_DIR=<reports>/<name>, EO_NOTEBOOK=<name> (and EO_SAMPLE=1 with --sample);
+// cell output streams to the console while it runs. The executed notebook goes to <reports>/<name>/<name>.ipynb and
+// a run summary (wall time, per-cell seconds, error) to <reports>/<name>/run.json. At the end, prints wall time per
+// notebook and the `metrics` arrays of every <reports>/*/results.json. Exit 1 when a notebook fails.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn, spawnSync } = require('node:child_process');
+const { ensureSystem, kernelEnv, PYTHON, KERNEL_NAME } = require('./ensure-system.cjs');
+
+const ROOT = path.resolve(__dirname, '..');
+const NOTEBOOKS_DIR = path.join(ROOT, 'notebooks');
+const DRIVER = path.join(__dirname, 'nbrun.py');
+const NOTEBOOK_RE = /^\d\d-.+\.ipynb$/;
+
+/** notebooks/NN-*.ipynb, sorted; as { name, file }. */
+function listNotebooks(dir = NOTEBOOKS_DIR) {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => NOTEBOOK_RE.test(f))
+    .sort()
+    .map((f) => ({ name: f.replace(/\.ipynb$/, ''), file: path.join(dir, f) }));
+}
+
+/** Keep notebooks matching one of the names (`00-tour`, `00-tour.ipynb` or the `00` prefix). */
+function selectNotebooks(all, only) {
+  if (!only || only.length === 0) return all;
+  const picked = [];
+  for (const want of only) {
+    const w = want.replace(/\.ipynb$/, '');
+    const hits = all.filter((n) => n.name === w || n.name.startsWith(`${w}-`));
+    if (hits.length === 0) throw new Error(`--only ${want}: no such notebook in ${NOTEBOOKS_DIR} (have: ${all.map((n) => n.name).join(', ') || 'none'})`);
+    for (const h of hits) if (!picked.includes(h)) picked.push(h);
+  }
+  return all.filter((n) => picked.includes(n));
+}
+
+function driverEnv(extra) {
+  const env = { ...process.env, ...kernelEnv(ROOT), PYTHONUNBUFFERED: '1', ...extra };
+  // Debian's python must not pick up a pyenv/virtualenv configuration.
+  delete env.PYTHONHOME;
+  delete env.PYTHONPATH;
+  delete env.VIRTUAL_ENV;
+  return env;
+}
+
+/**
+ * Execute one notebook headless. Resolves (never rejects on a notebook failure) to
+ * { name, ok, exitCode, seconds, output, reportsDir, status, logFile }, where status is the driver's run.json
+ * ({ ok, seconds, kernelStartSeconds, cells, error: { cellNumber, cellIndex, summary, ... } }).
+ *
+ * Options: file (the .ipynb), name (default: its stem), reportsDir (default <repo>/reports/<name>),
+ * sample (sets EO_SAMPLE=1), timeout (per-cell seconds, default 3600), cwd (default notebooks/),
+ * quiet (write output to <reportsDir>/run.log instead of the console), env (extra variables).
+ */
+function runNotebook(opts) {
+  const file = path.resolve(opts.file);
+  const name = opts.name ?? path.basename(file).replace(/\.ipynb$/, '');
+  const reportsDir = path.resolve(opts.reportsDir ?? path.join(ROOT, 'reports', name));
+  const output = path.join(reportsDir, `${name}.ipynb`);
+  const statusFile = path.join(reportsDir, 'run.json');
+  fs.mkdirSync(reportsDir, { recursive: true });
+  // A fresh run: no stale results, notebook or status from an earlier run.
+  for (const f of [output, statusFile, path.join(reportsDir, 'results.json')]) fs.rmSync(f, { force: true });
+
+  const env = driverEnv({ EO_REPORTS_DIR: reportsDir, EO_NOTEBOOK: name, ...(opts.sample ? { EO_SAMPLE: '1' } : {}), ...(opts.env ?? {}) });
+  const args = [
+    DRIVER, file,
+    '--output', output,
+    '--cwd', path.resolve(opts.cwd ?? NOTEBOOKS_DIR),
+    '--timeout', String(opts.timeout ?? 3600),
+    '--kernel', KERNEL_NAME,
+    '--status', statusFile,
+    '--label', name,
+  ];
+  let logFile = null;
+  let stdio = 'inherit';
+  if (opts.quiet) {
+    logFile = path.join(reportsDir, 'run.log');
+    const fd = fs.openSync(logFile, 'w');
+    stdio = ['ignore', fd, fd];
+  }
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(PYTHON, args, { cwd: ROOT, env, stdio });
+    if (opts.quiet) fs.closeSync(stdio[1]);
+    const finish = (exitCode, spawnError) => {
+      let status = null;
+      try {
+        status = JSON.parse(fs.readFileSync(statusFile, 'utf8'));
+      } catch {
+        /* the driver died before writing it */
+      }
+      const ok = exitCode === 0 && status?.ok === true;
+      if (!ok && !status) status = { ok: false, error: { summary: spawnError ? String(spawnError.message) : `driver exited with code ${exitCode}` } };
+      resolve({ name, ok, exitCode, seconds: (Date.now() - t0) / 1000, output, reportsDir, status, logFile });
+    };
+    child.on('error', (e) => finish(-1, e));
+    child.on('close', (code, signal) => finish(code ?? (signal ? 128 : -1)));
+  });
+}
+
+/** One line naming a failed notebook and its failing cell. */
+function failureLine(r) {
+  const e = r.status?.error ?? {};
+  const cell = e.cellNumber != null ? ` at code cell ${e.cellNumber} (cell index ${e.cellIndex})` : '';
+  const first = (e.source ?? '').trim().split('\n')[0];
+  return `${r.name} FAILED${cell}: ${e.summary ?? 'unknown error'}${first ? `\n    cell starts: ${first.slice(0, 100)}` : ''}${r.logFile ? `\n    log: ${r.logFile}` : ''}`;
+}
+
+function fmtSeconds(s) {
+  if (s == null || !Number.isFinite(s)) return '-';
+  if (s < 120) return `${s.toFixed(1)} s`;
+  if (s < 7200) return `${(s / 60).toFixed(1)} min`;
+  return `${(s / 3600).toFixed(2)} h`;
+}
+
+function textTable(rows, columns) {
+  const cells = rows.map((r) => columns.map((c) => {
+    const v = r[c];
+    if (v == null) return '';
+    if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(4);
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  }));
+  const numeric = columns.map((c) => rows.every((r) => r[c] == null || typeof r[c] === 'number'));
+  const widths = columns.map((c, j) => Math.max(c.length, ...cells.map((r) => r[j].length)));
+  const line = (vals) => vals.map((v, j) => (numeric[j] ? v.padStart(widths[j]) : v.padEnd(widths[j]))).join('  ').trimEnd();
+  return [line(columns), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
+}
+
+const METRIC_ORDER = ['system', 'R@10', 'R@20', 'R@100', 'MAP', 'MRR'];
+
+/** The `metrics` tables of every <reportsRoot>/*\/results.json, as text. */
+function metricsSummary(reportsRoot) {
+  if (!fs.existsSync(reportsRoot)) return '';
+  const out = [];
+  for (const dir of fs.readdirSync(reportsRoot).sort()) {
+    const file = path.join(reportsRoot, dir, 'results.json');
+    if (!fs.existsSync(file)) continue;
+    let res;
+    try {
+      res = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (e) {
+      out.push(`${dir}: unreadable results.json (${e.message})`);
+      continue;
+    }
+    const rows = Array.isArray(res?.metrics) ? res.metrics.filter((r) => r && typeof r === 'object') : [];
+    if (rows.length === 0) continue;
+    const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+    const columns = [...METRIC_ORDER.filter((k) => keys.includes(k)), ...keys.filter((k) => !METRIC_ORDER.includes(k))];
+    const when = res.updatedAt ? ` (updated ${res.updatedAt}${res.sample ? ', sample' : ''})` : '';
+    out.push(`${dir}${when}\n${textTable(rows, columns)}`);
+  }
+  return out.join('\n\n');
+}
+
+function parseArgs(argv) {
+  const o = { only: [], sample: false, timeout: 3600, keepGoing: false, build: true, reports: path.join(ROOT, 'reports'), list: false, quiet: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const val = () => {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--only' || a.startsWith('--only=')) o.only.push(...val().split(',').filter(Boolean));
+    else if (a === '--sample') o.sample = true;
+    else if (a === '--timeout' || a.startsWith('--timeout=')) o.timeout = Number(val());
+    else if (a === '--keep-going') o.keepGoing = true;
+    else if (a === '--no-build') o.build = false;
+    else if (a === '--reports' || a.startsWith('--reports=')) o.reports = path.resolve(val());
+    else if (a === '--list') o.list = true;
+    else if (a === '--quiet') o.quiet = true;
+    else if (a === '--help' || a === '-h') o.help = true;
+    else if (/^\d\d(-|$)/.test(a)) o.only.push(a); // `npm start -- 00-tour`
+    else throw new Error(`unknown option ${a}`);
+  }
+  if (!Number.isFinite(o.timeout) || o.timeout <= 0) throw new Error('--timeout must be a positive number of seconds');
+  return o;
+}
+
+const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--timeout SECONDS] [--keep-going] [--no-build] [--reports DIR] [--quiet] [--list]
+  --only NAME    run only these notebooks (00-tour, 00-tour.ipynb or the 00 prefix; repeatable)
+  --sample       EO_SAMPLE=1: notebooks load the 200-dataset sample snapshot
+  --timeout S    per-cell timeout in seconds (default 3600)
+  --keep-going   run the remaining notebooks after a failure (default: stop)
+  --no-build     skip \`tsc -p .\` before running
+  --reports DIR  reports root (default <repo>/reports)
+  --quiet        write cell output to <reports>/<name>/run.log instead of the console`;
+
+async function main(argv = process.argv.slice(2)) {
+  let o;
+  try {
+    o = parseArgs(argv);
+  } catch (e) {
+    console.error(`${e.message}\n${USAGE}`);
+    return 2;
+  }
+  if (o.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const all = listNotebooks();
+  let chosen;
+  try {
+    chosen = selectNotebooks(all, o.only);
+  } catch (e) {
+    console.error(e.message);
+    return 2;
+  }
+  if (o.list) {
+    for (const n of chosen) console.log(n.name);
+    return 0;
+  }
+  if (chosen.length === 0) {
+    console.error(`no notebooks (notebooks/NN-*.ipynb) in ${NOTEBOOKS_DIR}`);
+    return 1;
+  }
+  try {
+    ensureSystem();
+  } catch (e) {
+    console.error(`[run-notebooks] ${e.message}`);
+    return 1;
+  }
+  if (!fs.existsSync(path.join(ROOT, 'node_modules', 'eo-workbench', 'package.json'))) {
+    console.error('[run-notebooks] node_modules/eo-workbench is missing: run `npm ci` (its postinstall links the package)');
+    return 1;
+  }
+  if (o.build) {
+    const t = Date.now();
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', ROOT], { stdio: 'inherit' });
+    if (r.status !== 0) {
+      console.error('[run-notebooks] tsc failed; not running notebooks');
+      return 1;
+    }
+    console.log(`[run-notebooks] built dist/ in ${fmtSeconds((Date.now() - t) / 1000)}`);
+  }
+
+  const results = [];
+  const t0 = Date.now();
+  for (const nb of chosen) {
+    console.log(`\n[run-notebooks] ==== ${nb.name}${o.sample ? ' (sample)' : ''} ====`);
+    const r = await runNotebook({ file: nb.file, name: nb.name, reportsDir: path.join(o.reports, nb.name), sample: o.sample, timeout: o.timeout, quiet: o.quiet });
+    results.push(r);
+    console.log(r.ok ? `[run-notebooks] ${nb.name} ok in ${fmtSeconds(r.seconds)} -> ${path.relative(ROOT, r.output)}` : `[run-notebooks] ${failureLine(r)}`);
+    if (!r.ok && !o.keepGoing) break;
+  }
+  const skipped = chosen.slice(results.length).map((n) => n.name);
+
+  console.log('\n[run-notebooks] ==== summary ====');
+  console.log(
+    textTable(
+      [
+        ...results.map((r) => ({
+          notebook: r.name,
+          status: r.ok ? 'ok' : 'FAILED',
+          wall: fmtSeconds(r.seconds),
+          'kernel start': fmtSeconds(r.status?.kernelStartSeconds),
+          cells: r.status?.cells?.length ?? 0,
+        })),
+        ...skipped.map((s) => ({ notebook: s, status: 'skipped', wall: '-', 'kernel start': '-', cells: 0 })),
+      ],
+      ['notebook', 'status', 'wall', 'kernel start', 'cells'],
+    ),
+  );
+  console.log(`total ${fmtSeconds((Date.now() - t0) / 1000)}`);
+  const metrics = metricsSummary(o.reports);
+  if (metrics) console.log(`\nmetrics (${path.relative(ROOT, o.reports) || o.reports}/*/results.json):\n\n${metrics}`);
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length > 0) {
+    console.error(`\n${failed.length} notebook(s) failed:\n${failed.map((r) => `  ${failureLine(r)}`).join('\n')}`);
+    if (skipped.length > 0) console.error(`not run (use --keep-going): ${skipped.join(', ')}`);
+    return 1;
+  }
+  return 0;
+}
+
+module.exports = { runNotebook, listNotebooks, selectNotebooks, metricsSummary, failureLine, main, ROOT, NOTEBOOKS_DIR };
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
