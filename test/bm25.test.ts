@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import lunr from 'lunr';
 import { makeCorpus, type DatasetRecord } from '../lib';
-import { buildBm25, bm25Scores, bm25Tokens, loadOrBuildBm25 } from '../lib/retrieve/bm25';
+import { buildBm25, bm25Scores, bm25Tokens, bm25TopK, loadOrBuildBm25 } from '../lib/retrieve/bm25';
 
 function ds(id: string, longName: string, abstract = '', extra: Partial<DatasetRecord> = {}): DatasetRecord {
   return {
@@ -64,6 +64,14 @@ test('stemming matches word forms; other fields are searchable', () => {
   assert.ok(bm25Scores(idx, '2004')[0] > 0);
   assert.ok(bm25Scores(idx, '10.5067/AURA/MLS/DATA2001')[0] > 0);
   assert.is(bm25Scores(idx, 'ML2O3')[1], 0);
+});
+
+test('top-k: only matching datasets, best first, ties by id descending', () => {
+  const c = makeCorpus([ds('C1-T', 'ice sheet'), ds('C3-T', 'ice sheet'), ds('C2-T', 'ocean colour'), ds('C4-T', 'ice sheet ice')], [], [], 't');
+  const idx = buildBm25(c);
+  const hits = bm25TopK(idx, 'ice', 10, c.datasets.map((d) => d.id));
+  assert.equal(hits.map((h) => c.datasets[h.index].id), ['C4-T', 'C3-T', 'C1-T']);
+  assert.is(bm25TopK(idx, 'ice', 1, c.datasets.map((d) => d.id)).length, 1);
 });
 
 test('hostile query strings never throw', () => {

@@ -25,19 +25,29 @@ export function writeTrecRun(file: string, run: Run, tag: string, depth = 100): 
   writeFileAtomic(file, formatTrecRun(run, tag, depth));
 }
 
-export function parseTrecRun(text: string, file = '<run>'): Run {
-  const run: Run = new Map();
+/** Split a TREC text into whitespace-separated fields per non-empty line; wrong field counts throw TREC_PARSE. */
+function trecLines(text: string, file: string, expected: number, shape: string): { fields: string[]; line: number }[] {
+  const out: { fields: string[]; line: number }[] = [];
   text.split('\n').forEach((raw, i) => {
     const line = raw.trim();
     if (line === '') return;
-    const f = line.split(/\s+/);
-    if (f.length !== 6) throw new EoError('TREC_PARSE', `${file}:${i + 1}: expected 6 fields "qid Q0 docno rank score tag", got ${f.length}`, { file, line: i + 1 });
+    const fields = line.split(/\s+/);
+    if (fields.length !== expected)
+      throw new EoError('TREC_PARSE', `${file}:${i + 1}: expected ${expected} fields "${shape}", got ${fields.length}`, { file, line: i + 1 });
+    out.push({ fields, line: i + 1 });
+  });
+  return out;
+}
+
+export function parseTrecRun(text: string, file = '<run>'): Run {
+  const run: Run = new Map();
+  for (const { fields: f, line } of trecLines(text, file, 6, 'qid Q0 docno rank score tag')) {
     const score = Number(f[4]);
-    if (!Number.isFinite(score)) throw new EoError('TREC_PARSE', `${file}:${i + 1}: field "score" is not a number: ${f[4]}`, { file, line: i + 1, field: 'score' });
+    if (!Number.isFinite(score)) throw new EoError('TREC_PARSE', `${file}:${line}: field "score" is not a number: ${f[4]}`, { file, line, field: 'score' });
     let list = run.get(f[0]);
     if (!list) run.set(f[0], (list = []));
     list.push({ docId: f[2], score });
-  });
+  }
   return run;
 }
 
@@ -58,17 +68,13 @@ export function writeTrecQrels(file: string, qrels: Qrels): void {
 
 export function parseTrecQrels(text: string, file = '<qrels>'): Qrels {
   const q: Qrels = new Map();
-  text.split('\n').forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '') return;
-    const f = line.split(/\s+/);
-    if (f.length !== 4) throw new EoError('TREC_PARSE', `${file}:${i + 1}: expected 4 fields "qid iter docno rel", got ${f.length}`, { file, line: i + 1 });
+  for (const { fields: f, line } of trecLines(text, file, 4, 'qid iter docno rel')) {
     const rel = Number(f[3]);
-    if (!Number.isInteger(rel)) throw new EoError('TREC_PARSE', `${file}:${i + 1}: field "rel" is not an integer: ${f[3]}`, { file, line: i + 1, field: 'rel' });
+    if (!Number.isInteger(rel)) throw new EoError('TREC_PARSE', `${file}:${line}: field "rel" is not an integer: ${f[3]}`, { file, line, field: 'rel' });
     let m = q.get(f[0]);
     if (!m) q.set(f[0], (m = new Map()));
     m.set(f[2], rel);
-  });
+  }
   return q;
 }
 

@@ -7,6 +7,7 @@ import { temporalText } from '../data/text';
 import { EoError } from '../errors';
 import { shortHash } from '../util/hash';
 import { writeFileAtomic } from '../util/fs';
+import { topKHits, type ScoredHit } from './topk';
 
 /** Dataset fields BM25 can index. The paper lists shortName, longName, abstract, DOI, DAAC, temporal coverage. */
 export type Bm25FieldName =
@@ -242,4 +243,9 @@ export function bm25Scores(bm25: Bm25Index, query: string): Float32Array {
   const inv = 1 / Math.sqrt(norm);
   for (let i = 0; i < acc.length; i++) scores[i] = acc[i] * inv;
   return scores;
+}
+
+/** The k best datasets for a query (score > 0 only), ties by dataset id descending; `ids` in corpus order. */
+export function bm25TopK(bm25: Bm25Index, query: string, k: number, ids: readonly string[]): ScoredHit[] {
+  return topKHits(bm25Scores(bm25, query), k, ids).filter((h) => h.score > 0);
 }
