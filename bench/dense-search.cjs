@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// Benchmark: exact cosine over the cached USE-lite corpus matrix vs the hnswlib index: ms/query and how many of
+// the exact top-k the index finds. Needs the corpus embeddings cache (run notebook 02 or `npm start` first).
+//   node bench/dense-search.cjs [--sample] [--queries 300]
+'use strict';
+const os = require('node:os');
+const eo = require('../dist/lib');
+
+const args = process.argv.slice(2);
+const sample = args.includes('--sample');
+const nq = Number(args[args.indexOf('--queries') + 1]) || 300;
+const corpus = eo.loadSnapshot({ sample });
+const texts = corpus.datasets.map((d) => eo.datasetEncoderText(d));
+const ids = corpus.datasets.map((d) => d.id);
+const encoderId = 'use-lite-512@energetic-ai-0.2.0';
+const hit = eo.findEmbeddingCache({ encoderId, dim: 512, texts, key: corpus.hash });
+if (!hit) {
+  console.log(`skipped: no cached ${encoderId} embeddings for corpus ${corpus.hash} (run notebook 02-baselines first)`);
+  process.exit(0);
+}
+const dim = 512;
+const matrix = hit.matrix;
+// queries: dataset vectors themselves, perturbed (no encoder needed, deterministic)
+const rng = eo.mulberry32(7);
+const queries = Array.from({ length: nq }, () => {
+  const r = Math.floor(rng() * corpus.datasets.length);
+  const q = Float32Array.from(matrix.subarray(r * dim, (r + 1) * dim), (x) => x + (rng() - 0.5) * 0.05);
+  return eo.l2NormalizeInPlace(q);
+});
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+let t = now();
+const idx = eo.buildHnsw(matrix, dim);
+const buildMs = now() - t;
+const line = (k, v) => console.log(`${k.padEnd(36)} ${v}`);
+console.log(`dense search over ${corpus.datasets.length} × ${dim}, ${nq} queries, node ${process.version}, ${os.cpus().length} cores`);
+line('hnsw build (M16, efC 200)', `${(buildMs / 1000).toFixed(1)} s`);
+for (const k of [10, 100]) {
+  t = now();
+  const exact = queries.map((q) => eo.denseTopK(matrix, dim, q, k, ids).map((h) => h.index));
+  const exactMs = (now() - t) / nq;
+  t = now();
+  const ann = queries.map((q) => eo.annSearch(idx, q, k, { ids }).map((h) => h.index));
+  const annMs = (now() - t) / nq;
+  let found = 0;
+  exact.forEach((e, i) => { const s = new Set(ann[i]); for (const x of e) if (s.has(x)) found++; });
+  line(`top-${k}: exact`, `${exactMs.toFixed(2)} ms/query`);
+  line(`top-${k}: hnsw`, `${annMs.toFixed(2)} ms/query  (exact/hnsw = ${(exactMs / annMs).toFixed(1)}x, recall of exact top-${k} = ${(found / (k * nq)).toFixed(3)})`);
+}
