@@ -7,3 +7,4 @@ export * from './tensor';
 export * from './encode';
 export * from './retrieve';
 export * from './bench';
+export * from './fuse';
