@@ -1,1 +1,2 @@
 export * from './minmax';
+export * from './alpha';
