@@ -10,7 +10,9 @@ export type EoErrorCode =
   | 'TREC_PARSE'
   | 'BENCH'
   | 'INVALID_ARGUMENT'
-  | 'NOT_IMPLEMENTED_OFFLINE';
+  | 'NOT_IMPLEMENTED_OFFLINE'
+  | 'LLM'
+  | 'LLM_REPLAY_MISS';
 
 export class EoError extends Error {
   readonly code: EoErrorCode;

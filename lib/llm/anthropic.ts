@@ -1,0 +1,94 @@
+/** Mapping between the normalised chat types and the Anthropic messages wire format. */
+import type { ChatMessage, LlmRecord, ModelConfig, ToolCall, ToolSpec } from './types';
+import { describeBody, type ProviderAnswer } from './openai';
+
+/** Anthropic requires `max_tokens`; used when neither the request nor the config sets one. */
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+
+type Block = Record<string, unknown>;
+interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: string | Block[];
+}
+
+/**
+ * Anthropic `system` + `messages` from ours: system messages join into `system`; assistant tool calls become
+ * `tool_use` blocks; tool results become `tool_result` blocks in a user message (consecutive results, and a user
+ * text right after them, share one user message, as the API requires).
+ */
+export function toAnthropicMessages(messages: readonly ChatMessage[]): { system: string | null; messages: AnthropicMessage[] } {
+  const system: string[] = [];
+  const out: AnthropicMessage[] = [];
+  const pushUserBlocks = (blocks: Block[]) => {
+    const last = out[out.length - 1];
+    if (last && last.role === 'user' && Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result')) {
+      last.content.push(...blocks);
+    } else out.push({ role: 'user', content: blocks });
+  };
+  for (const m of messages) {
+    if (m.role === 'system') system.push(m.content);
+    else if (m.role === 'user') {
+      const last = out[out.length - 1];
+      if (last && last.role === 'user' && Array.isArray(last.content)) pushUserBlocks([{ type: 'text', text: m.content }]);
+      else out.push({ role: 'user', content: m.content });
+    } else if (m.role === 'tool') {
+      pushUserBlocks([{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content }]);
+    } else if (m.role === 'assistant') {
+      const calls = m.toolCalls ?? [];
+      if (calls.length === 0) out.push({ role: 'assistant', content: m.content });
+      else {
+        const blocks: Block[] = [];
+        if (m.content !== '') blocks.push({ type: 'text', text: m.content });
+        for (const c of calls) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments });
+        out.push({ role: 'assistant', content: blocks });
+      }
+    }
+  }
+  return { system: system.length > 0 ? system.join('\n\n') : null, messages: out };
+}
+
+export function toAnthropicTools(tools: readonly ToolSpec[]): Block[] {
+  return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+}
+
+/** Request body for `messages.create` (non-streaming). */
+export function toAnthropicRequest(config: ModelConfig, req: LlmRecord['request']): Record<string, unknown> {
+  const { system, messages } = toAnthropicMessages(req.messages);
+  const body: Record<string, unknown> = {
+    model: config.model,
+    max_tokens: req.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+    messages,
+    temperature: req.temperature,
+  };
+  if (system !== null) body.system = system;
+  if (req.tools.length > 0) body.tools = toAnthropicTools(req.tools);
+  return body;
+}
+
+/** Our answer from a `message` body: text blocks joined, `tool_use` blocks → tool calls (thinking blocks skipped). */
+export function fromAnthropicResponse(body: any, requestedModel: string): ProviderAnswer {
+  if (body === null || typeof body !== 'object' || !Array.isArray(body.content))
+    throw new Error(`not a message body (expected an object with a "content" list, got ${describeBody(body)})`);
+  const blocks: any[] = body.content;
+  const text = blocks.filter((b) => b?.type === 'text').map((b) => String(b.text ?? '')).join('');
+  const toolCalls: ToolCall[] = blocks
+    .filter((b) => b?.type === 'tool_use')
+    .map((b, i) => {
+      const input = b.input;
+      const ok = input !== null && typeof input === 'object' && !Array.isArray(input);
+      return ok
+        ? { id: String(b.id ?? `toolu_${i}`), name: String(b.name ?? ''), arguments: input as Record<string, unknown> }
+        : { id: String(b.id ?? `toolu_${i}`), name: String(b.name ?? ''), arguments: {}, argumentsError: 'tool_use input is not an object', rawArguments: JSON.stringify(input) };
+    });
+  const u = body?.usage ?? {};
+  return {
+    text,
+    toolCalls,
+    stopReason: String(body?.stop_reason ?? 'unknown'),
+    model: typeof body?.model === 'string' && body.model !== '' ? body.model : requestedModel,
+    usage: {
+      inputTokens: Number(u.input_tokens ?? 0) + Number(u.cache_creation_input_tokens ?? 0) + Number(u.cache_read_input_tokens ?? 0),
+      outputTokens: Number(u.output_tokens ?? 0),
+    },
+  };
+}

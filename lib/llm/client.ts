@@ -1,0 +1,262 @@
+import * as path from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import type { LlmComplete } from '../bench/types';
+import { repoRoot } from '../data/snapshot';
+import { EoError, isEoError } from '../errors';
+import { fromAnthropicResponse, toAnthropicRequest } from './anthropic';
+import { describeChatRequest, llmRecordKey, normalizeChatRequest } from './key';
+import { apiKeyEnvOf, callCostUsd, getModelConfig, loadModelsFile, resolveBaseUrl } from './models';
+import { fromOpenAIResponse, toOpenAIRequest, type ProviderAnswer } from './openai';
+import { redactSecrets } from './redact';
+import { openRecordStore } from './store';
+import type { ChatRequest, ChatResponse, CreateLlmClientOptions, LlmClient, LlmClientStats, LlmMode, LlmRecord, ModelConfig, RecordStore } from './types';
+
+/** Env var selecting the mode: `live`, `record` or `replay` (default `replay`: never spends money unless asked). */
+export const LLM_MODE_ENV = 'EO_LLM_MODE';
+/** Env var naming the JSONL record store. Default `<repo>/recordings/llm/records.jsonl`. */
+export const LLM_STORE_ENV = 'EO_LLM_STORE';
+
+const MODES: readonly LlmMode[] = ['live', 'record', 'replay'];
+/** Placeholder key for OpenAI-compatible servers that need none (vLLM, Ollama, llama.cpp). */
+const NO_KEY_PLACEHOLDER = 'EMPTY';
+
+/** The mode from `$EO_LLM_MODE` (default `replay`); another value → CONFIG. */
+export function llmModeFromEnv(env: Record<string, string | undefined> = process.env): LlmMode {
+  const v = (env[LLM_MODE_ENV] ?? '').trim().toLowerCase();
+  if (v === '') return 'replay';
+  if (!MODES.includes(v as LlmMode)) throw new EoError('CONFIG', `${LLM_MODE_ENV}=${JSON.stringify(v)}: expected one of ${MODES.join(', ')}`);
+  return v as LlmMode;
+}
+
+/** The record store path from `$EO_LLM_STORE`, else `<repo>/recordings/llm/records.jsonl`. */
+export function defaultLlmStorePath(env: Record<string, string | undefined> = process.env): string {
+  const v = env[LLM_STORE_ENV];
+  return v && v.trim() !== '' ? path.resolve(v.trim()) : path.join(repoRoot(), 'recordings', 'llm', 'records.jsonl');
+}
+
+/** A counting semaphore: at most `limit` tasks run at once, the rest wait in FIFO order. */
+export function createLimiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  if (!(Number.isInteger(limit) && limit >= 1)) throw new EoError('INVALID_ARGUMENT', `concurrency limit must be a positive integer, got ${limit}`);
+  let active = 0;
+  const queue: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (active >= limit) await new Promise<void>((resolve) => queue.push(resolve));
+    active++;
+    try {
+      return await task();
+    } finally {
+      active--;
+      queue.shift()?.();
+    }
+  };
+}
+
+const LIMITERS = new Map<string, <T>(task: () => Promise<T>) => Promise<T>>();
+
+/**
+ * The live-call limiter of a model config, shared by every client of the same config id (and limit) in this
+ * process, so a rerank client and an agent client of one model together stay within `maxConcurrency` (default 4).
+ */
+function sharedLimiter(config: ModelConfig): <T>(task: () => Promise<T>) => Promise<T> {
+  const n = config.maxConcurrency ?? 4;
+  const key = `${config.id}\u0000${n}`;
+  let l = LIMITERS.get(key);
+  if (!l) {
+    l = createLimiter(n);
+    LIMITERS.set(key, l);
+  }
+  return l;
+}
+
+function emptyStats(): LlmClientStats {
+  return { calls: 0, liveCalls: 0, recordedCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, liveCostUsd: 0 };
+}
+
+function responseFromRecord(rec: LlmRecord, fromRecording: boolean): ChatResponse {
+  return {
+    text: rec.response.text,
+    toolCalls: rec.response.toolCalls,
+    stopReason: rec.response.stopReason,
+    model: rec.response.model,
+    usage: rec.response.usage,
+    costUsd: rec.costUsd,
+    latencyMs: rec.latencyMs,
+    recordKey: rec.key,
+    fromRecording,
+  };
+}
+
+/** Status code of an SDK error, if any. */
+function errorStatus(e: unknown): number | undefined {
+  const s = (e as { status?: unknown })?.status;
+  return typeof s === 'number' ? s : undefined;
+}
+
+/**
+ * An LLM client for one model config. Providers go through the official SDKs (`openai` for OpenAI and
+ * OpenAI-compatible base URLs, `@anthropic-ai/sdk` for Claude) with their own retry/backoff (429, 5xx,
+ * timeouts; `maxRetries`, `timeoutMs`) and at most `config.maxConcurrency` live calls in flight per model config
+ * (shared by all clients of that config id in the process).
+ *
+ * Modes: `live` calls the API (and appends to `store` when one is given); `record` serves keys already in the
+ * store and calls + appends the rest (so a rerun after an interruption re-issues nothing already recorded);
+ * `replay` serves from the store only, a miss is LLM_REPLAY_MISS naming the request. The SDK client is created
+ * at the first live call, so replay needs no key. API keys come only from the environment and are scrubbed from
+ * errors, logs and records.
+ */
+export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOptions): LlmClient {
+  const mode = opts.mode;
+  if (!MODES.includes(mode)) throw new EoError('INVALID_ARGUMENT', `LLM mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+  const env = opts.env ?? process.env;
+  const keyEnv = apiKeyEnvOf(config);
+  const apiKey = keyEnv ? env[keyEnv] : undefined;
+  const secrets = apiKey ? [apiKey] : [];
+  const redact = (s: string) => redactSecrets(s, secrets);
+  const rawLog = opts.log ?? ((l: string) => console.warn(l));
+  const log = (l: string) => rawLog(redact(l));
+  let store: RecordStore | null = null;
+  if (typeof opts.store === 'string') store = openRecordStore(opts.store, { log });
+  else if (opts.store) store = opts.store;
+  if (mode !== 'live' && !store) throw new EoError('CONFIG', `LLM mode ${mode} needs a record store (option store, or $${LLM_STORE_ENV})`);
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  const maxRetries = opts.maxRetries ?? 3;
+  const limit = sharedLimiter(config);
+  const stats = emptyStats();
+  const inFlight = new Map<string, Promise<ChatResponse>>();
+  let sdkCall: ((body: Record<string, unknown>) => Promise<unknown>) | null = null;
+
+  const sdkLogger = {
+    error: (...a: unknown[]) => log(`[${config.id}] ${a.map(String).join(' ')}`),
+    warn: (...a: unknown[]) => log(`[${config.id}] ${a.map(String).join(' ')}`),
+    info: () => {},
+    debug: () => {},
+  };
+
+  function sdk(): (body: Record<string, unknown>) => Promise<unknown> {
+    if (sdkCall) return sdkCall;
+    if (keyEnv && !apiKey)
+      throw new EoError('CONFIG', `model ${config.id}: environment variable ${keyEnv} is not set (needed for ${mode} calls; replay mode needs no key)`, { env: keyEnv });
+    const baseURL = resolveBaseUrl(config, env) ?? undefined;
+    const common = { baseURL, timeout: timeoutMs, maxRetries, logger: sdkLogger, logLevel: 'warn' as const, ...(opts.fetch ? { fetch: opts.fetch } : {}) };
+    if (config.provider === 'anthropic') {
+      const c = new Anthropic({ apiKey: apiKey!, ...common });
+      sdkCall = (body) => c.messages.create(body as any) as Promise<unknown>;
+    } else {
+      const c = new OpenAI({ apiKey: apiKey ?? NO_KEY_PLACEHOLDER, ...common });
+      sdkCall = (body) => c.chat.completions.create(body as any) as Promise<unknown>;
+    }
+    return sdkCall;
+  }
+
+  async function callLive(req: ChatRequest, normalized: LlmRecord['request'], key: string): Promise<ChatResponse> {
+    return limit(async () => {
+      const body = config.provider === 'anthropic' ? toAnthropicRequest(config, normalized) : toOpenAIRequest(config, normalized);
+      const t0 = Date.now();
+      let raw: unknown;
+      try {
+        raw = await sdk()(body);
+      } catch (e) {
+        if (isEoError(e)) throw e;
+        const status = errorStatus(e);
+        const err = e as Error;
+        throw new EoError(
+          'LLM',
+          redact(`${config.id} (${config.model}) call failed (SDK maxRetries ${maxRetries}): ${err?.name ?? 'Error'}${status ? ` ${status}` : ''}: ${err?.message ?? String(e)} [request ${describeChatRequest(config, req, key)}]`),
+          { configId: config.id, status: status ?? null, key },
+        );
+      }
+      const latencyMs = Date.now() - t0;
+      let answer: ProviderAnswer;
+      try {
+        answer = config.provider === 'anthropic' ? fromAnthropicResponse(raw, config.model) : fromOpenAIResponse(raw, config.model);
+      } catch (e) {
+        throw new EoError('LLM', redact(`${config.id}: unexpected response shape (${(e as Error).message}) [request ${describeChatRequest(config, req, key)}]`), { configId: config.id, key });
+      }
+      const costUsd = callCostUsd(config, answer.usage);
+      const rec: LlmRecord = {
+        v: 1,
+        key,
+        configId: config.id,
+        provider: config.provider,
+        requestedModel: config.model,
+        request: normalized,
+        response: { ...answer, raw },
+        costUsd,
+        latencyMs,
+        timestamp: new Date().toISOString(),
+      };
+      if (store) store.append(scrubRecord(rec, redact));
+      stats.liveCalls++;
+      stats.liveCostUsd += costUsd;
+      return responseFromRecord(rec, false);
+    });
+  }
+
+  async function chat(req: ChatRequest): Promise<ChatResponse> {
+    if (!req || !Array.isArray(req.messages) || req.messages.length === 0) throw new EoError('INVALID_ARGUMENT', `${config.id}: chat request needs at least one message`);
+    const normalized = normalizeChatRequest(config, req);
+    const key = llmRecordKey(config, normalized);
+    let res: ChatResponse;
+    const recorded = mode !== 'live' ? store!.get(key) : undefined;
+    if (recorded) {
+      res = responseFromRecord(recorded, true);
+      stats.recordedCalls++;
+    } else if (mode === 'replay') {
+      throw new EoError('LLM_REPLAY_MISS', `replay: no recording for ${describeChatRequest(config, req, key)} in ${store!.path ?? 'the in-memory store'} (run with ${LLM_MODE_ENV}=record and a key to record it)`, {
+        key,
+        configId: config.id,
+        store: store!.path,
+      });
+    } else {
+      let p = inFlight.get(key);
+      if (!p) {
+        p = callLive(req, normalized, key).finally(() => inFlight.delete(key));
+        inFlight.set(key, p);
+      }
+      res = await p;
+    }
+    stats.calls++;
+    stats.inputTokens += res.usage.inputTokens;
+    stats.outputTokens += res.usage.outputTokens;
+    stats.costUsd += res.costUsd;
+    return res;
+  }
+
+  return { config, mode, chat, stats, store };
+}
+
+/** A record with every secret string removed (the raw body is the provider's answer; this is belt and braces). */
+function scrubRecord(rec: LlmRecord, redact: (s: string) => string): LlmRecord {
+  const s = JSON.stringify(rec);
+  const r = redact(s);
+  return r === s ? rec : (JSON.parse(r) as LlmRecord);
+}
+
+export interface LlmClientFromEnvOptions {
+  /** Model configs to look the id up in. Default: loadModelsFile() ($LLM_MODELS_FILE or lib/llm/models.json). */
+  models?: readonly ModelConfig[];
+  /** Default: llmModeFromEnv(). */
+  mode?: LlmMode;
+  /** Default: defaultLlmStorePath(). */
+  store?: RecordStore | string;
+  /** Other client options (timeoutMs, maxRetries, fetch, log). */
+  client?: Omit<CreateLlmClientOptions, 'mode' | 'store'>;
+  env?: Record<string, string | undefined>;
+}
+
+/** A client for the model with this id, configured from the environment (mode, store, key) and the models file. */
+export function createLlmClientFromEnv(id: string, opts: LlmClientFromEnvOptions = {}): LlmClient {
+  const env = opts.env ?? process.env;
+  const models = opts.models ?? loadModelsFile(undefined, env).models;
+  const config = getModelConfig(id, models);
+  return createLlmClient(config, { ...(opts.client ?? {}), env, mode: opts.mode ?? llmModeFromEnv(env), store: opts.store ?? defaultLlmStorePath(env) });
+}
+
+/** Adapter to the benchmark's `LlmComplete` (lib/bench/types.ts), so the LLM query writer runs through this layer. */
+export function toLlmComplete(client: LlmClient): LlmComplete {
+  return async (req) => {
+    const r = await client.chat({ messages: req.messages, temperature: req.temperature, sample: req.sample });
+    return { text: r.text, model: r.model };
+  };
+}

@@ -1,0 +1,139 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EoError } from '../errors';
+import type { LlmProvider, ModelAvailability, ModelConfig, ModelsFile, RecordStore } from './types';
+
+/** Env var naming a models file that replaces lib/llm/models.json. */
+export const LLM_MODELS_FILE_ENV = 'LLM_MODELS_FILE';
+
+const PROVIDERS: readonly LlmProvider[] = ['openai', 'anthropic', 'openai-compatible'];
+
+/** lib/llm/models.json (found beside the TypeScript source also when running from dist/). */
+export function defaultModelsFilePath(): string {
+  const here = path.join(__dirname, 'models.json');
+  if (fs.existsSync(here)) return here;
+  return path.join(__dirname, '..', '..', '..', 'lib', 'llm', 'models.json');
+}
+
+/** Default key variable per provider (openai-compatible: none). */
+export function defaultApiKeyEnv(provider: LlmProvider): string | null {
+  return provider === 'openai' ? 'OPENAI_API_KEY' : provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : null;
+}
+
+/** Validate one model entry; errors name the file and the field (`models[2].inputPricePerMTok`). */
+export function validateModelConfig(v: unknown, where: string): ModelConfig {
+  const o = v as Record<string, unknown> | null;
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new EoError('CONFIG', `${where}: model entry is not an object`);
+  const str = (k: string, required: boolean) => {
+    const x = o[k];
+    if (x === undefined && !required) return undefined;
+    if (typeof x !== 'string' || x.trim() === '') throw new EoError('CONFIG', `${where}.${k}: expected a non-empty string, got ${JSON.stringify(x)}`, { field: k });
+    return x;
+  };
+  const num = (k: string, required: boolean, positiveInt = false) => {
+    const x = o[k];
+    if (x === undefined && !required) return undefined;
+    if (typeof x !== 'number' || !Number.isFinite(x) || x < 0 || (positiveInt && !(Number.isInteger(x) && x >= 1)))
+      throw new EoError('CONFIG', `${where}.${k}: expected ${positiveInt ? 'a positive integer' : 'a number ≥ 0'}, got ${JSON.stringify(x)}`, { field: k });
+    return x;
+  };
+  const provider = str('provider', true) as LlmProvider;
+  if (!PROVIDERS.includes(provider)) throw new EoError('CONFIG', `${where}.provider: expected one of ${PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}`, { field: 'provider' });
+  const cfg: ModelConfig = {
+    id: str('id', true)!,
+    provider,
+    model: str('model', true)!,
+    inputPricePerMTok: num('inputPricePerMTok', true)!,
+    outputPricePerMTok: num('outputPricePerMTok', true)!,
+  };
+  const baseUrl = str('baseUrl', false);
+  if (baseUrl !== undefined) {
+    try {
+      new URL(baseUrl);
+    } catch {
+      throw new EoError('CONFIG', `${where}.baseUrl: not a URL: ${JSON.stringify(baseUrl)}`, { field: 'baseUrl' });
+    }
+    cfg.baseUrl = baseUrl;
+  }
+  const opt = { baseUrlEnv: str('baseUrlEnv', false), apiKeyEnv: str('apiKeyEnv', false), note: str('note', false) };
+  if (opt.baseUrlEnv !== undefined) cfg.baseUrlEnv = opt.baseUrlEnv;
+  if (opt.apiKeyEnv !== undefined) cfg.apiKeyEnv = opt.apiKeyEnv;
+  if (opt.note !== undefined) cfg.note = opt.note;
+  const mc = num('maxConcurrency', false, true);
+  if (mc !== undefined) cfg.maxConcurrency = mc;
+  const mt = num('maxTokens', false, true);
+  if (mt !== undefined) cfg.maxTokens = mt;
+  if (provider === 'openai-compatible' && cfg.baseUrl === undefined && cfg.baseUrlEnv === undefined)
+    throw new EoError('CONFIG', `${where}: provider openai-compatible needs baseUrl or baseUrlEnv`, { field: 'baseUrl' });
+  return cfg;
+}
+
+/**
+ * Read a models file: `{ note?, models: ModelConfig[] }`. Default file: `$LLM_MODELS_FILE`, else
+ * lib/llm/models.json. Ids must be unique. Bad entries fail with CONFIG naming file and field.
+ */
+export function loadModelsFile(file?: string, env: Record<string, string | undefined> = process.env): ModelsFile & { path: string } {
+  const f = file ?? (env[LLM_MODELS_FILE_ENV] || defaultModelsFilePath());
+  if (!fs.existsSync(f)) throw new EoError('DATA_NOT_FOUND', `models file not found: ${f}`, { file: f });
+  let data: unknown;
+  try {
+    data = JSON.parse(fs.readFileSync(f, 'utf8'));
+  } catch (e) {
+    throw new EoError('CONFIG', `${f}: invalid JSON (${(e as Error).message})`, { file: f });
+  }
+  const d = data as { note?: unknown; models?: unknown };
+  if (d === null || typeof d !== 'object' || !Array.isArray(d.models)) throw new EoError('CONFIG', `${f}: expected an object with a "models" list`, { file: f });
+  const seen = new Set<string>();
+  const models = d.models.map((m, i) => {
+    const cfg = validateModelConfig(m, `${f}: models[${i}]`);
+    if (seen.has(cfg.id)) throw new EoError('CONFIG', `${f}: models[${i}].id: duplicate id ${JSON.stringify(cfg.id)}`, { file: f, field: 'id' });
+    seen.add(cfg.id);
+    return cfg;
+  });
+  return { path: f, note: typeof d.note === 'string' ? d.note : undefined, models };
+}
+
+/** The model config with this id (from `models`, default: loadModelsFile()). Unknown id → CONFIG listing the known ids. */
+export function getModelConfig(id: string, models: readonly ModelConfig[] = loadModelsFile().models): ModelConfig {
+  const m = models.find((x) => x.id === id);
+  if (!m) throw new EoError('CONFIG', `unknown model id ${JSON.stringify(id)}; known: ${models.map((x) => x.id).join(', ')}`, { id });
+  return m;
+}
+
+/** The key variable this config reads (null: none needed). */
+export function apiKeyEnvOf(config: ModelConfig): string | null {
+  return config.apiKeyEnv ?? defaultApiKeyEnv(config.provider);
+}
+
+/** The base URL this config would use now (baseUrlEnv when set, else baseUrl; null: the SDK default). */
+export function resolveBaseUrl(config: ModelConfig, env: Record<string, string | undefined> = process.env): string | null {
+  const fromEnv = config.baseUrlEnv ? env[config.baseUrlEnv] : undefined;
+  return fromEnv && fromEnv.trim() !== '' ? fromEnv.trim() : config.baseUrl ?? null;
+}
+
+/** USD cost of a call with these token counts. */
+export function callCostUsd(config: ModelConfig, usage: { inputTokens: number; outputTokens: number }): number {
+  return (usage.inputTokens * config.inputPricePerMTok + usage.outputTokens * config.outputPricePerMTok) / 1e6;
+}
+
+/**
+ * Which models can run here: key variable set (never its value), base URL, and how many calls of each are
+ * already recorded in `store` (for notebooks' "replay / not configured" sections).
+ */
+export function modelAvailability(models: readonly ModelConfig[], opts: { store?: RecordStore | null; env?: Record<string, string | undefined> } = {}): ModelAvailability[] {
+  const env = opts.env ?? process.env;
+  const counts = new Map<string, number>();
+  for (const r of opts.store?.records() ?? []) counts.set(r.configId, (counts.get(r.configId) ?? 0) + 1);
+  return models.map((m) => {
+    const keyEnv = apiKeyEnvOf(m);
+    return {
+      id: m.id,
+      provider: m.provider,
+      model: m.model,
+      apiKeyEnv: keyEnv,
+      keySet: keyEnv === null ? true : !!env[keyEnv],
+      baseUrl: resolveBaseUrl(m, env),
+      recordedCalls: counts.get(m.id) ?? 0,
+    };
+  });
+}

@@ -1,0 +1,145 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EoError } from '../errors';
+import type { LlmRecord, RecordStore } from './types';
+
+export interface OpenRecordStoreOptions {
+  /** Warnings (torn last line found / repaired). Default console.warn. */
+  log?: (line: string) => void;
+}
+
+function validateRecord(v: unknown, where: string): LlmRecord {
+  const r = v as Partial<LlmRecord> | null;
+  if (r === null || typeof r !== 'object' || Array.isArray(r)) throw new EoError('DATA_INVALID', `${where}: record is not an object`);
+  if (typeof r.key !== 'string' || r.key === '') throw new EoError('DATA_INVALID', `${where}: field "key" missing or not a string`);
+  if (typeof r.configId !== 'string') throw new EoError('DATA_INVALID', `${where}: field "configId" missing or not a string`);
+  if (!r.request || !Array.isArray(r.request.messages)) throw new EoError('DATA_INVALID', `${where}: field "request.messages" missing or not a list`);
+  if (!r.response || typeof r.response.text !== 'string') throw new EoError('DATA_INVALID', `${where}: field "response.text" missing or not a string`);
+  if (!Array.isArray(r.response.toolCalls)) throw new EoError('DATA_INVALID', `${where}: field "response.toolCalls" missing or not a list`);
+  if (!r.response.usage || typeof r.response.usage.inputTokens !== 'number') throw new EoError('DATA_INVALID', `${where}: field "response.usage" missing or invalid`);
+  return r as LlmRecord;
+}
+
+/** An in-memory store (tests, dry runs). */
+export function memoryRecordStore(initial: LlmRecord[] = []): RecordStore {
+  const byKey = new Map<string, LlmRecord>();
+  for (const r of initial) if (!byKey.has(r.key)) byKey.set(r.key, r);
+  return {
+    path: null,
+    get: (k) => byKey.get(k),
+    has: (k) => byKey.has(k),
+    append(r) {
+      if (!byKey.has(r.key)) byKey.set(r.key, r);
+    },
+    size: () => byKey.size,
+    records: () => [...byKey.values()],
+  };
+}
+
+/** A keyed, append-only JSONL log (the LLM record store and the judge cache are two of these). */
+export interface KeyedJsonlLog<T> {
+  path: string;
+  get(key: string): T | undefined;
+  has(key: string): boolean;
+  /** Append one value (one line, fsynced); a key already present is not written again. */
+  append(value: T): void;
+  size(): number;
+  /** Values in file order (first occurrence of each key). */
+  records(): T[];
+}
+
+export interface OpenKeyedJsonlLogOptions<T> extends OpenRecordStoreOptions {
+  /** Validates one parsed line (`where` is `file:line`); throws an EoError naming the field. */
+  validate: (value: unknown, where: string) => T;
+  keyOf: (value: T) => string;
+  /** What the file holds, for messages. Default 'log'. */
+  label?: string;
+}
+
+/**
+ * Open (or create on first append) a keyed append-only JSONL log.
+ *
+ * Load: every line is one value; a key seen twice keeps its first value. A last line that is not complete
+ * JSON (the process died mid-write) is ignored with a warning; before the next append it is moved to
+ * `<file>.torn` and cut from the file, so no earlier line is ever lost. A bad line anywhere else is corruption,
+ * not a crash: DATA_PARSE / DATA_INVALID naming file and line.
+ * Append: one `JSON.stringify(value) + '\n'` write on an O_APPEND descriptor, then fsync.
+ */
+export function openKeyedJsonlLog<T>(file: string, opts: OpenKeyedJsonlLogOptions<T>): KeyedJsonlLog<T> {
+  const log = opts.log ?? ((l: string) => console.warn(l));
+  const label = opts.label ?? 'log';
+  const byKey = new Map<string, T>();
+  /** Byte offset where a torn tail starts (null: none). */
+  let tornAt: number | null = null;
+  /** Whether the file ends without a newline after a complete last line (append must add one). */
+  let needsNewline = false;
+
+  if (fs.existsSync(file)) {
+    const buf = fs.readFileSync(file);
+    let offset = 0;
+    let lineNo = 0;
+    while (offset < buf.length) {
+      const nl = buf.indexOf(0x0a, offset);
+      const end = nl === -1 ? buf.length : nl;
+      lineNo++;
+      const raw = buf.subarray(offset, end).toString('utf8').trim();
+      if (raw !== '') {
+        let value: unknown;
+        try {
+          value = JSON.parse(raw);
+        } catch (e) {
+          if (nl === -1) {
+            tornAt = offset;
+            log(`${label} ${file}:${lineNo}: torn last line (${end - offset} bytes, interrupted write) ignored; it is moved to ${file}.torn before the next append`);
+            break;
+          }
+          throw new EoError('DATA_PARSE', `${file}:${lineNo}: invalid JSON in ${label} (${(e as Error).message})`, { file, line: lineNo });
+        }
+        const v = opts.validate(value, `${file}:${lineNo}`);
+        const k = opts.keyOf(v);
+        if (!byKey.has(k)) byKey.set(k, v);
+        if (nl === -1) needsNewline = true;
+      }
+      if (nl === -1) break;
+      offset = nl + 1;
+    }
+  }
+
+  function repairTail(): void {
+    if (tornAt === null) return;
+    const buf = fs.readFileSync(file);
+    fs.appendFileSync(`${file}.torn`, Buffer.concat([buf.subarray(tornAt), Buffer.from('\n')]));
+    fs.truncateSync(file, tornAt);
+    log(`${label} ${file}: torn last line moved to ${file}.torn`);
+    tornAt = null;
+  }
+
+  return {
+    path: file,
+    get: (k) => byKey.get(k),
+    has: (k) => byKey.has(k),
+    append(value) {
+      const k = opts.keyOf(value);
+      if (byKey.has(k)) return;
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      repairTail();
+      const line = (needsNewline ? '\n' : '') + JSON.stringify(value) + '\n';
+      const fd = fs.openSync(file, 'a');
+      try {
+        fs.writeSync(fd, line);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      needsNewline = false;
+      byKey.set(k, value);
+    },
+    size: () => byKey.size,
+    records: () => [...byKey.values()],
+  };
+}
+
+/** Open (or create on first append) the LLM record store: a keyed append-only JSONL log of LlmRecord (see openKeyedJsonlLog). */
+export function openRecordStore(file: string, opts: OpenRecordStoreOptions = {}): RecordStore {
+  return openKeyedJsonlLog<LlmRecord>(file, { ...opts, validate: validateRecord, keyOf: (r) => r.key, label: 'LLM record store' });
+}

@@ -1,0 +1,209 @@
+/**
+ * LLM client layer: one chat interface over the official OpenAI and Anthropic SDKs, with every call recorded to
+ * an append-only JSONL store (live / record / replay). See README.md beside this file.
+ */
+
+/** A tool the model may call (native tool calling: OpenAI `tools`, Anthropic `tools`). */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+/** One tool call the model made, normalised over providers. */
+export interface ToolCall {
+  /** Provider id of the call (OpenAI `call_…`, Anthropic `toolu_…`); echoed back in the `tool` message. */
+  id: string;
+  name: string;
+  /** Parsed arguments. `{}` when the provider's argument string was not a JSON object (see `argumentsError`). */
+  arguments: Record<string, unknown>;
+  /** Set when the arguments could not be parsed (OpenAI sends them as a JSON string): why. */
+  argumentsError?: string;
+  /** The unparsed argument string, kept only when parsing failed. */
+  rawArguments?: string;
+}
+
+export type ChatMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string };
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  /** Tools offered to the model. Default: none. */
+  tools?: ToolSpec[];
+  /** Sampling temperature. Default 0. */
+  temperature?: number;
+  /** Output token limit. Default: `ModelConfig.maxTokens`, else the provider's default (Anthropic: 4096). */
+  maxTokens?: number;
+  /** Distinguishes independent samples of the same request; part of the record key. Default 0. */
+  sample?: number;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface ChatResponse {
+  /** Concatenated text content ('' when the model only called tools). */
+  text: string;
+  toolCalls: ToolCall[];
+  /** Provider stop reason as reported (`stop`, `tool_calls`, `length`, `end_turn`, `tool_use`, `max_tokens`…). */
+  stopReason: string;
+  /** Snapshot id the API reports for the answer. */
+  model: string;
+  usage: Usage;
+  /** usage × the config's prices (USD). */
+  costUsd: number;
+  /** Wall time of the live call, SDK retries included (for a recording: the recorded call's). */
+  latencyMs: number;
+  /** Hash of the request (see `llmRecordKey`). */
+  recordKey: string;
+  /** True when served from the record store instead of the API. */
+  fromRecording: boolean;
+}
+
+export type LlmProvider = 'openai' | 'anthropic' | 'openai-compatible';
+
+export interface ModelConfig {
+  /** Our name, e.g. `gpt-4o-mini`; part of the record key. */
+  id: string;
+  provider: LlmProvider;
+  /** Snapshot id sent to the API, e.g. `gpt-4o-mini-2024-07-18`. */
+  model: string;
+  /** API base URL. Default: the SDK's (OpenAI `https://api.openai.com/v1`, Anthropic `https://api.anthropic.com`). */
+  baseUrl?: string;
+  /** Env var that, when set, overrides `baseUrl` (e.g. `EO_JUDGE_BASE_URL` for a vLLM host). Default: none. */
+  baseUrlEnv?: string;
+  /**
+   * Env var holding the API key. Default: `OPENAI_API_KEY` (openai), `ANTHROPIC_API_KEY` (anthropic), none
+   * (openai-compatible: local servers such as vLLM/Ollama get the placeholder key `EMPTY`).
+   */
+  apiKeyEnv?: string;
+  /** USD per million input tokens. */
+  inputPricePerMTok: number;
+  /** USD per million output tokens. */
+  outputPricePerMTok: number;
+  /** Most live calls in flight at once for this model config id (shared by all its clients in a process). Default 4. */
+  maxConcurrency?: number;
+  /** Default output token limit for this model. Default: none (provider default; Anthropic 4096). */
+  maxTokens?: number;
+  /** Free text shown in tables (e.g. where the price comes from). */
+  note?: string;
+}
+
+export type LlmMode = 'live' | 'record' | 'replay';
+
+/** One line of the JSONL record store. */
+export interface LlmRecord {
+  /** Record format version. */
+  v: 1;
+  /** `llmRecordKey` of the request. */
+  key: string;
+  configId: string;
+  provider: LlmProvider;
+  /** Snapshot id requested. */
+  requestedModel: string;
+  request: {
+    messages: ChatMessage[];
+    tools: ToolSpec[];
+    temperature: number;
+    maxTokens: number | null;
+    sample: number;
+  };
+  response: {
+    text: string;
+    toolCalls: ToolCall[];
+    stopReason: string;
+    /** Snapshot id the API reported. */
+    model: string;
+    usage: Usage;
+    /** The provider's response body as received (no headers, no credentials). */
+    raw: unknown;
+  };
+  costUsd: number;
+  latencyMs: number;
+  /** ISO 8601 time the answer arrived. */
+  timestamp: string;
+}
+
+/** An append-only store of LLM records, keyed by request hash. */
+export interface RecordStore {
+  /** JSONL file backing the store; null for an in-memory store. */
+  path: string | null;
+  get(key: string): LlmRecord | undefined;
+  has(key: string): boolean;
+  /** Append one record (one line, fsynced). A key already present is not written again. */
+  append(record: LlmRecord): void;
+  /** Number of distinct keys. */
+  size(): number;
+  /** All records, in file order (first occurrence of each key). */
+  records(): LlmRecord[];
+}
+
+/** Running totals of one client (mutated by each call). */
+export interface LlmClientStats {
+  /** chat() calls answered (live + from recordings). */
+  calls: number;
+  /** Calls that went to the API. */
+  liveCalls: number;
+  /** Calls served from the record store. */
+  recordedCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Sum of costUsd over all answered calls (recorded ones included: what the results cost to produce). */
+  costUsd: number;
+  /** Cost of the live calls only (what this session paid). */
+  liveCostUsd: number;
+}
+
+export interface LlmClient {
+  config: ModelConfig;
+  mode: LlmMode;
+  chat(req: ChatRequest): Promise<ChatResponse>;
+  /** Running totals. */
+  stats: LlmClientStats;
+  /** The record store in use (null in live mode without one). */
+  store: RecordStore | null;
+}
+
+export interface CreateLlmClientOptions {
+  /** `live` (API only), `record` (store hits served from the store; misses go live and are appended), `replay` (store only). */
+  mode: LlmMode;
+  /** Record store or the path of its JSONL file. Required in `record` and `replay`; optional in `live` (then every call is appended). */
+  store?: RecordStore | string | null;
+  /** SDK per-attempt timeout in ms. Default 120000. */
+  timeoutMs?: number;
+  /** SDK retries on 408/409/429/5xx/connection errors/timeouts (the SDK's own backoff, honouring Retry-After). Default 3. */
+  maxRetries?: number;
+  /** fetch implementation handed to the SDK. Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** Environment to read the key and base-URL override from. Default process.env. */
+  env?: Record<string, string | undefined>;
+  /** Warnings (store repair, SDK warnings), already redacted. Default console.warn. */
+  log?: (line: string) => void;
+}
+
+/** A models file: data, not code (lib/llm/models.json). */
+export interface ModelsFile {
+  /** Free text: where the prices come from and that they must be checked. */
+  note?: string;
+  models: ModelConfig[];
+}
+
+/** Whether a model can be called from this environment (for "not configured" notebook sections). */
+export interface ModelAvailability {
+  id: string;
+  provider: LlmProvider;
+  model: string;
+  /** Env var that must hold the key (null: none needed). */
+  apiKeyEnv: string | null;
+  /** Whether the key variable is set (true when none is needed). */
+  keySet: boolean;
+  /** Base URL that would be used (null: the SDK default). */
+  baseUrl: string | null;
+  /** Records of this model config in the given store. */
+  recordedCalls: number;
+}
