@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * The `eo` command. Thin: parses flags and calls the same library functions the notebooks call.
- *   eo search "<query>" [--k 10] [--json] [--retriever bm25|cosine] [--sample] [--data DIR]
+ *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine] [--sample] [--data DIR]
  *   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations cites,...] [--out DIR] [--sample]
  *   eo eval --run FILE --qrels FILE [--depth 100] [--json]
  *   eo eval --system bm25|cosine [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json]
+ *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] ...   (see lib/cli/serve.ts)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,14 +14,16 @@ import {
   benchmarkSplit, bm25Scorer, defaultBenchmarkDir, buildBenchmark, datasetEncoderText, datasetLandingPage, denseScorer, embedCorpusCached,
   evaluateRun, exportBenchmark, loadBenchmark, loadOrBuildBm25, loadSnapshot, loadUseLite, readTrecQrels, readTrecRun,
   repoRoot, scoreQueries, summarize, titleQueryWriter, topKHits, writeTrecQrels, writeTrecRun, isEoError,
-  METRIC_NAMES, type Corpus, type CorpusScorer, type MetricRow,
+  METRIC_NAMES, loadBestScorer, type Corpus, type CorpusScorer, type MetricRow,
 } from '../index';
+import { runServe, SERVE_USAGE } from './serve';
 
 const USAGE = `usage:
-  eo search "<query>" [--k 10] [--json] [--retriever bm25|cosine] [--sample] [--data DIR]
+  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine] [--sample] [--data DIR]
   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
   eo eval --run FILE --qrels FILE [--depth 100] [--json]
-  eo eval --system bm25|cosine [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json] [--sample] [--data DIR]`;
+  eo eval --system bm25|cosine [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json] [--sample] [--data DIR]
+  ${SERVE_USAGE.replace('usage: ', '')}`;
 
 function fail(msg: string): never {
   process.stderr.write(`eo: ${msg}\n`);
@@ -44,7 +47,13 @@ async function scorerFor(name: string, corpus: Corpus): Promise<CorpusScorer> {
     });
     return denseScorer(encoder, matrix);
   }
-  return fail(`unknown retriever "${name}" (bm25 or cosine)`);
+  if (name === 'best') {
+    // The trained hybrid (NN-SSC + BM25) when its checkpoint and fusion weight exist, else BM25 with a note.
+    const best = await loadBestScorer(corpus);
+    process.stderr.write(best.note ? `note: using BM25: ${best.note}\n` : `using ${best.description}\n`);
+    return best.scorer;
+  }
+  return fail(`unknown retriever "${name}" (best, bm25 or cosine)`);
 }
 
 function defaultBenchDir(sample: boolean): string {
@@ -58,6 +67,13 @@ function printTable(rows: MetricRow[]): void {
 }
 
 async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'serve') {
+    const server = await runServe(argv.slice(1));
+    const stop = () => void server.close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return;
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -81,7 +97,7 @@ async function main(argv: string[]): Promise<void> {
     if (query.trim() === '') fail('search needs a query, e.g. eo search "sea ice extent Arctic"');
     const k = intFlag(values.k, 'k', 10);
     const corpus = load();
-    const scorer = await scorerFor(values.retriever ?? 'bm25', corpus);
+    const scorer = await scorerFor(values.retriever ?? 'best', corpus);
     const t0 = performance.now();
     const [scores] = await scorer.scoreBatch([query]);
     const ids = corpus.datasets.map((d) => d.id);

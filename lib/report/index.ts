@@ -3,3 +3,5 @@ export * from './figures';
 export * from './export';
 export * from './display';
 export * from './ranked';
+export * from './table2';
+export * from './heatmap';

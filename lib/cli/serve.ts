@@ -1,0 +1,71 @@
+/**
+ * `eo serve`: the search service (JSON API + web page) on the offline snapshot.
+ *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|use-lite|none] [--alpha A]
+ *            [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--log]
+ * --llm-router: let an LLM (a model id of lib/llm/models.json, configured from the environment like every LLM call,
+ * and recorded) choose the tools; default: the rule router.
+ * Loads the corpus, the BM25 index, the semantic scorer's corpus embeddings and α once, then answers requests until
+ * SIGINT/SIGTERM.
+ */
+import { parseArgs } from 'node:util';
+import { loadSnapshot } from '../data/snapshot';
+import { EoError } from '../errors';
+import { loadSearchPipeline } from '../serve/pipeline';
+import { createSearchServer } from '../serve/server';
+import { createLlmClientFromEnv } from '../llm/client';
+
+export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|use-lite|none] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--log]`;
+
+function num(v: string | undefined, name: string, def: number, ok: (n: number) => boolean): number {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (!ok(n)) throw new EoError('INVALID_ARGUMENT', `--${name}: bad value "${v}"\n${SERVE_USAGE}`);
+  return n;
+}
+
+/** Start the service; resolves once it listens, with a `close()` that stops it. */
+export async function runServe(argv: string[], log: (line: string) => void = (l) => process.stderr.write(l + '\n')): Promise<{ url: string; close: () => Promise<void> }> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' }, host: { type: 'string' }, sample: { type: 'boolean' }, data: { type: 'string' },
+      semantic: { type: 'string' }, alpha: { type: 'string' }, 'rate-limit': { type: 'string' }, 'max-query': { type: 'string' },
+      log: { type: 'boolean' }, 'llm-router': { type: 'string' },
+    },
+  });
+  const port = num(values.port, 'port', 8765, (n) => Number.isInteger(n) && n >= 0 && n < 65536);
+  const host = values.host ?? '127.0.0.1';
+  const semantic = values.semantic ?? 'best';
+  if (semantic !== 'best' && semantic !== 'use-lite' && semantic !== 'none') throw new EoError('INVALID_ARGUMENT', `--semantic must be best, use-lite or none\n${SERVE_USAGE}`);
+  const t0 = Date.now();
+  const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
+  log(`loaded ${corpus.datasets.length} datasets from ${corpus.origin}`);
+  let lastLine = 0;
+  const pipeline = await loadSearchPipeline(corpus, {
+    semantic, sample: !!values.sample,
+    alpha: values.alpha !== undefined && semantic !== 'best' ? num(values.alpha, 'alpha', 0, (n) => n >= 0 && n <= 1) : undefined,
+    log: (line) => {
+      if (Date.now() - lastLine > 2000) {
+        lastLine = Date.now();
+        log(line);
+      }
+    },
+  });
+  const app = await createSearchServer(pipeline, {
+    rateLimitMax: num(values['rate-limit'], 'rate-limit', 300, (n) => Number.isInteger(n) && n > 0),
+    maxQueryChars: num(values['max-query'], 'max-query', 500, (n) => Number.isInteger(n) && n > 0),
+    logger: !!values.log,
+    // the LLM layer reads mode (live/record/replay), record store and API key from the environment; calls are recorded
+    llmRouter: values['llm-router'] ? createLlmClientFromEnv(values['llm-router']) : undefined,
+  });
+  const address = await app.listen({ port, host });
+  log(`${pipeline.label}; α from ${pipeline.alphaSource}; router: ${values['llm-router'] ? `LLM ${values['llm-router']}` : 'rules'}`);
+  log(`eo serve: listening on ${address} (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  return {
+    url: address,
+    close: async () => {
+      await app.close();
+      pipeline.dispose();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { readRouterJson } from './data';
+import { findPlaces, loadGazetteer, type Gazetteer } from './gazetteer';
+import { phraseMatcher, type PhraseMatcher } from './phrases';
+import { parsePeriod } from './time';
+import { INTENT_NAMES, type IntentMatch, type IntentName, type ParsedQuery } from './types';
+import { findVariables, loadVariableIndex, type VariableIndex } from './variables';
+
+interface IntentsFile {
+  intents: Record<IntentName, [string, number][]>;
+  stripForRetrieval?: string[];
+}
+
+let stripCues: Set<string> | null = null;
+
+/** Cues removed from the retrieval text (intents.json `stripForRetrieval`). */
+export function retrievalStripCues(): Set<string> {
+  if (!stripCues) stripCues = new Set(readRouterJson<IntentsFile>('intents.json').stripForRetrieval ?? []);
+  return stripCues;
+}
+
+let intentMatcher: PhraseMatcher<{ intent: IntentName; cue: string; weight: number }> | null = null;
+
+/** Intent cue matcher built from lib/router/data/intents.json (once per process). */
+export function loadIntentMatcher(): PhraseMatcher<{ intent: IntentName; cue: string; weight: number }> {
+  if (intentMatcher) return intentMatcher;
+  const { intents } = readRouterJson<IntentsFile>('intents.json');
+  const entries: [string, { intent: IntentName; cue: string; weight: number }][] = [];
+  for (const name of INTENT_NAMES) for (const [cue, weight] of intents[name] ?? []) entries.push([cue, { intent: name, cue, weight }]);
+  intentMatcher = phraseMatcher(entries);
+  return intentMatcher;
+}
+
+/** Intent cues in a query (a cue shared by two intents, e.g. "wildfire", counts for both). */
+export function findIntents(text: string): IntentMatch[] {
+  const out: IntentMatch[] = [];
+  for (const h of loadIntentMatcher().find(text)) {
+    for (const v of h.values) {
+      // spelling variants of one cue ("time series", "time-series") normalise to the same phrase: keep one per intent
+      const same = out.find((o) => o.intent === v.intent && o.span.start === h.span.start);
+      if (same) same.weight = Math.max(same.weight, v.weight);
+      else out.push({ intent: v.intent, cue: v.cue, weight: v.weight, span: h.span });
+    }
+  }
+  return out;
+}
+
+/** The strongest cue weight per intent (0 when absent). */
+export function intentWeights(intents: IntentMatch[]): Record<IntentName, number> {
+  const w = Object.fromEntries(INTENT_NAMES.map((n) => [n, 0])) as Record<IntentName, number>;
+  for (const m of intents) w[m.intent] = Math.max(w[m.intent], m.weight);
+  return w;
+}
+
+export interface ParseOptions {
+  /** Reference date for open periods. Default: now. */
+  now?: Date;
+  gazetteer?: Gazetteer;
+  variables?: VariableIndex;
+}
+
+/** Rule-based query understanding (no LLM): period, places, physical variables and intents, each with its text span. */
+export function parseQuery(text: string, opts: ParseOptions = {}): ParsedQuery {
+  return {
+    text,
+    period: parsePeriod(text, opts.now ?? new Date()),
+    places: findPlaces(text, opts.gazetteer ?? loadGazetteer()),
+    variables: findVariables(text, opts.variables ?? loadVariableIndex()),
+    intents: findIntents(text),
+  };
+}
+
+/**
+ * The query text for dataset retrieval: the query without the intent cues listed in intents.json `stripForRetrieval`
+ * ("show me", "time series", "download", "what caused"…), which say what to do with data rather than which data;
+ * places, variables, periods and content cues ("climatology", "reanalysis", "level 3") stay.
+ * Returns the query unchanged when nothing would be left.
+ */
+export function retrievalText(parsed: ParsedQuery): string {
+  const strip = retrievalStripCues();
+  const cut = parsed.intents.filter((i) => strip.has(i.cue)).map((i) => i.span).sort((a, b) => a.start - b.start);
+  let out = '';
+  let at = 0;
+  for (const s of cut) {
+    if (s.start < at) continue;
+    out += parsed.text.slice(at, s.start) + ' ';
+    at = s.end;
+  }
+  out = (out + parsed.text.slice(at)).replace(/\s+/g, ' ').trim();
+  return /[\p{L}\p{N}]/u.test(out) ? out : parsed.text;
+}

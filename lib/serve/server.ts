@@ -1,0 +1,158 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import { corpusShortNameResolver, candidateOf, routeQuery } from '../router/route';
+import type { ShortNameResolver } from '../router/decide';
+import { routeQueryLlm } from '../router/llm';
+import type { RouteResult, RouterLlmClient } from '../router/types';
+import { loadGazetteer } from '../router/gazetteer';
+import { loadIntentMatcher, parseQuery, retrievalStripCues, retrievalText } from '../router/parse';
+import { loadVariableIndex } from '../router/variables';
+import { rankDatasets } from './pipeline';
+import { PAGE_CSS, PAGE_JS, renderDatasetPage, renderErrorPage, renderSearchPage } from './page';
+import type { SearchPipeline, SearchResponse, SearchServerOptions } from './types';
+import { checkK, checkQuery, type QueryProblem } from './validate';
+
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/**
+ * Run the router and the retrieval for one (already validated) query: retrieval ranks the query without its
+ * intent cues (`retrievalText`), then the router decides with the top datasets as candidates.
+ */
+export async function searchOnce(
+  p: SearchPipeline, query: string, k: number,
+  opts: { resolveShortName?: ShortNameResolver; candidates?: number; now?: Date; llmRouter?: RouterLlmClient; log?: (e: unknown) => void } = {},
+): Promise<SearchResponse> {
+  const t0 = performance.now();
+  const retrievalQuery = retrievalText(parseQuery(query, { now: opts.now }));
+  const ranked = await rankDatasets(p, retrievalQuery, k);
+  const tr = performance.now();
+  const cands = ranked.results.slice(0, opts.candidates ?? 3).map((r) => candidateOf(p.corpus.datasets[p.corpus.indexById.get(r.id)!]));
+  let route: RouteResult;
+  if (opts.llmRouter) {
+    try {
+      route = await routeQueryLlm(query, { client: opts.llmRouter, candidates: cands, now: opts.now, resolveShortName: opts.resolveShortName });
+    } catch (e) {
+      opts.log?.(e);
+      route = routeQuery(query, { candidates: cands, now: opts.now, resolveShortName: opts.resolveShortName });
+      route.notes.push('the LLM router was unavailable; the rule router answered');
+    }
+  } else route = routeQuery(query, { candidates: cands, now: opts.now, resolveShortName: opts.resolveShortName });
+  const routeMs = performance.now() - tr;
+  return {
+    query, k, retrievalQuery,
+    router: {
+      router: route.router, fallThrough: route.fallThrough, decisions: route.decisions, actions: route.actions, notes: route.notes,
+      parsed: {
+        period: route.parsed.period,
+        places: route.parsed.places.map((m) => ({ name: m.place.name, bbox: m.place.bbox, source: m.place.source, text: m.span.text })),
+        variables: route.parsed.variables.map((v) => ({ gcmd: v.gcmd, via: v.via, text: v.span.text })),
+        intents: route.parsed.intents.map((i) => ({ intent: i.intent, cue: i.cue })),
+      },
+    },
+    retrieval: { label: p.label, lexical: p.lexical.id, semantic: p.semantic?.id ?? null, alpha: p.alpha, alphaSource: p.alphaSource },
+    results: ranked.results,
+    timings: { routeMs, lexicalMs: ranked.lexicalMs, semanticMs: ranked.semanticMs, fuseMs: ranked.fuseMs, totalMs: performance.now() - t0 },
+  };
+}
+
+function wantsHtml(req: FastifyRequest): boolean {
+  return !req.url.startsWith('/api/');
+}
+
+function sendProblem(req: FastifyRequest, reply: FastifyReply, p: QueryProblem) {
+  reply.code(p.status);
+  if (wantsHtml(req)) return reply.type('text/html; charset=utf-8').send(renderErrorPage(p.status, p.message));
+  return reply.send({ error: { code: p.code, message: p.message } });
+}
+
+/**
+ * The search service: Fastify app with
+ *   GET /                  search page (server-rendered; `?q=…&k=…` shows router actions and ranked datasets)
+ *   GET /api/search?q=&k=  JSON: router decisions/actions, ranked datasets with per-stage scores, timings
+ *   GET /dataset/:id       one dataset's record (HTML); GET /api/dataset/:id (JSON)
+ *   GET /healthz           liveness and what is loaded
+ * Bad queries get a 400 with a clear message that never echoes the query; a per-client rate limit answers 429;
+ * unexpected errors answer 500 without details (logged server-side).
+ */
+export async function createSearchServer(pipeline: SearchPipeline, opts: SearchServerOptions = {}): Promise<FastifyInstance> {
+  const maxChars = opts.maxQueryChars ?? 500;
+  const maxK = opts.maxK ?? 50;
+  const resolveShortName = corpusShortNameResolver(pipeline.corpus);
+  // Load the router's gazetteer, variable vocabulary and intent cues now, not on the first request.
+  loadGazetteer();
+  loadVariableIndex();
+  loadIntentMatcher();
+  retrievalStripCues();
+  routeQuery('warm-up: show me rainfall over Kenya in July 2019', { resolveShortName }); // compiles chrono-node's and our patterns
+  const app = Fastify({ logger: opts.logger ?? false, routerOptions: { maxParamLength: 200 }, bodyLimit: 4096 });
+
+  await app.register(rateLimit, {
+    max: opts.rateLimitMax ?? 300,
+    timeWindow: opts.rateLimitWindowMs ?? 60_000,
+    errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, error: { code: 'RATE_LIMITED', message: `too many requests: at most ${ctx.max} per ${Math.round(ctx.ttl / 1000)} s per client; retry later` } }),
+  });
+
+  app.addHook('onSend', async (_req, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) reply.header('content-security-policy', CSP);
+    return payload;
+  });
+
+  app.setErrorHandler((err: Error & { statusCode?: number; error?: unknown }, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 429) {
+      reply.code(429);
+      const body = (err as { error?: { message?: string } }).error;
+      const msg = body?.message ?? 'too many requests; retry later';
+      return wantsHtml(req) ? reply.type('text/html; charset=utf-8').send(renderErrorPage(429, msg)) : reply.send({ error: { code: 'RATE_LIMITED', message: msg } });
+    }
+    if (status === 500) req.log.error(err);
+    const p: QueryProblem = { status, code: 'BAD_PARAMETER', message: status === 500 ? 'internal error; the request was logged' : 'bad request' };
+    reply.code(status);
+    return wantsHtml(req) ? reply.type('text/html; charset=utf-8').send(renderErrorPage(status, p.message)) : reply.send({ error: { code: status === 500 ? 'INTERNAL' : p.code, message: p.message } });
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404);
+    return wantsHtml(req) ? reply.type('text/html; charset=utf-8').send(renderErrorPage(404, 'no such page')) : reply.send({ error: { code: 'NOT_FOUND', message: 'no such endpoint' } });
+  });
+
+  const run = async (req: FastifyRequest, reply: FastifyReply, html: boolean) => {
+    const q = req.query as Record<string, unknown>;
+    const cq = checkQuery(q.q, maxChars);
+    if ('problem' in cq) return sendProblem(req, reply, cq.problem);
+    const ck = checkK(q.k, 10, maxK);
+    if ('problem' in ck) return sendProblem(req, reply, ck.problem);
+    const res = await searchOnce(pipeline, cq.query, ck.k, {
+      resolveShortName, candidates: opts.routerCandidates, now: opts.now?.(), llmRouter: opts.llmRouter, log: (e) => req.log.error(e),
+    });
+    return html ? reply.type('text/html; charset=utf-8').send(renderSearchPage(res)) : reply.send(res);
+  };
+
+  app.get('/api/search', (req, reply) => run(req, reply, false));
+  app.get('/', (req, reply) => {
+    const q = (req.query as Record<string, unknown>).q;
+    if (q === undefined) return reply.type('text/html; charset=utf-8').send(renderSearchPage(null));
+    return run(req, reply, true);
+  });
+  const dataset = (req: FastifyRequest) => {
+    const id = (req.params as { id: string }).id;
+    const i = pipeline.corpus.indexById.get(id);
+    return i === undefined ? null : pipeline.corpus.datasets[i];
+  };
+  app.get('/dataset/:id', (req, reply) => {
+    const d = dataset(req);
+    if (!d) return sendProblem(req, reply, { status: 404, code: 'BAD_PARAMETER', message: 'no dataset with that id' });
+    return reply.type('text/html; charset=utf-8').send(renderDatasetPage(d));
+  });
+  app.get('/api/dataset/:id', (req, reply) => {
+    const d = dataset(req);
+    if (!d) return reply.code(404).send({ error: { code: 'NOT_FOUND', message: 'no dataset with that id' } });
+    return reply.send(d);
+  });
+  app.get('/static/app.css', (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=3600').send(PAGE_CSS));
+  app.get('/static/app.js', (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=3600').send(PAGE_JS));
+  app.get('/healthz', () => ({ ok: true, datasets: pipeline.corpus.datasets.length, retrieval: pipeline.label }));
+  return app;
+}

@@ -1,0 +1,47 @@
+/** Why a query was refused (HTTP 400 unless noted). The message never repeats the query text. */
+export interface QueryProblem {
+  status: number;
+  code: 'EMPTY_QUERY' | 'QUERY_TOO_LONG' | 'BINARY_QUERY' | 'MARKUP_QUERY' | 'BAD_K' | 'BAD_PARAMETER';
+  message: string;
+}
+
+/** Control characters other than tab/newline, U+FFFD (bytes that were not UTF-8), and NUL. */
+const BINARY = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFD]/;
+/** HTML/script injection markers: tags that run or load code, `javascript:` URLs, inline event handlers. */
+const MARKUP = /<\s*\/?\s*(?:script|iframe|object|embed|svg|img|style|link|meta|form|input|body|html|a)\b|javascript\s*:|\bon[a-z]+\s*=|<!--/i;
+
+/**
+ * Check a search query: a string, non-empty after trimming, at most `maxChars` characters, no binary/control
+ * characters, no HTML/script markup. Returns the trimmed query, or the problem.
+ */
+export function checkQuery(q: unknown, maxChars: number): { query: string } | { problem: QueryProblem } {
+  if (Array.isArray(q)) return { problem: { status: 400, code: 'BAD_PARAMETER', message: 'give the query once (one q parameter)' } };
+  if (typeof q !== 'string' || q.trim() === '') return { problem: { status: 400, code: 'EMPTY_QUERY', message: 'the query is empty: type what you are looking for, e.g. "sea ice extent in the Arctic"' } };
+  if (q.length > maxChars) return { problem: { status: 400, code: 'QUERY_TOO_LONG', message: `the query is too long (${q.length} characters; at most ${maxChars})` } };
+  if (BINARY.test(q)) return { problem: { status: 400, code: 'BINARY_QUERY', message: 'the query contains control or non-text characters' } };
+  if (MARKUP.test(q)) return { problem: { status: 400, code: 'MARKUP_QUERY', message: 'the query contains HTML or script markup; describe the data in words' } };
+  return { query: q.trim().replace(/\s+/g, ' ') };
+}
+
+/** `k`: absent → `def`; else an integer in 1..max. */
+export function checkK(k: unknown, def: number, max: number): { k: number } | { problem: QueryProblem } {
+  if (k === undefined || k === '') return { k: def };
+  const n = typeof k === 'string' && /^\d{1,4}$/.test(k) ? Number(k) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > max) return { problem: { status: 400, code: 'BAD_K', message: `k must be an integer from 1 to ${max}` } };
+  return { k: n };
+}
+
+/** Escape text for HTML element content and quoted attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"'`]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' })[c]!);
+}
+
+/** True for http(s) URLs (the only ones the page turns into links). */
+export function isHttpUrl(u: string): boolean {
+  try {
+    const p = new URL(u);
+    return p.protocol === 'https:' || p.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
