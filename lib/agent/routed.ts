@@ -1,0 +1,136 @@
+import type { Qrels } from '../metrics/types';
+import { quantileSorted } from '../metrics/paired';
+import type { BackboneList } from '../rerank/compose';
+import { contentTokens, OFFLINE_FEATURES, windowFeatures } from '../rerank/features';
+import { newTrace } from '../rerank/listwise';
+import { rankByScores, scoreLinear, topMargin, trainingWindows, trainPairwiseRanker, type LinearRankModel, type OfflineRerankerModel, type OfflineTrainOptions, type RankGroup } from '../rerank/offline';
+import type { RerankCandidate, RerankQuery, Reranker } from '../rerank/types';
+import { callToolGuarded } from './harness';
+import type { LeakageGuardOptions } from './guard';
+import type { AgentTool, SourcePublication, ToolItem } from './types';
+
+/** Evidence features the routed reranker adds from tool results, in vector order. */
+export const EVIDENCE_FEATURES = ['linkedByResults', 'linkedByTopResult', 'evidenceTextCover'] as const;
+
+/**
+ * Evidence of tool results for each window candidate: reciprocal-rank-weighted votes of results that list the
+ * dataset among the datasets they use (local publication index: training links only), whether the top result
+ * lists it, and how much of the dataset's title the results' text covers.
+ */
+export function evidenceFeatures(window: readonly RerankCandidate[], items: readonly ToolItem[]): number[][] {
+  const text = contentTokens(items.map((i) => `${i.title} ${i.snippet}`).join(' '));
+  return window.map((c) => {
+    let votes = 0;
+    items.forEach((it, r) => {
+      if (it.datasetIds?.includes(c.id)) votes += 1 / (r + 1);
+    });
+    const title = contentTokens(`${c.record.shortName ?? ''} ${c.record.longName}`);
+    let cover = 0;
+    for (const t of title) if (text.has(t)) cover++;
+    return [votes, items[0]?.datasetIds?.includes(c.id) ? 1 : 0, title.size ? cover / title.size : 0];
+  });
+}
+
+/** The tool-routed offline reranker: base model, evidence model, and the margin below which it calls tools. */
+export interface RoutedRerankerModel {
+  base: OfflineRerankerModel;
+  /** Linear model over base features + EVIDENCE_FEATURES. */
+  withEvidence: LinearRankModel;
+  /** Call tools when the base model's top-2 score margin is below this. */
+  marginThreshold: number;
+  /** Share of training windows below the threshold (the intended tool-call rate). */
+  routeFraction: number;
+  /** Results requested from the tool per call. */
+  results: number;
+}
+
+export interface RoutedTrainOptions extends OfflineTrainOptions {
+  /** Share of (training) windows that should consult tools: the margin threshold is this quantile of the training margins. Default 0.3. */
+  routeFraction?: number;
+  /** Results per tool call. Default 5. */
+  results?: number;
+  guardOptions?: LeakageGuardOptions;
+}
+
+/**
+ * Train the routed variant on the TRAINING split: the evidence model sees every training window with tool
+ * results (leakage guard on: a training query never sees its own publication); the margin threshold is the
+ * `routeFraction` quantile of the base model's top-2 margins over the training queries' first windows.
+ */
+export async function trainRoutedReranker(
+  base: OfflineRerankerModel,
+  trainLists: readonly BackboneList[],
+  trainQrels: Qrels,
+  tool: AgentTool,
+  sourceOf: (q: RerankQuery) => SourcePublication | null,
+  opts: RoutedTrainOptions = {},
+): Promise<RoutedRerankerModel> {
+  const results = opts.results ?? 5;
+  const evidence = new Map<string, ToolItem[]>();
+  for (const l of trainLists) {
+    const out = await callToolGuarded(tool, tool.spec.name, { query: l.query.text, max_results: results }, { queryId: l.query.id, source: sourceOf(l.query), guardOptions: opts.guardOptions });
+    evidence.set(l.query.id, out.items);
+  }
+  const groups: RankGroup[] = [];
+  for (const { query, window } of trainingWindows(trainLists, opts)) {
+    const own = new Set([...(trainQrels.get(query.id) ?? new Map())].filter(([, r]) => r > 0).map(([d]) => d));
+    const y = window.map((c) => (own.has(c.id) ? 1 : 0));
+    if (!y.some((v) => v > 0) || y.every((v) => v > 0)) continue;
+    const fb = windowFeatures(query, window, base.priors, own);
+    const fe = evidenceFeatures(window, evidence.get(query.id) ?? []);
+    groups.push({ x: fb.map((r, i) => [...r, ...fe[i]]), y });
+  }
+  const withEvidence = trainPairwiseRanker(groups, [...OFFLINE_FEATURES, ...EVIDENCE_FEATURES], opts);
+  const margins = trainLists
+    .map((l) => topMargin(scoreLinear(base.model, windowFeatures(l.query, l.candidates.slice(0, base.window), base.priors))))
+    .filter((m) => Number.isFinite(m))
+    .sort((a, b) => a - b);
+  const routeFraction = opts.routeFraction ?? 0.3;
+  const marginThreshold = routeFraction >= 1 ? Infinity : routeFraction <= 0 || margins.length === 0 ? -Infinity : quantileSorted(margins, routeFraction);
+  return { base, withEvidence, marginThreshold, routeFraction, results };
+}
+
+export interface RoutedRerankerOptions {
+  /** Source publication per query (leakage guard). */
+  sourceOf: (q: RerankQuery) => SourcePublication | null;
+  /** Apply the leakage guard. Default true (false only to measure what the guard prevents). */
+  guard?: boolean;
+  guardOptions?: LeakageGuardOptions;
+  /** Override the trained margin threshold (Infinity = always call tools, −Infinity = never). */
+  marginThreshold?: number;
+  id?: string;
+  label?: string;
+}
+
+/**
+ * Offline reranker with cost-aware tool routing (the paper's proposed next step): score the window with the base
+ * model; only when the top-2 margin is small does it call the tool (guarded) and rescore with the evidence model.
+ */
+export function routedOfflineReranker(m: RoutedRerankerModel, tool: AgentTool, opts: RoutedRerankerOptions): Reranker {
+  const id = opts.id ?? 'offline-rerank-routed';
+  const threshold = opts.marginThreshold ?? m.marginThreshold;
+  return {
+    id,
+    label: opts.label ?? `offline reranker + tool routing (margin < ${threshold.toFixed(3)})`,
+    kind: 'offline',
+    async rerank(query, window) {
+      const t0 = performance.now();
+      const trace = newTrace(id, query.id, window.length);
+      const fb = windowFeatures(query, window, m.base.priors);
+      const baseScores = scoreLinear(m.base.model, fb);
+      const margin = topMargin(baseScores);
+      let ranked = rankByScores(baseScores);
+      if (margin < threshold) {
+        const out = await callToolGuarded(tool, tool.spec.name, { query: query.text, max_results: m.results }, { queryId: query.id, source: opts.sourceOf(query), guard: opts.guard, guardOptions: opts.guardOptions });
+        trace.toolCalls.push(out.trace);
+        trace.toolRounds = 1;
+        const fe = evidenceFeatures(window, out.items);
+        ranked = rankByScores(scoreLinear(m.withEvidence, fb.map((r, i) => [...r, ...fe[i]])));
+        trace.notes.push(`uncertain: margin ${margin.toFixed(3)} < ${threshold.toFixed(3)}; consulted ${tool.spec.name}`);
+      }
+      trace.ranked = ranked;
+      trace.latencyMs = performance.now() - t0;
+      return { ranked, trace };
+    },
+  };
+}

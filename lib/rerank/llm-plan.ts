@@ -1,0 +1,67 @@
+import { defaultLlmStorePath, llmModeFromEnv, LLM_MODE_ENV, LLM_STORE_ENV } from '../llm/client';
+import { loadModelsFile, modelAvailability } from '../llm/models';
+import { openRecordStore } from '../llm/store';
+import type { LlmMode, ModelConfig, RecordStore } from '../llm/types';
+import * as fs from 'node:fs';
+
+/** Env var: comma-separated model ids to rerank with. Default: see `llmRerankPlan`. */
+export const RERANK_MODELS_ENV = 'EO_RERANK_MODELS';
+
+/** One model's row in a notebook's "which LLMs run here" table. */
+export interface LlmPlanRow {
+  model: string;
+  provider: string;
+  snapshot: string;
+  /** `replay (N recorded calls)`, `record (key set)`, `not configured: …`. */
+  status: string;
+  runs: boolean;
+  recordedCalls: number;
+}
+
+export interface LlmPlan {
+  mode: LlmMode;
+  storePath: string;
+  /** Store opened when it exists (or when recording); null otherwise. */
+  store: RecordStore | null;
+  rows: LlmPlanRow[];
+  /** Configs of the models that run. */
+  configs: ModelConfig[];
+  /** Shell commands that fill the LLM rows with one's own keys. */
+  howTo: string[];
+}
+
+/**
+ * Which models a rerank notebook runs, from the environment: mode `$EO_LLM_MODE` (default replay), store
+ * `$EO_LLM_STORE`, models `$EO_RERANK_MODELS` (comma list). Default selection: in replay, every model with
+ * recorded calls; in record/live, every model whose key variable is set (keyless local servers only when named in
+ * `$EO_RERANK_MODELS`). Never shows a key's value.
+ */
+export function llmRerankPlan(opts: { env?: Record<string, string | undefined>; notebook?: string } = {}): LlmPlan {
+  const env = opts.env ?? process.env;
+  const mode = llmModeFromEnv(env);
+  const storePath = defaultLlmStorePath(env);
+  const store = mode !== 'live' && (mode === 'record' || fs.existsSync(storePath)) ? openRecordStore(storePath) : null;
+  const models = loadModelsFile(undefined, env).models;
+  const avail = modelAvailability(models, { store, env });
+  const wanted = env[RERANK_MODELS_ENV]?.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const rows: LlmPlanRow[] = avail.map((a) => {
+    // default in record/live: models whose key is set; keyless local servers (vLLM, Ollama) only when named
+    const selected = wanted ? wanted.includes(a.id) : mode === 'replay' ? a.recordedCalls > 0 : a.keySet && a.apiKeyEnv !== null;
+    let status: string;
+    if (mode === 'replay') status = a.recordedCalls > 0 ? `replay (${a.recordedCalls} recorded calls)` : `not configured: no recordings (record with ${a.apiKeyEnv ?? 'a local server'})`;
+    else status = a.keySet ? `${mode} (${a.apiKeyEnv ? `key ${a.apiKeyEnv} set` : 'no key needed'})` : `not configured: ${a.apiKeyEnv} not set`;
+    const runs = selected && (mode === 'replay' ? a.recordedCalls > 0 : a.keySet);
+    return { model: a.id, provider: a.provider, snapshot: a.model, status: wanted && !wanted.includes(a.id) ? `not selected (${status})` : status, runs, recordedCalls: a.recordedCalls };
+  });
+  const nb = opts.notebook ?? '06-llm-rerank';
+  return {
+    mode, storePath, store, rows,
+    configs: models.filter((m) => rows.find((r) => r.model === m.id)?.runs),
+    howTo: [
+      `export OPENAI_API_KEY=…            # and/or ANTHROPIC_API_KEY=…, DEEPSEEK_API_KEY=…; local vLLM/Ollama need none`,
+      `EO_LLM_MODE=record ${RERANK_MODELS_ENV}=gpt-4o-mini,claude-haiku-4-5 npm start -- --only ${nb}   # calls the APIs, records every call (resumable)`,
+      `npm start -- --only ${nb}           # afterwards: replay from ${process.env[LLM_STORE_ENV] ? `$${LLM_STORE_ENV}` : 'recordings/llm/records.jsonl'}, no key, no cost`,
+      `(${LLM_MODE_ENV}=replay|record|live, ${LLM_STORE_ENV}=/path/records.jsonl, LLM_MODELS_FILE=/path/models.json)`,
+    ],
+  };
+}
