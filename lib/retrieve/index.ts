@@ -3,3 +3,5 @@ export * from './dense';
 export * from './hnsw';
 export * from './bm25';
 export * from './scorers';
+export * from './nnssc';
+export * from './best';

@@ -1,0 +1,66 @@
+import { EoError } from '../errors';
+import { evaluateRun, summarize } from '../metrics/metrics';
+import type { MetricRow, Qrels, Run } from '../metrics/types';
+import { topKHits } from '../retrieve/topk';
+import { analyticAlpha, performanceIndex } from './alpha';
+import { fuseConvex } from './minmax';
+
+/** α = 0, 0.05, …, 1. */
+export const DEFAULT_ALPHA_GRID: readonly number[] = Array.from({ length: 21 }, (_, i) => Math.round(i * 5) / 100);
+
+/** Top-`depth` run from full score vectors (ties by dataset id descending, as trec_eval). */
+export function runFromScoreVectors(queryIds: readonly string[], scores: readonly ArrayLike<number>[], datasetIds: readonly string[], depth = 100): Run {
+  const run: Run = new Map();
+  queryIds.forEach((qid, i) => run.set(qid, topKHits(scores[i], depth, datasetIds).map((h) => ({ docId: datasetIds[h.index], score: h.score }))));
+  return run;
+}
+
+export interface AlphaGridPoint {
+  alpha: number;
+  /** Objective (default π, the mean of the five metrics) on the training split. */
+  value: number;
+  row: MetricRow;
+}
+
+export interface AlphaGridResult {
+  alpha: number;
+  value: number;
+  curve: AlphaGridPoint[];
+}
+
+/**
+ * Grid search of the fusion weight on the TRAINING split (beyond the paper, which sets α analytically):
+ * each α of the grid fuses the per-query score vectors, the run is evaluated against the training qrels, and the
+ * α with the highest objective wins (ties: the one closest to 0.5, then the smaller).
+ */
+export function gridSearchAlpha(opts: {
+  semantic: readonly Float32Array[];
+  lexical: readonly Float32Array[];
+  queryIds: readonly string[];
+  qrels: Qrels;
+  datasetIds: readonly string[];
+  grid?: readonly number[];
+  objective?: (row: MetricRow) => number;
+}): AlphaGridResult {
+  const grid = opts.grid ?? DEFAULT_ALPHA_GRID;
+  const objective = opts.objective ?? performanceIndex;
+  if (grid.length === 0) throw new EoError('INVALID_ARGUMENT', 'gridSearchAlpha: empty grid');
+  if (opts.semantic.length !== opts.queryIds.length || opts.lexical.length !== opts.queryIds.length)
+    throw new EoError('INVALID_ARGUMENT', 'gridSearchAlpha: score lists and query ids differ in length');
+  const curve: AlphaGridPoint[] = grid.map((alpha) => {
+    const fused = opts.queryIds.map((_, i) => fuseConvex(opts.semantic[i], opts.lexical[i], alpha));
+    const row = summarize(`α=${alpha}`, evaluateRun(runFromScoreVectors(opts.queryIds, fused, opts.datasetIds), opts.qrels));
+    return { alpha, value: objective(row), row };
+  });
+  let best = curve[0];
+  for (const p of curve.slice(1)) {
+    const d = p.value - best.value;
+    if (d > 1e-12 || (Math.abs(d) <= 1e-12 && Math.abs(p.alpha - 0.5) < Math.abs(best.alpha - 0.5))) best = p;
+  }
+  return { alpha: best.alpha, value: best.value, curve };
+}
+
+/** Analytic α (Eq. 7) from the two scorers' training-split rows, with the π values for the report. */
+export function analyticAlphaReport(semanticTrain: MetricRow, lexicalTrain: MetricRow): { alpha: number; piSemantic: number; piLexical: number } {
+  return { alpha: analyticAlpha(semanticTrain, lexicalTrain), piSemantic: performanceIndex(semanticTrain), piLexical: performanceIndex(lexicalTrain) };
+}

@@ -1,0 +1,56 @@
+import { EoError } from '../errors';
+import type { CorpusScorer } from '../retrieve/scorers';
+
+/** Default RRF constant (Cormack et al. 2009). */
+export const RRF_K = 60;
+
+/**
+ * Competition ranks (1 = best) of one score vector: rank = 1 + number of strictly higher scores, so tied datasets
+ * share a rank and the result does not depend on corpus order. NaN ranks last.
+ */
+export function competitionRanks(scores: ArrayLike<number>): Int32Array {
+  const n = scores.length;
+  const val = (i: number) => {
+    const s = scores[i];
+    return s === s ? s : -Infinity;
+  };
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => val(b) - val(a) || a - b);
+  const ranks = new Int32Array(n);
+  for (let p = 0; p < n; p++) {
+    const i = order[p];
+    ranks[i] = p > 0 && val(i) === val(order[p - 1]) ? ranks[order[p - 1]] : p + 1;
+  }
+  return ranks;
+}
+
+/**
+ * Reciprocal rank fusion over whole-corpus score vectors: s(d) = Σ_systems 1 / (k + rank_system(d)), with
+ * competition ranks (ties share the best rank). Needs no normalisation and no weight.
+ */
+export function rrfScores(lists: readonly ArrayLike<number>[], k = RRF_K): Float32Array {
+  if (lists.length === 0) throw new EoError('INVALID_ARGUMENT', 'rrfScores: no score lists');
+  const n = lists[0].length;
+  const out = new Float64Array(n);
+  for (const l of lists) {
+    if (l.length !== n) throw new EoError('INVALID_ARGUMENT', `rrfScores: lists of ${n} and ${l.length} scores`);
+    const r = competitionRanks(l);
+    for (let i = 0; i < n; i++) out[i] += 1 / (k + r[i]);
+  }
+  return Float32Array.from(out);
+}
+
+/** RRF of several scorers as one `CorpusScorer`. */
+export function rrfScorer(scorers: readonly CorpusScorer[], opts: { k?: number; id?: string; label?: string } = {}): CorpusScorer {
+  const k = opts.k ?? RRF_K;
+  return {
+    id: opts.id ?? `rrf-${scorers.map((s) => s.id).join('-')}`,
+    label: opts.label ?? `RRF k=${k} (${scorers.map((s) => s.label).join(' + ')})`,
+    async scoreBatch(texts, onProgress) {
+      const all: Float32Array[][] = [];
+      for (const s of scorers) all.push(await s.scoreBatch(texts));
+      const out = texts.map((_, i) => rrfScores(all.map((a) => a[i]), k));
+      onProgress?.(texts.length, texts.length);
+      return out;
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { EoError } from '../errors';
+import type { CorpusScorer } from '../retrieve/scorers';
+import { minMaxNormalize } from './minmax';
+
+/** One query's fused scores with their parts (all aligned with corpus order). */
+export interface FusedScores {
+  /** α·ŝ_sem + (1 − α)·ŝ_lex */
+  scores: Float32Array;
+  /** α·ŝ_sem: the semantic contribution to each dataset's fused score. */
+  semantic: Float32Array;
+  /** (1 − α)·ŝ_lex: the lexical contribution. */
+  lexical: Float32Array;
+  /** The component scores before normalisation. */
+  rawSemantic: Float32Array;
+  rawLexical: Float32Array;
+  alpha: number;
+}
+
+/** Why one dataset has its fused score. */
+export interface FusedExplanation {
+  score: number;
+  /** α·ŝ_sem */
+  semantic: number;
+  /** (1 − α)·ŝ_lex */
+  lexical: number;
+  /** ŝ_sem, ŝ_lex: min-max-normalised component scores in [0, 1] (1 = that scorer's best dataset). */
+  semanticNormalized: number;
+  lexicalNormalized: number;
+  rawSemantic: number;
+  rawLexical: number;
+  /** Share of the fused score that comes from the semantic part (0.5 when the score is 0). */
+  semanticShare: number;
+  alpha: number;
+}
+
+/** Convex fusion that keeps its parts (same numbers as `fuseConvex`). */
+export function fuseConvexParts(semantic: Float32Array, lexical: Float32Array, alpha: number): FusedScores {
+  if (semantic.length !== lexical.length) throw new EoError('INVALID_ARGUMENT', `fuse: ${semantic.length} vs ${lexical.length} scores`);
+  if (!(alpha >= 0 && alpha <= 1)) throw new EoError('INVALID_ARGUMENT', `fuse: alpha must be in [0, 1], got ${alpha}`);
+  const sem = minMaxNormalize(semantic);
+  const lex = minMaxNormalize(lexical);
+  const n = sem.length;
+  const scores = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    sem[i] = alpha * sem[i];
+    lex[i] = (1 - alpha) * lex[i];
+    scores[i] = sem[i] + lex[i];
+  }
+  return { scores, semantic: sem, lexical: lex, rawSemantic: semantic, rawLexical: lexical, alpha };
+}
+
+/** Explain one dataset (by corpus index) of a fused result. */
+export function explainFused(f: FusedScores, index: number): FusedExplanation {
+  const s = f.semantic[index];
+  const l = f.lexical[index];
+  const tot = s + l;
+  return {
+    score: f.scores[index],
+    semantic: s,
+    lexical: l,
+    semanticNormalized: f.alpha > 0 ? s / f.alpha : 0,
+    lexicalNormalized: f.alpha < 1 ? l / (1 - f.alpha) : 0,
+    rawSemantic: f.rawSemantic[index],
+    rawLexical: f.rawLexical[index],
+    semanticShare: tot > 0 ? s / tot : 0.5,
+    alpha: f.alpha,
+  };
+}
+
+export interface FusedScorer extends CorpusScorer {
+  alpha: number;
+  semanticScorer: CorpusScorer;
+  lexicalScorer: CorpusScorer;
+  /** Fused scores with their semantic and lexical parts, one per text. */
+  scoreBatchExplained(texts: string[]): Promise<FusedScores[]>;
+}
+
+/**
+ * Hybrid scorer (paper Eq. 6): per query, min-max-normalise both scorers over the whole corpus, then
+ * α·ŝ_sem + (1 − α)·ŝ_lex. `scoreBatchExplained` + `explainFused` say why each result is there.
+ */
+export function fusedScorer(semantic: CorpusScorer, lexical: CorpusScorer, alpha: number, opts: { id?: string; label?: string } = {}): FusedScorer {
+  if (!(alpha >= 0 && alpha <= 1)) throw new EoError('INVALID_ARGUMENT', `fusedScorer: alpha must be in [0, 1], got ${alpha}`);
+  const explained = async (texts: string[]) => {
+    const sem = await semantic.scoreBatch(texts);
+    const lex = await lexical.scoreBatch(texts);
+    return texts.map((_, i) => fuseConvexParts(sem[i], lex[i], alpha));
+  };
+  return {
+    id: opts.id ?? `${semantic.id}+${lexical.id}`,
+    label: opts.label ?? `${semantic.label} + ${lexical.label} (α=${alpha.toFixed(3)})`,
+    alpha,
+    semanticScorer: semantic,
+    lexicalScorer: lexical,
+    scoreBatchExplained: explained,
+    async scoreBatch(texts, onProgress) {
+      const out = (await explained(texts)).map((f) => f.scores);
+      onProgress?.(texts.length, texts.length);
+      return out;
+    },
+  };
+}

@@ -1,0 +1,443 @@
+import type * as tfTypes from '@tensorflow/tfjs';
+import { EoError } from '../errors';
+import { embedQueriesCached } from '../encode/cache';
+import type { SentenceEncoder } from '../encode/types';
+import { getTf, initTfBackend } from '../tensor/backend';
+import type { TfBackendName } from '../tensor/types';
+import type { CorpusScorer } from './scorers';
+
+/**
+ * NN-SSC (paper §3.3): an MLP on the concatenated [query; dataset] embeddings, 2D → H1 → H2 → 1 with ReLU.
+ * The paper puts a sigmoid on the output; we train and rank with the pre-sigmoid logit z (the sigmoid is monotone,
+ * so rankings are identical; see lib/train/nnssc.ts for why the loss uses z, and `output: 'sigmoid'` below).
+ *
+ * Weights follow TensorFlow.js' dense-layer convention, row-major `[in, out]`: `w1` is `[2D, H1]`, its rows
+ * 0..D−1 multiply the query embedding (W_q) and rows D..2D−1 the dataset embedding (W_d).
+ */
+export interface NnsscModel {
+  /** Encoder dimension D (input is 2D). */
+  dim: number;
+  hidden1: number;
+  hidden2: number;
+  /** [2D, H1] */
+  w1: Float32Array;
+  /** [H1] */
+  b1: Float32Array;
+  /** [H1, H2] */
+  w2: Float32Array;
+  /** [H2] */
+  b2: Float32Array;
+  /** [H2] (a `[H2, 1]` kernel) */
+  w3: Float32Array;
+  b3: number;
+}
+
+/** Checkpoint `kind` of NN-SSC weights. */
+export const NNSSC_KIND = 'nnssc';
+
+/** Trainable parameters of an NN-SSC of these sizes: (2D·H1 + H1) + (H1·H2 + H2) + (H2 + 1). */
+export function nnsscParamCount(dims: { dim: number; hidden1: number; hidden2: number }): number {
+  const { dim, hidden1: h1, hidden2: h2 } = dims;
+  return 2 * dim * h1 + h1 + h1 * h2 + h2 + h2 + 1;
+}
+
+/** Check the arrays' sizes against the dimensions; throws INVALID_ARGUMENT naming the first bad one. */
+export function validateNnsscModel(m: NnsscModel): NnsscModel {
+  const want: [string, number, number][] = [
+    ['w1', m.w1.length, 2 * m.dim * m.hidden1],
+    ['b1', m.b1.length, m.hidden1],
+    ['w2', m.w2.length, m.hidden1 * m.hidden2],
+    ['b2', m.b2.length, m.hidden2],
+    ['w3', m.w3.length, m.hidden2],
+  ];
+  for (const [name, got, exp] of want)
+    if (got !== exp) throw new EoError('INVALID_ARGUMENT', `NN-SSC ${name} has ${got} values, expected ${exp} (D=${m.dim}, H1=${m.hidden1}, H2=${m.hidden2})`);
+  if (!Number.isFinite(m.b3)) throw new EoError('INVALID_ARGUMENT', 'NN-SSC b3 is not finite');
+  return m;
+}
+
+/** Named tensors of a model, as stored in a checkpoint. */
+export function nnsscTensors(m: NnsscModel): Record<string, { shape: number[]; data: Float32Array }> {
+  return {
+    'dense1/kernel': { shape: [2 * m.dim, m.hidden1], data: m.w1 },
+    'dense1/bias': { shape: [m.hidden1], data: m.b1 },
+    'dense2/kernel': { shape: [m.hidden1, m.hidden2], data: m.w2 },
+    'dense2/bias': { shape: [m.hidden2], data: m.b2 },
+    'out/kernel': { shape: [m.hidden2, 1], data: m.w3 },
+    'out/bias': { shape: [1], data: new Float32Array([m.b3]) },
+  };
+}
+
+/** Rebuild a model from checkpoint tensors (inverse of `nnsscTensors`). */
+export function nnsscFromTensors(t: Record<string, { shape: number[]; data: Float32Array }>, where = 'checkpoint'): NnsscModel {
+  const need = ['dense1/kernel', 'dense1/bias', 'dense2/kernel', 'dense2/bias', 'out/kernel', 'out/bias'];
+  for (const n of need) if (!t[n]) throw new EoError('DATA_INVALID', `${where}: NN-SSC tensor "${n}" is missing`);
+  const [in1, h1] = t['dense1/kernel'].shape;
+  const [, h2] = t['dense2/kernel'].shape;
+  return validateNnsscModel({
+    dim: in1 / 2,
+    hidden1: h1,
+    hidden2: h2,
+    w1: t['dense1/kernel'].data,
+    b1: t['dense1/bias'].data,
+    w2: t['dense2/kernel'].data,
+    b2: t['dense2/bias'].data,
+    w3: t['out/kernel'].data,
+    b3: t['out/bias'].data[0],
+  });
+}
+
+/**
+ * Reference forward pass of one (query, dataset) pair in plain JavaScript (float64 accumulation): the logit z.
+ * Slow; for tests and explanations.
+ */
+export function nnsscLogitReference(m: NnsscModel, q: ArrayLike<number>, d: ArrayLike<number>): number {
+  const { dim: D, hidden1: H1, hidden2: H2 } = m;
+  const h1 = new Float64Array(H1);
+  for (let j = 0; j < H1; j++) h1[j] = m.b1[j];
+  for (let i = 0; i < D; i++) {
+    const qi = q[i];
+    const di = d[i];
+    const rq = i * H1;
+    const rd = (D + i) * H1;
+    for (let j = 0; j < H1; j++) h1[j] += qi * m.w1[rq + j] + di * m.w1[rd + j];
+  }
+  for (let j = 0; j < H1; j++) if (h1[j] < 0) h1[j] = 0;
+  let z = m.b3;
+  for (let k = 0; k < H2; k++) {
+    let s = m.b2[k];
+    for (let j = 0; j < H1; j++) s += h1[j] * m.w2[j * H2 + k];
+    if (s > 0) z += s * m.w3[k];
+  }
+  return z;
+}
+
+export function sigmoid(z: number): number {
+  return 1 / (1 + Math.exp(-z));
+}
+
+export interface NnsscIndexOptions {
+  /** TensorFlow.js backend (see `initTfBackend`). Default: the one already chosen, else the automatic choice. */
+  backend?: TfBackendName;
+  /** Queries scored per graph execution. Default 4 (memory ≈ 2 × 4 × N × H1 × 4 bytes). */
+  queriesPerBatch?: number;
+}
+
+/**
+ * Full-corpus NN-SSC scoring with the first layer split: W·[q; d] = W_q·q + W_d·d. `A = D·W_d + b1` (N×H1) is
+ * computed once; each query then costs one D×H1 mat-vec (`c = W_q·q`, in JavaScript), `relu(A + c)`, the second
+ * layer as one N×H1 · H1×H2 matrix product (fused bias + ReLU) and the output layer. Backend memory is held until
+ * `dispose()`.
+ */
+export class NnsscCorpusIndex {
+  readonly model: NnsscModel;
+  readonly size: number;
+  readonly backend: string;
+  private readonly tf: typeof tfTypes;
+  private a: tfTypes.Tensor2D | null;
+  private w2: tfTypes.Tensor2D | null;
+  private b2: tfTypes.Tensor1D | null;
+  private w3: tfTypes.Tensor2D | null;
+  private readonly queriesPerBatch: number;
+
+  private constructor(model: NnsscModel, corpusMatrix: Float32Array, backend: string, queriesPerBatch: number) {
+    const tf = getTf();
+    this.tf = tf;
+    this.model = model;
+    this.backend = backend;
+    this.queriesPerBatch = Math.max(1, Math.floor(queriesPerBatch));
+    const D = model.dim;
+    if (corpusMatrix.length % D !== 0) throw new EoError('INVALID_ARGUMENT', `corpus matrix length ${corpusMatrix.length} is not a multiple of D=${D}`);
+    this.size = corpusMatrix.length / D;
+    const wd = tf.tensor2d(model.w1.subarray(D * model.hidden1), [D, model.hidden1]);
+    this.a = tf.tidy(() => tf.add(tf.matMul(tf.tensor2d(corpusMatrix, [this.size, D]), wd), tf.tensor1d(model.b1)) as tfTypes.Tensor2D);
+    wd.dispose();
+    this.w2 = tf.tensor2d(model.w2, [model.hidden1, model.hidden2]);
+    this.b2 = tf.tensor1d(model.b2);
+    this.w3 = tf.tensor2d(model.w3, [model.hidden2, 1]);
+  }
+
+  /** Build the index (starts the tfjs backend if needed). `corpusMatrix` is N×D row-major. */
+  static async create(model: NnsscModel, corpusMatrix: Float32Array, opts: NnsscIndexOptions = {}): Promise<NnsscCorpusIndex> {
+    validateNnsscModel(model);
+    const info = await initTfBackend(opts.backend ? { backend: opts.backend } : {});
+    return new NnsscCorpusIndex(model, corpusMatrix, info.name, opts.queriesPerBatch ?? 4);
+  }
+
+  /** c = W_q·q for each query row (Q×H1), in JavaScript. */
+  queryProjection(queryVecs: Float32Array, nq: number): Float32Array {
+    const { dim: D, hidden1: H1, w1 } = this.model;
+    const out = new Float32Array(nq * H1);
+    const acc = new Float64Array(H1);
+    for (let r = 0; r < nq; r++) {
+      acc.fill(0);
+      const qo = r * D;
+      for (let i = 0; i < D; i++) {
+        const qi = queryVecs[qo + i];
+        if (qi === 0) continue;
+        const row = i * H1;
+        for (let j = 0; j < H1; j++) acc[j] += qi * w1[row + j];
+      }
+      out.set(acc, r * H1);
+    }
+    return out;
+  }
+
+  /** Logits of every dataset for each query (rows of a Q×D matrix), aligned with the corpus. */
+  async scoreVectors(queryVecs: Float32Array, opts: { onProgress?: (done: number, total: number) => void } = {}): Promise<Float32Array[]> {
+    if (!this.a) throw new EoError('INVALID_ARGUMENT', 'NnsscCorpusIndex used after dispose()');
+    const tf = this.tf;
+    const { dim: D, hidden1: H1, b3 } = this.model;
+    const nq = queryVecs.length / D;
+    if (!Number.isInteger(nq)) throw new EoError('INVALID_ARGUMENT', `query matrix length ${queryVecs.length} is not a multiple of D=${D}`);
+    const N = this.size;
+    const out: Float32Array[] = [];
+    for (let s = 0; s < nq; s += this.queriesPerBatch) {
+      const b = Math.min(this.queriesPerBatch, nq - s);
+      const c = this.queryProjection(queryVecs.subarray(s * D, (s + b) * D), b);
+      const z = tf.tidy(() => {
+        const h1 = tf.relu(tf.add(tf.expandDims(this.a!, 0), tf.tensor3d(c, [b, 1, H1])));
+        const h2 = tf.fused.matMul({ a: tf.reshape(h1, [b * N, H1]) as tfTypes.Tensor2D, b: this.w2!, bias: this.b2!, activation: 'relu' });
+        return tf.matMul(h2, this.w3!);
+      });
+      const data = (await z.data()) as Float32Array;
+      z.dispose();
+      for (let r = 0; r < b; r++) {
+        const v = data.slice(r * N, (r + 1) * N);
+        if (b3 !== 0) for (let i = 0; i < N; i++) v[i] += b3;
+        out.push(v);
+      }
+      opts.onProgress?.(Math.min(s + b, nq), nq);
+    }
+    return out;
+  }
+
+  dispose(): void {
+    for (const t of [this.a, this.w2, this.b2, this.w3]) t?.dispose();
+    this.a = this.w2 = this.w3 = null;
+    this.b2 = null;
+  }
+}
+
+/**
+ * The naive full-corpus forward pass: for each query, the concatenation [q; d] of every dataset (N×2D) through
+ * the whole network, `queriesPerBatch` queries per graph execution. For the benchmark and the equality test.
+ */
+export async function nnsscNaiveScores(model: NnsscModel, corpusMatrix: Float32Array, queryVecs: Float32Array, opts: { queriesPerBatch?: number } = {}): Promise<Float32Array[]> {
+  validateNnsscModel(model);
+  await initTfBackend();
+  const tf = getTf();
+  const { dim: D, hidden1: H1, hidden2: H2 } = model;
+  const N = corpusMatrix.length / D;
+  const nq = queryVecs.length / D;
+  const per = Math.max(1, opts.queriesPerBatch ?? 1);
+  const w1 = tf.tensor2d(model.w1, [2 * D, H1]);
+  const b1 = tf.tensor1d(model.b1);
+  const w2 = tf.tensor2d(model.w2, [H1, H2]);
+  const b2 = tf.tensor1d(model.b2);
+  const w3 = tf.tensor2d(model.w3, [H2, 1]);
+  const b3 = tf.tensor1d([model.b3]);
+  const docs = tf.tensor2d(corpusMatrix, [N, D]);
+  const out: Float32Array[] = [];
+  try {
+    for (let s = 0; s < nq; s += per) {
+      const b = Math.min(per, nq - s);
+      const z = tf.tidy(() => {
+        const q = tf.tensor2d(queryVecs.subarray(s * D, (s + b) * D), [b, D]);
+        // [b·N, 2D]: each query row repeated N times beside the corpus
+        const qRep = tf.reshape(tf.tile(tf.expandDims(q, 1), [1, N, 1]), [b * N, D]);
+        const x = tf.concat([qRep, b === 1 ? docs : tf.tile(docs, [b, 1])], 1) as tfTypes.Tensor2D;
+        const h1 = tf.fused.matMul({ a: x, b: w1, bias: b1, activation: 'relu' });
+        const h2 = tf.fused.matMul({ a: h1, b: w2, bias: b2, activation: 'relu' });
+        return tf.fused.matMul({ a: h2, b: w3, bias: b3 });
+      });
+      const data = (await z.data()) as Float32Array;
+      z.dispose();
+      for (let r = 0; r < b; r++) out.push(data.slice(r * N, (r + 1) * N));
+    }
+  } finally {
+    for (const t of [w1, b1, w2, b2, w3, b3, docs]) t.dispose();
+  }
+  return out;
+}
+
+export interface NnsscScorerOptions {
+  /** Run tag. Default `nnssc`. */
+  id?: string;
+  label?: string;
+  /**
+   * `logit` (default): the pre-sigmoid score z the model was trained on; `sigmoid`: σ(z), the paper's output
+   * layer. Same ranking; they differ only after min-max fusion, and σ(z) can saturate to exactly 1 in float32
+   * for z ≳ 17, which would tie the top results. The listwise loss fixes z only up to a constant, so σ(z) is not
+   * a calibrated probability.
+   */
+  output?: 'logit' | 'sigmoid';
+  queryCacheDir?: string;
+  noCache?: boolean;
+  backend?: TfBackendName;
+  queriesPerBatch?: number;
+  /**
+   * Worker threads, each scoring a shard of the corpus on its own backend (see `NnsscThreadedIndex`). Default 1:
+   * in-process, no workers (best for one query at a time in a service); 2 on this 2-core machine for batches.
+   */
+  threads?: number;
+}
+
+/** A `CorpusScorer` over a prepared index (the corpus-side first layer is computed once, on first use). */
+export interface NnsscScorer extends CorpusScorer {
+  /** Score already-embedded queries (Q×D). */
+  scoreVectors(queryVecs: Float32Array, onProgress?: (done: number, total: number) => void): Promise<Float32Array[]>;
+  /** Free the backend memory of the index. */
+  dispose(): void;
+}
+
+/**
+ * NN-SSC as a `CorpusScorer` (same shape as BM25 and cosine): embeds the queries with the frozen encoder
+ * (cached), then scores every dataset with the decomposed first layer. `corpusMatrix` must be the same
+ * encoder's embeddings of the corpus, in corpus order.
+ */
+export function nnsscScorer(encoder: SentenceEncoder, corpusMatrix: Float32Array, model: NnsscModel, opts: NnsscScorerOptions = {}): NnsscScorer {
+  if (encoder.dim !== model.dim) throw new EoError('INVALID_ARGUMENT', `NN-SSC expects ${model.dim}-d embeddings, encoder ${encoder.id} gives ${encoder.dim}`);
+  let index: Promise<NnsscCorpusIndex | NnsscThreadedIndex> | null = null;
+  const getIndex = () =>
+    (index ??=
+      (opts.threads ?? 1) > 1
+        ? NnsscThreadedIndex.create(model, corpusMatrix, { backend: opts.backend, queriesPerBatch: opts.queriesPerBatch, threads: opts.threads })
+        : NnsscCorpusIndex.create(model, corpusMatrix, { backend: opts.backend, queriesPerBatch: opts.queriesPerBatch }));
+  const post = (rows: Float32Array[]) => {
+    if (opts.output === 'sigmoid') for (const r of rows) for (let i = 0; i < r.length; i++) r[i] = 1 / (1 + Math.exp(-r[i]));
+    return rows;
+  };
+  const scoreVectors = async (q: Float32Array, onProgress?: (d: number, t: number) => void) => post(await (await getIndex()).scoreVectors(q, { onProgress }));
+  return {
+    id: opts.id ?? 'nnssc',
+    label: opts.label ?? `NN-SSC (${encoder.id})`,
+    async scoreBatch(texts, onProgress) {
+      const q = await embedQueriesCached({ encoder, texts, cacheDir: opts.queryCacheDir, noCache: opts.noCache });
+      return scoreVectors(q, onProgress);
+    },
+    scoreVectors,
+    dispose() {
+      if (index) void index.then((i) => i.dispose());
+      index = null;
+    },
+  };
+}
+
+function startNnsscWorker(data: Record<string, unknown>): import('node:worker_threads').Worker {
+  // Lazy requires keep worker_threads out of the browser-facing import graph.
+  const fs = require('node:fs') as typeof import('node:fs');
+  const path = require('node:path') as typeof import('node:path');
+  const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
+  const base = path.join(__dirname, 'nnssc-worker');
+  const workerData = { ...data, __eoNnsscWorker: true };
+  if (fs.existsSync(base + '.js')) return new Worker(base + '.js', { workerData });
+  if (fs.existsSync(base + '.ts')) return new Worker(`require('tsx/cjs'); require(${JSON.stringify(base + '.ts')});`, { eval: true, workerData });
+  throw new EoError('INVALID_ARGUMENT', `NN-SSC worker script not found next to ${__filename}`);
+}
+
+/**
+ * The decomposed scorer split over worker threads: each thread holds a contiguous shard of the corpus (its own
+ * tfjs backend, so the wasm backend — single-threaded in Node — uses every core) and every query batch is scored
+ * by all shards in parallel. Same numbers as `NnsscCorpusIndex` (row for row the same kernels).
+ */
+export class NnsscThreadedIndex {
+  readonly size: number;
+  readonly threads: number;
+  backend = '';
+  private workers: import('node:worker_threads').Worker[];
+  private readonly bounds: number[];
+  private readonly dim: number;
+  private nextId = 1;
+  private ready: Promise<void>;
+
+  private constructor(model: NnsscModel, corpusMatrix: Float32Array, threads: number, opts: NnsscIndexOptions) {
+    validateNnsscModel(model);
+    this.dim = model.dim;
+    this.size = corpusMatrix.length / model.dim;
+    this.threads = Math.max(1, Math.min(threads, this.size));
+    this.bounds = Array.from({ length: this.threads + 1 }, (_, i) => Math.round((i * this.size) / this.threads));
+    this.workers = [];
+    const readies: Promise<void>[] = [];
+    for (let t = 0; t < this.threads; t++) {
+      const shard = corpusMatrix.slice(this.bounds[t] * this.dim, this.bounds[t + 1] * this.dim);
+      const w = startNnsscWorker({ model, shard, backend: opts.backend, queriesPerBatch: opts.queriesPerBatch ?? 1 });
+      this.workers.push(w);
+      readies.push(
+        new Promise<void>((resolve, reject) => {
+          const onMsg = (m: { type: string; backend?: string; message?: string; id?: number | null }) => {
+            if (m.type === 'ready') {
+              this.backend = m.backend ?? '';
+              w.off('message', onMsg);
+              resolve();
+            } else if (m.type === 'error' && m.id === null) reject(new EoError('INVALID_ARGUMENT', `NN-SSC worker failed to start: ${m.message}`));
+          };
+          w.on('message', onMsg);
+          w.once('error', reject);
+        }),
+      );
+    }
+    this.ready = Promise.all(readies).then(() => undefined);
+  }
+
+  /** Start `threads` workers (default: 2, or fewer cores) and wait until each holds its shard. */
+  static async create(model: NnsscModel, corpusMatrix: Float32Array, opts: NnsscIndexOptions & { threads?: number } = {}): Promise<NnsscThreadedIndex> {
+    const os = require('node:os') as typeof import('node:os');
+    const idx = new NnsscThreadedIndex(model, corpusMatrix, opts.threads ?? Math.min(2, os.cpus().length), opts);
+    try {
+      await idx.ready;
+    } catch (e) {
+      idx.dispose();
+      throw e;
+    }
+    return idx;
+  }
+
+  private scoreOn(t: number, queries: Float32Array): Promise<Float32Array> {
+    const w = this.workers[t];
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const onMsg = (m: { type: string; id?: number | null; data?: Float32Array; message?: string }) => {
+        if (m.id !== id) return;
+        w.off('message', onMsg);
+        if (m.type === 'scores') resolve(m.data!);
+        else reject(new EoError('INVALID_ARGUMENT', `NN-SSC worker ${t}: ${m.message}`));
+      };
+      w.on('message', onMsg);
+      w.postMessage({ type: 'score', id, queries: queries.slice() });
+    });
+  }
+
+  /** Logits of every dataset for each query row, aligned with the corpus. */
+  async scoreVectors(queryVecs: Float32Array, opts: { onProgress?: (done: number, total: number) => void; chunk?: number } = {}): Promise<Float32Array[]> {
+    if (this.workers.length === 0) throw new EoError('INVALID_ARGUMENT', 'NnsscThreadedIndex used after dispose()');
+    const D = this.dim;
+    const nq = queryVecs.length / D;
+    const chunk = Math.max(1, opts.chunk ?? 16);
+    const out: Float32Array[] = [];
+    for (let s = 0; s < nq; s += chunk) {
+      const b = Math.min(chunk, nq - s);
+      const q = queryVecs.subarray(s * D, (s + b) * D);
+      const parts = await Promise.all(this.workers.map((_, t) => this.scoreOn(t, q)));
+      for (let r = 0; r < b; r++) {
+        const v = new Float32Array(this.size);
+        parts.forEach((p, t) => {
+          const len = this.bounds[t + 1] - this.bounds[t];
+          v.set(p.subarray(r * len, (r + 1) * len), this.bounds[t]);
+        });
+        out.push(v);
+      }
+      opts.onProgress?.(s + b, nq);
+    }
+    return out;
+  }
+
+  dispose(): void {
+    for (const w of this.workers) {
+      w.removeAllListeners();
+      w.on('error', () => {});
+      void w.terminate();
+    }
+    this.workers = [];
+  }
+}
