@@ -5,3 +5,5 @@ export * from './use-lite';
 export * from './registry';
 export * from './pool';
 export * from './cache';
+export * from './trainable-use';
+export * from './use-gradients';

@@ -23,7 +23,10 @@ export interface SentenceEncoder {
 }
 
 /** A serialisable recipe for an encoder (plain JSON), understood by `createEncoder`. */
-export type EncoderSpec = { kind: 'use-lite'; options?: UseLiteOptions };
+export type EncoderSpec =
+  | { kind: 'use-lite'; options?: UseLiteOptions }
+  /** USE-lite with fine-tuned weights from a checkpoint (see `loadFinetunedUseLite`). */
+  | { kind: 'use-lite-finetuned'; options: import('./trainable-use').FinetunedUseLiteOptions };
 
 /** Options of `loadUseLite`. */
 export interface UseLiteOptions {

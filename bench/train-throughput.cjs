@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// Benchmark: throughput of the encoder fine-tuning step (finetuneUseLite: USE-lite forward + backward + AdamW,
+// MNRL loss) on the tfjs wasm backend vs the plain-JS `cpu` backend (and tfjs-node / tfjs-node-gpu when installed),
+// same batches, each backend in its own child process (a fresh tfjs). Prints pairs/s per backend and the ratios
+// measured in this one run.
+//   node bench/train-throughput.cjs [--sample] [--batch 16] [--steps 3] [--scope upper] [--backends wasm,cpu,node,node-gpu]
+// The first step of each backend is a warm-up and not counted; the median of the other steps is reported.
+'use strict';
+const os = require('node:os');
+const { spawnSync } = require('node:child_process');
+
+const args = process.argv.slice(2);
+const opt = (name, def) => (args.includes(name) ? args[args.indexOf(name) + 1] : def);
+const sample = args.includes('--sample');
+const batch = Number(opt('--batch', 16));
+const steps = Number(opt('--steps', 3));
+const scope = opt('--scope', 'upper');
+
+async function child(backend) {
+  const eo = require('../dist/lib');
+  await eo.initTfBackend({ backend });
+  const corpus = eo.loadSnapshot({ sample });
+  // Real texts: the first publications' titles as queries, one linked dataset each as positive, seeded random datasets
+  // as negatives (the step's cost depends on the token counts, not on how negatives were chosen).
+  const rng = eo.mulberry32(42);
+  const linked = new Map();
+  for (const l of corpus.links) {
+    const i = corpus.indexById.get(l.datasetId);
+    if (i === undefined) continue;
+    if (!linked.has(l.publicationId)) linked.set(l.publicationId, []);
+    linked.get(l.publicationId).push(i);
+  }
+  const text = (i) => eo.datasetEncoderText(corpus.datasets[i]);
+  const examples = [];
+  for (const p of corpus.publications) {
+    const pos = linked.get(p.id) || [];
+    if (pos.length === 0) continue;
+    const negs = eo.sampleRandomNegatives(5, corpus.datasets.length, new Set(pos), rng);
+    examples.push({ query: p.title, positive: text(pos[0]), positiveKey: pos[0], negatives: negs.map(text), negativeKeys: negs, queryPositiveKeys: pos });
+    if (examples.length >= batch * steps * 2) break;
+  }
+  if (examples.length < batch * steps) throw new Error(`only ${examples.length} examples`);
+  const res = await eo.finetuneUseLite({
+    examples,
+    config: { ...eo.CPU_FINETUNE_CONFIG, scope, batchSize: batch, maxSteps: steps, timeBudgetSec: null, epochs: 1 },
+  });
+  const secs = res.steps.slice(1).map((s) => s.seconds).sort((a, b) => a - b);
+  const median = secs[Math.floor(secs.length / 2)];
+  process.stdout.write(JSON.stringify({ backend: res.backend, params: res.trainableParams, stepSeconds: median, firstStep: res.steps[0].seconds }) + '\n');
+}
+
+if (process.env.EO_TRAIN_BENCH_CHILD) {
+  child(process.env.EO_TRAIN_BENCH_CHILD).catch((e) => {
+    process.stderr.write(String(e && e.message ? e.message : e) + '\n');
+    process.exit(2);
+  });
+} else {
+  const backends = opt('--backends', 'wasm,cpu,node,node-gpu').split(',');
+  console.log(`Fine-tuning step (MNRL, scope "${scope}", batch ${batch} pairs + ${batch} negatives, ${steps} steps, first = warm-up), node ${process.version}, ${os.cpus().length} cores${sample ? ', sample snapshot' : ''}`);
+  const results = {};
+  for (const b of backends) {
+    const r = spawnSync(process.execPath, [__filename, ...args], { env: { ...process.env, EO_TRAIN_BENCH_CHILD: b, EO_TF_BACKEND: '' }, encoding: 'utf8' });
+    const line = (r.stdout || '').trim().split('\n').pop();
+    if (r.status !== 0 || !line) {
+      const why = (r.stderr || '').trim().split('\n').pop() || `exit ${r.status}`;
+      console.log(`${b.padEnd(9)} not measured: ${why.slice(0, 140)}`);
+      continue;
+    }
+    const m = JSON.parse(line);
+    results[b] = m;
+    console.log(`${b.padEnd(9)} ${(batch / m.stepSeconds).toFixed(2).padStart(7)} pairs/s   ${(1 / m.stepSeconds).toFixed(3)} steps/s   (${m.stepSeconds.toFixed(2)} s/step, warm-up ${m.firstStep.toFixed(2)} s, ${m.params.toLocaleString()} trainable params)`);
+  }
+  if (results.wasm && results.cpu) console.log(`ratio wasm/cpu = ${(results.cpu.stepSeconds / results.wasm.stepSeconds).toFixed(1)}x (training throughput, same batches)`);
+  for (const n of ['node', 'node-gpu']) if (results[n] && results.wasm) console.log(`ratio ${n}/wasm = ${(results.wasm.stepSeconds / results[n].stepSeconds).toFixed(1)}x`);
+}
