@@ -230,8 +230,9 @@ async function main(argv = process.argv.slice(2)) {
     return 1;
   }
   if (!fs.existsSync(path.join(ROOT, 'node_modules', 'eo-workbench', 'package.json'))) {
-    console.error('[run-notebooks] node_modules/eo-workbench is missing: run `npm ci` (its postinstall links the package)');
-    return 1;
+    // `npm install <pkg>` drops links npm did not make; restore the one postinstall made.
+    console.log('[run-notebooks] node_modules/eo-workbench was missing: linking it again');
+    require('./link-self.cjs').linkSelf();
   }
   if (o.build) {
     const t = Date.now();
