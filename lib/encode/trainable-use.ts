@@ -1,11 +1,9 @@
 import { EoError } from '../errors';
 import { getTf, initTfBackend } from '../tensor/backend';
 import { loadCheckpoint, readCheckpointManifest } from '../train/checkpoint';
-import { tokenizeUse } from './tokenizer';
 import type { SentenceEncoder, UseLiteOptions } from './types';
 import { registerUseLiteGradients } from './use-gradients';
-import { USE_LITE_DIM, USE_LITE_MAX_TOKENS, defaultUseLiteDir, loadUseLiteModel, runUseLite, useLiteId, useLiteSparseInputs, type UseLiteModel } from './use-lite';
-import { l2NormalizeInPlace } from './vector';
+import { USE_LITE_DIM, defaultUseLiteDir, loadUseLiteModel, useLiteEncoder, useLiteId, useLiteSparseInputs, type UseLiteModel } from './use-lite';
 
 type Tf = ReturnType<typeof getTf>;
 type Tensor = ReturnType<Tf['tensor']>;
@@ -199,11 +197,6 @@ export function applyUseLiteWeights(m: UseLiteModel, tensors: Record<string, { s
 }
 
 /** Token ids of one text for USE-lite: NFKC-normalised, an empty text becomes a space, at most `maxTokens` ids. */
-export function useLiteTokens(m: UseLiteModel, text: string, maxTokens = USE_LITE_MAX_TOKENS): number[] {
-  let ids = tokenizeUse(m.tokenizer, text);
-  if (ids.length === 0) ids = tokenizeUse(m.tokenizer, ' ');
-  return ids.length > maxTokens ? ids.slice(0, maxTokens) : ids;
-}
 
 /** Checkpoint kind written by `finetuneUseLite` and read by `loadFinetunedUseLite`. */
 export const USE_LITE_FT_KIND = 'finetune-use-lite';
@@ -222,8 +215,6 @@ export interface FinetunedUseLiteOptions extends Omit<UseLiteOptions, 'modelDir'
  */
 export async function loadFinetunedUseLite(opts: FinetunedUseLiteOptions): Promise<SentenceEncoder> {
   if (!opts || typeof opts.checkpointDir !== 'string') throw new EoError('INVALID_ARGUMENT', 'loadFinetunedUseLite: checkpointDir is required');
-  const batchSize = opts.batchSize ?? 32;
-  const maxTokens = opts.maxTokens ?? USE_LITE_MAX_TOKENS;
   const ckpt = loadCheckpoint(opts.checkpointDir, { kind: USE_LITE_FT_KIND });
   const backend = await initTfBackend({ ...(opts.backendOptions ?? {}), backend: opts.backend });
   const modelDir = defaultUseLiteDir();
@@ -232,29 +223,10 @@ export async function loadFinetunedUseLite(opts: FinetunedUseLiteOptions): Promi
     throw new EoError('CACHE_MISMATCH', `${ckpt.file}: fine-tuned from ${String(ckpt.config.baseEncoderId)}, but the installed base model is ${baseId}; retrain it`, { file: ckpt.file });
   const m = await loadUseLiteModel(modelDir);
   applyUseLiteWeights(m, ckpt.tensors, ckpt.file);
-  const id = `use-lite-ft@${readCheckpointManifest(opts.checkpointDir).weights.sha256.slice(0, 12)}`;
-  let disposed = false;
-  const embed = async (texts: string[]): Promise<Float32Array[]> => {
-    if (disposed) throw new EoError('ENCODER', `${id}: embed() after dispose()`);
-    const out: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += batchSize) {
-      const rows = await runUseLite(m, texts.slice(i, i + batchSize).map((s) => useLiteTokens(m, String(s), maxTokens)));
-      for (const r of rows) out.push(l2NormalizeInPlace(r));
-    }
-    return out;
-  };
-  const encoder: SentenceEncoder = {
-    id,
-    dim: USE_LITE_DIM,
+  return useLiteEncoder(m, {
+    id: `use-lite-ft@${readCheckpointManifest(opts.checkpointDir).weights.sha256.slice(0, 12)}`,
     backend: backend.name,
     spec: { kind: 'use-lite-finetuned', options: { ...opts, warmup: false } },
-    embed,
-    dispose: () => {
-      if (disposed) return;
-      disposed = true;
-      m.model.dispose();
-    },
-  };
-  if (opts.warmup ?? true) await embed(['warm up']);
-  return encoder;
+    batchSize: opts.batchSize, maxTokens: opts.maxTokens, warmup: opts.warmup,
+  });
 }

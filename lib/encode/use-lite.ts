@@ -149,41 +149,54 @@ export async function runUseLite(m: UseLiteModel, tokenLists: number[][]): Promi
  * offline, on the backend chosen by `initTfBackend`. Texts that are empty after NFKC embed as a single space.
  */
 export async function loadUseLite(opts: UseLiteOptions = {}): Promise<SentenceEncoder> {
+  const backend = await initTfBackend({ ...(opts.backendOptions ?? {}), backend: opts.backend });
+  const modelDir = opts.modelDir ?? defaultUseLiteDir();
+  const m = await loadUseLiteModel(modelDir);
+  return useLiteEncoder(m, {
+    id: useLiteId(modelDir), backend: backend.name, spec: { kind: 'use-lite', options: { ...opts, warmup: false } },
+    batchSize: opts.batchSize, maxTokens: opts.maxTokens, warmup: opts.warmup,
+  });
+}
+
+/** Token ids of one text for USE-lite: empty texts become a single space (the graph drops empty rows), clipped. */
+export function useLiteTokens(m: UseLiteModel, text: string, maxTokens = USE_LITE_MAX_TOKENS): number[] {
+  let ids = tokenizeUse(m.tokenizer, text);
+  if (ids.length === 0) ids = tokenizeUse(m.tokenizer, ' ');
+  return ids.length > maxTokens ? ids.slice(0, maxTokens) : ids;
+}
+
+/**
+ * Wrap a loaded USE-lite graph (base or fine-tuned weights) as a SentenceEncoder: batched, L2-normalised,
+ * refusing use after dispose. Both `loadUseLite` and `loadFinetunedUseLite` build their encoder here.
+ */
+export async function useLiteEncoder(
+  m: UseLiteModel,
+  opts: { id: string; backend: string; spec: SentenceEncoder['spec']; batchSize?: number; maxTokens?: number; warmup?: boolean },
+): Promise<SentenceEncoder> {
+  const { id } = opts;
   const batchSize = opts.batchSize ?? 32;
   const maxTokens = opts.maxTokens ?? USE_LITE_MAX_TOKENS;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new EoError('INVALID_ARGUMENT', `batchSize must be a positive integer, got ${batchSize}`);
   if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new EoError('INVALID_ARGUMENT', `maxTokens must be a positive integer, got ${maxTokens}`);
-  const backend = await initTfBackend({ ...(opts.backendOptions ?? {}), backend: opts.backend });
-  const modelDir = opts.modelDir ?? defaultUseLiteDir();
-  const m = await loadUseLiteModel(modelDir);
-  const id = useLiteId(modelDir);
   let disposed = false;
-
-  const tokens = (text: string): number[] => {
-    let t = tokenizeUse(m.tokenizer, text);
-    if (t.length === 0) t = tokenizeUse(m.tokenizer, ' ');
-    return t.length > maxTokens ? t.slice(0, maxTokens) : t;
-  };
-
   const embed = async (texts: string[]): Promise<Float32Array[]> => {
     if (disposed) throw new EoError('ENCODER', `${id}: embed() after dispose()`);
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += batchSize) {
-      const batch = texts.slice(i, i + batchSize).map((t) => {
-        if (typeof t !== 'string') throw new EoError('INVALID_ARGUMENT', `${id}: text ${i} is not a string`);
-        return tokens(t);
+      const batch = texts.slice(i, i + batchSize).map((t, j) => {
+        if (typeof t !== 'string') throw new EoError('INVALID_ARGUMENT', `${id}: text ${i + j} is not a string`);
+        return useLiteTokens(m, t, maxTokens);
       });
       const rows = await runUseLite(m, batch);
       for (const r of rows) out.push(l2NormalizeInPlace(r));
     }
     return out;
   };
-
   const encoder: SentenceEncoder = {
     id,
     dim: USE_LITE_DIM,
-    backend: backend.name,
-    spec: { kind: 'use-lite', options: { ...opts, warmup: false } },
+    backend: opts.backend,
+    spec: opts.spec,
     embed,
     dispose: () => {
       if (disposed) return;

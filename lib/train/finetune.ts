@@ -8,10 +8,10 @@ import { getTf, initTfBackend, tfBackendInfo } from '../tensor/backend';
 import { mulberry32, shuffleInPlace, type Rng } from '../util/random';
 import { sha256 } from '../util/hash';
 import type { SentenceEncoder } from '../encode/types';
-import { USE_LITE_DIM, loadUseLiteModel, runUseLite, useLiteId, type UseLiteModel } from '../encode/use-lite';
+import { USE_LITE_DIM, loadUseLiteModel, runUseLite, useLiteId, useLiteTokens, type UseLiteModel } from '../encode/use-lite';
 import {
   USE_LITE_FT_KIND, disposeUseBatch, forwardUseLite, loadFinetunedUseLite, makeTrainableUseLite, prepareUseBatch,
-  trainableWeightValues, useLiteTokens, type TrainableUseLite, type UseTrainableScope,
+  trainableWeightValues, type TrainableUseLite, type UseTrainableScope,
 } from '../encode/trainable-use';
 import { saveCheckpoint } from './checkpoint';
 import { mnrlLoss, MNRL_PAPER_SCALE } from './mnrl';
