@@ -6,20 +6,12 @@
 const os = require('node:os');
 const eo = require('../dist/lib');
 
-const args = process.argv.slice(2);
-const sample = args.includes('--sample');
-const nq = Number(args[args.indexOf('--queries') + 1]) || 300;
+const { benchArgs, cachedUseLiteCorpus } = require('./lib/common.cjs');
+
+const { nq, sample } = benchArgs(300);
 const corpus = eo.loadSnapshot({ sample });
-const texts = corpus.datasets.map((d) => eo.datasetEncoderText(d));
 const ids = corpus.datasets.map((d) => d.id);
-const encoderId = 'use-lite-512@energetic-ai-0.2.0';
-const hit = eo.findEmbeddingCache({ encoderId, dim: 512, texts, key: corpus.hash });
-if (!hit) {
-  console.log(`skipped: no cached ${encoderId} embeddings for corpus ${corpus.hash} (run notebook 02-baselines first)`);
-  process.exit(0);
-}
-const dim = 512;
-const matrix = hit.matrix;
+const { matrix, dim } = cachedUseLiteCorpus(eo, corpus);
 // queries: dataset vectors themselves, perturbed (no encoder needed, deterministic)
 const rng = eo.mulberry32(7);
 const queries = Array.from({ length: nq }, () => {

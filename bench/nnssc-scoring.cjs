@@ -9,19 +9,11 @@ const os = require('node:os');
 const path = require('node:path');
 const eo = require('../dist/lib');
 
-const args = process.argv.slice(2);
-const sample = args.includes('--sample');
-const nq = Number(args[args.indexOf('--queries') + 1]) || 48;
+const { benchArgs, cachedUseLiteCorpus } = require('./lib/common.cjs');
+
+const { args, nq, sample } = benchArgs(48);
 const corpus = eo.loadSnapshot({ sample });
-const texts = corpus.datasets.map((d) => eo.datasetEncoderText(d));
-const encoderId = 'use-lite-512@energetic-ai-0.2.0';
-const hit = eo.findEmbeddingCache({ encoderId, dim: 512, texts, key: corpus.hash });
-if (!hit) {
-  console.log(`skipped: no cached ${encoderId} embeddings for corpus ${corpus.hash} (run notebook 02-baselines first)`);
-  process.exit(0);
-}
-const dim = 512;
-const matrix = hit.matrix;
+const { matrix, dim } = cachedUseLiteCorpus(eo, corpus);
 const N = corpus.datasets.length;
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 const line = (k, v) => console.log(`${k.padEnd(44)} ${v}`);

@@ -38,16 +38,10 @@ export interface CheckpointTensorEntry {
   length: number;
 }
 
-/** The JSON manifest beside `weights.bin`. */
-export interface CheckpointManifest {
+/** The JSON manifest beside `weights.bin`: the checkpoint's fields, with tensor entries instead of tensors. */
+export interface CheckpointManifest extends Omit<CheckpointInput, 'tensors'> {
   format: 'eo-checkpoint';
   version: 1;
-  kind: string;
-  config: Record<string, unknown>;
-  seed: number;
-  backend: string;
-  dataHash: string;
-  metrics?: Record<string, unknown>;
   created: string;
   weights: { file: string; bytes: number; sha256: string; dtype: 'float32'; endianness: 'little' };
   tensors: CheckpointTensorEntry[];
