@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { repoRoot } from '../data/snapshot';
 import { EoError } from '../errors';
+import { shortHash } from '../util/hash';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
 import { runEmbedPool, type EmbedJob } from './pool';
 import type { EmbedCorpusOptions, EmbeddingCacheMeta, EmbeddingCachePaths, EmbedQueriesOptions, SentenceEncoder } from './types';
@@ -32,7 +33,7 @@ export function hashTexts(texts: string[]): string {
 /** Encoder id made safe for a file name (`use-lite-512@energetic-ai-0.2.0` → `use-lite-512_energetic-ai-0.2.0`). */
 export function encoderSlug(encoderId: string): string {
   const s = encoderId.replace(/[^A-Za-z0-9_.-]+/g, '_');
-  return s.length <= 80 ? s : `${s.slice(0, 60)}_${createHash('sha256').update(encoderId).digest('hex').slice(0, 12)}`;
+  return s.length <= 80 ? s : `${s.slice(0, 60)}_${shortHash(encoderId, 12)}`;
 }
 
 /** File names of one cached matrix: `<dir>/<encoder>__<key>__<textHash>.{f32,json,partial/}`. */

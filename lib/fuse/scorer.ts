@@ -1,6 +1,6 @@
 import { EoError } from '../errors';
 import type { CorpusScorer } from '../retrieve/scorers';
-import { minMaxNormalize } from './minmax';
+import { fuseConvex, minMaxNormalize } from './minmax';
 
 /** One query's fused scores with their parts (all aligned with corpus order). */
 export interface FusedScores {
@@ -33,18 +33,19 @@ export interface FusedExplanation {
   alpha: number;
 }
 
-/** Convex fusion that keeps its parts (same numbers as `fuseConvex`). */
+/**
+ * Convex fusion that keeps its parts. The fused scores are `fuseConvex`'s own output (one implementation of the
+ * score, so both give bit-identical rankings); the parts are α·ŝ_sem and (1 − α)·ŝ_lex.
+ */
 export function fuseConvexParts(semantic: Float32Array, lexical: Float32Array, alpha: number): FusedScores {
   if (semantic.length !== lexical.length) throw new EoError('INVALID_ARGUMENT', `fuse: ${semantic.length} vs ${lexical.length} scores`);
   if (!(alpha >= 0 && alpha <= 1)) throw new EoError('INVALID_ARGUMENT', `fuse: alpha must be in [0, 1], got ${alpha}`);
+  const scores = fuseConvex(semantic, lexical, alpha);
   const sem = minMaxNormalize(semantic);
   const lex = minMaxNormalize(lexical);
-  const n = sem.length;
-  const scores = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < sem.length; i++) {
     sem[i] = alpha * sem[i];
     lex[i] = (1 - alpha) * lex[i];
-    scores[i] = sem[i] + lex[i];
   }
   return { scores, semantic: sem, lexical: lex, rawSemantic: semantic, rawLexical: lexical, alpha };
 }
