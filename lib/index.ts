@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './util';
+export * from './store';
 export * from './data';
 export * from './metrics';
 export * from './report';

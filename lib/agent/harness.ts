@@ -1,6 +1,7 @@
 import * as path from 'node:path';
-import { loadQueryWriterPrompt, type PromptTemplate } from '../bench/writers';
-import { repoRoot } from '../data/snapshot';
+import { loadPromptTemplate } from '../util/prompt';
+import type { PromptTemplate } from '../util/types';
+import { packageFile } from '../util/paths';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
 import type { ChatMessage, LlmClient, ToolCall } from '../llm/types';
@@ -13,8 +14,8 @@ import { applyLeakageGuard, type LeakageGuardOptions } from './guard';
 import type { AgentTool, SourcePublication, ToolItem } from './types';
 
 /** The agentic routine prompt (prompts/agentic.md; a reconstruction, see its header). */
-export function loadAgenticPrompt(file = path.join(repoRoot(), 'lib', 'agent', 'prompts', 'agentic.md')): PromptTemplate {
-  return loadQueryWriterPrompt(file);
+export function loadAgenticPrompt(file = packageFile('agent', 'prompts', 'agentic.md')): PromptTemplate {
+  return loadPromptTemplate(file);
 }
 
 /** Source publication of a benchmark query, looked up in the corpus (for the leakage guard). */

@@ -4,7 +4,7 @@ import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
 import { writeTrecQrels } from '../metrics/trec';
 import { readTextFile, writeJsonAtomic, writeJsonl, writeFileAtomic } from '../util/fs';
-import { repoRoot } from '../data/snapshot';
+import { benchDataDir } from '../util/paths';
 import { benchmarkQrels, buildBenchmark, type BuildBenchmarkOptions } from './build';
 import type { Benchmark } from './types';
 
@@ -61,7 +61,7 @@ export function exportBenchmark(dir: string, bench: Benchmark, corpus: Corpus): 
 
 /** Where benchmarks are exported by default: `<repo>/data/bench/<name>`. */
 export function defaultBenchmarkDir(name: string): string {
-  return path.join(repoRoot(), 'data', 'bench', name);
+  return benchDataDir(name);
 }
 
 /**

@@ -43,14 +43,6 @@ export interface Benchmark {
   strata: { label: string; min: number; max: number }[];
 }
 
-/** A chat-completion function (provided by the LLM layer): one request in, the text of one answer out. */
-export type LlmComplete = (req: {
-  messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
-  temperature: number;
-  /** Distinguishes independent samples of the same prompt (and keys recordings). */
-  sample?: number;
-}) => Promise<{ text: string; model: string }>;
-
 /** Writes benchmark queries from a publication. */
 export interface QueryWriter {
   /** Stable id, e.g. `title` or `llm:gpt-4o-2024-08-06`; stored on every query. */

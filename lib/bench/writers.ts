@@ -2,7 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Publication } from '../data/types';
 import { EoError } from '../errors';
-import type { LlmComplete, QueryWriter } from './types';
+import { packageFile } from '../util/paths';
+import { loadPromptTemplate } from '../util/prompt';
+import type { PromptTemplate } from '../util/types';
+import type { LlmComplete } from '../llm/types';
+import type { QueryWriter } from './types';
 
 /**
  * Offline writer: the publication title is the query. Needs no LLM; every output built with it says so
@@ -18,27 +22,11 @@ export function titleQueryWriter(): QueryWriter {
   };
 }
 
-export interface PromptTemplate {
-  system: string;
-  user: string;
-}
-
 /** The query-writer prompt template (a data file beside this module; see its header for status). */
-export function loadQueryWriterPrompt(file = path.join(__dirname, 'prompts', 'query-writer.md')): PromptTemplate {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    // compiled output lives in dist/; the data file stays beside the TypeScript source
-    text = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'lib', 'bench', 'prompts', 'query-writer.md'), 'utf8');
-  }
-  const body = text.replace(/<!--[\s\S]*?-->/g, '');
-  const m = /===SYSTEM===\s*([\s\S]*?)===USER===\s*([\s\S]*)$/.exec(body);
-  if (!m) throw new EoError('CONFIG', `${file}: expected ===SYSTEM=== and ===USER=== sections`);
-  return { system: m[1].trim(), user: m[2].trim() };
+export function loadQueryWriterPrompt(file = packageFile('bench', 'prompts', 'query-writer.md')): PromptTemplate {
+  return loadPromptTemplate(file);
 }
 
-/** Fill the template with the abstract, or the title where there is no abstract. */
 export function queryWriterMessages(pub: Publication, tpl: PromptTemplate): { role: 'system' | 'user'; content: string }[] {
   const useAbstract = pub.abstract !== null && pub.abstract.trim() !== '';
   const user = tpl.user

@@ -10,12 +10,24 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  benchmarkSplit, bm25Scorer, defaultBenchmarkDir, buildBenchmark, datasetEncoderText, datasetLandingPage, denseScorer, embedCorpusCached,
-  evaluateRun, exportBenchmark, loadBenchmark, loadOrBuildBm25, loadSnapshot, loadUseLite, readTrecQrels, readTrecRun,
-  repoRoot, scoreQueries, summarize, titleQueryWriter, topKHits, writeTrecQrels, writeTrecRun, isEoError,
-  METRIC_NAMES, loadBestScorer, type Corpus, type CorpusScorer, type MetricRow,
-} from '../index';
+// Per-module imports (not '../index'): `eo search` loads only the stages it uses.
+import { isEoError } from '../errors';
+import { repoReportsDir } from '../util/paths';
+import { loadSnapshot } from '../data/snapshot';
+import { datasetEncoderText, datasetLandingPage } from '../data/text';
+import type { Corpus } from '../data/types';
+import { benchmarkSplit, buildBenchmark } from '../bench/build';
+import { defaultBenchmarkDir, exportBenchmark, loadBenchmark } from '../bench/export';
+import { titleQueryWriter } from '../bench/writers';
+import { evaluateRun, summarize } from '../metrics/metrics';
+import { readTrecQrels, readTrecRun, writeTrecQrels, writeTrecRun } from '../metrics/trec';
+import { METRIC_NAMES, type MetricRow } from '../metrics/types';
+import { embedCorpusCached } from '../encode/cache';
+import { loadUseLite } from '../encode/use-lite';
+import { loadOrBuildBm25 } from '../retrieve/bm25';
+import { bm25Scorer, denseScorer, scoreQueries, type CorpusScorer } from '../retrieve/scorers';
+import { topKHits } from '../retrieve/topk';
+import { loadBestScorer } from '../fuse/best';
 import { runServe, SERVE_USAGE } from './serve';
 
 const USAGE = `usage:
@@ -154,7 +166,7 @@ async function main(argv: string[]): Promise<void> {
     const scorer = await scorerFor(system, corpus);
     const { run } = await scoreQueries(scorer, view.queries, corpus);
     const row = summarize(scorer.label, evaluateRun(run, view.qrels));
-    const out = values.out ?? path.join(repoRoot(), 'reports', 'cli');
+    const out = values.out ?? repoReportsDir('cli');
     writeTrecRun(path.join(out, `${scorer.id}.${split}.run`), run, scorer.id);
     writeTrecQrels(path.join(out, `qrels.${split}.trec`), view.qrels);
     if (values.json) process.stdout.write(JSON.stringify(row, null, 2) + '\n');

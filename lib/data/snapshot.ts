@@ -2,30 +2,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
 import { readJsonl } from '../util/fs';
+import { repoRoot } from '../util/paths';
 import { makeCorpus } from './corpus';
 import type { Corpus } from './types';
 import { validateDataset, validateLink, validatePublication } from './validate';
 
 /** Environment variable that points at a snapshot folder (default: `../shared/data/eo` from the repo root). */
 export const DATA_DIR_ENV = 'EO_DATA_DIR';
-
-/** The repository root: the nearest folder above this module holding package.json named eo-workbench. */
-export function repoRoot(): string {
-  let dir = __dirname;
-  for (;;) {
-    const pj = path.join(dir, 'package.json');
-    if (fs.existsSync(pj)) {
-      try {
-        if (JSON.parse(fs.readFileSync(pj, 'utf8')).name === 'eo-workbench') return dir;
-      } catch {
-        /* keep looking */
-      }
-    }
-    const up = path.dirname(dir);
-    if (up === dir) return process.cwd();
-    dir = up;
-  }
-}
 
 /**
  * Resolve the snapshot folder: explicit argument, else $EO_DATA_DIR, else `<repo>/../shared/data/eo`.

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { repoRoot } from '../data/snapshot';
+import { checkpointsDir } from '../util/paths';
 import { EoError } from '../errors';
 import { shortHash } from '../util/hash';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
@@ -14,7 +14,7 @@ const KEY_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** Default cache folder for corpus embeddings: `<repo>/checkpoints/embeddings`. */
 export function defaultEmbeddingCacheDir(): string {
-  return path.join(repoRoot(), 'checkpoints', 'embeddings');
+  return checkpointsDir('embeddings');
 }
 
 /** Default cache folder for query embeddings: `<repo>/checkpoints/embeddings/queries`. */

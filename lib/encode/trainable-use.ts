@@ -1,6 +1,6 @@
 import { EoError } from '../errors';
 import { getTf, initTfBackend } from '../tensor/backend';
-import { loadCheckpoint, readCheckpointManifest } from '../train/checkpoint';
+import { loadCheckpoint, readCheckpointManifest } from '../store/checkpoint';
 import type { SentenceEncoder, UseLiteOptions } from './types';
 import { registerUseLiteGradients } from './use-gradients';
 import { USE_LITE_DIM, defaultUseLiteDir, loadUseLiteModel, useLiteEncoder, useLiteId, useLiteSparseInputs, type UseLiteModel } from './use-lite';

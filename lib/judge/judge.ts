@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadQueryWriterPrompt } from '../bench/writers';
+import { packageFile } from '../util/paths';
+import { loadPromptTemplate } from '../util/prompt';
 import type { DatasetRecord } from '../data/types';
 import { EoError } from '../errors';
 import { createLimiter } from '../llm/client';
@@ -30,14 +31,12 @@ function zeroKinds(): Record<JudgeParseKind, number> {
 
 /** lib/judge/prompts/judge.md (found beside the TypeScript source also when running from dist/). */
 export function defaultJudgePromptPath(): string {
-  const here = path.join(__dirname, 'prompts', 'judge.md');
-  return fs.existsSync(here) ? here : path.join(__dirname, '..', '..', '..', 'lib', 'judge', 'prompts', 'judge.md');
+  return packageFile('judge', 'prompts', 'judge.md');
 }
 
 /** The judge prompt template (===SYSTEM=== / ===USER=== sections; see the file header: a reconstruction). */
 export function loadJudgePrompt(file = defaultJudgePromptPath()): JudgePromptTemplate {
-  if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `judge prompt not found: ${file}`, { file });
-  return loadQueryWriterPrompt(file);
+  return loadPromptTemplate(file);
 }
 
 /** System + user messages for one (query, dataset) pair. */

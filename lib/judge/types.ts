@@ -1,4 +1,5 @@
 import type { DatasetRecord } from '../data/types';
+import type { PromptTemplate } from '../util/types';
 import type { LlmClient } from '../llm/types';
 
 /** How a judge answer was read. `exact`: the answer was just YES/NO; the others are counted repairs. */
@@ -66,10 +67,8 @@ export interface LlmJudge {
   stats: JudgeStats;
 }
 
-export interface JudgePromptTemplate {
-  system: string;
-  user: string;
-}
+/** The judge's prompt: the shared prompt-file format (lib/util/prompt.ts). */
+export type JudgePromptTemplate = PromptTemplate;
 
 export interface LlmJudgeOptions {
   /** The judge model (the paper: Qwen over vLLM; see `qwen2.5-7b-vllm` in lib/llm/models.json). */

@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import type { LlmComplete } from '../bench/types';
-import { repoRoot } from '../data/snapshot';
+import { recordingsDir } from '../util/paths';
 import { EoError, isEoError } from '../errors';
+import type { LlmComplete } from './types';
 import { fromAnthropicResponse, toAnthropicRequest } from './anthropic';
 import { describeChatRequest, llmRecordKey, normalizeChatRequest } from './key';
 import { apiKeyEnvOf, callCostUsd, getModelConfig, loadModelsFile, resolveBaseUrl } from './models';
@@ -32,7 +32,7 @@ export function llmModeFromEnv(env: Record<string, string | undefined> = process
 /** The record store path from `$EO_LLM_STORE`, else `<repo>/recordings/llm/records.jsonl`. */
 export function defaultLlmStorePath(env: Record<string, string | undefined> = process.env): string {
   const v = env[LLM_STORE_ENV];
-  return v && v.trim() !== '' ? path.resolve(v.trim()) : path.join(repoRoot(), 'recordings', 'llm', 'records.jsonl');
+  return v && v.trim() !== '' ? path.resolve(v.trim()) : recordingsDir('llm', 'records.jsonl');
 }
 
 /** A counting semaphore: at most `limit` tasks run at once, the rest wait in FIFO order. */
@@ -253,7 +253,7 @@ export function createLlmClientFromEnv(id: string, opts: LlmClientFromEnvOptions
   return createLlmClient(config, { ...(opts.client ?? {}), env, mode: opts.mode ?? llmModeFromEnv(env), store: opts.store ?? defaultLlmStorePath(env) });
 }
 
-/** Adapter to the benchmark's `LlmComplete` (lib/bench/types.ts), so the LLM query writer runs through this layer. */
+/** Adapter to `LlmComplete` (lib/llm/types.ts), so the LLM query writer runs through this layer. */
 export function toLlmComplete(client: LlmClient): LlmComplete {
   return async (req) => {
     const r = await client.chat({ messages: req.messages, temperature: req.temperature, sample: req.sample });

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
+import { packageFile } from '../util/paths';
 import type { LlmProvider, ModelAvailability, ModelConfig, ModelsFile, RecordStore } from './types';
 
 /** Env var naming a models file that replaces lib/llm/models.json. */
@@ -10,9 +11,7 @@ const PROVIDERS: readonly LlmProvider[] = ['openai', 'anthropic', 'openai-compat
 
 /** lib/llm/models.json (found beside the TypeScript source also when running from dist/). */
 export function defaultModelsFilePath(): string {
-  const here = path.join(__dirname, 'models.json');
-  if (fs.existsSync(here)) return here;
-  return path.join(__dirname, '..', '..', '..', 'lib', 'llm', 'models.json');
+  return packageFile('llm', 'models.json');
 }
 
 /** Default key variable per provider (openai-compatible: none). */

@@ -207,3 +207,11 @@ export interface ModelAvailability {
   /** Records of this model config in the given store. */
   recordedCalls: number;
 }
+
+/** A chat-completion function (`toLlmComplete` adapts an `LlmClient` to it; lib/bench's LLM query writer takes one): one request in, the text of one answer out. */
+export type LlmComplete = (req: {
+  messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
+  temperature: number;
+  /** Distinguishes independent samples of the same prompt (and keys recordings). */
+  sample?: number;
+}) => Promise<{ text: string; model: string }>;

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { inspect } from 'node:util';
-import { repoRoot } from '../data/snapshot';
+import { repoRoot } from '../util/paths';
 import { EoError } from '../errors';
 import { canRenderPng, chromiumExecutable, renderFigurePng, reportsDir, warnNoChromium, writeFigureFiles } from './export';
 import type { Figure, Progress, ProgressOptions, ShowFigureOptions, ShownFigure, ShowTableOptions, TableRow } from './types';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { repoRoot } from '../data/snapshot';
+import { repoReportsDir } from '../util/paths';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
 import type { Figure } from './types';
 
@@ -21,7 +21,7 @@ export function currentNotebook(): string {
  */
 export function reportsDir(notebook?: string): string {
   const env = process.env[REPORTS_DIR_ENV];
-  const dir = env ? path.resolve(env) : path.join(repoRoot(), 'reports', notebook ?? currentNotebook());
+  const dir = env ? path.resolve(env) : repoReportsDir(notebook ?? currentNotebook());
   fs.mkdirSync(dir, { recursive: true });
   return dir;
 }

@@ -1,4 +1,4 @@
-import type { PromptTemplate } from '../bench/writers';
+import type { PromptTemplate } from '../util/types';
 import type { ChatMessage, ChatResponse, LlmClient } from '../llm/types';
 import { emptyRepairs, parseRanking } from './parse';
 import { fillRerankTemplate, loadListwisePrompt, type CandidateXmlOptions } from './prompt';

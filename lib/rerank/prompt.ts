@@ -1,19 +1,20 @@
 import * as path from 'node:path';
-import { loadQueryWriterPrompt, type PromptTemplate } from '../bench/writers';
-import { repoRoot } from '../data/snapshot';
+import { loadPromptTemplate } from '../util/prompt';
+import type { PromptTemplate } from '../util/types';
+import { packageFile } from '../util/paths';
 import type { RerankCandidate } from './types';
 
 /** Where the listwise prompt lives (a data file beside the source; see its header for its status). */
 export function listwisePromptFile(): string {
-  return path.join(repoRoot(), 'lib', 'rerank', 'prompts', 'listwise.md');
+  return packageFile('rerank', 'prompts', 'listwise.md');
 }
 
 /**
  * Load a `===SYSTEM=== / ===USER===` prompt file (HTML comments stripped). The listwise prompt
- * (`prompts/listwise.md`) is the default; the format and loader are the ones of the query-writer prompt.
+ * (`prompts/listwise.md`) is the default; the format and loader (lib/util/prompt.ts) are shared by every prompt.
  */
 export function loadListwisePrompt(file = listwisePromptFile()): PromptTemplate {
-  return loadQueryWriterPrompt(file);
+  return loadPromptTemplate(file);
 }
 
 function xmlEscape(s: string): string {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lunr from 'lunr';
 import type { Corpus, DatasetRecord } from '../data/types';
-import { repoRoot } from '../data/snapshot';
+import { checkpointsDir } from '../util/paths';
 import { temporalText } from '../data/text';
 import { EoError } from '../errors';
 import { shortHash } from '../util/hash';
@@ -181,7 +181,7 @@ export interface Bm25CacheOptions extends Bm25Options {
 export function loadOrBuildBm25(corpus: Corpus, opts: Bm25CacheOptions = {}): Bm25Index {
   const config = resolveConfig(opts);
   const key = indexKey(corpus, config);
-  const dir = opts.cacheDir ?? path.join(repoRoot(), 'checkpoints', 'bm25');
+  const dir = opts.cacheDir ?? checkpointsDir('bm25');
   const metaFile = path.join(dir, `bm25-${key}.json`);
   const binFile = path.join(dir, `bm25-${key}.bin`);
   if (fs.existsSync(metaFile) && fs.existsSync(binFile)) {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HierarchicalNSW } from 'hnswlib-node';
-import { repoRoot } from '../data/snapshot';
+import { checkpointsDir } from '../util/paths';
 import { EoError } from '../errors';
 import { writeJsonAtomic } from '../util/fs';
 import { sha256 } from '../util/hash';
@@ -143,7 +143,7 @@ export interface HnswCachedOptions extends HnswOptions {
 
 /** Default folder of saved indexes: `<repo>/checkpoints/hnsw`. */
 export function defaultHnswDir(): string {
-  return path.join(repoRoot(), 'checkpoints', 'hnsw');
+  return checkpointsDir('hnsw');
 }
 
 /** Load the index for these embeddings from the cache folder, or build and save it. */

@@ -4,4 +4,3 @@ export * from './hnsw';
 export * from './bm25';
 export * from './scorers';
 export * from './nnssc';
-export * from './best';

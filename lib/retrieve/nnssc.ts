@@ -4,6 +4,8 @@ import { embedQueriesCached } from '../encode/cache';
 import type { SentenceEncoder } from '../encode/types';
 import { getTf, initTfBackend } from '../tensor/backend';
 import type { TfBackendName } from '../tensor/types';
+import { loadCheckpoint } from '../store/checkpoint';
+import type { Checkpoint } from '../store/types';
 import type { CorpusScorer } from './scorers';
 
 /**
@@ -440,4 +442,22 @@ export class NnsscThreadedIndex {
     }
     this.workers = [];
   }
+}
+
+/**
+ * Load NN-SSC weights saved by `saveNnsscCheckpoint` (lib/train/nnssc.ts); refuses a corrupt checkpoint, another kind, another data
+ * hash (when given), or weights for another encoder / corpus (when given) with a clear error.
+ */
+export function loadNnsscCheckpoint(dir: string, expect: { dataHash?: string; encoderId?: string; corpusHash?: string } = {}): { model: NnsscModel; checkpoint: Checkpoint } {
+  const checkpoint = loadCheckpoint(dir, { kind: NNSSC_KIND, dataHash: expect.dataHash });
+  for (const key of ['encoderId', 'corpusHash'] as const) {
+    const want = expect[key];
+    if (want !== undefined && checkpoint.config[key] !== want)
+      throw new EoError(
+        'CACHE_MISMATCH',
+        `checkpoint ${checkpoint.file} was trained with ${key} ${String(checkpoint.config[key])}, not ${want}; retrain it (notebook 04-nnssc) or delete ${dir}`,
+        { file: checkpoint.file },
+      );
+  }
+  return { model: nnsscFromTensors(checkpoint.tensors, checkpoint.file), checkpoint };
 }

@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { repoRoot } from '../data/snapshot';
+import { packageFile } from '../util/paths';
 import { EoError } from '../errors';
 
 /** Folder of the router's data files (gazetteer, variable mapping, intent cues, labelled queries, prompt). */
 export function routerDataDir(): string {
-  return path.join(repoRoot(), 'lib', 'router', 'data');
+  return packageFile('router', 'data');
 }
 
 /** Read and parse one JSON data file of the router; errors name the file. */

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
-import { loadQueryWriterPrompt, type PromptTemplate } from '../bench/writers';
-import { repoRoot } from '../data/snapshot';
+import { loadPromptTemplate } from '../util/prompt';
+import type { PromptTemplate } from '../util/types';
+import { packageFile } from '../util/paths';
 import { EoError } from '../errors';
 import { buildActions, DEFAULT_TOOL_ENDPOINTS } from './actions';
 import { decideTools } from './decide';
@@ -18,11 +19,11 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
 };
 
 /**
- * The LLM router prompt, lib/router/prompts/router.md, in the prompt-file format of lib/bench (===SYSTEM=== and
- * ===USER=== sections, HTML comments dropped), read by the same loader.
+ * The LLM router prompt, lib/router/prompts/router.md, in the one prompt-file format (===SYSTEM=== and
+ * ===USER=== sections, HTML comments dropped; lib/util/prompt.ts).
  */
-export function loadRouterPrompt(file = path.join(repoRoot(), 'lib', 'router', 'prompts', 'router.md')): PromptTemplate {
-  return loadQueryWriterPrompt(file);
+export function loadRouterPrompt(file = packageFile('router', 'prompts', 'router.md')): PromptTemplate {
+  return loadPromptTemplate(file);
 }
 
 /**

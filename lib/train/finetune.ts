@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { repoRoot } from '../data/snapshot';
+import { checkpointsDir } from '../util/paths';
 import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
 import type { BenchSplitView } from '../bench/types';
@@ -13,7 +13,7 @@ import {
   USE_LITE_FT_KIND, disposeUseBatch, forwardUseLite, loadFinetunedUseLite, makeTrainableUseLite, prepareUseBatch,
   trainableWeightValues, type TrainableUseLite, type UseTrainableScope,
 } from '../encode/trainable-use';
-import { saveCheckpoint } from './checkpoint';
+import { saveCheckpoint } from '../store/checkpoint';
 import { mnrlLoss, MNRL_PAPER_SCALE } from './mnrl';
 import { batchesWithoutDuplicates, mineHardNegatives } from './negatives';
 
@@ -403,7 +403,7 @@ export async function finetuneUseLite(opts: FinetuneOptions): Promise<FinetuneRe
 
 /** Default checkpoint folder of a fine-tuning run: `<repo>/checkpoints/finetune/<name>` (name default `use-lite-mnrl`). */
 export function defaultFinetuneDir(name = 'use-lite-mnrl'): string {
-  return path.join(repoRoot(), 'checkpoints', 'finetune', name);
+  return checkpointsDir('finetune', name);
 }
 
 /** The fine-tuned encoder of a checkpoint folder; id `use-lite-ft@<weights hash>` (see `loadFinetunedUseLite`). */

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type * as tfTypes from '@tensorflow/tfjs';
-import { repoRoot } from '../data/snapshot';
+import { checkpointsDir } from '../util/paths';
 import { EoError } from '../errors';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import type { Qrels, Run } from '../metrics/types';
@@ -10,9 +10,8 @@ import { getTf, initTfBackend } from '../tensor/backend';
 import type { TfBackendName } from '../tensor/types';
 import { shortHash } from '../util/hash';
 import { mulberry32, shuffleInPlace, type Rng } from '../util/random';
-import { loadCheckpoint, saveCheckpoint } from './checkpoint';
+import { saveCheckpoint } from '../store/checkpoint';
 import { mineHardNegatives, sampleRandomNegatives } from './negatives';
-import type { Checkpoint } from './types';
 
 /**
  * NN-SSC training (paper §3.3, Eq. 5).
@@ -516,7 +515,7 @@ export async function trainNnssc(data: NnsscTrainData, config: Partial<NnsscTrai
 
 /** Default checkpoint folder: `<repo>/checkpoints/nnssc/<name>`. */
 export function defaultNnsscDir(name: string): string {
-  return path.join(repoRoot(), 'checkpoints', 'nnssc', name);
+  return checkpointsDir('nnssc', name);
 }
 
 /** Context saved beside NN-SSC weights (checked when it is loaded for scoring). */
@@ -552,22 +551,4 @@ export function saveNnsscCheckpoint(dir: string, result: NnsscTrainResult, ctx: 
     },
     tensors: nnsscTensors(result.model),
   });
-}
-
-/**
- * Load NN-SSC weights saved by `saveNnsscCheckpoint`; refuses a corrupt checkpoint, another kind, another data
- * hash (when given), or weights for another encoder / corpus (when given) with a clear error.
- */
-export function loadNnsscCheckpoint(dir: string, expect: { dataHash?: string; encoderId?: string; corpusHash?: string } = {}): { model: NnsscModel; checkpoint: Checkpoint } {
-  const checkpoint = loadCheckpoint(dir, { kind: NNSSC_KIND, dataHash: expect.dataHash });
-  for (const key of ['encoderId', 'corpusHash'] as const) {
-    const want = expect[key];
-    if (want !== undefined && checkpoint.config[key] !== want)
-      throw new EoError(
-        'CACHE_MISMATCH',
-        `checkpoint ${checkpoint.file} was trained with ${key} ${String(checkpoint.config[key])}, not ${want}; retrain it (notebook 04-nnssc) or delete ${dir}`,
-        { file: checkpoint.file },
-      );
-  }
-  return { model: nnsscFromTensors(checkpoint.tensors, checkpoint.file), checkpoint };
 }

@@ -1,3 +1,6 @@
+export * from './types';
 export * from './fs';
 export * from './hash';
 export * from './random';
+export * from './paths';
+export * from './prompt';

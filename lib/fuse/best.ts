@@ -1,19 +1,19 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Corpus } from '../data/types';
-import { repoRoot } from '../data/snapshot';
+import { repoRoot } from '../util/paths';
 import { EoError } from '../errors';
 import { findEmbeddingCache } from '../encode/cache';
 import { datasetEncoderText } from '../data/text';
 import { loadUseLite } from '../encode/use-lite';
 import type { SentenceEncoder } from '../encode/types';
-import { fusedScorer, type FusedScorer } from '../fuse/scorer';
-import { CHECKPOINT_JSON, readCheckpointManifest } from '../train/checkpoint';
-import { loadNnsscCheckpoint } from '../train/nnssc';
+import { fusedScorer, type FusedScorer } from './scorer';
+import { CHECKPOINT_JSON, readCheckpointManifest } from '../store/checkpoint';
+import { loadNnsscCheckpoint } from '../retrieve/nnssc';
 import { writeJsonAtomic } from '../util/fs';
-import { loadOrBuildBm25 } from './bm25';
-import { NNSSC_KIND, nnsscScorer } from './nnssc';
-import { bm25Scorer, type CorpusScorer } from './scorers';
+import { loadOrBuildBm25 } from '../retrieve/bm25';
+import { NNSSC_KIND, nnsscScorer } from '../retrieve/nnssc';
+import { bm25Scorer, type CorpusScorer } from '../retrieve/scorers';
 
 /** `<checkpoint>/hybrid.json`: the fusion weight of NN-SSC + BM25, set on the training split (notebook 05-fusion). */
 export const HYBRID_CONFIG_FILE = 'hybrid.json';

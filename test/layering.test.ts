@@ -1,0 +1,265 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/**
+ * The layering of lib/: folders in pipeline order. A folder may import (statically, `export … from`, `require`,
+ * `import()` or `import('…').Type`) only folders of a strictly LOWER layer; imports inside one folder are free.
+ * This table is the documentation of the layering (DESIGN.md repeats it as a picture):
+ *
+ *   errors, util    the error type; files, hashes, seeded random, repository paths, the prompt-file loader
+ *   tensor          TensorFlow.js backend choice           store   the checkpoint file format (train writes, retrieve/encode read)
+ *   llm             provider-neutral chat client, `LlmComplete` (domain-free, so bench's LLM query writer can use it)
+ *   data, metrics   the snapshot (datasets, publications, links); IR metrics, TREC files, paired tests
+ *   bench           the citation-grounded benchmark (queries, labels, split)
+ *   encode          sentence encoders and the embedding cache
+ *   retrieve        scorers: BM25, cosine, HNSW, NN-SSC scoring
+ *   train           MNRL fine-tuning, NN-SSC training (reads retrieve's model definitions)
+ *   fuse            min-max, convex fusion, analytic α (Eq. 7), R2, RRF
+ *   router, rerank, judge   tool routing; LLM/offline reranking (Algorithm 1); the P@K judge
+ *   agent           agentic rerank (uses rerank's windows)
+ *   search          the one query path: route → retrieve → fuse → rerank → explain
+ *   serve, report   HTTP service and page; tables, figures, results files
+ *   cli             the `eo` command
+ *   index           lib/index.ts, the public entry point (nothing in lib/ imports it)
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  ['errors'],
+  ['util'],
+  ['tensor', 'store', 'llm'],
+  ['data', 'metrics'],
+  ['bench'],
+  ['encode'],
+  ['retrieve'],
+  ['train'],
+  ['fuse'],
+  ['router', 'rerank', 'judge'],
+  ['agent'],
+  ['search'],
+  ['serve', 'report'],
+  ['cli'],
+  ['index'],
+];
+
+const LIB = path.resolve(__dirname, '..', 'lib');
+
+export interface ImportEdge {
+  from: string;
+  to: string;
+  /** Importing file (relative to the repo) and line, for the error message. */
+  file: string;
+  line: number;
+  spec: string;
+}
+
+/**
+ * Blank out comments and every string that is not a module specifier (after `from`, `import`, `import(`,
+ * `require(`), keeping line breaks so line numbers still match.
+ */
+export function stripComments(src: string): string {
+  let out = '';
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i];
+    const n = src[i + 1];
+    if (c === '/' && n === '*') {
+      const end = src.indexOf('*/', i + 2);
+      const stop = end < 0 ? src.length : end + 2;
+      out += src.slice(i, stop).replace(/[^\n]/g, ' ');
+      i = stop;
+    } else if (c === '/' && n === '/') {
+      while (i < src.length && src[i] !== '\n') i++;
+    } else if (c === "'" || c === '"' || c === '`') {
+      let j = i + 1;
+      while (j < src.length && src[j] !== c) j += src[j] === '\\' ? 2 : 1;
+      const literal = src.slice(i, j + 1);
+      out += /(?:\bfrom|\bimport|\b(?:import|require)\s*\()\s*$/.test(out.slice(-40)) ? literal : literal.replace(/[^\n]/g, ' ');
+      i = j + 1;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+const IMPORT_PATTERNS = [
+  /\b(?:import|export)\s[^;'"`]*?\bfrom\s*(['"])([^'"]+)\1/g, // import x from '…', export { x } from '…', import type …
+  /\bimport\s*(['"])([^'"]+)\1/g, // import '…' (side effects)
+  /\bimport\s*\(\s*(['"])([^'"]+)\1\s*\)/g, // import('…'), also in type positions
+  /\brequire\s*\(\s*(['"])([^'"]+)\1\s*\)/g, // require('…')
+];
+
+/** Relative module specifiers of one source text, with their 1-based lines. */
+export function importSpecifiers(src: string): { spec: string; line: number }[] {
+  const code = stripComments(src);
+  const found: { spec: string; line: number; at: number }[] = [];
+  for (const re of IMPORT_PATTERNS) {
+    for (const m of code.matchAll(re)) {
+      if (!m[2].startsWith('.')) continue;
+      const at = m.index! + m[0].lastIndexOf(m[2]);
+      if (found.some((f) => f.at === at)) continue;
+      found.push({ spec: m[2], line: code.slice(0, at).split('\n').length, at });
+    }
+  }
+  return found.sort((a, b) => a.at - b.at).map(({ spec, line }) => ({ spec, line }));
+}
+
+/** The folder of a path under lib/: its first segment, or the file's stem for files at lib/'s top (errors.ts, index.ts). */
+export function folderOf(absPath: string, lib = LIB): string {
+  const rel = path.relative(lib, absPath);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return '(outside lib)';
+  const parts = rel.split(path.sep);
+  if (parts.length > 1) return parts[0];
+  return parts[0] === '' ? 'index' : parts[0].replace(/\.(ts|js|json)$/, '');
+}
+
+function listTs(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? listTs(p) : e.name.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Every import between two different folders of lib/. */
+export function folderImports(lib = LIB): ImportEdge[] {
+  const edges: ImportEdge[] = [];
+  for (const file of listTs(lib)) {
+    const from = folderOf(file, lib);
+    for (const { spec, line } of importSpecifiers(fs.readFileSync(file, 'utf8'))) {
+      const to = folderOf(path.resolve(path.dirname(file), spec), lib);
+      if (to !== from) edges.push({ from, to, file: path.relative(path.dirname(lib), file), line, spec });
+    }
+  }
+  return edges;
+}
+
+/** The layer index of each folder. */
+export function layerIndex(layers: readonly (readonly string[])[] = LAYERS): Map<string, number> {
+  const m = new Map<string, number>();
+  layers.forEach((names, i) => names.forEach((n) => m.set(n, i)));
+  return m;
+}
+
+/** Imports that go against the layer order (same layer, upwards, or to/from a folder the table does not name). */
+export function layeringViolations(edges: readonly ImportEdge[], layers: readonly (readonly string[])[] = LAYERS): string[] {
+  const idx = layerIndex(layers);
+  const out: string[] = [];
+  for (const e of edges) {
+    const a = idx.get(e.from);
+    const b = idx.get(e.to);
+    const where = `${e.file}:${e.line} imports '${e.spec}'`;
+    if (a === undefined) out.push(`${where}: folder "${e.from}" is not in the layer table (test/layering.test.ts LAYERS)`);
+    else if (b === undefined) out.push(`${where}: folder "${e.to}" is not in the layer table (test/layering.test.ts LAYERS)`);
+    else if (b >= a) out.push(`${where}: ${e.from} (layer ${a}) may only import lower layers, but ${e.to} is layer ${b}`);
+  }
+  return out;
+}
+
+/** Folder-level cycles (strongly connected components of more than one folder, or a self-loop). */
+export function folderCycles(edges: readonly { from: string; to: string }[]): string[][] {
+  const adj = new Map<string, Set<string>>();
+  for (const e of edges) {
+    if (!adj.has(e.from)) adj.set(e.from, new Set());
+    if (!adj.has(e.to)) adj.set(e.to, new Set());
+    adj.get(e.from)!.add(e.to);
+  }
+  // Tarjan's strongly connected components
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, counter);
+    low.set(v, counter);
+    counter++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of adj.get(v)!) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || adj.get(v)!.has(v)) cycles.push(scc.sort());
+    }
+  };
+  for (const v of [...adj.keys()].sort()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+test('every folder of lib/ is in the layer table, once', () => {
+  const named = LAYERS.flat();
+  assert.equal(new Set(named).size, named.length, 'a folder appears in two layers');
+  const idx = layerIndex();
+  const folders = fs
+    .readdirSync(LIB, { withFileTypes: true })
+    .filter((e) => (e.isDirectory() && listTs(path.join(LIB, e.name)).length > 0) || (e.isFile() && e.name.endsWith('.ts')))
+    .map((e) => folderOf(path.join(LIB, e.name, e.isDirectory() ? 'x.ts' : '')));
+  for (const f of folders) assert.ok(idx.has(f), `lib/${f} is not in the layer table: add it to LAYERS in test/layering.test.ts`);
+});
+
+test('lib/ imports follow the layer order (pipeline order) and form no folder cycle', () => {
+  const edges = folderImports();
+  assert.ok(edges.length > 100, `only ${edges.length} cross-folder imports found: the import reader is broken`);
+  const bad = layeringViolations(edges);
+  assert.equal(bad, [], `imports against the layering:\n  ${bad.join('\n  ')}`);
+  assert.equal(folderCycles(edges), []);
+  assert.ok(!edges.some((e) => e.to === 'index' && e.from !== 'index'), 'nothing in lib/ may import lib/index.ts');
+});
+
+test('the import reader sees every import form and ignores comments and strings', () => {
+  const src = [
+    "import { a } from '../data/snapshot';",
+    "import type { B } from \"../bench/types\";",
+    'export * from "./local";',
+    "export { c } from '../fuse/alpha';",
+    "import '../tensor/register';",
+    'const x = require("../llm/client");',
+    "type T = import('../encode/types').SentenceEncoder;",
+    "const lazy = () => import('../serve/server');",
+    "import {\n  d,\n  e,\n} from '../retrieve/bm25';",
+    "// import { no } from '../cli/eo';",
+    "/* require('../report/export') */",
+    "const s = 'import { no } from \"../agent/x\"';",
+    "import * as fs from 'node:fs';",
+  ].join('\n');
+  assert.equal(
+    importSpecifiers(src).map((s) => s.spec),
+    ['../data/snapshot', '../bench/types', './local', '../fuse/alpha', '../tensor/register', '../llm/client', '../encode/types', '../serve/server', '../retrieve/bm25'],
+  );
+  assert.equal(importSpecifiers(src).find((s) => s.spec === '../retrieve/bm25')!.line, 12);
+  assert.is(folderOf(path.join(LIB, 'errors.ts')), 'errors');
+  assert.is(folderOf(path.join(LIB, 'index.ts')), 'index');
+  assert.is(folderOf(LIB), 'index');
+  assert.is(folderOf(path.join(LIB, 'fuse', 'alpha')), 'fuse');
+  assert.is(folderOf(path.join(LIB, '..', 'package.json')), '(outside lib)');
+});
+
+test('the checker fails on an upward import, a same-layer import, an unknown folder and a cycle', () => {
+  const e = (from: string, to: string) => ({ from, to, file: `lib/${from}/x.ts`, line: 1, spec: `../${to}/y` });
+  // the real layering accepts a downward import…
+  assert.equal(layeringViolations([e('fuse', 'retrieve'), e('search', 'router')]), []);
+  // …and refuses the edges this repository used to have (retrieve → fuse, encode → train, llm → bench)
+  const bad = layeringViolations([e('retrieve', 'fuse'), e('encode', 'train'), e('llm', 'bench')]);
+  assert.is(bad.length, 3);
+  assert.match(bad[0], /lib\/retrieve\/x\.ts:1 imports '\.\.\/fuse\/y': retrieve \(layer \d+\) may only import lower layers/);
+  assert.is(layeringViolations([e('router', 'rerank')]).length, 1, 'same layer is refused');
+  assert.match(layeringViolations([e('newstage', 'data')])[0], /"newstage" is not in the layer table/);
+  assert.equal(folderCycles([e('encode', 'train'), e('train', 'encode'), e('fuse', 'retrieve')]), [['encode', 'train']]);
+  assert.equal(folderCycles([e('a', 'b'), e('b', 'c'), e('c', 'a'), e('c', 'd')]), [['a', 'b', 'c']]);
+  assert.equal(folderCycles([e('a', 'b'), e('b', 'c')]), []);
+});
+
+test.run();
