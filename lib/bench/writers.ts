@@ -1,5 +1,3 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { Publication } from '../data/types';
 import { EoError } from '../errors';
 import { packageFile } from '../util/paths';

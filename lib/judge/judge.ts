@@ -1,5 +1,3 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { packageFile } from '../util/paths';
 import { loadPromptTemplate } from '../util/prompt';
 import type { DatasetRecord } from '../data/types';

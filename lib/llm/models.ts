@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { EoError } from '../errors';
 import { packageFile } from '../util/paths';
 import type { LlmProvider, ModelAvailability, ModelConfig, ModelsFile, RecordStore } from './types';

@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import { loadPromptTemplate } from '../util/prompt';
 import type { PromptTemplate } from '../util/types';
 import { packageFile } from '../util/paths';

@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import { checkpointsDir } from '../util/paths';
 import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';

@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import type * as tfTypes from '@tensorflow/tfjs';
 import { checkpointsDir } from '../util/paths';
 import { EoError } from '../errors';
