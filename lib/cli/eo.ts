@@ -11,9 +11,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  benchmarkSplit, bm25Scorer, defaultBenchmarkDir, buildBenchmark, datasetEncoderText, datasetLandingPage, denseScorer, embedCorpusCached,
+  benchmarkSplit, bm25Scorer, BENCHMARK_DEFAULTS, benchmarkSettings, buildBenchmark, datasetEncoderText, datasetLandingPage, denseScorer, embedCorpusCached,
   evaluateRun, exportBenchmark, loadBenchmark, loadOrBuildBm25, loadSnapshot, loadUseLite, readTrecQrels, readTrecRun,
-  repoRoot, scoreQueries, summarize, titleQueryWriter, topKHits, writeTrecQrels, writeTrecRun, isEoError,
+  repoRoot, scoreQueries, summarize, topKHits, writeTrecQrels, writeTrecRun, isEoError,
   METRIC_NAMES, loadBestScorer, type Corpus, type CorpusScorer, type MetricRow,
 } from '../index';
 import { runServe, SERVE_USAGE } from './serve';
@@ -57,7 +57,7 @@ async function scorerFor(name: string, corpus: Corpus): Promise<CorpusScorer> {
 }
 
 function defaultBenchDir(sample: boolean): string {
-  return defaultBenchmarkDir(sample ? 'eo-title-sample' : 'eo-title');
+  return benchmarkSettings({ sample }).dir;
 }
 
 function printTable(rows: MetricRow[]): void {
@@ -120,12 +120,13 @@ async function main(argv: string[]): Promise<void> {
 
   if (cmd === 'bench' && rest[0] === 'build') {
     const corpus = load();
+    const d = BENCHMARK_DEFAULTS;
     const bench = await buildBenchmark(corpus, {
-      writer: titleQueryWriter(),
-      seed: intFlag(values.seed, 'seed', 42),
-      testFraction: values['test-fraction'] ? Number(values['test-fraction']) : 0.2,
-      subsetSize: intFlag(values.subset, 'subset', 200),
-      relations: values.relations ? values.relations.split(',') : null,
+      ...benchmarkSettings({ sample: !!values.sample }),
+      seed: intFlag(values.seed, 'seed', d.seed),
+      testFraction: values['test-fraction'] ? Number(values['test-fraction']) : d.testFraction,
+      subsetSize: intFlag(values.subset, 'subset', d.subsetSize),
+      relations: values.relations ? values.relations.split(',') : d.relations,
     });
     const out = values.out ?? defaultBenchDir(!!values.sample);
     exportBenchmark(out, bench, corpus);
