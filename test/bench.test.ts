@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import {
   loadSnapshot, buildBenchmark, titleQueryWriter, llmQueryWriter, cleanWrittenQuery, stratifiedSplit, stratifiedSample,
   benchmarkQrels, benchmarkSplit, exportBenchmark, loadBenchmark, benchmarkStats, readTrecQrels, loadQueryWriterPrompt,
-  queryWriterMessages, type LlmComplete,
+  queryWriterMessages, BENCHMARK_DEFAULTS, benchmarkSettings, type LlmComplete,
 } from '../lib';
 
 const corpus = loadSnapshot({ sample: true });
@@ -98,6 +98,26 @@ test('LLM writer: prompt conditioned on abstract (or title), two samples at temp
   const tpl = loadQueryWriterPrompt();
   assert.match(queryWriterMessages(titleOnly, tpl)[0].content, /search queries/);
   assert.is(cleanWrittenQuery("'I want to map ice'"), 'I want to map ice');
+});
+
+test('benchmark settings: one default (seed 42, 20 % test, subset 200, all relations) used by buildBenchmark', async () => {
+  assert.equal({ ...BENCHMARK_DEFAULTS }, { seed: 42, testFraction: 0.2, subsetSize: 200, relations: null });
+  const full = benchmarkSettings();
+  assert.is(full.name, 'eo-title');
+  assert.is(full.writer.id, 'title');
+  assert.ok(full.dir.endsWith(path.join('data', 'bench', 'eo-title')), full.dir);
+  const s = benchmarkSettings({ sample: true, seed: 7 });
+  assert.is(s.name, 'eo-title-sample');
+  assert.ok(s.dir.endsWith(path.join('data', 'bench', 'eo-title-sample')), s.dir);
+  assert.is(s.seed, 7);
+  assert.is(s.testFraction, BENCHMARK_DEFAULTS.testFraction);
+  // buildBenchmark without settings uses the same defaults as the shared settings
+  const implicit = await buildBenchmark(corpus, { writer: titleQueryWriter() });
+  const explicit = await buildBenchmark(corpus, benchmarkSettings({ sample: true }));
+  assert.equal(implicit.queries, explicit.queries);
+  assert.equal(implicit.testSubset, explicit.testSubset);
+  assert.is(explicit.name, 'eo-title-sample');
+  assert.not.equal((await buildBenchmark(corpus, s)).queries.map((q) => q.split), explicit.queries.map((q) => q.split));
 });
 
 test('export: BEIR layout and TREC qrels round trip; load refuses another corpus', async () => {

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   evaluateRun, summarize, pairedTest, compareSystems, formatTrecRun, parseTrecRun, formatTrecQrels, parseTrecQrels,
-  precisionAtFromJudge, sortRunEntries, type Qrels, type Run,
+  precisionAtFromJudge, sortRunEntries, winsLossesTies, type Qrels, type Run,
 } from '../lib';
 
 const close = (a: number, b: number, eps = 1e-12) => assert.ok(Math.abs(a - b) < eps, `${a} != ${b}`);
@@ -119,6 +119,31 @@ test('compareSystems matches queries by id and refuses different query sets', ()
   close(cmp[0].meanDiff, 0.5);
   const C = evaluateRun(new Map([['q1', []]]), qrelsOf({ q1: { a: 1 } }));
   assert.throws(() => compareSystems(A, C), /different queries/);
+});
+
+test('winsLossesTies counts per-query wins, losses and ties of A against B', () => {
+  const qrels = qrelsOf({ q1: { a: 1 }, q2: { b: 1 }, q3: { c: 1 }, q4: { d: 1 } });
+  // A: a at rank 1, b at rank 2, c at rank 1, d missing. B: a at rank 2, b at rank 1, c at rank 1, d at rank 3.
+  const A = evaluateRun(new Map([
+    ['q1', [{ docId: 'a', score: 2 }, { docId: 'x', score: 1 }]],
+    ['q2', [{ docId: 'y', score: 2 }, { docId: 'b', score: 1 }]],
+    ['q3', [{ docId: 'c', score: 1 }]],
+    ['q4', [{ docId: 'z', score: 1 }]],
+  ]), qrels);
+  const B = evaluateRun(new Map([
+    ['q1', [{ docId: 'x', score: 2 }, { docId: 'a', score: 1 }]],
+    ['q2', [{ docId: 'b', score: 2 }]],
+    ['q3', [{ docId: 'c', score: 5 }]],
+    ['q4', [{ docId: 'y', score: 3 }, { docId: 'z', score: 2 }, { docId: 'd', score: 1 }]],
+  ]), qrels);
+  assert.equal(winsLossesTies(A.values.MRR, B.values.MRR), { wins: 1, losses: 2, ties: 1, n: 4 });
+  assert.equal(winsLossesTies(B.values.MRR, A.values.MRR), { wins: 2, losses: 1, ties: 1, n: 4 });
+  // float noise is a tie by default; a tolerance of 0 counts it
+  assert.equal(winsLossesTies([0.1 + 0.2, 0.5], [0.3, 0.5]), { wins: 0, losses: 0, ties: 2, n: 2 });
+  assert.equal(winsLossesTies([0.1 + 0.2, 0.5], [0.3, 0.5], 0), { wins: 1, losses: 0, ties: 1, n: 2 });
+  assert.equal(winsLossesTies([0.9, 0.5], [0.3, 0.6], 0.2), { wins: 1, losses: 0, ties: 1, n: 2 });
+  assert.throws(() => winsLossesTies([1], [1, 2]), /align/);
+  assert.throws(() => winsLossesTies([NaN], [1]), /not a number/);
 });
 
 test.run();

@@ -2,6 +2,7 @@ import { datasetsByPublication } from '../data/corpus';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
 import type { Qrels } from '../metrics/types';
+import { BENCHMARK_DEFAULTS } from './settings';
 import { DEFAULT_STRATA, stratifiedSample, stratifiedSplit, stratumOf } from './split';
 import type { BenchLabel, BenchQuery, BenchSplitView, Benchmark, QueryWriter, Split } from './types';
 
@@ -9,13 +10,13 @@ export interface BuildBenchmarkOptions {
   writer: QueryWriter;
   /** Name of the benchmark (folder name of exports). Default `eo-<writer id>`. */
   name?: string;
-  /** Split and subset seed. Default 42. */
+  /** Split and subset seed. Default `BENCHMARK_DEFAULTS.seed` (42). */
   seed?: number;
-  /** Share of publications in the test split. Default 0.2. */
+  /** Share of publications in the test split. Default `BENCHMARK_DEFAULTS.testFraction` (0.2). */
   testFraction?: number;
-  /** Size of the stratified test subset for the costly stages. Default 200. */
+  /** Size of the stratified test subset for the costly stages. Default `BENCHMARK_DEFAULTS.subsetSize` (200). */
   subsetSize?: number;
-  /** Link relations that count as labels. Default all (null). */
+  /** Link relations that count as labels. Default `BENCHMARK_DEFAULTS.relations`: all (null). */
   relations?: string[] | null;
   /** Called after each publication (progress). */
   onProgress?: (done: number, total: number) => void;
@@ -27,9 +28,9 @@ export interface BuildBenchmarkOptions {
  * datasets, seeded.
  */
 export async function buildBenchmark(corpus: Corpus, opts: BuildBenchmarkOptions): Promise<Benchmark> {
-  const seed = opts.seed ?? 42;
-  const testFraction = opts.testFraction ?? 0.2;
-  const relations = opts.relations ?? null;
+  const seed = opts.seed ?? BENCHMARK_DEFAULTS.seed;
+  const testFraction = opts.testFraction ?? BENCHMARK_DEFAULTS.testFraction;
+  const relations = opts.relations ?? BENCHMARK_DEFAULTS.relations;
   const linked = datasetsByPublication(corpus, relations ?? undefined);
   const pubs = corpus.publications.filter((p) => (linked.get(p.id)?.length ?? 0) > 0);
   if (pubs.length === 0) throw new EoError('BENCH', 'no publication has a linked dataset (check the relations filter)');
@@ -55,7 +56,7 @@ export async function buildBenchmark(corpus: Corpus, opts: BuildBenchmarkOptions
     opts.onProgress?.(++done, pubs.length);
   }
   const test = queries.filter((q) => q.split === 'test');
-  const testSubset = stratifiedSample(test.map((q) => ({ id: q.id, stratum: stratumOf(q.positives) })), opts.subsetSize ?? 200, seed);
+  const testSubset = stratifiedSample(test.map((q) => ({ id: q.id, stratum: stratumOf(q.positives) })), opts.subsetSize ?? BENCHMARK_DEFAULTS.subsetSize, seed);
   return {
     name: opts.name ?? `eo-${opts.writer.id.replace(/[^A-Za-z0-9._-]+/g, '_')}`,
     writer: opts.writer.id,

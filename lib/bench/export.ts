@@ -6,7 +6,9 @@ import { writeTrecQrels } from '../metrics/trec';
 import { readTextFile, writeJsonAtomic, writeJsonl, writeFileAtomic } from '../util/fs';
 import { benchDataDir } from '../util/paths';
 import { benchmarkQrels, buildBenchmark, type BuildBenchmarkOptions } from './build';
-import type { Benchmark } from './types';
+import { BENCHMARK_DEFAULTS } from './settings';
+import type { Benchmark, QueryWriter } from './types';
+import { titleQueryWriter } from './writers';
 
 /** Save a benchmark as one JSON document (atomic). */
 export function saveBenchmark(file: string, bench: Benchmark): void {
@@ -64,6 +66,24 @@ export function defaultBenchmarkDir(name: string): string {
   return benchDataDir(name);
 }
 
+/** Settings of the benchmark the notebooks, the CLI and the service share (`loadOrBuildBenchmark(corpus, settings)`). */
+export interface BenchmarkSettings extends BuildBenchmarkOptions {
+  name: string;
+  /** Export folder (`data/bench/<name>`): the benchmark.json there is reused while data and settings match. */
+  dir: string;
+}
+
+/**
+ * The shared benchmark: `BENCHMARK_DEFAULTS` with the given writer (default: the offline title writer), named
+ * `eo-title` (`eo-title-sample` on the sample snapshot) and exported to `data/bench/<name>`. Any field may be
+ * overridden, e.g. `benchmarkSettings({ sample, seed: 7 })`.
+ */
+export function benchmarkSettings(opts: { sample?: boolean; writer?: QueryWriter } & Partial<Omit<BenchmarkSettings, 'writer'>> = {}): BenchmarkSettings {
+  const { sample, writer = titleQueryWriter(), ...rest } = opts;
+  const name = rest.name ?? `eo-${writer.id.replace(/[^A-Za-z0-9._-]+/g, '_')}${sample ? '-sample' : ''}`;
+  return { ...BENCHMARK_DEFAULTS, writer, name, dir: defaultBenchmarkDir(name), ...rest };
+}
+
 /**
  * The benchmark in `dir` (its benchmark.json) when it exists and was built on this corpus with the same
  * writer, seed and options; otherwise build it, export it there, and return it.
@@ -73,8 +93,10 @@ export async function loadOrBuildBenchmark(corpus: Corpus, opts: BuildBenchmarkO
   if (fs.existsSync(file)) {
     try {
       const b = loadBenchmark(file, corpus);
-      const same = b.writer === opts.writer.id && b.seed === (opts.seed ?? 42) && b.testFraction === (opts.testFraction ?? 0.2) &&
-        JSON.stringify(b.relations) === JSON.stringify(opts.relations ?? null) && b.testSubset.length === Math.min(opts.subsetSize ?? 200, b.queries.filter((q) => q.split === 'test').length);
+      const d = BENCHMARK_DEFAULTS;
+      const same = b.writer === opts.writer.id && b.seed === (opts.seed ?? d.seed) && b.testFraction === (opts.testFraction ?? d.testFraction) &&
+        JSON.stringify(b.relations) === JSON.stringify(opts.relations ?? d.relations) &&
+        b.testSubset.length === Math.min(opts.subsetSize ?? d.subsetSize, b.queries.filter((q) => q.split === 'test').length);
       if (same) return b;
     } catch (e) {
       if (!(e instanceof EoError)) throw e;

@@ -3,4 +3,5 @@ export * from './writers';
 export * from './split';
 export * from './build';
 export * from './export';
+export * from './settings';
 export * from './stats';

@@ -17,8 +17,8 @@ import { loadSnapshot } from '../data/snapshot';
 import { datasetEncoderText, datasetLandingPage } from '../data/text';
 import type { Corpus } from '../data/types';
 import { benchmarkSplit, buildBenchmark } from '../bench/build';
-import { defaultBenchmarkDir, exportBenchmark, loadBenchmark } from '../bench/export';
-import { titleQueryWriter } from '../bench/writers';
+import { benchmarkSettings, exportBenchmark, loadBenchmark } from '../bench/export';
+import { BENCHMARK_DEFAULTS } from '../bench/settings';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { readTrecQrels, readTrecRun, writeTrecQrels, writeTrecRun } from '../metrics/trec';
 import { METRIC_NAMES, type MetricRow } from '../metrics/types';
@@ -69,7 +69,7 @@ async function scorerFor(name: string, corpus: Corpus): Promise<CorpusScorer> {
 }
 
 function defaultBenchDir(sample: boolean): string {
-  return defaultBenchmarkDir(sample ? 'eo-title-sample' : 'eo-title');
+  return benchmarkSettings({ sample }).dir;
 }
 
 function printTable(rows: MetricRow[]): void {
@@ -132,12 +132,13 @@ async function main(argv: string[]): Promise<void> {
 
   if (cmd === 'bench' && rest[0] === 'build') {
     const corpus = load();
+    const d = BENCHMARK_DEFAULTS;
     const bench = await buildBenchmark(corpus, {
-      writer: titleQueryWriter(),
-      seed: intFlag(values.seed, 'seed', 42),
-      testFraction: values['test-fraction'] ? Number(values['test-fraction']) : 0.2,
-      subsetSize: intFlag(values.subset, 'subset', 200),
-      relations: values.relations ? values.relations.split(',') : null,
+      ...benchmarkSettings({ sample: !!values.sample }),
+      seed: intFlag(values.seed, 'seed', d.seed),
+      testFraction: values['test-fraction'] ? Number(values['test-fraction']) : d.testFraction,
+      subsetSize: intFlag(values.subset, 'subset', d.subsetSize),
+      relations: values.relations ? values.relations.split(',') : d.relations,
     });
     const out = values.out ?? defaultBenchDir(!!values.sample);
     exportBenchmark(out, bench, corpus);

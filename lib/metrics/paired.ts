@@ -82,3 +82,34 @@ export function compareSystems(a: PerQueryMetrics, b: PerQueryMetrics, metrics: 
     return pairedTest(av, bv, m, opts);
   });
 }
+
+/** How often system A beat, lost to and tied with system B, query by query. */
+export interface WinsLossesTies {
+  /** Queries where A's value exceeds B's by more than the tolerance. */
+  wins: number;
+  /** Queries where B's value exceeds A's by more than the tolerance. */
+  losses: number;
+  /** Queries where the two values differ by at most the tolerance. */
+  ties: number;
+  /** Queries compared (wins + losses + ties). */
+  n: number;
+}
+
+/**
+ * Per-query wins, losses and ties of A against B (values aligned by query, e.g. `perQuery.values.MRR` of two
+ * systems evaluated on the same qrels). `tolerance` (default 1e-12) absorbs float noise, so the same ranking
+ * computed two ways counts as a tie.
+ */
+export function winsLossesTies(a: readonly number[], b: readonly number[], tolerance = 1e-12): WinsLossesTies {
+  if (a.length !== b.length) throw new EoError('INVALID_ARGUMENT', `winsLossesTies: ${a.length} vs ${b.length} values; pairs must align`);
+  if (!(tolerance >= 0)) throw new EoError('INVALID_ARGUMENT', `winsLossesTies: tolerance must be ≥ 0, got ${tolerance}`);
+  let wins = 0;
+  let losses = 0;
+  for (let i = 0; i < a.length; i++) {
+    const d = a[i] - b[i];
+    if (Number.isNaN(d)) throw new EoError('INVALID_ARGUMENT', `winsLossesTies: value ${i} is not a number (${a[i]} vs ${b[i]})`);
+    if (d > tolerance) wins++;
+    else if (d < -tolerance) losses++;
+  }
+  return { wins, losses, ties: a.length - wins - losses, n: a.length };
+}

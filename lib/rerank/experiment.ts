@@ -1,7 +1,6 @@
 import { benchmarkSplit } from '../bench/build';
-import { defaultBenchmarkDir, loadOrBuildBenchmark } from '../bench/export';
+import { benchmarkSettings, loadOrBuildBenchmark } from '../bench/export';
 import type { Benchmark, BenchSplitView } from '../bench/types';
-import { titleQueryWriter } from '../bench/writers';
 import { loadSnapshot } from '../data/snapshot';
 import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
@@ -73,7 +72,7 @@ export async function prepareRerankExperiment(opts: RerankExperimentOptions = {}
   const log = opts.log ?? ((l: string) => console.log(l));
   const sample = !!opts.sample;
   const corpus = loadSnapshot({ sample });
-  const bench = await loadOrBuildBenchmark(corpus, { writer: titleQueryWriter(), seed: 42, testFraction: 0.2, subsetSize: 200, dir: defaultBenchmarkDir(sample ? 'eo-title-sample' : 'eo-title') });
+  const bench = await loadOrBuildBenchmark(corpus, benchmarkSettings({ sample: sample }));
   const train = benchmarkSplit(bench, 'train');
   const subset = benchmarkSplit(bench, 'test-subset');
   const bm25 = loadOrBuildBm25(corpus);

@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { titleQueryWriter } from '../bench/writers';
 import { benchmarkSplit } from '../bench/build';
-import { defaultBenchmarkDir, loadOrBuildBenchmark } from '../bench/export';
+import { benchmarkSettings, loadOrBuildBenchmark } from '../bench/export';
 import { repoRoot } from '../util/paths';
 import { datasetEncoderText, datasetLandingPage } from '../data/text';
 import type { Corpus, DatasetRecord } from '../data/types';
@@ -40,15 +39,14 @@ export async function trainingSplitAlpha(corpus: Corpus, lexical: CorpusScorer, 
       /* recompute */
     }
   }
-  const name = opts.sample ? 'eo-title-sample' : 'eo-title';
-  const bench = await loadOrBuildBenchmark(corpus, { writer: titleQueryWriter(), seed: 42, testFraction: 0.2, subsetSize: 200, dir: defaultBenchmarkDir(name) });
+  const bench = await loadOrBuildBenchmark(corpus, benchmarkSettings({ sample: !!opts.sample }));
   const train = benchmarkSplit(bench, 'train');
   const lex = await scoreQueries(lexical, train.queries, corpus);
   const sem = await scoreQueries(semantic, train.queries, corpus);
   const rowLex = summarize(lexical.id, evaluateRun(lex.run, train.qrels));
   const rowSem = summarize(semantic.id, evaluateRun(sem.run, train.qrels));
   const alpha = analyticAlpha(rowSem, rowLex);
-  const source = `analytic (Eq. 7) on the training split of ${name} (${train.queries.length} queries)`;
+  const source = `analytic (Eq. 7) on the training split of ${bench.name} (${train.queries.length} queries)`;
   writeJsonAtomic(file, { alpha, source, lexical: rowLex, semantic: rowSem, created: new Date().toISOString() });
   return { alpha, source };
 }
