@@ -19,6 +19,10 @@ import {
   readKgExport,
   restrictEoBenchToCorpus,
   splitFromFileName,
+  formatKgCorpusReport,
+  streamKgCorpus,
+  streamKgExport,
+  KG_CORPUS_PROPERTIES,
 } from '../lib';
 
 const FIX = path.join(__dirname, 'fixtures');
@@ -204,10 +208,13 @@ test('eobench positives checked against a corpus: unknown ids reported with sugg
 const MERRA = 'C1276812863-GES_DISC';
 const MLS = 'C1251101564-GES_DISC';
 
-test('KG APOC JSON lines: Dataset/Publication/USES_DATASET mapping, enrichment and counts', () => {
-  const { corpus, report } = loadKgCorpus(path.join(KG, 'apoc-export.jsonl'));
+const CERES = 'C1978623316-LARC_ASDC';
+
+test('KG export in the real shape: mapping, stubs and unlinked publications counted by reason, CITES direction', async () => {
+  const file = path.join(KG, 'apoc-export.jsonl');
+  const { corpus, report } = loadKgCorpus(file);
   assert.is(report.format, 'apoc-jsonl');
-  assert.equal(corpus.datasets.map((d) => d.id), [MLS, MERRA]);
+  assert.equal(corpus.datasets.map((d) => d.id), [MLS, MERRA, CERES]);
   const merra = corpus.datasets[corpus.indexById.get(MERRA)!];
   assert.equal(merra, {
     id: MERRA,
@@ -224,7 +231,7 @@ test('KG APOC JSON lines: Dataset/Publication/USES_DATASET mapping, enrichment a
     instruments: [],
     projects: ['MERRA-2'],
     processingLevel: null,
-    landingPage: null,
+    landingPage: 'https://disc.gsfc.nasa.gov/datasets/M2T1NXSLV_5.12.4/summary',
     shortNameSource: 'nasa-eo-kg',
     catalogRecordComplete: true,
     sources: ['nasa-eo-kg'],
@@ -234,12 +241,18 @@ test('KG APOC JSON lines: Dataset/Publication/USES_DATASET mapping, enrichment a
   assert.equal(mls.platforms, ['Aura']);
   assert.equal(mls.instruments, []);
   assert.is(mls.temporalEnd, '2021-12-31T23:59:59.999Z');
+  const ceres = corpus.datasets[corpus.indexById.get(CERES)!];
+  assert.equal(
+    [ceres.shortName, ceres.abstract, ceres.daac, ceres.publisher, ceres.temporalEnd, ceres.landingPage],
+    [null, '', 'LARC_ASDC', 'NASA/LARC/SD/ASDC', null, 'https://doi.org/10.5067/TERRA-AQUA-NOAA20/CERES/EBAF_L3B004.2'],
+    '"N/A" reads as missing; daac is the CMR provider, the KG DAAC string is the publisher',
+  );
 
   assert.equal(corpus.publications.map((p) => p.id), ['10.1029/2018gl077621', 'title:c1baab1a8cbf']);
   const p0 = corpus.publications[0];
   assert.equal([p0.doi, p0.year, p0.abstract, p0.source], ['10.1029/2018gl077621', 2018, null, 'nasa-eo-kg']);
   const p1 = corpus.publications[1];
-  assert.equal([p1.doi, p1.year, p1.abstract], [null, 1996, 'We describe the Mosaic land surface model.']);
+  assert.equal([p1.doi, p1.year, p1.abstract], [null, null, 'We describe the Mosaic land surface model.'], 'year "" reads as null');
   // Same id as the snapshot gives this title.
   assert.is(publicationIdFor(null, 'Energy and water balance calculations in the Mosaic LSM'), 'title:c1baab1a8cbf');
 
@@ -248,45 +261,43 @@ test('KG APOC JSON lines: Dataset/Publication/USES_DATASET mapping, enrichment a
     [
       ['10.1029/2018gl077621', MLS, 'uses_dataset'],
       ['10.1029/2018gl077621', MERRA, 'uses_dataset'],
+      ['10.1029/2018gl077621', CERES, 'cites'],
       ['title:c1baab1a8cbf', MLS, 'uses_dataset'],
+      ['title:c1baab1a8cbf', CERES, 'uses_dataset'],
     ],
+    'CITES Dataset -> Publication (cited -> citing) is the publication citing the dataset',
   );
   assert.equal(
-    {
-      datasets: report.datasets,
-      datasetsWithoutConceptId: report.datasetsWithoutConceptId,
-      duplicateDatasets: report.duplicateDatasets,
-      publications: report.publications,
-      duplicatePublications: report.duplicatePublications,
-      unlinkedPublicationsDropped: report.unlinkedPublicationsDropped,
-      links: report.links,
-      duplicateLinks: report.duplicateLinks,
-      danglingLinks: report.danglingLinks,
-      danglingLinksToSkippedDatasets: report.danglingLinksToSkippedDatasets,
-    },
-    {
-      datasets: 2,
-      datasetsWithoutConceptId: 1,
-      duplicateDatasets: 1,
-      publications: 2,
-      duplicatePublications: 1,
-      unlinkedPublicationsDropped: 1,
-      links: 3,
-      duplicateLinks: 1,
-      danglingLinks: 2,
-      danglingLinksToSkippedDatasets: 1,
-    },
+    { datasets: report.datasets, publications: report.publications, links: report.links, citesLinks: report.citesLinks },
+    { datasets: 3, publications: 2, links: 4, citesLinks: 1 },
   );
-  assert.is(report.nodeLabelCounts.Author, 1);
-  assert.is(report.relationshipTypeCounts.CITES, 1);
-  assert.match(report.examples[0], /apoc-export\.jsonl:3: field "properties\.cmrId" is missing/);
+  assert.equal(report.skippedDatasets, { noConceptId: 0, invalid: 0, duplicate: 1 });
+  assert.equal(report.skippedPublications, { emptyTitle: 2, noUsesDataset: 1, noLinkInCorpus: 1, invalid: 0, duplicate: 1 });
+  assert.equal(report.skippedLinks, { dangling: 2, danglingToSkippedDatasets: 0, duplicate: 1 });
+  assert.equal(report.cites, { publicationToPublication: 3, publicationToDataset: 2, reversed: 1 });
+  assert.equal(report.nodeLabelCounts, { Dataset: 4, Publication: 7, ScienceKeyword: 2, Platform: 1, Instrument: 2, Project: 1, DataCenter: 2 });
+  assert.equal(report.relationshipTypeCounts, {
+    USES_DATASET: 7, CITES: 5, HAS_SCIENCEKEYWORD: 2, HAS_PLATFORM: 1, HAS_INSTRUMENT: 2, OF_PROJECT: 1, HAS_DATASET: 2, HAS_SUBCATEGORY: 1, HAS_APPLIEDRESEARCHAREA: 1,
+  });
+  assert.ok(formatKgCorpusReport(report).some((l) => l === 'skipped publications: emptyTitle 2, duplicate 1, noLinkInCorpus 1, noUsesDataset 1, invalid 0'));
 
-  const more = loadKgCorpus(path.join(KG, 'apoc-export.jsonl'), { keepUnlinkedPublications: true, instrumentsFromPlatforms: true });
-  assert.is(more.corpus.publications.length, 3);
+  // The streaming reader gives the same corpus and report, and keeps only the properties the mapping reads.
+  const streamed = await streamKgCorpus(file);
+  assert.is(streamed.corpus.hash, corpus.hash);
+  assert.equal(streamed.corpus.links, corpus.links);
+  assert.equal(streamed.report, report);
+  const slim = await streamKgExport(file, { nodeProperties: KG_CORPUS_PROPERTIES });
+  const slimMerra = slim.nodes.find((n) => n.id === '0')!;
+  assert.ok(!('pagerank_publication_dataset' in slimMerra.properties) && !('nwCorner' in slimMerra.properties) && 'landingPageUrl' in slimMerra.properties);
+  assert.ok(!('authors' in slim.nodes.find((n) => n.id === '10')!.properties));
+
+  const more = loadKgCorpus(file, { keepUnlinkedPublications: true, instrumentsFromPlatforms: true });
+  assert.equal(more.corpus.publications.map((p) => p.id).sort(), ['10.1029/2018gl077621', '10.5555/elsewhere', '10.5555/unlinked', 'title:c1baab1a8cbf']);
+  assert.is(more.report.skippedPublications.emptyTitle, 2, 'stubs stay skipped');
   assert.equal(more.corpus.datasets[more.corpus.indexById.get(MLS)!].instruments, ['MLS', 'OMI']);
 });
 
-test('KG: every APOC jsonFormat (and gzip) gives the same corpus', () => {
+test('KG: every APOC jsonFormat (and gzip) gives the same corpus', async () => {
   const file = path.join(KG, 'apoc-export.jsonl');
   const entries = fs
     .readFileSync(file, 'utf8')
@@ -314,10 +325,12 @@ test('KG: every APOC jsonFormat (and gzip) gives the same corpus', () => {
     assert.is(r.corpus.hash, base.corpus.hash, name);
     assert.equal(r.corpus.links, base.corpus.links, name);
     assert.equal(r.corpus.publications, base.corpus.publications, name);
-    assert.is(r.report.danglingLinks, 2, name);
+    assert.equal(r.report.skippedLinks, base.report.skippedLinks, name);
+    assert.equal(r.report.skippedPublications, base.report.skippedPublications, name);
   }
+  assert.equal((await streamKgCorpus(path.join(dir, 'export.jsonl.gz'))).corpus.links, base.corpus.links, 'gzip streamed');
   // Line numbers survive in pretty-printed documents.
-  throwsWith(() => loadKgCorpus(path.join(dir, 'json.json'), { dropDanglingLinks: false }), 'DATA_INVALID', /json\.json:\d+: field "end\.id" of USES_DATASET relationship 103/);
+  throwsWith(() => loadKgCorpus(path.join(dir, 'json.json'), { dropDanglingLinks: false }), 'DATA_INVALID', /json\.json:\d+: field "end\.id" of USES_DATASET relationship 105/);
 });
 
 test('KG plain {nodes, relationships} document', () => {
@@ -342,13 +355,15 @@ test('KG bad input names file, line and field', () => {
   throwsWith(() => loadKgCorpus(bad('bad-type.jsonl')), 'DATA_INVALID', /bad-type\.jsonl:1: field "type" must be "node" or "relationship" \(got "vertex"\)/);
   throwsWith(() => loadKgCorpus(bad('dataset-no-title.jsonl')), 'DATA_INVALID', /dataset-no-title\.jsonl:2: field "properties\.longName" is required/);
   const skipped = loadKgCorpus(bad('dataset-no-title.jsonl'), { onInvalid: 'skip' });
-  assert.equal([skipped.corpus.datasets.length, skipped.report.invalidDatasets], [1, 1]);
+  assert.equal([skipped.corpus.datasets.length, skipped.report.skippedDatasets.invalid], [1, 1]);
   throwsWith(
     () => loadKgCorpus(bad('bad-cmrid.jsonl'), { onMissingConceptId: 'error' }),
     'DATA_INVALID',
     /bad-cmrid\.jsonl:2: field "properties\.cmrId" does not hold a CMR collection concept id \(got "N\/A"\)/,
   );
-  assert.is(loadKgCorpus(bad('bad-cmrid.jsonl')).report.datasetsWithoutConceptId, 1);
+  const noId = loadKgCorpus(bad('bad-cmrid.jsonl')).report;
+  assert.equal([noId.skippedDatasets.noConceptId, noId.skippedLinks.danglingToSkippedDatasets, noId.links], [1, 1, 1]);
+  assert.match(noId.examples[0], /bad-cmrid\.jsonl:2: field "properties\.cmrId" does not hold a CMR collection concept id \(got "N\/A"\) \(the real export never writes such a Dataset\)/);
   throwsWith(() => loadKgCorpus(bad('pub-bad-year.json')), 'DATA_INVALID', /pub-bad-year\.json:4: field "properties\.year" must be a year \(got "circa 1990"\)/);
   throwsWith(() => loadKgCorpus(bad('no-nodes.json')), 'DATA_INVALID', /no-nodes\.json:1: field "nodes" is required/);
   throwsWith(() => loadKgCorpus(path.join(KG, 'missing.jsonl')), 'DATA_NOT_FOUND', /file not found/);
@@ -373,6 +388,29 @@ test('KG JSON lines are streamed across read-chunk boundaries', () => {
   assert.is(corpus.datasets.length, n);
   assert.ok(corpus.datasets.every((d) => d.longName.endsWith('ünïcödé')));
   assert.equal(corpus.links.map((l) => l.datasetId), [`C${n}-BIG`]);
+});
+
+test('KG synthetic export in the real shape: the counts report matches the generator exactly', async () => {
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const { writeSyntheticKgExport } = require('../bench/lib/kg-synthetic-core.cjs');
+  const file = path.join(tmpDir(), 'graph.jsonl');
+  const sizes = {
+    datasets: 40, publications: 300, relationships: 1200, usesPublications: 60, usesEdges: 134, stubShareOfRest: 0.75, citesDatasetEdges: 20,
+    scienceKeywords: 30, platforms: 8, instruments: 10, projects: 6, dataCenters: 4, abstractChars: 200, seed: 7,
+  };
+  const { expected } = writeSyntheticKgExport(file, sizes);
+  assert.is(expected.skippedPublications.emptyTitle, 180, 'three quarters of the 240 publications without datasets are stubs');
+  const { corpus, report } = await streamKgCorpus(file);
+  const { format, examples, ...counts } = report;
+  assert.is(format, 'apoc-jsonl');
+  assert.equal(counts, expected);
+  assert.is(Object.values(report.relationshipTypeCounts).reduce((a, b) => a + b, 0), 1200);
+  assert.is(corpus.datasets.length, 40);
+  assert.ok(corpus.datasets.every((d) => d.daac === d.id.slice(d.id.indexOf('-') + 1) && d.landingPage !== null));
+  // Same seed, same bytes.
+  const again = path.join(tmpDir(), 'graph.jsonl');
+  writeSyntheticKgExport(again, sizes);
+  assert.ok(fs.readFileSync(again).equals(fs.readFileSync(file)));
 });
 
 test.run();

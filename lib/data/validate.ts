@@ -9,95 +9,155 @@ export interface RecordLocation {
 
 type Obj = Record<string, unknown>;
 
-function fail(loc: RecordLocation, field: string, why: string): never {
-  throw new EoError('DATA_INVALID', `${loc.file}:${loc.line}: field "${field}" ${why}`, { ...loc, field });
+/**
+ * The one pattern of a CMR collection concept id (`C<digits>-<PROVIDER>`, e.g. `C1276812863-GES_DISC`); every
+ * reader (snapshot, CMR, knowledge graph) checks ids with it.
+ */
+export const CMR_CONCEPT_ID_PATTERN = /^C\d+-[A-Z0-9_]+$/;
+
+/** Whether `s` is a CMR collection concept id. */
+export function isConceptId(s: string): boolean {
+  return CMR_CONCEPT_ID_PATTERN.test(s);
 }
 
-function asObject(v: unknown, loc: RecordLocation): Obj {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(loc, '(record)', 'must be a JSON object');
-  return v as Obj;
+/** The CMR provider of a concept id (the part after the first `-`), which the snapshot stores as `daac`. */
+export function conceptIdProvider(id: string): string {
+  return id.slice(id.indexOf('-') + 1);
 }
 
-function reqString(o: Obj, f: string, loc: RecordLocation): string {
-  const v = o[f];
-  if (typeof v !== 'string' || v.trim() === '') fail(loc, f, 'is required and must be a non-empty string');
-  return v;
+/** Throws DATA_INVALID for one field of one record; each reader binds it to its own way of naming the record. */
+export type FieldFail = (field: string, why: string) => never;
+
+/** A FieldFail naming `file:line` and the field. */
+export function failAt(loc: RecordLocation): FieldFail {
+  return (field, why) => {
+    throw new EoError('DATA_INVALID', `${loc.file}:${loc.line}: field "${field}" ${why}`, { ...loc, field });
+  };
 }
 
-function optString(o: Obj, f: string, loc: RecordLocation): string | null {
-  const v = o[f];
+/** A JSON object (not null, not an array). */
+export function isPlainObject(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Options of the optional-field readers. */
+export interface FieldReadOptions {
+  /** Name used in messages. Default: the key. */
+  field?: string;
+  /** Trim, and read a blank string (or one matching `placeholder`) as null. Default false (strings as given). */
+  blankAsNull?: boolean;
+  /** With `blankAsNull`: strings that mean "missing" (e.g. `"N/A"`). Default none. */
+  placeholder?: RegExp;
+}
+
+/** `o[key]` as a string or null when missing/null; anything else fails. */
+export function optStringField(o: Obj, key: string, fail: FieldFail, opts: FieldReadOptions = {}): string | null {
+  const v = o[key];
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string') fail(loc, f, `must be a string or null (got ${typeof v})`);
+  if (typeof v !== 'string') fail(opts.field ?? key, `must be a string or null (got ${Array.isArray(v) ? 'array' : typeof v})`);
+  if (!opts.blankAsNull) return v;
+  const t = v.trim();
+  return t === '' || (opts.placeholder !== undefined && opts.placeholder.test(t)) ? null : t;
+}
+
+/** `o[key]` as a non-empty string; anything else fails. */
+export function reqStringField(o: Obj, key: string, fail: FieldFail, opts: { field?: string } = {}): string {
+  const v = o[key];
+  if (typeof v !== 'string' || v.trim() === '') fail(opts.field ?? key, 'is required and must be a non-empty string');
   return v;
 }
 
-function optStringArray(o: Obj, f: string, loc: RecordLocation): string[] {
-  const v = o[f];
+/** `o[key]` as an array (empty when missing/null); a non-array fails. */
+export function optArrayField(o: Obj, key: string, fail: FieldFail, opts: { field?: string } = {}): unknown[] {
+  const v = o[key];
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) fail(loc, f, 'must be an array of strings');
+  if (!Array.isArray(v)) fail(opts.field ?? key, `must be an array (got ${typeof v})`);
+  return v;
+}
+
+/** `o[key]` as an array of strings (empty when missing/null). */
+export function optStringArrayField(o: Obj, key: string, fail: FieldFail, opts: { field?: string } = {}): string[] {
+  const v = o[key];
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) fail(opts.field ?? key, 'must be an array of strings');
   return v as string[];
 }
 
-function optInt(o: Obj, f: string, loc: RecordLocation): number | null {
-  const v = o[f];
+/** `v` as an object, or null when missing/null; anything else fails. */
+export function optObjectValue(v: unknown, fail: FieldFail, field: string): Obj | null {
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'number' || !Number.isInteger(v)) fail(loc, f, 'must be an integer or null');
+  if (!isPlainObject(v)) fail(field, 'must be an object');
   return v;
 }
 
-const CONCEPT_ID = /^C\d+-[A-Z0-9_]+$/;
+function optInt(o: Obj, f: string, fail: FieldFail): number | null {
+  const v = o[f];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'number' || !Number.isInteger(v)) fail(f, 'must be an integer or null');
+  return v;
+}
+
+function asObject(v: unknown, fail: FieldFail): Obj {
+  if (!isPlainObject(v)) fail('(record)', 'must be a JSON object');
+  return v;
+}
 
 /** Validate one dataset record; optional fields may be missing or null. */
 export function validateDataset(v: unknown, loc: RecordLocation): DatasetRecord {
-  const o = asObject(v, loc);
-  const id = reqString(o, 'id', loc);
-  if (!CONCEPT_ID.test(id)) fail(loc, 'id', `must be a CMR collection concept id like C123-PROVIDER (got "${id}")`);
-  const daac = optString(o, 'daac', loc) ?? id.slice(id.indexOf('-') + 1);
+  const fail = failAt(loc);
+  const o = asObject(v, fail);
+  const id = reqStringField(o, 'id', fail);
+  if (!isConceptId(id)) fail('id', `must be a CMR collection concept id like C123-PROVIDER (got "${id}")`);
+  const daac = optStringField(o, 'daac', fail) ?? conceptIdProvider(id);
   const complete = o.catalogRecordComplete;
-  if (complete !== undefined && complete !== null && typeof complete !== 'boolean') fail(loc, 'catalogRecordComplete', 'must be a boolean');
+  if (complete !== undefined && complete !== null && typeof complete !== 'boolean') fail('catalogRecordComplete', 'must be a boolean');
+  const s = (f: string) => optStringField(o, f, fail);
+  const list = (f: string) => optStringArrayField(o, f, fail);
   return {
     id,
-    shortName: optString(o, 'shortName', loc),
-    longName: reqString(o, 'longName', loc),
-    abstract: optString(o, 'abstract', loc) ?? '',
-    doi: optString(o, 'doi', loc),
+    shortName: s('shortName'),
+    longName: reqStringField(o, 'longName', fail),
+    abstract: s('abstract') ?? '',
+    doi: s('doi'),
     daac,
-    publisher: optString(o, 'publisher', loc),
-    temporalStart: optString(o, 'temporalStart', loc),
-    temporalEnd: optString(o, 'temporalEnd', loc),
-    keywords: optStringArray(o, 'keywords', loc),
-    platforms: optStringArray(o, 'platforms', loc),
-    instruments: optStringArray(o, 'instruments', loc),
-    projects: optStringArray(o, 'projects', loc),
-    processingLevel: optString(o, 'processingLevel', loc),
-    landingPage: optString(o, 'landingPage', loc),
-    shortNameSource: optString(o, 'shortNameSource', loc),
+    publisher: s('publisher'),
+    temporalStart: s('temporalStart'),
+    temporalEnd: s('temporalEnd'),
+    keywords: list('keywords'),
+    platforms: list('platforms'),
+    instruments: list('instruments'),
+    projects: list('projects'),
+    processingLevel: s('processingLevel'),
+    landingPage: s('landingPage'),
+    shortNameSource: s('shortNameSource'),
     catalogRecordComplete: complete === undefined || complete === null ? true : (complete as boolean),
-    sources: optStringArray(o, 'sources', loc),
+    sources: list('sources'),
   };
 }
 
 export function validatePublication(v: unknown, loc: RecordLocation): Publication {
-  const o = asObject(v, loc);
+  const fail = failAt(loc);
+  const o = asObject(v, fail);
   return {
-    id: reqString(o, 'id', loc),
-    doi: optString(o, 'doi', loc),
-    title: reqString(o, 'title', loc),
-    abstract: optString(o, 'abstract', loc),
-    year: optInt(o, 'year', loc),
-    venue: optString(o, 'venue', loc),
-    source: optString(o, 'source', loc),
-    sources: optStringArray(o, 'sources', loc),
+    id: reqStringField(o, 'id', fail),
+    doi: optStringField(o, 'doi', fail),
+    title: reqStringField(o, 'title', fail),
+    abstract: optStringField(o, 'abstract', fail),
+    year: optInt(o, 'year', fail),
+    venue: optStringField(o, 'venue', fail),
+    source: optStringField(o, 'source', fail),
+    sources: optStringArrayField(o, 'sources', fail),
   };
 }
 
 export function validateLink(v: unknown, loc: RecordLocation): PublicationLink {
-  const o = asObject(v, loc);
+  const fail = failAt(loc);
+  const o = asObject(v, fail);
   return {
-    publicationId: reqString(o, 'publicationId', loc),
-    datasetId: reqString(o, 'datasetId', loc),
-    relation: optString(o, 'relation', loc) ?? 'unspecified',
-    source: optString(o, 'source', loc),
-    sources: optStringArray(o, 'sources', loc),
+    publicationId: reqStringField(o, 'publicationId', fail),
+    datasetId: reqStringField(o, 'datasetId', fail),
+    relation: optStringField(o, 'relation', fail) ?? 'unspecified',
+    source: optStringField(o, 'source', fail),
+    sources: optStringArrayField(o, 'sources', fail),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * NASA CMR collection search (UMM-JSON) → DatasetRecord, and a resumable corpus downloader.
+ * NASA CMR collection search client (UMM-JSON): URL building, HTTP with retries, search-after paging.
  *
  * Protocol (CMR Search API):
  * - `GET {baseUrl}/search/collections.umm_json?page_size=…&provider=…&keyword=…` with
@@ -10,28 +10,20 @@
  *
  * An Earthdata Login bearer token (`$EARTHDATA_TOKEN`, or the `token` option) is sent as
  * `Authorization: Bearer …`; it is never logged and is scrubbed from every error message.
+ * Items are mapped by cmr-record.ts; cmr-download.ts writes a search to a snapshot folder.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { EoError } from '../errors';
-import { readJsonl } from '../util/fs';
+import { CMR_DEFAULT_BASE_URL, cmrItemToDataset } from './cmr-record';
 import type { DatasetRecord } from './types';
-import { validateDataset } from './validate';
+import { isPlainObject as isObj } from './validate';
 
-/** Public CMR (production). */
-export const CMR_DEFAULT_BASE_URL = 'https://cmr.earthdata.nasa.gov';
 /** Media type of CMR UMM-JSON search results. */
 export const CMR_UMM_JSON_ACCEPT = 'application/vnd.nasa.cmr.umm_results+json';
 /** Environment variable holding an optional Earthdata Login bearer token. */
 export const EARTHDATA_TOKEN_ENV = 'EARTHDATA_TOKEN';
-/** Value of `shortNameSource` and `sources` for records built from CMR UMM-JSON. */
-export const CMR_SOURCE = 'cmr-umm-json';
 /** CMR's largest allowed page size. */
 export const CMR_MAX_PAGE_SIZE = 2000;
 
-const CONCEPT_ID = /^C\d+-[A-Z0-9_]+$/;
-
-type Obj = Record<string, unknown>;
 type ParamValue = string | number | boolean | readonly (string | number)[];
 
 /** Collection search parameters; each maps to the CMR query parameter named in its comment. All are optional. */
@@ -335,220 +327,6 @@ async function getWithRetry(url: string, headers: Record<string, string>, o: Res
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// UMM-C → DatasetRecord
-
-/** Where a CMR item came from, for error messages. */
-export interface CmrItemLocation {
-  /** 0-based index over the whole search (or array). */
-  index: number;
-  /** 1-based page number, when known. */
-  page?: number;
-}
-
-function itemFail(loc: CmrItemLocation, id: string | null, field: string, why: string): never {
-  const where = `CMR item ${loc.index}${loc.page !== undefined ? ` (page ${loc.page})` : ''}${id ? ` [${id}]` : ''}`;
-  throw new EoError('DATA_INVALID', `${where}: field "${field}" ${why}`, { index: loc.index, page: loc.page, id, field });
-}
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-/** Bare DOI (strip `doi:` and resolver prefixes), case preserved; null when empty. */
-export function bareDoi(doi: string | null | undefined): string | null {
-  if (doi === null || doi === undefined) return null;
-  const d = doi
-    .trim()
-    .replace(/^doi:\s*/i, '')
-    .replace(/^https?:\/\/(dx\.)?doi\.org\//i, '')
-    .trim();
-  return d === '' ? null : d;
-}
-
-/**
- * Map one UMM-JSON search item (`{meta, umm}`) to a validated DatasetRecord.
- * `baseUrl` is used for the concept-page fallback of `landingPage` (default: public CMR).
- * Throws DATA_INVALID naming the item index and the offending field (e.g. `umm.EntryTitle`).
- */
-export function cmrItemToDataset(item: unknown, loc: CmrItemLocation, opts: { baseUrl?: string } = {}): DatasetRecord {
-  if (!isObj(item)) itemFail(loc, null, '(item)', 'must be a JSON object with "meta" and "umm"');
-  const meta = item.meta;
-  const umm = item.umm;
-  if (!isObj(meta)) itemFail(loc, null, 'meta', 'is required and must be an object');
-  const idRaw = meta['concept-id'];
-  if (typeof idRaw !== 'string' || idRaw.trim() === '') itemFail(loc, null, "meta['concept-id']", 'is required and must be a non-empty string');
-  const id = idRaw.trim();
-  if (!CONCEPT_ID.test(id)) itemFail(loc, id, "meta['concept-id']", `must be a collection concept id like C123-PROVIDER (got "${id}")`);
-  if (!isObj(umm)) itemFail(loc, id, 'umm', 'is required and must be an object');
-
-  const optStr = (o: Obj, key: string, field: string): string | null => {
-    const v = o[key];
-    if (v === undefined || v === null) return null;
-    if (typeof v !== 'string') itemFail(loc, id, field, `must be a string (got ${Array.isArray(v) ? 'array' : typeof v})`);
-    const t = v.trim();
-    return t === '' ? null : t;
-  };
-  const optArr = (o: Obj, key: string, field: string): unknown[] => {
-    const v = o[key];
-    if (v === undefined || v === null) return [];
-    if (!Array.isArray(v)) itemFail(loc, id, field, `must be an array (got ${typeof v})`);
-    return v;
-  };
-  const optObj = (v: unknown, field: string): Obj | null => {
-    if (v === undefined || v === null) return null;
-    if (!isObj(v)) itemFail(loc, id, field, 'must be an object');
-    return v;
-  };
-
-  const providerRaw = meta['provider-id'];
-  if (providerRaw !== undefined && providerRaw !== null && typeof providerRaw !== 'string')
-    itemFail(loc, id, "meta['provider-id']", 'must be a string');
-  const daac = typeof providerRaw === 'string' && providerRaw.trim() !== '' ? providerRaw.trim() : id.slice(id.indexOf('-') + 1);
-
-  const shortName = optStr(umm, 'ShortName', 'umm.ShortName');
-  const longName = optStr(umm, 'EntryTitle', 'umm.EntryTitle');
-  if (longName === null) itemFail(loc, id, 'umm.EntryTitle', 'is required and must be a non-empty string');
-  const abstract = (optStr(umm, 'Abstract', 'umm.Abstract') ?? '').replace(/\r\n?/g, '\n');
-
-  const doiObj = optObj(umm.DOI, 'umm.DOI');
-  const doi = doiObj ? bareDoi(optStr(doiObj, 'DOI', 'umm.DOI.DOI')) : null;
-
-  // Temporal extent: earliest begin / single date; latest end, or null when any range is open-ended.
-  let start: string | null = null;
-  let end: string | null = null;
-  let openEnded = false;
-  const consider = (s: string, field: string, kind: 'begin' | 'end' | 'single') => {
-    const t = Date.parse(s);
-    if (Number.isNaN(t)) itemFail(loc, id, field, `must be an ISO 8601 date-time (got "${s}")`);
-    if (kind !== 'end' && (start === null || t < Date.parse(start))) start = s;
-    if (kind !== 'begin' && (end === null || t > Date.parse(end))) end = s;
-  };
-  optArr(umm, 'TemporalExtents', 'umm.TemporalExtents').forEach((te, i) => {
-    const f = `umm.TemporalExtents[${i}]`;
-    const o = optObj(te, f);
-    if (!o) return;
-    if (o.EndsAtPresentFlag === true) openEnded = true;
-    optArr(o, 'RangeDateTimes', `${f}.RangeDateTimes`).forEach((r, j) => {
-      const rf = `${f}.RangeDateTimes[${j}]`;
-      const ro = optObj(r, rf);
-      if (!ro) return;
-      const b = optStr(ro, 'BeginningDateTime', `${rf}.BeginningDateTime`);
-      const e = optStr(ro, 'EndingDateTime', `${rf}.EndingDateTime`);
-      if (b !== null) consider(b, `${rf}.BeginningDateTime`, 'begin');
-      if (e !== null) consider(e, `${rf}.EndingDateTime`, 'end');
-      else openEnded = true;
-    });
-    optArr(o, 'SingleDateTimes', `${f}.SingleDateTimes`).forEach((s, j) => {
-      const sf = `${f}.SingleDateTimes[${j}]`;
-      if (typeof s !== 'string') itemFail(loc, id, sf, 'must be a string');
-      if (s.trim() !== '') consider(s.trim(), sf, 'single');
-    });
-  });
-  if (openEnded) end = null;
-
-  const keywords: string[] = [];
-  const addKw = (s: string | null) => {
-    if (s === null) return;
-    const k = s.toLowerCase().replace(/\s+/g, ' ').trim();
-    if (k !== '' && !keywords.includes(k)) keywords.push(k);
-  };
-  optArr(umm, 'ScienceKeywords', 'umm.ScienceKeywords').forEach((sk, i) => {
-    const f = `umm.ScienceKeywords[${i}]`;
-    const o = optObj(sk, f);
-    if (!o) return;
-    for (const level of ['Category', 'Topic', 'Term', 'VariableLevel1', 'VariableLevel2', 'VariableLevel3', 'DetailedVariable'])
-      addKw(optStr(o, level, `${f}.${level}`));
-  });
-
-  const platforms: string[] = [];
-  const instruments: string[] = [];
-  const pushUnique = (list: string[], s: string | null) => {
-    if (s !== null && !list.includes(s)) list.push(s);
-  };
-  const addInstruments = (arr: unknown[], f: string) => {
-    arr.forEach((ins, k) => {
-      const insf = `${f}[${k}]`;
-      const io = optObj(ins, insf);
-      if (!io) return;
-      pushUnique(instruments, optStr(io, 'ShortName', `${insf}.ShortName`));
-      addInstruments(optArr(io, 'ComposedOf', `${insf}.ComposedOf`), `${insf}.ComposedOf`);
-    });
-  };
-  optArr(umm, 'Platforms', 'umm.Platforms').forEach((p, i) => {
-    const f = `umm.Platforms[${i}]`;
-    const o = optObj(p, f);
-    if (!o) return;
-    pushUnique(platforms, optStr(o, 'ShortName', `${f}.ShortName`));
-    addInstruments(optArr(o, 'Instruments', `${f}.Instruments`), `${f}.Instruments`);
-  });
-
-  const projects: string[] = [];
-  optArr(umm, 'Projects', 'umm.Projects').forEach((p, i) => {
-    const o = optObj(p, `umm.Projects[${i}]`);
-    if (o) pushUnique(projects, optStr(o, 'ShortName', `umm.Projects[${i}].ShortName`));
-  });
-
-  const pl = optObj(umm.ProcessingLevel, 'umm.ProcessingLevel');
-  const processingLevel = pl ? optStr(pl, 'Id', 'umm.ProcessingLevel.Id') : null;
-
-  // Publisher: the ARCHIVER data center (else the first one), as data.json's publisher string does.
-  let publisher: string | null = null;
-  let firstCenter: string | null = null;
-  optArr(umm, 'DataCenters', 'umm.DataCenters').forEach((dc, i) => {
-    const f = `umm.DataCenters[${i}]`;
-    const o = optObj(dc, f);
-    if (!o) return;
-    const name = optStr(o, 'ShortName', `${f}.ShortName`);
-    if (firstCenter === null) firstCenter = name;
-    const roles = optArr(o, 'Roles', `${f}.Roles`);
-    if (publisher === null && roles.includes('ARCHIVER')) publisher = name;
-  });
-  publisher = publisher ?? firstCenter;
-
-  let landingPage: string | null = null;
-  optArr(umm, 'RelatedUrls', 'umm.RelatedUrls').forEach((ru, i) => {
-    const f = `umm.RelatedUrls[${i}]`;
-    const o = optObj(ru, f);
-    if (!o || landingPage !== null) return;
-    const ct = optStr(o, 'URLContentType', `${f}.URLContentType`);
-    const type = optStr(o, 'Type', `${f}.Type`);
-    const url = optStr(o, 'URL', `${f}.URL`);
-    if (ct === 'CollectionURL' && type === 'DATA SET LANDING PAGE' && url !== null) landingPage = url;
-  });
-  if (landingPage === null) {
-    const base = (opts.baseUrl ?? CMR_DEFAULT_BASE_URL).replace(/\/+$/, '');
-    landingPage = doi ? `https://doi.org/${doi}` : `${base}/search/concepts/${id}.html`;
-  }
-
-  const record = {
-    id,
-    shortName,
-    longName,
-    abstract,
-    doi,
-    daac,
-    publisher,
-    temporalStart: start,
-    temporalEnd: end,
-    keywords,
-    platforms,
-    instruments,
-    projects,
-    processingLevel,
-    landingPage,
-    shortNameSource: shortName !== null ? CMR_SOURCE : null,
-    catalogRecordComplete: true,
-    sources: [CMR_SOURCE],
-  };
-  try {
-    return validateDataset(record, { file: `CMR item ${loc.index}`, line: loc.index });
-  } catch (e) {
-    const field = (e as EoError).details?.field;
-    itemFail(loc, id, String(field ?? '(record)'), `failed validation: ${(e as Error).message}`);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // Search
 
 function headerInt(h: Headers, name: string): number | null {
@@ -655,123 +433,4 @@ export async function collectCmrCollections(params: CmrSearchParams = {}, opts: 
     for (const d of p.datasets) r.datasets.push(d);
   }
   return r;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Resumable corpus download
-
-export interface DownloadCmrCorpusOptions extends CmrClientOptions {
-  /**
-   * Create empty `publications.jsonl` and `links.jsonl` next to the datasets file when neither the `.jsonl` nor the
-   * `.jsonl.gz` exists, so that `loadSnapshot({dir})` can read the folder. Default true.
-   */
-  writeCompanions?: boolean;
-}
-
-export interface DownloadCmrCorpusResult {
-  /** The datasets JSONL file written. */
-  file: string;
-  /** Its folder (pass as `loadSnapshot({ dir })`). */
-  dir: string;
-  /** Records appended in this run. */
-  written: number;
-  /** Records skipped because their id was already in the file (resume) or repeated within this run. */
-  skippedExisting: number;
-  /** Items skipped as invalid (only with `onInvalid: 'skip'`). */
-  skippedInvalid: number;
-  /** Records in the file now. */
-  total: number;
-  /** Total matches reported by CMR, or null. */
-  hits: number | null;
-  pages: number;
-  /** Bytes of an incomplete last line (from an interrupted run) that were cut off before appending; 0 normally. */
-  repairedBytes: number;
-}
-
-/** Cut an incomplete or unparsable final line (left by an interrupted write); returns bytes removed. */
-function repairTail(file: string): number {
-  const size = fs.statSync(file).size;
-  if (size === 0) return 0;
-  const buf = fs.readFileSync(file);
-  let cut = buf.length;
-  if (buf[buf.length - 1] !== 0x0a) {
-    const nl = buf.lastIndexOf(0x0a);
-    cut = nl + 1;
-  }
-  if (cut < buf.length) {
-    fs.truncateSync(file, cut);
-    return buf.length - cut;
-  }
-  return 0;
-}
-
-/**
- * Download a CMR collection search into `out` as JSON Lines of DatasetRecord, so that `loadSnapshot({dir})` reads it.
- * `out` is the datasets file (ending in `.jsonl`) or a folder (then `<folder>/datasets.jsonl` is used).
- *
- * The file is appended to page by page (and fsynced after each page), so an interruption keeps everything written
- * so far. Rerunning resumes: records whose id is already in the file are skipped (the search itself restarts, as
- * CMR search-after tokens expire), and an incomplete last line from a crash is cut off first. Existing lines are
- * validated; a bad one throws DATA_INVALID / DATA_PARSE naming file and line.
- */
-export async function downloadCmrCorpus(params: CmrSearchParams, out: string, opts: DownloadCmrCorpusOptions = {}): Promise<DownloadCmrCorpusResult> {
-  if (/\.gz$/i.test(out)) throw new EoError('INVALID_ARGUMENT', `cannot append to a gzip file: ${out} (give a .jsonl file or a folder)`);
-  const file = /\.jsonl$/i.test(out) ? out : path.join(out, 'datasets.jsonl');
-  const dir = path.dirname(file);
-  if (path.basename(file) === 'datasets.jsonl' && fs.existsSync(path.join(dir, 'datasets.jsonl.gz')))
-    throw new EoError('CONFIG', `${dir} already has datasets.jsonl.gz, which loadSnapshot would read instead of ${file}; use another folder`, { dir });
-  fs.mkdirSync(dir, { recursive: true });
-
-  const seen = new Set<string>();
-  let repairedBytes = 0;
-  if (fs.existsSync(file)) {
-    repairedBytes = repairTail(file);
-    for (const row of readJsonl(file)) {
-      const d = validateDataset(row.value, { file, line: row.line });
-      seen.add(d.id);
-    }
-  }
-  let total = seen.size;
-
-  if (opts.writeCompanions ?? true) {
-    for (const stem of ['publications', 'links']) {
-      const plain = path.join(dir, `${stem}.jsonl`);
-      if (!fs.existsSync(plain) && !fs.existsSync(`${plain}.gz`)) fs.writeFileSync(plain, '');
-    }
-  }
-
-  let written = 0;
-  let skippedExisting = 0;
-  let skippedInvalid = 0;
-  let hits: number | null = null;
-  let pages = 0;
-  const fd = fs.openSync(file, 'a');
-  try {
-    // Each page is on disk (appended and fsynced) before the next request goes out.
-    for await (const p of searchCmrCollectionPages(params, opts)) {
-      if (p.page === 1) hits = p.hits;
-      pages = p.page;
-      skippedInvalid += p.skippedInvalid;
-      let chunk = '';
-      let n = 0;
-      for (const d of p.datasets) {
-        if (seen.has(d.id)) {
-          skippedExisting++;
-          continue;
-        }
-        seen.add(d.id);
-        chunk += JSON.stringify(d) + '\n';
-        n++;
-      }
-      if (n > 0) {
-        fs.writeSync(fd, chunk);
-        fs.fsyncSync(fd);
-        written += n;
-        total += n;
-      }
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  return { file, dir, written, skippedExisting, skippedInvalid, total, hits, pages, repairedBytes };
 }

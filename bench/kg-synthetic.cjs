@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// Benchmark: load a synthetic NASA EO Knowledge Graph export of the real size and shape with the streaming
+// loader (streamKgCorpus) and print wall time and peak RSS. Goal: <= 90 s and <= 2 GB RSS on 2 cores.
+//   node bench/kg-synthetic.cjs [--scale 1] [--target-mb 0] [--gz] [--regenerate]
+// --scale multiplies every size (0.05 for a quick run); --target-mb pads titled publications with an `authors`
+// list (parsed, then dropped by the loader) until the file is about that size (the published graph.json is
+// ~1.5 GB; 0 = no padding). The export is written to bench/out/ (git-ignored) and reused while its options match.
+// The load runs in a child process, so its peak RSS is the loader's alone.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { PAPER_KG_SIZE, plan, writeSyntheticKgExport } = require('./lib/kg-synthetic-core.cjs');
+
+const GOAL_S = 90;
+const GOAL_RSS_MB = 2048;
+
+function arg(name, def) {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : def;
+}
+
+if (process.argv[2] === '--load') {
+  // Child: load the export, print one JSON line.
+  const eo = require('../dist/lib');
+  const file = process.argv[3];
+  const t0 = process.hrtime.bigint();
+  eo.streamKgCorpus(file).then(({ corpus, report }) => {
+    const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
+    const maxRssMb = process.resourceUsage().maxRSS / 1024;
+    const { examples, ...counts } = report;
+    process.stdout.write(JSON.stringify({ wallS, maxRssMb, datasets: corpus.datasets.length, publications: corpus.publications.length, links: corpus.links.length, counts }) + '\n');
+  }, (e) => {
+    process.stderr.write(`${e.message}\n`);
+    process.exit(1);
+  });
+  return;
+}
+
+const scale = Number(arg('--scale', '1'));
+const targetMb = Number(arg('--target-mb', '0'));
+const gz = process.argv.includes('--gz');
+const sizeKeys = ['datasets', 'publications', 'relationships', 'usesPublications', 'usesEdges', 'citesDatasetEdges', 'scienceKeywords', 'platforms', 'instruments', 'projects', 'dataCenters'];
+const sizes = {};
+for (const k of sizeKeys) sizes[k] = Math.max(1, Math.round(PAPER_KG_SIZE[k] * scale));
+// Unpadded, the generator writes about 0.2 KB per stub, 1.6 KB per titled publication and dataset, 0.15 KB per edge.
+const p = plan(sizes);
+const titled = sizes.usesPublications + p.titledNoUses;
+const baseMb = (p.stubs * 0.2 + (titled + sizes.datasets) * 1.6 + sizes.relationships * 0.15) / 1024;
+const padChars = targetMb > baseMb ? Math.round(((targetMb - baseMb) * 1024 * 1024) / titled) : 0;
+const options = { ...sizes, padChars, seed: 1 };
+
+const outDir = path.join(__dirname, 'out');
+const file = path.join(outDir, `kg-synthetic-${scale}-${targetMb}.jsonl`);
+const meta = `${file}.options.json`;
+const same = fs.existsSync(file) && fs.existsSync(meta) && fs.readFileSync(meta, 'utf8') === JSON.stringify(options);
+let expected = plan(options).expected;
+if (!same || process.argv.includes('--regenerate')) {
+  const t = Date.now();
+  const r = writeSyntheticKgExport(file, options);
+  fs.writeFileSync(meta, JSON.stringify(options));
+  expected = r.expected;
+  console.log(`generated ${file} (${(r.bytes / 1048576).toFixed(0)} MB) in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+}
+let loadFile = file;
+if (gz) {
+  loadFile = `${file}.gz`;
+  if (!fs.existsSync(loadFile) || fs.statSync(loadFile).mtimeMs < fs.statSync(file).mtimeMs) {
+    execFileSync('sh', ['-c', `gzip -1 -c '${file}' > '${loadFile}.tmp' && mv '${loadFile}.tmp' '${loadFile}'`]);
+  }
+}
+const mb = fs.statSync(loadFile).size / 1048576;
+console.log(`sizes: ${sizes.datasets} Dataset, ${sizes.publications} Publication (${p.stubs} empty-title stubs = ${(PAPER_KG_SIZE.stubShareOfRest * 100).toFixed(0)}% of those without USES_DATASET), ${sizes.relationships} relationships; file ${mb.toFixed(0)} MB${gz ? ' (gzip)' : ''}`);
+
+const out = execFileSync(process.execPath, [__filename, '--load', loadFile], { encoding: 'utf8', maxBuffer: 1 << 24 });
+const r = JSON.parse(out.trim().split('\n').pop());
+const { format, ...counts } = r.counts;
+const ok = JSON.stringify(sortKeys(counts)) === JSON.stringify(sortKeys(expected));
+console.log(`load: ${r.wallS.toFixed(1)} s wall, peak RSS ${r.maxRssMb.toFixed(0)} MB  (goal <= ${GOAL_S} s, <= ${GOAL_RSS_MB} MB: ${r.wallS <= GOAL_S && r.maxRssMb <= GOAL_RSS_MB ? 'met' : 'NOT met'})`);
+console.log(`throughput: ${(mb / r.wallS).toFixed(1)} MB/s; corpus ${r.datasets} datasets, ${r.publications} publications, ${r.links} links; counts report ${ok ? 'matches the generator' : 'DIFFERS from the generator'}`);
+if (!ok) {
+  console.log(JSON.stringify({ got: counts, expected }, null, 2));
+  process.exitCode = 1;
+}
+
+function sortKeys(v) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+}
