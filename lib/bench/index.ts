@@ -5,3 +5,4 @@ export * from './build';
 export * from './export';
 export * from './settings';
 export * from './stats';
+export * from './import';

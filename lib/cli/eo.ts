@@ -29,13 +29,15 @@ import { bm25Scorer, denseScorer, scoreQueries, type CorpusScorer } from '../ret
 import { topKHits } from '../retrieve/topk';
 import { loadBestScorer } from '../fuse/best';
 import { runServe, SERVE_USAGE } from './serve';
+import { BENCH_USAGE, runBenchCommand } from './bench';
 
 const USAGE = `usage:
   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine] [--sample] [--data DIR]
   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
   eo eval --run FILE --qrels FILE [--depth 100] [--json]
   eo eval --system bm25|cosine [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json] [--sample] [--data DIR]
-  ${SERVE_USAGE.replace('usage: ', '')}`;
+  ${SERVE_USAGE.replace('usage: ', '')}
+${BENCH_USAGE.replace('usage:\n', '')}`;
 
 function fail(msg: string): never {
   process.stderr.write(`eo: ${msg}\n`);
@@ -86,6 +88,7 @@ async function main(argv: string[]): Promise<void> {
     process.once('SIGTERM', stop);
     return;
   }
+  if (argv[0] === 'bench' && (argv[1] === 'import' || argv.includes('--kg'))) return runBenchCommand(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -1,0 +1,135 @@
+/**
+ * `eo bench build --kg FILE` and `eo bench import FILE`: the paper's benchmark from a knowledge-graph export, and a
+ * user's copy of NASA-EO-Bench mapped to our benchmark layout (BEIR + TREC + benchmark.json, see exportBenchmark).
+ */
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildBenchmark, defaultBenchmarkDir, eoBenchToBenchmark, exportBenchmark, titleQueryWriter, type QueryWriter } from '../bench';
+import {
+  formatEoBenchFieldMapping, formatKgCorpusReport, importEoBench, KG_USES_DATASET_RELATION, loadSnapshot, streamKgCorpus,
+  type Corpus, type EoBenchRole,
+} from '../data';
+import { EoError } from '../errors';
+import { writeJsonl } from '../util/fs';
+
+export const BENCH_USAGE = `usage:
+  eo bench build --kg FILE [--writer title|llm:<model>] [--seed 42] [--test-fraction 0.2] [--subset 200] [--out DIR]
+  eo bench import FILE [--field query=NAME] [--field positives=NAME] [--field split=NAME] [--field id=NAME]
+                       [--split test] [--resolve] [--kg FILE | --data DIR | --sample] [--seed 42] [--subset 200] [--out DIR]`;
+
+const OPTIONS = {
+  kg: { type: 'string' },
+  writer: { type: 'string' },
+  seed: { type: 'string' },
+  'test-fraction': { type: 'string' },
+  subset: { type: 'string' },
+  out: { type: 'string' },
+  field: { type: 'string', multiple: true },
+  split: { type: 'string' },
+  resolve: { type: 'boolean' },
+  data: { type: 'string' },
+  sample: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function positiveInt(v: string | undefined, name: string, def: number): number {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new EoError('INVALID_ARGUMENT', `--${name} must be a positive integer (got "${v}")`);
+  return n;
+}
+
+/** `--field query=task` flags → overrides per role. */
+export function parseFieldOverrides(flags: readonly string[] = []): Partial<Record<EoBenchRole, string>> {
+  const out: Partial<Record<EoBenchRole, string>> = {};
+  for (const f of flags) {
+    const m = /^(query|positives|split|id)=(.+)$/.exec(f.trim());
+    if (!m) throw new EoError('INVALID_ARGUMENT', `--field must be ROLE=NAME with ROLE one of query, positives, split, id (got "${f}")`);
+    out[m[1] as EoBenchRole] = m[2].trim();
+  }
+  return out;
+}
+
+/** The query writer named by `--writer`: `title` (default), or `llm:<model>` through the LLM layer (mode, store and key from the environment). */
+async function writerFor(spec: string | undefined): Promise<QueryWriter> {
+  if (spec === undefined || spec === 'title') return titleQueryWriter();
+  const m = /^llm:(.+)$/.exec(spec);
+  if (!m) throw new EoError('INVALID_ARGUMENT', `--writer must be "title" or "llm:<model id from lib/llm/models.json>" (got "${spec}")`);
+  // Loaded only here: the title writer needs no LLM client.
+  const { createLlmClientFromEnv, toLlmComplete } = await import('../llm');
+  const { llmQueryWriter } = await import('../bench/writers');
+  return llmQueryWriter({ complete: toLlmComplete(createLlmClientFromEnv(m[1])), model: m[1] });
+}
+
+async function loadKg(file: string, log: (s: string) => void): Promise<Corpus> {
+  const t0 = performance.now();
+  const { corpus, report } = await streamKgCorpus(file);
+  log(`read ${file} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  for (const line of formatKgCorpusReport(report)) log(`  ${line}`);
+  return corpus;
+}
+
+/** The corpus as a snapshot folder, so that `--data <out>/snapshot` points every other command at it. */
+function writeSnapshot(dir: string, corpus: Corpus): void {
+  writeJsonl(path.join(dir, 'datasets.jsonl'), corpus.datasets);
+  writeJsonl(path.join(dir, 'publications.jsonl'), corpus.publications);
+  writeJsonl(path.join(dir, 'links.jsonl'), corpus.links);
+}
+
+/** Run `eo bench build --kg …` or `eo bench import …` (argv after `bench`). Lines go to `out` (results) and `log` (progress). */
+export async function runBenchCommand(
+  argv: string[],
+  out: (s: string) => void = (s) => process.stdout.write(s + '\n'),
+  log: (s: string) => void = (s) => process.stderr.write(s + '\n'),
+): Promise<void> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  const [sub, file] = positionals;
+  if (values.help) return out(BENCH_USAGE);
+  const seed = positiveInt(values.seed, 'seed', 42);
+  const subsetSize = positiveInt(values.subset, 'subset', 200);
+
+  if (sub === 'build') {
+    if (!values.kg) throw new EoError('INVALID_ARGUMENT', `bench build --kg needs the export file\n${BENCH_USAGE}`);
+    const testFraction = values['test-fraction'] === undefined ? 0.2 : Number(values['test-fraction']);
+    if (!(testFraction > 0 && testFraction < 1)) throw new EoError('INVALID_ARGUMENT', `--test-fraction must be in (0, 1) (got "${values['test-fraction']}")`);
+    const writer = await writerFor(values.writer);
+    const corpus = await loadKg(values.kg, log);
+    const name = `kg-${writer.id.replace(/[^A-Za-z0-9._-]+/g, '_')}`;
+    const bench = await buildBenchmark(corpus, {
+      writer, name, seed, testFraction, subsetSize, relations: [KG_USES_DATASET_RELATION],
+      onProgress: (d, t) => {
+        if (d === t || d % 500 === 0) log(`writing queries ${d}/${t}`);
+      },
+    });
+    const dir = values.out ?? defaultBenchmarkDir(name);
+    exportBenchmark(dir, bench, corpus);
+    writeSnapshot(path.join(dir, 'snapshot'), corpus);
+    const tr = bench.queries.filter((q) => q.split === 'train').length;
+    out(`${bench.queries.length} queries (${tr} train, ${bench.queries.length - tr} test, test subset ${bench.testSubset.length}) over ${corpus.datasets.length} datasets; labels: USES_DATASET; writer: ${bench.writerLabel}`);
+    out(`written to ${dir} (corpus as a snapshot folder in ${path.join(dir, 'snapshot')})`);
+    return;
+  }
+
+  if (sub === 'import') {
+    if (!file) throw new EoError('INVALID_ARGUMENT', `bench import needs a file or folder\n${BENCH_USAGE}`);
+    const { bench: eb, mapping } = importEoBench(file, { fields: parseFieldOverrides(values.field), split: values.split });
+    out(mapping ? `field mapping for ${file}:` : `${file}: ${eb.format} layout (fixed field names)`);
+    if (mapping) for (const l of formatEoBenchFieldMapping(mapping)) out(`  ${l}`);
+    for (const w of eb.warnings) log(`warning: ${w}`);
+    const corpus = values.kg ? await loadKg(values.kg, log) : loadSnapshot({ dir: values.data, sample: values.sample });
+    const { benchmark, report } = eoBenchToBenchmark(eb, corpus, { seed, subsetSize, resolve: values.resolve });
+    const tr = benchmark.queries.filter((q) => q.split === 'train').length;
+    out(`${report.queries} queries read; ${report.kept} kept (${tr} train, ${report.kept - tr} test, test subset ${benchmark.testSubset.length})${report.valAsTrain > 0 ? `; ${report.valAsTrain} validation queries put in train` : ''}`);
+    if (report.unknownPositives > 0) {
+      out(`${report.unknownPositives} positive dataset id(s) are not in the corpus (${corpus.datasets.length} datasets)${values.resolve ? `; ${report.resolved} resolved to a likely match` : ''}; first ones:`);
+      for (const u of report.unknownExamples) out(`  ${u.id} (query ${u.queryId}, ${u.source})${u.suggestion ? ` — probably ${u.suggestion}${values.resolve ? '' : ' (--resolve uses it)'}` : ''}`);
+    }
+    if (report.droppedQueries.length > 0)
+      out(`${report.droppedQueries.length} query(ies) dropped: none of their positives is in the corpus (first: ${report.droppedQueries.slice(0, 5).join(', ')})`);
+    const dir = values.out ?? defaultBenchmarkDir(benchmark.name);
+    exportBenchmark(dir, benchmark, corpus);
+    out(`written to ${dir}`);
+    return;
+  }
+  throw new EoError('INVALID_ARGUMENT', `unknown bench command "${sub ?? ''}"\n${BENCH_USAGE}`);
+}
