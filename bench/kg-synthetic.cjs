@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Benchmark: load a synthetic NASA EO Knowledge Graph export of the real size and shape with the streaming
 // loader (streamKgCorpus) and print wall time and peak RSS. Goal: <= 90 s and <= 2 GB RSS on 2 cores.
-//   node bench/kg-synthetic.cjs [--scale 1] [--target-mb 0] [--gz] [--regenerate]
-// --scale multiplies every size (0.05 for a quick run); --target-mb pads titled publications with an `authors`
+//   node bench/kg-synthetic.cjs [--scale 1] [--target-mb 0] [--gz] [--regenerate] [--sample]
+// --scale multiplies every size (--sample: 0.05, a quick run); --target-mb pads titled publications with an `authors`
 // list (parsed, then dropped by the loader) until the file is about that size (the published graph.json is
 // ~1.5 GB; 0 = no padding). The export is written to bench/out/ (git-ignored) and reused while its options match.
 // The load runs in a child process, so its peak RSS is the loader's alone; a second child only reads and parses
@@ -51,7 +51,7 @@ if (process.argv[2] === '--load') {
   return;
 }
 
-const scale = Number(arg('--scale', '1'));
+const scale = Number(arg('--scale', process.argv.includes('--sample') ? '0.05' : '1'));
 const targetMb = Number(arg('--target-mb', '0'));
 const gz = process.argv.includes('--gz');
 const sizeKeys = ['datasets', 'publications', 'relationships', 'usesPublications', 'usesEdges', 'citesDatasetEdges', 'scienceKeywords', 'platforms', 'instruments', 'projects', 'dataCenters'];

@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cmrItemToDataset, eoBenchToBenchmark, exportBenchmark, importEoBench, isEoError, loadBenchmark, loadEoBench, makeCorpus, formatEoBenchFieldMapping } from '../lib';
+import { eoBenchToBenchmark, exportBenchmark, importEoBench, loadBenchmark, loadEoBench, formatEoBenchFieldMapping } from '../lib';
+import { cmrFixtureCorpus, throwsWith } from './helpers/data';
 import { parseFieldOverrides, runBenchCommand } from '../lib/cli/bench';
 
 const FIX = path.join(__dirname, 'fixtures');
@@ -17,22 +18,7 @@ function tmpDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'eo-import-'));
 }
 
-function fixtureCorpus() {
-  const items: unknown[] = JSON.parse(fs.readFileSync(path.join(FIX, 'cmr', 'umm-items.json'), 'utf8'));
-  return makeCorpus(items.map((it, i) => cmrItemToDataset(it, { index: i })), [], [], 'cmr-fixture');
-}
-
-function throwsWith(fn: () => unknown, code: string, re: RegExp): void {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(isEoError(e), `not an EoError: ${e}`);
-    assert.is((e as any).code, code, (e as Error).message);
-    assert.match((e as Error).message, re);
-    return;
-  }
-  assert.unreachable(`should throw ${re}`);
-}
+const fixtureCorpus = cmrFixtureCorpus;
 
 test('import guesses fields by name and content; unknown dataset ids are counted and shown, not dropped silently', () => {
   const { bench, mapping } = importEoBench(path.join(IMP, 'hf-export.json'));

@@ -6,14 +6,11 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import {
   checkEoBenchPositives,
-  cmrItemToDataset,
   eoBenchQrels,
   eoBenchSplit,
-  isEoError,
   kgToCorpus,
   loadEoBench,
   loadKgCorpus,
-  makeCorpus,
   parseDelimited,
   publicationIdFor,
   readKgExport,
@@ -24,6 +21,7 @@ import {
   streamKgExport,
   KG_CORPUS_PROPERTIES,
 } from '../lib';
+import { cmrFixtureCorpus, throwsWith } from './helpers/data';
 
 const FIX = path.join(__dirname, 'fixtures');
 const EB = path.join(FIX, 'eobench');
@@ -33,28 +31,7 @@ function tmpDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'eo-formats-'));
 }
 
-function throwsWith(fn: () => unknown, code: string, re: RegExp): void {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(isEoError(e), `not an EoError: ${e}`);
-    assert.is((e as any).code, code, (e as Error).message);
-    assert.match((e as Error).message, re);
-    return;
-  }
-  assert.unreachable(`should throw ${re}`);
-}
-
-/** A small corpus: the CMR fixture collections. */
-function fixtureCorpus() {
-  const items: unknown[] = JSON.parse(fs.readFileSync(path.join(FIX, 'cmr', 'umm-items.json'), 'utf8'));
-  return makeCorpus(
-    items.map((it, i) => cmrItemToDataset(it, { index: i })),
-    [],
-    [],
-    'cmr-fixture',
-  );
-}
+const fixtureCorpus = cmrFixtureCorpus;
 
 // ------------------------------------------------------------------------------------------------ NASA-EO-Bench
 

@@ -40,7 +40,7 @@ const WORDS = ('aerosol optical depth sea surface temperature soil moisture prec
   'daily monthly global regional gridded level swath retrieval satellite sensor instrument product version record climate ' +
   'trend variability model assimilation reanalysis validation observation campaign airborne station time series analysis').split(' ');
 
-/** Seeded PRNG (mulberry32): uniform in [0, 1). */
+/** Seeded PRNG (mulberry32, as lib/util/random.ts; repeated so this script runs without a build): uniform in [0, 1). */
 function rng(seed) {
   let a = seed >>> 0;
   return () => {

@@ -2,15 +2,16 @@ import type { EoBench } from '../data/eobench-read';
 import { restrictEoBenchToCorpus, type EoBenchUnknownPositive } from '../data/eobench';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
+import { BENCHMARK_DEFAULTS } from './settings';
 import { DEFAULT_STRATA, stratifiedSample, stratumOf } from './split';
 import type { BenchLabel, BenchQuery, Benchmark } from './types';
 
 export interface EoBenchToBenchmarkOptions {
   /** Benchmark name (export folder name). Default `nasa-eo-bench`. */
   name?: string;
-  /** Seed of the stratified test subset. Default 42. */
+  /** Seed of the stratified test subset. Default BENCHMARK_DEFAULTS.seed (42). */
   seed?: number;
-  /** Size of the stratified test subset. Default 200. */
+  /** Size of the stratified test subset. Default BENCHMARK_DEFAULTS.subsetSize (200). */
   subsetSize?: number;
   /** Replace an unknown positive by the corpus dataset it probably means (same id ignoring case, DOI, unique shortName). Default false. */
   resolve?: boolean;
@@ -41,7 +42,7 @@ export function eoBenchToBenchmark(eb: EoBench, corpus: Corpus, opts: EoBenchToB
   const { bench, report: check, droppedQueries } = restrictEoBenchToCorpus(eb, corpus, { resolve: opts.resolve ?? false });
   if (bench.queries.length === 0)
     throw new EoError('BENCH', `none of the ${eb.queries.length} queries has a positive in the corpus (${check.unknown.length} unknown dataset ids, e.g. ${check.unknown.slice(0, 3).map((u) => u.id).join(', ')}): is it the right corpus?`);
-  const seed = opts.seed ?? 42;
+  const seed = opts.seed ?? BENCHMARK_DEFAULTS.seed;
   const queries: BenchQuery[] = [];
   const labels: BenchLabel[] = [];
   let valAsTrain = 0;
@@ -52,7 +53,7 @@ export function eoBenchToBenchmark(eb: EoBench, corpus: Corpus, opts: EoBenchToB
     for (const d of q.positives) labels.push({ queryId: q.id, datasetId: d, relation: 'nasa-eo-bench' });
   }
   const test = queries.filter((q) => q.split === 'test');
-  const testSubset = stratifiedSample(test.map((q) => ({ id: q.id, stratum: stratumOf(q.positives) })), opts.subsetSize ?? 200, seed);
+  const testSubset = stratifiedSample(test.map((q) => ({ id: q.id, stratum: stratumOf(q.positives) })), opts.subsetSize ?? BENCHMARK_DEFAULTS.subsetSize, seed);
   const resolved = opts.resolve ? check.unknown.filter((u) => u.suggestion !== null).length : 0;
   const benchmark: Benchmark = {
     name: opts.name ?? 'nasa-eo-bench',

@@ -4,11 +4,17 @@
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildBenchmark, defaultBenchmarkDir, eoBenchToBenchmark, exportBenchmark, titleQueryWriter, type QueryWriter } from '../bench';
-import {
-  formatEoBenchFieldMapping, formatKgCorpusReport, importEoBench, KG_USES_DATASET_RELATION, loadSnapshot, streamKgCorpus,
-  type Corpus, type EoBenchRole,
-} from '../data';
+// Per-module imports, as in eo.ts: loading the `eo` command stays cheap.
+import { buildBenchmark } from '../bench/build';
+import { defaultBenchmarkDir, exportBenchmark } from '../bench/export';
+import { eoBenchToBenchmark } from '../bench/import';
+import { BENCHMARK_DEFAULTS } from '../bench/settings';
+import type { QueryWriter } from '../bench/types';
+import { titleQueryWriter } from '../bench/writers';
+import { formatEoBenchFieldMapping, importEoBench, type EoBenchRole } from '../data/eobench';
+import { formatKgCorpusReport, KG_USES_DATASET_RELATION, streamKgCorpus } from '../data/kg';
+import { loadSnapshot } from '../data/snapshot';
+import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
 import { writeJsonl } from '../util/fs';
 
@@ -56,7 +62,7 @@ async function writerFor(spec: string | undefined): Promise<QueryWriter> {
   const m = /^llm:(.+)$/.exec(spec);
   if (!m) throw new EoError('INVALID_ARGUMENT', `--writer must be "title" or "llm:<model id from lib/llm/models.json>" (got "${spec}")`);
   // Loaded only here: the title writer needs no LLM client.
-  const { createLlmClientFromEnv, toLlmComplete } = await import('../llm');
+  const { createLlmClientFromEnv, toLlmComplete } = await import('../llm/client');
   const { llmQueryWriter } = await import('../bench/writers');
   return llmQueryWriter({ complete: toLlmComplete(createLlmClientFromEnv(m[1])), model: m[1] });
 }
@@ -85,12 +91,12 @@ export async function runBenchCommand(
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   const [sub, file] = positionals;
   if (values.help) return out(BENCH_USAGE);
-  const seed = positiveInt(values.seed, 'seed', 42);
-  const subsetSize = positiveInt(values.subset, 'subset', 200);
+  const seed = positiveInt(values.seed, 'seed', BENCHMARK_DEFAULTS.seed);
+  const subsetSize = positiveInt(values.subset, 'subset', BENCHMARK_DEFAULTS.subsetSize);
 
   if (sub === 'build') {
     if (!values.kg) throw new EoError('INVALID_ARGUMENT', `bench build --kg needs the export file\n${BENCH_USAGE}`);
-    const testFraction = values['test-fraction'] === undefined ? 0.2 : Number(values['test-fraction']);
+    const testFraction = values['test-fraction'] === undefined ? BENCHMARK_DEFAULTS.testFraction : Number(values['test-fraction']);
     if (!(testFraction > 0 && testFraction < 1)) throw new EoError('INVALID_ARGUMENT', `--test-fraction must be in (0, 1) (got "${values['test-fraction']}")`);
     const writer = await writerFor(values.writer);
     const corpus = await loadKg(values.kg, log);
