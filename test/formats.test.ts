@@ -349,6 +349,25 @@ test('KG bad input names file, line and field', () => {
   throwsWith(() => loadKgCorpus(path.join(dir, 'dup.jsonl')), 'DATA_INVALID', /dup\.jsonl:2: field "id" repeats node id "1" of .*dup\.jsonl:1/);
 });
 
+test('KG streamed reader: a bad line or a corrupt gzip names the file (and line)', async () => {
+  const rejects = async (p: Promise<unknown>, code: string, re: RegExp) => {
+    try {
+      await p;
+    } catch (e) {
+      assert.is((e as any).code, code, (e as Error).message);
+      assert.match((e as Error).message, re);
+      return;
+    }
+    assert.unreachable(`should reject with ${re}`);
+  };
+  await rejects(streamKgCorpus(path.join(KG, 'bad', 'not-json.jsonl')), 'DATA_PARSE', /not-json\.jsonl:2: invalid JSON/);
+  const dir = tmpDir();
+  const good = zlib.gzipSync(fs.readFileSync(path.join(KG, 'apoc-export.jsonl')));
+  const cut = path.join(dir, 'cut.jsonl.gz');
+  fs.writeFileSync(cut, good.subarray(0, Math.floor(good.length / 2)));
+  await rejects(streamKgCorpus(cut), 'DATA_PARSE', /cut\.jsonl\.gz: cannot read \(unexpected end of file\)/);
+});
+
 test('KG JSON lines are streamed across read-chunk boundaries', () => {
   const dir = tmpDir();
   const file = path.join(dir, 'big.jsonl');

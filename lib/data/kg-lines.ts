@@ -22,20 +22,32 @@ export async function forEachLine(file: string, cb: LineCallback): Promise<void>
   mustExist(file);
   const raw = fs.createReadStream(file, { highWaterMark: 1 << 20 });
   const input = file.endsWith('.gz') ? raw.pipe(zlib.createGunzip()) : raw;
+  const rl = readline.createInterface({ input, crlfDelay: Infinity });
   let streamError: Error | null = null;
   const onError = (e: Error) => {
-    streamError = e;
+    streamError ??= e;
     rl.close();
   };
   raw.on('error', onError);
   if (input !== raw) input.on('error', onError);
-  const rl = readline.createInterface({ input, crlfDelay: Infinity });
+  rl.on('error', onError); // readline re-emits its input's errors
   let lineNo = 0;
+  const fromCallback = new WeakSet<object>();
   try {
     for await (const line of rl) {
       lineNo++;
-      cb(lineNo === 1 ? line.replace(/^\uFEFF/, '') : line, lineNo);
+      try {
+        cb(lineNo === 1 ? line.replace(/^\uFEFF/, '') : line, lineNo);
+      } catch (e) {
+        if (e !== null && typeof e === 'object') fromCallback.add(e);
+        throw e;
+      }
     }
+  } catch (e) {
+    // The callback's errors go through as they are, unless the stream failed first (a corrupt gzip member ends in
+    // a cut line): then the stream error is the cause, reported below.
+    if (streamError === null && (e === null || typeof e !== 'object' || fromCallback.has(e))) throw e;
+    streamError ??= e as Error;
   } finally {
     rl.close();
     raw.destroy();
