@@ -1,6 +1,7 @@
 /**
- * Loader for the NASA-EO-Bench retrieval benchmark (query text + positive dataset ids + split) in the layouts it
- * may be distributed in, plus a check of its positives against a Corpus.
+ * NASA-EO-Bench records → queries (query text + positive dataset ids + split): the field mapping, the loader of the
+ * layouts it may be distributed in (raw records from eobench-read.ts), the import of a copy with unknown field names
+ * (guessed, or given by the user: `importEoBench`), and a check of its positives against a Corpus.
  *
  * Accepted layouts (see `loadEoBench`):
  * - JSON Lines (`.jsonl`, `.ndjson`, optionally `.gz`) or a JSON document (`.json`: an array of objects, or an object

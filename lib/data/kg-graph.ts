@@ -120,14 +120,17 @@ class GraphBuilder {
     else this.addRelationship(v, line, keyId);
   }
 
+  /** Kept property names per label combination (null: keep all), computed once per combination. */
+  private readonly keepFor = new Map<string, readonly string[] | null>();
+
   private project(labels: string[], all: Obj): Obj {
     if (this.props === null) return all;
-    let keep: Set<string> | null = null;
-    for (const l of labels) {
-      const list = this.props.get(l);
-      if (list === undefined) continue;
-      keep ??= new Set();
-      for (const p of list) keep.add(p);
+    const key = labels.length === 1 ? labels[0] : labels.join('\u0001');
+    let keep = this.keepFor.get(key);
+    if (keep === undefined) {
+      const lists = labels.map((l) => this.props!.get(l)).filter((x): x is readonly string[] => x !== undefined);
+      keep = lists.length === 0 ? null : [...new Set(lists.flat())];
+      this.keepFor.set(key, keep);
     }
     if (keep === null) return all;
     const out: Obj = {};
