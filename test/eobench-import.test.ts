@@ -105,6 +105,13 @@ test('eo bench import and eo bench build --kg end to end', async () => {
     'USES_DATASET labels only (the CITES link is not a label)',
   );
   assert.is(fs.readFileSync(path.join(dir, 'kg', 'snapshot', 'datasets.jsonl'), 'utf8').trim().split('\n').length, 3);
+  try {
+    await runBenchCommand(['build', '--kg', KG, '--writer', 'gpt-4o', '--out', path.join(dir, 'x')], () => undefined, () => undefined);
+    assert.unreachable('a writer without the llm: prefix is refused');
+  } catch (e) {
+    assert.match((e as Error).message, /--writer must be "title" or "llm:<model id from lib\/llm\/models\.json>" \(got "gpt-4o"\)/);
+  }
+  assert.not.ok(fs.existsSync(path.join(dir, 'x')), 'nothing written');
 });
 
 test.run();
