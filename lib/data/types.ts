@@ -1,3 +1,6 @@
+/** Bounding box `[west, south, east, north]` in degrees (WGS 84). `west > east` means it crosses the antimeridian. */
+export type BBox = [number, number, number, number];
+
 /** One NASA CMR collection, in the schema of the offline snapshot (see ../shared/data/eo/README.md). */
 export interface DatasetRecord {
   /** CMR collection concept id, e.g. `C1238517323-GES_DISC`. */
@@ -14,6 +17,11 @@ export interface DatasetRecord {
   publisher: string | null;
   temporalStart: string | null;
   temporalEnd: string | null;
+  /**
+   * Spatial extent `[west, south, east, north]` in degrees (WGS 84), or null/absent when the record has none.
+   * `west > east` crosses the antimeridian.
+   */
+  bbox?: BBox | null;
   keywords: string[];
   platforms: string[];
   instruments: string[];

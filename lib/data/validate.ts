@@ -1,5 +1,5 @@
 import { EoError } from '../errors';
-import type { DatasetRecord, Publication, PublicationLink } from './types';
+import type { BBox, DatasetRecord, Publication, PublicationLink } from './types';
 
 /** Where a record came from, for error messages: `file:line`. */
 export interface RecordLocation {
@@ -102,6 +102,18 @@ function asObject(v: unknown, fail: FieldFail): Obj {
   return v;
 }
 
+/** `[west, south, east, north]` in degrees: longitudes in [-180, 180], latitudes in [-90, 90], south <= north. */
+function optBBox(o: Obj, f: string, fail: FieldFail): BBox | null {
+  const v = o[f];
+  if (v === undefined || v === null) return null;
+  if (!Array.isArray(v) || v.length !== 4 || v.some((x) => typeof x !== 'number' || !Number.isFinite(x)))
+    fail(f, 'must be [west, south, east, north] (four finite numbers) or null');
+  const [w, s, e, n] = v as number[];
+  if (Math.abs(w) > 180 || Math.abs(e) > 180) fail(f, `longitudes must lie in [-180, 180] (got west ${w}, east ${e})`);
+  if (Math.abs(s) > 90 || Math.abs(n) > 90 || s > n) fail(f, `latitudes must lie in [-90, 90] with south <= north (got south ${s}, north ${n})`);
+  return [w, s, e, n];
+}
+
 /** Validate one dataset record; optional fields may be missing or null. */
 export function validateDataset(v: unknown, loc: RecordLocation): DatasetRecord {
   const fail = failAt(loc);
@@ -123,6 +135,7 @@ export function validateDataset(v: unknown, loc: RecordLocation): DatasetRecord 
     publisher: s('publisher'),
     temporalStart: s('temporalStart'),
     temporalEnd: s('temporalEnd'),
+    bbox: optBBox(o, 'bbox', fail),
     keywords: list('keywords'),
     platforms: list('platforms'),
     instruments: list('instruments'),

@@ -3,6 +3,7 @@
  * of NASA's own tools gets a decision with evidence and a confidence, and every chosen tool gets a concrete link or
  * request with provenance. What no tool fully answers falls through to dataset retrieval.
  */
+import type { BBox } from '../data/types';
 
 /** NASA tools the router can send a query to. */
 export type ToolName = 'worldview' | 'giovanni' | 'harmony' | 'sde' | 'earthdata-search';
@@ -30,8 +31,8 @@ export interface Period {
   span: TextSpan;
 }
 
-/** Bounding box `[west, south, east, north]` in degrees (WGS84). `west > east` means it crosses the antimeridian. */
-export type BBox = [number, number, number, number];
+/** Bounding box `[west, south, east, north]` (defined with the dataset record it also describes). */
+export type { BBox };
 
 /** One gazetteer entry. */
 export interface GazetteerPlace {
