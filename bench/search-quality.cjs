@@ -83,7 +83,7 @@ async function main() {
   }
 
   // 2. labelled constrained queries: CMR semantics of the labels are the reference
-  const labelled = fs.readFileSync(path.join(__dirname, '..', 'lib', 'search', 'data', 'constrained-queries.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const labelled = fs.readFileSync(require('../dist/lib/util/paths').packageFile('search', 'data', 'constrained-queries.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
   const ids = corpus.datasets.map((d) => d.id);
   const fails = (i, q) => {
     const d = corpus.datasets[i];

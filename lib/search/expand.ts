@@ -9,13 +9,13 @@
  *     (`corpusInstrumentGroups`), so an instrument named in a query brings the variables it measures.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
 import { bm25Scores, type Bm25Index } from '../retrieve/bm25';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { phraseMatcher, type PhraseMatcher } from '../router/phrases';
 import type { GcmdKeyword } from '../router/variables';
+import { packageFile } from '../util/paths';
 
 /** One set of equivalent ways to name a quantity or technique. */
 export interface VocabularyGroup {
@@ -52,11 +52,9 @@ export interface QueryExpansion {
   matches: ExpansionMatch[];
 }
 
-/** The vocabulary data file beside this module (found from src or dist). */
+/** The vocabulary data file beside this module. */
 export function vocabularyFile(): string {
-  const here = path.join(__dirname, 'data', 'vocabulary.json');
-  if (fs.existsSync(here)) return here;
-  return path.join(__dirname, '..', '..', '..', 'lib', 'search', 'data', 'vocabulary.json');
+  return packageFile('search', 'data', 'vocabulary.json');
 }
 
 /** Read and check `vocabulary.json`; with `gcmdKeywords`, every group's `gcmd` must be a GCMD keyword. */
