@@ -121,6 +121,7 @@ test('UMM-C mapping to DatasetRecord', () => {
     publisher: 'NASA/GSFC/SED/ESD/GCDC/GESDISC',
     temporalStart: '1980-01-01T00:00:00.000Z',
     temporalEnd: null,
+    bbox: [-180, -90, 180, 90],
     keywords: ['earth science', 'atmosphere', 'atmospheric temperature', 'surface temperature', 'air temperature', 'atmospheric winds', 'surface winds'],
     platforms: ['Models/Analyses'],
     instruments: ['NOT APPLICABLE'],

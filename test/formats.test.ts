@@ -203,6 +203,7 @@ test('KG export in the real shape: mapping, stubs and unlinked publications coun
     publisher: 'NASA/GSFC/SED/ESD/GCDC/GESDISC',
     temporalStart: '1980-01-01T00:00:00.000Z',
     temporalEnd: null,
+    bbox: [-180, -90, 180, 90], // from the nwCorner / seCorner points
     keywords: ['atmosphere', 'air temperature'],
     platforms: [],
     instruments: [],
@@ -265,7 +266,7 @@ test('KG export in the real shape: mapping, stubs and unlinked publications coun
   assert.equal(streamed.report, report);
   const slim = await streamKgExport(file, { nodeProperties: KG_CORPUS_PROPERTIES });
   const slimMerra = slim.nodes.find((n) => n.id === '0')!;
-  assert.ok(!('pagerank_publication_dataset' in slimMerra.properties) && !('nwCorner' in slimMerra.properties) && 'landingPageUrl' in slimMerra.properties);
+  assert.ok(!('pagerank_publication_dataset' in slimMerra.properties) && 'nwCorner' in slimMerra.properties && 'landingPageUrl' in slimMerra.properties);
   assert.ok(!('authors' in slim.nodes.find((n) => n.id === '10')!.properties));
 
   const more = loadKgCorpus(file, { keepUnlinkedPublications: true, instrumentsFromPlatforms: true });

@@ -104,6 +104,26 @@ export function cmrItemToDataset(item: unknown, loc: CmrItemLocation, opts: { ba
   });
   if (openEnded) end = null;
 
+  // UMM-C SpatialExtent: one bounding rectangle as it is; several → the box enclosing them (the whole longitude
+  // range when one crosses the antimeridian); no rectangle (points, polygons only) → null.
+  let bbox: [number, number, number, number] | null = null;
+  const geometry = optObj(optObj(optObj(umm.SpatialExtent, 'umm.SpatialExtent')?.HorizontalSpatialDomain, 'umm.SpatialExtent.HorizontalSpatialDomain')?.Geometry, 'umm.SpatialExtent.HorizontalSpatialDomain.Geometry');
+  if (geometry) {
+    optArr(geometry, 'BoundingRectangles', 'umm.SpatialExtent.HorizontalSpatialDomain.Geometry.BoundingRectangles').forEach((r, i) => {
+      const f = `umm.SpatialExtent.HorizontalSpatialDomain.Geometry.BoundingRectangles[${i}]`;
+      const o = optObj(r, f);
+      if (!o) return;
+      const c = ['WestBoundingCoordinate', 'SouthBoundingCoordinate', 'EastBoundingCoordinate', 'NorthBoundingCoordinate'].map((k) => o[k]);
+      if (c.some((v) => typeof v !== 'number' || !Number.isFinite(v))) itemFail(loc, id, f, 'must have four numeric bounding coordinates');
+      const [w, so, e, n] = c as number[];
+      if (!bbox) bbox = [w, so, e, n];
+      else {
+        const crosses = w > e || bbox[0] > bbox[2];
+        bbox = crosses ? [-180, Math.min(bbox[1], so), 180, Math.max(bbox[3], n)] : [Math.min(bbox[0], w), Math.min(bbox[1], so), Math.max(bbox[2], e), Math.max(bbox[3], n)];
+      }
+    });
+  }
+
   const keywords: string[] = [];
   const addKw = (s: string | null) => {
     if (s === null) return;
@@ -188,6 +208,7 @@ export function cmrItemToDataset(item: unknown, loc: CmrItemLocation, opts: { ba
     publisher,
     temporalStart: start,
     temporalEnd: end,
+    bbox,
     keywords,
     platforms,
     instruments,

@@ -58,10 +58,28 @@ const PUBLICATION_PROPS = {
   venue: ['venue', 'journal', 'containerTitle', 'publicationVenue'],
 } as const;
 const NAME_PROPS = ['name', 'shortName', 'longName'];
+/** Spatial extent of a Dataset in the live graph: two Neo4j points (x = longitude, y = latitude). */
+const CORNER_PROPS = ['nwCorner', 'seCorner'];
+
+/** A Neo4j point as APOC exports it (`{x, y}` or `{longitude, latitude}`), or null. */
+function pointLonLat(v: unknown): [number, number] | null {
+  if (v === null || typeof v !== 'object') return null;
+  const o = v as Record<string, unknown>;
+  const lon = typeof o.x === 'number' ? o.x : o.longitude;
+  const lat = typeof o.y === 'number' ? o.y : o.latitude;
+  return typeof lon === 'number' && typeof lat === 'number' ? [lon, lat] : null;
+}
+
+/** `[west, south, east, north]` from the nwCorner / seCorner points, or null when either is missing. */
+function cornersBBox(n: KgNode): [number, number, number, number] | null {
+  const nw = pointLonLat(n.properties.nwCorner);
+  const se = pointLonLat(n.properties.seCorner);
+  return nw && se ? [nw[0], se[1], se[0], nw[1]] : null;
+}
 
 /** The properties the Corpus mapping reads, per label: what the corpus loaders keep of each node. */
 export const KG_CORPUS_PROPERTIES: Readonly<Record<string, readonly string[]>> = {
-  Dataset: [...CONCEPT_ID_PROPS, ...Object.values(DATASET_PROPS).flat()],
+  Dataset: [...CONCEPT_ID_PROPS, ...Object.values(DATASET_PROPS).flat(), ...CORNER_PROPS],
   Publication: Object.values(PUBLICATION_PROPS).flat(),
   ScienceKeyword: NAME_PROPS,
   Platform: NAME_PROPS,
@@ -322,6 +340,7 @@ export function kgToCorpus(graph: KgGraph, opts: KgToCorpusOptions = {}): KgCorp
         publisher,
         temporalStart: str(n, DATASET_PROPS.temporalStart, fail),
         temporalEnd: str(n, DATASET_PROPS.temporalEnd, fail),
+        bbox: cornersBBox(n),
         keywords,
         platforms,
         instruments,
