@@ -3,7 +3,9 @@ import { inspect } from 'node:util';
 import { repoRoot } from '../util/paths';
 import { EoError } from '../errors';
 import { canRenderPng, chromiumExecutable, renderFigurePng, reportsDir, warnNoChromium, writeFigureFiles } from './export';
-import type { Figure, Progress, ProgressOptions, ShowFigureOptions, ShownFigure, ShowTableOptions, TableRow } from './types';
+import { withLegendLayout } from './figures';
+import { bestCells, isDataFrame, rowColumns, sourceLines, tableRows } from './frame';
+import type { Figure, Progress, ProgressOptions, ShowFigureOptions, ShownFigure, ShowTableOptions, TableInput } from './types';
 
 type WriteDisplayData = (content: { data: Record<string, unknown>; metadata: Record<string, unknown>; transient: Record<string, unknown> }, update: boolean) => void;
 
@@ -63,6 +65,7 @@ export async function showFigure(fig: Figure, opts: ShowFigureOptions): Promise<
   if (!opts || !NAME_RE.test(opts.name ?? ''))
     throw new EoError('INVALID_ARGUMENT', `showFigure: name must match ${NAME_RE} (got ${JSON.stringify(opts?.name)})`, { name: opts?.name });
   const dir = reportsDir(opts.notebook);
+  fig = withLegendLayout(fig);
   let png: Buffer | null = null;
   let renderMs = 0;
   if (opts.png !== false) {
@@ -108,49 +111,61 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** Rows as an aligned plain-text table (numbers right-aligned). */
-export function formatTable(rows: readonly TableRow[], opts: ShowTableOptions = {}): string {
-  const { columns, cells, numeric, omitted } = tableCells(rows, opts);
-  const widths = columns.map((c, j) => Math.max(c.length, ...cells.map((r) => r[j].length)));
+/** Rows (or a DataFrame) as an aligned plain-text table (numbers right-aligned, best values starred, source footer). */
+export function formatTable(input: TableInput, opts: ShowTableOptions = {}): string {
+  const { columns, cells, numeric, omitted, marked, footer } = tableCells(input, opts);
+  const text = cells.map((r, i) => r.map((v, j) => (marked.get(columns[j])?.has(i) ? `${v}*` : v)));
+  const widths = columns.map((c, j) => Math.max(c.length, ...text.map((r) => r[j].length)));
   const line = (vals: string[]) => vals.map((v, j) => (numeric[j] ? v.padStart(widths[j]) : v.padEnd(widths[j]))).join('  ').trimEnd();
   const out: string[] = [];
   if (opts.title) out.push(opts.title);
   out.push(line(columns), widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of cells) out.push(line(r));
+  for (const r of text) out.push(line(r));
   if (omitted > 0) out.push(`... ${omitted} more rows`);
+  out.push(...footer);
   return out.join('\n');
 }
 
-function tableCells(rows: readonly TableRow[], opts: ShowTableOptions) {
+function tableCells(input: TableInput, opts: ShowTableOptions) {
+  const rows = tableRows(input);
   const digits = opts.digits ?? 3;
   const maxRows = opts.maxRows ?? 200;
-  const columns = opts.columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const columns = isDataFrame(input) && !opts.columns ? [...input.columns] : rowColumns(rows, opts.columns);
   const shown = rows.slice(0, maxRows);
   const cells = shown.map((r) => columns.map((c) => formatCell(r[c], digits)));
   const numeric = columns.map((c) => shown.length > 0 && shown.every((r) => r[c] === undefined || r[c] === null || typeof r[c] === 'number'));
-  return { columns, cells, numeric, omitted: rows.length - shown.length };
+  const marked = bestCells(shown, columns, opts.best, digits);
+  return { columns, cells, numeric, omitted: rows.length - shown.length, marked, footer: sourceLines(opts.source, marked.size > 0) };
 }
 
-/** Rows as an HTML table. */
-export function tableHtml(rows: readonly TableRow[], opts: ShowTableOptions = {}): string {
-  const { columns, cells, numeric, omitted } = tableCells(rows, opts);
-  const td = (v: string, j: number, tag: 'td' | 'th') => `<${tag} style="text-align:${numeric[j] ? 'right' : 'left'};padding:2px 8px">${escapeHtml(v)}</${tag}>`;
+/** Rows (or a DataFrame) as an HTML table: caption, best values in bold, source files and settings in the footer. */
+export function tableHtml(input: TableInput, opts: ShowTableOptions = {}): string {
+  const { columns, cells, numeric, omitted, marked, footer } = tableCells(input, opts);
+  const cell = (v: string, j: number, tag: 'td' | 'th', best = false) =>
+    `<${tag} style="text-align:${numeric[j] ? 'right' : 'left'};padding:2px 8px${best ? ';font-weight:bold' : ''}"${best ? ' class="eo-best"' : ''}>${escapeHtml(v)}</${tag}>`;
+  const note = (text: string) => `<tr><td colspan="${columns.length}" style="text-align:left;padding:2px 8px;color:#555;font-size:12px">${escapeHtml(text)}</td></tr>`;
+  const foot = [...(omitted > 0 ? [`... ${omitted} more rows`] : []), ...footer];
   return [
-    '<table style="border-collapse:collapse;font-family:sans-serif;font-size:13px">',
+    '<table class="eo-table" style="border-collapse:collapse;font-family:sans-serif;font-size:13px">',
     opts.title ? `<caption style="text-align:left;font-weight:bold;padding:4px 0">${escapeHtml(opts.title)}</caption>` : '',
-    `<thead><tr style="border-bottom:1px solid #888">${columns.map((c, j) => td(c, j, 'th')).join('')}</tr></thead>`,
+    `<thead><tr style="border-bottom:1px solid #888">${columns.map((c, j) => cell(c, j, 'th')).join('')}</tr></thead>`,
     '<tbody>',
-    ...cells.map((r) => `<tr>${r.map((v, j) => td(v, j, 'td')).join('')}</tr>`),
+    ...cells.map((r, i) => `<tr>${r.map((v, j) => cell(v, j, 'td', marked.get(columns[j])?.has(i) ?? false)).join('')}</tr>`),
     '</tbody>',
-    omitted > 0 ? `<tfoot><tr><td colspan="${columns.length}">... ${omitted} more rows</td></tr></tfoot>` : '',
+    foot.length > 0 ? `<tfoot style="border-top:1px solid #ccc">${foot.map(note).join('')}</tfoot>` : '',
     '</table>',
   ].join('');
 }
 
-/** Show rows as an HTML table in tslab (with a plain-text fallback in the bundle); prints plain text elsewhere. */
-export function showTable(rows: readonly TableRow[], opts: ShowTableOptions = {}): void {
-  const text = formatTable(rows, opts);
-  if (!displayBundle({ 'text/html': tableHtml(rows, opts), 'text/plain': text })) console.log(text);
+/**
+ * Show a table in tslab as HTML (with a plain-text fallback in the bundle); prints plain text elsewhere.
+ * Takes rows or a danfojs DataFrame: a reader can `showTable(toDataFrame(rows).sortValues('MAP', { ascending: false }))`
+ * or group a per-query table (`toDataFrame(perQuery).groupby(['daac']).mean()`). Returns nothing, so a cell ending
+ * with it prints only the table.
+ */
+export function showTable(input: TableInput, opts: ShowTableOptions = {}): void {
+  const text = formatTable(input, opts);
+  if (!displayBundle({ 'text/html': tableHtml(input, opts), 'text/plain': text })) console.log(text);
 }
 
 function fmtDuration(s: number): string {

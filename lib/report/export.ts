@@ -57,12 +57,42 @@ export function writeResults(notebook: string | undefined, results: Record<strin
   return file;
 }
 
+/** Path of the plotly.js bundle the figures use (the design card's `plotly.js-dist`). */
+export function plotlyJsPath(): string {
+  return require.resolve('plotly.js-dist/plotly.js');
+}
+
 let plotlySource: string | null = null;
 
-/** The plotly.js bundle (plotly.js-dist-min), read once. */
+/** The plotly.js bundle (plotly.js-dist), read once. */
 export function plotlyJs(): string {
-  if (plotlySource === null) plotlySource = fs.readFileSync(require.resolve('plotly.js-dist-min/plotly.min.js'), 'utf8');
+  if (plotlySource === null) plotlySource = fs.readFileSync(plotlyJsPath(), 'utf8');
   return plotlySource;
+}
+
+/** File name of the plotly.js copy written once into each figures folder, which the figure pages load. */
+export const PLOTLY_FILE = 'plotly.js';
+
+/**
+ * Copy plotly.js into `dir` as PLOTLY_FILE unless an identical-size copy is there (the bundle is ~10 MB: one copy
+ * per figures folder instead of one inlined per figure). Returns the path.
+ */
+export function ensurePlotlyCopy(dir: string): string {
+  const target = path.join(dir, PLOTLY_FILE);
+  const src = plotlyJsPath();
+  let same = false;
+  try {
+    same = fs.statSync(target).size === fs.statSync(src).size;
+  } catch {
+    /* missing */
+  }
+  if (!same) {
+    fs.mkdirSync(dir, { recursive: true });
+    const tmp = `${target}.${process.pid}.tmp`;
+    fs.copyFileSync(src, tmp);
+    fs.renameSync(tmp, target);
+  }
+  return target;
 }
 
 function escapeHtml(s: string): string {
@@ -74,13 +104,20 @@ function scriptJson(v: unknown): string {
   return JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
-/** A self-contained HTML page (plotly.js inlined, no network) that draws the figure. */
-export function figureHtml(fig: Figure, title = 'figure'): string {
+/**
+ * An HTML page that draws the figure without network access. By default plotly.js is inlined (self-contained,
+ * ~10 MB); with `plotlySrc` the page loads it from that relative URL instead (writeFigureFiles puts one copy
+ * beside the pages).
+ */
+export function figureHtml(fig: Figure, title = 'figure', opts: { plotlySrc?: string } = {}): string {
   const config = { responsive: true, displaylogo: false, ...(fig.config ?? {}) };
+  const plotly = opts.plotlySrc
+    ? `<script src="${escapeHtml(opts.plotlySrc)}"></script>`
+    : `<script>${plotlyJs().replace(/<\/script/gi, '<\\/script')}</script>`;
   return `<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>html,body{margin:0;background:#fff}#fig{width:100vw;height:100vh}</style>
-<script>${plotlyJs().replace(/<\/script/gi, '<\\/script')}</script>
+${plotly}
 </head><body><div id="fig"></div>
 <script>Plotly.newPlot('fig', ${scriptJson(fig.data)}, ${scriptJson(fig.layout ?? {})}, ${scriptJson(config)});</script>
 </body></html>
@@ -185,11 +222,15 @@ export async function closeFigureRenderer(): Promise<void> {
   }
 }
 
-/** Write `<dir>/figures/<name>.html` (and the PNG bytes when given); returns both paths. */
+/**
+ * Write `<dir>/figures/<name>.html` (loading `figures/plotly.js`, copied there once) and the PNG bytes when given
+ * as `<name>.png`; returns both paths.
+ */
 export function writeFigureFiles(dir: string, name: string, fig: Figure, png: Uint8Array | null): { html: string; png: string | null } {
   const figDir = path.join(dir, 'figures');
+  ensurePlotlyCopy(figDir);
   const html = path.join(figDir, `${name}.html`);
-  writeFileAtomic(html, figureHtml(fig, name));
+  writeFileAtomic(html, figureHtml(fig, name, { plotlySrc: PLOTLY_FILE }));
   let pngFile: string | null = null;
   if (png) {
     pngFile = path.join(figDir, `${name}.png`);

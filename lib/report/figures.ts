@@ -1,4 +1,4 @@
-import type { BarOptions, Figure, FigureOptions, HistogramOptions, PlotlyLayout, PlotlyTrace, ScatterSeries } from './types';
+import type { BarOptions, Figure, FigureOptions, HistogramOptions, LegendPlacement, PlotlyLayout, PlotlyTrace, ScatterSeries } from './types';
 
 /** Layout shared by the builders: titles as `{ text }` (plotly.js >= 3), white background, automargin axes. */
 export function baseLayout(opts: FigureOptions = {}): PlotlyLayout {
@@ -29,7 +29,7 @@ export function scatterFigure(series: ScatterSeries | ScatterSeries[], opts: Fig
   }));
   const layout = baseLayout(opts);
   if (list.length < 2 || list.every((s) => s.name === undefined)) layout.showlegend = false;
-  return { data, layout };
+  return withLegendLayout({ data, layout }, opts.legend);
 }
 
 /**
@@ -50,7 +50,7 @@ export function barFigure(labels: ArrayLike<string | number>, values: ArrayLike<
   if (series.length < 2) layout.showlegend = false;
   if (opts.horizontal) layout.yaxis = { ...(layout.yaxis as object), autorange: 'reversed', type: 'category' };
   else layout.xaxis = { ...(layout.xaxis as object), type: 'category' };
-  return { data, layout: { ...layout, ...(opts.layout ?? {}) } };
+  return withLegendLayout({ data, layout: { ...layout, ...(opts.layout ?? {}) } }, opts.legend);
 }
 
 /** Histogram of one series, or `{ seriesName: values }` overlaid. */
@@ -69,9 +69,50 @@ export function histogramFigure(values: ArrayLike<number> | Record<string, Array
   const layout = baseLayout({ yTitle: opts.histnorm ? opts.histnorm : 'count', ...opts });
   layout.barmode = opts.barmode ?? 'overlay';
   if (series.length < 2) layout.showlegend = false;
-  return { data, layout: { ...layout, ...(opts.layout ?? {}) } };
+  return withLegendLayout({ data, layout: { ...layout, ...(opts.layout ?? {}) } }, opts.legend);
 }
 
 function isArrayLike(v: unknown): v is ArrayLike<number> {
   return Array.isArray(v) || ArrayBuffer.isView(v);
+}
+
+/** Approximate pixel width of one legend character at the default 13 px font (DejaVu Sans averages ~7 px). */
+const LEGEND_CHAR_PX = 7;
+/** Symbol, padding and gaps of one vertical legend entry, in pixels. */
+const LEGEND_ENTRY_PAD_PX = 45;
+/** A legend on the right may take at most this share of the figure width before it goes below. */
+const LEGEND_MAX_WIDTH_SHARE = 0.2;
+
+/** Names of the traces that appear in the legend (named, not hidden from it). */
+export function legendNames(fig: Figure): string[] {
+  return fig.data.filter((t) => typeof t.name === 'string' && t.name !== '' && t.showlegend !== false).map((t) => t.name as string);
+}
+
+/**
+ * Where a figure's legend goes. 'auto': below the plot, horizontal, when a vertical legend on the right would take
+ * more than a fifth of the figure width (long series names, e.g. "Hybrid (BM25 + Cosine fine-tuned) vs BM25"),
+ * so that names never squeeze the plot area; else plotly's default on the right.
+ */
+export function legendPlacement(fig: Figure, placement: LegendPlacement = 'auto'): 'right' | 'below' | 'none' {
+  const layout = fig.layout ?? {};
+  const names = legendNames(fig);
+  const shown = layout.showlegend === true || (layout.showlegend !== false && names.length >= 2);
+  if (!shown || names.length === 0) return 'none';
+  if (placement !== 'auto') return placement;
+  const width = typeof layout.width === 'number' ? layout.width : 900;
+  const longest = Math.max(...names.map((n) => n.length));
+  return LEGEND_ENTRY_PAD_PX + LEGEND_CHAR_PX * longest > LEGEND_MAX_WIDTH_SHARE * width ? 'below' : 'right';
+}
+
+/** The layout fields that put a legend horizontally below the plot, under the x-axis title (container-anchored, so plotly grows the bottom margin to fit it). */
+export const LEGEND_BELOW: Readonly<Record<string, unknown>> = Object.freeze({ orientation: 'h', x: 0, xanchor: 'left', yref: 'container', y: 0, yanchor: 'bottom' });
+
+/**
+ * The figure with its legend placed (see legendPlacement). A layout that already sets `legend` is left as it is;
+ * the figure given is not changed.
+ */
+export function withLegendLayout(fig: Figure, placement: LegendPlacement = 'auto'): Figure {
+  if (fig.layout?.legend !== undefined) return fig;
+  if (legendPlacement(fig, placement) !== 'below') return fig;
+  return { ...fig, layout: { ...(fig.layout ?? {}), legend: { ...LEGEND_BELOW } } };
 }

@@ -1,3 +1,5 @@
+import type { DataFrame } from 'danfojs-node';
+
 /** One plotly.js trace: plain JSON (`{ type: 'bar', x, y, ... }`), passed to plotly.js unchanged. */
 export interface PlotlyTrace {
   type?: string;
@@ -29,7 +31,12 @@ export interface FigureOptions {
   height?: number;
   /** Extra layout fields, merged last (shallow). */
   layout?: Record<string, unknown>;
+  /** Legend position; 'auto' puts it below the plot when series names are long (see legendPlacement). Default 'auto'. */
+  legend?: LegendPlacement;
 }
+
+/** Where a legend goes: 'auto' (below when names are long, else right), 'right' (plotly's default) or 'below'. */
+export type LegendPlacement = 'auto' | 'right' | 'below';
 
 export interface ScatterSeries {
   x: ArrayLike<number | string>;
@@ -84,7 +91,29 @@ export interface ShownFigure {
 
 export type TableRow = Record<string, unknown>;
 
+/** A table: plain rows (one object per row) or a danfojs DataFrame (see toDataFrame). */
+export type TableInput = readonly TableRow[] | DataFrame;
+
+/**
+ * Which column values to mark as best: `true` marks the largest value of every numeric column, a list names
+ * columns where larger is better, a record says 'max' or 'min' per column.
+ */
+export type BestSpec = boolean | readonly string[] | Readonly<Record<string, 'max' | 'min'>>;
+
+/** Where a table's numbers came from, shown under it so that a reader can re-derive them. */
+export interface TableSource {
+  /** TREC run files the rows were evaluated from (absolute paths are shown relative to the repository). */
+  runFiles?: readonly string[];
+  /** The qrels file(s) they were evaluated against. */
+  qrels?: string | readonly string[];
+  /** Settings that produced the numbers, e.g. `{ k1: 0.9, b: 0.4, depth: 100, seed: 42 }`. */
+  settings?: Readonly<Record<string, unknown>>;
+  /** Free text, one more line (e.g. "sample snapshot: 200 datasets"). */
+  note?: string;
+}
+
 export interface ShowTableOptions {
+  /** Caption above the table. Default none. */
   title?: string;
   /** Columns in order; default: every key, in order of first appearance. */
   columns?: string[];
@@ -92,6 +121,10 @@ export interface ShowTableOptions {
   digits?: number;
   /** Show at most this many rows (a note says how many were left out). Default 200. */
   maxRows?: number;
+  /** Mark each column's best value (bold in HTML, `*` in text). Default: nothing marked. */
+  best?: BestSpec;
+  /** Run/qrels files and settings the numbers came from, printed as a footer. Default: no footer. */
+  source?: TableSource;
 }
 
 export interface ProgressOptions {

@@ -1,0 +1,130 @@
+import * as path from 'node:path';
+import type { DataFrame } from 'danfojs-node';
+import { repoRoot } from '../data/snapshot';
+import { EoError } from '../errors';
+import type { BestSpec, TableInput, TableRow, TableSource } from './types';
+
+type Danfo = typeof import('danfojs-node');
+let danfo: Danfo | null = null;
+
+/**
+ * danfojs-node, loaded on first use: it pulls in tfjs (a second or two), which a notebook that shows no table
+ * should not pay for. Its tfjs is the project's own copy (package.json `overrides`), so loading it after
+ * lib/tensor's backend init leaves the chosen backend in place.
+ */
+export function loadDanfo(): Danfo {
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  if (danfo === null) danfo = require('danfojs-node') as Danfo;
+  return danfo;
+}
+
+/** True for a danfojs DataFrame (checked by shape, so that no copy of danfojs needs loading to tell). */
+export function isDataFrame(v: unknown): v is DataFrame {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+  const d = v as { columns?: unknown; values?: unknown; sortValues?: unknown; shape?: unknown };
+  return Array.isArray(d.columns) && Array.isArray(d.values) && typeof d.sortValues === 'function' && Array.isArray(d.shape);
+}
+
+/** Columns of rows: `columns` when given, else every key in order of first appearance. */
+export function rowColumns(rows: readonly TableRow[], columns?: readonly string[]): string[] {
+  return columns ? [...columns] : [...new Set(rows.flatMap((r) => Object.keys(r)))];
+}
+
+/** A cell value danfojs can hold: numbers, strings, booleans and null as they are; dates as ISO text; other objects as JSON. */
+function frameCell(v: unknown): number | string | boolean | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (v instanceof Date) return v.toISOString();
+  return JSON.stringify(v);
+}
+
+/**
+ * Table rows (metric rows, per-query rows, paired-statistics rows...) as a danfojs DataFrame, one column per key
+ * (or per `columns`, in that order). Missing keys become null, so rows with different keys line up (danfojs itself
+ * would shift them). A DataFrame passes through unchanged (or narrowed to `columns`).
+ */
+export function toDataFrame(input: TableInput, columns?: readonly string[]): DataFrame {
+  if (isDataFrame(input)) {
+    if (!columns) return input;
+    const missing = columns.filter((c) => !input.columns.includes(c));
+    if (missing.length > 0) throw new EoError('INVALID_ARGUMENT', `toDataFrame: no column ${missing.map((c) => JSON.stringify(c)).join(', ')} (have ${input.columns.join(', ')})`, { missing });
+    return input.loc({ columns: [...columns] });
+  }
+  if (!Array.isArray(input)) throw new EoError('INVALID_ARGUMENT', `toDataFrame: expected an array of rows or a DataFrame, got ${typeof input}`);
+  const cols = rowColumns(input, columns);
+  const { DataFrame: Frame } = loadDanfo();
+  if (input.length === 0) return new Frame([], { columns: cols });
+  return new Frame(
+    input.map((r) => cols.map((c) => frameCell(r[c]))),
+    { columns: cols },
+  );
+}
+
+/** A DataFrame's rows as plain objects (column → value), in its current row order. */
+export function frameRows(df: DataFrame): TableRow[] {
+  const cols = df.columns;
+  return (df.values as unknown[][]).map((vals) => Object.fromEntries(cols.map((c, j) => [c, (Array.isArray(vals) ? vals[j] : vals) ?? null])));
+}
+
+/** Rows of any table input (rows pass through; a DataFrame is read back). */
+export function tableRows(input: TableInput): readonly TableRow[] {
+  return isDataFrame(input) ? frameRows(input) : input;
+}
+
+/**
+ * Which cells hold each column's best value, by column: `best: true` takes the largest number of every numeric
+ * column; a list names columns where larger is better; a record says 'max' or 'min' per column. Values are
+ * compared as shown (rounded to `digits`), so rows that tie on screen are all marked.
+ */
+export function bestCells(rows: readonly TableRow[], columns: readonly string[], best: BestSpec | undefined, digits: number): Map<string, Set<number>> {
+  const marked = new Map<string, Set<number>>();
+  if (!best) return marked;
+  const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+  let wanted: [string, 'max' | 'min'][];
+  if (best === true) wanted = columns.filter((c) => rows.some((r) => isNum(r[c])) && rows.every((r) => r[c] == null || typeof r[c] === 'number')).map((c) => [c, 'max']);
+  else if (Array.isArray(best)) wanted = (best as readonly string[]).map((c) => [c, 'max']);
+  else wanted = Object.entries(best as Readonly<Record<string, 'max' | 'min'>>);
+  for (const [c, dir] of wanted) {
+    if (!columns.includes(c)) throw new EoError('INVALID_ARGUMENT', `best: no column ${JSON.stringify(c)} in the table (have ${columns.join(', ')})`, { column: c });
+    if (dir !== 'max' && dir !== 'min') throw new EoError('INVALID_ARGUMENT', `best: column ${JSON.stringify(c)} must be 'max' or 'min' (got ${JSON.stringify(dir)})`, { column: c });
+    const shown = rows.map((r) => (isNum(r[c]) ? Number((r[c] as number).toFixed(digits)) : null));
+    const vals = shown.filter((v): v is number => v !== null);
+    if (vals.length < 2) continue; // one value is no contest
+    const target = dir === 'max' ? Math.max(...vals) : Math.min(...vals);
+    marked.set(c, new Set(shown.flatMap((v, i) => (v === target ? [i] : []))));
+  }
+  return marked;
+}
+
+/** A file named in a footer: relative to the repository when inside it, else as given. */
+function sourcePath(p: string): string {
+  if (!path.isAbsolute(p)) return p;
+  const rel = path.relative(repoRoot(), p);
+  return rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
+}
+
+function settingValue(v: unknown): string {
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));
+  if (typeof v === 'string') return v;
+  return JSON.stringify(v);
+}
+
+/**
+ * The footer lines of a table: which run and qrels files and which settings its numbers came from, so that a
+ * reader can re-derive them (`runs: reports/02-baselines/bm25.test.run, ...`).
+ */
+export function sourceLines(source: TableSource | undefined, marked = false): string[] {
+  const lines: string[] = [];
+  if (source) {
+    const runs = source.runFiles ?? [];
+    if (runs.length > 0) lines.push(`runs: ${runs.map(sourcePath).join(', ')}`);
+    const qrels = source.qrels === undefined ? [] : typeof source.qrels === 'string' ? [source.qrels] : source.qrels;
+    if (qrels.length > 0) lines.push(`qrels: ${qrels.map(sourcePath).join(', ')}`);
+    const settings = Object.entries(source.settings ?? {}).filter(([, v]) => v !== undefined);
+    if (settings.length > 0) lines.push(`settings: ${settings.map(([k, v]) => `${k}=${settingValue(v)}`).join(', ')}`);
+    if (source.note) lines.push(source.note);
+  }
+  if (marked) lines.push('bold (text: *) = best value of its column');
+  return lines;
+}
