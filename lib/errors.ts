@@ -12,7 +12,8 @@ export type EoErrorCode =
   | 'INVALID_ARGUMENT'
   | 'NOT_IMPLEMENTED_OFFLINE'
   | 'LLM'
-  | 'LLM_REPLAY_MISS';
+  | 'LLM_REPLAY_MISS'
+  | 'REPORT';
 
 export class EoError extends Error {
   readonly code: EoErrorCode;

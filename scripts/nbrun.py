@@ -8,8 +8,9 @@ JUPYTER_PATH pointing at the project-local kernel registry (<repo>/.jupyter).
                                     [--kernel tslab] [--status STATUS.json] [--label NAME]
 
 The executed notebook (also a partial one when a cell fails) is written to --output. --status gets a JSON
-summary: {ok, seconds, kernelStartSeconds, cells: [{index, number, seconds}], error: {cellIndex, cellNumber,
-source, ename, evalue, message}}. Exit code 0 on success, 1 on a failing cell or kernel error, 2 on bad usage.
+summary: {ok, seconds, kernelStartSeconds, kernelCpuSeconds, cells: [{index, number, seconds, cpuSeconds}],
+error: {cellIndex, cellNumber, source, ename, evalue, message}}. CPU seconds are the kernel process's (all its
+threads, from /proc; absent elsewhere): on a loaded machine they say where the time goes when wall times cannot. Exit code 0 on success, 1 on a failing cell or kernel error, 2 on bad usage.
 """
 import argparse
 import asyncio
@@ -81,6 +82,30 @@ def error_summary(text):
     return lines[0][:300] if lines else ''
 
 
+def process_cpu_seconds(pid):
+    """CPU seconds (user + system, threads included, reaped children too) of a live process, from /proc; None elsewhere."""
+    if pid is None:
+        return None
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+        # fields[0] is `state` (stat field 3): utime, stime, cutime, cstime are stat fields 14-17.
+        return sum(int(x) for x in fields[11:15]) / os.sysconf('SC_CLK_TCK')
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def kernel_pid(client):
+    """Process id of the kernel nbclient started (jupyter_client >= 7 keeps it on the provisioner)."""
+    km = getattr(client, 'km', None)
+    for obj in (getattr(km, 'provisioner', None), km):
+        proc = getattr(obj, 'process', None) or getattr(obj, 'kernel', None)
+        pid = getattr(proc, 'pid', None)
+        if isinstance(pid, int):
+            return pid
+    return None
+
+
 def stream_text(cell, name):
     return ''.join(o.get('text', '') for o in cell.get('outputs', []) if o.get('output_type') == 'stream' and o.get('name') == name)
 
@@ -112,6 +137,8 @@ async def run(args):
             if info is not None and 'language_info' in info['content']:
                 nb.metadata['language_info'] = info['content']['language_info']
             status['kernelStartSeconds'] = round(time.time() - t0, 3)
+            pid = kernel_pid(client)
+            cpu_start = process_cpu_seconds(pid)
             out(f'[nbrun] {label}: kernel {args.kernel} ready in {status["kernelStartSeconds"]:.1f} s\n')
             done = 0
             for index, cell in enumerate(nb.cells):
@@ -121,6 +148,7 @@ async def run(args):
                 first = cell.source.strip().splitlines()[0][:80]
                 out(f'\n[nbrun] {label}: cell {done}/{n_code} (#{index}) {first}\n')
                 c0 = time.time()
+                cpu0 = process_cpu_seconds(pid)
                 try:
                     await client.async_execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
                 except CellExecutionError as e:
@@ -136,7 +164,12 @@ async def run(args):
                     }
                     raise
                 finally:
-                    status['cells'].append({'index': index, 'number': done, 'seconds': round(time.time() - c0, 3)})
+                    cpu1 = process_cpu_seconds(pid)
+                    entry = {'index': index, 'number': done, 'seconds': round(time.time() - c0, 3)}
+                    if cpu0 is not None and cpu1 is not None:
+                        entry['cpuSeconds'] = round(cpu1 - cpu0, 3)
+                        status['kernelCpuSeconds'] = round(cpu1 - (cpu_start or 0), 3)
+                    status['cells'].append(entry)
                 out(f'[nbrun] {label}: cell {done}/{n_code} done in {time.time() - c0:.1f} s\n')
             status['ok'] = True
     except Exception as e:  # cell errors, timeouts, dead kernel, kernel start failures

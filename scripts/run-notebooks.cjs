@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // `npm start`: execute every notebooks/NN-*.ipynb in order, headless, with the project's tslab kernel.
 //
-//   npm start -- [--only 00-tour[,01-x]] [--sample] [--timeout 3600] [--keep-going] [--no-build] [--reports DIR] [--list]
+//   npm start -- [--only 00-tour[,01-x]] [--sample] [--timeout 3600] [--keep-going] [--no-build] [--reports DIR] [--no-site] [--list]
 //
 // Each notebook runs through scripts/nbrun.py (Debian /usr/bin/python3 + nbclient) with cwd notebooks/,
 // JUPYTER_PATH=<repo>/.jupyter, EO_REPORTS_DIR=<reports>/<name>, EO_NOTEBOOK=<name> (and EO_SAMPLE=1 with --sample);
 // cell output streams to the console while it runs. The executed notebook goes to <reports>/<name>/<name>.ipynb and
 // a run summary (wall time, per-cell seconds, error) to <reports>/<name>/run.json. At the end, prints wall time per
-// notebook and the `metrics` arrays of every <reports>/*/results.json. Exit 1 when a notebook fails.
+// notebook and the `metrics` arrays of every <reports>/*/results.json, and writes the report site: each executed
+// notebook as <reports>/<name>/<name>.html (nbconvert) and <reports>/index.html (lib/report/site.ts). Exit 1 when a
+// notebook fails.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -42,6 +44,21 @@ function selectNotebooks(all, only) {
   return all.filter((n) => picked.includes(n));
 }
 
+/** The repository's commit and whether tracked files differ from it (null outside git or without git). */
+function gitInfo(cwd = ROOT) {
+  const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd, encoding: 'utf8' });
+  if (head.status !== 0) return null;
+  const st = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd, encoding: 'utf8' });
+  return { commit: head.stdout.trim(), dirty: st.status === 0 ? st.stdout.trim() !== '' : null };
+}
+
+/** Write JSON atomically (temp + rename). */
+function writeJsonAtomic(file, value) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
+  fs.renameSync(tmp, file);
+}
+
 function driverEnv(extra) {
   const env = { ...process.env, ...kernelEnv(ROOT), PYTHONUNBUFFERED: '1', ...extra };
   // Debian's python must not pick up a pyenv/virtualenv configuration.
@@ -54,7 +71,8 @@ function driverEnv(extra) {
 /**
  * Execute one notebook headless. Resolves (never rejects on a notebook failure) to
  * { name, ok, exitCode, seconds, output, reportsDir, status, logFile }, where status is the driver's run.json
- * ({ ok, seconds, kernelStartSeconds, cells, error: { cellNumber, cellIndex, summary, ... } }).
+ * ({ ok, seconds, kernelStartSeconds, cells, error: { cellNumber, cellIndex, summary, ... } }) plus startedAt,
+ * finishedAt (ISO), git ({ commit, dirty }) and sample, written back to run.json for the report site.
  *
  * Options: file (the .ipynb), name (default: its stem), reportsDir (default <repo>/reports/<name>),
  * sample (sets EO_SAMPLE=1), timeout (per-cell seconds, default 3600), cwd (default notebooks/),
@@ -88,6 +106,7 @@ function runNotebook(opts) {
     stdio = ['ignore', fd, fd];
   }
   const t0 = Date.now();
+  const git = gitInfo();
   return new Promise((resolve) => {
     const child = spawn(PYTHON, args, { cwd: ROOT, env, stdio });
     if (opts.quiet) fs.closeSync(stdio[1]);
@@ -97,6 +116,15 @@ function runNotebook(opts) {
         status = JSON.parse(fs.readFileSync(statusFile, 'utf8'));
       } catch {
         /* the driver died before writing it */
+      }
+      if (status) {
+        // What the report site shows beside the driver's timings: when, from which commit, on which snapshot.
+        status = { ...status, startedAt: new Date(t0).toISOString(), finishedAt: new Date().toISOString(), git, sample: !!opts.sample };
+        try {
+          writeJsonAtomic(statusFile, status);
+        } catch {
+          /* the folder went away; the caller still gets the status */
+        }
       }
       const ok = exitCode === 0 && status?.ok === true;
       if (!ok && !status) status = { ok: false, error: { summary: spawnError ? String(spawnError.message) : `driver exited with code ${exitCode}` } };
@@ -161,8 +189,32 @@ function metricsSummary(reportsRoot) {
   return out.join('\n\n');
 }
 
+/**
+ * Build the report site of a reports root (lib/report/site.ts, from dist/): each executed notebook as HTML
+ * (nbconvert) and index.html. Returns the index path, or null (after saying why) when it could not be built.
+ */
+function buildSite(reportsRoot) {
+  const siteModule = path.join(ROOT, 'dist', 'lib', 'report', 'site.js');
+  if (!fs.existsSync(siteModule)) {
+    console.error(`[run-notebooks] no report site: ${path.relative(ROOT, siteModule)} is missing (run without --no-build)`);
+    return null;
+  }
+  const t = Date.now();
+  try {
+    const git = gitInfo();
+    const site = require(siteModule).buildReportSite(reportsRoot, { commit: git ? `${git.commit}${git.dirty ? ' (modified)' : ''}` : null });
+    const missing = site.notebooks.filter((n) => n.pageError).map((n) => `${n.name}: ${n.pageError}`);
+    console.log(`[run-notebooks] report site: ${path.relative(ROOT, site.index) || site.index} (${site.notebooks.length} notebooks, ${fmtSeconds((Date.now() - t) / 1000)})`);
+    for (const m of missing) console.error(`[run-notebooks] no page for ${m}`);
+    return site.index;
+  } catch (e) {
+    console.error(`[run-notebooks] report site failed: ${e.message}`);
+    return null;
+  }
+}
+
 function parseArgs(argv) {
-  const o = { only: [], sample: false, timeout: 3600, keepGoing: false, build: true, reports: path.join(ROOT, 'reports'), list: false, quiet: false };
+  const o = { only: [], sample: false, timeout: 3600, keepGoing: false, build: true, reports: path.join(ROOT, 'reports'), list: false, quiet: false, site: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -178,6 +230,7 @@ function parseArgs(argv) {
     else if (a === '--reports' || a.startsWith('--reports=')) o.reports = path.resolve(val());
     else if (a === '--list') o.list = true;
     else if (a === '--quiet') o.quiet = true;
+    else if (a === '--no-site') o.site = false;
     else if (a === '--help' || a === '-h') o.help = true;
     else if (/^\d\d(-|$)/.test(a)) o.only.push(a); // `npm start -- 00-tour`
     else throw new Error(`unknown option ${a}`);
@@ -193,7 +246,8 @@ const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--timeout SE
   --keep-going   run the remaining notebooks after a failure (default: stop)
   --no-build     skip \`tsc -p .\` before running
   --reports DIR  reports root (default <repo>/reports)
-  --quiet        write cell output to <reports>/<name>/run.log instead of the console`;
+  --quiet        write cell output to <reports>/<name>/run.log instead of the console
+  --no-site      do not write the report site (<reports>/index.html and <reports>/<name>/<name>.html via nbconvert)`;
 
 async function main(argv = process.argv.slice(2)) {
   let o;
@@ -263,17 +317,19 @@ async function main(argv = process.argv.slice(2)) {
           notebook: r.name,
           status: r.ok ? 'ok' : 'FAILED',
           wall: fmtSeconds(r.seconds),
+          'kernel cpu': fmtSeconds(r.status?.kernelCpuSeconds),
           'kernel start': fmtSeconds(r.status?.kernelStartSeconds),
           cells: r.status?.cells?.length ?? 0,
         })),
-        ...skipped.map((s) => ({ notebook: s, status: 'skipped', wall: '-', 'kernel start': '-', cells: 0 })),
+        ...skipped.map((s) => ({ notebook: s, status: 'skipped', wall: '-', 'kernel cpu': '-', 'kernel start': '-', cells: 0 })),
       ],
-      ['notebook', 'status', 'wall', 'kernel start', 'cells'],
+      ['notebook', 'status', 'wall', 'kernel cpu', 'kernel start', 'cells'],
     ),
   );
   console.log(`total ${fmtSeconds((Date.now() - t0) / 1000)}`);
   const metrics = metricsSummary(o.reports);
   if (metrics) console.log(`\nmetrics (${path.relative(ROOT, o.reports) || o.reports}/*/results.json):\n\n${metrics}`);
+  if (o.site) buildSite(o.reports);
   const failed = results.filter((r) => !r.ok);
   if (failed.length > 0) {
     console.error(`\n${failed.length} notebook(s) failed:\n${failed.map((r) => `  ${failureLine(r)}`).join('\n')}`);
@@ -283,7 +339,7 @@ async function main(argv = process.argv.slice(2)) {
   return 0;
 }
 
-module.exports = { runNotebook, listNotebooks, selectNotebooks, metricsSummary, failureLine, main, ROOT, NOTEBOOKS_DIR };
+module.exports = { runNotebook, listNotebooks, selectNotebooks, metricsSummary, failureLine, buildSite, gitInfo, main, ROOT, NOTEBOOKS_DIR };
 
 if (require.main === module) {
   main().then(

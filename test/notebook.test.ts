@@ -1,40 +1,205 @@
-// Smoke test: notebooks/00-tour.ipynb runs headless on the sample snapshot through the same driver as `npm start`
-// (scripts/run-notebooks.cjs -> scripts/nbrun.py -> nbclient -> the project's tslab kernel), into a temp reports dir.
+// Every notebooks/NN-*.ipynb runs headless on the SAMPLE snapshot through the same driver as `npm start`
+// (scripts/run-notebooks.cjs -> scripts/nbrun.py -> nbclient -> the project's tslab kernel, one kernel per notebook),
+// into a temp reports root. Then, on each results.json (conventions only, not the notebooks' cells):
+//   - it names its notebook and says it came from the sample;
+//   - every metric value (keys R@k, P@k, nDCG@k, MAP, MRR, π...) lies in [0, 1];
+//   - the tables the notebook is expected to report exist with their rows (EXPECTED below);
+//   - every file in `runFiles` exists, and every TREC run re-evaluates (lib/metrics: readTrecRun, readTrecQrels,
+//     evaluateRun against qrels.<split>.trec) to the numbers of a row of results.json;
+//   - the paper's orderings that hold on the sample as on the full snapshot (ORDERINGS below).
+// Finally the report site is built from the run and its index and one notebook page are checked in chromium
+// (test-output/report-index-sample.png, test-output/report-notebook-sample.png).
+// EO_TEST_NOTEBOOKS=02,05 runs only those notebooks (and the rest of the checks on them).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { buildReportSite, evaluateRun, METRIC_NAMES, readTrecQrels, readTrecRun, summarize } from '../lib';
+import { checkPage, launchChromium, pageProblems } from './helpers/report-pages';
 
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const { ensureSystem } = require('../scripts/ensure-system.cjs');
 // eslint-disable-next-line @typescript-eslint/no-var-requires
-const { runNotebook, failureLine } = require('../scripts/run-notebooks.cjs');
+const { runNotebook, failureLine, listNotebooks } = require('../scripts/run-notebooks.cjs');
+
+type Json = Record<string, unknown>;
+type Row = Record<string, unknown>;
 
 const ROOT = path.resolve(__dirname, '..');
+const OUT = path.join(ROOT, 'test-output');
+/** Keys whose numbers are retrieval metrics, hence in [0, 1]. */
+const METRIC_KEY = /^(?:R@\d+|P@\d+|nDCG@\d+|MAP|MRR|π(?: \(train\))?|val (?:MRR|MAP|R@\d+)|toolCallRate|tool-call rate)$/;
+/** Two evaluations of the same run agree to this much (the run files keep full double precision). */
+const EPS = 1e-9;
 
-test('00-tour executes headless on the sample snapshot and writes results.json', async () => {
+/** What each notebook must report: tables (dotted keys of arrays) and, in `metrics`, a row per system label. */
+const EXPECTED: Record<string, { tables?: string[]; systems?: RegExp[]; runFiles?: boolean }> = {
+  '00': {},
+  '01': { tables: ['stats.splitBalance'] },
+  '02': { tables: ['metrics'], systems: [/^BM25$/, /^Cosine \(base\)$/], runFiles: true },
+  '03': { tables: ['metrics'], systems: [/^Cosine \(base\)$/, /^Cosine \(fine-tuned\)$/], runFiles: true },
+  '04': { tables: ['metrics'], systems: [/^BM25$/, /^Cosine \(base\)$/, /^NN-SSC$/], runFiles: true },
+  '05': { tables: ['metrics', 'table2', 'alpha'], systems: [/^BM25$/, /^NN-SSC$/, /^NN-SSC \+ BM25$/, /^Cosine \(fine-tuned\) \+ BM25$/], runFiles: true },
+  '06': { tables: ['metrics'], systems: [/^NN-SSC \+ BM25$/, /^Cosine \(base\) \+ BM25$/], runFiles: true },
+  '07': { tables: ['metrics'], systems: [/^NN-SSC \+ BM25$/], runFiles: true },
+  '08': {},
+};
+
+/** Orderings of the paper (full snapshot) that also hold on the 200-dataset sample: `a` beats `b` on `metric`. */
+const ORDERINGS: Record<string, { a: RegExp; b: RegExp; metric: string; why: string }[]> = {
+  '02': [{ a: /^BM25$/, b: /^Cosine \(base\)$/, metric: 'MAP', why: 'lexical beats the untuned encoder (Table 2)' }],
+  '03': [{ a: /^Cosine \(fine-tuned\)$/, b: /^Cosine \(base\)$/, metric: 'MAP', why: 'fine-tuning helps (Table 2)' }],
+  '05': [
+    { a: /^NN-SSC \+ BM25$/, b: /^NN-SSC$/, metric: 'MAP', why: 'fusion beats its semantic part (Table 2)' },
+    { a: /^NN-SSC \+ BM25$/, b: /^BM25$/, metric: 'MAP', why: 'the best hybrid beats BM25 (Table 2)' },
+    { a: /^Cosine \(fine-tuned\) \+ BM25$/, b: /^Cosine \(fine-tuned\)$/, metric: 'MAP', why: 'fusion beats its semantic part (Table 2)' },
+    { a: /^NN-SSC \+ BM25$/, b: /^NN-SSC \+ BM25 \(RRF\)$/, metric: 'MAP', why: 'convex fusion with analytic α beats RRF' },
+  ],
+  '06': [{ a: /^NN-SSC \+ BM25$/, b: /^Cosine \(base\) \+ BM25$/, metric: 'MAP', why: 'the strong backbone beats the weak one (Table 4)' }],
+};
+
+function isRecord(v: unknown): v is Json {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Every (path, value) of a JSON value whose key is a metric name. */
+function metricValues(v: unknown, at = ''): { at: string; value: unknown }[] {
+  const out: { at: string; value: unknown }[] = [];
+  if (Array.isArray(v)) v.forEach((x, i) => out.push(...metricValues(x, `${at}[${i}]`)));
+  else if (isRecord(v))
+    for (const [k, x] of Object.entries(v)) {
+      if (METRIC_KEY.test(k) && (x === null || typeof x !== 'object')) out.push({ at: `${at}.${k}`, value: x });
+      else out.push(...metricValues(x, `${at}.${k}`));
+    }
+  return out;
+}
+
+/** Every object anywhere in the JSON that carries all five metrics (a metric row of some table). */
+function metricRows(v: unknown): Row[] {
+  if (Array.isArray(v)) return v.flatMap(metricRows);
+  if (!isRecord(v)) return [];
+  const own = METRIC_NAMES.every((m) => typeof v[m] === 'number') ? [v] : [];
+  return [...own, ...Object.values(v).flatMap(metricRows)];
+}
+
+function get(obj: unknown, dotted: string): unknown {
+  // Keys may contain dots only at the top level in practice; try the whole key first.
+  if (isRecord(obj) && dotted in obj) return obj[dotted];
+  return dotted.split('.').reduce<unknown>((o, k) => (isRecord(o) ? o[k] : undefined), obj);
+}
+
+function findRow(rows: readonly Row[], label: RegExp): Row | undefined {
+  return rows.find((r) => typeof r.system === 'string' && label.test(r.system));
+}
+
+const notebooks: { name: string; file: string }[] = (() => {
+  const all = listNotebooks() as { name: string; file: string }[];
+  const only = (process.env.EO_TEST_NOTEBOOKS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return only.length === 0 ? all : all.filter((n) => only.some((o) => n.name === o || n.name.startsWith(`${o}-`)));
+})();
+const reportsRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-nbtest-'));
+const timings: { name: string; seconds: number; cpu: number | null; ok: boolean }[] = [];
+
+test.before(() => {
   ensureSystem({ install: false, quiet: true }); // jupyter + chromium present, kernel registered in .jupyter/
-  const reportsDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'eo-nbtest-')), '00-tour');
-  const r = await runNotebook({
-    file: path.join(ROOT, 'notebooks', '00-tour.ipynb'),
-    name: '00-tour',
-    reportsDir,
-    sample: true,
-    timeout: 300,
-    quiet: true, // cell output goes to <reportsDir>/run.log
+});
+
+test('the notebooks folder has notebooks to run', () => {
+  assert.ok(notebooks.length > 0, `no notebooks/NN-*.ipynb (EO_TEST_NOTEBOOKS=${process.env.EO_TEST_NOTEBOOKS ?? ''})`);
+});
+
+for (const nb of notebooks) {
+  const prefix = nb.name.slice(0, 2);
+  test(`${nb.name} runs on the sample; its results.json and run files hold`, async () => {
+    const reportsDir = path.join(reportsRoot, nb.name);
+    const r = await runNotebook({ file: nb.file, name: nb.name, reportsDir, sample: true, timeout: 900, quiet: true });
+    timings.push({ name: nb.name, seconds: r.seconds, cpu: r.status?.kernelCpuSeconds ?? null, ok: r.ok });
+    if (!r.ok) {
+      const log = r.logFile && fs.existsSync(r.logFile) ? fs.readFileSync(r.logFile, 'utf8') : '';
+      assert.unreachable(`${failureLine(r)}\n--- run.log (tail) ---\n${log.slice(-4000)}`);
+    }
+    assert.ok(fs.existsSync(path.join(reportsDir, `${nb.name}.ipynb`)), 'executed notebook written');
+    const resultsFile = path.join(reportsDir, 'results.json');
+    assert.ok(fs.existsSync(resultsFile), 'results.json written');
+    const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as Json;
+    assert.is(results.notebook, nb.name);
+    assert.is(results.sample, true, 'results.json says the numbers come from the sample');
+
+    // Metrics are fractions.
+    const values = metricValues(results);
+    const bad = values.filter(({ value }) => value !== null && !(typeof value === 'number' && value >= 0 && value <= 1));
+    assert.equal(bad, [], `metric values outside [0, 1] in ${resultsFile}`);
+
+    // Expected tables and rows.
+    const want = EXPECTED[prefix] ?? {};
+    for (const key of want.tables ?? []) {
+      const t = get(results, key);
+      assert.ok(Array.isArray(t) && t.length > 0, `results.json has a non-empty table "${key}"`);
+    }
+    const rows = Array.isArray(results.metrics) ? (results.metrics as Row[]) : [];
+    for (const label of want.systems ?? []) assert.ok(findRow(rows, label), `metrics has a row ${label} (rows: ${rows.map((r) => r.system).join(' | ')})`);
+    for (const row of rows) for (const m of METRIC_NAMES) assert.type(row[m], 'number', `metrics row ${row.system}: ${m}`);
+
+    // Run files exist and re-evaluate to the reported numbers.
+    const listed = Array.isArray(results.runFiles) ? (results.runFiles as string[]) : [];
+    if (want.runFiles) assert.ok(listed.some((f) => f.endsWith('.run')), 'results.json lists its TREC run files');
+    const reported = metricRows(results);
+    for (const f of listed) {
+      const file = path.resolve(reportsDir, f);
+      assert.ok(fs.existsSync(file), `run file ${f} exists`);
+      const m = /^(.+)\.([^.]+)\.run$/.exec(path.basename(f));
+      if (!m) continue;
+      const qrelsFile = path.join(path.dirname(file), `qrels.${m[2]}.trec`);
+      assert.ok(fs.existsSync(qrelsFile), `${f}: qrels file qrels.${m[2]}.trec exists`);
+      const again = summarize(m[1], evaluateRun(readTrecRun(file), readTrecQrels(qrelsFile)));
+      const same = (r: Row) => METRIC_NAMES.every((k) => Math.abs((r[k] as number) - again[k]) <= EPS);
+      if (reported.some(same)) continue;
+      // A training-split run is reported only through π(train), the mean of its five metrics (Eq. 7's input).
+      const pi = METRIC_NAMES.reduce((s, k) => s + again[k], 0) / METRIC_NAMES.length;
+      const piKey = (k: string) => k.startsWith('π') && k.includes(m[2]);
+      const piMatch = metricValues(results).some(({ at, value }) => piKey(at.slice(at.lastIndexOf('.') + 1)) && typeof value === 'number' && Math.abs(value - pi) <= EPS);
+      assert.ok(piMatch, `${f} re-evaluates to ${JSON.stringify(again)}, which no row of results.json reports`);
+    }
+
+    for (const f of Array.isArray(results.traceFiles) ? (results.traceFiles as string[]) : []) assert.ok(fs.existsSync(path.resolve(reportsDir, f)), `trace file ${f} exists`);
+
+    // The paper's orderings that the sample keeps.
+    for (const o of ORDERINGS[prefix] ?? []) {
+      const a = findRow(rows, o.a);
+      const b = findRow(rows, o.b);
+      assert.ok(a && b, `rows ${o.a} and ${o.b} present for the ordering check`);
+      assert.ok((a![o.metric] as number) > (b![o.metric] as number), `${a!.system} > ${b!.system} on ${o.metric} (${o.why}): ${a![o.metric]} vs ${b![o.metric]}`);
+    }
   });
-  if (!r.ok) {
-    const log = r.logFile && fs.existsSync(r.logFile) ? fs.readFileSync(r.logFile, 'utf8') : '';
-    assert.unreachable(`${failureLine(r)}\n--- run.log (tail) ---\n${log.slice(-4000)}`);
+}
+
+test('the report site of the sample run opens cleanly in chromium', async () => {
+  const ran = timings.filter((t) => t.ok).map((t) => t.name);
+  assert.ok(ran.length > 0, 'at least one notebook ran');
+  const site = buildReportSite(reportsRoot);
+  for (const nb of site.notebooks.filter((n) => ran.includes(n.name))) assert.ok(nb.page, `${nb.name}: page written (${nb.pageError ?? ''})`);
+  const withFigure = site.notebooks.find((n) => n.page && n.figures.some((f) => f.png)) ?? site.notebooks.find((n) => n.page)!;
+  const browser = await launchChromium();
+  try {
+    const checks = [
+      await checkPage(browser, site.index, path.join(OUT, 'report-index-sample.png')),
+      await checkPage(browser, path.join(reportsRoot, withFigure.page!), path.join(OUT, 'report-notebook-sample.png')),
+    ];
+    assert.equal(checks.flatMap(pageProblems), []);
+  } finally {
+    await browser.close();
   }
-  assert.ok(fs.existsSync(path.join(reportsDir, '00-tour.ipynb')), 'executed notebook written');
-  const resultsFile = path.join(reportsDir, 'results.json');
-  assert.ok(fs.existsSync(resultsFile), 'results.json written');
-  const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
-  assert.type(results, 'object');
-  assert.is(results.notebook, '00-tour');
-  fs.rmSync(path.dirname(reportsDir), { recursive: true, force: true });
+});
+
+test.after(() => {
+  const total = timings.reduce((s, t) => s + t.seconds, 0);
+  const cpu = timings.reduce((s, t) => s + (t.cpu ?? 0), 0);
+  console.log(
+    `\nnotebooks on the sample (wall / kernel CPU seconds):\n${timings.map((t) => `  ${t.name.padEnd(24)} ${t.seconds.toFixed(1).padStart(7)} s ${t.cpu === null ? '' : `${t.cpu.toFixed(1).padStart(7)} s cpu`}${t.ok ? '' : '  FAILED'}`).join('\n')}\n  total ${total.toFixed(1)} s wall, ${cpu.toFixed(1)} s kernel CPU`,
+  );
+  if (process.env.EO_KEEP_TEST_REPORTS) console.log(`reports kept in ${reportsRoot}`);
+  else fs.rmSync(reportsRoot, { recursive: true, force: true });
 });
 
 test.run();

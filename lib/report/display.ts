@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { inspect } from 'node:util';
 import { repoRoot } from '../util/paths';
 import { EoError } from '../errors';
+import { escapeHtml } from '../util/html';
 import { canRenderPng, chromiumExecutable, renderFigurePng, reportsDir, warnNoChromium, writeFigureFiles } from './export';
 import { withLegendLayout } from './figures';
 import { bestCells, isDataFrame, rowColumns, sourceLines, tableRows } from './frame';
@@ -107,9 +108,6 @@ function formatCell(v: unknown, digits: number): string {
   return JSON.stringify(v);
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** Rows (or a DataFrame) as an aligned plain-text table (numbers right-aligned, best values starred, source footer). */
 export function formatTable(input: TableInput, opts: ShowTableOptions = {}): string {

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { repoReportsDir } from '../util/paths';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
+import { escapeHtml } from '../util/html';
 import type { Figure } from './types';
 
 /** Environment variable naming the current notebook's reports folder (set by `npm start`). */
@@ -93,10 +94,6 @@ export function ensurePlotlyCopy(dir: string): string {
     fs.renameSync(tmp, target);
   }
   return target;
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 /** JSON safe inside a <script> element. */

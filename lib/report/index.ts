@@ -3,6 +3,7 @@ export * from './figures';
 export * from './export';
 export * from './display';
 export * from './frame';
+export * from './site';
 export * from './ranked';
 export * from './table2';
 export * from './heatmap';

@@ -31,10 +31,7 @@ export function checkK(k: unknown, def: number, max: number): { k: number } | { 
   return { k: n };
 }
 
-/** Escape text for HTML element content and quoted attribute values. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"'`]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' })[c]!);
-}
+export { escapeHtml } from '../util/html';
 
 /** True for http(s) URLs (the only ones the page turns into links). */
 export function isHttpUrl(u: string): boolean {

@@ -4,3 +4,4 @@ export * from './hash';
 export * from './random';
 export * from './paths';
 export * from './prompt';
+export * from './html';
