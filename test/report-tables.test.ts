@@ -78,6 +78,7 @@ test('bestCells: true marks the max of numeric columns, ties at shown precision 
   assert.equal([...low.get('p')!], [0, 1], '0.0401 shows as 0.040');
   assert.equal([...bestCells([{ p: 0.04 }, { p: 0.0401 }], ['p'], { p: 'min' }, 4).get('p')!], [0]);
   assert.throws(() => bestCells(metricRows, cols, ['nDCG'], 3), /no column "nDCG"/);
+  assert.is(bestCells([{ m: 0.5 }, { m: 0.5 }], ['m'], true, 3).size, 0, 'all tied: nothing marked');
 });
 
 test('tableHtml: caption, header, best values bold, footer names run/qrels files and settings', () => {

@@ -75,7 +75,8 @@ export function tableRows(input: TableInput): readonly TableRow[] {
 /**
  * Which cells hold each column's best value, by column: `best: true` takes the largest number of every numeric
  * column; a list names columns where larger is better; a record says 'max' or 'min' per column. Values are
- * compared as shown (rounded to `digits`), so rows that tie on screen are all marked.
+ * compared as shown (rounded to `digits`), so rows that tie on screen are all marked; a column where every value
+ * ties is not marked.
  */
 export function bestCells(rows: readonly TableRow[], columns: readonly string[], best: BestSpec | undefined, digits: number): Map<string, Set<number>> {
   const marked = new Map<string, Set<number>>();
@@ -92,7 +93,8 @@ export function bestCells(rows: readonly TableRow[], columns: readonly string[],
     const vals = shown.filter((v): v is number => v !== null);
     if (vals.length < 2) continue; // one value is no contest
     const target = dir === 'max' ? Math.max(...vals) : Math.min(...vals);
-    marked.set(c, new Set(shown.flatMap((v, i) => (v === target ? [i] : []))));
+    const best = shown.flatMap((v, i) => (v === target ? [i] : []));
+    if (best.length < vals.length) marked.set(c, new Set(best)); // all tied: nothing stands out
   }
   return marked;
 }
