@@ -15,7 +15,8 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { buildReportSite, evaluateRun, METRIC_NAMES, readTrecQrels, readTrecRun, summarize } from '../lib';
+import { evaluateRun, METRIC_NAMES, readTrecQrels, readTrecRun, summarize } from '../lib/metrics';
+import { buildReportSite } from '../lib/report';
 import { checkPage, launchChromium, pageProblems } from './helpers/report-pages';
 
 // eslint-disable-next-line @typescript-eslint/no-var-requires

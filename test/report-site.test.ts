@@ -9,8 +9,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { barFigure, buildReportSite, closeFigureRenderer, findSeeds, findTables, renderFigurePng, rowsToCsv, tableHtml, writeFigureFiles, writeJsonAtomic, writeRunFiles } from '../lib';
-import type { Qrels, Run } from '../lib';
+import { barFigure, buildReportSite, closeFigureRenderer, findSeeds, findTables, renderFigurePng, rowsToCsv, tableHtml, writeFigureFiles } from '../lib/report';
+import { writeRunFiles, type Qrels, type Run } from '../lib/metrics';
+import { writeJsonAtomic } from '../lib/util';
 import { checkPage, launchChromium, pageProblems } from './helpers/report-pages';
 
 const OUT = path.join(__dirname, '..', 'test-output');
