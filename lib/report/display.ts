@@ -1,11 +1,9 @@
-import * as path from 'node:path';
 import { inspect } from 'node:util';
-import { repoRoot } from '../util/paths';
 import { EoError } from '../errors';
 import { escapeHtml } from '../util/html';
 import { canRenderPng, chromiumExecutable, renderFigurePng, reportsDir, warnNoChromium, writeFigureFiles } from './export';
 import { withLegendLayout } from './figures';
-import { bestCells, isDataFrame, rowColumns, sourceLines, tableRows } from './frame';
+import { bestCells, isDataFrame, repoRelativePath, rowColumns, sourceLines, tableRows } from './frame';
 import type { Figure, Progress, ProgressOptions, ShowFigureOptions, ShownFigure, ShowTableOptions, TableInput } from './types';
 
 type WriteDisplayData = (content: { data: Record<string, unknown>; metadata: Record<string, unknown>; transient: Record<string, unknown> }, update: boolean) => void;
@@ -82,7 +80,7 @@ export async function showFigure(fig: Figure, opts: ShowFigureOptions): Promise<
     } else warnNoChromium();
   }
   const files = writeFigureFiles(dir, opts.name, fig, png);
-  const stem = shortPath(files.html).replace(/\.html$/, '');
+  const stem = repoRelativePath(files.html).replace(/\.html$/, '');
   const label = `figure ${opts.name}: ${stem}.${files.png ? '{html,png}' : 'html (no png)'}`;
   if (opts.display !== false) {
     const shown = png ? displayBundle({ 'image/png': png, 'text/plain': label }) : displayBundle({ 'text/plain': label });
@@ -92,12 +90,6 @@ export async function showFigure(fig: Figure, opts: ShowFigureOptions): Promise<
   // tslab prints a cell's last expression value: keep `await showFigure(...)` down to one line.
   Object.defineProperty(shown, inspect.custom, { value: () => `[${label}]`, enumerable: false });
   return shown;
-}
-
-/** A path relative to the repository when inside it, else absolute. */
-function shortPath(p: string): string {
-  const rel = path.relative(repoRoot(), p);
-  return rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
 }
 
 function formatCell(v: unknown, digits: number): string {

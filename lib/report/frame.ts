@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { DataFrame } from 'danfojs-node';
-import { repoRoot } from '../data/snapshot';
+import { repoRoot } from '../util/paths';
 import { EoError } from '../errors';
 import type { BestSpec, TableInput, TableRow, TableSource } from './types';
 
@@ -99,8 +99,8 @@ export function bestCells(rows: readonly TableRow[], columns: readonly string[],
   return marked;
 }
 
-/** A file named in a footer: relative to the repository when inside it, else as given. */
-function sourcePath(p: string): string {
+/** A path relative to the repository when it is inside it, else as given (footers, console lines). */
+export function repoRelativePath(p: string): string {
   if (!path.isAbsolute(p)) return p;
   const rel = path.relative(repoRoot(), p);
   return rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
@@ -120,9 +120,9 @@ export function sourceLines(source: TableSource | undefined, marked = false): st
   const lines: string[] = [];
   if (source) {
     const runs = source.runFiles ?? [];
-    if (runs.length > 0) lines.push(`runs: ${runs.map(sourcePath).join(', ')}`);
+    if (runs.length > 0) lines.push(`runs: ${runs.map(repoRelativePath).join(', ')}`);
     const qrels = source.qrels === undefined ? [] : typeof source.qrels === 'string' ? [source.qrels] : source.qrels;
-    if (qrels.length > 0) lines.push(`qrels: ${qrels.map(sourcePath).join(', ')}`);
+    if (qrels.length > 0) lines.push(`qrels: ${qrels.map(repoRelativePath).join(', ')}`);
     const settings = Object.entries(source.settings ?? {}).filter(([, v]) => v !== undefined);
     if (settings.length > 0) lines.push(`settings: ${settings.map(([k, v]) => `${k}=${settingValue(v)}`).join(', ')}`);
     if (source.note) lines.push(source.note);
