@@ -59,8 +59,17 @@ function writeJsonAtomic(file, value) {
   fs.renameSync(tmp, file);
 }
 
+/**
+ * How tslab's TypeScript watches the ~1,000 declaration files a notebook imports: by polling their mtimes (files
+ * that do not change are polled less and less often), not with inotify. tslab's compiler host holds a single rebuild timer and kills the kernel ("Unexpected
+ * pending rebuildTimer") when a watch event arrives while another is pending; inotify also reports attribute
+ * changes (e.g. the link count of a hard-linked node_modules shared between checkouts changing as other copies
+ * come and go), which killed long notebooks (03) mid-run. Polling sees only real content changes. Overridable.
+ */
+const KERNEL_WATCH_ENV = { TSC_WATCHFILE: 'DynamicPriorityPolling', TSC_WATCHDIRECTORY: 'RecursiveDirectoryUsingDynamicPriorityPolling' };
+
 function driverEnv(extra) {
-  const env = { ...process.env, ...kernelEnv(ROOT), PYTHONUNBUFFERED: '1', ...extra };
+  const env = { ...KERNEL_WATCH_ENV, ...process.env, ...kernelEnv(ROOT), PYTHONUNBUFFERED: '1', ...extra };
   // Debian's python must not pick up a pyenv/virtualenv configuration.
   delete env.PYTHONHOME;
   delete env.PYTHONPATH;
