@@ -47,16 +47,17 @@ export {
 // ── Metrics: R@K, MAP, MRR, TREC files, paired tests
 export {
   compareSystems, evaluateRun, evaluateSystems, formatTrecQrels, formatTrecRun, METRIC_NAMES, pairedRows, pairedTest,
-  parseTrecQrels, parseTrecRun, precisionAtFromJudge, readTrecQrels, sortRunEntries, summarize, writeRunFiles,
-  type MetricName, type MetricRow, type PairedComparison, type Qrels, type Run, type RunEntry, type SystemRun,
+  parseTrecQrels, parseTrecRun, precisionAtFromJudge, readTrecQrels, sortRunEntries, summarize, winsLossesTies,
+  writeRunFiles, type MetricName, type MetricRow, type PairedComparison, type Qrels, type Run, type RunEntry,
+  type SystemRun,
 } from './metrics';
 
 // ── Benchmark: citation-grounded queries, labels, stratified split
 export {
-  benchmarkQrels, benchmarkSplit, benchmarkStats, buildBenchmark, cleanWrittenQuery, defaultBenchmarkDir,
-  exportBenchmark, llmQueryWriter, loadBenchmark, loadOrBuildBenchmark, loadQueryWriterPrompt, queryWriterMessages,
-  stratifiedSample, stratifiedSplit, titleQueryWriter, type BenchLabel, type Benchmark, type BenchQuery,
-  type BenchSplitView, type BuildBenchmarkOptions, type QueryWriter, type Split,
+  BENCHMARK_DEFAULTS, benchmarkQrels, benchmarkSettings, benchmarkSplit, benchmarkStats, buildBenchmark,
+  cleanWrittenQuery, defaultBenchmarkDir, exportBenchmark, llmQueryWriter, loadBenchmark, loadOrBuildBenchmark,
+  loadQueryWriterPrompt, queryWriterMessages, stratifiedSample, stratifiedSplit, titleQueryWriter, type BenchLabel,
+  type Benchmark, type BenchQuery, type BenchSplitView, type BuildBenchmarkOptions, type QueryWriter, type Split,
 } from './bench';
 
 // ── Encoders: USE-lite, embedding cache
