@@ -2,7 +2,8 @@
 // Benchmark: start-up of `eo search`, old path vs new, measured in this one run (fresh node processes, the two
 // variants interleaved so machine load hits both alike).
 //   old: the CLI as it was: it required lib/index.js (all 17 stages: Fastify, both LLM SDKs, hnswlib, tfjs, …)
-//        and then ran the command. Reproduced by requiring dist/lib/index.js before dist/lib/cli/eo.js.
+//        and then ran the command. Reproduced by requiring dist/lib/index.js and @tensorflow/tfjs (which
+//        lib/tensor/backend.ts then imported at load; it now loads it on first use) before dist/lib/cli/eo.js.
 //   new: dist/lib/cli/eo.js as built: per-module imports, `eo serve`'s service loaded only for `eo serve`.
 // Prints, per variant, the median of --runs: module-load time (require of the entry, in-process), time to the
 // first result (`eo search … --json`, spawn to exit, after one warm-up run that builds the BM25 cache), and which
@@ -29,7 +30,7 @@ const HEAVY = ['fastify', '@fastify/rate-limit', 'openai', '@anthropic-ai/sdk', 
 // when the process exits. `eo --help` gives the CLI's module-load time (it prints the usage and returns).
 const child = (pre, argv) => `
 const t0 = process.hrtime.bigint();
-${pre ? `require(${JSON.stringify(pre)});` : ''}
+${pre.map((p) => `require(${JSON.stringify(p)});`).join('\n')}
 process.argv = [process.argv[0], ${JSON.stringify(EO)}, ...${JSON.stringify(argv)}];
 require(${JSON.stringify(EO)});
 const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
@@ -49,7 +50,7 @@ function run(pre, argv) {
 
 const median = (xs) => { const s = xs.slice().sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
 const searchArgv = ['search', query, '--retriever', retriever, '--json', ...(sample ? ['--sample'] : [])];
-const variants = { old: INDEX, new: null };
+const variants = { old: [INDEX, require.resolve('@tensorflow/tfjs')], new: [] };
 
 // warm-up: builds the BM25 / embedding caches once, and checks both variants give the same ranking
 const firstIds = {};
