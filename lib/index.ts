@@ -39,9 +39,10 @@ export {
 export {
   buildCmrSearchUrl, checkEoBenchPositives, CMR_UMM_JSON_ACCEPT, cmrItemToDataset, collectCmrCollections,
   datasetEncoderText, datasetsByPublication, downloadCmrCorpus, EARTHDATA_TOKEN_ENV, eoBenchQrels, eoBenchSplit,
-  kgToCorpus, loadEoBench, loadKgCorpus, loadSnapshot, makeCorpus, parseDelimited, parseRetryAfter, publicationIdFor,
-  readKgExport, resolveDataDir, restrictEoBenchToCorpus, searchCmrCollections, splitFromFileName, type Corpus,
-  type DatasetRecord, type LoadSnapshotOptions, type Publication, type PublicationLink,
+  formatEoBenchFieldMapping, formatKgCorpusReport, importEoBench, KG_CORPUS_PROPERTIES, kgToCorpus, loadEoBench,
+  loadKgCorpus, loadSnapshot, makeCorpus, parseDelimited, parseRetryAfter, publicationIdFor, readKgExport,
+  resolveDataDir, restrictEoBenchToCorpus, searchCmrCollections, splitFromFileName, streamKgCorpus, streamKgExport,
+  type Corpus, type DatasetRecord, type LoadSnapshotOptions, type Publication, type PublicationLink,
 } from './data';
 
 // ── Metrics: R@K, MAP, MRR, TREC files, paired tests
@@ -55,9 +56,10 @@ export {
 // ── Benchmark: citation-grounded queries, labels, stratified split
 export {
   BENCHMARK_DEFAULTS, benchmarkQrels, benchmarkSettings, benchmarkSplit, benchmarkStats, buildBenchmark,
-  cleanWrittenQuery, defaultBenchmarkDir, exportBenchmark, llmQueryWriter, loadBenchmark, loadOrBuildBenchmark,
-  loadQueryWriterPrompt, queryWriterMessages, stratifiedSample, stratifiedSplit, titleQueryWriter, type BenchLabel,
-  type Benchmark, type BenchQuery, type BenchSplitView, type BuildBenchmarkOptions, type QueryWriter, type Split,
+  cleanWrittenQuery, defaultBenchmarkDir, eoBenchToBenchmark, exportBenchmark, llmQueryWriter, loadBenchmark,
+  loadOrBuildBenchmark, loadQueryWriterPrompt, queryWriterMessages, stratifiedSample, stratifiedSplit,
+  titleQueryWriter, type BenchLabel, type Benchmark, type BenchQuery, type BenchSplitView, type BuildBenchmarkOptions,
+  type QueryWriter, type Split,
 } from './bench';
 
 // ── Encoders: USE-lite, embedding cache
