@@ -1,18 +1,142 @@
-export * from './errors';
-export * from './util';
-export * from './store';
-export * from './data';
-export * from './metrics';
-export * from './report';
-export * from './tensor';
-export * from './encode';
-export * from './retrieve';
-export * from './bench';
-export * from './fuse';
-export * from './train';
-export * from './llm';
-export * from './rerank';
-export * from './agent';
-export * from './judge';
-export * from './router';
-export * from './serve';
+/**
+ * EO Workbench public API: what a notebook or script needs, grouped by pipeline stage (lib/ folders, in layer
+ * order; see DESIGN.md). Every stage is also its own entry point with its full API: `eo-workbench/<stage>`
+ * (package.json "exports"), e.g. `import { bm25Scores } from 'eo-workbench/retrieve'`. Nothing under lib/ imports
+ * this file (test/layering.test.ts).
+ */
+
+// ── Errors: every deliberate failure is an EoError with a code
+export {
+  EoError, isEoError, type EoErrorCode,
+} from './errors';
+
+// ── Utilities: atomic files, hashes, seeded random, repository paths, the prompt-file loader
+export {
+  benchDataDir, checkpointsDir, loadPromptTemplate, mulberry32, packageFile, readJsonl, recordingsDir, repoReportsDir,
+  repoRoot, sha256, shortHash, writeFileAtomic, writeJsonAtomic, type PromptTemplate, type Rng,
+} from './util';
+
+// ── Checkpoint file format (what train writes and retrieve/encode read)
+export {
+  checkpointExists, loadCheckpoint, readCheckpointManifest, saveCheckpoint, type Checkpoint, type CheckpointInput,
+  type CheckpointManifest,
+} from './store';
+
+// ── TensorFlow.js backend
+export {
+  getTf, initTfBackend, parseTfBackendName, tfBackendInfo, type TfBackendInfo, type TfBackendName,
+} from './tensor';
+
+// ── LLM client: providers, record/replay, models.json
+export {
+  createLlmClient, createLlmClientFromEnv, llmModeFromEnv, llmRecordKey, loadModelsFile, memoryRecordStore,
+  modelAvailability, openRecordStore, redactSecrets, toLlmComplete, type ChatMessage, type ChatRequest,
+  type ChatResponse, type LlmClient, type LlmComplete, type LlmMode, type LlmRecord, type ModelConfig,
+  type RecordStore, type ToolSpec,
+} from './llm';
+
+// ── Data: the snapshot (datasets, publications, links), CMR / KG / EO-Bench readers
+export {
+  buildCmrSearchUrl, checkEoBenchPositives, CMR_UMM_JSON_ACCEPT, cmrItemToDataset, collectCmrCollections,
+  datasetEncoderText, datasetsByPublication, downloadCmrCorpus, EARTHDATA_TOKEN_ENV, eoBenchQrels, eoBenchSplit,
+  formatEoBenchFieldMapping, formatKgCorpusReport, importEoBench, KG_CORPUS_PROPERTIES, kgToCorpus, loadEoBench,
+  loadKgCorpus, loadSnapshot, makeCorpus, parseDelimited, parseRetryAfter, publicationIdFor, readKgExport,
+  resolveDataDir, restrictEoBenchToCorpus, searchCmrCollections, splitFromFileName, streamKgCorpus, streamKgExport,
+  type Corpus, type DatasetRecord, type LoadSnapshotOptions, type Publication, type PublicationLink,
+} from './data';
+
+// ── Metrics: R@K, MAP, MRR, TREC files, paired tests
+export {
+  compareSystems, evaluateRun, evaluateSystems, formatTrecQrels, formatTrecRun, METRIC_NAMES, pairedRows, pairedTest,
+  parseTrecQrels, parseTrecRun, precisionAtFromJudge, readTrecQrels, sortRunEntries, summarize, winsLossesTies,
+  writeRunFiles, type MetricName, type MetricRow, type PairedComparison, type Qrels, type Run, type RunEntry,
+  type SystemRun,
+} from './metrics';
+
+// ── Benchmark: citation-grounded queries, labels, stratified split
+export {
+  BENCHMARK_DEFAULTS, benchmarkQrels, benchmarkSettings, benchmarkSplit, benchmarkStats, buildBenchmark,
+  cleanWrittenQuery, defaultBenchmarkDir, eoBenchToBenchmark, exportBenchmark, llmQueryWriter, loadBenchmark,
+  loadOrBuildBenchmark, loadQueryWriterPrompt, queryWriterMessages, stratifiedSample, stratifiedSplit,
+  titleQueryWriter, type BenchLabel, type Benchmark, type BenchQuery, type BenchSplitView, type BuildBenchmarkOptions,
+  type QueryWriter, type Split,
+} from './bench';
+
+// ── Encoders: USE-lite, embedding cache
+export {
+  defaultEmbeddingCacheDir, defaultUseLiteDir, disposeUseBatch, dot, embedCorpusCached, embeddingCachePaths,
+  embedQueriesCached, encoderSlug, findEmbeddingCache, forwardUseLite, hashTexts, l2NormalizeInPlace, l2NormalizeRows,
+  loadUseLite, loadUseLiteModel, loadUseTokenizer, makeTrainableUseLite, normalizeForUse, prepareUseBatch,
+  readEmbeddingCache, runUseLite, tokenizeUse, trainableWeightValues, USE_LITE_DIM, useLiteTokens, useLiteWeights,
+  useTokenPieces, writeEmbeddingCache, type EmbeddingCacheMeta, type EncoderSpec, type SentenceEncoder,
+  type TrainableUseLite,
+} from './encode';
+
+// ── Retrieval: BM25, cosine, HNSW, NN-SSC scorers
+export {
+  annSearch, bm25Scorer, bm25Scores, bm25Tokens, buildBm25, buildHnsw, denseScorer, denseScores, denseTopK,
+  hashMatrix, hnswCached, loadHnsw, loadNnsscCheckpoint, loadOrBuildBm25, NnsscCorpusIndex, nnsscLogitReference,
+  nnsscNaiveScores, nnsscParamCount, nnsscScorer, NnsscThreadedIndex, runFromScores, saveHnsw, scoreQueries, topK,
+  topKHits, type Bm25Index, type CorpusScorer, type NnsscModel, type NnsscScorer, type ScoredHit, type ScoredRun,
+} from './retrieve';
+
+// ── Training: MNRL fine-tuning, NN-SSC
+export {
+  batchesWithoutDuplicates, CPU_FINETUNE_CONFIG, DEFAULT_NNSSC_CONFIG, defaultFinetuneDir, defaultNnsscDir,
+  disposeNnsscVariables, finetuneExamplesFromSplit, finetuneUseLite, initNnsscModel, loadFinetunedEncoder,
+  makeNnsscBatch, mineHardNegatives, mnrlLoss, mnrlLossReference, nnsscDataHash, nnsscLossAndGrads,
+  nnsscLossReference, nnsscPositiveLoss, nnsscVariables, PAPER_FINETUNE_CONFIG, sampleRandomNegatives,
+  saveNnsscCheckpoint, TINY_FINETUNE_CONFIG, trainNnssc, validationSplit, warmupLinearLr, type FinetuneConfig,
+  type FinetuneExample, type FinetuneResult, type FinetuneStep, type FinetuneValidation, type NnsscCheckpointContext,
+  type NnsscEpochLog, type NnsscTrainConfig, type NnsscTrainResult,
+} from './train';
+
+// ── Fusion: min-max, convex fusion, analytic α (Eq. 7), R2, RRF
+export {
+  analyticAlpha, analyticAlphaReport, competitionRanks, explainFused, fuseConvex, fuseConvexParts, fusedScorer,
+  gridSearchAlpha, loadBestScorer, meanDirection, minMaxNormalize, performanceIndex, r2Encoder, r2Transform,
+  readHybridConfig, removeDirection, rrfScorer, rrfScores, saveHybridConfig, type AlphaGridResult, type BestScorer,
+  type FusedExplanation, type FusedScorer, type FusedScores, type HybridConfig,
+} from './fuse';
+
+// ── Router: query parsing and tool routing
+export {
+  appliedTools, corpusShortNameResolver, evaluateRouter, findPlaces, findVariables, loadGazetteer, loadGcmdKeywords,
+  loadLabelledQueries, loadVariableIndex, parsePeriod, parseQuery, parseRouterReply, polygonsBBox, retrievalText,
+  routeQuery, routeQueryLlm, TOOL_NAMES, type LabelledRouterQuery, type ParsedQuery, type RouteResult,
+  type RouterLlmClient, type ToolDecision, type ToolName,
+} from './router';
+
+// ── Rerank: listwise LLM (Algorithm 1), offline reranker, tables
+export {
+  listwiseReranker, llmRerankPlan, mergeRerankTables, OFFLINE_FEATURES, offlineReranker, prepareRerankExperiment,
+  rerankMetricRows, rerankTable, rerankTableRows, runFromLists, table4, table5, trainingLinks, writeTraceFiles,
+  type RerankCandidate, type RerankedRun, type Reranker, type RerankOutcome, type RerankQuery, type RerankResult,
+  type RerankTable,
+} from './rerank';
+
+// ── Judge: LLM P@K relevance judge
+export {
+  createLlmJudge, defaultJudgePromptPath, judgeMessages, judgeRun, judgeRunRow, loadJudgePrompt, openJudgeCache,
+  parseJudgeAnswer, type JudgeRunResult, type JudgeVerdict, type LlmJudge,
+} from './judge';
+
+// ── Agentic rerank: tools, leakage guard, routed reranker
+export {
+  agenticReranker, agentReportRows, arxivSearchTool, buildLocalPublicationIndex, localArxivTool, localDatasetDocsTool,
+  openToolStore, recordedTool, routedOfflineReranker, searxngProvider, sourcePublicationLookup, trainRoutedReranker,
+  webSearchProviderFromEnv, webSearchTool, type AgentOptions, type AgentTool, type ToolResult,
+} from './agent';
+
+// ── Service: the search pipeline behind eo serve, HTTP server
+export {
+  checkK, checkQuery, createSearchServer, escapeHtml, loadSearchPipeline, rankDatasets, searchOnce,
+  type RankedDataset, type SearchPipeline, type SearchResponse, type SearchServerOptions,
+} from './serve';
+
+// ── Reports: tables, figures, results files
+export {
+  barFigure, buildTable2, chromiumExecutable, closeFigureRenderer, heatmapFigure, histogramFigure, progress,
+  rankedDatasetRows, reportsDir, scatterFigure, showFigure, showTable, writeResults, writeTable2RunFiles, type Figure,
+  type Table2, type Table2System, type TableRow,
+} from './report';

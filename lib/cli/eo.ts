@@ -28,7 +28,7 @@ import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { bm25Scorer, denseScorer, scoreQueries, type CorpusScorer } from '../retrieve/scorers';
 import { topKHits } from '../retrieve/topk';
 import { loadBestScorer } from '../fuse/best';
-import { runServe, SERVE_USAGE } from './serve';
+import { SERVE_USAGE } from './usage';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 
 const USAGE = `usage:
@@ -82,6 +82,8 @@ function printTable(rows: MetricRow[]): void {
 
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'serve') {
+    // loaded here only: the service pulls in Fastify, the LLM SDKs and the search pipeline
+    const { runServe } = await import('./serve');
     const server = await runServe(argv.slice(1));
     const stop = () => void server.close().then(() => process.exit(0));
     process.once('SIGINT', stop);

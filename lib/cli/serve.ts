@@ -13,8 +13,9 @@ import { EoError } from '../errors';
 import { loadSearchPipeline } from '../serve/pipeline';
 import { createSearchServer } from '../serve/server';
 import { createLlmClientFromEnv } from '../llm/client';
+import { SERVE_USAGE } from './usage';
 
-export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|use-lite|none] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--log]`;
+export { SERVE_USAGE };
 
 function num(v: string | undefined, name: string, def: number, ok: (n: number) => boolean): number {
   if (v === undefined) return def;

@@ -1,13 +1,18 @@
 import * as path from 'node:path';
-import * as tf from '@tensorflow/tfjs';
+import type * as tfTypes from '@tensorflow/tfjs';
 import { EoError } from '../errors';
 import { TF_BACKEND_ENV, type InitTfBackendOptions, type TfBackendInfo, type TfBackendName } from './types';
 
 const BACKEND_NAMES: readonly TfBackendName[] = ['node-gpu', 'node', 'wasm', 'cpu'];
 
-/** The one TensorFlow.js module every part of the workbench uses (so tensors never cross two tfjs copies). */
-export function getTf(): typeof tf {
-  return tf;
+let tfModule: typeof tfTypes | null = null;
+
+/**
+ * The one TensorFlow.js module every part of the workbench uses (so tensors never cross two tfjs copies).
+ * Required on first use, not at import: BM25 search, the benchmark and the CLI's start-up never need it.
+ */
+export function getTf(): typeof tfTypes {
+  return (tfModule ??= require('@tensorflow/tfjs') as typeof tfTypes);
 }
 
 let current: TfBackendInfo | null = null;
@@ -45,6 +50,7 @@ function optionalRequire(name: string): { ok: true; mod: unknown } | { ok: false
 }
 
 async function activate(name: TfBackendName, opts: InitTfBackendOptions): Promise<Omit<TfBackendInfo, 'forced' | 'skipped'>> {
+  const tf = getTf();
   switch (name) {
     case 'node-gpu':
     case 'node': {

@@ -1,0 +1,65 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  benchDataDir, checkpointsDir, defaultBenchmarkDir, defaultEmbeddingCacheDir, defaultJudgePromptPath, isEoError, loadJudgePrompt,
+  loadPromptTemplate, loadQueryWriterPrompt, packageFile, recordingsDir, repoReportsDir, repoRoot,
+} from '../lib';
+import { parsePromptTemplate } from '../lib/util';
+import { defaultModelsFilePath } from '../lib/llm';
+import { listwisePromptFile, loadListwisePrompt } from '../lib/rerank';
+import { loadRouterPrompt, routerDataDir } from '../lib/router';
+import { loadAgenticPrompt } from '../lib/agent';
+
+const ROOT = path.resolve(__dirname, '..');
+
+test('repoRoot and the default folders sit in this repository', () => {
+  assert.is(repoRoot(), ROOT);
+  assert.is(checkpointsDir('nnssc', 'x'), path.join(ROOT, 'checkpoints', 'nnssc', 'x'));
+  assert.is(benchDataDir('eo-title'), path.join(ROOT, 'data', 'bench', 'eo-title'));
+  assert.is(defaultBenchmarkDir('eo-title'), benchDataDir('eo-title'));
+  assert.is(defaultEmbeddingCacheDir(), checkpointsDir('embeddings'));
+  assert.is(repoReportsDir('cli'), path.join(ROOT, 'reports', 'cli'));
+  assert.is(recordingsDir('llm'), path.join(ROOT, 'recordings', 'llm'));
+});
+
+test('packageFile finds data files beside the sources, from lib/ and from the compiled dist/lib/ alike', () => {
+  const want = path.join(ROOT, 'lib', 'bench', 'prompts', 'query-writer.md');
+  assert.is(packageFile('bench', 'prompts', 'query-writer.md'), want);
+  // the compiled module (dist/lib/util/paths.js) has no prompts beside it and must still find lib/'s
+  const dist = require(path.join(ROOT, 'dist', 'lib', 'util', 'paths.js')) as { packageFile: (...s: string[]) => string };
+  assert.is(dist.packageFile('bench', 'prompts', 'query-writer.md'), want);
+  for (const f of [defaultModelsFilePath(), defaultJudgePromptPath(), listwisePromptFile(), routerDataDir()]) assert.ok(fs.existsSync(f), f);
+});
+
+test('every prompt of the workbench is read by the one loader', () => {
+  for (const [name, tpl] of Object.entries({
+    queryWriter: loadQueryWriterPrompt(), judge: loadJudgePrompt(), listwise: loadListwisePrompt(), router: loadRouterPrompt(), agentic: loadAgenticPrompt(),
+  })) {
+    assert.ok(tpl.system.length > 20 && tpl.user.length > 5, name);
+    assert.not.match(tpl.system + tpl.user, /<!--|===SYSTEM===|===USER===/, name);
+  }
+});
+
+test('prompt files: comments dropped, sections trimmed; a missing file or section is an error naming the file', () => {
+  assert.equal(parsePromptTemplate('<!-- header -->\n===SYSTEM===\n  be brief \n===USER===\nQ: {query}\n', 'x.md'), { system: 'be brief', user: 'Q: {query}' });
+  try {
+    parsePromptTemplate('no sections', 'x.md');
+    assert.unreachable();
+  } catch (e) {
+    assert.ok(isEoError(e, 'CONFIG') && e.message.includes('x.md'));
+  }
+  const missing = path.join(os.tmpdir(), 'eo-no-such-prompt.md');
+  try {
+    loadPromptTemplate(missing);
+    assert.unreachable();
+  } catch (e) {
+    // before: a missing custom query-writer prompt silently fell back to the default one
+    assert.ok(isEoError(e, 'DATA_NOT_FOUND') && e.message.includes(missing), String(e));
+  }
+  assert.throws(() => loadQueryWriterPrompt(missing), (e: unknown) => isEoError(e, 'DATA_NOT_FOUND'));
+});
+
+test.run();
