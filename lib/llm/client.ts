@@ -8,6 +8,7 @@ import { fromAnthropicResponse, toAnthropicRequest } from './anthropic';
 import { describeChatRequest, llmRecordKey, normalizeChatRequest } from './key';
 import { apiKeyEnvOf, callCostUsd, getModelConfig, loadModelsFile, resolveBaseUrl } from './models';
 import { fromOpenAIResponse, toOpenAIRequest, type ProviderAnswer } from './openai';
+import { wireOptions } from './params';
 import { redactSecrets } from './redact';
 import { openRecordStore } from './store';
 import type { ChatRequest, ChatResponse, CreateLlmClientOptions, LlmClient, LlmClientStats, LlmMode, LlmRecord, ModelConfig, RecordStore } from './types';
@@ -186,6 +187,9 @@ export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOption
         latencyMs,
         timestamp: new Date().toISOString(),
       };
+      const notes = wireOptions(config, normalized).notes;
+      if (notes.length > 0) rec.notes = notes;
+      if (req.stage !== undefined) rec.stage = req.stage;
       if (store) store.append(scrubRecord(rec, redact));
       stats.liveCalls++;
       stats.liveCostUsd += costUsd;

@@ -3,6 +3,7 @@ export * from './key';
 export * from './store';
 export * from './redact';
 export * from './models';
+export * from './params';
 export * from './openai';
 export * from './anthropic';
 export * from './client';
