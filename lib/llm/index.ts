@@ -7,3 +7,5 @@ export * from './params';
 export * from './openai';
 export * from './anthropic';
 export * from './client';
+export * from './plan';
+export * from './batch';

@@ -255,6 +255,11 @@ export interface CreateLlmClientOptions {
   env?: Record<string, string | undefined>;
   /** Warnings (store repair, SDK warnings), already redacted. Default console.warn. */
   log?: (line: string) => void;
+  /**
+   * USD budget of the live calls of this process (all clients together): a call whose estimated cost would exceed
+   * it fails with LLM_BUDGET before it is sent. Default `$EO_LLM_BUDGET_USD`, else none (null).
+   */
+  budgetUsd?: number | null;
 }
 
 /** A models file: data, not code (lib/llm/models.json). */
