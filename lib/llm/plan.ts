@@ -31,6 +31,8 @@ export interface PlanStage {
   keys?: string[];
   /** Free text shown in the table (how the numbers were estimated). */
   note?: string;
+  /** Whether the calls can go through a batch API (false for multi-turn agentic loops). Default true. */
+  batchable?: boolean;
 }
 
 export interface CostPlanRow {
@@ -45,6 +47,7 @@ export interface CostPlanRow {
   standardUsd: number;
   /** The same at batch prices; null when the model has no batch API or no batch price. */
   batchUsd: number | null;
+  /** The batch protocol the calls would use (`none`: the model has none, or the stage cannot be batched). */
   batchApi: BatchApi;
   pricesToBeChecked: boolean;
   note: string;
@@ -66,7 +69,7 @@ export function llmCostPlan(stages: readonly PlanStage[], opts: { models: readon
     const toRun = Math.max(0, s.calls - recorded);
     const perCallOut = s.answerTokensPerCall + (config.estimatedReasoningTokens ?? 0);
     const usage = { inputTokens: s.inputTokensPerCall * toRun, outputTokens: perCallOut * toRun };
-    const api = batchApiOf(config);
+    const api = s.batchable === false ? 'none' : batchApiOf(config);
     return {
       model: config.id,
       stage: s.stage,
@@ -94,7 +97,7 @@ function fmtUsd(n: number | null): string {
 export function formatCostPlan(rows: readonly CostPlanRow[], title?: string): string {
   const head = '| model | stage | calls | recorded | input tokens | output tokens | standard | batch |\n|---|---|---:|---:|---:|---:|---:|---:|';
   const lines = rows.map(
-    (r) => `| ${r.model}${r.pricesToBeChecked ? '*' : ''} | ${r.stage} | ${fmtInt(r.calls)} | ${fmtInt(r.recorded)} | ${fmtInt(r.inputTokens)} | ${fmtInt(r.outputTokens)} | ${fmtUsd(r.standardUsd)} | ${r.batchApi === 'none' ? 'no batch API' : fmtUsd(r.batchUsd)} |`,
+    (r) => `| ${r.model}${r.pricesToBeChecked ? '*' : ''} | ${r.stage} | ${fmtInt(r.calls)} | ${fmtInt(r.recorded)} | ${fmtInt(r.inputTokens)} | ${fmtInt(r.outputTokens)} | ${fmtUsd(r.standardUsd)} | ${r.batchApi === 'none' ? 'live only' : fmtUsd(r.batchUsd)} |`,
   );
   const sum = (f: (r: CostPlanRow) => number) => rows.reduce((a, r) => a + f(r), 0);
   // batch total: batch price where there is one, standard otherwise (what a --batch run pays)
@@ -103,7 +106,7 @@ export function formatCostPlan(rows: readonly CostPlanRow[], title?: string): st
   const notes = [...new Set(rows.map((r) => r.note).filter((n) => n !== ''))];
   const foot = [
     rows.some((r) => r.pricesToBeChecked) ? '`*` placeholder prices marked pricesToBeChecked in lib/llm/models.json: check them before quoting a cost.' : '',
-    'Costs cover the calls not yet recorded; the batch column uses batch prices where the model has a batch API (its total adds standard cost for models without one).',
+    'Costs cover the calls not yet recorded; the batch column uses batch prices where the model has a batch API and the stage is single-shot ("live only": DeepSeek and a local vLLM have no batch API, agentic loops are multi-turn); its total adds the standard cost of the live-only rows.',
     ...notes,
   ].filter((x) => x !== '');
   return [title ? `### ${title}\n` : '', head, ...lines, '', ...foot.map((f) => `- ${f}`)].join('\n').trim() + '\n';
@@ -158,7 +161,7 @@ export function paperPlanStages(o: PaperPlanOptions): PlanStage[] {
     out.push({ stage: 'listwise', configId: id, calls: o.queries, inputTokensPerCall: o.sizes.listwiseInputTokens, answerTokensPerCall: 40, note: 'listwise: one window of 10 per query, answer {"ranked": [...]} ≈ 40 tokens + reasoning' });
   for (const id of o.agentic ?? ['claude-opus-4-7', 'deepseek-v4-pro']) {
     const input = turns * o.sizes.listwiseInputTokens + (tool * turns * (turns - 1)) / 2;
-    out.push({ stage: 'agentic', configId: id, calls: o.queries * turns, inputTokensPerCall: Math.round(input / turns), answerTokensPerCall: 150, note: `agentic: ${turns} turns per query, +${tool} tool-result tokens per round, ≈150 answer/tool-call tokens per turn` });
+    out.push({ stage: 'agentic', configId: id, batchable: false, calls: o.queries * turns, inputTokensPerCall: Math.round(input / turns), answerTokensPerCall: 150, note: `agentic: ${turns} turns per query, +${tool} tool-result tokens per round, ≈150 answer/tool-call tokens per turn` });
   }
   if (o.judge !== null)
     out.push({ stage: 'judge', configId: o.judge ?? 'qwen3.6-35b-a3b-judge', calls: o.queries * (o.judgeDepth ?? 20), inputTokensPerCall: o.sizes.judgeInputTokens, answerTokensPerCall: 2, note: 'judge: top 20 per query, shared by every reranked system (they only permute the top 10)' });
