@@ -16,8 +16,8 @@
  * an HTTP error, or `expire` (the whole batch then ends as `expired` with that item unanswered).
  * `submissions` counts accepted batches; `submittedCustomIds` lists every custom id ever submitted.
  */
-import * as http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type * as http from 'node:http';
+import { startHttpServer } from './fake-llm';
 
 export type FakeBatchItemReply = { text: string; usage?: { inputTokens: number; outputTokens: number } } | { status: number; message?: string } | 'expire';
 
@@ -56,33 +56,6 @@ interface Batch {
   errorFileId: string | null;
   /** Each item's reply, decided once when the batch ends. */
   replies: FakeBatchItemReply[] | null;
-}
-
-async function listen(handler: (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse) => Promise<void>): Promise<{ origin: string; close: () => Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      handler(req, Buffer.concat(chunks), res).catch((e) => {
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `fake server error: ${(e as Error).message}` } }));
-      });
-    });
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      }),
-  };
 }
 
 function json(res: http.ServerResponse, status: number, body: unknown): void {
@@ -156,7 +129,7 @@ export async function startFakeOpenAIBatch(opts: FakeBatchOptions): Promise<Fake
     if (err.length > 0) files.set((b.errorFileId = `file-err-${++nFile}`), err.join('\n') + '\n');
     b.ended = true;
   };
-  const srv = await listen(async (req, body, res) => {
+  const srv = await startHttpServer(async (req, body, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const p = url.pathname;
     state.log.push(`${req.method} ${p}`);
@@ -233,7 +206,7 @@ export async function startFakeAnthropicBatch(opts: FakeBatchOptions): Promise<F
       results_url: b.ended ? `${origin}/v1/messages/batches/${b.id}/results` : null,
     };
   };
-  const srv = await listen(async (req, body, res) => {
+  const srv = await startHttpServer(async (req, body, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const p = url.pathname;
     state.log.push(`${req.method} ${p}`);
