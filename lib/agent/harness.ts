@@ -12,7 +12,7 @@ import { sha256 } from '../util/hash';
 import { applyLeakageGuard, type LeakageGuardOptions } from './guard';
 import type { AgentTool, SourcePublication, ToolItem } from './types';
 
-/** The agentic routine prompt (prompts/agentic.md; a reconstruction, see its header). */
+/** The agentic routine prompt (prompts/agentic.md; written from the paper's description, see its header). */
 export function loadAgenticPrompt(file = packageFile('agent', 'prompts', 'agentic.md')): PromptTemplate {
   return loadPromptTemplate(file);
 }

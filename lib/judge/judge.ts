@@ -34,7 +34,7 @@ export function defaultJudgePromptPath(): string {
   return packageFile('judge', 'prompts', 'judge.md');
 }
 
-/** The judge prompt template (===SYSTEM=== / ===USER=== sections; see the file header: a reconstruction). */
+/** The judge prompt template (===SYSTEM=== / ===USER=== sections; see the file header: written from the paper's description). */
 export function loadJudgePrompt(file = defaultJudgePromptPath()): JudgePromptTemplate {
   return loadPromptTemplate(file);
 }
