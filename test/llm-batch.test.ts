@@ -153,6 +153,24 @@ for (const [label, modelId, start] of [
   });
 }
 
+test('a torn last line of the batch log (a write cut short) is set aside, not fatal, and nothing is lost', async () => {
+  const srv = await startFakeOpenAIBatch({ answer: () => ({ text: 'ok' }), pollsToEnd: 0 });
+  try {
+    const config = at('gpt-5.5', srv.url);
+    const file = storeFile();
+    await runBatch({ config, requests: REQUESTS.slice(0, 2), store: file, env: ENV, sleep: noSleep, log: quiet });
+    fs.appendFileSync(`${file}.batches.jsonl`, '{"type":"intent","sid":"x');
+    assert.is(readBatchLog(`${file}.batches.jsonl`).length, 1, 'torn line ignored on read');
+    const r = await runBatch({ config, requests: REQUESTS.slice(0, 4), store: file, env: ENV, sleep: noSleep, log: quiet });
+    assert.is(r.alreadyRecorded, 2);
+    assert.is(r.collected, 2);
+    assert.is(readBatchLog(`${file}.batches.jsonl`).length, 2);
+    assert.match(fs.readFileSync(`${file}.batches.jsonl.torn`, 'utf8'), /"sid":"x/);
+  } finally {
+    await srv.close();
+  }
+});
+
 test('failures past maxAttempts are reported, not retried forever', async () => {
   const srv = await startFakeOpenAIBatch({ answer: (body) => (/q1/.test(JSON.stringify(body.messages)) ? { status: 400, message: 'bad request (scripted)' } : { text: 'ok' }), pollsToEnd: 0 });
   try {

@@ -93,7 +93,16 @@ export function readBatchLog(file: string): BatchSubmission[] {
   return [...bySid.values()];
 }
 
+/** Append one event (one line, fsynced). A torn last line (a write cut short) is first moved to `<file>.torn`. */
 function appendEvent(file: string, e: BatchLogEvent): void {
+  if (fs.existsSync(file)) {
+    const buf = fs.readFileSync(file);
+    if (buf.length > 0 && buf[buf.length - 1] !== 0x0a) {
+      const start = buf.lastIndexOf(0x0a) + 1;
+      fs.appendFileSync(`${file}.torn`, Buffer.concat([buf.subarray(start), Buffer.from('\n')]));
+      fs.truncateSync(file, start);
+    }
+  }
   const fd = fs.openSync(file, 'a');
   try {
     fs.writeSync(fd, JSON.stringify(e) + '\n');
