@@ -84,8 +84,8 @@ export async function runLlmCommand(argv: string[]): Promise<void> {
     const writerCalls = values.writer ? 2 * corpus.publications.filter((p) => linked.has(p.id)).length : 0;
     const stages = paperPlanStages({
       queries, sizes, writerCalls,
-      rerankers: values.models?.split(',').map((s) => s.trim()),
-      agentic: values.agentic?.split(',').map((s) => s.trim()),
+      rerankers: values.models?.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+      agentic: values.agentic?.split(',').map((s) => s.trim()).filter((s) => s !== ''),
     });
     const store = openRecordStore(storePath);
     const rows = llmCostPlan(stages, { models, store });
