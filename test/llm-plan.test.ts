@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
-import { defaultModelsFilePath, formatCostPlan, llmCostPlan, loadModelsFile, memoryRecordStore, paperPlanStages, repoRoot, type LlmRecord } from '../lib';
+import { defaultModelsFilePath, formatCostPlan, llmCostPlan, loadModelsFile, loadSnapshot, memoryRecordStore, paperCostPlanTable, paperPlanStages, repoRoot, type LlmRecord } from '../lib';
 
 const MODELS = loadModelsFile(defaultModelsFilePath(), {}).models;
 const SIZES = { listwiseInputTokens: 2000, writerInputTokens: 600, judgeInputTokens: 450 };
@@ -55,6 +55,13 @@ test('eo llm plan --sample --json runs on the sample snapshot', () => {
   assert.is(j.queries, 20);
   assert.ok(j.sizes.listwiseInputTokens > 500, 'ten candidates with summaries');
   assert.is(j.rows.find((r: { stage: string }) => r.stage === 'judge').calls, 400);
+});
+
+test('the notebooks\' table: paperCostPlanTable on the sample snapshot', () => {
+  const md = paperCostPlanTable(loadSnapshot({ sample: true }), { queries: 20, models: MODELS, store: null });
+  assert.match(md, /^### LLM cost plan: 20 queries/);
+  assert.match(md, /\| gpt-5\.5\* \| listwise \| 20 \| 0 \|/);
+  assert.match(md, /\| qwen3\.6-35b-a3b-judge \| judge \| 400 \|/);
 });
 
 test.run();

@@ -8,48 +8,24 @@
  */
 import { parseArgs } from 'node:util';
 import { loadSnapshot } from '../data/snapshot';
-import type { Corpus, DatasetRecord } from '../data/types';
-import { loadQueryWriterPrompt, queryWriterMessages, queryWriterRequests } from '../bench/writers';
+import { loadQueryWriterPrompt, queryWriterRequests } from '../bench/writers';
 import { defaultLlmStorePath } from '../llm/client';
 import { defaultBatchLogPath, readBatchLog, runBatch } from '../llm/batch';
 import { getModelConfig, loadModelsFile } from '../llm/models';
 import { normalizeChatRequest } from '../llm/key';
-import { estimateCallTokens, formatCostPlan, llmCostPlan, paperPlanStages, type PromptSizes } from '../llm/plan';
+import { estimateCallTokens, formatCostPlan, llmCostPlan, paperPlanStages } from '../llm/plan';
+import { paperPromptSizes } from '../report/llm-cost';
 import { openRecordStore } from '../llm/store';
 import type { ChatRequest, ModelConfig } from '../llm/types';
-import { judgeBatchRequests, judgeMessages, loadJudgePrompt } from '../judge/judge';
-import { listwiseBatchRequests, listwiseMessages } from '../rerank/listwise';
-import { loadListwisePrompt } from '../rerank/prompt';
+import { judgeBatchRequests } from '../judge/judge';
+import { listwiseBatchRequests } from '../rerank/listwise';
 import { describePayloadFields, importRerankPayloads, payloadFieldMap } from '../rerank/payloads';
 import { prepareRerankExperiment } from '../rerank/experiment';
-import type { RerankCandidate } from '../rerank/types';
 
 export const LLM_USAGE = `  eo llm plan [--queries 200] [--writer] [--models ID,ID] [--agentic ID,ID] [--json] [--sample] [--data DIR]
   eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample]
   eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample]
   eo llm status`;
-
-/** A typical paper query: "I want to …", at most 60 words (≈ 350 characters). */
-const TYPICAL_QUERY = `I want to ${'estimate glacier debris thickness from elevation change data '.repeat(6)}`.slice(0, 350);
-
-/**
- * Average prompt sizes of the paper's stages on a corpus, measured on the real prompt builders: the listwise prompt
- * with windows of 10 consecutive datasets and a typical 350-character query; the writer prompt over every
- * publication with an abstract; the judge prompt over every dataset with the same query.
- */
-export function paperPromptSizes(corpus: Corpus): PromptSizes {
-  const lw = loadListwisePrompt();
-  const wr = loadQueryWriterPrompt();
-  const jd = loadJudgePrompt();
-  const tokens = (messages: ChatRequest['messages']) => estimateCallTokens({ messages, tools: [], temperature: 0, maxTokens: null, sample: 0 }, 0).inputTokens;
-  const mean = (xs: number[]) => (xs.length === 0 ? 0 : Math.round(xs.reduce((a, b) => a + b, 0) / xs.length));
-  const cand = (d: DatasetRecord, i: number): RerankCandidate => ({ id: d.id, record: d, retrievalScore: 0, retrievalRank: i + 1, scores: {} }) as unknown as RerankCandidate;
-  const listwise: number[] = [];
-  for (let i = 0; i + 10 <= corpus.datasets.length; i += 10) listwise.push(tokens(listwiseMessages(lw, { id: 'q', text: TYPICAL_QUERY }, corpus.datasets.slice(i, i + 10).map(cand))));
-  const writer = corpus.publications.filter((p) => p.abstract).map((p) => tokens(queryWriterMessages(p, wr)));
-  const judge = corpus.datasets.map((d) => tokens(judgeMessages(jd, TYPICAL_QUERY, d)));
-  return { listwiseInputTokens: mean(listwise), writerInputTokens: mean(writer), judgeInputTokens: mean(judge) };
-}
 
 function fail(msg: string): never {
   process.stderr.write(`eo llm: ${msg}\n`);
