@@ -13,7 +13,11 @@ export type EoErrorCode =
   | 'NOT_IMPLEMENTED_OFFLINE'
   | 'LLM'
   | 'LLM_REPLAY_MISS'
-  | 'REPORT';
+  | 'REPORT'
+  /** A live or batch call was not made: its estimated cost would exceed $EO_LLM_BUDGET_USD. */
+  | 'LLM_BUDGET'
+  /** A batch submission may or may not have been accepted by the provider; a person must check before resuming. */
+  | 'LLM_BATCH_UNCERTAIN';
 
 export class EoError extends Error {
   readonly code: EoErrorCode;

@@ -114,9 +114,9 @@ test('parseJudgeAnswer: exact answers and every repair; failures are null', () =
   assert.is(parseJudgeAnswer('NO').thinkStripped, false);
 });
 
-test('judge prompt: data file marked as a reconstruction; placeholders filled; summary cut', () => {
+test('judge prompt: data file marked as written from the paper\'s description; placeholders filled; summary cut', () => {
   const raw = fs.readFileSync(defaultJudgePromptPath(), 'utf8');
-  assert.ok(/RECONSTRUCTION/.test(raw));
+  assert.ok(/WRITTEN FROM THE PAPER'S DESCRIPTION, NOT THE VERBATIM/.test(raw));
   const tpl = loadJudgePrompt();
   assert.ok(/YES or NO/.test(tpl.system));
   const d = dataset('dx', 'MODIS Aerosol', 'a'.repeat(2000));

@@ -163,7 +163,7 @@ test('candidates are numbered XML with escaped title and summary', () => {
   assert.match(xml, /<candidate id="3">/);
   const tpl = loadListwisePrompt();
   assert.match(tpl.user, /\{\{CANDIDATES\}\}/);
-  assert.not.match(tpl.system, /RECONSTRUCTION/, 'header comment stripped');
+  assert.not.match(tpl.system, /WRITTEN FROM/, 'header comment stripped');
 });
 
 // ---------------------------------------------------------------- listwise reranker with a client

@@ -12,7 +12,7 @@ import { sha256 } from '../util/hash';
 import { applyLeakageGuard, type LeakageGuardOptions } from './guard';
 import type { AgentTool, SourcePublication, ToolItem } from './types';
 
-/** The agentic routine prompt (prompts/agentic.md; a reconstruction, see its header). */
+/** The agentic routine prompt (prompts/agentic.md; written from the paper's description, see its header). */
 export function loadAgenticPrompt(file = packageFile('agent', 'prompts', 'agentic.md')): PromptTemplate {
   return loadPromptTemplate(file);
 }
@@ -95,11 +95,14 @@ export interface AgentOptions extends CandidateXmlOptions {
   label?: string;
 }
 
-/** The messages the agent starts from: routine + listwise system prompt, listwise user prompt + tool note. */
+/**
+ * The messages the agent starts from: the listwise system prompt (role, rules, output contract) followed by the
+ * five-step routine; the listwise user prompt followed by the routine's reminder.
+ */
 export function agentMessages(listwise: PromptTemplate, routine: PromptTemplate, query: RerankQuery, window: readonly RerankCandidate[], opts: CandidateXmlOptions = {}): ChatMessage[] {
   const p = fillRerankTemplate(listwise, query.text, window, opts);
   return [
-    { role: 'system', content: `${routine.system}\n\n${p.system}` },
+    { role: 'system', content: `${p.system}\n\n${routine.system}` },
     { role: 'user', content: `${p.user}\n\n${routine.user}` },
   ];
 }

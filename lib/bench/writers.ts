@@ -46,6 +46,15 @@ export function cleanWrittenQuery(text: string): string {
   return line.replace(/^(query|research query)\s*:\s*/i, '').replace(/^["'“”]+|["'“”]+$/g, '').trim();
 }
 
+/**
+ * The writer's requests for one publication, exactly as `llmQueryWriter` sends them (samples 1..variants,
+ * temperature 0.2 by default), e.g. for batch submission; the writer then finds every answer in a replay store.
+ */
+export function queryWriterRequests(pub: Publication, tpl: PromptTemplate = loadQueryWriterPrompt(), opts: { temperature?: number; variants?: number } = {}): { messages: { role: 'system' | 'user'; content: string }[]; temperature: number; sample: number }[] {
+  const messages = queryWriterMessages(pub, tpl);
+  return Array.from({ length: opts.variants ?? 2 }, (_, i) => ({ messages, temperature: opts.temperature ?? 0.2, sample: i + 1 }));
+}
+
 export interface LlmQueryWriterOptions {
   complete: LlmComplete;
   /** Model snapshot id, stored on every query as `llm:<model>`. */
@@ -66,10 +75,10 @@ export function llmQueryWriter(opts: LlmQueryWriterOptions): QueryWriter {
     id: `llm:${opts.model}`,
     label: `LLM-written task queries (${opts.model}, temperature ${opts.temperature ?? 0.2})`,
     async write(pub) {
-      const messages = queryWriterMessages(pub, tpl);
       const out: string[] = [];
-      for (let v = 1; v <= variants; v++) {
-        const r = await opts.complete({ messages, temperature: opts.temperature ?? 0.2, sample: v });
+      for (const req of queryWriterRequests(pub, tpl, { temperature: opts.temperature, variants })) {
+        const v = req.sample;
+        const r = await opts.complete(req);
         const q = cleanWrittenQuery(r.text);
         if (q === '') throw new EoError('BENCH', `query writer returned no text for publication ${pub.id} (sample ${v})`);
         out.push(q);

@@ -6,6 +6,7 @@
  *   eo eval --run FILE --qrels FILE [--depth 100] [--json]
  *   eo eval --system bm25|cosine [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json]
  *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] ...   (see lib/cli/serve.ts)
+ *   eo llm plan|batch|import|status ...                          (see lib/cli/llm.ts)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -30,6 +31,7 @@ import { topKHits } from '../retrieve/topk';
 import { loadBestScorer } from '../fuse/best';
 import { SERVE_USAGE } from './usage';
 import { BENCH_USAGE, runBenchCommand } from './bench';
+import { LLM_USAGE, runLlmCommand } from './llm';
 
 const USAGE = `usage:
   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine] [--sample] [--data DIR]
@@ -37,7 +39,8 @@ const USAGE = `usage:
   eo eval --run FILE --qrels FILE [--depth 100] [--json]
   eo eval --system bm25|cosine [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json] [--sample] [--data DIR]
   ${SERVE_USAGE.replace('usage: ', '')}
-${BENCH_USAGE.replace('usage:\n', '')}`;
+${BENCH_USAGE.replace('usage:\n', '')}
+${LLM_USAGE}`;
 
 function fail(msg: string): never {
   process.stderr.write(`eo: ${msg}\n`);
@@ -81,6 +84,7 @@ function printTable(rows: MetricRow[]): void {
 }
 
 async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'llm') return runLlmCommand(argv.slice(1));
   if (argv[0] === 'serve') {
     // loaded here only: the service pulls in Fastify, the LLM SDKs and the search pipeline
     const { runServe } = await import('./serve');

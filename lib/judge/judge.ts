@@ -8,8 +8,10 @@ import { openKeyedJsonlLog, type KeyedJsonlLog } from '../llm/store';
 import { mean, precisionAtFromJudge } from '../metrics/metrics';
 import { sortRunEntries } from '../metrics/rank';
 import { sha256 } from '../util/hash';
+import type { ChatRequest } from '../llm/types';
 import type {
   JudgeCacheEntry,
+  JudgeRunQuery,
   JudgeParseKind,
   JudgePromptTemplate,
   JudgeRunOptions,
@@ -32,7 +34,7 @@ export function defaultJudgePromptPath(): string {
   return packageFile('judge', 'prompts', 'judge.md');
 }
 
-/** The judge prompt template (===SYSTEM=== / ===USER=== sections; see the file header: a reconstruction). */
+/** The judge prompt template (===SYSTEM=== / ===USER=== sections; see the file header: written from the paper's description). */
 export function loadJudgePrompt(file = defaultJudgePromptPath()): JudgePromptTemplate {
   return loadPromptTemplate(file);
 }
@@ -47,6 +49,37 @@ export function judgeMessages(tpl: JudgePromptTemplate, query: string, d: Datase
     { role: 'system', content: tpl.system },
     { role: 'user', content: user },
   ];
+}
+
+/** The chat request of one judgement, exactly as the judge sends it (temperature 0; defaults as in LlmJudgeOptions). */
+export function judgeChatRequest(tpl: JudgePromptTemplate, query: string, d: DatasetRecord, opts: { summaryChars?: number; maxTokens?: number } = {}): ChatRequest {
+  return { messages: judgeMessages(tpl, query, d, opts.summaryChars ?? 1200), temperature: 0, maxTokens: opts.maxTokens ?? 32, stage: 'judge' };
+}
+
+/**
+ * The judge requests of a run's top-`depth` (default 20) per query, one per distinct (query text, dataset), for
+ * batch submission with `runBatch`; `createLlmJudge` with a replay-mode client then finds every answer.
+ */
+export function judgeBatchRequests(
+  run: Map<string, { docId: string; score: number }[]>,
+  queries: readonly JudgeRunQuery[],
+  datasets: (id: string) => DatasetRecord | undefined,
+  opts: { depth?: number; prompt?: JudgePromptTemplate; summaryChars?: number; maxTokens?: number } = {},
+): ChatRequest[] {
+  const tpl = opts.prompt ?? loadJudgePrompt();
+  const seen = new Set<string>();
+  const out: ChatRequest[] = [];
+  for (const q of queries) {
+    for (const e of sortRunEntries(run.get(q.id) ?? [], opts.depth ?? 20)) {
+      const pk = `${q.text.trim()}\u0000${e.docId}`;
+      if (seen.has(pk)) continue;
+      seen.add(pk);
+      const d = datasets(e.docId);
+      if (!d) throw new EoError('DATA_NOT_FOUND', `judgeBatchRequests: dataset ${e.docId} (query ${q.id}) has no record`, { datasetId: e.docId, queryId: q.id });
+      out.push(judgeChatRequest(tpl, q.text, d, opts));
+    }
+  }
+  return out;
 }
 
 const YES_NO_WORD = /\b(yes|no)\b/gi;
@@ -135,7 +168,7 @@ export function createLlmJudge(opts: LlmJudgeOptions): LlmJudge {
   const stats: JudgeStats = { judgements: 0, cacheHits: 0, llmCalls: 0, repaired: 0, failed: 0, costUsd: 0, byKind: zeroKinds() };
 
   async function ask(key: string, query: string, d: DatasetRecord): Promise<JudgeCacheEntry> {
-    const r = await client.chat({ messages: judgeMessages(tpl, query, d, summaryChars), temperature: 0, maxTokens });
+    const r = await client.chat(judgeChatRequest(tpl, query, d, { summaryChars, maxTokens }));
     const parsed = parseJudgeAnswer(r.text);
     const entry: JudgeCacheEntry = {
       key,

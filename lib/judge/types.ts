@@ -71,9 +71,9 @@ export interface LlmJudge {
 export type JudgePromptTemplate = PromptTemplate;
 
 export interface LlmJudgeOptions {
-  /** The judge model (the paper: Qwen over vLLM; see `qwen2.5-7b-vllm` in lib/llm/models.json). */
+  /** The judge model (the paper: Qwen3.6-35B-A3B over vLLM; entry `qwen3.6-35b-a3b-judge` in lib/llm/models.json). */
   client: LlmClient;
-  /** Prompt template. Default loadJudgePrompt() (lib/judge/prompts/judge.md, a reconstruction). */
+  /** Prompt template. Default loadJudgePrompt() (lib/judge/prompts/judge.md, written from the paper's description). */
   prompt?: JudgePromptTemplate;
   /** Judgement cache: a JSONL path (append-only, shared by runs) or null for in-memory only. Default null. */
   cache?: string | null;

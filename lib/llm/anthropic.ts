@@ -1,6 +1,7 @@
 /** Mapping between the normalised chat types and the Anthropic messages wire format. */
 import type { ChatMessage, LlmRecord, ModelConfig, ToolCall, ToolSpec } from './types';
 import { describeBody, type ProviderAnswer } from './openai';
+import { wireOptions } from './params';
 
 /** Anthropic requires `max_tokens`; used when neither the request nor the config sets one. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -51,17 +52,23 @@ export function toAnthropicTools(tools: readonly ToolSpec[]): Block[] {
   return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
 }
 
-/** Request body for `messages.create` (non-streaming). */
+/**
+ * Request body for `messages.create` (non-streaming), adapted to what the model accepts (`wireOptions`):
+ * `max_tokens` is required (default 4096); extended thinking is off (no `thinking` field) unless the request asks
+ * for it and the entry accepts it, and then no temperature is sent (thinking requires the default).
+ */
 export function toAnthropicRequest(config: ModelConfig, req: LlmRecord['request']): Record<string, unknown> {
+  const w = wireOptions(config, req);
   const { system, messages } = toAnthropicMessages(req.messages);
   const body: Record<string, unknown> = {
     model: config.model,
-    max_tokens: req.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+    max_tokens: w.tokenLimit?.value ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
     messages,
-    temperature: req.temperature,
   };
+  if (w.temperature !== undefined) body.temperature = w.temperature;
+  if (w.thinkingBudget !== undefined) body.thinking = { type: 'enabled', budget_tokens: w.thinkingBudget };
   if (system !== null) body.system = system;
-  if (req.tools.length > 0) body.tools = toAnthropicTools(req.tools);
+  if (req.tools.length > 0 && w.tools) body.tools = toAnthropicTools(req.tools);
   return body;
 }
 

@@ -8,6 +8,8 @@ import { fromAnthropicResponse, toAnthropicRequest } from './anthropic';
 import { describeChatRequest, llmRecordKey, normalizeChatRequest } from './key';
 import { apiKeyEnvOf, callCostUsd, getModelConfig, loadModelsFile, resolveBaseUrl } from './models';
 import { fromOpenAIResponse, toOpenAIRequest, type ProviderAnswer } from './openai';
+import { wireOptions } from './params';
+import { estimateCallTokens } from './plan';
 import { redactSecrets } from './redact';
 import { openRecordStore } from './store';
 import type { ChatRequest, ChatResponse, CreateLlmClientOptions, LlmClient, LlmClientStats, LlmMode, LlmRecord, ModelConfig, RecordStore } from './types';
@@ -17,7 +19,26 @@ export const LLM_MODE_ENV = 'EO_LLM_MODE';
 /** Env var naming the JSONL record store. Default `<repo>/recordings/llm/records.jsonl`. */
 export const LLM_STORE_ENV = 'EO_LLM_STORE';
 
+/** Env var: a USD budget for the live and batch calls of one run (one process); unset: no budget. */
+export const LLM_BUDGET_ENV = 'EO_LLM_BUDGET_USD';
+
 const MODES: readonly LlmMode[] = ['live', 'record', 'replay'];
+
+/** The budget from `$EO_LLM_BUDGET_USD` (null when unset); a value that is not a number ≥ 0 → CONFIG. */
+export function budgetFromEnv(env: Record<string, string | undefined> = process.env): number | null {
+  const v = (env[LLM_BUDGET_ENV] ?? '').trim();
+  if (v === '') return null;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new EoError('CONFIG', `${LLM_BUDGET_ENV}=${JSON.stringify(v)}: expected a number of USD ≥ 0`);
+  return n;
+}
+
+/**
+ * What live calls have cost in this process, shared by every client (so that a budget caps the whole run, all
+ * models together). `reserved` is the estimate of calls in flight.
+ */
+export const llmSpend = { spentUsd: 0, reservedUsd: 0 };
+
 /** Placeholder key for OpenAI-compatible servers that need none (vLLM, Ollama, llama.cpp). */
 const NO_KEY_PLACEHOLDER = 'EMPTY';
 
@@ -149,8 +170,33 @@ export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOption
     return sdkCall;
   }
 
+  const budget = opts.budgetUsd === undefined ? budgetFromEnv(env) : opts.budgetUsd;
+
   async function callLive(req: ChatRequest, normalized: LlmRecord['request'], key: string): Promise<ChatResponse> {
     return limit(async () => {
+      // budget: stop before a call whose estimated cost would take the run past it (recorded calls stay; rerun resumes)
+      let reserved = 0;
+      if (budget !== null) {
+        const outTok = Math.min(normalized.maxTokens ?? Infinity, 64 + (config.estimatedReasoningTokens ?? 0));
+        reserved = callCostUsd(config, estimateCallTokens(normalized, outTok));
+        if (llmSpend.spentUsd + llmSpend.reservedUsd + reserved > budget)
+          throw new EoError(
+            'LLM_BUDGET',
+            `${config.id}: stopped before a call estimated at ${reserved.toFixed(4)} USD: this run has spent ${llmSpend.spentUsd.toFixed(4)} USD (+${llmSpend.reservedUsd.toFixed(4)} in flight) of ${LLM_BUDGET_ENV}=${budget}. Recorded calls are kept; rerun with a higher budget to resume.`,
+            { configId: config.id, budget, spent: llmSpend.spentUsd },
+          );
+        llmSpend.reservedUsd += reserved;
+      }
+      try {
+        return await callLiveUnbudgeted(req, normalized, key);
+      } finally {
+        llmSpend.reservedUsd -= reserved;
+      }
+    });
+  }
+
+  async function callLiveUnbudgeted(req: ChatRequest, normalized: LlmRecord['request'], key: string): Promise<ChatResponse> {
+    {
       const body = config.provider === 'anthropic' ? toAnthropicRequest(config, normalized) : toOpenAIRequest(config, normalized);
       const t0 = Date.now();
       let raw: unknown;
@@ -186,11 +232,15 @@ export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOption
         latencyMs,
         timestamp: new Date().toISOString(),
       };
+      const notes = wireOptions(config, normalized).notes;
+      if (notes.length > 0) rec.notes = notes;
+      if (req.stage !== undefined) rec.stage = req.stage;
       if (store) store.append(scrubRecord(rec, redact));
       stats.liveCalls++;
       stats.liveCostUsd += costUsd;
+      llmSpend.spentUsd += costUsd;
       return responseFromRecord(rec, false);
-    });
+    }
   }
 
   async function chat(req: ChatRequest): Promise<ChatResponse> {

@@ -19,7 +19,10 @@ function sortKeys(v: unknown): unknown {
   return v;
 }
 
-/** The request as recorded and hashed: defaults resolved (temperature 0, sample 0, maxTokens from the config or null). */
+/**
+ * The request as recorded and hashed: defaults resolved (temperature: the config's `defaultTemperature`, else 0;
+ * sample 0; maxTokens from the config or null; reasoning effort from the config when it sets one).
+ */
 export function normalizeChatRequest(config: ModelConfig, req: ChatRequest): LlmRecord['request'] {
   const messages: ChatMessage[] = req.messages.map((m) => {
     if (m.role === 'assistant') {
@@ -32,13 +35,18 @@ export function normalizeChatRequest(config: ModelConfig, req: ChatRequest): Llm
     return { role: m.role, content: m.content };
   });
   const tools: ToolSpec[] = (req.tools ?? []).map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
-  return {
+  const out: LlmRecord['request'] = {
     messages,
     tools,
-    temperature: req.temperature ?? 0,
+    temperature: req.temperature ?? config.defaultTemperature ?? 0,
     maxTokens: req.maxTokens ?? config.maxTokens ?? null,
     sample: req.sample ?? 0,
   };
+  // optional members only when set, so that requests without them keep their record keys
+  const effort = req.reasoningEffort ?? config.reasoningEffort;
+  if (effort !== undefined) out.reasoningEffort = effort;
+  if (req.thinking !== undefined) out.thinking = { budgetTokens: req.thinking.budgetTokens };
+  return out;
 }
 
 /**

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { EoError } from '../errors';
 import { packageFile } from '../util/paths';
-import type { LlmProvider, ModelAvailability, ModelConfig, ModelsFile, RecordStore } from './types';
+import type { BatchApi, LlmProvider, ModelAvailability, ModelConfig, ModelParams, ModelsFile, RecordStore, TokenLimitField } from './types';
 
 /** Env var naming a models file that replaces lib/llm/models.json. */
 export const LLM_MODELS_FILE_ENV = 'LLM_MODELS_FILE';
@@ -16,6 +16,39 @@ export function defaultModelsFilePath(): string {
 /** Default key variable per provider (openai-compatible: none). */
 export function defaultApiKeyEnv(provider: LlmProvider): string | null {
   return provider === 'openai' ? 'OPENAI_API_KEY' : provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : null;
+}
+
+const BATCH_APIS: readonly BatchApi[] = ['openai', 'anthropic', 'none'];
+const TOKEN_LIMIT_FIELDS: readonly TokenLimitField[] = ['max_completion_tokens', 'max_tokens'];
+
+/** Validate an entry's `params` (what the model accepts); errors name the field (`models[2].params.temperature`). */
+export function validateModelParams(v: unknown, where: string, provider: LlmProvider): ModelParams {
+  const o = v as Record<string, unknown> | null;
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new EoError('CONFIG', `${where}: expected an object, got ${JSON.stringify(v)}`, { field: 'params' });
+  const out: ModelParams = {};
+  for (const [k, x] of Object.entries(o)) {
+    const bad = (expected: string) => new EoError('CONFIG', `${where}.${k}: expected ${expected}, got ${JSON.stringify(x)}`, { field: `params.${k}` });
+    if (k === 'temperature') {
+      if (x !== 'any' && x !== 'default-only' && x !== 'effort-none-only') throw bad('"any", "default-only" or "effort-none-only"');
+      out.temperature = x;
+    } else if (k === 'tokenLimit') {
+      if (!TOKEN_LIMIT_FIELDS.includes(x as TokenLimitField)) throw bad(TOKEN_LIMIT_FIELDS.map((f) => `"${f}"`).join(' or '));
+      if (provider === 'anthropic' && x !== 'max_tokens') throw bad('"max_tokens" (the Anthropic API has no other limit field)');
+      out.tokenLimit = x as TokenLimitField;
+    } else if (k === 'reasoningEffort') {
+      if (!Array.isArray(x) || x.length === 0 || x.some((e) => typeof e !== 'string' || e === '')) throw bad('a non-empty list of effort names');
+      if (provider === 'anthropic') throw bad('no reasoningEffort (not an Anthropic parameter; use thinking)');
+      out.reasoningEffort = x as string[];
+    } else if (k === 'thinking') {
+      if (typeof x !== 'boolean') throw bad('true or false');
+      if (x && provider !== 'anthropic') throw bad('false (extended thinking is an Anthropic parameter)');
+      out.thinking = x;
+    } else if (k === 'tools') {
+      if (typeof x !== 'boolean') throw bad('true or false');
+      out.tools = x;
+    } else throw new EoError('CONFIG', `${where}.${k}: unknown parameter (known: temperature, tokenLimit, reasoningEffort, thinking, tools)`, { field: `params.${k}` });
+  }
+  return out;
 }
 
 /** Validate one model entry; errors name the file and the field (`models[2].inputPricePerMTok`). */
@@ -57,10 +90,41 @@ export function validateModelConfig(v: unknown, where: string): ModelConfig {
   if (opt.baseUrlEnv !== undefined) cfg.baseUrlEnv = opt.baseUrlEnv;
   if (opt.apiKeyEnv !== undefined) cfg.apiKeyEnv = opt.apiKeyEnv;
   if (opt.note !== undefined) cfg.note = opt.note;
+  const role = str('paperRole', false);
+  if (role !== undefined) cfg.paperRole = role;
   const mc = num('maxConcurrency', false, true);
   if (mc !== undefined) cfg.maxConcurrency = mc;
   const mt = num('maxTokens', false, true);
   if (mt !== undefined) cfg.maxTokens = mt;
+  const dt = num('defaultTemperature', false);
+  if (dt !== undefined) cfg.defaultTemperature = dt;
+  const bi = num('batchInputPricePerMTok', false);
+  if (bi !== undefined) cfg.batchInputPricePerMTok = bi;
+  const bo = num('batchOutputPricePerMTok', false);
+  if (bo !== undefined) cfg.batchOutputPricePerMTok = bo;
+  const rt = num('estimatedReasoningTokens', false);
+  if (rt !== undefined) cfg.estimatedReasoningTokens = rt;
+  if (o.pricesToBeChecked !== undefined) {
+    if (typeof o.pricesToBeChecked !== 'boolean') throw new EoError('CONFIG', `${where}.pricesToBeChecked: expected true or false, got ${JSON.stringify(o.pricesToBeChecked)}`, { field: 'pricesToBeChecked' });
+    cfg.pricesToBeChecked = o.pricesToBeChecked;
+  }
+  const batchApi = str('batchApi', false);
+  if (batchApi !== undefined) {
+    if (!BATCH_APIS.includes(batchApi as BatchApi)) throw new EoError('CONFIG', `${where}.batchApi: expected one of ${BATCH_APIS.join(', ')}, got ${JSON.stringify(batchApi)}`, { field: 'batchApi' });
+    if (batchApi !== 'none' && batchApi !== (provider === 'anthropic' ? 'anthropic' : 'openai'))
+      throw new EoError('CONFIG', `${where}.batchApi: ${batchApi} batches cannot carry provider ${provider} requests`, { field: 'batchApi' });
+    cfg.batchApi = batchApi as BatchApi;
+  }
+  if (o.params !== undefined) cfg.params = validateModelParams(o.params, `${where}.params`, provider);
+  const effort = str('reasoningEffort', false);
+  if (effort !== undefined) {
+    const allowed = cfg.params?.reasoningEffort ?? [];
+    if (!allowed.includes(effort))
+      throw new EoError('CONFIG', `${where}.reasoningEffort: ${JSON.stringify(effort)} is not one of params.reasoningEffort (${allowed.length > 0 ? allowed.join(', ') : 'none accepted'})`, { field: 'reasoningEffort' });
+    cfg.reasoningEffort = effort;
+  }
+  const known = new Set(['id', 'provider', 'model', 'baseUrl', 'baseUrlEnv', 'apiKeyEnv', 'inputPricePerMTok', 'outputPricePerMTok', 'maxConcurrency', 'maxTokens', 'note', 'params', 'reasoningEffort', 'defaultTemperature', 'batchApi', 'batchInputPricePerMTok', 'batchOutputPricePerMTok', 'pricesToBeChecked', 'estimatedReasoningTokens', 'paperRole']);
+  for (const k of Object.keys(o)) if (!known.has(k)) throw new EoError('CONFIG', `${where}.${k}: unknown field (known: ${[...known].join(', ')})`, { field: k });
   if (provider === 'openai-compatible' && cfg.baseUrl === undefined && cfg.baseUrlEnv === undefined)
     throw new EoError('CONFIG', `${where}: provider openai-compatible needs baseUrl or baseUrlEnv`, { field: 'baseUrl' });
   return cfg;
@@ -109,9 +173,20 @@ export function resolveBaseUrl(config: ModelConfig, env: Record<string, string |
   return fromEnv && fromEnv.trim() !== '' ? fromEnv.trim() : config.baseUrl ?? null;
 }
 
-/** USD cost of a call with these token counts. */
+/** USD cost of a call with these token counts (standard prices). */
 export function callCostUsd(config: ModelConfig, usage: { inputTokens: number; outputTokens: number }): number {
   return (usage.inputTokens * config.inputPricePerMTok + usage.outputTokens * config.outputPricePerMTok) / 1e6;
+}
+
+/** USD cost of a call at the entry's batch prices; null when the entry declares none. */
+export function batchCallCostUsd(config: ModelConfig, usage: { inputTokens: number; outputTokens: number }): number | null {
+  if (config.batchInputPricePerMTok === undefined || config.batchOutputPricePerMTok === undefined) return null;
+  return (usage.inputTokens * config.batchInputPricePerMTok + usage.outputTokens * config.batchOutputPricePerMTok) / 1e6;
+}
+
+/** The batch protocol of an entry (default: openai for OpenAI, anthropic for Anthropic, none otherwise). */
+export function batchApiOf(config: ModelConfig): BatchApi {
+  return config.batchApi ?? (config.provider === 'openai' ? 'openai' : config.provider === 'anthropic' ? 'anthropic' : 'none');
 }
 
 /**

@@ -1,4 +1,5 @@
 /** Mapping between the normalised chat types and the OpenAI chat-completions wire format (OpenAI and compatibles). */
+import { wireOptions } from './params';
 import type { ChatMessage, LlmRecord, ModelConfig, ToolCall, ToolSpec, Usage } from './types';
 
 /** What a provider answer maps to. */
@@ -32,17 +33,21 @@ export function toOpenAITools(tools: readonly ToolSpec[]): Record<string, unknow
 }
 
 /**
- * Request body for `chat.completions.create` (non-streaming). The output limit goes as `max_completion_tokens`
- * to OpenAI (newer models reject `max_tokens`) and as `max_tokens` to compatible servers (vLLM, DeepSeek, Ollama).
+ * Request body for `chat.completions.create` (non-streaming), adapted to what the model accepts (`wireOptions`):
+ * the output limit goes as the entry's token-limit field (`max_completion_tokens` for OpenAI, which newer models
+ * require; `max_tokens` for compatible servers: vLLM, DeepSeek, Ollama); no `temperature` for models that accept
+ * only the default (OpenAI reasoning models); `reasoning_effort` only where accepted.
  */
 export function toOpenAIRequest(config: ModelConfig, req: LlmRecord['request']): Record<string, unknown> {
+  const w = wireOptions(config, req);
   const body: Record<string, unknown> = {
     model: config.model,
     messages: toOpenAIMessages(req.messages),
-    temperature: req.temperature,
   };
-  if (req.tools.length > 0) body.tools = toOpenAITools(req.tools);
-  if (req.maxTokens !== null) body[config.provider === 'openai' ? 'max_completion_tokens' : 'max_tokens'] = req.maxTokens;
+  if (w.temperature !== undefined) body.temperature = w.temperature;
+  if (req.tools.length > 0 && w.tools) body.tools = toOpenAITools(req.tools);
+  if (w.tokenLimit) body[w.tokenLimit.field] = w.tokenLimit.value;
+  if (w.reasoningEffort !== undefined) body.reasoning_effort = w.reasoningEffort;
   return body;
 }
 

@@ -39,6 +39,15 @@ export interface ChatRequest {
   maxTokens?: number;
   /** Distinguishes independent samples of the same request; part of the record key. Default 0. */
   sample?: number;
+  /**
+   * Reasoning effort for OpenAI reasoning models (`reasoning_effort`: e.g. `low`, `medium`, `high`). Default: the
+   * entry's `reasoningEffort`, else not sent. A model whose entry does not accept it gets none (noted in the record).
+   */
+  reasoningEffort?: string;
+  /** Anthropic extended thinking with this token budget. Default: off (no `thinking` field is sent). */
+  thinking?: { budgetTokens: number };
+  /** Pipeline stage that made the call (`writer`, `listwise`, `agentic`, `judge`…): stored on the record, not part of its key. */
+  stage?: string;
 }
 
 export interface Usage {
@@ -67,6 +76,35 @@ export interface ChatResponse {
 
 export type LlmProvider = 'openai' | 'anthropic' | 'openai-compatible';
 
+/**
+ * How a model treats `temperature`: `any` value is sent; `default-only` (o-series reasoning models) never sends
+ * one; `effort-none-only` (GPT-5.1 and later) sends it only when the request's reasoning effort is `none`.
+ */
+export type TemperatureSupport = 'any' | 'default-only' | 'effort-none-only';
+
+/** Which field carries the output token limit on the wire. */
+export type TokenLimitField = 'max_completion_tokens' | 'max_tokens';
+
+/** Which batch protocol a model can be submitted through. */
+export type BatchApi = 'openai' | 'anthropic' | 'none';
+
+/**
+ * The request parameters a model entry accepts (validated when the models file is read). A request option the
+ * model does not accept is dropped or mapped before sending, with a note in the record; it is never sent.
+ */
+export interface ModelParams {
+  /** Default `any`. OpenAI reasoning models (o-series, GPT-5.x): `default-only`. */
+  temperature?: TemperatureSupport;
+  /** Default: `max_completion_tokens` for provider openai, `max_tokens` otherwise (Anthropic always `max_tokens`). */
+  tokenLimit?: TokenLimitField;
+  /** Accepted `reasoning_effort` values (OpenAI reasoning models). Default: none (the field is never sent). */
+  reasoningEffort?: string[];
+  /** Whether Anthropic extended thinking may be requested. Default false. */
+  thinking?: boolean;
+  /** Whether native tool calling is accepted. Default true. */
+  tools?: boolean;
+}
+
 export interface ModelConfig {
   /** Our name, e.g. `gpt-4o-mini`; part of the record key. */
   id: string;
@@ -92,6 +130,27 @@ export interface ModelConfig {
   maxTokens?: number;
   /** Free text shown in tables (e.g. where the price comes from). */
   note?: string;
+  /** The model's role in the paper (`reranker`, `writer`, `judge`), for tables. Default: none. */
+  paperRole?: string;
+  /** Request parameters the model accepts. Default: every field's default (see ModelParams). */
+  params?: ModelParams;
+  /** `reasoning_effort` sent when a request sets none (must be one of `params.reasoningEffort`). Default: none sent. */
+  reasoningEffort?: string;
+  /** Temperature used when a request sets none (e.g. the paper's writer: 0.2). Default 0. */
+  defaultTemperature?: number;
+  /** Batch protocol. Default: `openai` for provider openai, `anthropic` for anthropic, `none` otherwise. */
+  batchApi?: BatchApi;
+  /** Batch USD per million input tokens. Default: none (batch cost shown as n/a). */
+  batchInputPricePerMTok?: number;
+  /** Batch USD per million output tokens. Default: none. */
+  batchOutputPricePerMTok?: number;
+  /** True while the prices have not been checked against the provider's page (shown in every cost table). Default false. */
+  pricesToBeChecked?: boolean;
+  /**
+   * Output tokens a call typically spends before its visible answer (reasoning tokens, billed as output), for cost
+   * estimates only. Default 0.
+   */
+  estimatedReasoningTokens?: number;
 }
 
 export type LlmMode = 'live' | 'record' | 'replay';
@@ -112,6 +171,10 @@ export interface LlmRecord {
     temperature: number;
     maxTokens: number | null;
     sample: number;
+    /** Requested reasoning effort (absent: none; absent members keep older record keys unchanged). */
+    reasoningEffort?: string;
+    /** Requested Anthropic extended thinking (absent: off). */
+    thinking?: { budgetTokens: number };
   };
   response: {
     text: string;
@@ -127,6 +190,14 @@ export interface LlmRecord {
   latencyMs: number;
   /** ISO 8601 time the answer arrived. */
   timestamp: string;
+  /** Request options that were dropped or mapped before sending (e.g. `temperature 0 not sent: …`). Absent: none. */
+  notes?: string[];
+  /** Pipeline stage of the call (see ChatRequest.stage). Absent: not given. */
+  stage?: string;
+  /** Set when the answer came through a batch API: provider, batch id, custom id. */
+  batch?: { api: BatchApi; batchId: string; customId: string };
+  /** Set when the record was imported from a released payload file (`eo llm import`). */
+  imported?: { file: string; line: number; remapped: boolean; originalText?: string };
 }
 
 /** An append-only store of LLM records, keyed by request hash. */
@@ -184,6 +255,11 @@ export interface CreateLlmClientOptions {
   env?: Record<string, string | undefined>;
   /** Warnings (store repair, SDK warnings), already redacted. Default console.warn. */
   log?: (line: string) => void;
+  /**
+   * USD budget of the live calls of this process (all clients together): a call whose estimated cost would exceed
+   * it fails with LLM_BUDGET before it is sent. Default `$EO_LLM_BUDGET_USD`, else none (null).
+   */
+  budgetUsd?: number | null;
 }
 
 /** A models file: data, not code (lib/llm/models.json). */

@@ -7,3 +7,4 @@ export * from './site';
 export * from './ranked';
 export * from './table2';
 export * from './heatmap';
+export * from './llm-cost';

@@ -1,5 +1,6 @@
 import type { PromptTemplate } from '../util/types';
-import type { ChatMessage, ChatResponse, LlmClient } from '../llm/types';
+import type { ChatMessage, ChatRequest, ChatResponse, LlmClient } from '../llm/types';
+import type { BackboneList } from './compose';
 import { emptyRepairs, parseRanking } from './parse';
 import { fillRerankTemplate, loadListwisePrompt, type CandidateXmlOptions } from './prompt';
 import type { RerankCandidate, RerankQuery, RerankTrace, Reranker } from './types';
@@ -45,6 +46,23 @@ export function listwiseMessages(tpl: PromptTemplate, query: RerankQuery, window
 }
 
 /**
+ * The chat request of one listwise window, exactly as the reranker sends it (so a batch run, a cost plan or an
+ * imported payload computes the same record key): temperature 0, output limit 1024 unless the options say otherwise.
+ */
+export function listwiseChatRequest(tpl: PromptTemplate, query: RerankQuery, window: readonly RerankCandidate[], opts: ListwiseRerankerOptions = {}): ChatRequest {
+  return { messages: listwiseMessages(tpl, query, window, opts), temperature: opts.temperature ?? 0, maxTokens: opts.maxTokens ?? 1024, stage: 'listwise' };
+}
+
+/**
+ * The listwise requests of a single-round rerank (the paper's: the top `window` of each backbone list, default 10)
+ * for batch submission with `runBatch`; a later replay-mode `listwiseReranker` finds every answer in the store.
+ */
+export function listwiseBatchRequests(lists: readonly BackboneList[], opts: ListwiseRerankerOptions & { window?: number } = {}): ChatRequest[] {
+  const tpl = opts.prompt ?? loadListwisePrompt();
+  return lists.filter((l) => l.candidates.length > 0).map((l) => listwiseChatRequest(tpl, l.query, l.candidates.slice(0, opts.window ?? 10), opts));
+}
+
+/**
  * Single-shot listwise LLM reranker (the paper's Tables 4–5): one chat call per window with the listwise prompt,
  * the answer parsed by `parseRanking` (every repair counted in the trace). A failed parse leaves the window in
  * retrieval order. Calls go through the client, so they are recorded / replayed by its store.
@@ -58,11 +76,7 @@ export function listwiseReranker(client: LlmClient, opts: ListwiseRerankerOption
     kind: 'llm',
     async rerank(query, window) {
       const trace = newTrace(id, query.id, window.length);
-      const res = await client.chat({
-        messages: listwiseMessages(tpl, query, window, opts),
-        temperature: opts.temperature ?? 0,
-        maxTokens: opts.maxTokens ?? 1024,
-      });
+      const res = await client.chat(listwiseChatRequest(tpl, query, window, opts));
       addCallToTrace(trace, res);
       const parsed = parseRanking(res.text, window.length);
       trace.repairs = parsed.repairs;

@@ -59,7 +59,7 @@ export function llmRerankPlan(opts: { env?: Record<string, string | undefined>; 
     configs: models.filter((m) => rows.find((r) => r.model === m.id)?.runs),
     howTo: [
       `export OPENAI_API_KEY=…            # and/or ANTHROPIC_API_KEY=…, DEEPSEEK_API_KEY=…; local vLLM/Ollama need none`,
-      `EO_LLM_MODE=record ${RERANK_MODELS_ENV}=gpt-4o-mini,claude-haiku-4-5 npm start -- --only ${nb}   # calls the APIs, records every call (resumable)`,
+      `EO_LLM_MODE=record ${RERANK_MODELS_ENV}=gpt-5.5,claude-opus-4-7 npm start -- --only ${nb}   # calls the APIs, records every call (resumable)`,
       `npm start -- --only ${nb}           # afterwards: replay from ${process.env[LLM_STORE_ENV] ? `$${LLM_STORE_ENV}` : 'recordings/llm/records.jsonl'}, no key, no cost`,
       `(${LLM_MODE_ENV}=replay|record|live, ${LLM_STORE_ENV}=/path/records.jsonl, LLM_MODELS_FILE=/path/models.json)`,
     ],

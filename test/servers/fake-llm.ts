@@ -111,24 +111,17 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 type Route = (req: FakeRequest, res: http.ServerResponse) => Promise<void>;
 
-async function listen(route: Route, urlSuffix: string): Promise<FakeServer> {
-  const requests: FakeRequest[] = [];
+/**
+ * A local HTTP server on 127.0.0.1:0 whose handler gets the whole request body; `close()` destroys open
+ * connections. A handler that throws answers 500 with an OpenAI-style error body.
+ */
+export async function startHttpServer(handler: (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse) => Promise<void>): Promise<{ origin: string; close: () => Promise<void> }> {
   const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      let body: unknown;
-      try {
-        body = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const fr: FakeRequest = { n: requests.length, method: req.method ?? 'GET', path: url.pathname + url.search, headers: req.headers, body };
-      requests.push(fr);
-      route(fr, res).catch((e) => {
+      handler(req, Buffer.concat(chunks), res).catch((e) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `fake server error: ${(e as Error).message}` } }));
       });
@@ -139,17 +132,32 @@ async function listen(route: Route, urlSuffix: string): Promise<FakeServer> {
     s.on('close', () => sockets.delete(s));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: origin + urlSuffix,
-    origin,
-    requests,
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
   };
+}
+
+async function listen(route: Route, urlSuffix: string): Promise<FakeServer> {
+  const requests: FakeRequest[] = [];
+  const srv = await startHttpServer(async (req, raw, res) => {
+    const text = raw.toString('utf8');
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const fr: FakeRequest = { n: requests.length, method: req.method ?? 'GET', path: url.pathname + url.search, headers: req.headers, body };
+    requests.push(fr);
+    await route(fr, res);
+  });
+  return { url: srv.origin + urlSuffix, origin: srv.origin, requests, close: srv.close };
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

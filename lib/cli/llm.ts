@@ -1,0 +1,128 @@
+/**
+ * `eo llm …`: the LLM stages' cost plan, batch submission and the import of released payloads.
+ *   eo llm plan [--queries 200] [--writer] [--models a,b] [--agentic a,b] [--json] [--sample] [--data DIR]
+ *   eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample]
+ *   eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample]
+ *   eo llm status            (batch log summary of the record store)
+ * Budget: EO_LLM_BUDGET_USD; store: EO_LLM_STORE; models: LLM_MODELS_FILE (see lib/llm/README.md).
+ */
+import { parseArgs } from 'node:util';
+import { loadSnapshot } from '../data/snapshot';
+import { loadQueryWriterPrompt, queryWriterRequests } from '../bench/writers';
+import { defaultLlmStorePath } from '../llm/client';
+import { defaultBatchLogPath, readBatchLog, runBatch } from '../llm/batch';
+import { getModelConfig, loadModelsFile } from '../llm/models';
+import { normalizeChatRequest } from '../llm/key';
+import { estimateCallTokens, formatCostPlan, llmCostPlan, paperPlanStages } from '../llm/plan';
+import { paperPromptSizes } from '../report/llm-cost';
+import { openRecordStore } from '../llm/store';
+import type { ChatRequest, ModelConfig } from '../llm/types';
+import { judgeBatchRequests } from '../judge/judge';
+import { listwiseBatchRequests } from '../rerank/listwise';
+import { describePayloadFields, importRerankPayloads, payloadFieldMap } from '../rerank/payloads';
+import { prepareRerankExperiment } from '../rerank/experiment';
+
+export const LLM_USAGE = `  eo llm plan [--queries 200] [--writer] [--models ID,ID] [--agentic ID,ID] [--json] [--sample] [--data DIR]
+  eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample]
+  eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample]
+  eo llm status`;
+
+function fail(msg: string): never {
+  process.stderr.write(`eo llm: ${msg}\n`);
+  process.exit(2);
+}
+
+function progressLine(p: { configId: string; done: number; total: number; inFlight: number; failed: number; inputTokens: number; outputTokens: number; costUsd: number; event: string }): string {
+  return `[${p.configId}] ${p.done}/${p.total} done, ${p.inFlight} in flight, ${p.failed} failed; tokens in ${p.inputTokens} out ${p.outputTokens}; cost so far $${p.costUsd.toFixed(4)} — ${p.event}\n`;
+}
+
+export async function runLlmCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      queries: { type: 'string' }, writer: { type: 'boolean' }, models: { type: 'string' }, agentic: { type: 'string' }, json: { type: 'boolean' },
+      sample: { type: 'boolean' }, data: { type: 'string' }, stage: { type: 'string' }, model: { type: 'string' }, 'no-wait': { type: 'boolean' },
+      'poll-seconds': { type: 'string' }, 'max-attempts': { type: 'string' }, field: { type: 'string', multiple: true }, store: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+    },
+  });
+  const [sub, ...rest] = positionals;
+  const models = loadModelsFile().models;
+  const storePath = values.store ?? defaultLlmStorePath();
+
+  if (sub === 'plan') {
+    const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
+    const queries = values.queries ? Number(values.queries) : 200;
+    if (!Number.isInteger(queries) || queries <= 0) fail(`--queries must be a positive integer (got "${values.queries}")`);
+    const sizes = paperPromptSizes(corpus);
+    const linked = new Set(corpus.links.map((l) => l.publicationId));
+    const writerCalls = values.writer ? 2 * corpus.publications.filter((p) => linked.has(p.id)).length : 0;
+    const stages = paperPlanStages({
+      queries, sizes, writerCalls,
+      rerankers: values.models?.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+      agentic: values.agentic?.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+    });
+    const store = openRecordStore(storePath);
+    const rows = llmCostPlan(stages, { models, store });
+    if (values.json) process.stdout.write(JSON.stringify({ queries, sizes, rows }, null, 2) + '\n');
+    else {
+      process.stdout.write(formatCostPlan(rows, `LLM cost plan: ${queries} queries${writerCalls ? `, writer ${writerCalls} calls` : ''} (record store ${storePath})`));
+      process.stdout.write(`- prompt sizes measured on ${corpus.origin}: listwise ${sizes.listwiseInputTokens}, writer ${sizes.writerInputTokens}, judge ${sizes.judgeInputTokens} input tokens per call (4 characters per token)\n`);
+    }
+    return;
+  }
+
+  if (sub === 'status') {
+    const subs = readBatchLog(defaultBatchLogPath(storePath));
+    if (subs.length === 0) process.stdout.write(`no batches in ${defaultBatchLogPath(storePath)}\n`);
+    for (const s of subs)
+      process.stdout.write(`${s.sid}  ${s.configId}  ${s.api}  ${s.keys.length} requests  attempt ${s.attempt}  batch ${s.batchId ?? '(not submitted)'}  ${s.abandoned ? `abandoned: ${s.abandoned}` : s.collected ? `collected: ${s.collected.succeeded} ok, ${s.collected.failed.length} failed` : s.status ?? 'in flight'}\n`);
+    return;
+  }
+
+  if (sub === 'batch') {
+    const stage = values.stage ?? fail('batch needs --stage listwise|judge|writer');
+    const config: ModelConfig = getModelConfig(values.model ?? fail('batch needs --model ID (see lib/llm/models.json)'), models);
+    let requests: ChatRequest[];
+    if (stage === 'writer') {
+      const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
+      const linked = new Set(corpus.links.map((l) => l.publicationId));
+      const tpl = loadQueryWriterPrompt();
+      requests = corpus.publications.filter((p) => linked.has(p.id)).flatMap((p) => queryWriterRequests(p, tpl).map((r) => ({ ...r, stage: 'writer' })));
+    } else if (stage === 'listwise' || stage === 'judge') {
+      const exp = await prepareRerankExperiment({ sample: values.sample, log: (l) => process.stderr.write(l + '\n') });
+      if (stage === 'listwise') requests = listwiseBatchRequests(exp.strong.lists);
+      else {
+        const run = new Map(exp.strong.lists.map((l) => [l.query.id, l.candidates.map((c) => ({ docId: c.id, score: c.retrievalScore }))]));
+        requests = judgeBatchRequests(run, exp.strong.lists.map((l) => l.query), (id) => exp.corpus.datasets[exp.corpus.indexById.get(id) ?? -1]);
+      }
+    } else fail(`--stage must be listwise, judge or writer (got "${stage}")`);
+    const plan = llmCostPlan(
+      [{ stage, configId: config.id, calls: requests.length, keys: undefined, inputTokensPerCall: Math.round(requests.reduce((a, r) => a + estimateCallTokens(normalizeChatRequest(config, r), 0).inputTokens, 0) / Math.max(1, requests.length)), answerTokensPerCall: stage === 'judge' ? 2 : stage === 'writer' ? 60 : 40 }],
+      { models, store: openRecordStore(storePath) },
+    );
+    process.stderr.write(formatCostPlan(plan, `before submitting (${stage}, ${config.id})`));
+    const r = await runBatch({
+      config, requests, store: storePath, wait: !values['no-wait'],
+      pollIntervalMs: values['poll-seconds'] ? Number(values['poll-seconds']) * 1000 : undefined,
+      maxAttempts: values['max-attempts'] ? Number(values['max-attempts']) : undefined,
+      onProgress: (p) => process.stderr.write(progressLine(p)),
+    });
+    process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+    return;
+  }
+
+  if (sub === 'import') {
+    const file = rest[0] ?? fail('import needs a payload FILE (JSONL or a JSON array, one row per query and model)');
+    const fields = payloadFieldMap(values.field ?? []);
+    process.stdout.write(`field mapping (override with --field ours=theirs):\n${describePayloadFields(fields).map((l) => `  ${l}`).join('\n')}\n`);
+    const exp = await prepareRerankExperiment({ sample: values.sample, log: (l) => process.stderr.write(l + '\n') });
+    const r = importRerankPayloads({ file, lists: exp.strong.lists, models, store: storePath, fields, dryRun: values['dry-run'] });
+    process.stdout.write(`${r.rows} rows: ${r.imported} imported (${r.remapped} renumbered onto our window), ${r.alreadyRecorded} already recorded; not used: ${Object.entries(r.skipped).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
+    for (const e of r.examples) process.stdout.write(`  line ${e.line}: ${e.reason}: ${e.detail}\n`);
+    process.stdout.write(`${values['dry-run'] ? '(dry run: nothing written) ' : ''}store: ${storePath}; replay: EO_LLM_MODE=replay EO_LLM_STORE=${storePath} npm start -- --only 06-llm-rerank\n`);
+    return;
+  }
+  fail(`unknown subcommand "${sub ?? ''}"\n${LLM_USAGE}`);
+}

@@ -1,0 +1,53 @@
+/**
+ * What a model accepts on the wire (ModelConfig.params) and how a normalised request is adapted to it: options the
+ * model does not accept are dropped or mapped, each with a note that is kept in the record; they are never sent.
+ */
+import type { LlmRecord, ModelConfig, TokenLimitField } from './types';
+
+/** The wire options of one request after adaptation to the model's accepted parameters. */
+export interface WireOptions {
+  /** Temperature to send (undefined: none sent). */
+  temperature?: number;
+  /** Token-limit field and value (undefined: none sent; Anthropic then uses its required default). */
+  tokenLimit?: { field: TokenLimitField; value: number };
+  /** `reasoning_effort` to send (undefined: none). */
+  reasoningEffort?: string;
+  /** Anthropic `thinking` budget (undefined: thinking off, no field sent). */
+  thinkingBudget?: number;
+  /** Whether tools may be sent. */
+  tools: boolean;
+  /** One line per option dropped or mapped (empty when the request was sent as asked). */
+  notes: string[];
+}
+
+/** The token-limit field of a config (default: `max_completion_tokens` for OpenAI, else `max_tokens`). */
+export function tokenLimitField(config: ModelConfig): TokenLimitField {
+  if (config.provider === 'anthropic') return 'max_tokens';
+  return config.params?.tokenLimit ?? (config.provider === 'openai' ? 'max_completion_tokens' : 'max_tokens');
+}
+
+/** Adapt a normalised request to what the model accepts (see the module comment). */
+export function wireOptions(config: ModelConfig, req: LlmRecord['request']): WireOptions {
+  const p = config.params ?? {};
+  const notes: string[] = [];
+  const out: WireOptions = { tools: p.tools ?? true, notes };
+  const thinkingAsked = req.thinking !== undefined;
+  const thinkingOk = config.provider === 'anthropic' && p.thinking === true;
+  if (thinkingAsked && !thinkingOk) notes.push(`thinking (budget ${req.thinking!.budgetTokens}) not sent: ${config.id} does not accept extended thinking`);
+  if (thinkingAsked && thinkingOk) out.thinkingBudget = req.thinking!.budgetTokens;
+  const tempMode = p.temperature ?? 'any';
+  if (tempMode === 'default-only') notes.push(`temperature ${req.temperature} not sent: ${config.id} accepts only its default temperature`);
+  else if (tempMode === 'effort-none-only' && req.reasoningEffort !== 'none')
+    notes.push(`temperature ${req.temperature} not sent: ${config.id} accepts a temperature only with reasoning_effort none (requested: ${req.reasoningEffort ?? 'the API default'})`);
+  else if (out.thinkingBudget !== undefined) notes.push(`temperature ${req.temperature} not sent: Anthropic extended thinking requires the default temperature`);
+  else out.temperature = req.temperature;
+  if (req.maxTokens !== null) out.tokenLimit = { field: tokenLimitField(config), value: req.maxTokens };
+  if (req.reasoningEffort !== undefined) {
+    const allowed = p.reasoningEffort ?? [];
+    if (allowed.includes(req.reasoningEffort)) out.reasoningEffort = req.reasoningEffort;
+    else if (allowed.length === 0) notes.push(`reasoning_effort ${req.reasoningEffort} not sent: ${config.id} does not accept reasoning_effort`);
+    else notes.push(`reasoning_effort ${req.reasoningEffort} not sent: ${config.id} accepts ${allowed.join(', ')}`);
+  }
+  if (req.tools.length > 0 && !out.tools) notes.push(`${req.tools.length} tool(s) not sent: ${config.id} does not accept tools`);
+  return out;
+}

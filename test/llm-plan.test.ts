@@ -1,0 +1,67 @@
+/** `eo llm plan`: calls, tokens, standard and batch cost per model and stage, recorded calls excluded from the cost. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
+import { defaultModelsFilePath, formatCostPlan, llmCostPlan, loadModelsFile, loadSnapshot, memoryRecordStore, paperCostPlanTable, paperPlanStages, repoRoot, type LlmRecord } from '../lib';
+
+const MODELS = loadModelsFile(defaultModelsFilePath(), {}).models;
+const SIZES = { listwiseInputTokens: 2000, writerInputTokens: 600, judgeInputTokens: 450 };
+
+function rec(configId: string, stage: string, key: string): LlmRecord {
+  return {
+    v: 1, key, configId, provider: 'openai', requestedModel: 'm', stage, costUsd: 0, latencyMs: 0, timestamp: '',
+    request: { messages: [{ role: 'user', content: 'x' }], tools: [], temperature: 0, maxTokens: null, sample: 0 },
+    response: { text: '', toolCalls: [], stopReason: 'stop', model: 'm', usage: { inputTokens: 0, outputTokens: 0 }, raw: null },
+  };
+}
+
+test('paper stages: five listwise rerankers, two agentic (live only), judge over the shared top 20, writer when asked', () => {
+  const stages = paperPlanStages({ queries: 200, sizes: SIZES, writerCalls: 10 });
+  assert.equal(stages.map((s) => `${s.stage}:${s.configId}:${s.calls}`), [
+    'writer:gpt-5.4-writer:10',
+    'listwise:gpt-5.5:200', 'listwise:gpt-5.4:200', 'listwise:o4-mini:200', 'listwise:claude-opus-4-7:200', 'listwise:deepseek-v4-pro:200',
+    'agentic:claude-opus-4-7:800', 'agentic:deepseek-v4-pro:800',
+    'judge:qwen3.6-35b-a3b-judge:4000',
+  ]);
+  // agentic input per query ≈ 4 turns of the listwise prompt + growing tool results: within the paper's 5-10x
+  const ag = stages.find((s) => s.stage === 'agentic')!;
+  const ratio = (ag.inputTokensPerCall * 4) / SIZES.listwiseInputTokens;
+  assert.ok(ratio > 5 && ratio < 10, `ratio ${ratio}`);
+});
+
+test('cost: standard and batch prices from the models file; recorded calls cost nothing; no batch for agentic or DeepSeek', () => {
+  const store = memoryRecordStore([rec('o4-mini', 'listwise', 'a'), rec('o4-mini', 'listwise', 'b'), rec('o4-mini', 'judge', 'c')]);
+  const rows = llmCostPlan(paperPlanStages({ queries: 10, sizes: SIZES, judge: null }), { models: MODELS, store });
+  const o4 = rows.find((r) => r.model === 'o4-mini')!;
+  assert.is(o4.recorded, 2, 'only its listwise records count');
+  const o4cfg = MODELS.find((m) => m.id === 'o4-mini')!;
+  const out = 40 + o4cfg.estimatedReasoningTokens!;
+  const expected = (8 * 2000 * o4cfg.inputPricePerMTok + 8 * out * o4cfg.outputPricePerMTok) / 1e6;
+  assert.ok(Math.abs(o4.standardUsd - expected) < 1e-12, `${o4.standardUsd} vs ${expected}`);
+  assert.ok(Math.abs(o4.batchUsd! - expected / 2) < 1e-12);
+  assert.is(rows.find((r) => r.model === 'deepseek-v4-pro' && r.stage === 'listwise')!.batchUsd, null);
+  assert.is(rows.find((r) => r.model === 'claude-opus-4-7' && r.stage === 'agentic')!.batchApi, 'none');
+  const md = formatCostPlan(rows, 'test');
+  assert.match(md, /\| o4-mini\* \| listwise \| 10 \| 2 \|/);
+  assert.match(md, /live only/);
+  assert.match(md, /\*\*total\*\*/);
+  assert.match(md, /pricesToBeChecked/);
+});
+
+test('eo llm plan --sample --json runs on the sample snapshot', () => {
+  const out = execFileSync(process.execPath, [path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js'), 'llm', 'plan', '--sample', '--json', '--queries', '20', '--store', path.join(repoRoot(), 'no-such-dir', 'r.jsonl')], { encoding: 'utf8' });
+  const j = JSON.parse(out);
+  assert.is(j.queries, 20);
+  assert.ok(j.sizes.listwiseInputTokens > 500, 'ten candidates with summaries');
+  assert.is(j.rows.find((r: { stage: string }) => r.stage === 'judge').calls, 400);
+});
+
+test('the notebooks\' table: paperCostPlanTable on the sample snapshot', () => {
+  const md = paperCostPlanTable(loadSnapshot({ sample: true }), { queries: 20, models: MODELS, store: null });
+  assert.match(md, /^### LLM cost plan: 20 queries/);
+  assert.match(md, /\| gpt-5\.5\* \| listwise \| 20 \| 0 \|/);
+  assert.match(md, /\| qwen3\.6-35b-a3b-judge \| judge \| 400 \|/);
+});
+
+test.run();
