@@ -35,6 +35,8 @@ export {
   type RecordStore, type ToolSpec,
 } from './llm';
 
+export { defaultModelsFilePath, formatCostPlan, getModelConfig, llmCostPlan, llmSpend, normalizeChatRequest, paperPlanStages, readBatchLog, runBatch } from './llm';
+
 // ── Data: the snapshot (datasets, publications, links), CMR / KG / EO-Bench readers
 export {
   buildCmrSearchUrl, checkEoBenchPositives, CMR_UMM_JSON_ACCEPT, cmrItemToDataset, collectCmrCollections,
@@ -61,6 +63,8 @@ export {
   titleQueryWriter, type BenchLabel, type Benchmark, type BenchQuery, type BenchSplitView, type BuildBenchmarkOptions,
   type QueryWriter, type Split,
 } from './bench';
+
+export { queryWriterRequests } from './bench';
 
 // ── Encoders: USE-lite, embedding cache
 export {
@@ -115,11 +119,16 @@ export {
   type RerankTable,
 } from './rerank';
 
+export { describePayloadFields, importRerankPayloads, listwiseBatchRequests, listwiseMessages, loadListwisePrompt, parseRanking, payloadFieldMap, rerankBackbone } from './rerank';
+export { type BackboneList } from './rerank/compose';
+
 // ── Judge: LLM P@K relevance judge
 export {
   createLlmJudge, defaultJudgePromptPath, judgeMessages, judgeRun, judgeRunRow, loadJudgePrompt, openJudgeCache,
   parseJudgeAnswer, type JudgeRunResult, type JudgeVerdict, type LlmJudge,
 } from './judge';
+
+export { judgeBatchRequests, judgeColumns, judgeVsCitation, kendallTauB } from './judge';
 
 // ── Agentic rerank: tools, leakage guard, routed reranker
 export {
@@ -127,6 +136,8 @@ export {
   openToolStore, recordedTool, routedOfflineReranker, searxngProvider, sourcePublicationLookup, trainRoutedReranker,
   webSearchProviderFromEnv, webSearchTool, type AgentOptions, type AgentTool, type ToolResult,
 } from './agent';
+
+export { agentMessages, loadAgenticPrompt } from './agent';
 
 // ── Service: the search pipeline behind eo serve, HTTP server
 export {
@@ -140,3 +151,5 @@ export {
   rankedDatasetRows, reportsDir, scatterFigure, showFigure, showTable, writeResults, writeTable2RunFiles, type Figure,
   type Table2, type Table2System, type TableRow,
 } from './report';
+
+export { paperCostPlanTable } from './report';

@@ -29,9 +29,8 @@ import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { bm25Scorer, denseScorer, scoreQueries, type CorpusScorer } from '../retrieve/scorers';
 import { topKHits } from '../retrieve/topk';
 import { loadBestScorer } from '../fuse/best';
-import { SERVE_USAGE } from './usage';
+import { LLM_USAGE, SERVE_USAGE } from './usage';
 import { BENCH_USAGE, runBenchCommand } from './bench';
-import { LLM_USAGE, runLlmCommand } from './llm';
 
 const USAGE = `usage:
   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine] [--sample] [--data DIR]
@@ -84,7 +83,8 @@ function printTable(rows: MetricRow[]): void {
 }
 
 async function main(argv: string[]): Promise<void> {
-  if (argv[0] === 'llm') return runLlmCommand(argv.slice(1));
+  // loaded here only: `eo llm` pulls in both LLM SDKs
+  if (argv[0] === 'llm') return (await import('./llm')).runLlmCommand(argv.slice(1));
   if (argv[0] === 'serve') {
     // loaded here only: the service pulls in Fastify, the LLM SDKs and the search pipeline
     const { runServe } = await import('./serve');

@@ -7,6 +7,7 @@
  * Budget: EO_LLM_BUDGET_USD; store: EO_LLM_STORE; models: LLM_MODELS_FILE (see lib/llm/README.md).
  */
 import { parseArgs } from 'node:util';
+import { LLM_USAGE } from './usage';
 import { loadSnapshot } from '../data/snapshot';
 import { loadQueryWriterPrompt, queryWriterRequests } from '../bench/writers';
 import { defaultLlmStorePath } from '../llm/client';
@@ -22,10 +23,7 @@ import { listwiseBatchRequests } from '../rerank/listwise';
 import { describePayloadFields, importRerankPayloads, payloadFieldMap } from '../rerank/payloads';
 import { prepareRerankExperiment } from '../rerank/experiment';
 
-export const LLM_USAGE = `  eo llm plan [--queries 200] [--writer] [--models ID,ID] [--agentic ID,ID] [--json] [--sample] [--data DIR]
-  eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample]
-  eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample]
-  eo llm status`;
+
 
 function fail(msg: string): never {
   process.stderr.write(`eo llm: ${msg}\n`);

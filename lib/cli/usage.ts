@@ -3,3 +3,9 @@
  * loading the service (Fastify, LLM SDKs, the search pipeline): eo.ts imports ./serve only for `eo serve`.
  */
 export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|use-lite|none] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--log]`;
+
+/** Usage text of `eo llm`, here so that `eo --help` prints it without loading the LLM SDKs. */
+export const LLM_USAGE = `  eo llm plan [--queries 200] [--writer] [--models ID,ID] [--agentic ID,ID] [--json] [--sample] [--data DIR]
+  eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample]
+  eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample]
+  eo llm status`;
