@@ -20,7 +20,7 @@ import type { ChatRequest, ModelConfig } from '../llm/types';
 import { judgeBatchRequests } from '../judge/judge';
 import { listwiseBatchRequests } from '../rerank/listwise';
 import { describePayloadFields, importRerankPayloads, payloadFieldMap } from '../rerank/payloads';
-import { prepareRerankExperiment } from '../rerank/experiment';
+import { prepareRerankExperiment } from '../search/experiment';
 
 export const LLM_USAGE = `  eo llm plan [--queries 200] [--writer] [--models ID,ID] [--agentic ID,ID] [--json] [--sample] [--data DIR]
   eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample]

@@ -64,3 +64,39 @@ export function gridSearchAlpha(opts: {
 export function analyticAlphaReport(semanticTrain: MetricRow, lexicalTrain: MetricRow): { alpha: number; piSemantic: number; piLexical: number } {
   return { alpha: analyticAlpha(semanticTrain, lexicalTrain), piSemantic: performanceIndex(semanticTrain), piLexical: performanceIndex(lexicalTrain) };
 }
+
+/** How α is set on the training split: analytic (paper Eq. 7) or grid search (beyond the paper). */
+export type AlphaMethod = 'analytic' | 'grid';
+
+/** α set on the training split, with what it came from. */
+export interface TrainingAlpha {
+  alpha: number;
+  method: AlphaMethod;
+  /** π of each scorer alone on the training split (Eq. 7's inputs). */
+  piSemantic: number;
+  piLexical: number;
+  /** Grid only: π on the training split at each α of the grid. */
+  curve?: { alpha: number; value: number }[];
+  /** Training queries α was set on. */
+  queries: number;
+}
+
+/**
+ * THE function that sets the fusion weight: from both scorers' full score vectors on the TRAINING split (never the
+ * test split), α by Eq. 7 (`analytic`) or by grid search of π (`grid`, `gridSearchAlpha`).
+ */
+export function trainingAlpha(method: AlphaMethod, train: {
+  semantic: readonly Float32Array[];
+  lexical: readonly Float32Array[];
+  queryIds: readonly string[];
+  qrels: Qrels;
+  datasetIds: readonly string[];
+  grid?: readonly number[];
+}): TrainingAlpha {
+  if (method !== 'analytic' && method !== 'grid') throw new EoError('INVALID_ARGUMENT', `trainingAlpha: method must be analytic or grid, got ${String(method)}`);
+  const row = (scores: readonly Float32Array[], name: string) => summarize(name, evaluateRun(runFromScoreVectors(train.queryIds, scores, train.datasetIds), train.qrels));
+  const a = analyticAlphaReport(row(train.semantic, 'semantic'), row(train.lexical, 'lexical'));
+  if (method === 'analytic') return { alpha: a.alpha, method, piSemantic: a.piSemantic, piLexical: a.piLexical, queries: train.queryIds.length };
+  const g = gridSearchAlpha({ ...train, grid: train.grid });
+  return { alpha: g.alpha, method, piSemantic: a.piSemantic, piLexical: a.piLexical, curve: g.curve.map((p) => ({ alpha: p.alpha, value: p.value })), queries: train.queryIds.length };
+}

@@ -75,7 +75,7 @@ export function parseQuery(text: string, opts: ParseOptions = {}): ParsedQuery {
  * places, variables, periods and content cues ("climatology", "reanalysis", "level 3") stay.
  * Returns the query unchanged when nothing would be left.
  */
-export function retrievalText(parsed: ParsedQuery): string {
+export function retrievalText(parsed: Pick<ParsedQuery, 'text' | 'intents'>): string {
   const strip = retrievalStripCues();
   const cut = parsed.intents.filter((i) => strip.has(i.cue)).map((i) => i.span).sort((a, b) => a.start - b.start);
   let out = '';
@@ -87,4 +87,9 @@ export function retrievalText(parsed: ParsedQuery): string {
   }
   out = (out + parsed.text.slice(at)).replace(/\s+/g, ' ').trim();
   return /[\p{L}\p{N}]/u.test(out) ? out : parsed.text;
+}
+
+/** `retrievalText` of a raw query: finds the intent cues only (no places, periods or variables), so it is cheap for batches. */
+export function retrievalTextOf(text: string): string {
+  return retrievalText({ text, intents: findIntents(text) });
 }
