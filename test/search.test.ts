@@ -25,9 +25,17 @@ const QUERIES = [
   'download precipitation for the Amazon basin from 2003 to 2010',
 ];
 
-test('retrieval text: one rule strips action cues and keeps content', () => {
-  assert.is(retrievalQueryText('time series of aerosol optical depth over India'), 'of aerosol optical depth over India');
+test('retrieval text: one rule strips the leading action phrase and keeps content, titles untouched', () => {
+  assert.is(retrievalQueryText('time series of aerosol optical depth over India'), 'aerosol optical depth over India');
   assert.is(retrievalQueryText('map of sea ice concentration in the Arctic'), 'sea ice concentration in the Arctic');
+  assert.is(retrievalQueryText('show me a time series of rainfall over Kenya'), 'rainfall over Kenya');
+  assert.is(retrievalQueryText('what caused the Hunga Tonga eruption'), 'Hunga Tonga eruption');
+  // cues later in the query are content; a title is scored as written
+  assert.is(retrievalQueryText('aerosol optical depth time series over India'), 'aerosol optical depth time series over India');
+  assert.is(retrievalQueryText('A View of Tropical Cyclones from Above'), 'A View of Tropical Cyclones from Above');
+  assert.is(retrievalQueryText('VHF radio pictures of lightning flashes to ground'), 'VHF radio pictures of lightning flashes to ground');
+  assert.is(retrievalQueryText('Crop Residue Burning in Northern India'), 'Crop Residue Burning in Northern India');
+  for (const t of loadSnapshot({ sample: true }).publications.map((p) => p.title)) assert.is(retrievalQueryText(t), t, t);
   assert.is(retrievalQueryText('ozone profiles in the stratosphere from Aura MLS'), 'ozone profiles in the stratosphere from Aura MLS');
   assert.is(retrievalQueryText('show me'), 'show me', 'nothing left: scored as typed');
 });
@@ -188,7 +196,7 @@ test('search: routing happens before retrieval, on one parse; a reranker reorder
   const res = await search(engine, 'time series of ozone column', { k: 4, router: llm, now: new Date('2026-01-01T00:00:00Z') });
   assert.equal(order, ['route', 'retrieve']);
   assert.is(res.router!.router, 'llm:fake');
-  assert.is(res.retrievalQuery, 'of ozone column');
+  assert.is(res.retrievalQuery, 'ozone column');
   assert.is(res.results[0].id, 'C1-A');
   const reverse: Reranker = {
     id: 'rev', label: 'reverse', kind: 'offline',

@@ -104,7 +104,7 @@ function routerSummary(route: RouteResult): NonNullable<SearchResponse['router']
 
 /**
  * THE query path for one question: parse once (router parser) → route (tool decisions, before retrieval) → retrieve
- * the query without its action cues (`retrievalQueryText`) with every scorer of the engine → fuse (convex with the
+ * the query without its leading action phrase (`retrievalQueryText`) with every scorer of the engine → fuse (convex with the
  * stored α, or RRF) → optional rerank (Algorithm 1 over windows) → explanation of each result's score parts; the
  * router's actions are then built with the top datasets. `eo search`, `eo serve` and the notebooks call this.
  */

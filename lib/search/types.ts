@@ -103,7 +103,7 @@ export interface SearchOptions {
 export interface SearchResponse {
   query: string;
   k: number;
-  /** The text the retrievers scored (`retrievalQueryText`: the query without its action cues). */
+  /** The text the retrievers scored (`retrievalQueryText`: the query without its leading action phrase). */
   retrievalQuery: string;
   router: {
     router: string;
