@@ -28,20 +28,26 @@ export interface AlphaGridResult {
   curve: AlphaGridPoint[];
 }
 
+/** Both scorers' full score vectors on the training queries, with what evaluating them needs. */
+export interface TrainingScoreVectors {
+  /** Per training query, the semantic scorer's scores (corpus order). */
+  semantic: readonly Float32Array[];
+  /** Per training query, the lexical scorer's scores. */
+  lexical: readonly Float32Array[];
+  queryIds: readonly string[];
+  qrels: Qrels;
+  /** Dataset ids in corpus order. */
+  datasetIds: readonly string[];
+  /** α values tried by the grid. Default DEFAULT_ALPHA_GRID (0, 0.05, …, 1). */
+  grid?: readonly number[];
+}
+
 /**
  * Grid search of the fusion weight on the TRAINING split (beyond the paper, which sets α analytically):
  * each α of the grid fuses the per-query score vectors, the run is evaluated against the training qrels, and the
  * α with the highest objective wins (ties: the one closest to 0.5, then the smaller).
  */
-export function gridSearchAlpha(opts: {
-  semantic: readonly Float32Array[];
-  lexical: readonly Float32Array[];
-  queryIds: readonly string[];
-  qrels: Qrels;
-  datasetIds: readonly string[];
-  grid?: readonly number[];
-  objective?: (row: MetricRow) => number;
-}): AlphaGridResult {
+export function gridSearchAlpha(opts: TrainingScoreVectors & { objective?: (row: MetricRow) => number }): AlphaGridResult {
   const grid = opts.grid ?? DEFAULT_ALPHA_GRID;
   const objective = opts.objective ?? performanceIndex;
   if (grid.length === 0) throw new EoError('INVALID_ARGUMENT', 'gridSearchAlpha: empty grid');
@@ -85,14 +91,7 @@ export interface TrainingAlpha {
  * THE function that sets the fusion weight: from both scorers' full score vectors on the TRAINING split (never the
  * test split), α by Eq. 7 (`analytic`) or by grid search of π (`grid`, `gridSearchAlpha`).
  */
-export function trainingAlpha(method: AlphaMethod, train: {
-  semantic: readonly Float32Array[];
-  lexical: readonly Float32Array[];
-  queryIds: readonly string[];
-  qrels: Qrels;
-  datasetIds: readonly string[];
-  grid?: readonly number[];
-}): TrainingAlpha {
+export function trainingAlpha(method: AlphaMethod, train: TrainingScoreVectors): TrainingAlpha {
   if (method !== 'analytic' && method !== 'grid') throw new EoError('INVALID_ARGUMENT', `trainingAlpha: method must be analytic or grid, got ${String(method)}`);
   const row = (scores: readonly Float32Array[], name: string) => summarize(name, evaluateRun(runFromScoreVectors(train.queryIds, scores, train.datasetIds), train.qrels));
   const a = analyticAlphaReport(row(train.semantic, 'semantic'), row(train.lexical, 'lexical'));
