@@ -8,8 +8,9 @@ import * as path from 'node:path';
 import {
   alphaRows, analyticAlpha, bm25Scorer, buildBm25, buildTable2, evaluateRun, fuseConvex, fusionDiscussion, makeCorpus, perQueryGain,
   retrieveSplits, rrfScores, runFromScores, studyHybrid, summarize, table2Systems, TABLE2_ROWS, table2RowId, hybridGains,
-  type CorpusScorer, type DatasetRecord, type PerQueryMetrics,
+  type CorpusScorer, type DatasetRecord,
 } from '../lib';
+import type { PerQueryMetrics } from '../lib/metrics';
 
 function ds(id: string, longName: string): DatasetRecord {
   return {

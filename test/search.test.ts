@@ -9,10 +9,11 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import {
   benchmarkSplit, bm25Scorer, buildBenchmark, buildBm25, createSearchEngine, createSearchServer, evaluateRun, exportBenchmark,
-  fusionAlpha, fusionRecordFile, loadBenchmark, fusionRecordKey, loadSearchEngine, loadSnapshot, makeCorpus, readTrecRun, repoRoot, retrievalQueryText,
+  fusionAlpha, fusionRecordFile, loadBenchmark, fusionRecordKey, loadSearchEngine, loadSnapshot, makeCorpus, repoRoot, retrievalQueryText,
   search, searchBatch, summarize, titleQueryWriter, trainingAlpha, analyticAlpha, runFromScores,
   type CorpusScorer, type DatasetRecord, type Reranker, type SearchResponse,
 } from '../lib';
+import { readTrecRun } from '../lib/metrics';
 
 const run = promisify(execFile);
 const EO = path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js');
