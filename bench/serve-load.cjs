@@ -26,7 +26,7 @@ if (process.env.EO_SERVE_LOAD_CHILD) {
   const eo = require('../dist/lib');
   (async () => {
     const corpus = eo.loadSnapshot({ sample });
-    const pipeline = await eo.loadSearchPipeline(corpus, { semantic, sample });
+    const pipeline = await eo.loadSearchEngine(corpus, { semantic, sample });
     // the limiter stays on (its cost is measured) with a budget the benchmark cannot reach
     const app = await eo.createSearchServer(pipeline, { rateLimitMax: 1e9 });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });

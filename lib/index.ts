@@ -80,7 +80,7 @@ export {
 export {
   annSearch, bm25Scorer, bm25Scores, bm25Tokens, buildBm25, buildHnsw, denseScorer, denseScores, denseTopK,
   hashMatrix, hnswCached, loadHnsw, loadNnsscCheckpoint, loadOrBuildBm25, NnsscCorpusIndex, nnsscLogitReference,
-  nnsscNaiveScores, nnsscParamCount, nnsscScorer, NnsscThreadedIndex, runFromScores, saveHnsw, scoreQueries, topK,
+  nnsscNaiveScores, nnsscParamCount, nnsscScorer, NnsscThreadedIndex, nnsscWeightsHash, runFromScores, saveHnsw, scoreQueries, topK,
   topKHits, type Bm25Index, type CorpusScorer, type NnsscModel, type NnsscScorer, type ScoredHit, type ScoredRun,
 } from './retrieve';
 
@@ -95,32 +95,32 @@ export {
   type NnsscEpochLog, type NnsscTrainConfig, type NnsscTrainResult,
 } from './train';
 
-// ── Fusion: min-max, convex fusion, analytic α (Eq. 7), R2, RRF
+// ── Fusion: min-max, convex fusion, analytic α (Eq. 7) and grid α on the training split, R2, RRF
 export {
-  analyticAlpha, analyticAlphaReport, competitionRanks, explainFused, fuseConvex, fuseConvexParts, fusedScorer,
-  gridSearchAlpha, loadBestScorer, meanDirection, minMaxNormalize, performanceIndex, r2Encoder, r2Transform,
-  readHybridConfig, removeDirection, rrfScorer, rrfScores, saveHybridConfig, type AlphaGridResult, type BestScorer,
-  type FusedExplanation, type FusedScorer, type FusedScores, type HybridConfig,
+  analyticAlpha, analyticAlphaReport, competitionRanks, DEFAULT_ALPHA_GRID, explainFused, fuseConvex, fuseConvexParts,
+  fusedScorer, fuseRrfParts, fuseScoreVectors, fuseWithParts, gridSearchAlpha, meanDirection, minMaxNormalize,
+  performanceIndex, r2Encoder, r2Transform, removeDirection, RRF_K, rrfScorer, rrfScores, trainingAlpha,
+  type AlphaGridResult, type AlphaMethod, type FusedExplanation, type FusedScorer, type FusedScores, type FusionSpec,
+  type TrainingAlpha,
 } from './fuse';
 
 // ── Router: query parsing and tool routing
 export {
   appliedTools, corpusShortNameResolver, evaluateRouter, findPlaces, findVariables, loadGazetteer, loadGcmdKeywords,
-  loadLabelledQueries, loadVariableIndex, parsePeriod, parseQuery, parseRouterReply, polygonsBBox, retrievalText,
-  routeQuery, routeQueryLlm, TOOL_NAMES, type LabelledRouterQuery, type ParsedQuery, type RouteResult,
+  decideTools, decideToolsLlm, finishRoute, loadLabelledQueries, loadVariableIndex, parsePeriod, parseQuery,
+  parseRouterReply, polygonsBBox, retrievalText, retrievalTextOf, routeQuery, routeQueryLlm, TOOL_NAMES, type LabelledRouterQuery, type ParsedQuery, type RouteResult,
   type RouterLlmClient, type ToolDecision, type ToolName,
 } from './router';
 
 // ── Rerank: listwise LLM (Algorithm 1), offline reranker, tables
 export {
-  listwiseReranker, llmRerankPlan, mergeRerankTables, OFFLINE_FEATURES, offlineReranker, prepareRerankExperiment,
-  rerankMetricRows, rerankTable, rerankTableRows, runFromLists, table4, table5, trainingLinks, writeTraceFiles,
-  type RerankCandidate, type RerankedRun, type Reranker, type RerankOutcome, type RerankQuery, type RerankResult,
+  listwiseReranker, llmRerankPlan, mergeRerankTables, OFFLINE_FEATURES, offlineReranker, rerankBackbone, rerankList,
+  rerankMetricRows, rerankTable, rerankTableRows, runFromLists, table4, table5, writeTraceFiles, type Backbone,
+  type BackboneList, type RerankCandidate, type RerankedRun, type Reranker, type RerankOutcome, type RerankQuery, type RerankResult,
   type RerankTable,
 } from './rerank';
 
-export { describePayloadFields, importRerankPayloads, listwiseBatchRequests, listwiseMessages, loadListwisePrompt, parseRanking, payloadFieldMap, rerankBackbone } from './rerank';
-export { type BackboneList } from './rerank/compose';
+export { describePayloadFields, importRerankPayloads, listwiseBatchRequests, listwiseMessages, loadListwisePrompt, parseRanking, payloadFieldMap } from './rerank';
 
 // ── Judge: LLM P@K relevance judge
 export {
@@ -139,17 +139,31 @@ export {
 
 export { agentMessages, loadAgenticPrompt } from './agent';
 
-// ── Service: the search pipeline behind eo serve, HTTP server
+// ── Search: the one query path (parse once → route → retrieve → fuse with the stored α → rerank → explanation),
+//    its batch form (evaluation runs, rerank backbones, the fusion study) and the fusion records α is read from
 export {
-  checkK, checkQuery, createSearchServer, escapeHtml, loadSearchPipeline, rankDatasets, searchOnce,
-  type RankedDataset, type SearchPipeline, type SearchResponse, type SearchServerOptions,
+  backboneLists, benchmarkSplitHash, buildHybridBackbone, cmrConceptUrl, createSearchEngine, defaultFusionDir,
+  describeFusionRecord, earthdataSearchUrl, explainResult, fuseBatch, fusionAlpha, fusionRecordFile, fusionRecordKey,
+  loadNnsscScorer, loadSearchEngine, nnsscCheckpointDir, prepareRerankExperiment, rankedDatasets, readFusionRecord,
+  retrievalQueryText, retrievalQueryTextParsed, retrievalRuleId, retrieveBatch, retrieveSplits, scoreQuery,
+  scorerFingerprint, search, searchBatch, studyHybrid, trainingLinks, type BatchResult, type EngineFusion,
+  type FusedSplitRuns, type FusionRecord, type FusionRecordKey, type HybridStudy, type LoadSearchEngineOptions,
+  type RankedDataset, type RerankExperiment, type SearchEngine, type SearchOptions, type SearchResponse,
+  type SplitScores, type StudySplits,
+} from './search';
+
+// ── Service: HTTP server and web page over lib/search
+export {
+  checkK, checkQuery, createSearchServer, escapeHtml, type SearchServerOptions,
 } from './serve';
 
 // ── Reports: tables, figures, results files
 export {
-  barFigure, buildTable2, chromiumExecutable, closeFigureRenderer, heatmapFigure, histogramFigure, progress,
-  rankedDatasetRows, reportsDir, scatterFigure, showFigure, showTable, writeResults, writeTable2RunFiles, type Figure,
-  type Table2, type Table2System, type TableRow,
+  ablationRows, alphaCurveFigure, alphaRows, barFigure, buildTable2, chromiumExecutable, closeFigureRenderer,
+  fusionDiscussion, gainFigure, gainRows, heatmapFigure, histogramFigure, hybridGains, mostHelpedQuery, perQueryGain,
+  progress, rankedDatasetRows, reportsDir, scatterFigure, scoreGeometryFigure, showFigure, showMarkdown, showTable,
+  TABLE2_ROWS, table2RowId, table2Systems, trainingCost, writeResults, writeTable2RunFiles, type Figure,
+  type PerQueryGain, type Table2, type Table2RowSpec, type Table2System, type TableRow, type TrainingCost,
 } from './report';
 
 export { paperCostPlanTable } from './report';

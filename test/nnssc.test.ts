@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import {
   initTfBackend, getTf, mulberry32, l2NormalizeRows, nnsscPositiveLoss, nnsscLossReference, nnsscLossAndGrads, nnsscVariables,
   disposeNnsscVariables, initNnsscModel, makeNnsscBatch, nnsscLogitReference, NnsscCorpusIndex, NnsscThreadedIndex, nnsscNaiveScores, trainNnssc,
-  saveNnsscCheckpoint, loadNnsscCheckpoint, nnsscParamCount, nnsscScorer, validationSplit, isEoError, saveHybridConfig, readHybridConfig, type NnsscModel, type SentenceEncoder,
+  saveNnsscCheckpoint, loadNnsscCheckpoint, nnsscParamCount, nnsscScorer, validationSplit, isEoError, type NnsscModel, type SentenceEncoder,
 } from '../lib';
 
 const close = (a: number, b: number, eps: number, msg = '') => assert.ok(Math.abs(a - b) <= eps, `${msg} ${a} != ${b} (eps ${eps})`);
@@ -214,12 +214,13 @@ test('NN-SSC checkpoint round trip gives the same scores; another encoder is ref
     const s2 = await sig.scoreBatch(texts);
     sig.dispose();
     close(s2[0][3], 1 / (1 + Math.exp(-s[0][3])), 1e-6);
-    // the fusion weight saved beside the checkpoint is valid only for these weights
-    saveHybridConfig(dir, { alpha: 0.4, method: 'analytic (Eq. 7)', corpusHash: 'c0' });
-    assert.is(readHybridConfig(dir)!.alpha, 0.4);
+    // the scorer's fingerprint (the key of stored fusion weights) names these weights: other weights, another one
+    const fp = scorer.fingerprint!;
+    assert.match(fp, /^nnssc\(logit\):fake-8:[0-9a-f]{16}$/);
+    assert.is(nnsscScorer(enc, data.corpusMatrix, model, { noCache: true }).fingerprint, fp);
+    assert.is.not(sig.fingerprint, fp, 'σ(z) output fuses differently');
     res.model.w2[0] += 1;
-    saveNnsscCheckpoint(dir, res, { encoderId: 'fake-8', corpusHash: 'c0', dataHash: 'h0' });
-    assert.is(readHybridConfig(dir), null);
+    assert.is.not(nnsscScorer(enc, data.corpusMatrix, res.model, { noCache: true }).fingerprint, fp);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { chromiumExecutable, createSearchServer, loadSearchPipeline, loadSnapshot, repoRoot } from '../lib';
+import { chromiumExecutable, createSearchServer, loadSearchEngine, loadSnapshot, repoRoot } from '../lib';
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const OUT = path.join(repoRoot(), 'test-output');
@@ -14,7 +14,7 @@ const OUT = path.join(repoRoot(), 'test-output');
 test('type a query, see router actions and datasets, follow a result, refuse markup', async () => {
   if (!fs.existsSync(chromiumExecutable())) throw new Error(`chromium not found at ${chromiumExecutable()} (set CHROMIUM_PATH or run node scripts/ensure-system.cjs)`);
   const corpus = loadSnapshot({ sample: true });
-  const pipeline = await loadSearchPipeline(corpus, { semantic: 'use-lite', alpha: 0.3, sample: true });
+  const pipeline = await loadSearchEngine(corpus, { semantic: 'use-lite', alpha: 0.3, sample: true });
   const app = await createSearchServer(pipeline);
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);

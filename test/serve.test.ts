@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  bm25Scorer, buildBm25, checkK, checkQuery, createSearchServer, escapeHtml, makeCorpus, rankDatasets,
-  type CorpusScorer, type DatasetRecord, type SearchPipeline, type SearchResponse,
+  bm25Scorer, buildBm25, checkK, checkQuery, createSearchEngine, createSearchServer, escapeHtml, makeCorpus, search,
+  type CorpusScorer, type DatasetRecord, type SearchEngine, type SearchResponse,
 } from '../lib';
 
 function ds(id: string, shortName: string | null, longName: string, abstract = ''): DatasetRecord {
@@ -32,26 +32,27 @@ const topicScorer: CorpusScorer = {
   },
 };
 
-function pipeline(over: Partial<SearchPipeline> = {}): SearchPipeline {
-  return { corpus, lexical: bm25Scorer(buildBm25(corpus)), semantic: topicScorer, alpha: 0.4, alphaSource: 'given', label: 'test pipeline', ...over };
+function pipeline(over: { lexical?: CorpusScorer; semantic?: CorpusScorer | null } = {}): SearchEngine {
+  const semantic = over.semantic === undefined ? topicScorer : over.semantic;
+  return createSearchEngine(corpus, { lexical: over.lexical ?? bm25Scorer(buildBm25(corpus)), semantic, fusion: semantic ? { method: 'convex', alpha: 0.4 } : undefined, source: 'given' });
 }
 
 const get = async (app: Awaited<ReturnType<typeof createSearchServer>>, url: string) => app.inject({ method: 'GET', url, remoteAddress: '127.0.0.1' });
 
-test('rankDatasets: fused = α·semantic + (1−α)·BM25 after min-max, components add up, stage says who won', async () => {
-  const { results } = await rankDatasets(pipeline(), 'aerosol smoke', 5);
+test('search: fused = α·semantic + (1−α)·BM25 after min-max, components add up, stage says who won', async () => {
+  const { results } = await search(pipeline(), 'aerosol smoke', { k: 5, router: false });
   assert.ok(results.length >= 2);
   for (let i = 1; i < results.length; i++) assert.ok(results[i - 1].score >= results[i].score, 'sorted');
   for (const r of results) {
-    const sum = r.components.lexical.contribution + r.components.semantic!.contribution;
+    const sum = r.components.lexical!.contribution + r.components.semantic!.contribution;
     assert.ok(Math.abs(sum - r.score) < 1e-5, `${r.id}: ${sum} vs ${r.score}`);
     assert.ok(Math.abs(r.components.semantic!.contribution - 0.4 * r.components.semantic!.normalized) < 1e-6);
   }
   const smoke = results.find((r) => r.id === 'C5-LPDAAC')!;
-  assert.is(smoke.components.lexical.raw > 0, true, '"smoke" is in its title');
+  assert.is(smoke.components.lexical!.raw > 0, true, '"smoke" is in its title');
   const mod = results.find((r) => r.id === 'C2-GES_DISC')!;
   assert.ok(['bm25', 'both', 'semantic'].includes(mod.stage));
-  const { results: lexOnly } = await rankDatasets(pipeline({ semantic: null }), 'sea surface temperature', 3);
+  const { results: lexOnly } = await search(pipeline({ semantic: null }), 'sea surface temperature', { k: 3, router: false });
   assert.is(lexOnly[0].id, 'C3-POCLOUD');
   assert.is(lexOnly[0].components.semantic, null);
   assert.is(lexOnly[0].stage, 'bm25');
@@ -91,17 +92,17 @@ test('GET /api/search: router actions, ranked datasets with components, timings'
     assert.is(body.results[0].id, 'C2-GES_DISC');
     assert.ok(body.results[0].components.semantic);
     assert.is(body.results[0].links.detail, '/dataset/C2-GES_DISC');
-    const wv = body.router.actions.find((a) => a.tool === 'worldview')!;
+    const wv = body.router!.actions.find((a) => a.tool === 'worldview')!;
     const u = new URL(wv.url);
     assert.is(u.searchParams.get('t'), '2019-07-02-T00:00:00Z');
     assert.ok(u.searchParams.get('l')!.includes('MODIS_Combined_Value_Added_AOD'));
-    assert.equal(body.router.parsed.places.map((p) => p.name), ['India']);
+    assert.equal(body.router!.parsed.places.map((p) => p.name), ['India']);
     for (const key of ['routeMs', 'lexicalMs', 'semanticMs', 'fuseMs', 'totalMs'] as const) assert.ok(body.timings[key] >= 0);
     assert.is(body.retrieval.alpha, 0.4);
     // a plain search falls through with no tool
     const plain = (await get(app, '/api/search?q=nitrogen+dioxide+columns')).json() as SearchResponse;
-    assert.is(plain.router.fallThrough, true);
-    assert.is(plain.router.actions.length, 0);
+    assert.is(plain.router!.fallThrough, true);
+    assert.is(plain.router!.actions.length, 0);
     assert.is(plain.results[0].id, 'C1-GES_DISC');
   } finally {
     await app.close();
@@ -154,8 +155,8 @@ test('LLM router where configured: its tools are used; a failing LLM leaves the 
   const app = await createSearchServer(pipeline(), { llmRouter: fake });
   try {
     const body = (await get(app, '/api/search?q=nitrogen+dioxide+columns')).json() as SearchResponse;
-    assert.is(body.router.router, 'llm:fake');
-    assert.equal(body.router.actions.map((a) => a.tool), ['sde']);
+    assert.is(body.router!.router, 'llm:fake');
+    assert.equal(body.router!.actions.map((a) => a.tool), ['sde']);
   } finally {
     await app.close();
   }
@@ -164,10 +165,10 @@ test('LLM router where configured: its tools are used; a failing LLM leaves the 
     const r = await get(down, '/api/search?q=show+me+NO2+over+China+in+2020');
     assert.is(r.statusCode, 200);
     const body = r.json() as SearchResponse;
-    assert.is(body.router.router, 'rules');
-    assert.match(body.router.notes.join(' '), /LLM router was unavailable/);
+    assert.is(body.router!.router, 'rules');
+    assert.match(body.router!.notes.join(' '), /LLM router was unavailable/);
     assert.not.match(r.body, /sk-123|ECONNREFUSED/);
-    assert.equal(body.router.actions.map((a) => a.tool), ['worldview']);
+    assert.equal(body.router!.actions.map((a) => a.tool), ['worldview']);
   } finally {
     await down.close();
   }

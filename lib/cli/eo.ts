@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * The `eo` command. Thin: parses flags and calls the same library functions the notebooks call.
- *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine] [--sample] [--data DIR]
+ *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--sample] [--data DIR]
  *   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations cites,...] [--out DIR] [--sample]
  *   eo eval --run FILE --qrels FILE [--depth 100] [--json]
- *   eo eval --system bm25|cosine [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json]
+ *   eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json]
+ * `eo search` and `eo eval --system` run the one query path of lib/search (the same engine as `eo serve`).
  *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] ...   (see lib/cli/serve.ts)
  *   eo llm plan|batch|import|status ...                          (see lib/cli/llm.ts)
  */
@@ -15,7 +16,6 @@ import { parseArgs } from 'node:util';
 import { isEoError } from '../errors';
 import { repoReportsDir } from '../util/paths';
 import { loadSnapshot } from '../data/snapshot';
-import { datasetEncoderText, datasetLandingPage } from '../data/text';
 import type { Corpus } from '../data/types';
 import { benchmarkSplit, buildBenchmark } from '../bench/build';
 import { benchmarkSettings, exportBenchmark, loadBenchmark } from '../bench/export';
@@ -23,20 +23,18 @@ import { BENCHMARK_DEFAULTS } from '../bench/settings';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { readTrecQrels, readTrecRun, writeTrecQrels, writeTrecRun } from '../metrics/trec';
 import { METRIC_NAMES, type MetricRow } from '../metrics/types';
-import { embedCorpusCached } from '../encode/cache';
-import { loadUseLite } from '../encode/use-lite';
-import { loadOrBuildBm25 } from '../retrieve/bm25';
-import { bm25Scorer, denseScorer, scoreQueries, type CorpusScorer } from '../retrieve/scorers';
-import { topKHits } from '../retrieve/topk';
-import { loadBestScorer } from '../fuse/best';
-import { LLM_USAGE, SERVE_USAGE } from './usage';
+import { searchBatch } from '../search/batch';
+import { loadSearchEngine } from '../search/engine';
+import { search } from '../search/search';
+import type { SearchEngine } from '../search/types';
+import { fusionFlag, LLM_USAGE, SERVE_USAGE } from './usage';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 
 const USAGE = `usage:
-  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine] [--sample] [--data DIR]
+  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--sample] [--data DIR]
   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
   eo eval --run FILE --qrels FILE [--depth 100] [--json]
-  eo eval --system bm25|cosine [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json] [--sample] [--data DIR]
+  eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json] [--sample] [--data DIR]
   ${SERVE_USAGE.replace('usage: ', '')}
 ${BENCH_USAGE.replace('usage:\n', '')}
 ${LLM_USAGE}`;
@@ -53,23 +51,22 @@ function intFlag(v: string | undefined, name: string, def: number): number {
   return n;
 }
 
-async function scorerFor(name: string, corpus: Corpus): Promise<CorpusScorer> {
-  if (name === 'bm25') return bm25Scorer(loadOrBuildBm25(corpus));
-  if (name === 'cosine') {
-    const encoder = await loadUseLite();
-    const matrix = await embedCorpusCached({
-      encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
-      onProgress: (d, t) => process.stderr.write(`\rembedding corpus ${d}/${t}`),
-    });
-    return denseScorer(encoder, matrix);
-  }
-  if (name === 'best') {
-    // The trained hybrid (NN-SSC + BM25) when its checkpoint and fusion weight exist, else BM25 with a note.
-    const best = await loadBestScorer(corpus);
-    process.stderr.write(best.note ? `note: using BM25: ${best.note}\n` : `using ${best.description}\n`);
-    return best.scorer;
-  }
-  return fail(`unknown retriever "${name}" (best, bm25 or cosine)`);
+/**
+ * The search engine of a retriever name: `best` (BM25 + the best semantic scorer, fused with the stored α), `bm25`,
+ * `cosine` (USE-lite alone) or `nnssc` (NN-SSC alone).
+ */
+async function engineFor(name: string, corpus: Corpus, values: { sample?: boolean; fusion?: string; alpha?: string; semantic?: string }): Promise<SearchEngine> {
+  const log = (l: string) => process.stderr.write(l.startsWith('embedding') ? `\r${l}` : `${l}\n`);
+  const common = { sample: !!values.sample, fusion: fusionFlag(values.fusion, USAGE), log };
+  const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
+  if (alpha !== undefined && !(alpha >= 0 && alpha <= 1)) fail(`--alpha must be a number in [0, 1] (got "${values.alpha}")`);
+  const semantic = values.semantic ?? 'best';
+  if (!['best', 'nnssc', 'use-lite'].includes(semantic)) fail(`--semantic must be best, nnssc or use-lite (got "${semantic}")`);
+  if (name === 'best') return loadSearchEngine(corpus, { ...common, alpha, semantic: semantic as 'best' | 'nnssc' | 'use-lite' });
+  if (name === 'bm25') return loadSearchEngine(corpus, { ...common, semantic: 'none' });
+  if (name === 'cosine') return loadSearchEngine(corpus, { ...common, semantic: 'use-lite', lexical: false });
+  if (name === 'nnssc') return loadSearchEngine(corpus, { ...common, semantic: 'nnssc', lexical: false });
+  return fail(`unknown retriever "${name}" (best, bm25, cosine or nnssc)`);
 }
 
 function defaultBenchDir(sample: boolean): string {
@@ -103,6 +100,7 @@ async function main(argv: string[]): Promise<void> {
       data: { type: 'string' }, seed: { type: 'string' }, 'test-fraction': { type: 'string' }, subset: { type: 'string' },
       relations: { type: 'string' }, out: { type: 'string' }, run: { type: 'string' }, qrels: { type: 'string' },
       depth: { type: 'string' }, system: { type: 'string' }, split: { type: 'string' }, bench: { type: 'string' },
+      fusion: { type: 'string' }, alpha: { type: 'string' }, semantic: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -118,23 +116,21 @@ async function main(argv: string[]): Promise<void> {
     if (query.trim() === '') fail('search needs a query, e.g. eo search "sea ice extent Arctic"');
     const k = intFlag(values.k, 'k', 10);
     const corpus = load();
-    const scorer = await scorerFor(values.retriever ?? 'best', corpus);
-    const t0 = performance.now();
-    const [scores] = await scorer.scoreBatch([query]);
-    const ids = corpus.datasets.map((d) => d.id);
-    const hits = topKHits(scores, k, ids).filter((h) => h.score > 0 || scorer.id !== 'bm25');
-    const ms = performance.now() - t0;
-    const results = hits.map((h, i) => {
-      const d = corpus.datasets[h.index];
-      return { rank: i + 1, id: d.id, shortName: d.shortName, longName: d.longName, daac: d.daac, score: h.score, landingPage: datasetLandingPage(d) };
-    });
-    if (values.json) {
-      process.stdout.write(JSON.stringify({ query, retriever: scorer.id, k, queryMs: ms, results }, null, 2) + '\n');
-    } else {
-      if (results.length === 0) process.stdout.write('no dataset matches\n');
-      for (const r of results)
-        process.stdout.write(`${String(r.rank).padStart(3)}. ${r.id}  ${r.shortName ?? '-'}  score ${r.score.toFixed(4)}\n     ${r.longName}\n     ${r.landingPage}\n`);
-      process.stderr.write(`(${scorer.label}; scored ${corpus.datasets.length} datasets in ${ms.toFixed(1)} ms)\n`);
+    const engine = await engineFor(values.retriever ?? 'best', corpus, values);
+    try {
+      const res = await search(engine, query, { k });
+      if (values.json) {
+        process.stdout.write(JSON.stringify(res, null, 2) + '\n');
+      } else {
+        const tools = res.router?.decisions.filter((d) => d.applies).map((d) => d.tool) ?? [];
+        if (tools.length) process.stdout.write(`NASA tools for this request: ${tools.join(', ')} (eo serve shows their links)\n`);
+        if (res.results.length === 0) process.stdout.write('no dataset matches\n');
+        for (const r of res.results)
+          process.stdout.write(`${String(r.rank).padStart(3)}. ${r.id}  ${r.shortName ?? '-'}  score ${r.score.toFixed(4)}\n     ${r.longName}\n     ${r.why}\n     ${r.links.landingPage}\n`);
+        process.stderr.write(`(${engine.label}; α from ${engine.fusion.source}; ranked "${res.retrievalQuery}" over ${corpus.datasets.length} datasets in ${res.timings.totalMs.toFixed(1)} ms)\n`);
+      }
+    } finally {
+      engine.dispose();
     }
     return;
   }
@@ -165,7 +161,7 @@ async function main(argv: string[]): Promise<void> {
       else printTable([row]);
       return;
     }
-    const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system bm25|cosine');
+    const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system best|bm25|cosine|nnssc');
     const corpus = load();
     const benchFile = values.bench ?? path.join(defaultBenchDir(!!values.sample), 'benchmark.json');
     if (!fs.existsSync(benchFile)) fail(`no benchmark at ${benchFile}; run "eo bench build${values.sample ? ' --sample' : ''}" first`);
@@ -173,14 +169,18 @@ async function main(argv: string[]): Promise<void> {
     const split = (values.split ?? 'test') as 'test' | 'train' | 'test-subset';
     if (!['test', 'train', 'test-subset'].includes(split)) fail(`--split must be test, train or test-subset`);
     const view = benchmarkSplit(bench, split);
-    const scorer = await scorerFor(system, corpus);
-    const { run } = await scoreQueries(scorer, view.queries, corpus);
-    const row = summarize(scorer.label, evaluateRun(run, view.qrels));
-    const out = values.out ?? repoReportsDir('cli');
-    writeTrecRun(path.join(out, `${scorer.id}.${split}.run`), run, scorer.id);
-    writeTrecQrels(path.join(out, `qrels.${split}.trec`), view.qrels);
-    if (values.json) process.stdout.write(JSON.stringify(row, null, 2) + '\n');
-    else printTable([row]);
+    const engine = await engineFor(system, corpus, values);
+    try {
+      const { run } = await searchBatch(engine, view.queries);
+      const row = summarize(engine.label, evaluateRun(run, view.qrels));
+      const out = values.out ?? repoReportsDir('cli');
+      writeTrecRun(path.join(out, `${system}.${split}.run`), run, system);
+      writeTrecQrels(path.join(out, `qrels.${split}.trec`), view.qrels);
+      if (values.json) process.stdout.write(JSON.stringify({ ...row, alphaSource: engine.fusion.source }, null, 2) + '\n');
+      else printTable([row]);
+    } finally {
+      engine.dispose();
+    }
     return;
   }
   fail(`unknown command "${cmd}"\n${USAGE}`);

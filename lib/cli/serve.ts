@@ -1,19 +1,19 @@
 /**
  * `eo serve`: the search service (JSON API + web page) on the offline snapshot.
- *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|use-lite|none] [--alpha A]
- *            [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--log]
+ *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none]
+ *            [--fusion analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--log]
  * --llm-router: let an LLM (a model id of lib/llm/models.json, configured from the environment like every LLM call,
  * and recorded) choose the tools; default: the rule router.
- * Loads the corpus, the BM25 index, the semantic scorer's corpus embeddings and α once, then answers requests until
- * SIGINT/SIGTERM.
+ * Loads the search engine once (lib/search: corpus, BM25 index, semantic scorer over its cached corpus embeddings, α
+ * from its stored fusion record), then answers requests until SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util';
 import { loadSnapshot } from '../data/snapshot';
 import { EoError } from '../errors';
-import { loadSearchPipeline } from '../serve/pipeline';
+import { loadSearchEngine } from '../search/engine';
 import { createSearchServer } from '../serve/server';
 import { createLlmClientFromEnv } from '../llm/client';
-import { SERVE_USAGE } from './usage';
+import { fusionFlag, SERVE_USAGE } from './usage';
 
 export { SERVE_USAGE };
 
@@ -30,29 +30,31 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
     args: argv,
     options: {
       port: { type: 'string' }, host: { type: 'string' }, sample: { type: 'boolean' }, data: { type: 'string' },
-      semantic: { type: 'string' }, alpha: { type: 'string' }, 'rate-limit': { type: 'string' }, 'max-query': { type: 'string' },
+      semantic: { type: 'string' }, alpha: { type: 'string' }, fusion: { type: 'string' }, 'rate-limit': { type: 'string' }, 'max-query': { type: 'string' },
       log: { type: 'boolean' }, 'llm-router': { type: 'string' },
     },
   });
   const port = num(values.port, 'port', 8765, (n) => Number.isInteger(n) && n >= 0 && n < 65536);
   const host = values.host ?? '127.0.0.1';
   const semantic = values.semantic ?? 'best';
-  if (semantic !== 'best' && semantic !== 'use-lite' && semantic !== 'none') throw new EoError('INVALID_ARGUMENT', `--semantic must be best, use-lite or none\n${SERVE_USAGE}`);
+  if (semantic !== 'best' && semantic !== 'nnssc' && semantic !== 'use-lite' && semantic !== 'none') throw new EoError('INVALID_ARGUMENT', `--semantic must be best, nnssc, use-lite or none\n${SERVE_USAGE}`);
+  const fusion = fusionFlag(values.fusion, SERVE_USAGE);
   const t0 = Date.now();
   const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
   log(`loaded ${corpus.datasets.length} datasets from ${corpus.origin}`);
   let lastLine = 0;
-  const pipeline = await loadSearchPipeline(corpus, {
-    semantic, sample: !!values.sample,
-    alpha: values.alpha !== undefined && semantic !== 'best' ? num(values.alpha, 'alpha', 0, (n) => n >= 0 && n <= 1) : undefined,
-    log: (line) => {
-      if (Date.now() - lastLine > 2000) {
+  const engine = await loadSearchEngine(corpus, {
+    semantic, fusion, sample: !!values.sample,
+    alpha: values.alpha !== undefined ? num(values.alpha, 'alpha', 0, (n) => n >= 0 && n <= 1) : undefined,
+    log: (line: string) => {
+      // progress lines (embedding) are throttled; decisions (α computed and stored) always show
+      if (!line.startsWith('embedding') || Date.now() - lastLine > 2000) {
         lastLine = Date.now();
         log(line);
       }
     },
   });
-  const app = await createSearchServer(pipeline, {
+  const app = await createSearchServer(engine, {
     rateLimitMax: num(values['rate-limit'], 'rate-limit', 300, (n) => Number.isInteger(n) && n > 0),
     maxQueryChars: num(values['max-query'], 'max-query', 500, (n) => Number.isInteger(n) && n > 0),
     logger: !!values.log,
@@ -60,13 +62,13 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
     llmRouter: values['llm-router'] ? createLlmClientFromEnv(values['llm-router']) : undefined,
   });
   const address = await app.listen({ port, host });
-  log(`${pipeline.label}; α from ${pipeline.alphaSource}; router: ${values['llm-router'] ? `LLM ${values['llm-router']}` : 'rules'}`);
+  log(`${engine.label}; α from ${engine.fusion.source}; router: ${values['llm-router'] ? `LLM ${values['llm-router']}` : 'rules'}`);
   log(`eo serve: listening on ${address} (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   return {
     url: address,
     close: async () => {
       await app.close();
-      pipeline.dispose();
+      engine.dispose();
     },
   };
 }

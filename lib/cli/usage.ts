@@ -1,8 +1,17 @@
+import { EoError } from '../errors';
+
 /**
  * Usage text of `eo serve`, apart from lib/cli/serve.ts so that `eo --help` and `eo search` print it without
  * loading the service (Fastify, LLM SDKs, the search pipeline): eo.ts imports ./serve only for `eo serve`.
  */
-export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|use-lite|none] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--log]`;
+export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none] [--fusion analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--log]`;
+
+/** `--fusion` values of `eo search`, `eo eval` and `eo serve`. Default `analytic`. */
+export function fusionFlag(v: string | undefined, usage: string): 'analytic' | 'grid' | 'rrf' {
+  const f = v ?? 'analytic';
+  if (f !== 'analytic' && f !== 'grid' && f !== 'rrf') throw new EoError('INVALID_ARGUMENT', `--fusion must be analytic, grid or rrf\n${usage}`);
+  return f;
+}
 
 /** Usage text of `eo llm`, here so that `eo --help` prints it without loading the LLM SDKs. */
 export const LLM_USAGE = `  eo llm plan [--queries 200] [--writer] [--models ID,ID] [--agentic ID,ID] [--json] [--sample] [--data DIR]

@@ -28,20 +28,26 @@ export interface AlphaGridResult {
   curve: AlphaGridPoint[];
 }
 
+/** Both scorers' full score vectors on the training queries, with what evaluating them needs. */
+export interface TrainingScoreVectors {
+  /** Per training query, the semantic scorer's scores (corpus order). */
+  semantic: readonly Float32Array[];
+  /** Per training query, the lexical scorer's scores. */
+  lexical: readonly Float32Array[];
+  queryIds: readonly string[];
+  qrels: Qrels;
+  /** Dataset ids in corpus order. */
+  datasetIds: readonly string[];
+  /** α values tried by the grid. Default DEFAULT_ALPHA_GRID (0, 0.05, …, 1). */
+  grid?: readonly number[];
+}
+
 /**
  * Grid search of the fusion weight on the TRAINING split (beyond the paper, which sets α analytically):
  * each α of the grid fuses the per-query score vectors, the run is evaluated against the training qrels, and the
  * α with the highest objective wins (ties: the one closest to 0.5, then the smaller).
  */
-export function gridSearchAlpha(opts: {
-  semantic: readonly Float32Array[];
-  lexical: readonly Float32Array[];
-  queryIds: readonly string[];
-  qrels: Qrels;
-  datasetIds: readonly string[];
-  grid?: readonly number[];
-  objective?: (row: MetricRow) => number;
-}): AlphaGridResult {
+export function gridSearchAlpha(opts: TrainingScoreVectors & { objective?: (row: MetricRow) => number }): AlphaGridResult {
   const grid = opts.grid ?? DEFAULT_ALPHA_GRID;
   const objective = opts.objective ?? performanceIndex;
   if (grid.length === 0) throw new EoError('INVALID_ARGUMENT', 'gridSearchAlpha: empty grid');
@@ -63,4 +69,33 @@ export function gridSearchAlpha(opts: {
 /** Analytic α (Eq. 7) from the two scorers' training-split rows, with the π values for the report. */
 export function analyticAlphaReport(semanticTrain: MetricRow, lexicalTrain: MetricRow): { alpha: number; piSemantic: number; piLexical: number } {
   return { alpha: analyticAlpha(semanticTrain, lexicalTrain), piSemantic: performanceIndex(semanticTrain), piLexical: performanceIndex(lexicalTrain) };
+}
+
+/** How α is set on the training split: analytic (paper Eq. 7) or grid search (beyond the paper). */
+export type AlphaMethod = 'analytic' | 'grid';
+
+/** α set on the training split, with what it came from. */
+export interface TrainingAlpha {
+  alpha: number;
+  method: AlphaMethod;
+  /** π of each scorer alone on the training split (Eq. 7's inputs). */
+  piSemantic: number;
+  piLexical: number;
+  /** Grid only: π on the training split at each α of the grid. */
+  curve?: { alpha: number; value: number }[];
+  /** Training queries α was set on. */
+  queries: number;
+}
+
+/**
+ * THE function that sets the fusion weight: from both scorers' full score vectors on the TRAINING split (never the
+ * test split), α by Eq. 7 (`analytic`) or by grid search of π (`grid`, `gridSearchAlpha`).
+ */
+export function trainingAlpha(method: AlphaMethod, train: TrainingScoreVectors): TrainingAlpha {
+  if (method !== 'analytic' && method !== 'grid') throw new EoError('INVALID_ARGUMENT', `trainingAlpha: method must be analytic or grid, got ${String(method)}`);
+  const row = (scores: readonly Float32Array[], name: string) => summarize(name, evaluateRun(runFromScoreVectors(train.queryIds, scores, train.datasetIds), train.qrels));
+  const a = analyticAlphaReport(row(train.semantic, 'semantic'), row(train.lexical, 'lexical'));
+  if (method === 'analytic') return { alpha: a.alpha, method, piSemantic: a.piSemantic, piLexical: a.piLexical, queries: train.queryIds.length };
+  const g = gridSearchAlpha({ ...train, grid: train.grid });
+  return { alpha: g.alpha, method, piSemantic: a.piSemantic, piLexical: a.piLexical, curve: g.curve.map((p) => ({ alpha: p.alpha, value: p.value })), queries: train.queryIds.length };
 }

@@ -4,4 +4,3 @@ export * from './r2';
 export * from './rrf';
 export * from './scorer';
 export * from './grid';
-export * from './best';

@@ -1,6 +1,7 @@
 import { EoError } from '../errors';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { fuseConvex, minMaxNormalize } from './minmax';
+import { competitionRanks, RRF_K, rrfScores } from './rrf';
 
 /** One query's fused scores with their parts (all aligned with corpus order). */
 export interface FusedScores {
@@ -50,6 +51,40 @@ export function fuseConvexParts(semantic: Float32Array, lexical: Float32Array, a
   return { scores, semantic: sem, lexical: lex, rawSemantic: semantic, rawLexical: lexical, alpha };
 }
 
+/**
+ * How two corpus-wide score vectors are fused: min-max + convex with weight α (paper Eq. 6), or reciprocal rank
+ * fusion (no weight).
+ */
+export type FusionSpec = { method: 'convex'; alpha: number } | { method: 'rrf'; k: number };
+
+/**
+ * Reciprocal rank fusion that keeps its parts: the fused scores are `rrfScores`' own output (bit-identical
+ * rankings); the parts are each scorer's 1 / (k + rank). `alpha` is reported as NaN (RRF has no weight).
+ */
+export function fuseRrfParts(semantic: Float32Array, lexical: Float32Array, k = RRF_K): FusedScores {
+  if (semantic.length !== lexical.length) throw new EoError('INVALID_ARGUMENT', `fuse: ${semantic.length} vs ${lexical.length} scores`);
+  const scores = rrfScores([semantic, lexical], k);
+  const rs = competitionRanks(semantic);
+  const rl = competitionRanks(lexical);
+  const sem = new Float32Array(scores.length);
+  const lex = new Float32Array(scores.length);
+  for (let i = 0; i < scores.length; i++) {
+    sem[i] = 1 / (k + rs[i]);
+    lex[i] = 1 / (k + rl[i]);
+  }
+  return { scores, semantic: sem, lexical: lex, rawSemantic: semantic, rawLexical: lexical, alpha: NaN };
+}
+
+/** Fuse one query's two score vectors as `spec` says: `fuseConvex` or `rrfScores` (the fused scores only). */
+export function fuseScoreVectors(spec: FusionSpec, semantic: Float32Array, lexical: Float32Array): Float32Array {
+  return spec.method === 'convex' ? fuseConvex(semantic, lexical, spec.alpha) : rrfScores([semantic, lexical], spec.k);
+}
+
+/** Fuse one query's two score vectors as `spec` says, keeping the parts (`explainFused` reads them). */
+export function fuseWithParts(spec: FusionSpec, semantic: Float32Array, lexical: Float32Array): FusedScores {
+  return spec.method === 'convex' ? fuseConvexParts(semantic, lexical, spec.alpha) : fuseRrfParts(semantic, lexical, spec.k);
+}
+
 /** Explain one dataset (by corpus index) of a fused result. */
 export function explainFused(f: FusedScores, index: number): FusedExplanation {
   const s = f.semantic[index];
@@ -59,8 +94,9 @@ export function explainFused(f: FusedScores, index: number): FusedExplanation {
     score: f.scores[index],
     semantic: s,
     lexical: l,
-    semanticNormalized: f.alpha > 0 ? s / f.alpha : 0,
-    lexicalNormalized: f.alpha < 1 ? l / (1 - f.alpha) : 0,
+    // RRF (α = NaN) has no normalised scores: its parts are already 1 / (k + rank)
+    semanticNormalized: Number.isNaN(f.alpha) ? s : f.alpha > 0 ? s / f.alpha : 0,
+    lexicalNormalized: Number.isNaN(f.alpha) ? l : f.alpha < 1 ? l / (1 - f.alpha) : 0,
     rawSemantic: f.rawSemantic[index],
     rawLexical: f.rawLexical[index],
     semanticShare: tot > 0 ? s / tot : 0.5,

@@ -211,3 +211,8 @@ export function progress(label: string, total: number, opts: ProgressOptions = {
     },
   };
 }
+
+/** Display Markdown in tslab (rendered as a cell output); prints it outside tslab. */
+export function showMarkdown(md: string): void {
+  if (!displayBundle({ 'text/markdown': md, 'text/plain': md })) console.log(md);
+}

@@ -8,3 +8,4 @@ export * from './ranked';
 export * from './table2';
 export * from './heatmap';
 export * from './llm-cost';
+export * from './fusion';

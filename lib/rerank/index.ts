@@ -8,5 +8,4 @@ export * from './offline';
 export * from './backbone';
 export * from './report';
 export * from './llm-plan';
-export * from './experiment';
 export * from './payloads';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type * as tfTypes from '@tensorflow/tfjs';
 import { EoError } from '../errors';
 import { embedQueriesCached } from '../encode/cache';
@@ -314,6 +315,7 @@ export function nnsscScorer(encoder: SentenceEncoder, corpusMatrix: Float32Array
   return {
     id: opts.id ?? 'nnssc',
     label: opts.label ?? `NN-SSC (${encoder.id})`,
+    fingerprint: `nnssc(${opts.output ?? 'logit'}):${encoder.id}:${nnsscWeightsHash(model)}`,
     async scoreBatch(texts, onProgress) {
       const q = await embedQueriesCached({ encoder, texts, cacheDir: opts.queryCacheDir, noCache: opts.noCache });
       return scoreVectors(q, onProgress);
@@ -324,6 +326,16 @@ export function nnsscScorer(encoder: SentenceEncoder, corpusMatrix: Float32Array
       index = null;
     },
   };
+}
+
+/** Short hash of an NN-SSC model's weights (its identity in fingerprints). */
+export function nnsscWeightsHash(m: NnsscModel): string {
+  const h = createHash('sha256');
+  for (const [name, t] of Object.entries(nnsscTensors(m)).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    h.update(name);
+    h.update(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
+  }
+  return h.digest('hex').slice(0, 16);
 }
 
 function startNnsscWorker(data: Record<string, unknown>): import('node:worker_threads').Worker {

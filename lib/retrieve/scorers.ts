@@ -15,6 +15,12 @@ export interface CorpusScorer {
   id: string;
   /** Human label for tables. */
   label: string;
+  /**
+   * What identifies this scorer's numbers beyond its id: method, model weights or encoder id, parameters. Stored
+   * results (e.g. a fusion weight set on the training split) are keyed by it, so a retrained model or another
+   * encoder never reuses them. Default: none (then `id` stands for it).
+   */
+  fingerprint?: string;
   scoreBatch(texts: string[], onProgress?: EmbedProgress): Promise<Float32Array[]>;
 }
 
@@ -22,6 +28,7 @@ export function bm25Scorer(bm25: Bm25Index, id = 'bm25', label = `BM25 (lunr, k1
   return {
     id,
     label,
+    fingerprint: `bm25(k1=${bm25.config.k1},b=${bm25.config.b})`,
     async scoreBatch(texts, onProgress) {
       const out = texts.map((t, i) => {
         const s = bm25Scores(bm25, t);
@@ -49,6 +56,7 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
   return {
     id: opts.id ?? 'cosine',
     label: opts.label ?? `Cosine (${encoder.id})`,
+    fingerprint: `cosine:${encoder.id}`,
     async scoreBatch(texts, onProgress) {
       const q = await embedQueriesCached({ encoder, texts, cacheDir: opts.queryCacheDir, noCache: opts.noCache, onProgress });
       const dim = encoder.dim;

@@ -38,7 +38,20 @@ const clamp = (x: number) => Math.max(0, Math.min(1, Math.round(x * 100) / 100))
  * - earthdata-search: the query asks for datasets/data products, or to download files (download/granules/files cues). Never a full answer: the
  *   collection comes from retrieval.
  */
-export function decideTools(parsed: ParsedQuery, opts: { resolveShortName?: ShortNameResolver; candidates?: CandidateDataset[]; minConfidence?: number } = {}): ToolDecision[] {
+export interface DecideOptions {
+  resolveShortName?: ShortNameResolver;
+  /** Retrieved datasets, best first. Default none. */
+  candidates?: CandidateDataset[];
+  /**
+   * Routing runs before retrieval and a retrieval stage follows (the search path): a retrieved collection will be
+   * there for Harmony to subset, so it counts as if `candidates` were given. Default false.
+   */
+  retrievalFollows?: boolean;
+  /** A decision applies when its confidence reaches this. Default 0.5. */
+  minConfidence?: number;
+}
+
+export function decideTools(parsed: ParsedQuery, opts: DecideOptions = {}): ToolDecision[] {
   const minConf = opts.minConfidence ?? 0.5;
   const { w, intentEv, placeEv, periodEv, varEv } = ev(parsed);
   const where = parsed.places.length > 0;
@@ -74,7 +87,7 @@ export function decideTools(parsed: ParsedQuery, opts: { resolveShortName?: Shor
   // Harmony
   if (w.subset >= 0.5 && (w.subset >= 0.8 || where || when)) {
     const collection = harmonyVars.length > 0;
-    const conf = 0.35 + 0.4 * w.subset + (where || when ? 0.15 : 0) + (collection || opts.candidates?.length ? 0.1 : 0);
+    const conf = 0.35 + 0.4 * w.subset + (where || when ? 0.15 : 0) + (collection || opts.candidates?.length || opts.retrievalFollows ? 0.1 : 0);
     push('harmony', conf, collection && !wantsData, collection ? 'harmony.subset+mapped-collection' : 'harmony.subset',
       [...intentEv('subset'), ...varEv(harmonyVars), ...placeEv, ...periodEv]);
   } else push('harmony', 0, false, 'harmony.none', []);

@@ -2,11 +2,10 @@ import { loadPromptTemplate } from '../util/prompt';
 import type { PromptTemplate } from '../util/types';
 import { packageFile } from '../util/paths';
 import { EoError } from '../errors';
-import { buildActions, DEFAULT_TOOL_ENDPOINTS } from './actions';
 import { decideTools } from './decide';
 import { parseQuery } from './parse';
-import type { RouterConfig } from './route';
-import { TOOL_NAMES, type RouteOptions, type RouteResult, type RouterLlmClient, type ToolDecision, type ToolName } from './types';
+import { finishRoute, type RouterConfig } from './route';
+import { TOOL_NAMES, type ParsedQuery, type RouteOptions, type RouteResult, type RouterLlmClient, type ToolDecision, type ToolName } from './types';
 
 /** One line per tool, shown to the LLM. */
 export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
@@ -61,17 +60,16 @@ export interface LlmRouteOptions extends RouteOptions, RouterConfig {
 }
 
 /**
- * LLM router: the LLM chooses the tools (and whether they fully answer); the rule-based parser still supplies the
- * period, places and variables that the actions are built from. A reply that cannot be parsed falls back to the
- * rule decisions, and the result's notes say so. Calls go through the injected client (which records them).
+ * The LLM's tool decisions for an already parsed query (routing before retrieval: no candidates are needed). A reply
+ * that cannot be parsed falls back to the rule decisions, and `notes` says so. Calls go through the injected client
+ * (which records them).
  */
-export async function routeQueryLlm(text: string, opts: LlmRouteOptions): Promise<RouteResult> {
-  const now = opts.now ?? new Date();
-  const parsed = parseQuery(text, { now });
-  const candidates = opts.candidates ?? [];
+export async function decideToolsLlm(
+  parsed: ParsedQuery, opts: Omit<LlmRouteOptions, 'now'> & { retrievalFollows?: boolean },
+): Promise<{ decisions: ToolDecision[]; notes: string[]; router: string }> {
   const prompt = opts.prompt ?? loadRouterPrompt();
   const tools = TOOL_NAMES.map((t) => `- ${TOOL_DESCRIPTIONS[t]}`).join('\n');
-  const fill = (s: string) => s.replace(/\{\{TOOLS\}\}/g, tools).replace(/\{\{QUERY\}\}/g, text);
+  const fill = (s: string) => s.replace(/\{\{TOOLS\}\}/g, tools).replace(/\{\{QUERY\}\}/g, parsed.text);
   const reply = await opts.client.chat({
     messages: [{ role: 'system', content: fill(prompt.system) }, { role: 'user', content: fill(prompt.user) }],
     temperature: opts.temperature ?? 0,
@@ -89,8 +87,20 @@ export async function routeQueryLlm(text: string, opts: LlmRouteOptions): Promis
     });
   } catch (e) {
     notes.push(`LLM reply unusable (${(e as Error).message}); rule-based decisions used instead`);
-    decisions = decideTools(parsed, { resolveShortName: opts.resolveShortName, candidates, minConfidence: minConf });
+    decisions = decideTools(parsed, { resolveShortName: opts.resolveShortName, candidates: opts.candidates ?? [], retrievalFollows: opts.retrievalFollows, minConfidence: minConf });
   }
-  const actions = buildActions({ parsed, candidates, now, resolveShortName: opts.resolveShortName, endpoints: opts.endpoints ?? DEFAULT_TOOL_ENDPOINTS }, decisions);
-  return { query: text, parsed, decisions, actions, fallThrough: !decisions.some((d) => d.applies && d.fullyAnswers), router: `llm${reply.model ? `:${reply.model}` : ''}`, notes };
+  return { decisions, notes, router: `llm${reply.model ? `:${reply.model}` : ''}` };
+}
+
+/**
+ * LLM router: the LLM chooses the tools (and whether they fully answer); the rule-based parser still supplies the
+ * period, places and variables that the actions are built from. A reply that cannot be parsed falls back to the
+ * rule decisions, and the result's notes say so. Calls go through the injected client (which records them).
+ */
+export async function routeQueryLlm(text: string, opts: LlmRouteOptions): Promise<RouteResult> {
+  const now = opts.now ?? new Date();
+  const parsed = parseQuery(text, { now });
+  const candidates = opts.candidates ?? [];
+  const { decisions, notes, router } = await decideToolsLlm(parsed, { ...opts, candidates });
+  return finishRoute(parsed, decisions, { ...opts, now, candidates, router, notes });
 }

@@ -69,22 +69,41 @@ export function parseQuery(text: string, opts: ParseOptions = {}): ParsedQuery {
   };
 }
 
+/** Words that may sit between or after leading action cues ("show me a time series of …") and go with them. */
+const CUE_FILLER = new Set(['a', 'an', 'the', 'me', 'us', 'please', 'of', 'for', 'on', 'about', 'some', 'all', 'and', 'to', 'can', 'you', 'could', 'would']);
+
+const onlyFiller = (t: string) => t.split(/[^\p{L}\p{N}]+/u).every((w) => w === '' || CUE_FILLER.has(w.toLowerCase()));
+
 /**
- * The query text for dataset retrieval: the query without the intent cues listed in intents.json `stripForRetrieval`
- * ("show me", "time series", "download", "what caused"…), which say what to do with data rather than which data;
- * places, variables, periods and content cues ("climatology", "reanalysis", "level 3") stay.
- * Returns the query unchanged when nothing would be left.
+ * The query text for dataset retrieval: the query without its LEADING action phrase — the intent cues listed in
+ * intents.json `stripForRetrieval` ("show me", "time series of", "download", "what caused", "i want to"…) at the
+ * very start of the query, with the filler words between and after them ("show me a map of the …") — which say what to
+ * do with data rather than which data. Cues later in the query are kept: there they are usually content ("… global
+ * mean sea level time series", "VHF radio pictures of lightning"), which is why publication titles are left as they
+ * are. Places, variables, periods and content cues ("climatology", "reanalysis", "level 3") stay. Returns the query
+ * unchanged when nothing would be left.
  */
-export function retrievalText(parsed: ParsedQuery): string {
+export function retrievalText(parsed: Pick<ParsedQuery, 'text' | 'intents'>): string {
   const strip = retrievalStripCues();
-  const cut = parsed.intents.filter((i) => strip.has(i.cue)).map((i) => i.span).sort((a, b) => a.start - b.start);
-  let out = '';
+  const cues = parsed.intents.filter((i) => strip.has(i.cue)).map((i) => i.span).sort((a, b) => a.start - b.start || b.end - a.end);
   let at = 0;
-  for (const s of cut) {
+  for (const s of cues) {
     if (s.start < at) continue;
-    out += parsed.text.slice(at, s.start) + ' ';
+    const gap = parsed.text.slice(at, s.start);
+    // the first cue opens the query ("A View of …" is a title, not a request); later ones may follow filler
+    if (at === 0 ? gap.trim() !== '' : !onlyFiller(gap)) break;
     at = s.end;
   }
-  out = (out + parsed.text.slice(at)).replace(/\s+/g, ' ').trim();
+  if (at === 0) return parsed.text;
+  const rest = parsed.text.slice(at);
+  const words = rest.split(/(\s+)/);
+  let i = 0;
+  while (i < words.length && (words[i].trim() === '' || onlyFiller(words[i]))) i++;
+  const out = words.slice(i).join('').replace(/\s+/g, ' ').trim();
   return /[\p{L}\p{N}]/u.test(out) ? out : parsed.text;
+}
+
+/** `retrievalText` of a raw query: finds the intent cues only (no places, periods or variables), so it is cheap for batches. */
+export function retrievalTextOf(text: string): string {
+  return retrievalText({ text, intents: findIntents(text) });
 }

@@ -2,7 +2,7 @@ import type { Corpus } from '../data/types';
 import { buildActions, DEFAULT_TOOL_ENDPOINTS, type ToolEndpoints } from './actions';
 import { decideTools, type ShortNameResolver } from './decide';
 import { parseQuery } from './parse';
-import type { CandidateDataset, RouteOptions, RouteResult } from './types';
+import type { CandidateDataset, ParsedQuery, RouteOptions, RouteResult, ToolDecision } from './types';
 
 /** A dataset record as the router sees it. */
 export function candidateOf(d: { id: string; shortName: string | null; longName: string; temporalStart: string | null; temporalEnd: string | null }): CandidateDataset {
@@ -32,9 +32,26 @@ export function routeQuery(text: string, opts: RouteOptions & RouterConfig = {})
   const parsed = parseQuery(text, { now });
   const candidates = opts.candidates ?? [];
   const decisions = decideTools(parsed, { resolveShortName: opts.resolveShortName, candidates, minConfidence: opts.minConfidence });
-  const actions = buildActions({ parsed, candidates, now, resolveShortName: opts.resolveShortName, endpoints: opts.endpoints ?? DEFAULT_TOOL_ENDPOINTS }, decisions);
-  const fallThrough = !decisions.some((d) => d.applies && d.fullyAnswers);
-  return { query: text, parsed, decisions, actions, fallThrough, router: 'rules', notes: [] };
+  return finishRoute(parsed, decisions, { ...opts, now, candidates, router: 'rules' });
+}
+
+/**
+ * The second half of routing, once the tools are decided: each applicable tool's action (the first candidate feeds
+ * Harmony / Earthdata Search), the fall-through flag, and — when the decisions were made before retrieval — the top
+ * retrieved collection as evidence of an applicable Earthdata Search decision.
+ */
+export function finishRoute(
+  parsed: ParsedQuery, decisions: ToolDecision[],
+  opts: RouterConfig & { now: Date; candidates: CandidateDataset[]; router: string; notes?: string[] },
+): RouteResult {
+  const top = opts.candidates[0];
+  const withEvidence = decisions.map((d) =>
+    d.tool === 'earthdata-search' && d.applies && top && !d.evidence.some((e) => e.kind === 'dataset')
+      ? { ...d, evidence: [...d.evidence, { kind: 'dataset' as const, detail: `top retrieved collection ${top.id}` }] }
+      : d);
+  const actions = buildActions({ parsed, candidates: opts.candidates, now: opts.now, resolveShortName: opts.resolveShortName, endpoints: opts.endpoints ?? DEFAULT_TOOL_ENDPOINTS }, withEvidence);
+  const fallThrough = !withEvidence.some((d) => d.applies && d.fullyAnswers);
+  return { query: parsed.text, parsed, decisions: withEvidence, actions, fallThrough, router: opts.router, notes: opts.notes ?? [] };
 }
 
 /** Tools that apply in a route result, in TOOL_NAMES order. */

@@ -1,8 +1,8 @@
 import { datasetLandingPage } from '../data/text';
 import type { DatasetRecord } from '../data/types';
 import type { RouterAction } from '../router/types';
-import { cmrConceptUrl, earthdataSearchUrl } from './pipeline';
-import type { SearchResponse } from './types';
+import { cmrConceptUrl, earthdataSearchUrl } from '../search/search';
+import type { SearchResponse } from '../search/types';
 import { escapeHtml as h, isHttpUrl } from './validate';
 
 /** Stylesheet served at /static/app.css. */
@@ -70,7 +70,7 @@ export function renderSearchPage(res: SearchResponse | null): string {
 (Worldview, Giovanni, Harmony, the Science Discovery Engine, Earthdata Search) where they answer it; datasets are ranked by BM25 and a
 semantic scorer, fused.</p>`);
   }
-  const r = res.router;
+  const r = res.router ?? { router: 'none', fallThrough: true, decisions: [], actions: [], notes: [], parsed: { period: null, places: [], variables: [], intents: [] } };
   const applied = r.decisions.filter((d) => d.applies);
   const actions = r.actions.length
     ? `<section class="actions" id="router-actions"><h2>NASA tools for this request</h2>${r.actions.map(actionHtml).join('\n')}
@@ -89,14 +89,17 @@ Decided by ${h(r.router)}: ${applied.map((d) => `${h(d.tool)} ${d.confidence.toF
         const lex = d.components.lexical;
         const sem = d.components.semantic;
         const temporal = `${d.temporal.start?.slice(0, 10) ?? '?'} – ${d.temporal.end?.slice(0, 10) ?? 'ongoing'}`;
-        const bars = sem
-          ? `<span class="bar lex" style="width:${Math.round(lex.contribution * 120)}px" title="BM25"></span><span class="bar sem" style="width:${Math.round(sem.contribution * 120)}px" title="semantic"></span>`
+        // bar widths: each part's share of the score (convex parts add up to the score; RRF parts too)
+        const bar = (c: number) => Math.round((d.score > 0 ? c / d.score : 0) * 120);
+        const bars = sem && lex
+          ? `<span class="bar lex" style="width:${bar(lex.contribution)}px" title="BM25"></span><span class="bar sem" style="width:${bar(sem.contribution)}px" title="semantic"></span>`
           : '';
+        const part = (c: typeof lex, name: string) => (c ? `${h(name)} raw ${c.raw.toFixed(3)}, normalised ${c.normalized.toFixed(3)}` : '');
         return `<article class="result" data-id="${h(d.id)}" data-stage="${d.stage}">
 <h3>${d.rank}. <a class="detail-link" href="${h(d.links.detail)}">${h(d.shortName ?? d.id)}</a> — ${h(d.longName)}</h3>
 <div class="meta">${h(d.daac)} · ${h(temporal)} · score ${d.score.toFixed(3)} · ${h(d.stage)}</div>
 <div class="why">${bars} ${h(d.why)}</div>
-<details><summary>scores</summary>BM25 raw ${lex.raw.toFixed(3)}, normalised ${lex.normalized.toFixed(3)}${sem ? `; ${h(sem.scorer)} raw ${sem.raw.toFixed(3)}, normalised ${sem.normalized.toFixed(3)}` : ''}</details>
+<details><summary>scores</summary>${[part(lex, 'BM25'), part(sem, sem?.scorer ?? '')].filter(Boolean).join('; ')}</details>
 <div class="links">${link(d.links.landingPage, 'landing page')}${link(d.links.earthdataSearch, 'Earthdata Search')}${link(d.links.cmr, 'CMR record')}</div>
 </article>`;
       }).join('\n')

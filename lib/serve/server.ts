@@ -1,59 +1,16 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
-import { corpusShortNameResolver, candidateOf, routeQuery } from '../router/route';
-import type { ShortNameResolver } from '../router/decide';
-import { routeQueryLlm } from '../router/llm';
-import type { RouteResult, RouterLlmClient } from '../router/types';
 import { loadGazetteer } from '../router/gazetteer';
-import { loadIntentMatcher, parseQuery, retrievalStripCues, retrievalText } from '../router/parse';
+import { loadIntentMatcher, retrievalStripCues } from '../router/parse';
+import { routeQuery } from '../router/route';
 import { loadVariableIndex } from '../router/variables';
-import { rankDatasets } from './pipeline';
+import { search } from '../search/search';
+import type { SearchEngine } from '../search/types';
 import { PAGE_CSS, PAGE_JS, renderDatasetPage, renderErrorPage, renderSearchPage } from './page';
-import type { SearchPipeline, SearchResponse, SearchServerOptions } from './types';
+import type { SearchServerOptions } from './types';
 import { checkK, checkQuery, type QueryProblem } from './validate';
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-
-/**
- * Run the router and the retrieval for one (already validated) query: retrieval ranks the query without its
- * intent cues (`retrievalText`), then the router decides with the top datasets as candidates.
- */
-export async function searchOnce(
-  p: SearchPipeline, query: string, k: number,
-  opts: { resolveShortName?: ShortNameResolver; candidates?: number; now?: Date; llmRouter?: RouterLlmClient; log?: (e: unknown) => void } = {},
-): Promise<SearchResponse> {
-  const t0 = performance.now();
-  const retrievalQuery = retrievalText(parseQuery(query, { now: opts.now }));
-  const ranked = await rankDatasets(p, retrievalQuery, k);
-  const tr = performance.now();
-  const cands = ranked.results.slice(0, opts.candidates ?? 3).map((r) => candidateOf(p.corpus.datasets[p.corpus.indexById.get(r.id)!]));
-  let route: RouteResult;
-  if (opts.llmRouter) {
-    try {
-      route = await routeQueryLlm(query, { client: opts.llmRouter, candidates: cands, now: opts.now, resolveShortName: opts.resolveShortName });
-    } catch (e) {
-      opts.log?.(e);
-      route = routeQuery(query, { candidates: cands, now: opts.now, resolveShortName: opts.resolveShortName });
-      route.notes.push('the LLM router was unavailable; the rule router answered');
-    }
-  } else route = routeQuery(query, { candidates: cands, now: opts.now, resolveShortName: opts.resolveShortName });
-  const routeMs = performance.now() - tr;
-  return {
-    query, k, retrievalQuery,
-    router: {
-      router: route.router, fallThrough: route.fallThrough, decisions: route.decisions, actions: route.actions, notes: route.notes,
-      parsed: {
-        period: route.parsed.period,
-        places: route.parsed.places.map((m) => ({ name: m.place.name, bbox: m.place.bbox, source: m.place.source, text: m.span.text })),
-        variables: route.parsed.variables.map((v) => ({ gcmd: v.gcmd, via: v.via, text: v.span.text })),
-        intents: route.parsed.intents.map((i) => ({ intent: i.intent, cue: i.cue })),
-      },
-    },
-    retrieval: { label: p.label, lexical: p.lexical.id, semantic: p.semantic?.id ?? null, alpha: p.alpha, alphaSource: p.alphaSource },
-    results: ranked.results,
-    timings: { routeMs, lexicalMs: ranked.lexicalMs, semanticMs: ranked.semanticMs, fuseMs: ranked.fuseMs, totalMs: performance.now() - t0 },
-  };
-}
 
 function wantsHtml(req: FastifyRequest): boolean {
   return !req.url.startsWith('/api/');
@@ -74,16 +31,15 @@ function sendProblem(req: FastifyRequest, reply: FastifyReply, p: QueryProblem) 
  * Bad queries get a 400 with a clear message that never echoes the query; a per-client rate limit answers 429;
  * unexpected errors answer 500 without details (logged server-side).
  */
-export async function createSearchServer(pipeline: SearchPipeline, opts: SearchServerOptions = {}): Promise<FastifyInstance> {
+export async function createSearchServer(engine: SearchEngine, opts: SearchServerOptions = {}): Promise<FastifyInstance> {
   const maxChars = opts.maxQueryChars ?? 500;
   const maxK = opts.maxK ?? 50;
-  const resolveShortName = corpusShortNameResolver(pipeline.corpus);
   // Load the router's gazetteer, variable vocabulary and intent cues now, not on the first request.
   loadGazetteer();
   loadVariableIndex();
   loadIntentMatcher();
   retrievalStripCues();
-  routeQuery('warm-up: show me rainfall over Kenya in July 2019', { resolveShortName }); // compiles chrono-node's and our patterns
+  routeQuery('warm-up: show me rainfall over Kenya in July 2019', { resolveShortName: engine.resolveShortName }); // compiles chrono-node's and our patterns
   const app = Fastify({ logger: opts.logger ?? false, routerOptions: { maxParamLength: 200 }, bodyLimit: 4096 });
 
   await app.register(rateLimit, {
@@ -124,8 +80,8 @@ export async function createSearchServer(pipeline: SearchPipeline, opts: SearchS
     if ('problem' in cq) return sendProblem(req, reply, cq.problem);
     const ck = checkK(q.k, 10, maxK);
     if ('problem' in ck) return sendProblem(req, reply, ck.problem);
-    const res = await searchOnce(pipeline, cq.query, ck.k, {
-      resolveShortName, candidates: opts.routerCandidates, now: opts.now?.(), llmRouter: opts.llmRouter, log: (e) => req.log.error(e),
+    const res = await search(engine, cq.query, {
+      k: ck.k, routerCandidates: opts.routerCandidates, now: opts.now?.(), router: opts.llmRouter ?? 'rules', log: (e) => req.log.error(e),
     });
     return html ? reply.type('text/html; charset=utf-8').send(renderSearchPage(res)) : reply.send(res);
   };
@@ -138,8 +94,8 @@ export async function createSearchServer(pipeline: SearchPipeline, opts: SearchS
   });
   const dataset = (req: FastifyRequest) => {
     const id = (req.params as { id: string }).id;
-    const i = pipeline.corpus.indexById.get(id);
-    return i === undefined ? null : pipeline.corpus.datasets[i];
+    const i = engine.corpus.indexById.get(id);
+    return i === undefined ? null : engine.corpus.datasets[i];
   };
   app.get('/dataset/:id', (req, reply) => {
     const d = dataset(req);
@@ -153,6 +109,6 @@ export async function createSearchServer(pipeline: SearchPipeline, opts: SearchS
   });
   app.get('/static/app.css', (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=3600').send(PAGE_CSS));
   app.get('/static/app.js', (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=3600').send(PAGE_JS));
-  app.get('/healthz', () => ({ ok: true, datasets: pipeline.corpus.datasets.length, retrieval: pipeline.label }));
+  app.get('/healthz', () => ({ ok: true, datasets: engine.corpus.datasets.length, retrieval: engine.label, alphaSource: engine.fusion.source }));
   return app;
 }

@@ -9,14 +9,12 @@ import type { SentenceEncoder } from '../encode/types';
 import { loadUseLite } from '../encode/use-lite';
 import { loadOrBuildBm25, type Bm25Index } from '../retrieve/bm25';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
-import * as path from 'node:path';
-import { repoRoot } from '../util/paths';
-import { findNnsscCheckpoints } from '../fuse/best';
-import { nnsscScorer, type NnsscScorer } from '../retrieve/nnssc';
-import { loadNnsscCheckpoint } from '../retrieve/nnssc';
-import { buildHybridBackbone, type Backbone } from './backbone';
-import { trainingPriors, type TrainingPriors } from './features';
-import { trainOfflineReranker, type OfflineRerankerModel, type OfflineTrainOptions } from './offline';
+import type { NnsscScorer } from '../retrieve/nnssc';
+import type { Backbone } from '../rerank/backbone';
+import { trainingPriors, type TrainingPriors } from '../rerank/features';
+import { trainOfflineReranker, type OfflineRerankerModel, type OfflineTrainOptions } from '../rerank/offline';
+import { buildHybridBackbone } from './backbone';
+import { loadNnsscScorer } from './nnssc';
 
 /** Everything the rerank notebooks share: data, splits, both backbones, the offline rerankers trained per backbone. */
 export interface RerankExperiment {
@@ -39,28 +37,12 @@ export interface RerankExperimentOptions {
   /** Use the sample snapshot. Default false. */
   sample?: boolean;
   /**
-   * The strong backbone's semantic scorer (the paper: NN-SSC). Default: the newest NN-SSC checkpoint for this
-   * corpus (`nnsscSemanticScorer`); when there is none, the weak backbone stands in and is labelled so.
+   * The strong backbone's semantic scorer (the paper: NN-SSC). Default: the benchmark's NN-SSC checkpoint
+   * (`loadNnsscScorer`); when there is none, the weak backbone stands in and is labelled so.
    */
   strongSemantic?: CorpusScorer | null;
   offline?: OfflineTrainOptions;
   log?: (line: string) => void;
-}
-
-/**
- * The NN-SSC semantic scorer of the training stage (newest checkpoint for this corpus, `findNnsscCheckpoints`),
- * or null with the reason. Only the semantic part is taken: the backbone fuses it with BM25 itself (analytic α on
- * the training split), so the offline reranker can read both component scores.
- */
-export function nnsscSemanticScorer(corpus: Corpus, encoder: SentenceEncoder, matrix: Float32Array): { scorer: NnsscScorer | null; note: string } {
-  const dir = findNnsscCheckpoints(corpus)[0];
-  if (!dir) return { scorer: null, note: 'no NN-SSC checkpoint for this corpus (notebook 04-nnssc makes one)' };
-  try {
-    const { model } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash });
-    return { scorer: nnsscScorer(encoder, matrix, model, { id: 'nnssc', label: 'NN-SSC' }), note: `checkpoint ${path.relative(repoRoot(), dir)}` };
-  } catch (e) {
-    return { scorer: null, note: `NN-SSC checkpoint ${path.relative(repoRoot(), dir)} not usable: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };
-  }
 }
 
 /**
@@ -80,13 +62,13 @@ export async function prepareRerankExperiment(opts: RerankExperimentOptions = {}
   const matrix = await embedCorpusCached({ encoder, key: corpus.hash, texts: corpus.datasets.map((d) => datasetEncoderText(d)), workers: 2 });
   const lexical = bm25Scorer(bm25);
   const weak = await buildHybridBackbone({
-    id: 'weak', label: 'Cosine (base) + BM25', corpus, semantic: denseScorer(encoder, matrix, { id: 'cosine-base', label: 'Cosine (base)' }), lexical, train, evaluate: subset,
+    id: 'weak', label: 'Cosine (base) + BM25', corpus, semantic: denseScorer(encoder, matrix, { id: 'cosine-base', label: 'Cosine (base)' }), lexical, train, evaluate: subset, log,
   });
-  const found = opts.strongSemantic !== undefined ? { scorer: opts.strongSemantic, note: 'given' } : nnsscSemanticScorer(corpus, encoder, matrix);
+  const found = opts.strongSemantic !== undefined ? { scorer: opts.strongSemantic, note: 'given' } : loadNnsscScorer(corpus, encoder, matrix, { benchmarkName: bench.name });
   let strong: Backbone;
   let strongNote: string;
   if (found.scorer) {
-    strong = await buildHybridBackbone({ id: 'strong', label: `${found.scorer.label} + BM25`, corpus, semantic: found.scorer, lexical, train, evaluate: subset });
+    strong = await buildHybridBackbone({ id: 'strong', label: `${found.scorer.label} + BM25`, corpus, semantic: found.scorer, lexical, train, evaluate: subset, log });
     strongNote = `strong backbone: ${found.scorer.label} + BM25 (analytic α = ${strong.alpha.toFixed(3)} from the training split; ${found.note})`;
     (found.scorer as Partial<NnsscScorer>).dispose?.();
   } else {

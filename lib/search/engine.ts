@@ -1,0 +1,164 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { benchmarkSplit } from '../bench/build';
+import { benchmarkSettings, loadBenchmark } from '../bench/export';
+import { repoRoot } from '../util/paths';
+import { datasetEncoderText } from '../data/text';
+import type { Corpus } from '../data/types';
+import { embedCorpusCached } from '../encode/cache';
+import type { SentenceEncoder } from '../encode/types';
+import { loadUseLite } from '../encode/use-lite';
+import { EoError } from '../errors';
+import { RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
+import { loadOrBuildBm25 } from '../retrieve/bm25';
+import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
+import { corpusShortNameResolver } from '../router/route';
+import { describeFusionRecord, fusionAlpha, fusionRecordFile, fusionRecordKey, readFusionRecord } from './fusion-record';
+import { loadNnsscScorer } from './nnssc';
+import type { EngineFusion, SearchEngine } from './types';
+
+/** Label of an engine from its parts. */
+function engineLabel(lexical: CorpusScorer | null, semantic: CorpusScorer | null, fusion: EngineFusion): string {
+  if (!semantic) return lexical!.label;
+  if (!lexical) return semantic.label;
+  const how = fusion.spec?.method === 'rrf' ? `RRF k=${fusion.spec.k}` : `α = ${(fusion.spec as { alpha: number }).alpha.toFixed(3)}`;
+  return `${lexical.label} + ${semantic.label}, ${how}`;
+}
+
+/**
+ * An engine from ready parts (tests, notebooks that already hold their scorers). `fusion` is required when both
+ * scorers are given; `source` says where α comes from.
+ */
+export function createSearchEngine(corpus: Corpus, parts: {
+  lexical: CorpusScorer | null;
+  semantic: CorpusScorer | null;
+  fusion?: FusionSpec;
+  source?: string;
+  recordFile?: string;
+  dispose?: () => void;
+}): SearchEngine {
+  const { lexical, semantic } = parts;
+  if (!lexical && !semantic) throw new EoError('INVALID_ARGUMENT', 'createSearchEngine: needs a lexical or a semantic scorer');
+  let fusion: EngineFusion;
+  if (lexical && semantic) {
+    if (!parts.fusion) throw new EoError('INVALID_ARGUMENT', 'createSearchEngine: two scorers need a fusion (convex with α, or rrf)');
+    if (parts.fusion.method === 'convex' && !(parts.fusion.alpha >= 0 && parts.fusion.alpha <= 1)) throw new EoError('INVALID_ARGUMENT', `alpha must be in [0, 1], got ${parts.fusion.alpha}`);
+    fusion = { mode: parts.fusion.method, spec: parts.fusion, source: parts.source ?? 'given', recordFile: parts.recordFile };
+  } else fusion = { mode: lexical ? 'lexical' : 'semantic', spec: null, source: `${(lexical ?? semantic)!.label} alone (no fusion)` };
+  return {
+    corpus, lexical, semantic, fusion, label: engineLabel(lexical, semantic, fusion),
+    resolveShortName: corpusShortNameResolver(corpus),
+    dispose: parts.dispose ?? (() => {}),
+  };
+}
+
+export interface LoadSearchEngineOptions {
+  /**
+   * Semantic scorer: `best` (default: NN-SSC when its checkpoint for this corpus and encoder exists, else USE-lite
+   * cosine), `nnssc`, `use-lite`, `none` (BM25 alone), or a ready CorpusScorer (its owner disposes it).
+   */
+  semantic?: 'best' | 'nnssc' | 'use-lite' | 'none' | CorpusScorer;
+  /** Use BM25. Default true; false: the semantic scorer alone. */
+  lexical?: boolean;
+  /** How the two are fused: `analytic` α (Eq. 7, default), `grid` α, or `rrf` (k = 60, no weight). */
+  fusion?: AlphaMethod | 'rrf';
+  /** A fixed α (overrides the stored one; the answers say `given`). Default: the fusion record. */
+  alpha?: number;
+  /** Sample snapshot: the fusion weight is set on `eo-title-sample`. Default false. */
+  sample?: boolean;
+  /** Folder of the built benchmark α is set on. Default `benchmarkSettings({ sample }).dir` (data/bench/eo-title[-sample]). */
+  benchmarkDir?: string;
+  /** Folder of fusion records. Default `checkpoints/fusion`. */
+  fusionDir?: string;
+  /** NN-SSC checkpoint folder. Default `checkpoints/nnssc/use-lite-<benchmark name>`. */
+  nnsscDir?: string;
+  /**
+   * When no fusion record exists yet: set α on the built benchmark's training split and store it once (true,
+   * default), or fuse by RRF and say so (false). A benchmark is never built here: without one, RRF stands in.
+   */
+  computeAlpha?: boolean;
+  /** Encoder to share (the caller disposes it). Default: USE-lite, loaded and owned here. */
+  encoder?: SentenceEncoder;
+  /** NN-SSC scoring threads. Default 1 (one query at a time). */
+  threads?: number;
+  /** Progress and decision lines (embedding the corpus the first time, α computed and stored). Default: none. */
+  log?: (line: string) => void;
+}
+
+/**
+ * Load the engine every query path uses, once: BM25 (cached index), the semantic scorer over its cached corpus
+ * embeddings, and the fusion weight from its stored record (`fusionAlpha`). Never builds a benchmark.
+ */
+export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOptions = {}): Promise<SearchEngine> {
+  const log = opts.log ?? (() => {});
+  const settings = benchmarkSettings({ sample: !!opts.sample });
+  const benchName = settings.name;
+  const lexical = opts.lexical === false ? null : bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25');
+  let semantic: CorpusScorer | null = null;
+  let owned: SentenceEncoder | null = null;
+  const disposers: (() => void)[] = [];
+  const choice = opts.semantic ?? 'best';
+  let semanticNote = '';
+  if (typeof choice === 'object') semantic = choice;
+  else if (choice !== 'none') {
+    const encoder = opts.encoder ?? (owned = await loadUseLite());
+    const matrix = await embedCorpusCached({
+      encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
+      onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),
+    });
+    if (choice === 'best' || choice === 'nnssc') {
+      const nn = loadNnsscScorer(corpus, encoder, matrix, { dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true });
+      if (nn.scorer) {
+        semantic = nn.scorer;
+        disposers.push(() => nn.scorer!.dispose());
+      } else if (choice === 'nnssc') {
+        owned?.dispose();
+        throw new EoError('DATA_NOT_FOUND', nn.note);
+      } else semanticNote = `; NN-SSC not used: ${nn.note}`;
+    }
+    semantic ??= denseScorer(encoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true });
+  }
+  if (owned) disposers.push(() => owned!.dispose());
+  const dispose = () => disposers.forEach((d) => d());
+  if (!semantic || !lexical) {
+    if (!semantic && !lexical) throw new EoError('INVALID_ARGUMENT', 'loadSearchEngine: semantic "none" needs BM25 (lexical: true)');
+    return createSearchEngine(corpus, { lexical, semantic, dispose });
+  }
+  try {
+    const { spec, source, recordFile } = await resolveFusion(corpus, lexical, semantic, opts, settings.dir, log);
+    return createSearchEngine(corpus, { lexical, semantic, fusion: spec, source: source + semanticNote, recordFile, dispose });
+  } catch (e) {
+    dispose();
+    throw e;
+  }
+}
+
+async function resolveFusion(
+  corpus: Corpus, lexical: CorpusScorer, semantic: CorpusScorer, opts: LoadSearchEngineOptions, defaultDir: string, log: (l: string) => void,
+): Promise<{ spec: FusionSpec; source: string; recordFile?: string }> {
+  const rrf = (why: string): { spec: FusionSpec; source: string } => ({ spec: { method: 'rrf', k: RRF_K }, source: why });
+  if (opts.alpha !== undefined) {
+    if (!(opts.alpha >= 0 && opts.alpha <= 1)) throw new EoError('INVALID_ARGUMENT', `alpha must be in [0, 1], got ${opts.alpha}`);
+    return { spec: { method: 'convex', alpha: opts.alpha }, source: 'given' };
+  }
+  const method = opts.fusion ?? 'analytic';
+  if (method === 'rrf') return rrf(`RRF k=${RRF_K} (asked for; needs no weight)`);
+  const dir = opts.benchmarkDir ?? defaultDir;
+  const file = path.join(dir, 'benchmark.json');
+  const rel = path.relative(repoRoot(), dir) || dir;
+  if (!fs.existsSync(file)) return rrf(`RRF k=${RRF_K}: no benchmark at ${rel} to set α on (run "eo bench build${opts.sample ? ' --sample' : ''}"), so no stored α`);
+  let train;
+  try {
+    train = benchmarkSplit(loadBenchmark(file, corpus), 'train');
+  } catch (e) {
+    return rrf(`RRF k=${RRF_K}: the benchmark at ${rel} is not usable (${(e as Error).message.split('\n')[0]})`);
+  }
+  const key = fusionRecordKey(corpus, train, semantic, lexical, method);
+  const stored = readFusionRecord(key, semantic.id, opts.fusionDir);
+  if (!stored && opts.computeAlpha === false) return rrf(`RRF k=${RRF_K}: no stored ${method} α for ${semantic.label} on ${rel} (computing it was switched off)`);
+  if (!stored) log(`no stored fusion weight for ${semantic.label} + ${lexical.label} on ${rel}: setting α (${method}) on its ${train.queries.length} training queries once…`);
+  const { record, file: recordFile } = stored
+    ? { record: stored, file: fusionRecordFile(key, semantic.id, opts.fusionDir) }
+    : await fusionAlpha({ corpus, train, semantic, lexical, method, dir: opts.fusionDir, log });
+  return { spec: { method: 'convex', alpha: record.alpha }, source: describeFusionRecord(record, recordFile), recordFile };
+}

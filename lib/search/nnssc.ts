@@ -1,0 +1,43 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Corpus } from '../data/types';
+import { repoRoot } from '../util/paths';
+import type { SentenceEncoder } from '../encode/types';
+import { loadNnsscCheckpoint, nnsscScorer, type NnsscScorer } from '../retrieve/nnssc';
+import { checkpointExists } from '../store/checkpoint';
+import type { Checkpoint } from '../store/types';
+import { defaultNnsscDir } from '../train/nnssc';
+
+/** The NN-SSC checkpoint of a benchmark: the one notebook 04 trains, `checkpoints/nnssc/use-lite-<benchmark name>`. */
+export function nnsscCheckpointDir(benchmarkName: string): string {
+  return defaultNnsscDir(`use-lite-${benchmarkName}`);
+}
+
+export interface LoadNnsscOptions {
+  /** Checkpoint folder. Default `nnsscCheckpointDir(benchmarkName)`. */
+  dir?: string;
+  /** Benchmark name (selects the default folder). Default `eo-title`. */
+  benchmarkName?: string;
+  /** Worker threads for scoring (2 for batches on this machine, 1 for a service). Default 1. */
+  threads?: number;
+  /** Skip the on-disk query-embedding cache (a service). Default false. */
+  noCache?: boolean;
+}
+
+/**
+ * THE NN-SSC checkpoint loader of the pipeline (search engine, fusion notebook, rerank backbones): the trained
+ * scorer over the cached corpus embeddings, or null with the reason (no checkpoint; trained on another corpus or
+ * encoder). `matrix` is `encoder`'s embedding of the corpus, in corpus order.
+ */
+export function loadNnsscScorer(corpus: Corpus, encoder: SentenceEncoder, matrix: Float32Array, opts: LoadNnsscOptions = {}): { scorer: NnsscScorer | null; checkpoint: Checkpoint | null; dir: string; note: string } {
+  const dir = opts.dir ?? nnsscCheckpointDir(opts.benchmarkName ?? 'eo-title');
+  const rel = path.relative(repoRoot(), dir) || dir;
+  if (!fs.existsSync(dir) || !checkpointExists(dir)) return { scorer: null, checkpoint: null, dir, note: `no NN-SSC checkpoint at ${rel} (notebook 04-nnssc trains it)` };
+  try {
+    const { model, checkpoint } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash });
+    const scorer = nnsscScorer(encoder, matrix, model, { id: 'nnssc', label: 'NN-SSC', threads: opts.threads, noCache: opts.noCache });
+    return { scorer, checkpoint, dir, note: `checkpoint ${rel}` };
+  } catch (e) {
+    return { scorer: null, checkpoint: null, dir, note: `NN-SSC checkpoint ${rel} not usable: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };
+  }
+}

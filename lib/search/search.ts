@@ -1,0 +1,177 @@
+import { datasetLandingPage } from '../data/text';
+import type { DatasetRecord } from '../data/types';
+import { explainFused, fuseWithParts, type FusedScores } from '../fuse/scorer';
+import { rerankList } from '../rerank/compose';
+import type { RerankCandidate, RerankTrace } from '../rerank/types';
+import { topKHits } from '../retrieve/topk';
+import { decideToolsLlm } from '../router/llm';
+import { parseQuery } from '../router/parse';
+import { candidateOf, finishRoute } from '../router/route';
+import { decideTools } from '../router/decide';
+import type { RouteResult, ToolDecision } from '../router/types';
+import { retrievalQueryTextParsed } from './text';
+import type { RankedDataset, ScoreComponent, SearchEngine, SearchOptions, SearchResponse } from './types';
+
+/** CMR concept page of a dataset. */
+export function cmrConceptUrl(d: Pick<DatasetRecord, 'id'>): string {
+  return `https://cmr.earthdata.nasa.gov/search/concepts/${encodeURIComponent(d.id)}.html`;
+}
+
+/** Earthdata Search page of a collection. */
+export function earthdataSearchUrl(d: Pick<DatasetRecord, 'id'>): string {
+  return `https://search.earthdata.nasa.gov/search/granules?p=${encodeURIComponent(d.id)}`;
+}
+
+/** One query's scores on the engine: the final vector and, where there are two scorers, the fused parts. */
+export interface QueryScores {
+  final: Float32Array;
+  lexical: Float32Array | null;
+  semantic: Float32Array | null;
+  /** Fused scores with their parts (two scorers only). */
+  fused: FusedScores | null;
+  lexicalMs: number;
+  semanticMs: number;
+  fuseMs: number;
+}
+
+/** Retrieve and fuse one (already rewritten) retrieval text on the engine. */
+export async function scoreQuery(engine: SearchEngine, retrievalText: string): Promise<QueryScores> {
+  const t0 = performance.now();
+  const lexical = engine.lexical ? (await engine.lexical.scoreBatch([retrievalText]))[0] : null;
+  const t1 = performance.now();
+  const semantic = engine.semantic ? (await engine.semantic.scoreBatch([retrievalText]))[0] : null;
+  const t2 = performance.now();
+  const fused = lexical && semantic ? fuseWithParts(engine.fusion.spec!, semantic, lexical) : null;
+  const final = fused ? fused.scores : (lexical ?? semantic)!;
+  return { final, lexical, semantic, fused, lexicalMs: t1 - t0, semanticMs: t2 - t1, fuseMs: performance.now() - t2 };
+}
+
+const pct = (x: number, tot: number) => (tot > 0 ? Math.round((100 * x) / tot) : 0);
+
+/** The explanation of one dataset's score: each scorer's raw score, normalised score and contribution, and a line. */
+export function explainResult(engine: SearchEngine, s: QueryScores, index: number): Pick<RankedDataset, 'score' | 'components' | 'stage' | 'why'> {
+  const lexId = engine.lexical?.id ?? '';
+  const semId = engine.semantic?.id ?? '';
+  if (s.fused) {
+    const x = explainFused(s.fused, index);
+    const lexical: ScoreComponent = { scorer: lexId, raw: x.rawLexical, normalized: x.lexicalNormalized, contribution: x.lexical };
+    const semantic: ScoreComponent = { scorer: semId, raw: x.rawSemantic, normalized: x.semanticNormalized, contribution: x.semantic };
+    const tot = x.lexical + x.semantic;
+    const stage: RankedDataset['stage'] = x.lexical >= (2 / 3) * tot ? 'bm25' : x.semantic >= (2 / 3) * tot ? 'semantic' : 'both';
+    const how = engine.fusion.spec!.method === 'rrf' ? `RRF k=${engine.fusion.spec!.k}` : `α = ${x.alpha.toFixed(3)}`;
+    const why = `${engine.lexical!.label} contributes ${x.lexical.toFixed(3)} (${pct(x.lexical, tot)}%), ${engine.semantic!.label} ${x.semantic.toFixed(3)} (${pct(x.semantic, tot)}%), ${how}` +
+      (x.rawLexical === 0 ? ': no query term matched, found by meaning' : '');
+    return { score: x.score, components: { lexical, semantic }, stage, why };
+  }
+  const v = s.final[index];
+  const c: ScoreComponent = { scorer: engine.lexical ? lexId : semId, raw: v, normalized: v, contribution: v };
+  return engine.lexical
+    ? { score: v, components: { lexical: c, semantic: null }, stage: 'bm25', why: `${engine.lexical.label} ${v.toFixed(3)} (query terms in its metadata)` }
+    : { score: v, components: { lexical: null, semantic: c }, stage: 'semantic', why: `${engine.semantic!.label} ${v.toFixed(3)} (similar in meaning)` };
+}
+
+/**
+ * Ranked datasets of one query's scores: the top `k` (ties by dataset id descending, as trec_eval), each explained.
+ * Datasets that nothing matched are dropped: score 0 under BM25 alone or a convex fusion (their minimum on every
+ * scorer). Semantic-only and RRF scores are never 0.
+ */
+export function rankedDatasets(engine: SearchEngine, s: QueryScores, k: number): RankedDataset[] {
+  const ids = engine.corpus.datasets.map((d) => d.id);
+  const dropZero = engine.fusion.mode === 'convex' || engine.fusion.mode === 'lexical';
+  const hits = topKHits(s.final, k, ids).filter((h) => !dropZero || h.score > 0);
+  return hits.map((h, i) => {
+    const d = engine.corpus.datasets[h.index];
+    return {
+      rank: i + 1, id: d.id, shortName: d.shortName, longName: d.longName, daac: d.daac,
+      temporal: { start: d.temporalStart, end: d.temporalEnd },
+      ...explainResult(engine, s, h.index),
+      links: { detail: `/dataset/${encodeURIComponent(d.id)}`, landingPage: datasetLandingPage(d), earthdataSearch: earthdataSearchUrl(d), cmr: cmrConceptUrl(d) },
+    };
+  });
+}
+
+function routerSummary(route: RouteResult): NonNullable<SearchResponse['router']> {
+  return {
+    router: route.router, fallThrough: route.fallThrough, decisions: route.decisions, actions: route.actions, notes: route.notes,
+    parsed: {
+      period: route.parsed.period,
+      places: route.parsed.places.map((m) => ({ name: m.place.name, bbox: m.place.bbox, source: m.place.source, text: m.span.text })),
+      variables: route.parsed.variables.map((v) => ({ gcmd: v.gcmd, via: v.via, text: v.span.text })),
+      intents: route.parsed.intents.map((i) => ({ intent: i.intent, cue: i.cue })),
+    },
+  };
+}
+
+/**
+ * THE query path for one question: parse once (router parser) → route (tool decisions, before retrieval) → retrieve
+ * the query without its leading action phrase (`retrievalQueryText`) with every scorer of the engine → fuse (convex with the
+ * stored α, or RRF) → optional rerank (Algorithm 1 over windows) → explanation of each result's score parts; the
+ * router's actions are then built with the top datasets. `eo search`, `eo serve` and the notebooks call this.
+ */
+export async function search(engine: SearchEngine, query: string, opts: SearchOptions = {}): Promise<SearchResponse> {
+  const k = opts.k ?? 10;
+  const now = opts.now ?? new Date();
+  const t0 = performance.now();
+  const parsed = parseQuery(query, { now });
+  const retrievalQuery = retrievalQueryTextParsed(parsed);
+  const t1 = performance.now();
+  const routerChoice = opts.router ?? 'rules';
+  let decisions: ToolDecision[] = [];
+  let routerName = 'rules';
+  const notes: string[] = [];
+  if (routerChoice !== false) {
+    const base = { resolveShortName: engine.resolveShortName, retrievalFollows: true };
+    if (routerChoice === 'rules') decisions = decideTools(parsed, base);
+    else {
+      try {
+        const r = await decideToolsLlm(parsed, { ...base, client: routerChoice });
+        decisions = r.decisions;
+        routerName = r.router;
+        notes.push(...r.notes);
+      } catch (e) {
+        opts.log?.(e);
+        decisions = decideTools(parsed, base);
+        notes.push('the LLM router was unavailable; the rule router answered');
+      }
+    }
+  }
+  const t2 = performance.now();
+  const scores = await scoreQuery(engine, retrievalQuery);
+  const depth = opts.rerank ? Math.max(k, opts.rerank.depth ?? opts.rerank.window ?? 10) : k;
+  let results = rankedDatasets(engine, scores, depth);
+  const t3 = performance.now();
+  let rerankTraces: RerankTrace[] | undefined;
+  if (opts.rerank && results.length > 1) {
+    const byId = new Map(results.map((r) => [r.id, r]));
+    const candidates: RerankCandidate[] = results.map((r) => ({
+      id: r.id, record: engine.corpus.datasets[engine.corpus.indexById.get(r.id)!], retrievalScore: r.score, retrievalRank: r.rank,
+      scores: { bm25: r.components.lexical?.raw ?? 0, semantic: r.components.semantic?.raw ?? 0, fused: r.score },
+    }));
+    const out = await rerankList(opts.rerank.reranker, { query: { id: 'q', text: query }, candidates }, opts.rerank);
+    rerankTraces = out.traces;
+    results = out.candidates.map((c, i) => ({ ...byId.get(c.id)!, rank: i + 1, retrievalRank: c.retrievalRank }));
+  }
+  results = results.slice(0, k);
+  const t4 = performance.now();
+  const route = routerChoice === false ? null : finishRoute(parsed, decisions, {
+    now, router: routerName, notes, resolveShortName: engine.resolveShortName,
+    candidates: results.slice(0, opts.routerCandidates ?? 3).map((r) => candidateOf(engine.corpus.datasets[engine.corpus.indexById.get(r.id)!])),
+  });
+  const t5 = performance.now();
+  const spec = engine.fusion.spec;
+  return {
+    query, k, retrievalQuery,
+    router: route ? routerSummary(route) : null,
+    retrieval: {
+      label: engine.label, lexical: engine.lexical?.id ?? null, semantic: engine.semantic?.id ?? null, fusion: engine.fusion.mode,
+      alpha: spec?.method === 'convex' ? spec.alpha : null, alphaSource: engine.fusion.source,
+      ...(opts.rerank ? { reranker: opts.rerank.reranker.id } : {}),
+    },
+    results,
+    ...(rerankTraces ? { rerankTraces } : {}),
+    timings: {
+      parseMs: t1 - t0, routeMs: t2 - t1 + (t5 - t4), lexicalMs: scores.lexicalMs, semanticMs: scores.semanticMs, fuseMs: scores.fuseMs,
+      rerankMs: t4 - t3, totalMs: performance.now() - t0,
+    },
+  };
+}

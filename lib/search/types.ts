@@ -1,0 +1,134 @@
+import type { Corpus } from '../data/types';
+import type { AlphaMethod, FusionSpec } from '../fuse';
+import type { CorpusScorer } from '../retrieve/scorers';
+import type { ShortNameResolver } from '../router/decide';
+import type { RouteResult, RouterAction, RouterLlmClient, ToolDecision } from '../router/types';
+import type { Reranker, RerankTrace, WindowOptions } from '../rerank/types';
+
+/** How the engine combines its scorers, and why. */
+export interface EngineFusion {
+  /**
+   * `convex` (min-max + α, paper Eq. 6), `rrf`, `lexical` (BM25 alone) or `semantic` (the semantic scorer alone).
+   */
+  mode: 'convex' | 'rrf' | 'lexical' | 'semantic';
+  /** The fusion of the two scorers (convex or rrf); null for a single scorer. */
+  spec: FusionSpec | null;
+  /** Where α comes from, in words (a stored fusion record, `given`, or why RRF stands in). Shown with every answer. */
+  source: string;
+  /** The fusion record α was read from (or written to), when there is one. */
+  recordFile?: string;
+}
+
+/**
+ * A loaded search engine: the corpus, its scorers and how they are fused, loaded once (`loadSearchEngine`) and used
+ * by every query path (`search`, `searchBatch`): the CLI, the service, the notebooks and the rerank backbones.
+ */
+export interface SearchEngine {
+  corpus: Corpus;
+  /** BM25 (null: semantic scorer alone). */
+  lexical: CorpusScorer | null;
+  /** The semantic scorer (null: BM25 alone). */
+  semantic: CorpusScorer | null;
+  fusion: EngineFusion;
+  /** Human label, e.g. `BM25 + NN-SSC, α = 0.412 (analytic)`. */
+  label: string;
+  /** ShortName → dataset of this corpus (the router's Harmony collections). */
+  resolveShortName: ShortNameResolver;
+  /** Free encoders and backend memory the engine owns. */
+  dispose(): void;
+}
+
+/** One part of a dataset's score. */
+export interface ScoreComponent {
+  /** Scorer id (`bm25`, `nnssc`, `cosine-base`…). */
+  scorer: string;
+  /** The scorer's own score. */
+  raw: number;
+  /** Convex: min-max normalised over the corpus for this query; RRF: 1 / (k + rank); alone: the raw score. */
+  normalized: number;
+  /** Its share of the final score: α·ŝ (convex), 1 / (k + rank) (RRF), the score itself (alone). */
+  contribution: number;
+}
+
+/** One ranked dataset with the explanation of its score. */
+export interface RankedDataset {
+  rank: number;
+  id: string;
+  shortName: string | null;
+  longName: string;
+  daac: string;
+  temporal: { start: string | null; end: string | null };
+  /** The final retrieval score (fused, or the single scorer's). */
+  score: number;
+  components: { lexical: ScoreComponent | null; semantic: ScoreComponent | null };
+  /** Which part produced most of the score: `bm25`, `semantic`, or `both` (neither above 2/3 of it). */
+  stage: 'bm25' | 'semantic' | 'both';
+  /** One line: why the dataset is here. */
+  why: string;
+  /** Rank before reranking (only when a reranker reordered the list). */
+  retrievalRank?: number;
+  links: { detail: string; landingPage: string; earthdataSearch: string; cmr: string };
+}
+
+export interface SearchTimings {
+  parseMs: number;
+  routeMs: number;
+  lexicalMs: number;
+  semanticMs: number;
+  fuseMs: number;
+  rerankMs: number;
+  totalMs: number;
+}
+
+/** Options of one `search` call. Every field has a default. */
+export interface SearchOptions {
+  /** Results returned. Default 10. */
+  k?: number;
+  /** Reference "today" for open periods. Default: the current date. */
+  now?: Date;
+  /** Route the query: `rules` (default), an LLM router client, or `false` (retrieval only, no routing). */
+  router?: 'rules' | RouterLlmClient | false;
+  /** Retrieved datasets handed to the router's actions (Harmony / Earthdata Search). Default 3. */
+  routerCandidates?: number;
+  /** Errors of an LLM router are logged here (then the rule router answers). Default: none. */
+  log?: (e: unknown) => void;
+  /**
+   * Rerank the top `depth` (default: max(k, window)) with this reranker, each window's answer composed by
+   * Algorithm 1 (`rerankList`). Default: no reranking.
+   */
+  rerank?: { reranker: Reranker } & WindowOptions;
+}
+
+/** The answer to one query: router decisions and actions, ranked datasets with explanations, timings. */
+export interface SearchResponse {
+  query: string;
+  k: number;
+  /** The text the retrievers scored (`retrievalQueryText`: the query without its leading action phrase). */
+  retrievalQuery: string;
+  router: {
+    router: string;
+    fallThrough: boolean;
+    decisions: ToolDecision[];
+    actions: RouterAction[];
+    parsed: { period: RouteResult['parsed']['period']; places: { name: string; bbox: number[]; source: string; text: string }[]; variables: { gcmd: string; via: string; text: string }[]; intents: { intent: string; cue: string }[] };
+    notes: string[];
+  } | null;
+  retrieval: {
+    label: string;
+    lexical: string | null;
+    semantic: string | null;
+    fusion: EngineFusion['mode'];
+    /** α of a convex fusion; null otherwise. */
+    alpha: number | null;
+    /** Where α comes from (or why there is none). */
+    alphaSource: string;
+    /** The reranker that reordered the top results, when one did. */
+    reranker?: string;
+  };
+  results: RankedDataset[];
+  /** The reranker's traces (calls, repairs, cost), when one ran. */
+  rerankTraces?: RerankTrace[];
+  timings: SearchTimings;
+}
+
+export type { AlphaMethod };

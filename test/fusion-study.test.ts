@@ -1,0 +1,97 @@
+// Table 2 assembly as library functions: the α loop and fusion runs (studyHybrid), the row list (table2Systems),
+// per-query gains, the α table and the generated discussion.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  alphaRows, analyticAlpha, bm25Scorer, buildBm25, buildTable2, evaluateRun, fuseConvex, fusionDiscussion, makeCorpus, perQueryGain,
+  retrieveSplits, rrfScores, runFromScores, studyHybrid, summarize, table2Systems, TABLE2_ROWS, table2RowId, hybridGains,
+  type CorpusScorer, type DatasetRecord,
+} from '../lib';
+import type { PerQueryMetrics } from '../lib/metrics';
+
+function ds(id: string, longName: string): DatasetRecord {
+  return {
+    id, shortName: null, longName, abstract: '', doi: null, daac: 'GES_DISC', publisher: null, temporalStart: null, temporalEnd: null,
+    keywords: [], platforms: [], instruments: [], projects: [], processingLevel: null, landingPage: null,
+    shortNameSource: null, catalogRecordComplete: true, sources: [],
+  };
+}
+const corpus = makeCorpus([ds('C1-A', 'ozone column'), ds('C2-A', 'sea ice extent'), ds('C3-A', 'aerosol optical depth'), ds('C4-A', 'rainfall rate'), ds('C5-A', 'snow cover')], [], [], 'toy');
+const view = (qs: [string, string, string][]) => ({
+  queries: qs.map(([id, text]) => ({ id, text, publicationId: id })),
+  qrels: new Map(qs.map(([id, , d]) => [id, new Map([[d, 1]])])),
+}) as never;
+const splits = {
+  train: view([['t1', 'ozone', 'C1-A'], ['t2', 'smoke haze', 'C3-A'], ['t3', 'sea ice', 'C2-A'], ['t4', 'precipitation', 'C4-A']]),
+  test: view([['e1', 'ozone column', 'C1-A'], ['e2', 'smoke', 'C3-A'], ['e3', 'snowpack', 'C5-A']]),
+};
+const semantic: CorpusScorer = {
+  id: 'sem', label: 'Sem', fingerprint: 'sem@1',
+  async scoreBatch(texts) {
+    const topic = (t: string) => (/smoke|aerosol|haze/.test(t) ? 'aerosol' : /precip|rain/.test(t) ? 'rainfall' : /snow/.test(t) ? 'snow' : /ozone/.test(t) ? 'ozone' : 'ice');
+    return texts.map((t) => Float32Array.from(corpus.datasets, (d) => (d.longName.includes(topic(t)) ? 0.9 : 0.2)));
+  },
+};
+
+test('studyHybrid: α from the fusion records (Eq. 7 and grid), runs equal fusing the score vectors by hand', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-study-'));
+  try {
+    const lexical = bm25Scorer(buildBm25(corpus));
+    const lex = await retrieveSplits(lexical, splits, corpus);
+    const sem = await retrieveSplits(semantic, splits, corpus);
+    const h = await studyHybrid({ corpus, splits, semantic: { scorer: semantic, scores: sem }, lexical: { scorer: lexical, scores: lex }, fusionDir: dir });
+    const row = (r: typeof lex) => summarize('x', evaluateRun(r.train.run, (splits.train as { qrels: never }).qrels));
+    assert.ok(Math.abs(h.analytic.alpha! - analyticAlpha(row(sem), row(lex))) < 1e-12);
+    assert.is(h.analyticRecord.alpha, h.analytic.alpha);
+    assert.is(h.gridRecord.alpha, h.grid.alpha);
+    const ids = (splits.test as { queries: { id: string }[] }).queries.map((q) => q.id);
+    const byHand = runFromScores(ids, sem.test.scores.map((s, i) => fuseConvex(s, lex.test.scores[i], h.analytic.alpha!)), corpus);
+    assert.equal([...h.analytic.test], [...byHand]);
+    const rrf = runFromScores(ids, sem.test.scores.map((s, i) => rrfScores([s, lex.test.scores[i]])), corpus);
+    assert.equal([...h.rrf.test], [...rrf]);
+    assert.is(h.rrf.alpha, null);
+    assert.equal(fs.readdirSync(dir).length, 2, 'an analytic and a grid record');
+    const again = await studyHybrid({ corpus, splits, semantic: { scorer: semantic, scores: sem }, lexical: { scorer: lexical, scores: lex }, fusionDir: dir });
+    assert.is(again.analyticRecord.created, h.analyticRecord.created, 'records are reused');
+
+    // Table 2 rows: the paper's list in order; missing scorers say which notebook makes them
+    const sys = table2Systems({ scores: { bm25: lex, 'cosine-base': sem }, hybrids: { 'cosine-base': h } });
+    assert.equal(sys.map((s) => s.label), TABLE2_ROWS.map((r) => r.label));
+    assert.equal(sys.map((s) => s.id), TABLE2_ROWS.map(table2RowId));
+    const nn = sys.find((s) => s.id === 'nnssc+bm25')!;
+    assert.is(nn.test, undefined);
+    assert.is(nn.note, 'not available: run 04-nnssc');
+    const hyb = sys.find((s) => s.id === 'cosine-base+bm25')!;
+    assert.is(hyb.alpha, h.analytic.alpha);
+    assert.is(hyb.alphaMethod, 'analytic (Eq. 7)');
+    assert.is(hyb.trainableParams, 0);
+    assert.is(sys.find((s) => s.id === 'cosine-base+bm25-rrf')!.alpha, null);
+    const table = buildTable2(sys, { testQrels: (splits.test as { qrels: never }).qrels, trainQrels: (splits.train as { qrels: never }).qrels, paired: { samples: 200 } });
+    const gains = hybridGains(table, sys, [['cosine-base+bm25', 'cosine-base'], ['cosine-base+bm25', 'bm25'], ['nnssc+bm25', 'nnssc']]);
+    assert.equal(gains.map((g) => g.comparison), ['Cosine (base) + BM25 − Cosine (base)', 'Cosine (base) + BM25 − BM25']);
+    const a = alphaRows([h]);
+    assert.is(a[0]['α analytic (Eq. 7)'], h.analytic.alpha);
+    const md = fusionDiscussion({ table, hybrids: [h], gains, queries: 3, writerLabel: 'titles' });
+    assert.match(md, /^## Discussion/);
+    assert.ok(md.includes(`**${table.best.label}**`), md);
+    assert.ok(md.includes(`better on ${gains[0].better}, worse on ${gains[0].worse}, tied on ${gains[0].tied}`), md);
+    assert.ok(md.includes(`analytic α ${h.analytic.alpha!.toFixed(3)}`), md);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('perQueryGain: counts better, worse and tied queries by query id', () => {
+  const pq = (ids: string[], ap: number[]) => ({ queryIds: ids, values: { MAP: ap } }) as unknown as PerQueryMetrics;
+  const g = perQueryGain(pq(['a', 'b', 'c', 'd'], [0.5, 0.2, 0.3, 1]), pq(['d', 'c', 'b', 'a'], [1, 0.1, 0.4, 0.5]), 'x − y');
+  assert.equal(g.sorted, [-0.2, 0, 0, 0.19999999999999998].map((x) => x).sort((p, q) => p - q));
+  assert.is(g.better, 1);
+  assert.is(g.worse, 1);
+  assert.is(g.tied, 2);
+  assert.ok(Math.abs(g.mean - (-0.2 + 0.2) / 4) < 1e-12);
+});
+
+test.run();
