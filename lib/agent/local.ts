@@ -4,6 +4,7 @@ import { buildBm25, bm25TopK, type Bm25Index } from '../retrieve/bm25';
 import { ARXIV_TOOL_DESCRIPTION, searchArgs, SEARCH_TOOL_PARAMETERS } from './arxiv';
 import { WEB_TOOL_DESCRIPTION } from './web';
 import type { AgentTool, ToolItem } from './types';
+import { trainingLinks, trainingPublications, type RerankExperiment } from '../rerank/experiment';
 
 /** A BM25 index over the snapshot's publications (title, abstract, DOI), built with the retrieval BM25. */
 export interface LocalPublicationIndex {
@@ -77,4 +78,13 @@ export function localDatasetDocsTool(corpus: Corpus, bm25: Bm25Index, name: 'web
       return { items, source: 'local dataset documentation (snapshot)' };
     },
   };
+}
+
+/**
+ * The local `arxiv_search` a reranker is TRAINED with (`trainRoutedReranker`): the training split's publications
+ * only, each with its training-split dataset links, so that no test publication's text or label shapes a model.
+ * At test time use an index of all publications (the leakage guard removes each query's own).
+ */
+export function trainingPublicationTool(exp: Pick<RerankExperiment, 'bench' | 'corpus' | 'train'>): AgentTool {
+  return localArxivTool(buildLocalPublicationIndex(trainingPublications(exp), trainingLinks(exp)));
 }

@@ -3,7 +3,7 @@ import { benchmarkSettings, loadOrBuildBenchmark } from '../bench/export';
 import type { Benchmark, BenchSplitView } from '../bench/types';
 import { loadSnapshot } from '../data/snapshot';
 import { datasetEncoderText } from '../data/text';
-import type { Corpus } from '../data/types';
+import type { Corpus, Publication } from '../data/types';
 import { embedCorpusCached } from '../encode/cache';
 import type { SentenceEncoder } from '../encode/types';
 import { loadUseLite } from '../encode/use-lite';
@@ -114,4 +114,13 @@ export function trainingLinks(exp: Pick<RerankExperiment, 'bench' | 'train'>): M
     out.set(p, list);
   }
   return out;
+}
+
+/**
+ * The publications behind the training split's queries, in corpus order: what a local publication tool may hold
+ * while a reranker is TRAINED (`trainRoutedReranker`), so that no test publication's text shapes the model.
+ */
+export function trainingPublications(exp: Pick<RerankExperiment, 'bench' | 'corpus'>): Publication[] {
+  const train = new Set(exp.bench.queries.filter((q) => q.split === 'train').map((q) => q.publicationId));
+  return exp.corpus.publications.filter((p) => train.has(p.id));
 }
