@@ -203,13 +203,18 @@ test('NN-SSC checkpoint round trip gives the same scores; another encoder is ref
     const texts = ['alpha', 'beta'];
     const vec = (t: string) => data.queryMatrix.slice(t === 'alpha' ? 0 : 8, t === 'alpha' ? 8 : 16);
     const enc: SentenceEncoder = { id: 'fake-8', dim: 8, async embed(ts) { return ts.map(vec); }, dispose() {} };
-    const scorer = nnsscScorer(enc, data.corpusMatrix, model, { noCache: true });
+    const scorer = nnsscScorer(enc, data.corpusMatrix, model, { noCache: true, engine: 'tfjs' });
     const s = await scorer.scoreBatch(texts);
     const idx = await NnsscCorpusIndex.create(model, data.corpusMatrix);
     const direct = await idx.scoreVectors(data.queryMatrix.slice(0, 16));
     idx.dispose();
     scorer.dispose();
     assert.equal(Array.from(s[1]), Array.from(direct[1]));
+    // the default engine (onnxruntime when it loads) gives the same logits to float32 rounding
+    const auto = nnsscScorer(enc, data.corpusMatrix, model, { noCache: true });
+    const sa = await auto.scoreBatch(texts);
+    auto.dispose();
+    for (let q = 0; q < 2; q++) sa[q].forEach((x, i) => close(x, s[q][i], 1e-5, `default engine q${q} d${i}`));
     const sig = nnsscScorer(enc, data.corpusMatrix, model, { noCache: true, output: 'sigmoid' });
     const s2 = await sig.scoreBatch(texts);
     sig.dispose();
