@@ -1,26 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  encodeOnnxModel, initTfBackend, l2NormalizeRows, loadOnnxRuntime, mulberry32, nnsscLogitReference, nnsscScorer, nnsscTwoStageScores, NnsscCorpusIndex,
-  NnsscOnnxIndex, ONNX_FLOAT, openNnsscIndex, twoStageCandidates, isEoError, type CorpusScorer, type NnsscModel, type SentenceEncoder,
+  encodeOnnxModel, initTfBackend, l2NormalizeRows, loadOnnxRuntime, nnsscLogitReference, nnsscScorer, nnsscTwoStageScores, NnsscCorpusIndex,
+  NnsscOnnxIndex, ONNX_FLOAT, openNnsscIndex, twoStageCandidates, isEoError, type CorpusScorer, type SentenceEncoder,
 } from '../lib';
+import { randMatrix, randomModel } from './nnssc-fixtures';
 
 const close = (a: number, b: number, eps: number, msg = '') => assert.ok(Math.abs(a - b) <= eps, `${msg} ${a} != ${b} (eps ${eps})`);
 
-function randMatrix(rows: number, cols: number, seed: number, scale = 1): Float32Array {
-  const rng = mulberry32(seed);
-  const m = new Float32Array(rows * cols);
-  for (let i = 0; i < m.length; i++) m[i] = (rng() * 2 - 1) * scale;
-  return m;
-}
-
-function randomModel(dim: number, h1: number, h2: number, seed: number): NnsscModel {
-  return {
-    dim, hidden1: h1, hidden2: h2,
-    w1: randMatrix(2 * dim, h1, seed, 0.5), b1: randMatrix(1, h1, seed + 1, 0.2), w2: randMatrix(h1, h2, seed + 2, 0.5),
-    b2: randMatrix(1, h2, seed + 3, 0.2), w3: randMatrix(h2, 1, seed + 4, 0.5), b3: 0.25,
-  };
-}
 
 const D = 16, N = 300, Q = 4;
 const model = randomModel(D, 32, 24, 30);

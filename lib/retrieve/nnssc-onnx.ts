@@ -1,6 +1,6 @@
 import { EoError } from '../errors';
 import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT, ONNX_INT64, type OnnxGraph, type OnnxNode } from '../tensor/onnx';
-import { validateNnsscModel, type NnsscModel } from './nnssc';
+import { queryRowCount, validateNnsscModel, type NnsscModel } from './nnssc';
 
 type Ort = typeof import('onnxruntime-node');
 type OrtSession = import('onnxruntime-node').InferenceSession;
@@ -130,8 +130,7 @@ export class NnsscOnnxIndex {
   async scoreVectors(queryVecs: Float32Array, opts: { onProgress?: (done: number, total: number) => void } = {}): Promise<Float32Array[]> {
     if (!this.full) throw new EoError('INVALID_ARGUMENT', 'NnsscOnnxIndex used after dispose()');
     const D = this.model.dim;
-    const nq = queryVecs.length / D;
-    if (!Number.isInteger(nq)) throw new EoError('INVALID_ARGUMENT', `query matrix length ${queryVecs.length} is not a multiple of D=${D}`);
+    const nq = queryRowCount(queryVecs, D);
     const N = this.size;
     const out: Float32Array[] = [];
     for (let s = 0; s < nq; s += this.queriesPerBatch) {

@@ -115,6 +115,13 @@ export function nnsscLogitReference(m: NnsscModel, q: ArrayLike<number>, d: Arra
   return z;
 }
 
+/** Rows of a Q×D query matrix; throws INVALID_ARGUMENT when its length is not a multiple of D. */
+export function queryRowCount(queryVecs: ArrayLike<number>, dim: number): number {
+  const nq = queryVecs.length / dim;
+  if (!Number.isInteger(nq)) throw new EoError('INVALID_ARGUMENT', `query matrix length ${queryVecs.length} is not a multiple of D=${dim}`);
+  return nq;
+}
+
 export function sigmoid(z: number): number {
   return 1 / (1 + Math.exp(-z));
 }
@@ -191,8 +198,7 @@ export class NnsscCorpusIndex {
     if (!this.a) throw new EoError('INVALID_ARGUMENT', 'NnsscCorpusIndex used after dispose()');
     const tf = this.tf;
     const { dim: D, hidden1: H1, b3 } = this.model;
-    const nq = queryVecs.length / D;
-    if (!Number.isInteger(nq)) throw new EoError('INVALID_ARGUMENT', `query matrix length ${queryVecs.length} is not a multiple of D=${D}`);
+    const nq = queryRowCount(queryVecs, D);
     const N = this.size;
     const out: Float32Array[] = [];
     for (let s = 0; s < nq; s += this.queriesPerBatch) {
@@ -397,8 +403,7 @@ export async function nnsscTwoStageScores(
   firstStage: readonly (readonly ArrayLike<number>[])[],
   topM: number,
 ): Promise<{ scores: Float32Array[]; candidates: number[] }> {
-  const nq = queryVecs.length / dim;
-  if (!Number.isInteger(nq)) throw new EoError('INVALID_ARGUMENT', `query matrix length ${queryVecs.length} is not a multiple of D=${dim}`);
+  const nq = queryRowCount(queryVecs, dim);
   for (const f of firstStage) if (f.length !== nq) throw new EoError('INVALID_ARGUMENT', `two-stage: a first-stage scorer gave ${f.length} score vectors for ${nq} queries`);
   const scores: Float32Array[] = [];
   const candidates: number[] = [];
