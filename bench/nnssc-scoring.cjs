@@ -93,8 +93,10 @@ async function main() {
     const d2 = diff(scores[3], scores[0]);
     line('max |onnx − tfjs| (logits, 1 thread)', `${d1.toExponential(2)} of max |logit| ${maxAbs.toFixed(2)}  (goal ≤ 1e-4: ${d1 <= 1e-4 ? 'met' : 'NOT met'})`);
     line(`max |onnx ${threads} threads − tfjs|`, `${d2.toExponential(2)}  (goal ≤ 1e-4: ${d2 <= 1e-4 ? 'met' : 'NOT met'})`);
-    line('ratio onnx/tfjs, 1 thread', `${(q[1] / q[0]).toFixed(2)}x`);
-    line(`ratio onnx ${threads} threads / tfjs ${threads} workers`, `${(q[3] / q[2]).toFixed(2)}x`);
+    // ratios per round (paths measured back to back, so slow load swings cancel), then their median
+    const perRound = (a, b) => med(qps[a].map((x, r) => x / qps[b][r]));
+    line('ratio onnx/tfjs, 1 thread', `${(q[1] / q[0]).toFixed(2)}x  (median of per-round ratios ${perRound(1, 0).toFixed(2)}x)`);
+    line(`ratio onnx ${threads} threads / tfjs ${threads} workers`, `${(q[3] / q[2]).toFixed(2)}x  (median of per-round ratios ${perRound(3, 2).toFixed(2)}x)`);
     line('ratio onnx 4 queries/run / 1 query/run', `${(q[4] / q[1]).toFixed(2)}x`);
     line(`best today on ${threads} cores → best now`, `${Math.max(q[0], q[2]).toFixed(1)} → ${Math.max(q[1], q[3], q[4]).toFixed(1)} queries/s  (goal ≥ 50)`);
     line('ratio best now / best today', `${(Math.max(q[1], q[3], q[4]) / Math.max(q[0], q[2])).toFixed(2)}x`);
