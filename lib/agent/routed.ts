@@ -57,8 +57,8 @@ export interface RoutedTrainOptions extends OfflineTrainOptions {
  * results (leakage guard on: a training query never sees its own publication); the margin threshold is the
  * `routeFraction` quantile of the base model's top-2 margins over the training queries' first windows. Both use
  * the priors with the query's source publication left out (as at test time, where a query's labels are not in
- * the priors). `tool` must answer from training publications only (e.g. `buildLocalPublicationIndex` over
- * `trainingPublications(exp)`): the test split's publications must not shape a trained model.
+ * the priors). `tool` must answer from training publications only (`trainingPublicationTool(exp)`): the test
+ * split's publications must not shape a trained model.
  */
 export async function trainRoutedReranker(
   base: OfflineRerankerModel,
