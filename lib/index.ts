@@ -76,8 +76,10 @@ export {
 export {
   annSearch, bm25Scorer, bm25Scores, bm25Tokens, buildBm25, buildHnsw, denseScorer, denseScores, denseTopK,
   hashMatrix, hnswCached, loadHnsw, loadNnsscCheckpoint, loadOrBuildBm25, NnsscCorpusIndex, nnsscLogitReference,
-  nnsscNaiveScores, nnsscParamCount, nnsscScorer, NnsscThreadedIndex, runFromScores, saveHnsw, scoreQueries, topK,
-  topKHits, type Bm25Index, type CorpusScorer, type NnsscModel, type NnsscScorer, type ScoredHit, type ScoredRun,
+  nnsscNaiveScores, NnsscOnnxIndex, nnsscParamCount, nnsscScorer, NnsscThreadedIndex, nnsscTwoStageScores,
+  openNnsscIndex, runFromScores, saveHnsw, scoreQueries, topK, topKHits, twoStageCandidates, type Bm25Index,
+  type CorpusScorer, type NnsscEngine, type NnsscIndex, type NnsscModel, type NnsscScorer, type ScoredHit,
+  type ScoredRun,
 } from './retrieve';
 
 // ── Training: MNRL fine-tuning, NN-SSC
@@ -124,8 +126,8 @@ export {
 // ── Agentic rerank: tools, leakage guard, routed reranker
 export {
   agenticReranker, agentReportRows, arxivSearchTool, buildLocalPublicationIndex, localArxivTool, localDatasetDocsTool,
-  openToolStore, recordedTool, routedOfflineReranker, searxngProvider, sourcePublicationLookup, trainRoutedReranker,
-  webSearchProviderFromEnv, webSearchTool, type AgentOptions, type AgentTool, type ToolResult,
+  openToolStore, recordedTool, routedOfflineReranker, searxngProvider, sourcePublicationLookup, trainingPublicationTool,
+  trainRoutedReranker, webSearchProviderFromEnv, webSearchTool, type AgentOptions, type AgentTool, type ToolResult,
 } from './agent';
 
 // ── Service: the search pipeline behind eo serve, HTTP server

@@ -1,9 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  encodeOnnxModel, initTfBackend, l2NormalizeRows, loadOnnxRuntime, nnsscLogitReference, nnsscScorer, nnsscTwoStageScores, NnsscCorpusIndex,
-  NnsscOnnxIndex, ONNX_FLOAT, openNnsscIndex, twoStageCandidates, isEoError, type CorpusScorer, type SentenceEncoder,
+  initTfBackend, l2NormalizeRows, nnsscLogitReference, nnsscScorer, nnsscTwoStageScores, NnsscCorpusIndex,
+  NnsscOnnxIndex, openNnsscIndex, twoStageCandidates, isEoError, type CorpusScorer, type SentenceEncoder,
 } from '../lib';
+import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT } from '../lib/tensor';
 import { randMatrix, randomModel } from './nnssc-fixtures';
 
 const close = (a: number, b: number, eps: number, msg = '') => assert.ok(Math.abs(a - b) <= eps, `${msg} ${a} != ${b} (eps ${eps})`);
