@@ -80,8 +80,10 @@ export {
 export {
   annSearch, bm25Scorer, bm25Scores, bm25Tokens, buildBm25, buildHnsw, denseScorer, denseScores, denseTopK,
   hashMatrix, hnswCached, loadHnsw, loadNnsscCheckpoint, loadOrBuildBm25, NnsscCorpusIndex, nnsscLogitReference,
-  nnsscNaiveScores, nnsscParamCount, nnsscScorer, NnsscThreadedIndex, nnsscWeightsHash, runFromScores, saveHnsw, scoreQueries, topK,
-  topKHits, type Bm25Index, type CorpusScorer, type NnsscModel, type NnsscScorer, type ScoredHit, type ScoredRun,
+  nnsscNaiveScores, NnsscOnnxIndex, nnsscParamCount, nnsscScorer, NnsscThreadedIndex, nnsscTwoStageScores, nnsscWeightsHash,
+  openNnsscIndex, runFromScores, saveHnsw, scoreQueries, topK, topKHits, twoStageCandidates, type Bm25Index,
+  type CorpusScorer, type NnsscEngine, type NnsscIndex, type NnsscModel, type NnsscScorer, type ScoredHit,
+  type ScoredRun,
 } from './retrieve';
 
 // ── Training: MNRL fine-tuning, NN-SSC
@@ -133,8 +135,8 @@ export { judgeBatchRequests, judgeColumns, judgeVsCitation, kendallTauB } from '
 // ── Agentic rerank: tools, leakage guard, routed reranker
 export {
   agenticReranker, agentReportRows, arxivSearchTool, buildLocalPublicationIndex, localArxivTool, localDatasetDocsTool,
-  openToolStore, recordedTool, routedOfflineReranker, searxngProvider, sourcePublicationLookup, trainRoutedReranker,
-  webSearchProviderFromEnv, webSearchTool, type AgentOptions, type AgentTool, type ToolResult,
+  openToolStore, recordedTool, routedOfflineReranker, searxngProvider, sourcePublicationLookup,
+  trainRoutedReranker, webSearchProviderFromEnv, webSearchTool, type AgentOptions, type AgentTool, type ToolResult,
 } from './agent';
 
 export { agentMessages, loadAgenticPrompt } from './agent';
@@ -144,7 +146,7 @@ export { agentMessages, loadAgenticPrompt } from './agent';
 export {
   backboneLists, benchmarkSplitHash, buildHybridBackbone, cmrConceptUrl, createSearchEngine, defaultFusionDir,
   describeFusionRecord, earthdataSearchUrl, explainResult, fuseBatch, fusionAlpha, fusionRecordFile, fusionRecordKey,
-  loadNnsscScorer, loadSearchEngine, nnsscCheckpointDir, prepareRerankExperiment, rankedDatasets, readFusionRecord,
+  loadNnsscScorer, loadSearchEngine, trainingPublications, trainingPublicationTool, nnsscCheckpointDir, prepareRerankExperiment, rankedDatasets, readFusionRecord,
   retrievalQueryText, retrievalQueryTextParsed, retrievalRuleId, retrieveBatch, retrieveSplits, scoreQuery,
   scorerFingerprint, search, searchBatch, studyHybrid, trainingLinks, type BatchResult, type EngineFusion,
   type FusedSplitRuns, type FusionRecord, type FusionRecordKey, type HybridStudy, type LoadSearchEngineOptions,

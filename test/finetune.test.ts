@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  getTf, initTfBackend, loadUseLiteModel, runUseLite, makeTrainableUseLite, prepareUseBatch, forwardUseLite, disposeUseBatch,
+  getTf, initTfBackend, tfBackendInfo, loadUseLiteModel, runUseLite, makeTrainableUseLite, prepareUseBatch, forwardUseLite, disposeUseBatch,
   useLiteTokens, useLiteWeights, mnrlLoss, mnrlLossReference, finetuneUseLite, loadFinetunedEncoder, warmupLinearLr,
   trainableWeightValues, loadCheckpoint, embedCorpusCached, sha256, isEoError, USE_LITE_DIM, TINY_FINETUNE_CONFIG,
   type FinetuneExample, type TrainableUseLite,
@@ -132,7 +132,9 @@ test('seeded tiny run lowers the loss, is bit-for-bit reproducible, and round-tr
   assert.equal(b.r.steps.map((s) => s.loss), la, 'same seed, same backend → same losses');
   const hash = (r: typeof a.r) => sha256(Buffer.concat(Object.values(trainableWeightValues(r.trainable)).map((t) => Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength))));
   assert.is(hash(b.r), hash(a.r), 'same seed → identical weights');
-  assert.ok(a.r.backend.length > 0);
+  // the backend recorded is the one that trained (our name and tfjs' own agree)
+  assert.is(a.r.backend, tfBackendInfo()!.name);
+  assert.is(getTf().getBackend(), tfBackendInfo()!.tfName);
 
   const ck = loadCheckpoint(dir, { kind: 'finetune-use-lite' });
   assert.is(ck.backend, a.r.backend);

@@ -8,23 +8,10 @@ import {
   disposeNnsscVariables, initNnsscModel, makeNnsscBatch, nnsscLogitReference, NnsscCorpusIndex, NnsscThreadedIndex, nnsscNaiveScores, trainNnssc,
   saveNnsscCheckpoint, loadNnsscCheckpoint, nnsscParamCount, nnsscScorer, validationSplit, isEoError, type NnsscModel, type SentenceEncoder,
 } from '../lib';
+import { randMatrix, randomModel } from './nnssc-fixtures';
 
 const close = (a: number, b: number, eps: number, msg = '') => assert.ok(Math.abs(a - b) <= eps, `${msg} ${a} != ${b} (eps ${eps})`);
 
-function randMatrix(rows: number, cols: number, seed: number, scale = 1): Float32Array {
-  const rng = mulberry32(seed);
-  const m = new Float32Array(rows * cols);
-  for (let i = 0; i < m.length; i++) m[i] = (rng() * 2 - 1) * scale;
-  return m;
-}
-
-function randomModel(dim: number, h1: number, h2: number, seed: number): NnsscModel {
-  return {
-    dim, hidden1: h1, hidden2: h2,
-    w1: randMatrix(2 * dim, h1, seed, 0.5), b1: randMatrix(1, h1, seed + 1, 0.2), w2: randMatrix(h1, h2, seed + 2, 0.5),
-    b2: randMatrix(1, h2, seed + 3, 0.2), w3: randMatrix(h2, 1, seed + 4, 0.5), b3: 0.25,
-  };
-}
 
 test.before(async () => {
   await initTfBackend({ backend: 'wasm' });
@@ -203,13 +190,18 @@ test('NN-SSC checkpoint round trip gives the same scores; another encoder is ref
     const texts = ['alpha', 'beta'];
     const vec = (t: string) => data.queryMatrix.slice(t === 'alpha' ? 0 : 8, t === 'alpha' ? 8 : 16);
     const enc: SentenceEncoder = { id: 'fake-8', dim: 8, async embed(ts) { return ts.map(vec); }, dispose() {} };
-    const scorer = nnsscScorer(enc, data.corpusMatrix, model, { noCache: true });
+    const scorer = nnsscScorer(enc, data.corpusMatrix, model, { noCache: true, engine: 'tfjs' });
     const s = await scorer.scoreBatch(texts);
     const idx = await NnsscCorpusIndex.create(model, data.corpusMatrix);
     const direct = await idx.scoreVectors(data.queryMatrix.slice(0, 16));
     idx.dispose();
     scorer.dispose();
     assert.equal(Array.from(s[1]), Array.from(direct[1]));
+    // the default engine (onnxruntime when it loads) gives the same logits to float32 rounding
+    const auto = nnsscScorer(enc, data.corpusMatrix, model, { noCache: true });
+    const sa = await auto.scoreBatch(texts);
+    auto.dispose();
+    for (let q = 0; q < 2; q++) sa[q].forEach((x, i) => close(x, s[q][i], 1e-5, `default engine q${q} d${i}`));
     const sig = nnsscScorer(enc, data.corpusMatrix, model, { noCache: true, output: 'sigmoid' });
     const s2 = await sig.scoreBatch(texts);
     sig.dispose();

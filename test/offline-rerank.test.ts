@@ -5,7 +5,7 @@ import { evaluateRun, mean } from '../lib/metrics/metrics';
 import type { Qrels } from '../lib/metrics/types';
 import { mulberry32 } from '../lib/util/random';
 import {
-  offlineReranker, rerankBackbone, rerankTable, runFromLists, trainingPriors, trainOfflineReranker, windowFeatures,
+  offlineReranker, rerankBackbone, rerankTable, runFromLists, trainingPriors, leaveOutBySource, trainOfflineReranker, windowFeatures,
   OFFLINE_FEATURES, type BackboneList,
 } from '../lib/rerank';
 import { buildLocalPublicationIndex, localArxivTool, routedOfflineReranker, trainRoutedReranker } from '../lib/agent';
@@ -65,7 +65,7 @@ test('features: one row per candidate, one column per feature name, popularity l
   if (i < 10) {
     const col = OFFLINE_FEATURES.indexOf('logPopularity');
     assert.ok(x[i][col] > 0);
-    assert.is(windowFeatures(l.query, l.candidates.slice(0, 10), priors, new Set([pos]))[i][col], 0, 'own label removed');
+    assert.is(windowFeatures(l.query, l.candidates.slice(0, 10), priors, leaveOutBySource(priors, train.qrels, [l.query]).get(l.query.id))[i][col], 0, 'own label removed');
   }
 });
 

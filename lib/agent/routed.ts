@@ -1,7 +1,7 @@
 import type { Qrels } from '../metrics/types';
 import { quantileSorted } from '../metrics/paired';
 import type { BackboneList } from '../rerank/compose';
-import { contentTokens, OFFLINE_FEATURES, windowFeatures } from '../rerank/features';
+import { contentTokens, leaveOutBySource, OFFLINE_FEATURES, windowFeatures, type PriorsLeaveOut } from '../rerank/features';
 import { newTrace } from '../rerank/listwise';
 import { rankByScores, scoreLinear, topMargin, trainingWindows, trainPairwiseRanker, type LinearRankModel, type OfflineRerankerModel, type OfflineTrainOptions, type RankGroup } from '../rerank/offline';
 import type { RerankCandidate, RerankQuery, Reranker } from '../rerank/types';
@@ -55,7 +55,10 @@ export interface RoutedTrainOptions extends OfflineTrainOptions {
 /**
  * Train the routed variant on the TRAINING split: the evidence model sees every training window with tool
  * results (leakage guard on: a training query never sees its own publication); the margin threshold is the
- * `routeFraction` quantile of the base model's top-2 margins over the training queries' first windows.
+ * `routeFraction` quantile of the base model's top-2 margins over the training queries' first windows. Both use
+ * the priors with the query's source publication left out (as at test time, where a query's labels are not in
+ * the priors). `tool` must answer from training publications only (`trainingPublicationTool(exp)`): the test
+ * split's publications must not shape a trained model.
  */
 export async function trainRoutedReranker(
   base: OfflineRerankerModel,
@@ -72,22 +75,32 @@ export async function trainRoutedReranker(
     evidence.set(l.query.id, out.items);
   }
   const groups: RankGroup[] = [];
+  const leaveOut = leaveOutBySource(base.priors, trainQrels, trainLists.map((l) => l.query));
   for (const { query, window } of trainingWindows(trainLists, opts)) {
     const own = new Set([...(trainQrels.get(query.id) ?? new Map())].filter(([, r]) => r > 0).map(([d]) => d));
     const y = window.map((c) => (own.has(c.id) ? 1 : 0));
     if (!y.some((v) => v > 0) || y.every((v) => v > 0)) continue;
-    const fb = windowFeatures(query, window, base.priors, own);
+    const fb = windowFeatures(query, window, base.priors, leaveOut.get(query.id));
     const fe = evidenceFeatures(window, evidence.get(query.id) ?? []);
     groups.push({ x: fb.map((r, i) => [...r, ...fe[i]]), y });
   }
   const withEvidence = trainPairwiseRanker(groups, [...OFFLINE_FEATURES, ...EVIDENCE_FEATURES], opts);
-  const margins = trainLists
-    .map((l) => topMargin(scoreLinear(base.model, windowFeatures(l.query, l.candidates.slice(0, base.window), base.priors))))
-    .filter((m) => Number.isFinite(m))
-    .sort((a, b) => a - b);
+  const margins = routingMargins(base, trainLists, leaveOut);
   const routeFraction = opts.routeFraction ?? 0.3;
   const marginThreshold = routeFraction >= 1 ? Infinity : routeFraction <= 0 || margins.length === 0 ? -Infinity : quantileSorted(margins, routeFraction);
   return { base, withEvidence, marginThreshold, routeFraction, results };
+}
+
+/**
+ * The base model's top-2 score margins over the first window of each list, ascending (non-finite dropped): what
+ * the routing threshold is a quantile of. `leaveOut` (query id → its source publication's labels) must be given
+ * for training lists, else a training query's own labels inflate its popularity feature and its margin.
+ */
+export function routingMargins(base: OfflineRerankerModel, lists: readonly BackboneList[], leaveOut?: ReadonlyMap<string, PriorsLeaveOut>): number[] {
+  return lists
+    .map((l) => topMargin(scoreLinear(base.model, windowFeatures(l.query, l.candidates.slice(0, base.window), base.priors, leaveOut?.get(l.query.id)))))
+    .filter((m) => Number.isFinite(m))
+    .sort((a, b) => a - b);
 }
 
 export interface RoutedRerankerOptions {

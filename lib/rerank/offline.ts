@@ -2,7 +2,7 @@ import { EoError } from '../errors';
 import type { Qrels } from '../metrics/types';
 import { mulberry32, shuffleInPlace } from '../util/random';
 import type { BackboneList } from './compose';
-import { OFFLINE_FEATURES, windowFeatures, type TrainingPriors } from './features';
+import { leaveOutBySource, OFFLINE_FEATURES, windowFeatures, type TrainingPriors } from './features';
 import { newTrace } from './listwise';
 import type { RerankCandidate, RerankQuery, Reranker } from './types';
 
@@ -123,17 +123,19 @@ export function trainingWindows(lists: readonly BackboneList[], opts: { window?:
 }
 
 /**
- * Train the offline reranker on the TRAINING split's backbone lists: features of `windowFeatures` (dataset link
- * priors leave-one-out, so a training query never sees its own labels), pairwise logistic loss.
+ * Train the offline reranker on the TRAINING split's backbone lists: features of `windowFeatures` (link-count and
+ * DAAC priors leave-one-publication-out, so a training query never sees the labels of its own source
+ * publication, through any of its queries), pairwise logistic loss.
  */
 export function trainOfflineReranker(trainLists: readonly BackboneList[], trainQrels: Qrels, priors: TrainingPriors, opts: OfflineTrainOptions = {}): OfflineRerankerModel {
   const groups: RankGroup[] = [];
+  const leaveOut = leaveOutBySource(priors, trainQrels, trainLists.map((l) => l.query));
   for (const { query, window } of trainingWindows(trainLists, opts)) {
     const judged = trainQrels.get(query.id);
     const own = new Set([...(judged ?? new Map())].filter(([, r]) => r > 0).map(([d]) => d));
     const y = window.map((c) => (own.has(c.id) ? 1 : 0));
     if (!y.some((v) => v > 0) || y.every((v) => v > 0)) continue;
-    groups.push({ x: windowFeatures(query, window, priors, own), y });
+    groups.push({ x: windowFeatures(query, window, priors, leaveOut.get(query.id)), y });
   }
   return { model: trainPairwiseRanker(groups, OFFLINE_FEATURES, opts), priors, window: opts.window ?? 10, trainQueries: trainLists.length };
 }

@@ -4,3 +4,4 @@ export * from './hnsw';
 export * from './bm25';
 export * from './scorers';
 export * from './nnssc';
+export * from './nnssc-onnx';

@@ -8,6 +8,7 @@ import type { TfBackendName } from '../tensor/types';
 import { loadCheckpoint } from '../store/checkpoint';
 import type { Checkpoint } from '../store/types';
 import type { CorpusScorer } from './scorers';
+import { topK } from './topk';
 
 /**
  * NN-SSC (paper §3.3): an MLP on the concatenated [query; dataset] embeddings, 2D → H1 → H2 → 1 with ReLU.
@@ -115,6 +116,13 @@ export function nnsscLogitReference(m: NnsscModel, q: ArrayLike<number>, d: Arra
   return z;
 }
 
+/** Rows of a Q×D query matrix; throws INVALID_ARGUMENT when its length is not a multiple of D. */
+export function queryRowCount(queryVecs: ArrayLike<number>, dim: number): number {
+  const nq = queryVecs.length / dim;
+  if (!Number.isInteger(nq)) throw new EoError('INVALID_ARGUMENT', `query matrix length ${queryVecs.length} is not a multiple of D=${dim}`);
+  return nq;
+}
+
 export function sigmoid(z: number): number {
   return 1 / (1 + Math.exp(-z));
 }
@@ -191,8 +199,7 @@ export class NnsscCorpusIndex {
     if (!this.a) throw new EoError('INVALID_ARGUMENT', 'NnsscCorpusIndex used after dispose()');
     const tf = this.tf;
     const { dim: D, hidden1: H1, b3 } = this.model;
-    const nq = queryVecs.length / D;
-    if (!Number.isInteger(nq)) throw new EoError('INVALID_ARGUMENT', `query matrix length ${queryVecs.length} is not a multiple of D=${D}`);
+    const nq = queryRowCount(queryVecs, D);
     const N = this.size;
     const out: Float32Array[] = [];
     for (let s = 0; s < nq; s += this.queriesPerBatch) {
@@ -212,6 +219,31 @@ export class NnsscCorpusIndex {
       }
       opts.onProgress?.(Math.min(s + b, nq), nq);
     }
+    return out;
+  }
+
+  /**
+   * Logits of the given corpus rows only, for one query (`queryVec` of length D), in the order of `rows`: the
+   * second stage of two-stage scoring (see `nnsscTwoStageScores`).
+   */
+  async scoreRows(queryVec: Float32Array, rows: ArrayLike<number>): Promise<Float32Array> {
+    if (!this.a) throw new EoError('INVALID_ARGUMENT', 'NnsscCorpusIndex used after dispose()');
+    const tf = this.tf;
+    const { dim: D, hidden1: H1, b3 } = this.model;
+    if (queryVec.length !== D) throw new EoError('INVALID_ARGUMENT', `query vector has ${queryVec.length} values, expected D=${D}`);
+    if (rows.length === 0) return new Float32Array(0);
+    const idx = Int32Array.from(rows as ArrayLike<number>);
+    for (const r of idx) if (r < 0 || r >= this.size) throw new EoError('INVALID_ARGUMENT', `row ${r} is outside the corpus (0..${this.size - 1})`);
+    const c = this.queryProjection(queryVec, 1);
+    const z = tf.tidy(() => {
+      const h1 = tf.relu(tf.add(tf.gather(this.a!, tf.tensor1d(idx, 'int32')), tf.tensor2d(c, [1, H1])));
+      const h2 = tf.fused.matMul({ a: h1 as tfTypes.Tensor2D, b: this.w2!, bias: this.b2!, activation: 'relu' });
+      return tf.matMul(h2, this.w3!);
+    });
+    const v = (await z.data()) as Float32Array;
+    z.dispose();
+    const out = v.slice();
+    if (b3 !== 0) for (let i = 0; i < out.length; i++) out[i] += b3;
     return out;
   }
 
@@ -280,10 +312,113 @@ export interface NnsscScorerOptions {
   backend?: TfBackendName;
   queriesPerBatch?: number;
   /**
-   * Worker threads, each scoring a shard of the corpus on its own backend (see `NnsscThreadedIndex`). Default 1:
-   * in-process, no workers (best for one query at a time in a service); 2 on this 2-core machine for batches.
+   * CPU threads for scoring. Default 1 (best for one query at a time in a service); 2 on this 2-core machine for
+   * batches. With the `onnx` engine they are onnxruntime's intra-op threads of one session; with `tfjs`, worker
+   * threads each scoring a shard of the corpus on its own backend (see `NnsscThreadedIndex`).
    */
   threads?: number;
+  /**
+   * Which kernels score: `onnx` (onnxruntime-node's CPU kernels, `NnsscOnnxIndex`), `tfjs` (`NnsscCorpusIndex` /
+   * `NnsscThreadedIndex` on the tfjs backend), or `auto` (default): `onnx` when onnxruntime-node loads, else
+   * `tfjs`. Both give the same logits to float32 rounding (bench/nnssc-scoring.cjs measures both).
+   */
+  engine?: NnsscEngine | 'auto';
+  /**
+   * Two-stage scoring: score only the union of the top `topM` datasets of each first-stage scorer (e.g. BM25 and
+   * cosine) with the MLP; every other dataset gets the lowest logit among the candidates. Default: off (exact
+   * full-corpus scoring). Faster but approximate; bench/nnssc-scoring.cjs measures its recall loss.
+   */
+  twoStage?: { topM: number; firstStage: readonly CorpusScorer[] };
+}
+
+/** The kernels that run NN-SSC's full-corpus scoring. */
+export type NnsscEngine = 'onnx' | 'tfjs';
+
+/** What every full-corpus NN-SSC index offers (`NnsscCorpusIndex`, `NnsscThreadedIndex`, `NnsscOnnxIndex`). */
+export interface NnsscIndex {
+  readonly size: number;
+  readonly backend: string;
+  scoreVectors(queryVecs: Float32Array, opts?: { onProgress?: (done: number, total: number) => void }): Promise<Float32Array[]>;
+  dispose(): void;
+}
+
+/** An index that can also score a subset of corpus rows (the second stage of two-stage scoring). */
+export interface NnsscRowScorer {
+  scoreRows(queryVec: Float32Array, rows: ArrayLike<number>): Promise<Float32Array>;
+}
+
+/**
+ * Open the fastest exact index available: onnxruntime-node's CPU kernels (`engine` `onnx` or `auto`), else — for
+ * `auto` only — the tfjs path (in-process for one thread, worker shards for more). `onnx` when onnxruntime-node
+ * cannot be loaded throws INVALID_ARGUMENT.
+ */
+export async function openNnsscIndex(
+  model: NnsscModel,
+  corpusMatrix: Float32Array,
+  opts: { engine?: NnsscEngine | 'auto'; threads?: number; backend?: TfBackendName; queriesPerBatch?: number } = {},
+): Promise<NnsscIndex & NnsscRowScorer> {
+  const engine = opts.engine ?? 'auto';
+  const threads = opts.threads ?? 1;
+  if (engine !== 'tfjs') {
+    // lazy: keeps onnxruntime-node out of the import graph of callers that never score with NN-SSC
+    const { NnsscOnnxIndex } = require('./nnssc-onnx') as typeof import('./nnssc-onnx');
+    const onnx = await NnsscOnnxIndex.create(model, corpusMatrix, { intraOpThreads: threads });
+    if (onnx) return onnx;
+    if (engine === 'onnx') throw new EoError('INVALID_ARGUMENT', 'NN-SSC engine "onnx" requested but onnxruntime-node cannot be loaded');
+  }
+  if (threads > 1) {
+    const th = await NnsscThreadedIndex.create(model, corpusMatrix, { backend: opts.backend, queriesPerBatch: opts.queriesPerBatch, threads });
+    // the subset stage runs in-process (it is small); opened on first use
+    let single: Promise<NnsscCorpusIndex> | null = null;
+    return Object.assign(th, {
+      scoreRows: async (q: Float32Array, rows: ArrayLike<number>) => (await (single ??= NnsscCorpusIndex.create(model, corpusMatrix, { backend: opts.backend }))).scoreRows(q, rows),
+      dispose: () => {
+        NnsscThreadedIndex.prototype.dispose.call(th);
+        if (single) void single.then((s) => s.dispose());
+      },
+    });
+  }
+  return NnsscCorpusIndex.create(model, corpusMatrix, { backend: opts.backend, queriesPerBatch: opts.queriesPerBatch });
+}
+
+/**
+ * Rows of the union of the top `topM` entries of each first-stage score vector (ties: lower row first), sorted
+ * ascending. NaN scores rank last.
+ */
+export function twoStageCandidates(firstStage: readonly ArrayLike<number>[], topM: number): Int32Array {
+  if (!(topM >= 1)) throw new EoError('INVALID_ARGUMENT', `twoStage topM must be >= 1, got ${topM}`);
+  const set = new Set<number>();
+  for (const s of firstStage) for (const i of topK(s, topM)) set.add(i);
+  return Int32Array.from(set).sort();
+}
+
+/**
+ * Two-stage NN-SSC scores: for each query (row q of `queryVecs`), the MLP scores only `twoStageCandidates` of
+ * `firstStage[k][q]` (one score vector per first-stage scorer k and query q); every other dataset gets the
+ * lowest candidate logit, so it ranks below or ties with every candidate and min-max fusion maps it to 0.
+ */
+export async function nnsscTwoStageScores(
+  index: NnsscRowScorer & { readonly size: number },
+  queryVecs: Float32Array,
+  dim: number,
+  firstStage: readonly (readonly ArrayLike<number>[])[],
+  topM: number,
+): Promise<{ scores: Float32Array[]; candidates: number[] }> {
+  const nq = queryRowCount(queryVecs, dim);
+  for (const f of firstStage) if (f.length !== nq) throw new EoError('INVALID_ARGUMENT', `two-stage: a first-stage scorer gave ${f.length} score vectors for ${nq} queries`);
+  const scores: Float32Array[] = [];
+  const candidates: number[] = [];
+  for (let q = 0; q < nq; q++) {
+    const rows = twoStageCandidates(firstStage.map((f) => f[q]), topM);
+    const z = await index.scoreRows(queryVecs.subarray(q * dim, (q + 1) * dim), rows);
+    let low = Infinity;
+    for (const v of z) if (v < low) low = v;
+    const full = new Float32Array(index.size).fill(Number.isFinite(low) ? low : 0);
+    rows.forEach((r, i) => (full[r] = z[i]));
+    scores.push(full);
+    candidates.push(rows.length);
+  }
+  return { scores, candidates };
 }
 
 /** A `CorpusScorer` over a prepared index (the corpus-side first layer is computed once, on first use). */
@@ -301,12 +436,8 @@ export interface NnsscScorer extends CorpusScorer {
  */
 export function nnsscScorer(encoder: SentenceEncoder, corpusMatrix: Float32Array, model: NnsscModel, opts: NnsscScorerOptions = {}): NnsscScorer {
   if (encoder.dim !== model.dim) throw new EoError('INVALID_ARGUMENT', `NN-SSC expects ${model.dim}-d embeddings, encoder ${encoder.id} gives ${encoder.dim}`);
-  let index: Promise<NnsscCorpusIndex | NnsscThreadedIndex> | null = null;
-  const getIndex = () =>
-    (index ??=
-      (opts.threads ?? 1) > 1
-        ? NnsscThreadedIndex.create(model, corpusMatrix, { backend: opts.backend, queriesPerBatch: opts.queriesPerBatch, threads: opts.threads })
-        : NnsscCorpusIndex.create(model, corpusMatrix, { backend: opts.backend, queriesPerBatch: opts.queriesPerBatch }));
+  let index: Promise<NnsscIndex & NnsscRowScorer> | null = null;
+  const getIndex = () => (index ??= openNnsscIndex(model, corpusMatrix, opts));
   const post = (rows: Float32Array[]) => {
     if (opts.output === 'sigmoid') for (const r of rows) for (let i = 0; i < r.length; i++) r[i] = 1 / (1 + Math.exp(-r[i]));
     return rows;
@@ -318,7 +449,11 @@ export function nnsscScorer(encoder: SentenceEncoder, corpusMatrix: Float32Array
     fingerprint: `nnssc(${opts.output ?? 'logit'}):${encoder.id}:${nnsscWeightsHash(model)}`,
     async scoreBatch(texts, onProgress) {
       const q = await embedQueriesCached({ encoder, texts, cacheDir: opts.queryCacheDir, noCache: opts.noCache });
-      return scoreVectors(q, onProgress);
+      if (!opts.twoStage) return scoreVectors(q, onProgress);
+      const first = await Promise.all(opts.twoStage.firstStage.map((s) => s.scoreBatch(texts)));
+      const { scores } = await nnsscTwoStageScores(await getIndex(), q, model.dim, first, opts.twoStage.topM);
+      onProgress?.(texts.length, texts.length);
+      return post(scores);
     },
     scoreVectors,
     dispose() {

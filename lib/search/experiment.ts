@@ -3,7 +3,7 @@ import { benchmarkSettings, loadOrBuildBenchmark } from '../bench/export';
 import type { Benchmark, BenchSplitView } from '../bench/types';
 import { loadSnapshot } from '../data/snapshot';
 import { datasetEncoderText } from '../data/text';
-import type { Corpus } from '../data/types';
+import type { Corpus, Publication } from '../data/types';
 import { embedCorpusCached } from '../encode/cache';
 import type { SentenceEncoder } from '../encode/types';
 import { loadUseLite } from '../encode/use-lite';
@@ -13,6 +13,8 @@ import type { NnsscScorer } from '../retrieve/nnssc';
 import type { Backbone } from '../rerank/backbone';
 import { trainingPriors, type TrainingPriors } from '../rerank/features';
 import { trainOfflineReranker, type OfflineRerankerModel, type OfflineTrainOptions } from '../rerank/offline';
+import { buildLocalPublicationIndex, localArxivTool } from '../agent/local';
+import type { AgentTool } from '../agent/types';
 import { buildHybridBackbone } from './backbone';
 import { loadNnsscScorer } from './nnssc';
 
@@ -96,4 +98,22 @@ export function trainingLinks(exp: Pick<RerankExperiment, 'bench' | 'train'>): M
     out.set(p, list);
   }
   return out;
+}
+
+/**
+ * The publications behind the training split's queries, in corpus order: what a local publication tool may hold
+ * while a reranker is TRAINED (`trainRoutedReranker`), so that no test publication's text shapes the model.
+ */
+export function trainingPublications(exp: Pick<RerankExperiment, 'bench' | 'corpus'>): Publication[] {
+  const train = new Set(exp.bench.queries.filter((q) => q.split === 'train').map((q) => q.publicationId));
+  return exp.corpus.publications.filter((p) => train.has(p.id));
+}
+
+/**
+ * The local `arxiv_search` a reranker is TRAINED with (`trainRoutedReranker`): the training split's publications
+ * only, each with its training-split dataset links, so that no test publication's text or label shapes a model.
+ * At test time use an index of all publications (the leakage guard removes each query's own).
+ */
+export function trainingPublicationTool(exp: Pick<RerankExperiment, 'bench' | 'corpus' | 'train'>): AgentTool {
+  return localArxivTool(buildLocalPublicationIndex(trainingPublications(exp), trainingLinks(exp)));
 }

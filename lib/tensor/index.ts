@@ -1,2 +1,3 @@
 export * from './types';
 export * from './backend';
+export * from './onnx';

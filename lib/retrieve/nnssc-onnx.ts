@@ -1,0 +1,176 @@
+import { EoError } from '../errors';
+import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT, ONNX_INT64, type OnnxGraph, type OnnxNode } from '../tensor/onnx';
+import { queryRowCount, validateNnsscModel, type NnsscModel } from './nnssc';
+
+type Ort = typeof import('onnxruntime-node');
+type OrtSession = import('onnxruntime-node').InferenceSession;
+
+export interface NnsscOnnxOptions {
+  /**
+   * onnxruntime intra-op threads (each graph execution is split over them). Default 1: with worker threads or a
+   * busy service, one thread per session; 2 on this 2-core machine for batch scoring in one process.
+   */
+  intraOpThreads?: number;
+  /** Queries per graph execution. Default 1 (the corpus side is already ~10k rows, so batching adds little). */
+  queriesPerBatch?: number;
+}
+
+/**
+ * The NN-SSC graph with the first layer split (as in `NnsscCorpusIndex`): `A = D·W_d + b1` is a constant of the
+ * graph; the query side `c = q·W_q` is computed in it. `subset`: an extra int64 input `rows` [K] gathers the
+ * corpus rows to score (one query per run), for two-stage scoring.
+ */
+function nnsscScoringGraph(m: NnsscModel, a: Float32Array, n: number, subset: boolean): OnnxGraph {
+  const { dim: D, hidden1: H1, hidden2: H2 } = m;
+  const nodes: OnnxNode[] = [
+    { opType: 'MatMul', inputs: ['q', 'w_q'], outputs: ['c'] },
+    { opType: 'Reshape', inputs: ['c', 'shape_b1h'], outputs: ['c3'] },
+    ...(subset ? [{ opType: 'Gather', inputs: ['a', 'rows'], outputs: ['a_rows'] }] : []),
+    { opType: 'Add', inputs: [subset ? 'a_rows' : 'a', 'c3'], outputs: ['pre1'] },
+    { opType: 'Relu', inputs: ['pre1'], outputs: ['h1'] },
+    { opType: 'Reshape', inputs: ['h1', 'shape_rh'], outputs: ['h1_2d'] },
+    { opType: 'MatMul', inputs: ['h1_2d', 'w2'], outputs: ['mm2'] },
+    { opType: 'Add', inputs: ['mm2', 'b2'], outputs: ['pre2'] },
+    { opType: 'Relu', inputs: ['pre2'], outputs: ['h2'] },
+    { opType: 'MatMul', inputs: ['h2', 'w3'], outputs: ['mm3'] },
+    { opType: 'Add', inputs: ['mm3', 'b3'], outputs: ['z'] },
+  ];
+  return {
+    name: subset ? 'nnssc_subset' : 'nnssc_full',
+    nodes,
+    initializers: [
+      { name: 'w_q', dims: [D, H1], data: m.w1.subarray(0, D * H1) },
+      { name: 'a', dims: [n, H1], data: a },
+      { name: 'w2', dims: [H1, H2], data: m.w2 },
+      { name: 'b2', dims: [H2], data: m.b2 },
+      { name: 'w3', dims: [H2, 1], data: m.w3 },
+      { name: 'b3', dims: [1], data: new Float32Array([m.b3]) },
+      { name: 'shape_b1h', dims: [3], data: new BigInt64Array([-1n, 1n, BigInt(H1)]) },
+      { name: 'shape_rh', dims: [2], data: new BigInt64Array([-1n, BigInt(H1)]) },
+    ],
+    inputs: [{ name: 'q', elemType: ONNX_FLOAT, shape: ['batch', D] }, ...(subset ? [{ name: 'rows', elemType: ONNX_INT64, shape: ['k'] }] : [])],
+    outputs: [{ name: 'z', elemType: ONNX_FLOAT, shape: ['rows_out', 1] }],
+  };
+}
+
+/** `A = corpus·W_d + b1` (N×H1) by onnxruntime, once per index. */
+async function corpusProjection(ort: Ort, m: NnsscModel, corpusMatrix: Float32Array, n: number, threads: number): Promise<Float32Array> {
+  const { dim: D, hidden1: H1 } = m;
+  const bytes = encodeOnnxModel({
+    name: 'nnssc_corpus_projection',
+    nodes: [
+      { opType: 'MatMul', inputs: ['d', 'w_d'], outputs: ['dw'] },
+      { opType: 'Add', inputs: ['dw', 'b1'], outputs: ['a'] },
+    ],
+    initializers: [
+      { name: 'w_d', dims: [D, H1], data: m.w1.subarray(D * H1) },
+      { name: 'b1', dims: [H1], data: m.b1 },
+    ],
+    inputs: [{ name: 'd', elemType: ONNX_FLOAT, shape: ['n', D] }],
+    outputs: [{ name: 'a', elemType: ONNX_FLOAT, shape: ['n', H1] }],
+  });
+  const s = await ort.InferenceSession.create(bytes, { intraOpNumThreads: threads, interOpNumThreads: 1 });
+  try {
+    const out = await s.run({ d: new ort.Tensor('float32', corpusMatrix, [n, D]) });
+    return (out.a.data as Float32Array).slice();
+  } finally {
+    await s.release();
+  }
+}
+
+/**
+ * Full-corpus NN-SSC scoring on onnxruntime-node's CPU kernels (MLAS: AVX2/AVX-512 GEMM), same decomposition
+ * and same numbers (to float32 rounding) as `NnsscCorpusIndex`, several times faster than tfjs-wasm because the
+ * second layer — an N×H1 · H1×H2 product per query, ~1.3 GFLOP over 10k datasets — runs on native SIMD kernels.
+ * `create` returns null when onnxruntime-node cannot be loaded (callers fall back to the tfjs path).
+ */
+export class NnsscOnnxIndex {
+  readonly model: NnsscModel;
+  readonly size: number;
+  readonly backend = 'onnxruntime-cpu';
+  private readonly ort: Ort;
+  private full: OrtSession | null;
+  private subset: OrtSession | null = null;
+  private subsetBytes: Uint8Array | null;
+  private readonly threads: number;
+  private readonly queriesPerBatch: number;
+
+  private constructor(ort: Ort, model: NnsscModel, size: number, full: OrtSession, subsetBytes: Uint8Array, threads: number, queriesPerBatch: number) {
+    this.ort = ort;
+    this.model = model;
+    this.size = size;
+    this.full = full;
+    this.subsetBytes = subsetBytes;
+    this.threads = threads;
+    this.queriesPerBatch = queriesPerBatch;
+  }
+
+  /** Whether onnxruntime-node can be loaded here. */
+  static available(): boolean {
+    return loadOnnxRuntime() !== null;
+  }
+
+  /** Build the index, or null when onnxruntime-node is not available. `corpusMatrix` is N×D row-major. */
+  static async create(model: NnsscModel, corpusMatrix: Float32Array, opts: NnsscOnnxOptions = {}): Promise<NnsscOnnxIndex | null> {
+    validateNnsscModel(model);
+    const ort = loadOnnxRuntime();
+    if (!ort) return null;
+    const D = model.dim;
+    if (corpusMatrix.length % D !== 0) throw new EoError('INVALID_ARGUMENT', `corpus matrix length ${corpusMatrix.length} is not a multiple of D=${D}`);
+    const n = corpusMatrix.length / D;
+    const threads = Math.max(1, Math.floor(opts.intraOpThreads ?? 1));
+    const a = await corpusProjection(ort, model, corpusMatrix, n, threads);
+    const sessionOpts = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential' as const, graphOptimizationLevel: 'all' as const };
+    const full = await ort.InferenceSession.create(encodeOnnxModel(nnsscScoringGraph(model, a, n, false)), sessionOpts);
+    const subsetBytes = encodeOnnxModel(nnsscScoringGraph(model, a, n, true));
+    return new NnsscOnnxIndex(ort, model, n, full, subsetBytes, threads, Math.max(1, Math.floor(opts.queriesPerBatch ?? 1)));
+  }
+
+  /** Logits of every dataset for each query (rows of a Q×D matrix), aligned with the corpus. */
+  async scoreVectors(queryVecs: Float32Array, opts: { onProgress?: (done: number, total: number) => void } = {}): Promise<Float32Array[]> {
+    if (!this.full) throw new EoError('INVALID_ARGUMENT', 'NnsscOnnxIndex used after dispose()');
+    const D = this.model.dim;
+    const nq = queryRowCount(queryVecs, D);
+    const N = this.size;
+    const out: Float32Array[] = [];
+    for (let s = 0; s < nq; s += this.queriesPerBatch) {
+      const b = Math.min(this.queriesPerBatch, nq - s);
+      const q = new this.ort.Tensor('float32', queryVecs.slice(s * D, (s + b) * D), [b, D]);
+      const z = (await this.full.run({ q })).z.data as Float32Array;
+      for (let r = 0; r < b; r++) out.push(z.slice(r * N, (r + 1) * N));
+      opts.onProgress?.(s + b, nq);
+    }
+    return out;
+  }
+
+  /**
+   * Logits of the given corpus rows only, for one query (`queryVec` of length D): the second stage of two-stage
+   * scoring. Returns one logit per entry of `rows`, in that order.
+   */
+  async scoreRows(queryVec: Float32Array, rows: ArrayLike<number>): Promise<Float32Array> {
+    if (!this.full || !this.subsetBytes) throw new EoError('INVALID_ARGUMENT', 'NnsscOnnxIndex used after dispose()');
+    const D = this.model.dim;
+    if (queryVec.length !== D) throw new EoError('INVALID_ARGUMENT', `query vector has ${queryVec.length} values, expected D=${D}`);
+    if (rows.length === 0) return new Float32Array(0);
+    this.subset ??= await this.ort.InferenceSession.create(this.subsetBytes, {
+      intraOpNumThreads: this.threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+    });
+    const idx = new BigInt64Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i];
+      if (!Number.isInteger(r) || r < 0 || r >= this.size) throw new EoError('INVALID_ARGUMENT', `row ${r} is outside the corpus (0..${this.size - 1})`);
+      idx[i] = BigInt(r);
+    }
+    const out = await this.subset.run({ q: new this.ort.Tensor('float32', queryVec.slice(), [1, D]), rows: new this.ort.Tensor('int64', idx, [rows.length]) });
+    return (out.z.data as Float32Array).slice();
+  }
+
+  dispose(): void {
+    for (const s of [this.full, this.subset]) if (s) void s.release();
+    this.full = this.subset = null;
+    this.subsetBytes = null;
+  }
+}
