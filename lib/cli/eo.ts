@@ -24,7 +24,7 @@ import { evaluateRun, summarize } from '../metrics/metrics';
 import { readTrecQrels, readTrecRun, writeTrecQrels, writeTrecRun } from '../metrics/trec';
 import { METRIC_NAMES, type MetricRow } from '../metrics/types';
 import { embedCorpusCached } from '../encode/cache';
-import { loadUseLite } from '../encode/use-lite';
+import { loadEncoder } from '../encode/registry';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { bm25Scorer, denseScorer, scoreQueries, type CorpusScorer } from '../retrieve/scorers';
 import { topKHits } from '../retrieve/topk';
@@ -38,6 +38,7 @@ const USAGE = `usage:
   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
   eo eval --run FILE --qrels FILE [--depth 100] [--json]
   eo eval --system bm25|cosine [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json] [--sample] [--data DIR]
+  every command: [--encoder use-lite|onnx:<folder>]   (default $EO_ENCODER, else use-lite)
   ${SERVE_USAGE.replace('usage: ', '')}
 ${BENCH_USAGE.replace('usage:\n', '')}
 ${LLM_USAGE}`;
@@ -57,7 +58,7 @@ function intFlag(v: string | undefined, name: string, def: number): number {
 async function scorerFor(name: string, corpus: Corpus): Promise<CorpusScorer> {
   if (name === 'bm25') return bm25Scorer(loadOrBuildBm25(corpus));
   if (name === 'cosine') {
-    const encoder = await loadUseLite();
+    const encoder = await loadEncoder();
     const matrix = await embedCorpusCached({
       encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
       onProgress: (d, t) => process.stderr.write(`\rembedding corpus ${d}/${t}`),
@@ -83,7 +84,25 @@ function printTable(rows: MetricRow[]): void {
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-async function main(argv: string[]): Promise<void> {
+/**
+ * `--encoder use-lite|onnx:<folder>` is accepted by every subcommand (serve included): it sets $EO_ENCODER, which
+ * every encoder load (`loadEncoder`) reads, so one flag reaches the library code without threading it through.
+ */
+function takeEncoderFlag(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--encoder' || a.startsWith('--encoder=')) {
+      const v = a === '--encoder' ? argv[++i] : a.slice('--encoder='.length);
+      if (!v) fail('--encoder needs a value: use-lite or onnx:<folder>');
+      process.env.EO_ENCODER = v;
+    } else out.push(a);
+  }
+  return out;
+}
+
+async function main(rawArgv: string[]): Promise<void> {
+  const argv = takeEncoderFlag(rawArgv);
   if (argv[0] === 'llm') return runLlmCommand(argv.slice(1));
   if (argv[0] === 'serve') {
     // loaded here only: the service pulls in Fastify, the LLM SDKs and the search pipeline

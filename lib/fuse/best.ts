@@ -5,7 +5,7 @@ import { repoRoot } from '../util/paths';
 import { EoError } from '../errors';
 import { findEmbeddingCache } from '../encode/cache';
 import { datasetEncoderText } from '../data/text';
-import { loadUseLite } from '../encode/use-lite';
+import { loadEncoder } from '../encode/registry';
 import type { SentenceEncoder } from '../encode/types';
 import { fusedScorer, type FusedScorer } from './scorer';
 import { CHECKPOINT_JSON, readCheckpointManifest } from '../store/checkpoint';
@@ -94,7 +94,7 @@ export interface BestScorer {
 export interface LoadBestScorerOptions {
   /** A specific NN-SSC checkpoint folder. Default: the newest one for this corpus under checkpoints/nnssc. */
   checkpointDir?: string;
-  /** Encoder (default: USE-lite, loaded here). Must be the one the checkpoint was trained with. */
+  /** Encoder (default: `loadEncoder()`: $EO_ENCODER, else USE-lite, loaded here). Must be the one the checkpoint was trained with. */
   encoder?: SentenceEncoder;
 }
 
@@ -114,7 +114,7 @@ export async function loadBestScorer(corpus: Corpus, opts: LoadBestScorerOptions
   try {
     const manifest = readCheckpointManifest(dir);
     const encoderId = String(manifest.config.encoderId ?? '');
-    const encoder = opts.encoder ?? (owned = await loadUseLite());
+    const encoder = opts.encoder ?? (owned = await loadEncoder());
     if (encoder.id !== encoderId) throw new EoError('CACHE_MISMATCH', `checkpoint was trained on ${encoderId}, encoder is ${encoder.id}`);
     const { model } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash });
     const cached = findEmbeddingCache({ encoderId: encoder.id, dim: encoder.dim, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash });

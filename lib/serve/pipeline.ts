@@ -6,7 +6,7 @@ import { repoRoot } from '../util/paths';
 import { datasetEncoderText, datasetLandingPage } from '../data/text';
 import type { Corpus, DatasetRecord } from '../data/types';
 import { embedCorpusCached } from '../encode/cache';
-import { loadUseLite } from '../encode/use-lite';
+import { loadEncoder } from '../encode/registry';
 import type { SentenceEncoder } from '../encode/types';
 import { EoError } from '../errors';
 import { analyticAlpha } from '../fuse/alpha';
@@ -79,7 +79,7 @@ export async function loadSearchPipeline(corpus: Corpus, opts: LoadSearchPipelin
   let choice = opts.semantic ?? 'best';
   let bestNote = '';
   if (choice === 'best') {
-    encoder = await loadUseLite();
+    encoder = await loadEncoder();
     const best = await loadBestScorer(corpus, { encoder });
     if (best.kind === 'nnssc+bm25') {
       const fused = best.scorer as FusedScorer;
@@ -97,13 +97,13 @@ export async function loadSearchPipeline(corpus: Corpus, opts: LoadSearchPipelin
     choice = 'use-lite';
   }
   if (choice === 'use-lite') {
-    encoder ??= await loadUseLite();
+    encoder ??= await loadEncoder();
     const matrix = await embedCorpusCached({
       encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
       onProgress: (d, t) => opts.log?.(`embedding corpus ${d}/${t}`),
     });
-    semantic = denseScorer(encoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true });
-    alphaScorer = denseScorer(encoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)' });
+    semantic = denseScorer(encoder, matrix, { id: 'cosine-base', label: encoder.id.startsWith('use-lite') ? 'Cosine (USE-lite)' : `Cosine (${encoder.id})`, noCache: true });
+    alphaScorer = denseScorer(encoder, matrix, { id: 'cosine-base', label: encoder.id.startsWith('use-lite') ? 'Cosine (USE-lite)' : `Cosine (${encoder.id})` });
   } else if (choice !== 'none') {
     semantic = choice;
     alphaScorer = choice;
