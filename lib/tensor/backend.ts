@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import type * as tfTypes from '@tensorflow/tfjs';
 import { EoError } from '../errors';
 import { TF_BACKEND_ENV, TRAINING_PROFILE_ENV, type InitTfBackendOptions, type NativeLoadFailure, type TfBackendInfo, type TfBackendName, type TrainingProfile } from './types';
@@ -157,7 +158,8 @@ export async function initTfBackend(opts: InitTfBackendOptions = {}): Promise<Tf
     pending = null;
     throw e;
   }
-  if (opts.verbose ?? true) process.stderr.write(`[eo] TensorFlow.js ${current.tfVersion} backend: ${current.reason}\n`);
+  // Worker threads (embedding pool, NN-SSC scoring threads) start their own backend: only the main thread prints.
+  if (opts.verbose ?? isMainThread) process.stderr.write(`[eo] TensorFlow.js ${current.tfVersion} backend: ${current.reason}\n`);
   return current;
 }
 

@@ -22,7 +22,7 @@ export interface InitTfBackendOptions {
    * `@tensorflow/tfjs-backend-wasm` (read from disk, no network).
    */
   wasmDir?: string;
-  /** Print one line naming the chosen backend and why (what was skipped and the reason) to stderr. Default true. */
+  /** Print one line naming the chosen backend and why (what was skipped and the reason) to stderr. Default: true on the main thread, false in worker threads. */
   verbose?: boolean;
   /**
    * The `require` used for the optional native packages (`@tensorflow/tfjs-node-gpu`, `@tensorflow/tfjs-node`).
