@@ -24,6 +24,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const eo = require('../dist/lib');
+const { nnsscAdamStep } = require('./lib/common.cjs');
 
 const args = process.argv.slice(2);
 const opt = (name, def) => (args.includes(name) ? args[args.indexOf(name) + 1] : def);
@@ -207,17 +208,7 @@ async function main() {
       query: i % 256, positive: Math.floor(rng() * datasets.length), negatives: Array.from({ length: PAPER.nnsscNegatives }, () => Math.floor(rng() * datasets.length)),
     }));
     const batch = eo.makeNnsscBatch(items, queryM, corpusM, dim, cands);
-    const step = () => {
-      const l = tf.tidy(() => {
-        const g = eo.nnsscLossAndGrads(v, batch, true);
-        const map = {};
-        for (const k of Object.keys(v)) map[v[k].name] = g.grads[k];
-        adam.applyGradients(map);
-        return g.loss;
-      });
-      l.dataSync();
-      l.dispose();
-    };
+    const step = () => nnsscAdamStep(eo, v, batch, adam);
     step(); // warm-up
     t = now();
     for (let k = 0; k < SIZE.nnsscSteps; k++) step();

@@ -73,16 +73,16 @@ const WORDS = [
   'of', 'and', 'a', 'data', 'satellite', 'radar', '##s', '##ing', '##ed', 'wind', 'speed', 'height', '.', ',',
 ];
 
-/** Deterministic uniform numbers in [-1, 1) (mulberry32). */
+/** Deterministic uniform numbers in [-1, 1): the workbench's seeded PRNG (needs `npm run build`). */
 function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 * 2 - 1;
-  };
+  let mulberry32;
+  try {
+    ({ mulberry32 } = require('../dist/lib/util/random.js'));
+  } catch {
+    throw new Error('build-tiny-onnx: run `npm run build` first (it uses dist/lib/util/random.js)');
+  }
+  const next = mulberry32(seed);
+  return () => next() * 2 - 1;
 }
 
 /**
