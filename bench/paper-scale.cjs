@@ -261,7 +261,8 @@ async function main() {
     chars += p.system.length + p.user.length;
   }
   const inTok = Math.round(chars / probe / 4);
-  const outTok = Math.ceil(JSON.stringify({ ranked: [3, 1, 2, 4, 5, 6, 7, 8, 9, 10] }).length / 4) + 2;
+  // The answer is a short JSON list; chars/4 undercounts digits and punctuation (each is a token), so count pieces.
+  const outTok = JSON.stringify({ ranked: [3, 1, 2, 4, 5, 6, 7, 8, 9, 10] }).match(/\w+|[^\s\w]/g).length;
   const models = eo.loadModelsFile().models;
   const llm = [];
   for (const n of [PAPER.rerankSubset, PAPER.test]) {
@@ -273,7 +274,7 @@ async function main() {
   const costs = (n) => llm.filter((r) => r.queries === n).map((r) => r.costUsd);
   for (const n of [PAPER.rerankSubset, PAPER.test]) {
     const c = costs(n);
-    row(`LLM listwise rerank, ${n} queries (${models.length} models)`, { n, unit: 'calls/model', seconds: null }, { seconds: null, how: `${inTok} input + ${outTok} output tokens per call (≈4 chars/token)` },
+    row(`LLM listwise rerank, ${n} queries (${models.length} models)`, { n, unit: 'calls/model', seconds: null }, { seconds: null, how: `${inTok} input tokens per call (prompt template + 10 candidates, ≈4 chars/token) + ${outTok} output tokens (the JSON answer, one token per word or symbol)` },
       n > 1000 ? 'network-bound: use the provider batch API' : 'interactive API is fine', { costUsdMin: Math.min(...c), costUsdMax: Math.max(...c), inputTokensPerCall: inTok, outputTokensPerCall: outTok });
   }
   console.log('\nLLM rerank cost per model (USD; prices from lib/llm/models.json: check them before quoting):');
