@@ -24,7 +24,7 @@ import { evaluateRun, summarize } from '../metrics/metrics';
 import { readTrecQrels, readTrecRun, writeTrecQrels, writeTrecRun } from '../metrics/trec';
 import { METRIC_NAMES, type MetricRow } from '../metrics/types';
 import { embedCorpusCached } from '../encode/cache';
-import { loadEncoder } from '../encode/registry';
+import { loadEncoder, parseEncoderName } from '../encode/registry';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { bm25Scorer, denseScorer, scoreQueries, type CorpusScorer } from '../retrieve/scorers';
 import { topKHits } from '../retrieve/topk';
@@ -95,6 +95,7 @@ function takeEncoderFlag(argv: string[]): string[] {
     if (a === '--encoder' || a.startsWith('--encoder=')) {
       const v = a === '--encoder' ? argv[++i] : a.slice('--encoder='.length);
       if (!v) fail('--encoder needs a value: use-lite or onnx:<folder>');
+      parseEncoderName(v, '--encoder'); // a bad name fails here, not deep inside a command that may not need it
       process.env.EO_ENCODER = v;
     } else out.push(a);
   }
