@@ -23,7 +23,8 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const eo = require('../dist/lib');
+// The public API plus the stage entry points whose full API the scale model needs (rerank prompt, LLM prices, runs).
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/rerank'), ...require('../dist/lib/llm'), ...require('../dist/lib/fuse') };
 const { nnsscAdamStep } = require('./lib/common.cjs');
 
 const args = process.argv.slice(2);
