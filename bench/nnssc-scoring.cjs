@@ -15,7 +15,7 @@ const os = require('node:os');
 const path = require('node:path');
 const eo = require('../dist/lib');
 
-const { benchArgs, cachedUseLiteCorpus } = require('./lib/common.cjs');
+const { benchArgs, cachedUseLiteCorpus, nnsscAdamStep } = require('./lib/common.cjs');
 
 const { args, nq, sample } = benchArgs(48);
 const corpus = eo.loadSnapshot({ sample });
@@ -136,17 +136,7 @@ async function main() {
     const opt = tf.train.adam(1e-4);
     const items = Array.from({ length: 64 }, (_, i) => ({ query: i % nq, positive: (i * 7) % N, negatives: Array.from({ length: 20 }, (_, k) => (i * 131 + k * 17) % N) }));
     const batch = eo.makeNnsscBatch(items, queries, matrix, dim, 21);
-    const step = () => {
-      const l = tf.tidy(() => {
-        const g = eo.nnsscLossAndGrads(v, batch, true);
-        const map = {};
-        for (const k of Object.keys(v)) map[v[k].name] = g.grads[k];
-        opt.applyGradients(map);
-        return g.loss;
-      });
-      l.dataSync();
-      l.dispose();
-    };
+    const step = () => nnsscAdamStep(eo, v, batch, opt);
     step();
     const t0 = now();
     for (let s = 0; s < steps[be]; s++) step();

@@ -24,7 +24,8 @@ export {
 
 // ── TensorFlow.js backend
 export {
-  getTf, initTfBackend, parseTfBackendName, tfBackendInfo, type TfBackendInfo, type TfBackendName,
+  classifyNativeLoadError, getTf, initTfBackend, parseTfBackendName, tfBackendInfo, trainingProfileFor, TRAINING_PROFILE_ENV,
+  type NativeLoadFailure, type TfBackendInfo, type TfBackendName, type TrainingProfile,
 } from './tensor';
 
 // ── LLM client: providers, record/replay, models.json
@@ -74,6 +75,9 @@ export {
   readEmbeddingCache, runUseLite, tokenizeUse, trainableWeightValues, USE_LITE_DIM, useLiteTokens, useLiteWeights,
   useTokenPieces, writeEmbeddingCache, type EmbeddingCacheMeta, type EncoderSpec, type SentenceEncoder,
   type TrainableUseLite,
+  // bring-your-own encoder: --encoder / $EO_ENCODER = use-lite | onnx:<folder>
+  chooseOnnxDevice, createEncoder, ENCODER_ENV, hashModelFolder, inspectOnnxFolder, loadEncoder, loadOnnxEncoder,
+  ONNX_DEVICE_ENV, onnxEncoderId, parseEncoderName, poolingFromConfig, poolTokens, type OnnxEncoderOptions, type OnnxPooling,
 } from './encode';
 
 // ── Retrieval: BM25, cosine, HNSW, NN-SSC scorers
@@ -95,6 +99,7 @@ export {
   saveNnsscCheckpoint, TINY_FINETUNE_CONFIG, trainNnssc, validationSplit, warmupLinearLr, type FinetuneConfig,
   type FinetuneExample, type FinetuneResult, type FinetuneStep, type FinetuneValidation, type NnsscCheckpointContext,
   type NnsscEpochLog, type NnsscTrainConfig, type NnsscTrainResult,
+  defaultTrainingConfig, PAPER_NNSSC_CONFIG, type DefaultTrainingConfig,
 } from './train';
 
 // ── Fusion: min-max, convex fusion, analytic α (Eq. 7) and grid α on the training split, R2, RRF

@@ -23,4 +23,22 @@ function cachedUseLiteCorpus(eo, corpus) {
   return { matrix: hit.matrix, dim: 512 };
 }
 
-module.exports = { benchArgs, cachedUseLiteCorpus };
+/**
+ * One NN-SSC training step as trainNnssc takes it (loss + hand-written gradients + Adam update), synchronised
+ * (`dataSync`) so that timing it measures the work. Returns the loss.
+ */
+function nnsscAdamStep(eo, vars, batch, optimizer) {
+  const tf = eo.getTf();
+  const l = tf.tidy(() => {
+    const g = eo.nnsscLossAndGrads(vars, batch, true);
+    const map = {};
+    for (const k of Object.keys(vars)) map[vars[k].name] = g.grads[k];
+    optimizer.applyGradients(map);
+    return g.loss;
+  });
+  const loss = l.dataSync()[0];
+  l.dispose();
+  return loss;
+}
+
+module.exports = { benchArgs, cachedUseLiteCorpus, nnsscAdamStep };

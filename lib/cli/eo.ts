@@ -23,6 +23,7 @@ import { BENCHMARK_DEFAULTS } from '../bench/settings';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { readTrecQrels, readTrecRun, writeTrecQrels, writeTrecRun } from '../metrics/trec';
 import { METRIC_NAMES, type MetricRow } from '../metrics/types';
+import { parseEncoderName } from '../encode/registry';
 import { searchBatch } from '../search/batch';
 import { loadSearchEngine } from '../search/engine';
 import { search } from '../search/search';
@@ -79,7 +80,26 @@ function printTable(rows: MetricRow[]): void {
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-async function main(argv: string[]): Promise<void> {
+/**
+ * `--encoder use-lite|onnx:<folder>` is accepted by every subcommand (serve included): it sets $EO_ENCODER, which
+ * every encoder load (`loadEncoder`) reads, so one flag reaches the library code without threading it through.
+ */
+function takeEncoderFlag(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--encoder' || a.startsWith('--encoder=')) {
+      const v = a === '--encoder' ? argv[++i] : a.slice('--encoder='.length);
+      if (!v) fail('--encoder needs a value: use-lite or onnx:<folder>');
+      parseEncoderName(v, '--encoder'); // a bad name fails here, not deep inside a command that may not need it
+      process.env.EO_ENCODER = v;
+    } else out.push(a);
+  }
+  return out;
+}
+
+async function main(rawArgv: string[]): Promise<void> {
+  const argv = takeEncoderFlag(rawArgv);
   // loaded here only: `eo llm` pulls in both LLM SDKs
   if (argv[0] === 'llm') return (await import('./llm')).runLlmCommand(argv.slice(1));
   if (argv[0] === 'serve') {

@@ -7,3 +7,4 @@ export * from './pool';
 export * from './cache';
 export * from './trainable-use';
 export * from './use-gradients';
+export * from './onnx';

@@ -1,7 +1,9 @@
+import * as path from 'node:path';
 import { EoError } from '../errors';
-import type { EncoderSpec, SentenceEncoder } from './types';
+import { ENCODER_ENV, type EncoderSpec, type SentenceEncoder } from './types';
 import { loadUseLite } from './use-lite';
 import { loadFinetunedUseLite } from './trainable-use';
+import { loadOnnxEncoder } from './onnx';
 
 /** Build an encoder from its serialisable spec (used by worker threads; also handy in configs). */
 export async function createEncoder(spec: EncoderSpec): Promise<SentenceEncoder> {
@@ -10,7 +12,37 @@ export async function createEncoder(spec: EncoderSpec): Promise<SentenceEncoder>
       return loadUseLite(spec.options ?? {});
     case 'use-lite-finetuned':
       return loadFinetunedUseLite(spec.options);
+    case 'onnx':
+      return loadOnnxEncoder(spec.options);
     default:
-      throw new EoError('CONFIG', `unknown encoder kind ${JSON.stringify((spec as { kind?: unknown })?.kind)} (known: use-lite, use-lite-finetuned)`);
+      throw new EoError('CONFIG', `unknown encoder kind ${JSON.stringify((spec as { kind?: unknown })?.kind)} (known: use-lite, use-lite-finetuned, onnx)`);
   }
+}
+
+/**
+ * Parse an encoder name as given to `--encoder` or $EO_ENCODER: `use-lite` (the offline default) or
+ * `onnx:<folder>` (a sentence-transformers model exported to ONNX; relative folders resolve against the working
+ * directory). Throws CONFIG on anything else.
+ */
+export function parseEncoderName(name: string, source = 'encoder'): EncoderSpec {
+  const v = name.trim();
+  if (v === 'use-lite' || v === '') return { kind: 'use-lite' };
+  if (v.startsWith('onnx:')) {
+    const folder = v.slice(5).trim();
+    if (!folder) throw new EoError('CONFIG', `${source}: onnx: needs a folder, e.g. onnx:/models/nasa-smd-ibm-st-v2-onnx`);
+    return { kind: 'onnx', options: { folder: path.resolve(folder) } };
+  }
+  throw new EoError('CONFIG', `${source}: unknown encoder ${JSON.stringify(name)} (expected use-lite or onnx:<folder>)`, { value: name });
+}
+
+/**
+ * The encoder the user chose: `name` (e.g. the CLI's `--encoder`), else $EO_ENCODER, else USE-lite. Every
+ * notebook, the CLI and the service load their encoder through this, so one setting switches all of them.
+ */
+export async function loadEncoder(name?: string): Promise<SentenceEncoder> {
+  const fromEnv = process.env[ENCODER_ENV];
+  const spec = name !== undefined
+    ? parseEncoderName(name, '--encoder')
+    : fromEnv !== undefined && fromEnv.trim() !== '' ? parseEncoderName(fromEnv, `$${ENCODER_ENV}`) : ({ kind: 'use-lite' } as const);
+  return createEncoder(spec);
 }

@@ -26,7 +26,50 @@ export interface SentenceEncoder {
 export type EncoderSpec =
   | { kind: 'use-lite'; options?: UseLiteOptions }
   /** USE-lite with fine-tuned weights from a checkpoint (see `loadFinetunedUseLite`). */
-  | { kind: 'use-lite-finetuned'; options: import('./trainable-use').FinetunedUseLiteOptions };
+  | { kind: 'use-lite-finetuned'; options: import('./trainable-use').FinetunedUseLiteOptions }
+  /** A sentence-transformers model exported to ONNX, from a local folder (see `loadOnnxEncoder`). */
+  | { kind: 'onnx'; options: OnnxEncoderOptions };
+
+/** Environment variable naming the encoder every notebook, the CLI and the service use: `use-lite` or `onnx:<folder>`. */
+export const ENCODER_ENV = 'EO_ENCODER';
+
+/** Environment variable forcing the ONNX device: `cpu`, `cuda` or `auto`. */
+export const ONNX_DEVICE_ENV = 'EO_ONNX_DEVICE';
+
+/** sentence-transformers pooling modes (from `1_Pooling/config.json`). */
+export type OnnxPooling = 'mean' | 'cls' | 'max' | 'mean_sqrt_len';
+
+/** Options of `loadOnnxEncoder`. */
+export interface OnnxEncoderOptions {
+  /**
+   * Folder of a sentence-transformers model exported to ONNX (e.g. by `optimum-cli export onnx`): `config.json`,
+   * `tokenizer.json`, `tokenizer_config.json`, `model.onnx` (at the top or in `onnx/`), and normally
+   * `modules.json` + `1_Pooling/config.json`. Required; read from disk only (remote loading is switched off).
+   */
+  folder: string;
+  /** Pooling. Default: read from the Pooling module's `config.json` (via `modules.json`), else `mean`. */
+  pooling?: OnnxPooling;
+  /**
+   * L2-normalise the pooled vectors. Default true: every `SentenceEncoder` returns unit vectors (the scorers take
+   * cosine as a dot product), whether or not the folder has a Normalize module; false returns the raw pooled
+   * vectors (for inspection only: such an encoder breaks the interface's unit-norm promise).
+   */
+  normalize?: boolean;
+  /** Texts per ONNX run. Default 32. */
+  batchSize?: number;
+  /**
+   * Truncate each text to this many tokens (special tokens included). Default: the smallest of the tokenizer's
+   * `model_max_length`, the config's `max_position_embeddings` and 512.
+   */
+  maxTokens?: number;
+  /**
+   * `cuda`, `cpu`, or `auto`. Default $EO_ONNX_DEVICE, else `auto`: CUDA when onnxruntime-node's CUDA execution
+   * provider library is installed (and the session starts on it), else CPU.
+   */
+  device?: 'auto' | 'cpu' | 'cuda';
+  /** Print one line saying which device runs the model and why, to stderr. Default true. */
+  verbose?: boolean;
+}
 
 /** Options of `loadUseLite`. */
 export interface UseLiteOptions {

@@ -7,7 +7,7 @@ import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
 import { embedCorpusCached } from '../encode/cache';
 import type { SentenceEncoder } from '../encode/types';
-import { loadUseLite } from '../encode/use-lite';
+import { loadEncoder } from '../encode/registry';
 import { EoError } from '../errors';
 import { RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
@@ -101,7 +101,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   let semanticNote = '';
   if (typeof choice === 'object') semantic = choice;
   else if (choice !== 'none') {
-    const encoder = opts.encoder ?? (owned = await loadUseLite());
+    const encoder = opts.encoder ?? (owned = await loadEncoder());
     const matrix = await embedCorpusCached({
       encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
       onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),

@@ -6,7 +6,7 @@ import { datasetEncoderText } from '../data/text';
 import type { Corpus, Publication } from '../data/types';
 import { embedCorpusCached } from '../encode/cache';
 import type { SentenceEncoder } from '../encode/types';
-import { loadUseLite } from '../encode/use-lite';
+import { loadEncoder } from '../encode/registry';
 import { loadOrBuildBm25, type Bm25Index } from '../retrieve/bm25';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
 import type { NnsscScorer } from '../retrieve/nnssc';
@@ -60,7 +60,7 @@ export async function prepareRerankExperiment(opts: RerankExperimentOptions = {}
   const train = benchmarkSplit(bench, 'train');
   const subset = benchmarkSplit(bench, 'test-subset');
   const bm25 = loadOrBuildBm25(corpus);
-  const encoder = await loadUseLite();
+  const encoder = await loadEncoder();
   const matrix = await embedCorpusCached({ encoder, key: corpus.hash, texts: corpus.datasets.map((d) => datasetEncoderText(d)), workers: 2 });
   const lexical = bm25Scorer(bm25);
   const weak = await buildHybridBackbone({

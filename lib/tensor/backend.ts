@@ -1,7 +1,8 @@
 import * as path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import type * as tfTypes from '@tensorflow/tfjs';
 import { EoError } from '../errors';
-import { TF_BACKEND_ENV, type InitTfBackendOptions, type TfBackendInfo, type TfBackendName } from './types';
+import { TF_BACKEND_ENV, TRAINING_PROFILE_ENV, type InitTfBackendOptions, type NativeLoadFailure, type TfBackendInfo, type TfBackendName, type TrainingProfile } from './types';
 
 const BACKEND_NAMES: readonly TfBackendName[] = ['node-gpu', 'node', 'wasm', 'cpu'];
 
@@ -36,33 +37,62 @@ export function defaultWasmDir(): string {
   return path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
 }
 
-/** Require a package that is not a dependency (the user may have installed it); null when absent. */
-function optionalRequire(name: string): { ok: true; mod: unknown } | { ok: false; reason: string } {
+/**
+ * Sort a failed `require` of an optional native TensorFlow package into what the user must do about it:
+ * - `not-installed`: the package itself is absent (`npm install` left the optional dependency out);
+ * - `binary-missing`: the package is there but its native add-on (`tfjs_binding.node`, libtensorflow) is not: its
+ *   install script could not download it (offline install, unsupported platform);
+ * - `cuda-missing`: the add-on loads libtensorflow, which cannot find a CUDA/cuDNN library (tfjs-node-gpu 4.x wants
+ *   CUDA 11.2 + cuDNN 8.1 on LD_LIBRARY_PATH);
+ * - `load-error`: anything else (message kept).
+ */
+export function classifyNativeLoadError(pkg: string, err: unknown): { kind: NativeLoadFailure; reason: string } {
+  const msg = ((err as Error)?.message ?? String(err)).split('\n')[0];
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'MODULE_NOT_FOUND' && (msg.includes(`'${pkg}'`) || msg.includes(`"${pkg}"`)))
+    return { kind: 'not-installed', reason: `${pkg} is not installed` };
+  const cuda = /(lib(?:cudart|cublas|cublasLt|cudnn|cufft|curand|cusolver|cusparse|cuda|nvinfer)[\w.-]*\.so[\w.]*)/.exec(msg);
+  if (cuda) return { kind: 'cuda-missing', reason: `${pkg}: CUDA libraries missing (${cuda[1]} not found; tfjs-node-gpu 4.x needs CUDA 11.2 + cuDNN 8.1 on LD_LIBRARY_PATH)` };
+  if (/tfjs_binding\.node|napi-v\d|libtensorflow[\w.]*\.so|Cannot find module .*\.node\b/.test(msg))
+    return { kind: 'binary-missing', reason: `${pkg}: native binary missing (its install script could not download libtensorflow: ${msg})` };
+  return { kind: 'load-error', reason: `${pkg} failed to load: ${msg}` };
+}
+
+/** Require a package that is not a dependency (the user may have installed it). */
+function optionalRequire(name: string, requireFn: (id: string) => unknown): { ok: true; mod: unknown } | { ok: false; kind: NativeLoadFailure; reason: string } {
   try {
-    // A computed name keeps bundlers and tsc from trying to resolve it.
-    const req: NodeRequire = require;
-    return { ok: true, mod: req(name) };
+    return { ok: true, mod: requireFn(name) };
   } catch (e) {
-    const msg = (e as Error).message ?? String(e);
-    const missing = (e as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && msg.includes(name);
-    return { ok: false, reason: missing ? `${name} is not installed` : `${name} failed to load: ${msg.split('\n')[0]}` };
+    return { ok: false, ...classifyNativeLoadError(name, e) };
   }
 }
 
-async function activate(name: TfBackendName, opts: InitTfBackendOptions): Promise<Omit<TfBackendInfo, 'forced' | 'skipped'>> {
+/** A failure that carries its kind through `activate` to the skipped list. */
+class BackendUnavailable extends Error {
+  constructor(readonly kind: NativeLoadFailure, message: string) {
+    super(message);
+  }
+}
+
+type Activated = Omit<TfBackendInfo, 'forced' | 'skipped' | 'reason'> & { note?: string };
+
+async function activate(name: TfBackendName, opts: InitTfBackendOptions): Promise<Activated> {
   const tf = getTf();
   switch (name) {
     case 'node-gpu':
     case 'node': {
       const pkg = name === 'node-gpu' ? '@tensorflow/tfjs-node-gpu' : '@tensorflow/tfjs-node';
-      const r = optionalRequire(pkg);
-      if (!r.ok) throw new Error(r.reason);
+      const r = optionalRequire(pkg, opts.requireFn ?? require);
+      if (!r.ok) throw new BackendUnavailable(r.kind, r.reason);
       // The package registers the 'tensorflow' backend on the tfjs-core it resolves; that must be ours.
       if (!tf.findBackendFactory('tensorflow'))
-        throw new Error(`${pkg} loaded but registered its backend on a different @tensorflow/tfjs-core copy (version mismatch with @tensorflow/tfjs ${tf.version_core}?)`);
-      if (!(await tf.setBackend('tensorflow'))) throw new Error(`${pkg}: tf.setBackend('tensorflow') failed`);
+        throw new BackendUnavailable('wrong-tfjs-core', `${pkg} loaded but registered no 'tensorflow' backend on our @tensorflow/tfjs-core ${tf.version_core} (a plain-tfjs alias or another tfjs-core copy)`);
+      if (!(await tf.setBackend('tensorflow'))) throw new BackendUnavailable('load-error', `${pkg}: tf.setBackend('tensorflow') failed`);
       await tf.ready();
-      return { name, tfName: 'tensorflow', tfVersion: tf.version_core };
+      // tfjs-node's backend says whether libtensorflow found a CUDA device (false: no driver/device visible).
+      const gpu = name === 'node-gpu' && Boolean((tf.backend() as { isUsingGpuDevice?: boolean }).isUsingGpuDevice);
+      const note = name === 'node-gpu' ? (gpu ? 'GPU found' : 'tfjs-node-gpu loaded but TensorFlow sees no CUDA device: runs on the CPU') : 'native libtensorflow on the CPU';
+      return { name, tfName: 'tensorflow', tfVersion: tf.version_core, gpu, note };
     }
     case 'wasm': {
       const wasm = require('@tensorflow/tfjs-backend-wasm') as typeof import('@tensorflow/tfjs-backend-wasm');
@@ -74,14 +104,20 @@ async function activate(name: TfBackendName, opts: InitTfBackendOptions): Promis
       if (!(await tf.setBackend('wasm'))) throw new Error(`tf.setBackend('wasm') failed`);
       await tf.ready();
       const simd = Boolean(await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'));
-      return { name, tfName: 'wasm', tfVersion: tf.version_core, simd };
+      return { name, tfName: 'wasm', tfVersion: tf.version_core, simd, gpu: false };
     }
     case 'cpu': {
       if (!(await tf.setBackend('cpu'))) throw new Error(`tf.setBackend('cpu') failed`);
       await tf.ready();
-      return { name, tfName: 'cpu', tfVersion: tf.version_core };
+      return { name, tfName: 'cpu', tfVersion: tf.version_core, gpu: false };
     }
   }
+}
+
+function finish(a: Activated, forced: boolean, skipped: TfBackendInfo['skipped']): TfBackendInfo {
+  const { note, ...rest } = a;
+  const why = [forced ? 'forced' : null, note ?? null, ...skipped.map((s) => `${s.name} skipped: ${s.reason}`)].filter(Boolean);
+  return { ...rest, forced, skipped, reason: `${a.name}${a.simd ? ' (simd)' : ''}${why.length ? ` — ${why.join('; ')}` : ''}` };
 }
 
 async function choose(opts: InitTfBackendOptions): Promise<TfBackendInfo> {
@@ -90,17 +126,16 @@ async function choose(opts: InitTfBackendOptions): Promise<TfBackendInfo> {
   const skipped: TfBackendInfo['skipped'] = [];
   if (forcedName) {
     try {
-      const info: TfBackendInfo = { ...(await activate(forcedName, opts)), forced: true, skipped };
-      return info;
+      return finish(await activate(forcedName, opts), true, skipped);
     } catch (e) {
       throw new EoError('ENCODER', `TensorFlow.js backend "${forcedName}" was requested but cannot start: ${(e as Error).message}`, { backend: forcedName });
     }
   }
   for (const name of ['node-gpu', 'node', 'wasm'] as const) {
     try {
-      return { ...(await activate(name, opts)), forced: false, skipped };
+      return finish(await activate(name, opts), false, skipped);
     } catch (e) {
-      skipped.push({ name, reason: (e as Error).message });
+      skipped.push({ name, reason: (e as Error).message, ...(e instanceof BackendUnavailable ? { kind: e.kind } : {}) });
     }
   }
   throw new EoError('ENCODER', `no TensorFlow.js backend could start: ${skipped.map((s) => `${s.name}: ${s.reason}`).join('; ')}`, { skipped });
@@ -108,10 +143,11 @@ async function choose(opts: InitTfBackendOptions): Promise<TfBackendInfo> {
 
 /**
  * Choose and start the TensorFlow.js backend (once per process; later calls return the same choice unless they
- * force a different backend). Order: option `backend`, else $EO_TF_BACKEND, else node-gpu → node → wasm.
+ * force a different backend). Order: option `backend`, else $EO_TF_BACKEND, else node-gpu → node → wasm. Prints
+ * what runs and why (GPU found; binary missing; CUDA libraries missing → fallback) unless `verbose: false`.
  */
 export async function initTfBackend(opts: InitTfBackendOptions = {}): Promise<TfBackendInfo> {
-  if (pending) {
+  if (pending && !opts.requireFn) {
     const info = await pending.catch(() => null);
     if (info && (opts.backend === undefined || opts.backend === info.name)) return info;
   }
@@ -122,9 +158,20 @@ export async function initTfBackend(opts: InitTfBackendOptions = {}): Promise<Tf
     pending = null;
     throw e;
   }
-  if (opts.verbose) {
-    const extra = current.simd !== undefined ? ` simd=${current.simd}` : '';
-    process.stderr.write(`[eo] TensorFlow.js ${current.tfVersion} backend: ${current.name}${extra}${current.forced ? ' (forced)' : ''}\n`);
-  }
+  // Worker threads (embedding pool, NN-SSC scoring threads) start their own backend: only the main thread prints.
+  if (opts.verbose ?? isMainThread) process.stderr.write(`[eo] TensorFlow.js ${current.tfVersion} backend: ${current.reason}\n`);
   return current;
+}
+
+/**
+ * Training defaults for a backend: the paper's schedule (`PAPER_FINETUNE_CONFIG`, NN-SSC 1000 epochs) when
+ * TensorFlow runs on a GPU, the small CPU schedule otherwise. $EO_TRAINING_PROFILE (`paper` or `cpu`) overrides
+ * the choice. lib/train maps the profile to its configs (`defaultTrainingConfig`).
+ */
+export function trainingProfileFor(info: TfBackendInfo | null, env: NodeJS.ProcessEnv = process.env): TrainingProfile {
+  const forced = env[TRAINING_PROFILE_ENV]?.trim().toLowerCase();
+  if (forced === 'paper' || forced === 'cpu') return { profile: forced, reason: `$${TRAINING_PROFILE_ENV}=${forced}` };
+  if (forced) throw new EoError('CONFIG', `$${TRAINING_PROFILE_ENV} must be paper or cpu (got ${JSON.stringify(env[TRAINING_PROFILE_ENV])})`);
+  if (info?.gpu) return { profile: 'paper', reason: `GPU backend ${info.name}: the paper's schedule` };
+  return { profile: 'cpu', reason: `${info ? `backend ${info.name}` : 'no backend started yet'} has no GPU: the small CPU schedule` };
 }

@@ -22,9 +22,18 @@ export interface InitTfBackendOptions {
    * `@tensorflow/tfjs-backend-wasm` (read from disk, no network).
    */
   wasmDir?: string;
-  /** Print one line naming the chosen backend to stderr. Default false. */
+  /** Print one line naming the chosen backend and why (what was skipped and the reason) to stderr. Default: true on the main thread, false in worker threads. */
   verbose?: boolean;
+  /**
+   * The `require` used for the optional native packages (`@tensorflow/tfjs-node-gpu`, `@tensorflow/tfjs-node`).
+   * Default: Node's. Tests inject one to simulate a GPU host, a missing native binary or missing CUDA libraries;
+   * passing it always makes a fresh choice (the per-process choice is not reused).
+   */
+  requireFn?: (id: string) => unknown;
 }
+
+/** Why an optional native backend could not start (see `classifyNativeLoadError`). */
+export type NativeLoadFailure = 'not-installed' | 'binary-missing' | 'cuda-missing' | 'no-gpu-device' | 'wrong-tfjs-core' | 'load-error';
 
 /** What `initTfBackend` chose. */
 export interface TfBackendInfo {
@@ -39,5 +48,19 @@ export interface TfBackendInfo {
   /** wasm only: whether the SIMD binary is used. */
   simd?: boolean;
   /** Backends tried before this one and why they were skipped. */
-  skipped: Array<{ name: TfBackendName; reason: string }>;
+  skipped: Array<{ name: TfBackendName; reason: string; kind?: NativeLoadFailure }>;
+  /** True when TensorFlow runs on a CUDA GPU (node-gpu with a visible device). */
+  gpu: boolean;
+  /** One line saying what runs and why, e.g. `wasm (node-gpu: CUDA libraries missing: …; node: not installed)`. */
+  reason: string;
 }
+
+/** Which training defaults suit a backend: the paper's schedule on a GPU, the small CPU one otherwise. */
+export interface TrainingProfile {
+  profile: 'paper' | 'cpu';
+  /** Why (the backend, or the environment override). */
+  reason: string;
+}
+
+/** Environment variable overriding the training profile: `paper` or `cpu`. */
+export const TRAINING_PROFILE_ENV = 'EO_TRAINING_PROFILE';
