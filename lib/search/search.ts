@@ -9,6 +9,7 @@ import { parseQuery } from '../router/parse';
 import { candidateOf, finishRoute } from '../router/route';
 import { decideTools } from '../router/decide';
 import type { RouteResult, ToolDecision } from '../router/types';
+import { applyConstraints, constraintsFromParsed, describeConstraintEffect, hasConstraints } from './constraints';
 import { retrievalQueryTextParsed } from './text';
 import type { RankedDataset, ScoreComponent, SearchEngine, SearchOptions, SearchResponse } from './types';
 
@@ -137,8 +138,21 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
   }
   const t2 = performance.now();
   const scores = await scoreQuery(engine, retrievalQuery);
+  // the question's period and places demote (or filter) datasets that cannot cover them; explained per result
+  const asked = constraintsFromParsed(parsed);
+  const constrained = hasConstraints(asked) && opts.constraints?.mode !== 'off' ? applyConstraints(scores.final, engine.corpus.datasets, asked, opts.constraints) : null;
+  const ranked = constrained ? { ...scores, final: constrained.scores } : scores;
   const depth = opts.rerank ? Math.max(k, opts.rerank.depth ?? opts.rerank.window ?? 10) : k;
-  let results = rankedDatasets(engine, scores, depth);
+  let results = rankedDatasets(engine, ranked, depth);
+  if (constrained)
+    results = results
+      .map((r) => {
+        const i = engine.corpus.indexById.get(r.id)!;
+        const e = constrained.effects.get(i);
+        return e ? { ...r, score: ranked.final[i], constraint: describeConstraintEffect(engine.corpus.datasets[i], e, asked) } : r;
+      })
+      .filter((r) => Number.isFinite(r.score)) // 'filter' mode
+      .map((r, j) => ({ ...r, rank: j + 1 }));
   const t3 = performance.now();
   let rerankTraces: RerankTrace[] | undefined;
   if (opts.rerank && results.length > 1) {
@@ -166,6 +180,7 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
       label: engine.label, lexical: engine.lexical?.id ?? null, semantic: engine.semantic?.id ?? null, fusion: engine.fusion.mode,
       alpha: spec?.method === 'convex' ? spec.alpha : null, alphaSource: engine.fusion.source,
       ...(opts.rerank ? { reranker: opts.rerank.reranker.id } : {}),
+      constraints: constrained ? { ...asked, mode: opts.constraints?.mode ?? 'demote', moved: constrained.effects.size } : null,
     },
     results,
     ...(rerankTraces ? { rerankTraces } : {}),

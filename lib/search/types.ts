@@ -1,3 +1,4 @@
+import type { ConstraintRule, QueryConstraints } from './constraints';
 import type { Corpus } from '../data/types';
 import type { AlphaMethod, FusionSpec } from '../fuse';
 import type { CorpusScorer } from '../retrieve/scorers';
@@ -65,6 +66,8 @@ export interface RankedDataset {
   stage: 'bm25' | 'semantic' | 'both';
   /** One line: why the dataset is here. */
   why: string;
+  /** Why the question's period or place moved this dataset (only when it did), e.g. `ends 2010-12-31, before … (×0.5)`. */
+  constraint?: string;
   /** Rank before reranking (only when a reranker reordered the list). */
   retrievalRank?: number;
   links: { detail: string; landingPage: string; earthdataSearch: string; cmr: string };
@@ -97,6 +100,12 @@ export interface SearchOptions {
    * Algorithm 1 (`rerankList`). Default: no reranking.
    */
   rerank?: { reranker: Reranker } & WindowOptions;
+  /**
+   * The question's period and places shape the ranking (lib/search/constraints.ts): a dataset whose temporal or
+   * spatial extent cannot cover them (CMR intersection semantics) is demoted (×0.5 per violated constraint, by
+   * default) or filtered; `{ mode: 'off' }` ranks as retrieval alone. Default: demote ×0.5.
+   */
+  constraints?: ConstraintRule;
 }
 
 /** The answer to one query: router decisions and actions, ranked datasets with explanations, timings. */
@@ -122,6 +131,8 @@ export interface SearchResponse {
     alpha: number | null;
     /** Where α comes from (or why there is none). */
     alphaSource: string;
+    /** The question's period and places as applied to the ranking (null: none asked, or constraints off). */
+    constraints?: (QueryConstraints & { mode: string; moved: number }) | null;
     /** The reranker that reordered the top results, when one did. */
     reranker?: string;
   };
