@@ -10,3 +10,4 @@ export * from './heatmap';
 export * from './llm-cost';
 export * from './fusion';
 export * from './training';
+export * from './benchmark';
