@@ -5,9 +5,11 @@ import {
   loadSnapshot, buildBenchmark, benchmarkSettings, benchmarkStats, benchmarkSizeRows, splitBalanceRows, splitBalanceFigure,
   benchmarkQueryRows, positivesPerQueryFigure, datasetsPerDaacFigure, settingRows, hardNegativeRows, nnsscEpochLine,
   nnsscLearningCurveFigures, perQueryScatterFigure, backboneRows, offlineWeightRows, distinctOutcomes, distinctMetricRows,
-  perQueryGain, repairRows, guardRemovalRows, toolCallsPerQuery, firstToolTrace, rerankSystemRuns, rerankerLabel, emptyRepairs,
-  type MetricRow, type PerQueryMetrics,
+  rerankGainPerQuery, repairRows, guardRemovalRows, toolCallsPerQuery, firstToolTrace, rerankSystemRuns, rerankerLabel,
+  type MetricRow,
 } from '../lib';
+import { emptyRepairs } from '../lib/rerank';
+import type { PerQueryMetrics } from '../lib/metrics';
 
 const corpus = loadSnapshot({ sample: true });
 
@@ -90,7 +92,7 @@ test('rerank views: backbone π, offline weights, distinct outcomes and rows, ga
   const t2 = { backbones: t1.backbones, outcomes: [dup, a2], errors: [] };
   assert.equal(distinctOutcomes(t1 as never, t2 as never).map((o) => o.label), [a1.label, a2.label]);
   assert.equal(distinctMetricRows(t1 as never, t2 as never).map((r) => r.system), ['B weak', a1.row.system, a2.row.system]);
-  assert.equal(perQueryGain(a1, t1.backbones[0].perQuery), [0.5, 0]);
+  assert.equal(rerankGainPerQuery(a1, t1.backbones[0].perQuery), [0.5, 0]);
   assert.is(rerankerLabel(a1, 'B weak'), 'R r1');
   const rep = repairRows([a1 as never])[0];
   assert.is(rep['failed windows'], 2, 'failed windows not overwritten by the repair kind "failed"');

@@ -48,7 +48,7 @@ export function distinctMetricRows(...tables: readonly RerankTable[]): MetricRow
 }
 
 /** Per-query difference of one metric, reranked − backbone (queries aligned, as `rerankTable` evaluates them). */
-export function perQueryGain(o: Pick<RerankOutcome, 'perQuery'>, backbone: PerQueryMetrics, metric: keyof PerQueryMetrics['values'] = 'MRR'): number[] {
+export function rerankGainPerQuery(o: Pick<RerankOutcome, 'perQuery'>, backbone: PerQueryMetrics, metric: keyof PerQueryMetrics['values'] = 'MRR'): number[] {
   return o.perQuery.values[metric].map((v, i) => v - backbone.values[metric][i]);
 }
 
