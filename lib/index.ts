@@ -19,7 +19,7 @@ export {
 // ── Checkpoint file format (what train writes and retrieve/encode read)
 export {
   checkpointExists, loadCheckpoint, readCheckpointManifest, saveCheckpoint, type Checkpoint, type CheckpointInput,
-  type CheckpointManifest,
+  type CheckpointManifest, type TrainingData,
 } from './store';
 
 // ── TensorFlow.js backend
@@ -43,7 +43,7 @@ export {
   buildCmrSearchUrl, checkEoBenchPositives, CMR_UMM_JSON_ACCEPT, cmrItemToDataset, collectCmrCollections,
   datasetEncoderText, datasetsByPublication, downloadCmrCorpus, EARTHDATA_TOKEN_ENV, eoBenchQrels, eoBenchSplit,
   formatEoBenchFieldMapping, formatKgCorpusReport, importEoBench, KG_CORPUS_PROPERTIES, kgToCorpus, loadEoBench,
-  loadKgCorpus, loadSnapshot, makeCorpus, parseDelimited, parseRetryAfter, publicationIdFor, readKgExport,
+  loadKgCorpus, loadSnapshot, makeCorpus, corpusDataHash, parseDelimited, parseRetryAfter, publicationIdFor, readKgExport,
   resolveDataDir, restrictEoBenchToCorpus, searchCmrCollections, splitFromFileName, streamKgCorpus, streamKgExport,
   type Corpus, type DatasetRecord, type LoadSnapshotOptions, type Publication, type PublicationLink,
 } from './data';
@@ -58,7 +58,8 @@ export {
 
 // ── Benchmark: citation-grounded queries, labels, stratified split
 export {
-  BENCHMARK_DEFAULTS, benchmarkQrels, benchmarkSettings, benchmarkSplit, benchmarkStats, buildBenchmark,
+  BENCHMARK_DEFAULTS, benchBuildCommand, benchmarkQrels, benchmarkSettings, benchmarkSplit, benchmarkStats, benchmarkTrainingData,
+  buildBenchmark, trainingDataDifference, type BenchmarkSettings, type BenchmarkStats,
   cleanWrittenQuery, defaultBenchmarkDir, eoBenchToBenchmark, exportBenchmark, llmQueryWriter, loadBenchmark,
   loadOrBuildBenchmark, loadQueryWriterPrompt, queryWriterMessages, stratifiedSample, stratifiedSplit,
   titleQueryWriter, type BenchLabel, type Benchmark, type BenchQuery, type BenchSplitView, type BuildBenchmarkOptions,
@@ -90,8 +91,11 @@ export {
   type ScoredRun,
 } from './retrieve';
 
-// ── Training: MNRL fine-tuning, NN-SSC
+// ── Training: MNRL fine-tuning, NN-SSC, and one load-or-train helper per trained artefact
 export {
+  checkpointStaleness, loadOrTrainFinetunedEncoder, loadOrTrainNnssc, notebookRebuildCommand, nnsscTrainingPairs,
+  type ArtefactMode, type FinetunedEncoderArtefact, type FinetuneTrainingSummary, type LoadOrTrainFinetunedEncoderOptions,
+  type LoadOrTrainNnsscOptions, type NnsscArtefact, type NnsscTrainingSummary,
   batchesWithoutDuplicates, CPU_FINETUNE_CONFIG, DEFAULT_NNSSC_CONFIG, defaultFinetuneDir, defaultNnsscDir,
   disposeNnsscVariables, finetuneExamplesFromSplit, finetuneUseLite, initNnsscModel, loadFinetunedEncoder,
   makeNnsscBatch, mineHardNegatives, mnrlLoss, mnrlLossReference, nnsscDataHash, nnsscLossAndGrads,
@@ -123,6 +127,8 @@ export {
 export {
   listwiseReranker, llmRerankPlan, mergeRerankTables, OFFLINE_FEATURES, offlineReranker, rerankBackbone, rerankList,
   rerankMetricRows, rerankTable, rerankTableRows, runFromLists, table4, table5, writeTraceFiles, type Backbone,
+  backboneRows, costRows, distinctMetricRows, distinctOutcomes, firstToolTrace, guardRemovalRows, llmPlanRows, offlineWeightRows,
+  rerankGainPerQuery, repairRows, rerankerLabel, rerankSystemRuns, toolCallRows, toolCallsPerQuery, toolUseRows,
   type BackboneList, type RerankCandidate, type RerankedRun, type Reranker, type RerankOutcome, type RerankQuery, type RerankResult,
   type RerankTable,
 } from './rerank';
@@ -170,7 +176,10 @@ export {
   fusionDiscussion, gainFigure, gainRows, heatmapFigure, histogramFigure, hybridGains, mostHelpedQuery, perQueryGain,
   progress, rankedDatasetRows, reportsDir, scatterFigure, scoreGeometryFigure, showFigure, showMarkdown, showTable,
   TABLE2_ROWS, table2RowId, table2Systems, trainingCost, writeResults, writeTable2RunFiles, type Figure,
-  type PerQueryGain, type Table2, type Table2RowSpec, type Table2System, type TableRow, type TrainingCost,
+  benchmarkQueryRows, benchmarkSizeRows, datasetsPerDaacFigure, finetuneLearningCurveFigure, finetuneStepLine,
+  finetuneTrainingLine, finetuneValidationLine, finetuneValidationRows, hardNegativeRows, nnsscEpochLine,
+  nnsscLearningCurveFigures, nnsscTrainingLine, perQueryScatterFigure, positivesPerQueryFigure, settingRows,
+  splitBalanceFigure, splitBalanceRows, type PerQueryGain, type Table2, type Table2RowSpec, type Table2System, type TableRow, type TrainingCost,
 } from './report';
 
 export { paperCostPlanTable } from './report';

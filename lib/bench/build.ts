@@ -4,6 +4,8 @@ import { EoError } from '../errors';
 import type { Qrels } from '../metrics/types';
 import { BENCHMARK_DEFAULTS } from './settings';
 import { DEFAULT_STRATA, stratifiedSample, stratifiedSplit, stratumOf } from './split';
+import { shortHash } from '../util/hash';
+import type { TrainingData } from '../store/types';
 import type { BenchLabel, BenchQuery, BenchSplitView, Benchmark, QueryWriter, Split } from './types';
 
 export interface BuildBenchmarkOptions {
@@ -65,6 +67,7 @@ export async function buildBenchmark(corpus: Corpus, opts: BuildBenchmarkOptions
     testFraction,
     relations,
     corpusHash: corpus.hash,
+    dataHash: corpus.dataHash,
     queries,
     labels,
     testSubset,
@@ -89,4 +92,41 @@ export function benchmarkSplit(bench: Benchmark, which: Split | 'test-subset'): 
   const subset = which === 'test-subset' ? new Set(bench.testSubset) : null;
   const queries = bench.queries.filter((q) => (subset ? subset.has(q.id) : q.split === which));
   return { queries, qrels: benchmarkQrels(bench, { queryIds: queries.map((q) => q.id) }) };
+}
+
+/**
+ * What a model trained on this benchmark's TRAINING split is trained on (see `TrainingData`). The hash covers the
+ * data hash (datasets, publications, links), the writer, seed, test fraction and relations filter, and every
+ * training query (id, publication, text) with its labels (dataset, relation): another seed, relations filter,
+ * writer or links file gives another hash; a rebuild of the same benchmark gives the same one.
+ */
+export function benchmarkTrainingData(bench: Benchmark): TrainingData {
+  if (!bench.dataHash)
+    throw new EoError('CACHE_MISMATCH', `benchmark ${bench.name} records no data hash (saved before benchmarks recorded one); rebuild it: eo bench build`);
+  const labels = new Map<string, string[]>();
+  for (const l of bench.labels) labels.set(l.queryId, [...(labels.get(l.queryId) ?? []), `${l.datasetId}:${l.relation}`]);
+  const train = bench.queries.filter((q) => q.split === 'train').sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const lines = [
+    `v1 data=${bench.dataHash} writer=${bench.writer} seed=${bench.seed} testFraction=${bench.testFraction} relations=${JSON.stringify(bench.relations)}`,
+    ...train.map((q) => `${q.id}\u0001${q.publicationId}\u0001${q.text}\u0001${(labels.get(q.id) ?? []).sort().join(',')}`),
+  ];
+  return {
+    hash: shortHash(lines.join('\n')),
+    dataHash: bench.dataHash,
+    benchmark: bench.name,
+    writer: bench.writer,
+    seed: bench.seed,
+    testFraction: bench.testFraction,
+    relations: bench.relations,
+    queries: train.length,
+  };
+}
+
+/** What differs between two training-data records, e.g. `seed 7 → 42; relations cites → all` (empty when none). */
+export function trainingDataDifference(was: Partial<TrainingData>, now: TrainingData): string {
+  const show = (k: keyof TrainingData, v: unknown) => (v === undefined ? 'unrecorded' : k === 'relations' ? (v === null ? 'all' : (v as string[]).join(',')) : String(v));
+  const keys: (keyof TrainingData)[] = ['dataHash', 'writer', 'seed', 'testFraction', 'relations', 'queries'];
+  const names: Partial<Record<keyof TrainingData, string>> = { dataHash: 'data (datasets, publications, links)', queries: 'training queries' };
+  const diffs = keys.filter((k) => JSON.stringify(was[k]) !== JSON.stringify(now[k])).map((k) => `${names[k] ?? k} ${show(k, was[k])} → ${show(k, now[k])}`);
+  return diffs.length > 0 ? diffs.join('; ') : 'the training queries or labels';
 }

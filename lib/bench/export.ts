@@ -15,7 +15,10 @@ export function saveBenchmark(file: string, bench: Benchmark): void {
   writeJsonAtomic(file, bench);
 }
 
-/** Load a benchmark saved by saveBenchmark; refuses one built on another corpus when `corpus` is given. */
+/**
+ * Load a benchmark saved by saveBenchmark. With `corpus`, refuses (CACHE_MISMATCH) one built on other data — other
+ * datasets, publications or links, or data it did not record — naming both data hashes and the command that rebuilds it.
+ */
 export function loadBenchmark(file: string, corpus?: Corpus): Benchmark {
   let b: Benchmark;
   try {
@@ -26,9 +29,26 @@ export function loadBenchmark(file: string, corpus?: Corpus): Benchmark {
   }
   for (const f of ['queries', 'labels', 'testSubset'] as const)
     if (!Array.isArray((b as any)[f])) throw new EoError('DATA_INVALID', `${file}: field "${f}" must be an array`, { file, field: f });
-  if (corpus && b.corpusHash !== corpus.hash)
-    throw new EoError('CACHE_MISMATCH', `${file}: built on corpus ${b.corpusHash}, but the loaded corpus is ${corpus.hash}; rebuild it`, { file });
+  if (corpus && (b.corpusHash !== corpus.hash || b.dataHash !== corpus.dataHash)) {
+    const was = b.dataHash ? `data ${b.dataHash}` : 'data it did not record (saved before benchmarks recorded their data hash)';
+    throw new EoError(
+      'CACHE_MISMATCH',
+      `${file}: built on ${was}, but the loaded datasets, publications and links are data ${corpus.dataHash}; rebuild it: ${benchBuildCommand(b, path.dirname(file))}`,
+      { file, dataHash: b.dataHash ?? null, expected: corpus.dataHash },
+    );
+  }
   return b;
+}
+
+/** The `eo bench build` command that rebuilds a benchmark with its own split settings into `dir` (add `--sample` / `--data` for other snapshots). */
+export function benchBuildCommand(b: Pick<Benchmark, 'seed' | 'testFraction' | 'relations'>, dir: string): string {
+  const d = BENCHMARK_DEFAULTS;
+  const flags = [
+    b.seed !== d.seed ? `--seed ${b.seed}` : '',
+    b.testFraction !== d.testFraction ? `--test-fraction ${b.testFraction}` : '',
+    b.relations ? `--relations ${b.relations.join(',')}` : '',
+  ].filter(Boolean);
+  return ['eo bench build', ...flags, `--out ${dir}`].join(' ');
 }
 
 /**

@@ -63,6 +63,7 @@ export function eoBenchToBenchmark(eb: EoBench, corpus: Corpus, opts: EoBenchToB
     testFraction: queries.length > 0 ? test.length / queries.length : 0,
     relations: null,
     corpusHash: corpus.hash,
+    dataHash: corpus.dataHash,
     queries,
     labels,
     testSubset,

@@ -35,6 +35,11 @@ export interface Benchmark {
   /** Relations used as labels; null = all. */
   relations: string[] | null;
   corpusHash: string;
+  /**
+   * `Corpus.dataHash` of the data it was built from (datasets, publications, links). Absent in benchmarks saved
+   * before it was recorded: those are rebuilt by `loadOrBuildBenchmark` and refused by `loadBenchmark`.
+   */
+  dataHash?: string;
   queries: BenchQuery[];
   labels: BenchLabel[];
   /** Query ids of the stratified subset of the test split used by the costly rerank stages. */

@@ -4,7 +4,8 @@ import type { Corpus, DatasetRecord, Publication, PublicationLink } from './type
 
 /**
  * Assemble a Corpus from validated records: checks unique ids and that every link resolves, and computes the
- * corpus hash (over ids and every text field the scorers read) that keys caches.
+ * corpus hash (over ids and every text field the scorers read) that keys caches, and the data hash (that hash plus
+ * every publication and every kept link) that benchmarks and trained checkpoints record.
  */
 export function makeCorpus(
   datasets: DatasetRecord[],
@@ -35,7 +36,18 @@ export function makeCorpus(
       .map((d) => [d.id, d.shortName ?? '', d.longName, d.abstract, d.doi ?? '', d.daac, d.temporalStart ?? '', d.temporalEnd ?? '', d.keywords.join('|'), d.platforms.join('|'), d.instruments.join('|')].join('\u0001'))
       .join('\u0002'),
   ).slice(0, 16);
-  return { datasets, publications, links: kept, origin, hash: h, indexById };
+  return { datasets, publications, links: kept, origin, hash: h, dataHash: corpusDataHash(h, publications, kept), indexById };
+}
+
+/**
+ * Hash of everything a benchmark is built from: the datasets (their corpus hash), each publication's id, DOI, title,
+ * abstract, year and venue (what query writers read), and each link's publication, dataset and relation (the labels),
+ * in file order. Provenance fields (`source`, `sources`) are left out: they change no query and no label.
+ */
+export function corpusDataHash(datasetsHash: string, publications: readonly Publication[], links: readonly PublicationLink[]): string {
+  const pubs = publications.map((p) => [p.id, p.doi ?? '', p.title, p.abstract ?? '', p.year ?? '', p.venue ?? ''].join('\u0001')).join('\u0002');
+  const ls = links.map((l) => [l.publicationId, l.datasetId, l.relation].join('\u0001')).join('\u0002');
+  return sha256(`datasets=${datasetsHash}\u0003publications=${pubs}\u0003links=${ls}`).slice(0, 16);
 }
 
 /** Dataset ids linked to each publication, optionally filtered by relation. */

@@ -63,6 +63,11 @@ export interface Corpus {
   origin: string;
   /** Hash over dataset ids and texts; keys every cache built on this corpus. */
   hash: string;
+  /**
+   * Hash over the datasets (`hash`), the publications and the links (`corpusDataHash`): what a benchmark is built
+   * from. Benchmarks and trained checkpoints record it, so one built on other publications or links is refused.
+   */
+  dataHash: string;
   /** Dataset id → position in `datasets`. */
   indexById: Map<string, number>;
 }

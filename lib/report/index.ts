@@ -9,3 +9,5 @@ export * from './table2';
 export * from './heatmap';
 export * from './llm-cost';
 export * from './fusion';
+export * from './training';
+export * from './benchmark';

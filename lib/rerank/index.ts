@@ -9,3 +9,4 @@ export * from './backbone';
 export * from './report';
 export * from './llm-plan';
 export * from './payloads';
+export * from './views';

@@ -4,6 +4,26 @@ export interface CheckpointTensor {
   data: Float32Array;
 }
 
+/**
+ * What a model trained on a benchmark's training split was trained on: the hash of that split (its queries with
+ * their text and labels, and the data and settings they came from) and, for messages, the settings themselves.
+ * `benchmarkTrainingData` (lib/bench) computes it; checkpoints record it; the load-or-train helpers (lib/train)
+ * refuse a checkpoint whose hash differs from the current one.
+ */
+export interface TrainingData {
+  /** `benchmarkTrainingData`'s hash over everything below and the training queries with their labels. */
+  hash: string;
+  /** `Corpus.dataHash` of the datasets, publications and links the benchmark was built from. */
+  dataHash: string;
+  benchmark: string;
+  writer: string;
+  seed: number;
+  testFraction: number;
+  relations: string[] | null;
+  /** Number of training-split queries. */
+  queries: number;
+}
+
 /** What `saveCheckpoint` writes. */
 export interface CheckpointInput {
   /** What was trained, e.g. `nnssc` or `finetune-use-lite`; checked on load. */
@@ -15,6 +35,11 @@ export interface CheckpointInput {
   backend: string;
   /** Hash of the training data (corpus + split + embeddings) it was trained on; checked on load. */
   dataHash: string;
+  /**
+   * The benchmark training split it was trained on (`benchmarkTrainingData`): its hash and settings. Checked by the
+   * load-or-train helpers; absent in checkpoints written before it was recorded (treated as stale).
+   */
+  trainingData?: TrainingData;
   /** Training / validation metrics, learning curve, wall time… */
   metrics?: Record<string, unknown>;
   tensors: Record<string, CheckpointTensor>;

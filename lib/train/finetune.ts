@@ -2,6 +2,7 @@ import { checkpointsDir } from '../util/paths';
 import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
 import type { BenchSplitView } from '../bench/types';
+import type { TrainingData } from '../store/types';
 import { EoError } from '../errors';
 import { getTf, initTfBackend, tfBackendInfo } from '../tensor/backend';
 import { mulberry32, shuffleInPlace, type Rng } from '../util/random';
@@ -163,6 +164,8 @@ export interface FinetuneOptions {
   checkpointDir?: string;
   /** Data hash recorded in the checkpoint (corpus + split + base embeddings). Required with `checkpointDir`. */
   dataHash?: string;
+  /** The benchmark training split the examples come from (`benchmarkTrainingData`), recorded in the checkpoint. */
+  trainingData?: TrainingData;
 }
 
 export interface FinetuneResult {
@@ -392,6 +395,7 @@ export async function finetuneUseLite(opts: FinetuneOptions): Promise<FinetuneRe
       seed: cfg.seed,
       backend,
       dataHash: opts.dataHash!,
+      ...(opts.trainingData ? { trainingData: opts.trainingData } : {}),
       metrics: { steps, validation, stoppedBy, pairsSeen, wallSeconds },
       tensors: trainableWeightValues(trainable),
     });

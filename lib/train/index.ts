@@ -3,3 +3,4 @@ export * from './mnrl';
 export * from './finetune';
 export * from './nnssc';
 export * from './defaults';
+export * from './artefacts';

@@ -11,6 +11,7 @@ import { shortHash } from '../util/hash';
 import { mulberry32, shuffleInPlace, type Rng } from '../util/random';
 import { saveCheckpoint } from '../store/checkpoint';
 import { mineHardNegatives, sampleRandomNegatives } from './negatives';
+import type { TrainingData } from '../store/types';
 
 /**
  * NN-SSC training (paper §3.3, Eq. 5).
@@ -522,6 +523,8 @@ export interface NnsscCheckpointContext {
   encoderId: string;
   corpusHash: string;
   dataHash: string;
+  /** The benchmark training split it was trained on (`benchmarkTrainingData`); checked by `loadOrTrainNnssc`. */
+  trainingData?: TrainingData;
   /** Benchmark name / writer, for the record. */
   benchmark?: string;
   [key: string]: unknown;
@@ -529,13 +532,14 @@ export interface NnsscCheckpointContext {
 
 /** Save a trained NN-SSC with its config, seed, backend, data hash, learning curve and timings (atomically). */
 export function saveNnsscCheckpoint(dir: string, result: NnsscTrainResult, ctx: NnsscCheckpointContext, extraMetrics: Record<string, unknown> = {}): void {
-  const { dataHash, ...rest } = ctx;
+  const { dataHash, trainingData, ...rest } = ctx;
   saveCheckpoint(dir, {
     kind: NNSSC_KIND,
     config: { ...result.config, dim: result.model.dim, ...rest },
     seed: result.config.seed,
     backend: result.backend,
     dataHash,
+    ...(trainingData ? { trainingData } : {}),
     metrics: {
       curve: result.curve,
       bestEpoch: result.bestEpoch,

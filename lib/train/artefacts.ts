@@ -1,0 +1,282 @@
+import { benchmarkSplit, benchmarkTrainingData, trainingDataDifference } from '../bench/build';
+import type { Benchmark } from '../bench/types';
+import { datasetEncoderText } from '../data/text';
+import type { Corpus } from '../data/types';
+import { EoError } from '../errors';
+import { embedCorpusCached, embedQueriesCached } from '../encode/cache';
+import type { SentenceEncoder } from '../encode/types';
+import { loadUseLite } from '../encode/use-lite';
+import { NNSSC_KIND, loadNnsscCheckpoint, type NnsscModel } from '../retrieve/nnssc';
+import { checkpointExists, readCheckpointManifest } from '../store/checkpoint';
+import {
+  CPU_FINETUNE_CONFIG, defaultFinetuneDir, finetuneExamplesFromSplit, finetuneUseLite, loadFinetunedEncoder,
+  type FinetuneConfig, type FinetuneResult, type FinetuneStep, type FinetuneValidation,
+} from './finetune';
+import {
+  DEFAULT_NNSSC_CONFIG, defaultNnsscDir, nnsscDataHash, saveNnsscCheckpoint, trainNnssc,
+  type NnsscEpochLog, type NnsscTrainConfig, type NnsscTrainData, type NnsscTrainOptions, type NnsscTrainResult,
+} from './nnssc';
+import { USE_LITE_FT_KIND } from '../encode/trainable-use';
+import type { Checkpoint, CheckpointManifest, TrainingData } from '../store/types';
+
+/**
+ * What a load-or-train helper does with the checkpoint folder:
+ * - `load-or-train` (default): reuse the checkpoint when it was trained on the current training data with the same
+ *   config, otherwise train (and overwrite it);
+ * - `load`: never train (the CLI and the service): a missing, stale or differently configured checkpoint is an
+ *   EoError naming both training-data hashes and the command that rebuilds it;
+ * - `retrain`: always train.
+ */
+export type ArtefactMode = 'load-or-train' | 'load' | 'retrain';
+
+/**
+ * Why the checkpoint behind `manifest` cannot stand for a model trained on `current` with `config`, or null when it
+ * can. A checkpoint without a training-data record (written before checkpoints recorded one) is stale: it cannot be
+ * shown to come from the current training split.
+ */
+export function checkpointStaleness(manifest: Pick<CheckpointManifest, 'trainingData' | 'config'>, current: TrainingData, config: object): string | null {
+  const was = manifest.trainingData;
+  if (!was || typeof was.hash !== 'string')
+    return `records no training-data hash (written before checkpoints recorded the data they were trained on), so it cannot be shown to match the current training data ${current.hash}`;
+  if (was.hash !== current.hash)
+    return `was trained on training data ${was.hash} (benchmark ${was.benchmark}), but the current training data is ${current.hash} (benchmark ${current.benchmark}): ${trainingDataDifference(was, current)}`;
+  const changed = Object.entries(config)
+    .filter(([k, v]) => JSON.stringify(manifest.config[k]) !== JSON.stringify(v))
+    .map(([k, v]) => `${k} ${JSON.stringify(manifest.config[k])} → ${JSON.stringify(v)}`);
+  return changed.length > 0 ? `was trained on the current training data ${current.hash} but with other settings: ${changed.join(', ')}` : null;
+}
+
+/** The command that rebuilds an artefact of a notebook: `npm start -- --only <notebook>` (with `--sample` for a sample benchmark). */
+export function notebookRebuildCommand(notebook: string, bench: Pick<Benchmark, 'name'>): string {
+  return `npm start -- --only ${notebook}${bench.name.endsWith('-sample') ? ' --sample' : ''}`;
+}
+
+/**
+ * Decide between reusing and training: returns null to reuse, or the reason to train; in `load` mode a missing or
+ * unusable checkpoint throws instead (DATA_NOT_FOUND / CACHE_MISMATCH), naming the command that rebuilds it.
+ */
+function decide(dir: string, kind: string, mode: ArtefactMode, current: TrainingData, config: object, rebuild: string): string | null {
+  if (mode === 'retrain') return 'retraining on request';
+  if (!checkpointExists(dir)) {
+    if (mode === 'load') throw new EoError('DATA_NOT_FOUND', `no ${kind} checkpoint at ${dir}; train it: ${rebuild}`, { dir });
+    return `no checkpoint at ${dir}`;
+  }
+  let why: string | null;
+  try {
+    const m = readCheckpointManifest(dir);
+    why = m.kind !== kind ? `is a "${m.kind}" checkpoint, not "${kind}"` : checkpointStaleness(m, current, config);
+  } catch (e) {
+    if (!(e instanceof EoError) || mode === 'load') throw e;
+    why = e.message;
+  }
+  if (why === null) return null;
+  if (mode === 'load')
+    throw new EoError('CACHE_MISMATCH', `checkpoint ${dir} ${why}; rebuild it: ${rebuild}`, { dir, trainingDataHash: current.hash });
+  return `checkpoint ${dir} ${why}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------- NN-SSC
+
+export interface LoadOrTrainNnsscOptions {
+  corpus: Corpus;
+  /** The benchmark whose TRAINING split NN-SSC trains on (no test query reaches it). */
+  bench: Benchmark;
+  /** The frozen encoder (USE-lite). */
+  encoder: SentenceEncoder;
+  /** The encoder's corpus embeddings (corpus order, unit norm). Needed only to train; default: `embedCorpusCached` (2 workers). */
+  corpusMatrix?: Float32Array;
+  /** Checkpoint folder. Default `defaultNnsscDir('use-lite-<benchmark name>')`. */
+  dir?: string;
+  /** Training config. Default `DEFAULT_NNSSC_CONFIG` (stops by epochs and patience only, never by the clock). */
+  config?: Partial<NnsscTrainConfig>;
+  /** Default `load-or-train`. */
+  mode?: ArtefactMode;
+  /** Command named in errors. Default `npm start -- --only 04-nnssc` (`--sample` for a sample benchmark). */
+  rebuild?: string;
+  /** Backend, per-epoch and per-step callbacks, pre-mined hard negatives (passed to `trainNnssc`). */
+  training?: NnsscTrainOptions;
+  /** Query-embedding cache folder. Default `defaultQueryCacheDir()`. */
+  queryCacheDir?: string;
+  /** One line per decision (reuse or train, and why). Default none. */
+  log?: (line: string) => void;
+}
+
+/** Training figures of an NN-SSC checkpoint, from the run that just trained or from the checkpoint's record. */
+export interface NnsscTrainingSummary {
+  curve: NnsscEpochLog[];
+  bestEpoch: number;
+  stoppedBecause: NnsscTrainResult['stoppedBecause'];
+  backend: string;
+  wallSeconds: number;
+  positivesPerSecond: number;
+  trainQueries: number;
+  valQueries: number;
+  trainableParams: number;
+}
+
+export interface NnsscArtefact {
+  model: NnsscModel;
+  checkpoint: Checkpoint;
+  dir: string;
+  /** The training split it was trained on (equal to the current one). */
+  trainingData: TrainingData;
+  /** Hash of the training pairs (corpus, encoder, training queries and positives), `nnsscDataHash`. */
+  dataHash: string;
+  /** The run, when this call trained; null when the checkpoint was reused. */
+  trained: NnsscTrainResult | null;
+  /** Why it trained, or `reused`. */
+  why: string;
+  config: NnsscTrainConfig;
+  summary: NnsscTrainingSummary;
+}
+
+/** What NN-SSC trains on, from a benchmark's training split: query ids and groups, positives (corpus rows), hashes. */
+export function nnsscTrainingPairs(corpus: Corpus, bench: Benchmark, encoderId: string): {
+  queries: { id: string; group: string; text: string }[]; positives: number[][]; dataHash: string; trainingData: TrainingData;
+} {
+  const train = benchmarkSplit(bench, 'train');
+  const positives = train.queries.map((q) => {
+    const rows: number[] = [];
+    for (const [id, g] of train.qrels.get(q.id) ?? []) {
+      const i = corpus.indexById.get(id);
+      if (g > 0 && i !== undefined) rows.push(i);
+    }
+    return rows;
+  });
+  const queries = train.queries.map((q) => ({ id: q.id, group: q.publicationId, text: q.text }));
+  return { queries, positives, dataHash: nnsscDataHash({ corpusHash: corpus.hash, encoderId, queries, positives }), trainingData: benchmarkTrainingData(bench) };
+}
+
+/**
+ * The NN-SSC of this benchmark's training split: the checkpoint in `dir` when it was trained on the current training
+ * data (`benchmarkTrainingData`: datasets, publications, links, writer, split seed, test fraction, relations filter)
+ * with the same config, encoder and corpus; otherwise trained on the training split and saved there (or, in `load`
+ * mode, an EoError naming both hashes and the command that rebuilds it). The notebooks, the CLI and the service all
+ * get NN-SSC from here. Same seed, data and backend → bit-for-bit the same weights.
+ */
+export async function loadOrTrainNnssc(opts: LoadOrTrainNnsscOptions): Promise<NnsscArtefact> {
+  const { corpus, bench, encoder } = opts;
+  const mode = opts.mode ?? 'load-or-train';
+  const config: NnsscTrainConfig = { ...DEFAULT_NNSSC_CONFIG, ...(opts.config ?? {}) };
+  const dir = opts.dir ?? defaultNnsscDir(`use-lite-${bench.name}`);
+  const rebuild = opts.rebuild ?? notebookRebuildCommand('04-nnssc', bench);
+  const pairs = nnsscTrainingPairs(corpus, bench, encoder.id);
+  const identity = { ...config, encoderId: encoder.id, corpusHash: corpus.hash };
+  const why = decide(dir, NNSSC_KIND, mode, pairs.trainingData, identity, rebuild);
+  let trained: NnsscTrainResult | null = null;
+  if (why !== null) {
+    opts.log?.(`training NN-SSC (${why})`);
+    const corpusMatrix = opts.corpusMatrix ?? (await embedCorpusCached({ encoder, key: corpus.hash, texts: corpus.datasets.map((d) => datasetEncoderText(d)), workers: 2 }));
+    const queryMatrix = await embedQueriesCached({ encoder, texts: pairs.queries.map((q) => q.text), cacheDir: opts.queryCacheDir });
+    const data: NnsscTrainData = {
+      corpusMatrix, dim: encoder.dim, datasetIds: corpus.datasets.map((d) => d.id), queries: pairs.queries, queryMatrix, positives: pairs.positives,
+    };
+    trained = await trainNnssc(data, config, opts.training ?? {});
+    saveNnsscCheckpoint(dir, trained, {
+      encoderId: encoder.id, corpusHash: corpus.hash, dataHash: pairs.dataHash, trainingData: pairs.trainingData, benchmark: bench.name, writer: bench.writerLabel,
+    });
+  } else opts.log?.(`reusing NN-SSC checkpoint ${dir} (training data ${pairs.trainingData.hash})`);
+  const { model, checkpoint } = loadNnsscCheckpoint(dir, { dataHash: pairs.dataHash, encoderId: encoder.id, corpusHash: corpus.hash });
+  // The figures of the run: from the result when this call trained, else as the checkpoint recorded them.
+  const m = (trained ?? checkpoint.metrics ?? {}) as Partial<NnsscTrainingSummary>;
+  const summary: NnsscTrainingSummary = {
+    curve: m.curve ?? [], bestEpoch: m.bestEpoch ?? 0, stoppedBecause: m.stoppedBecause ?? 'max epochs', backend: checkpoint.backend,
+    wallSeconds: m.wallSeconds ?? 0, positivesPerSecond: m.positivesPerSecond ?? 0, trainQueries: m.trainQueries ?? 0,
+    valQueries: m.valQueries ?? 0, trainableParams: m.trainableParams ?? 0,
+  };
+  return { model, checkpoint, dir, trainingData: pairs.trainingData, dataHash: pairs.dataHash, trained, why: why ?? 'reused', config, summary };
+}
+
+// ----------------------------------------------------------------------------------------- fine-tuned encoder
+
+export interface LoadOrTrainFinetunedEncoderOptions {
+  corpus: Corpus;
+  /** The benchmark whose TRAINING split the encoder is fine-tuned on. */
+  bench: Benchmark;
+  /** Checkpoint folder. Default `defaultFinetuneDir()` (`checkpoints/finetune/use-lite-mnrl`). */
+  dir?: string;
+  /** Default `CPU_FINETUNE_CONFIG` (stops by step count, never by the clock). */
+  config?: Partial<FinetuneConfig>;
+  /** Default `load-or-train`. */
+  mode?: ArtefactMode;
+  /** Base encoder whose space the hard negatives are mined in. Default: USE-lite (loaded here when training, then disposed). */
+  base?: SentenceEncoder;
+  /** The base encoder's corpus embeddings. Default: `embedCorpusCached` (2 workers). */
+  baseMatrix?: Float32Array;
+  /** Command named in errors. Default `npm start -- --only 03-encoder-finetune` (`--sample` for a sample benchmark). */
+  rebuild?: string;
+  onStep?: (s: FinetuneStep) => void;
+  onValidation?: (v: FinetuneValidation) => void;
+  /** Query-embedding cache folder. Default `defaultQueryCacheDir()`. */
+  queryCacheDir?: string;
+  log?: (line: string) => void;
+}
+
+/** Training figures of a fine-tuning checkpoint. */
+export interface FinetuneTrainingSummary {
+  steps: FinetuneStep[];
+  validation: FinetuneValidation[];
+  stoppedBy: FinetuneResult['stoppedBy'];
+  pairsSeen: number;
+  wallSeconds: number;
+  backend: string;
+  trainableParams: number;
+}
+
+export interface FinetunedEncoderArtefact {
+  /** The fine-tuned encoder, loaded from the checkpoint (id `use-lite-ft@<weights hash>`); dispose it when done. */
+  encoder: SentenceEncoder;
+  dir: string;
+  trainingData: TrainingData;
+  /** The run when this call trained (its in-memory model is disposed); null when reused. */
+  trained: Omit<FinetuneResult, 'trainable'> | null;
+  why: string;
+  config: FinetuneConfig;
+  summary: FinetuneTrainingSummary;
+}
+
+/**
+ * The USE-lite fine-tuned (MNRL) on this benchmark's training split: the checkpoint in `dir` when it was trained on the
+ * current training data with the same config, otherwise fine-tuned and saved there (or, in `load` mode, an EoError
+ * naming both hashes and the command that rebuilds it). Same seed, data and backend → the same weights, hence the
+ * same encoder id and the same cached corpus embeddings.
+ */
+export async function loadOrTrainFinetunedEncoder(opts: LoadOrTrainFinetunedEncoderOptions): Promise<FinetunedEncoderArtefact> {
+  const { corpus, bench } = opts;
+  const mode = opts.mode ?? 'load-or-train';
+  const config: FinetuneConfig = { ...CPU_FINETUNE_CONFIG, ...(opts.config ?? {}) };
+  const dir = opts.dir ?? defaultFinetuneDir();
+  const rebuild = opts.rebuild ?? notebookRebuildCommand('03-encoder-finetune', bench);
+  const trainingData = benchmarkTrainingData(bench);
+  const why = decide(dir, USE_LITE_FT_KIND, mode, trainingData, config, rebuild);
+  let trained: FinetunedEncoderArtefact['trained'] = null;
+  if (why !== null) {
+    opts.log?.(`fine-tuning the encoder (${why})`);
+    const base = opts.base ?? (await loadUseLite());
+    try {
+      const baseMatrix = opts.baseMatrix ?? (await embedCorpusCached({ encoder: base, key: corpus.hash, texts: corpus.datasets.map((d) => datasetEncoderText(d)), workers: 2 }));
+      const split = benchmarkSplit(bench, 'train');
+      const queryVecs = await embedQueriesCached({ encoder: base, texts: split.queries.map((q) => q.text), cacheDir: opts.queryCacheDir });
+      const examples = finetuneExamplesFromSplit({
+        corpus, split, queryVecs, corpusMatrix: baseMatrix, dim: base.dim, k: config.hardNegatives, valFraction: config.valFraction, seed: config.seed,
+      });
+      const { trainable, ...result } = await finetuneUseLite({
+        examples: examples.train, val: examples.val, config, checkpointDir: dir, dataHash: examples.dataHash, trainingData,
+        onStep: opts.onStep, onValidation: opts.onValidation,
+      });
+      trainable.model.model.dispose();
+      trained = result;
+    } finally {
+      if (!opts.base) base.dispose();
+    }
+  } else opts.log?.(`reusing fine-tuned encoder checkpoint ${dir} (training data ${trainingData.hash})`);
+  // The figures of the run: from the result when this call trained, else as the checkpoint recorded them.
+  const m = readCheckpointManifest(dir);
+  const rec = (trained ?? m.metrics ?? {}) as Partial<FinetuneTrainingSummary>;
+  const summary: FinetuneTrainingSummary = {
+    steps: rec.steps ?? [], validation: rec.validation ?? [], stoppedBy: rec.stoppedBy ?? 'schedule', pairsSeen: rec.pairsSeen ?? 0,
+    wallSeconds: rec.wallSeconds ?? 0, backend: m.backend, trainableParams: Number(m.config.trainableParams ?? 0),
+  };
+  const encoder = await loadFinetunedEncoder(dir);
+  return { encoder, dir, trainingData, trained, why: why ?? 'reused', config, summary };
+}
