@@ -12,7 +12,7 @@ export {
 
 // ── Utilities: atomic files, hashes, seeded random, repository paths, the prompt-file loader
 export {
-  benchDataDir, checkpointsDir, loadPromptTemplate, mulberry32, packageFile, readJsonl, recordingsDir, repoReportsDir,
+  benchDataDir, checkpointsDir, loadPromptTemplate, mulberry32, packageFile, recordingsDir, repoReportsDir,
   repoRoot, sha256, shortHash, writeFileAtomic, writeJsonAtomic, type PromptTemplate, type Rng,
 } from './util';
 
@@ -24,8 +24,7 @@ export {
 
 // ── TensorFlow.js backend
 export {
-  classifyNativeLoadError, getTf, initTfBackend, parseTfBackendName, tfBackendInfo, trainingProfileFor, TRAINING_PROFILE_ENV,
-  type NativeLoadFailure, type TfBackendInfo, type TfBackendName, type TrainingProfile,
+  classifyNativeLoadError, getTf, initTfBackend, parseTfBackendName, tfBackendInfo, trainingProfileFor, type NativeLoadFailure, type TfBackendInfo, type TfBackendName, type TrainingProfile,
 } from './tensor';
 
 // ── LLM client: providers, record/replay, models.json
@@ -43,7 +42,7 @@ export {
   buildCmrSearchUrl, checkEoBenchPositives, CMR_UMM_JSON_ACCEPT, cmrItemToDataset, collectCmrCollections,
   datasetEncoderText, datasetsByPublication, downloadCmrCorpus, EARTHDATA_TOKEN_ENV, eoBenchQrels, eoBenchSplit,
   formatEoBenchFieldMapping, formatKgCorpusReport, importEoBench, KG_CORPUS_PROPERTIES, kgToCorpus, loadEoBench,
-  loadKgCorpus, loadSnapshot, makeCorpus, corpusDataHash, parseDelimited, parseRetryAfter, publicationIdFor, readKgExport,
+  loadKgCorpus, loadSnapshot, makeCorpus, parseDelimited, parseRetryAfter, publicationIdFor, readKgExport,
   resolveDataDir, restrictEoBenchToCorpus, searchCmrCollections, splitFromFileName, streamKgCorpus, streamKgExport,
   type Corpus, type DatasetRecord, type LoadSnapshotOptions, type Publication, type PublicationLink,
 } from './data';
@@ -58,8 +57,8 @@ export {
 
 // ── Benchmark: citation-grounded queries, labels, stratified split
 export {
-  BENCHMARK_DEFAULTS, benchBuildCommand, benchmarkQrels, benchmarkSettings, benchmarkSplit, benchmarkStats, benchmarkTrainingData,
-  buildBenchmark, trainingDataDifference, type BenchmarkSettings, type BenchmarkStats,
+  BENCHMARK_DEFAULTS, benchmarkQrels, benchmarkSettings, benchmarkSplit, benchmarkStats, benchmarkTrainingData,
+  buildBenchmark, type BenchmarkSettings, type BenchmarkStats,
   cleanWrittenQuery, defaultBenchmarkDir, eoBenchToBenchmark, exportBenchmark, llmQueryWriter, loadBenchmark,
   loadOrBuildBenchmark, loadQueryWriterPrompt, queryWriterMessages, stratifiedSample, stratifiedSplit,
   titleQueryWriter, type BenchLabel, type Benchmark, type BenchQuery, type BenchSplitView, type BuildBenchmarkOptions,
@@ -77,8 +76,8 @@ export {
   useTokenPieces, writeEmbeddingCache, type EmbeddingCacheMeta, type EncoderSpec, type SentenceEncoder,
   type TrainableUseLite,
   // bring-your-own encoder: --encoder / $EO_ENCODER = use-lite | onnx:<folder>
-  chooseOnnxDevice, createEncoder, ENCODER_ENV, hashModelFolder, inspectOnnxFolder, loadEncoder, loadOnnxEncoder,
-  ONNX_DEVICE_ENV, onnxEncoderId, parseEncoderName, poolingFromConfig, poolTokens, type OnnxEncoderOptions, type OnnxPooling,
+  chooseOnnxDevice, createEncoder, hashModelFolder, inspectOnnxFolder, loadEncoder, loadOnnxEncoder,
+  parseEncoderName, poolingFromConfig, type OnnxEncoderOptions, type OnnxPooling,
 } from './encode';
 
 // ── Retrieval: BM25, cosine, HNSW, NN-SSC scorers
@@ -93,12 +92,12 @@ export {
 
 // ── Training: MNRL fine-tuning, NN-SSC, and one load-or-train helper per trained artefact
 export {
-  checkpointStaleness, loadOrTrainFinetunedEncoder, loadOrTrainNnssc, notebookRebuildCommand, nnsscTrainingPairs,
+  loadOrTrainFinetunedEncoder, loadOrTrainNnssc, nnsscTrainingPairs,
   type ArtefactMode, type FinetunedEncoderArtefact, type FinetuneTrainingSummary, type LoadOrTrainFinetunedEncoderOptions,
   type LoadOrTrainNnsscOptions, type NnsscArtefact, type NnsscTrainingSummary,
   batchesWithoutDuplicates, CPU_FINETUNE_CONFIG, DEFAULT_NNSSC_CONFIG, defaultFinetuneDir, defaultNnsscDir,
   disposeNnsscVariables, finetuneExamplesFromSplit, finetuneUseLite, initNnsscModel, loadFinetunedEncoder,
-  makeNnsscBatch, mineHardNegatives, mnrlLoss, mnrlLossReference, nnsscDataHash, nnsscLossAndGrads,
+  makeNnsscBatch, mineHardNegatives, mnrlLoss, mnrlLossReference, nnsscLossAndGrads,
   nnsscLossReference, nnsscPositiveLoss, nnsscVariables, PAPER_FINETUNE_CONFIG, sampleRandomNegatives,
   saveNnsscCheckpoint, TINY_FINETUNE_CONFIG, trainNnssc, validationSplit, warmupLinearLr, type FinetuneConfig,
   type FinetuneExample, type FinetuneResult, type FinetuneStep, type FinetuneValidation, type NnsscCheckpointContext,
@@ -109,7 +108,7 @@ export {
 // ── Fusion: min-max, convex fusion, analytic α (Eq. 7) and grid α on the training split, R2, RRF
 export {
   analyticAlpha, analyticAlphaReport, competitionRanks, DEFAULT_ALPHA_GRID, explainFused, fuseConvex, fuseConvexParts,
-  fusedScorer, fuseRrfParts, fuseScoreVectors, fuseWithParts, gridSearchAlpha, meanDirection, minMaxNormalize,
+  fusedScorer, gridSearchAlpha, meanDirection, minMaxNormalize,
   performanceIndex, r2Encoder, r2Transform, removeDirection, RRF_K, rrfScorer, rrfScores, trainingAlpha,
   type AlphaGridResult, type AlphaMethod, type FusedExplanation, type FusedScorer, type FusedScores, type FusionSpec,
   type TrainingAlpha,
@@ -118,8 +117,8 @@ export {
 // ── Router: query parsing and tool routing
 export {
   appliedTools, corpusShortNameResolver, evaluateRouter, findPlaces, findVariables, loadGazetteer, loadGcmdKeywords,
-  decideTools, decideToolsLlm, finishRoute, loadLabelledQueries, loadVariableIndex, parsePeriod, parseQuery,
-  parseRouterReply, polygonsBBox, retrievalText, retrievalTextOf, routeQuery, routeQueryLlm, TOOL_NAMES, type LabelledRouterQuery, type ParsedQuery, type RouteResult,
+  decideTools, decideToolsLlm, loadLabelledQueries, loadVariableIndex, parsePeriod, parseQuery,
+  parseRouterReply, polygonsBBox, retrievalText, routeQuery, routeQueryLlm, TOOL_NAMES, type LabelledRouterQuery, type ParsedQuery, type RouteResult,
   type RouterLlmClient, type ToolDecision, type ToolName,
 } from './router';
 
@@ -155,11 +154,10 @@ export { agentMessages, loadAgenticPrompt } from './agent';
 // ── Search: the one query path (parse once → route → retrieve → fuse with the stored α → rerank → explanation),
 //    its batch form (evaluation runs, rerank backbones, the fusion study) and the fusion records α is read from
 export {
-  backboneLists, benchmarkSplitHash, buildHybridBackbone, cmrConceptUrl, createSearchEngine, defaultFusionDir,
-  describeFusionRecord, earthdataSearchUrl, explainResult, fuseBatch, fusionAlpha, fusionRecordFile, fusionRecordKey,
+  backboneLists, buildHybridBackbone, cmrConceptUrl, createSearchEngine, describeFusionRecord, earthdataSearchUrl, explainResult, fuseBatch, fusionAlpha, fusionRecordFile, fusionRecordKey,
   loadNnsscScorer, loadSearchEngine, trainingPublications, trainingPublicationTool, nnsscCheckpointDir, prepareRerankExperiment, rankedDatasets, readFusionRecord,
-  retrievalQueryText, retrievalQueryTextParsed, retrievalRuleId, retrieveBatch, retrieveSplits, scoreQuery,
-  scorerFingerprint, search, searchBatch, studyHybrid, trainingLinks, type BatchResult, type EngineFusion,
+  retrievalQueryText, retrievalQueryTextParsed, retrieveBatch, retrieveSplits, scoreQuery,
+  search, searchBatch, studyHybrid, trainingLinks, type BatchResult, type EngineFusion,
   type FusedSplitRuns, type FusionRecord, type FusionRecordKey, type HybridStudy, type LoadSearchEngineOptions,
   type RankedDataset, type RerankExperiment, type SearchEngine, type SearchOptions, type SearchResponse,
   type SplitScores, type StudySplits,
