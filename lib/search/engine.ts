@@ -107,7 +107,10 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
       onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),
     });
     if (choice === 'best' || choice === 'nnssc') {
-      const nn = loadNnsscScorer(corpus, encoder, matrix, { dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true });
+      // the benchmark on disk (never built here) lets the loader check what the checkpoint was trained on
+      const benchFile = path.join(opts.benchmarkDir ?? settings.dir, 'benchmark.json');
+      const bench = fs.existsSync(benchFile) ? loadBenchmark(benchFile, corpus) : undefined;
+      const nn = loadNnsscScorer(corpus, encoder, matrix, { dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true, bench });
       if (nn.scorer) {
         semantic = nn.scorer;
         disposers.push(() => nn.scorer!.dispose());

@@ -66,7 +66,7 @@ export async function prepareRerankExperiment(opts: RerankExperimentOptions = {}
   const weak = await buildHybridBackbone({
     id: 'weak', label: 'Cosine (base) + BM25', corpus, semantic: denseScorer(encoder, matrix, { id: 'cosine-base', label: 'Cosine (base)' }), lexical, train, evaluate: subset, log,
   });
-  const found = opts.strongSemantic !== undefined ? { scorer: opts.strongSemantic, note: 'given' } : loadNnsscScorer(corpus, encoder, matrix, { benchmarkName: bench.name });
+  const found = opts.strongSemantic !== undefined ? { scorer: opts.strongSemantic, note: 'given' } : loadNnsscScorer(corpus, encoder, matrix, { benchmarkName: bench.name, bench });
   let strong: Backbone;
   let strongNote: string;
   if (found.scorer) {

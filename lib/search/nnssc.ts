@@ -6,6 +6,8 @@ import type { SentenceEncoder } from '../encode/types';
 import { loadNnsscCheckpoint, nnsscScorer, type NnsscScorer } from '../retrieve/nnssc';
 import { checkpointExists } from '../store/checkpoint';
 import type { Checkpoint } from '../store/types';
+import type { Benchmark } from '../bench/types';
+import { nnsscTrainingPairs } from '../train/artefacts';
 import { defaultNnsscDir } from '../train/nnssc';
 
 /** The NN-SSC checkpoint of a benchmark: the one notebook 04 trains, `checkpoints/nnssc/use-lite-<benchmark name>`. */
@@ -22,6 +24,12 @@ export interface LoadNnsscOptions {
   threads?: number;
   /** Skip the on-disk query-embedding cache (a service). Default false. */
   noCache?: boolean;
+  /**
+   * The benchmark the checkpoint must have been trained on: its training split (queries, labels, seed, relations)
+   * must hash to what the checkpoint recorded, else the checkpoint is refused with both hashes and the command
+   * that retrains it. Default: none (only corpus and encoder are checked; the note says so).
+   */
+  bench?: Benchmark;
 }
 
 /**
@@ -34,9 +42,10 @@ export function loadNnsscScorer(corpus: Corpus, encoder: SentenceEncoder, matrix
   const rel = path.relative(repoRoot(), dir) || dir;
   if (!fs.existsSync(dir) || !checkpointExists(dir)) return { scorer: null, checkpoint: null, dir, note: `no NN-SSC checkpoint at ${rel} (notebook 04-nnssc trains it)` };
   try {
-    const { model, checkpoint } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash });
+    const dataHash = opts.bench ? nnsscTrainingPairs(corpus, opts.bench, encoder.id).dataHash : undefined;
+    const { model, checkpoint } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash, dataHash });
     const scorer = nnsscScorer(encoder, matrix, model, { id: 'nnssc', label: 'NN-SSC', threads: opts.threads, noCache: opts.noCache });
-    return { scorer, checkpoint, dir, note: `checkpoint ${rel}` };
+    return { scorer, checkpoint, dir, note: `checkpoint ${rel}${dataHash ? ` (training data ${dataHash} checked)` : ' (training data not checked: no benchmark given)'}` };
   } catch (e) {
     return { scorer: null, checkpoint: null, dir, note: `NN-SSC checkpoint ${rel} not usable: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };
   }
