@@ -1,7 +1,8 @@
 /**
  * `eo serve`: the search service (JSON API + web page) on the offline snapshot.
  *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none]
- *            [--fusion analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--log]
+ *            [--fusion analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--no-batch] [--log]
+ * --no-batch: embed each query alone and keep no answer cache (the pre-batching path, for comparison).
  * --llm-router: let an LLM (a model id of lib/llm/models.json, configured from the environment like every LLM call,
  * and recorded) choose the tools; default: the rule router.
  * Loads the search engine once (lib/search: corpus, BM25 index, semantic scorer over its cached corpus embeddings, α
@@ -31,7 +32,7 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
     options: {
       port: { type: 'string' }, host: { type: 'string' }, sample: { type: 'boolean' }, data: { type: 'string' },
       semantic: { type: 'string' }, alpha: { type: 'string' }, fusion: { type: 'string' }, 'rate-limit': { type: 'string' }, 'max-query': { type: 'string' },
-      log: { type: 'boolean' }, 'llm-router': { type: 'string' },
+      log: { type: 'boolean' }, 'llm-router': { type: 'string' }, 'no-batch': { type: 'boolean' },
     },
   });
   const port = num(values.port, 'port', 8765, (n) => Number.isInteger(n) && n >= 0 && n < 65536);
@@ -45,6 +46,8 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
   let lastLine = 0;
   const engine = await loadSearchEngine(corpus, {
     semantic, fusion, sample: !!values.sample,
+    // concurrent requests share the encoder's calls (micro-batches, ≤ 5 ms wait) and an LRU of query embeddings
+    queryBatching: values['no-batch'] ? false : {},
     alpha: values.alpha !== undefined ? num(values.alpha, 'alpha', 0, (n) => n >= 0 && n <= 1) : undefined,
     log: (line: string) => {
       // progress lines (embedding) are throttled; decisions (α computed and stored) always show
@@ -58,6 +61,7 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
     rateLimitMax: num(values['rate-limit'], 'rate-limit', 300, (n) => Number.isInteger(n) && n > 0),
     maxQueryChars: num(values['max-query'], 'max-query', 500, (n) => Number.isInteger(n) && n > 0),
     logger: !!values.log,
+    resultCacheEntries: values['no-batch'] ? 0 : undefined,
     // the LLM layer reads mode (live/record/replay), record store and API key from the environment; calls are recorded
     llmRouter: values['llm-router'] ? createLlmClientFromEnv(values['llm-router']) : undefined,
   });

@@ -5,6 +5,7 @@ export * from './use-lite';
 export * from './registry';
 export * from './pool';
 export * from './cache';
+export * from './microbatch';
 export * from './trainable-use';
 export * from './use-gradients';
 export * from './onnx';

@@ -8,6 +8,7 @@ import type { Corpus } from '../data/types';
 import { embedCorpusCached } from '../encode/cache';
 import type { SentenceEncoder } from '../encode/types';
 import { loadEncoder } from '../encode/registry';
+import { microBatchingEncoder, type MicroBatchOptions } from '../encode/microbatch';
 import { EoError } from '../errors';
 import { RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
@@ -79,6 +80,11 @@ export interface LoadSearchEngineOptions {
   computeAlpha?: boolean;
   /** Encoder to share (the caller disposes it). Default: USE-lite, loaded and owned here. */
   encoder?: SentenceEncoder;
+  /**
+   * Share the query encoder between concurrent searches (a service): `microBatchingEncoder` with these options
+   * (concurrent queries embedded in one call, an LRU of query embeddings). Default false: each query embeds alone.
+   */
+  queryBatching?: MicroBatchOptions | false;
   /** NN-SSC scoring threads. Default 1 (one query at a time). */
   threads?: number;
   /** Progress and decision lines (embedding the corpus the first time, α computed and stored). Default: none. */
@@ -106,11 +112,12 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
       encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
       onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),
     });
+    const queryEncoder = opts.queryBatching ? microBatchingEncoder(encoder, opts.queryBatching) : encoder;
     if (choice === 'best' || choice === 'nnssc') {
       // the benchmark on disk (never built here) lets the loader check what the checkpoint was trained on
       const benchFile = path.join(opts.benchmarkDir ?? settings.dir, 'benchmark.json');
       const bench = fs.existsSync(benchFile) ? loadBenchmark(benchFile, corpus) : undefined;
-      const nn = loadNnsscScorer(corpus, encoder, matrix, { dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true, bench });
+      const nn = loadNnsscScorer(corpus, queryEncoder, matrix, { dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true, bench });
       if (nn.scorer) {
         semantic = nn.scorer;
         disposers.push(() => nn.scorer!.dispose());
@@ -119,7 +126,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
         throw new EoError('DATA_NOT_FOUND', nn.note);
       } else semanticNote = `; NN-SSC not used: ${nn.note}`;
     }
-    semantic ??= denseScorer(encoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true });
+    semantic ??= denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true });
   }
   if (owned) disposers.push(() => owned!.dispose());
   const dispose = () => disposers.forEach((d) => d());

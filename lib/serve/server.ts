@@ -5,7 +5,9 @@ import { loadIntentMatcher, retrievalStripCues } from '../router/parse';
 import { routeQuery } from '../router/route';
 import { loadVariableIndex } from '../router/variables';
 import { search } from '../search/search';
-import type { SearchEngine } from '../search/types';
+import type { SearchEngine, SearchResponse } from '../search/types';
+import { createLru } from '../util/lru';
+import { createAdmission } from './admission';
 import { PAGE_CSS, PAGE_JS, renderDatasetPage, renderErrorPage, renderSearchPage } from './page';
 import type { SearchServerOptions } from './types';
 import { checkK, checkQuery, type QueryProblem } from './validate';
@@ -30,10 +32,15 @@ function sendProblem(req: FastifyRequest, reply: FastifyReply, p: QueryProblem) 
  *   GET /healthz           liveness and what is loaded
  * Bad queries get a 400 with a clear message that never echoes the query; a per-client rate limit answers 429;
  * unexpected errors answer 500 without details (logged server-side).
+ * Under load: answers are kept in an LRU keyed by (normalised query, k, router, day) and served without searching
+ * (header `x-eo-cache: hit`); at most `maxConcurrentSearches` searches run and `maxQueuedSearches` wait, beyond
+ * that (or after `queueTimeoutMs` in the queue) the answer is 503 with `Retry-After: 1`, so no request hangs.
  */
 export async function createSearchServer(engine: SearchEngine, opts: SearchServerOptions = {}): Promise<FastifyInstance> {
   const maxChars = opts.maxQueryChars ?? 500;
   const maxK = opts.maxK ?? 50;
+  const results = createLru<string, SearchResponse>(opts.resultCacheEntries ?? 1000);
+  const admission = createAdmission({ maxConcurrent: opts.maxConcurrentSearches, maxQueued: opts.maxQueuedSearches, queueTimeoutMs: opts.queueTimeoutMs });
   // Load the router's gazetteer, variable vocabulary and intent cues now, not on the first request.
   loadGazetteer();
   loadVariableIndex();
@@ -80,9 +87,28 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
     if ('problem' in cq) return sendProblem(req, reply, cq.problem);
     const ck = checkK(q.k, 10, maxK);
     if ('problem' in ck) return sendProblem(req, reply, ck.problem);
-    const res = await search(engine, cq.query, {
-      k: ck.k, routerCandidates: opts.routerCandidates, now: opts.now?.(), router: opts.llmRouter ?? 'rules', log: (e) => req.log.error(e),
-    });
+    // whitespace runs do not change a query's meaning: one cache entry (and one answer) for all spellings
+    const query = cq.query.normalize('NFC').trim().replace(/\s+/g, ' ');
+    const now = opts.now?.() ?? new Date();
+    const key = JSON.stringify([query, ck.k, opts.llmRouter ? 'llm' : 'rules', now.toISOString().slice(0, 10)]);
+    let res = results.get(key);
+    if (res) reply.header('x-eo-cache', 'hit');
+    else {
+      const slot = await admission.acquire();
+      if ('refused' in slot) {
+        reply.header('retry-after', '1');
+        return sendProblem(req, reply, { status: 503, code: 'OVERLOADED', message: `the service is busy (${slot.refused === 'queue-full' ? 'queue full' : 'waited too long in the queue'}); retry in a second` });
+      }
+      try {
+        res = await search(engine, query, {
+          k: ck.k, routerCandidates: opts.routerCandidates, now, router: opts.llmRouter ?? 'rules', log: (e) => req.log.error(e),
+        });
+      } finally {
+        slot.release();
+      }
+      results.set(key, res);
+      reply.header('x-eo-cache', 'miss');
+    }
     return html ? reply.type('text/html; charset=utf-8').send(renderSearchPage(res)) : reply.send(res);
   };
 

@@ -21,5 +21,12 @@ export interface SearchServerOptions {
    * call fails the rule router answers and the response's router notes say so.
    */
   llmRouter?: RouterLlmClient;
+  /** Answers kept in an LRU keyed by (normalised query, k, router, day). Default 1000; 0 turns the cache off. */
+  resultCacheEntries?: number;
+  /** Searches running at once. Default 32 (≥ the encoder's micro-batch, so batches can fill). */
+  maxConcurrentSearches?: number;
+  /** Searches waiting for a slot; beyond this the answer is 503 with `Retry-After: 1`. Default 256. */
+  maxQueuedSearches?: number;
+  /** Longest wait in that queue, ms; then 503 with `Retry-After: 1`. Default 10000. */
+  queueTimeoutMs?: number;
 }
-

@@ -1,7 +1,7 @@
 /** Why a query was refused (HTTP 400 unless noted). The message never repeats the query text. */
 export interface QueryProblem {
   status: number;
-  code: 'EMPTY_QUERY' | 'QUERY_TOO_LONG' | 'BINARY_QUERY' | 'MARKUP_QUERY' | 'BAD_K' | 'BAD_PARAMETER';
+  code: 'EMPTY_QUERY' | 'QUERY_TOO_LONG' | 'BINARY_QUERY' | 'MARKUP_QUERY' | 'BAD_K' | 'BAD_PARAMETER' | 'OVERLOADED';
   message: string;
 }
 

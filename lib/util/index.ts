@@ -5,3 +5,4 @@ export * from './random';
 export * from './paths';
 export * from './prompt';
 export * from './html';
+export * from './lru';
