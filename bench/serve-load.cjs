@@ -1,12 +1,19 @@
 #!/usr/bin/env node
-// Load benchmark of the search service (`eo serve`) on loopback with autocannon: throughput and p50/p99 latency of
-// GET /api/search at several concurrency levels, error count, and the server process's memory (RSS, V8 heap)
-// sampled every 250 ms over the whole run. The server runs in a child process (so the load generator does not
-// disturb its memory numbers); queries rotate through the labelled router set (lib/router/data/labelled-queries.jsonl).
-// Bounded: each level runs --seconds (default 8) after a 3 s warm-up; the run stops by itself and kills its child.
-// The levels run --passes times (default 2) so memory at the end of each pass can be compared (steady or growing).
-//   node bench/serve-load.cjs [--sample] [--levels 1,4,16,64] [--seconds 8] [--passes 2] [--semantic best|use-lite|none]
-// Results are also written to bench/out/serve-load.json.
+// Load benchmark of the search service (`eo serve`) on loopback with autocannon, today's path against the new one in
+// ONE run: each mode gets its own server child process (so the load generator does not disturb its memory numbers),
+// started in turn on the same machine:
+//   old: every request embeds its query alone; no answer cache; no admission limit (the pre-batching service)
+//   new: concurrent queries share the encoder (microBatchingEncoder: ≤ 16 texts, ≤ 5 ms wait, LRU of query
+//        embeddings), answers LRU, bounded admission (503 + Retry-After beyond it)
+// Per mode and concurrency level: req/s, p50/p99/max latency, errors (non-2xx, timeouts), server RSS at the end;
+// then the ratios new/old. Every request carries a query text not sent before in that mode (a deterministic list of
+// thousands of varied queries built from the corpus: titles, keywords, instruments, with places and periods), so
+// the answer cache does not make the numbers trivial; the cached-repeat case (16 connections cycling over 50 queries
+// already asked) is reported on its own row.
+//   node bench/serve-load.cjs [--sample] [--levels 1,4,16,64] [--seconds 8] [--modes old,new] [--semantic best|use-lite|none]
+// Soak (new mode only): a fixed rate for a long time, p99 and RSS sampled every 30 s, with a flat-or-not verdict:
+//   node bench/serve-load.cjs --soak [--soak-minutes 10] [--rate 50] [--sample]
+// Results are also written to bench/out/serve-load.json (bench/out/serve-soak.json for --soak).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -19,21 +26,28 @@ const sample = args.includes('--sample');
 const levels = opt('levels', '1,4,16,64').split(',').map(Number);
 const seconds = Math.min(60, Number(opt('seconds', '8')));
 const semantic = opt('semantic', 'best');
-const passes = Math.max(1, Math.min(5, Number(opt('passes', '2'))));
+const modes = opt('modes', 'old,new').split(',');
+const soak = args.includes('--soak');
+const soakMinutes = Number(opt('soak-minutes', '10'));
+const rate = Number(opt('rate', '50'));
+const WINDOW_S = 30;
 
 if (process.env.EO_SERVE_LOAD_CHILD) {
-  // child: the server
+  // child: the server, in the mode given by the parent
   const eo = require('../dist/lib');
+  const mode = process.env.EO_SERVE_LOAD_CHILD;
   (async () => {
     const corpus = eo.loadSnapshot({ sample });
-    const pipeline = await eo.loadSearchEngine(corpus, { semantic, sample });
-    // the limiter stays on (its cost is measured) with a budget the benchmark cannot reach
-    const app = await eo.createSearchServer(pipeline, { rateLimitMax: 1e9 });
+    const pipeline = await eo.loadSearchEngine(corpus, { semantic, sample, queryBatching: mode === 'new' ? {} : false });
+    // the rate limiter stays on (its cost is measured) with a budget the benchmark cannot reach
+    const app = await eo.createSearchServer(pipeline, mode === 'new'
+      ? { rateLimitMax: 1e9 }
+      : { rateLimitMax: 1e9, resultCacheEntries: 0, maxConcurrentSearches: 1e9, maxQueuedSearches: 0 });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     process.send({ type: 'ready', url, label: pipeline.label, datasets: corpus.datasets.length });
     setInterval(() => {
       const m = process.memoryUsage();
-      process.send({ type: 'mem', t: Date.now(), rss: m.rss, heapUsed: m.heapUsed, external: m.external });
+      process.send({ type: 'mem', t: Date.now(), rss: m.rss, heapUsed: m.heapUsed });
     }, 250).unref();
     process.on('message', async (msg) => {
       if (msg === 'stop') {
@@ -49,78 +63,173 @@ if (process.env.EO_SERVE_LOAD_CHILD) {
   return;
 }
 
-const queries = fs
-  .readFileSync(path.join(__dirname, '..', 'lib', 'router', 'data', 'labelled-queries.jsonl'), 'utf8')
-  .split('\n').filter(Boolean).map((l) => JSON.parse(l).query);
+/** Deterministic varied queries from the corpus (the same list for every mode), shuffled by a fixed seed. */
+function buildQueries() {
+  const eo = require('../dist/lib');
+  const corpus = eo.loadSnapshot({ sample });
+  const places = ['India', 'the Arctic', 'Kenya', 'the Amazon', 'California', 'Europe', 'the Sahel', 'Australia', 'the North Atlantic', 'Antarctica', 'China', 'Brazil'];
+  const periods = ['since 2015', 'in 2019', 'from 2003 to 2010', 'in July 2018', 'after 2000', 'during 2012'];
+  const stems = ['monthly', 'daily', 'global', 'gridded', 'satellite', 'level 3'];
+  const rnd = eo.mulberry32(42);
+  const pick = (a) => a[Math.floor(rnd() * a.length)];
+  const out = new Set();
+  for (const d of corpus.datasets) {
+    const words = d.longName.split(/\s+/);
+    out.add(words.slice(0, Math.min(words.length, 3 + Math.floor(rnd() * 6))).join(' '));
+    const kws = d.keywords.filter((k) => k !== 'earth science');
+    for (const k of kws.slice(0, 3)) {
+      out.add(`${pick(stems)} ${k} over ${pick(places)} ${pick(periods)}`);
+      out.add(`${k} ${pick(periods)}`);
+    }
+    for (const ins of d.instruments.slice(0, 1)) if (kws[0]) out.add(`${ins} ${kws[0]}`);
+  }
+  return eo.shuffleInPlace([...out].filter((q) => q.length >= 3 && q.length <= 200), rnd);
+}
 
-function run(url, connections, duration) {
-  let i = 0;
+/** A query source: fresh texts in order (wrapping, counted, when the list runs out), or a fixed cycle. */
+function querySource(list, cycle) {
+  const s = { i: 0, wrapped: 0, next: () => {
+    if (cycle) return cycle[s.i++ % cycle.length];
+    if (s.i >= list.length) {
+      s.i = 0;
+      s.wrapped++;
+    }
+    return list[s.i++];
+  } };
+  return s;
+}
+
+function load(url, connections, duration, src, extra = {}) {
   return new Promise((resolve, reject) => {
     const inst = autocannon({
-      url, connections, duration, pipelining: 1, timeout: 20,
-      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/search?k=10&q=${encodeURIComponent(queries[i++ % queries.length])}` }) }],
+      url, connections, duration, pipelining: 1, timeout: 20, ...extra,
+      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/search?k=10&q=${encodeURIComponent(src.next())}` }) }],
     }, (err, res) => (err ? reject(err) : resolve(res)));
     autocannon.track(inst, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false });
   });
 }
 
-const MB = (b) => (b / 1048576).toFixed(1);
+const MB = (b) => Number((b / 1048576).toFixed(1));
 
-(async () => {
-  const child = fork(__filename, args, { env: { ...process.env, EO_SERVE_LOAD_CHILD: '1' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const children = new Set();
+process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+
+async function startServer(mode) {
+  const child = fork(__filename, args, { env: { ...process.env, EO_SERVE_LOAD_CHILD: mode }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.add(child);
   const mem = [];
-  const killTimer = setTimeout(() => {
-    console.error('serve-load: time limit reached, stopping');
-    child.kill('SIGKILL');
-    process.exit(1);
-  }, (passes * levels.length * (seconds + 5) + 240) * 1000);
   const ready = await new Promise((resolve, reject) => {
     child.on('message', (m) => {
       if (m.type === 'ready') resolve(m);
       else if (m.type === 'mem') mem.push(m);
     });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`server (${mode}) exited with ${code}`)));
   });
-  console.log(`server: ${ready.label}; ${ready.datasets} datasets; ${ready.url}`);
-  await run(ready.url, 4, 3); // warm-up, not reported
-  const rows = [];
-  for (let pass = 1; pass <= passes; pass++) for (const c of levels) {
-    const from = mem.length;
-    const r = await run(ready.url, c, seconds);
-    const seg = mem.slice(from);
-    const errors = r.errors + r.timeouts + r.non2xx;
-    rows.push({
-      pass, connections: c, requests: r.requests.total, reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, maxMs: r.latency.max,
-      errors, rssMB: Number(MB(seg[seg.length - 1]?.rss ?? 0)), heapMB: Number(MB(seg[seg.length - 1]?.heapUsed ?? 0)),
-    });
-  }
-  child.send('stop');
-  await new Promise((r) => child.once('exit', r));
-  clearTimeout(killTimer);
-
-  console.log('\npass  connections  req/s    p50 ms  p99 ms  max ms  requests  errors  rss MB  heap MB');
-  for (const r of rows)
-    console.log(`${String(r.pass).padStart(4)}  ${String(r.connections).padStart(11)}  ${r.reqPerSec.toFixed(1).padStart(6)}  ${String(r.p50Ms).padStart(6)}  ${String(r.p99Ms).padStart(6)}  ${String(r.maxMs).padStart(6)}  ${String(r.requests).padStart(8)}  ${String(r.errors).padStart(6)}  ${String(r.rssMB).padStart(6)}  ${String(r.heapMB).padStart(7)}`);
-  const rss = mem.map((m) => m.rss);
-  const heap = mem.map((m) => m.heapUsed);
-  const q = Math.max(1, Math.floor(mem.length / 4));
-  const avg = (a) => a.reduce((s, x) => s + x, 0) / a.length;
-  const memory = {
-    samples: mem.length,
-    rssMB: { min: Number(MB(Math.min(...rss))), max: Number(MB(Math.max(...rss))), firstQuarterMean: Number(MB(avg(rss.slice(0, q)))), lastQuarterMean: Number(MB(avg(rss.slice(-q)))) },
-    heapMB: { min: Number(MB(Math.min(...heap))), max: Number(MB(Math.max(...heap))), firstQuarterMean: Number(MB(avg(heap.slice(0, q)))), lastQuarterMean: Number(MB(avg(heap.slice(-q)))) },
+  return {
+    ...ready, mem, child,
+    rssNow: () => MB(mem[mem.length - 1]?.rss ?? 0),
+    stop: async () => {
+      child.removeAllListeners('exit');
+      child.send('stop');
+      await new Promise((r) => child.once('exit', r));
+      children.delete(child);
+    },
   };
-  console.log(`\nmemory over ${mem.length} samples: RSS ${memory.rssMB.min}–${memory.rssMB.max} MB (first quarter mean ${memory.rssMB.firstQuarterMean}, last ${memory.rssMB.lastQuarterMean}); ` +
-    `heap ${memory.heapMB.min}–${memory.heapMB.max} MB (first quarter mean ${memory.heapMB.firstQuarterMean}, last ${memory.heapMB.lastQuarterMean})`);
-  const passEnd = Array.from({ length: passes }, (_, i) => rows.filter((r) => r.pass === i + 1).pop());
-  console.log(`end of each pass: ${passEnd.map((r, i) => `pass ${i + 1} RSS ${r.rssMB} MB, heap ${r.heapMB} MB`).join('; ')}`);
-  const totalErrors = rows.reduce((s, r) => s + r.errors, 0);
-  console.log(`errors: ${totalErrors}`);
-  const out = path.join(__dirname, 'out', 'serve-load.json');
+}
+
+const row = (mode, connections, r, rssMB, kind = 'fresh') => ({
+  mode, kind, connections, requests: r.requests.total, reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, maxMs: r.latency.max,
+  errors: r.errors + r.timeouts + r.non2xx, non2xx: r.non2xx, rssMB,
+});
+
+async function comparison(queries) {
+  const rows = [];
+  let label = '';
+  for (const mode of modes) {
+    const srv = await startServer(mode);
+    label = srv.label;
+    console.log(`[${mode}] server: ${srv.label}; ${srv.datasets} datasets; ${srv.url}`);
+    const src = querySource(queries);
+    await load(srv.url, 4, 3, src); // warm-up, not reported
+    for (const c of levels) {
+      const r = await load(srv.url, c, seconds, src);
+      rows.push(row(mode, c, r, srv.rssNow()));
+      const x = rows[rows.length - 1];
+      console.log(`[${mode}] ${c} connections: ${x.reqPerSec.toFixed(1)} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms, errors ${x.errors}, RSS ${x.rssMB} MB`);
+    }
+    if (src.wrapped) console.log(`[${mode}] note: the ${queries.length} queries ran out ${src.wrapped} time(s): later requests repeat earlier texts`);
+    // cached repeat: 50 queries already asked once, cycled by 16 connections
+    const repeat = querySource(null, queries.slice(0, 50));
+    const r = await load(srv.url, 16, seconds, repeat);
+    rows.push(row(mode, 16, r, srv.rssNow(), 'repeat-50'));
+    rows[rows.length - 1].peakRssMB = MB(Math.max(...srv.mem.map((m) => m.rss)));
+    await srv.stop();
+  }
+  console.log('\nmode  queries    connections   req/s   p50 ms  p99 ms  max ms  requests  errors  rss MB');
+  for (const r of rows)
+    console.log(`${r.mode.padEnd(4)}  ${r.kind.padEnd(9)}  ${String(r.connections).padStart(11)}  ${r.reqPerSec.toFixed(1).padStart(6)}  ${String(r.p50Ms).padStart(6)}  ${String(r.p99Ms).padStart(6)}  ${String(r.maxMs).padStart(6)}  ${String(r.requests).padStart(8)}  ${String(r.errors).padStart(6)}  ${String(r.rssMB).padStart(6)}`);
+  const ratios = [];
+  if (modes.includes('old') && modes.includes('new')) {
+    console.log('\nratios new/old (same run):');
+    for (const kind of ['fresh', 'repeat-50']) for (const c of kind === 'fresh' ? levels : [16]) {
+      const o = rows.find((r) => r.mode === 'old' && r.kind === kind && r.connections === c);
+      const n = rows.find((r) => r.mode === 'new' && r.kind === kind && r.connections === c);
+      const x = { kind, connections: c, reqPerSec: n.reqPerSec / o.reqPerSec, p99: n.p99Ms / o.p99Ms };
+      ratios.push(x);
+      console.log(`  ${kind.padEnd(9)} ${String(c).padStart(2)} connections: req/s ×${x.reqPerSec.toFixed(2)}, p99 ×${x.p99.toFixed(2)}`);
+    }
+  }
+  const n16 = rows.find((r) => r.mode === 'new' && r.kind === 'fresh' && r.connections === 16);
+  if (n16) {
+    const peak = Math.max(...rows.filter((r) => r.mode === 'new').map((r) => r.peakRssMB ?? r.rssMB));
+    console.log(`\ngoal (new, fresh queries, 16 connections): ≥ 100 req/s → ${n16.reqPerSec.toFixed(1)} ${n16.reqPerSec >= 100 ? 'met' : 'NOT met'}; ` +
+      `p99 ≤ 300 ms → ${n16.p99Ms} ${n16.p99Ms <= 300 ? 'met' : 'NOT met'}; peak RSS ≤ 500 MB → ${peak} ${peak <= 500 ? 'met' : 'NOT met'}; errors ${n16.errors}`);
+  }
+  return { server: label, rows, ratios };
+}
+
+async function soakRun(queries) {
+  const srv = await startServer('new');
+  console.log(`[soak] server: ${srv.label}; ${srv.datasets} datasets; ${rate} req/s for ${soakMinutes} min, a sample every ${WINDOW_S} s`);
+  const src = querySource(queries);
+  await load(srv.url, 4, 3, src);
+  const windows = [];
+  const n = Math.max(2, Math.round((soakMinutes * 60) / WINDOW_S));
+  for (let w = 0; w < n; w++) {
+    const r = await load(srv.url, 16, WINDOW_S, src, { overallRate: rate });
+    windows.push({ t: (w + 1) * WINDOW_S, reqPerSec: r.requests.average, p99Ms: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, rssMB: srv.rssNow() });
+    const x = windows[windows.length - 1];
+    console.log(`[soak] ${String(x.t).padStart(4)} s: ${x.reqPerSec.toFixed(1)} req/s, p99 ${x.p99Ms} ms, errors ${x.errors}, RSS ${x.rssMB} MB`);
+  }
+  if (src.wrapped) console.log(`[soak] note: the ${queries.length} queries ran out ${src.wrapped} time(s): later requests repeat earlier texts (answer cache hits)`);
+  await srv.stop();
+  // flat: the last third against the first third (after the first window, which still warms up)
+  const body = windows.length > 2 ? windows.slice(1) : windows;
+  const third = Math.max(1, Math.floor(body.length / 3));
+  const mean = (a, f) => a.reduce((s, x) => s + f(x), 0) / a.length;
+  const rssGrowth = mean(body.slice(-third), (x) => x.rssMB) / mean(body.slice(0, third), (x) => x.rssMB);
+  const p99Growth = mean(body.slice(-third), (x) => x.p99Ms) / mean(body.slice(0, third), (x) => x.p99Ms);
+  const errors = windows.reduce((s, x) => s + x.errors, 0);
+  const flat = rssGrowth <= 1.1 && p99Growth <= 1.5;
+  console.log(`\nsoak verdict: ${flat ? 'FLAT' : 'NOT flat'} (RSS last/first third ×${rssGrowth.toFixed(3)}, limit 1.10; p99 ×${p99Growth.toFixed(2)}, limit 1.50); errors ${errors}`);
+  return { server: srv.label, rate, minutes: soakMinutes, windows, rssGrowth, p99Growth, flat, errors };
+}
+
+(async () => {
+  const queries = buildQueries();
+  console.log(`${queries.length} distinct queries (e.g. "${queries[0]}", "${queries[1]}", "${queries[2]}")`);
+  const budgetS = soak ? soakMinutes * 60 + 300 : modes.length * (levels.length + 2) * (seconds + 5) + 600;
+  const killTimer = setTimeout(() => {
+    console.error('serve-load: time limit reached, stopping');
+    process.exit(1);
+  }, budgetS * 1000);
+  const result = soak ? await soakRun(queries) : await comparison(queries);
+  clearTimeout(killTimer);
+  const out = path.join(__dirname, 'out', soak ? 'serve-soak.json' : 'serve-load.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify({ when: new Date().toISOString(), sample, semantic, seconds, server: ready.label, datasets: ready.datasets, passes, levels: rows, memory }, null, 2) + '\n');
+  fs.writeFileSync(out, JSON.stringify({ when: new Date().toISOString(), sample, semantic, seconds, queries: queries.length, ...result }, null, 2) + '\n');
   console.log(`written ${path.relative(process.cwd(), out)}`);
-  process.exit(totalErrors ? 1 : 0);
+  process.exit(0);
 })().catch((e) => {
   console.error(e);
   process.exit(1);
