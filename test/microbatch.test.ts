@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLru, microBatchingEncoder, type SentenceEncoder } from '../lib';
+import { createLru, microBatchingEncoder, microBatchingScorer, type CorpusScorer, type SentenceEncoder } from '../lib';
 
 /** A deterministic encoder (vector from the text's characters) that records each call's texts. */
 function recordingEncoder(gate?: () => Promise<void>): SentenceEncoder & { calls: string[][] } {
@@ -58,7 +58,7 @@ test('microbatch: 10 concurrent one-text calls become one encoder call with the 
   clock.advance(5);
   const got = await all;
   assert.equal(inner.calls, [texts]);
-  assert.is(enc.stats.encoderCalls, 1);
+  assert.is(enc.stats.calls, 1);
   const direct = await recordingEncoder().embed(texts);
   got.forEach((v, i) => assert.equal([...v[0]], [...direct[i]], 'same vector as unbatched'));
 });
@@ -148,6 +148,32 @@ test('LRU: evicts the least recently used; get refreshes recency; 0 keeps nothin
   none.set('x', 1);
   assert.is(none.get('x'), undefined);
   assert.throws(() => createLru(-1), /maxEntries/);
+});
+
+test('microbatch scorer: concurrent one-query calls become one scoreBatch with identical scores; multi-query calls go through', async () => {
+  const calls: string[][] = [];
+  const inner: CorpusScorer = {
+    id: 'len', label: 'length scorer', fingerprint: 'len-v1',
+    async scoreBatch(texts) {
+      calls.push([...texts]);
+      return texts.map((t) => Float32Array.from([t.length, t.charCodeAt(0), 1 / t.length]));
+    },
+  };
+  const clock = manualClock();
+  const s = microBatchingScorer(inner, { maxWaitMs: 5, timers: clock.timers });
+  assert.is(s.fingerprint, 'len-v1');
+  const qs = ['ozone', 'sea ice', 'rain over Kenya', 'ozone'];
+  const all = Promise.all(qs.map((q) => s.scoreBatch([q])));
+  await flushMicrotasks();
+  assert.is(calls.length, 0);
+  clock.advance(5);
+  const got = await all;
+  assert.equal(calls, [qs]);
+  const want = await inner.scoreBatch(qs);
+  got.forEach((g, i) => assert.equal([...g[0]], [...want[i]]));
+  calls.length = 0;
+  await s.scoreBatch(['a', 'bb']);
+  assert.equal(calls, [['a', 'bb']]);
 });
 
 test.run();

@@ -5,3 +5,4 @@ export * from './bm25';
 export * from './scorers';
 export * from './nnssc';
 export * from './nnssc-onnx';
+export * from './microbatch';

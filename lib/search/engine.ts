@@ -13,6 +13,7 @@ import { EoError } from '../errors';
 import { RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
+import { microBatchingScorer } from '../retrieve/microbatch';
 import { corpusShortNameResolver } from '../router/route';
 import { describeFusionRecord, fusionAlpha, fusionRecordFile, fusionRecordKey, readFusionRecord } from './fusion-record';
 import { loadNnsscScorer } from './nnssc';
@@ -81,8 +82,9 @@ export interface LoadSearchEngineOptions {
   /** Encoder to share (the caller disposes it). Default: USE-lite, loaded and owned here. */
   encoder?: SentenceEncoder;
   /**
-   * Share the query encoder between concurrent searches (a service): `microBatchingEncoder` with these options
-   * (concurrent queries embedded in one call, an LRU of query embeddings). Default false: each query embeds alone.
+   * Share the semantic scorer between concurrent searches (a service): `microBatchingScorer` with these options
+   * (concurrent queries embedded and scored in one call) over a `microBatchingEncoder` (its LRU of query
+   * embeddings, `cacheEntries`). Default false: each query embeds and scores alone.
    */
   queryBatching?: MicroBatchOptions | false;
   /** NN-SSC scoring threads. Default 1 (one query at a time). */
@@ -112,7 +114,8 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
       encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
       onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),
     });
-    const queryEncoder = opts.queryBatching ? microBatchingEncoder(encoder, opts.queryBatching) : encoder;
+    // batched scorer in front (below); the encoder adds the LRU of query embeddings without a second wait
+    const queryEncoder = opts.queryBatching ? microBatchingEncoder(encoder, { ...opts.queryBatching, maxWaitMs: 0, maxBatch: (opts.queryBatching.maxBatch ?? 16) + 1 }) : encoder;
     if (choice === 'best' || choice === 'nnssc') {
       // the benchmark on disk (never built here) lets the loader check what the checkpoint was trained on
       const benchFile = path.join(opts.benchmarkDir ?? settings.dir, 'benchmark.json');
@@ -128,6 +131,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
     }
     semantic ??= denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true });
   }
+  if (semantic && opts.queryBatching) semantic = microBatchingScorer(semantic, opts.queryBatching);
   if (owned) disposers.push(() => owned!.dispose());
   const dispose = () => disposers.forEach((d) => d());
   if (!semantic || !lexical) {

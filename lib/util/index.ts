@@ -6,3 +6,4 @@ export * from './paths';
 export * from './prompt';
 export * from './html';
 export * from './lru';
+export * from './batcher';

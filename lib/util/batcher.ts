@@ -1,0 +1,130 @@
+import { EoError } from '../errors';
+
+/** Options of `createMicroBatcher` (and of the encoder and scorer wrappers built on it). Every field has a default. */
+export interface MicroBatcherOptions {
+  /** Most items in one call of the batch function; a full batch is sent at once. Default 16. */
+  maxBatch?: number;
+  /**
+   * Longest wait, in ms, for more items to join a batch while the batch function is idle: a lone item is sent after
+   * at most this long. While it is busy, items wait for it (no extra wait) and go together when it is free. 0 sends
+   * at the next timer turn (still gathering items submitted in the same turn). Default 5.
+   */
+  maxWaitMs?: number;
+  /** Timer functions (tests pass a manual clock). Default the global setTimeout/clearTimeout. */
+  timers?: { setTimeout: (fn: () => void, ms: number) => unknown; clearTimeout: (handle: unknown) => void };
+}
+
+/** Counters of a micro-batcher (tests, benchmarks). */
+export interface MicroBatchStats {
+  /** Calls of the batch function (bulk calls through `exclusive` included). */
+  calls: number;
+  /** Items sent to it. */
+  items: number;
+  /** Largest batch sent. */
+  largestBatch: number;
+}
+
+export interface MicroBatcher<T, R> {
+  /** One item's result, computed in a batch with whatever else is waiting. */
+  submit(item: T): Promise<R>;
+  /** Run `fn` alone (a bulk call), after the batch in flight and before the next one. */
+  exclusive<X>(fn: () => Promise<X>): Promise<X>;
+  /** Reject everything waiting; later submits still work. */
+  cancel(why: Error): void;
+  readonly stats: MicroBatchStats;
+}
+
+interface Waiter<T, R> {
+  item: T;
+  resolve: (v: R) => void;
+  reject: (e: unknown) => void;
+}
+
+/**
+ * Gathers items submitted by concurrent callers into calls of `run(items)` (which returns one result per item, in
+ * order): at most `maxBatch` items per call, one call at a time, a lone item waiting at most `maxWaitMs`.
+ * A failed call rejects every caller of that batch.
+ */
+export function createMicroBatcher<T, R>(run: (items: T[]) => Promise<R[]>, opts: MicroBatcherOptions = {}): MicroBatcher<T, R> {
+  const maxBatch = opts.maxBatch ?? 16;
+  const maxWaitMs = opts.maxWaitMs ?? 5;
+  if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new EoError('INVALID_ARGUMENT', `micro-batching: maxBatch must be an integer ≥ 1, got ${maxBatch}`);
+  if (!(maxWaitMs >= 0)) throw new EoError('INVALID_ARGUMENT', `micro-batching: maxWaitMs must be ≥ 0, got ${maxWaitMs}`);
+  const timers = opts.timers ?? { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) };
+  const stats: MicroBatchStats = { calls: 0, items: 0, largestBatch: 0 };
+  let pending: Waiter<T, R>[] = [];
+  const bulk: (() => void)[] = [];
+  let timer: unknown = null;
+  let busy = false;
+
+  const stopTimer = () => {
+    if (timer !== null) timers.clearTimeout(timer);
+    timer = null;
+  };
+  const next = () => {
+    if (busy) return;
+    const b = bulk.shift();
+    if (b) return b();
+    if (pending.length >= maxBatch) flush();
+    else if (pending.length > 0 && timer === null) timer = timers.setTimeout(onTimer, maxWaitMs);
+  };
+  const onTimer = () => {
+    timer = null;
+    if (!busy && pending.length > 0) flush();
+  };
+  const done = (waited: boolean) => {
+    busy = false;
+    // items that arrived during the call have waited already: send them now
+    if (waited && pending.length > 0 && bulk.length === 0) flush();
+    else next();
+  };
+  const flush = () => {
+    stopTimer();
+    const batch = pending.slice(0, maxBatch);
+    pending = pending.slice(maxBatch);
+    busy = true;
+    stats.calls++;
+    stats.items += batch.length;
+    stats.largestBatch = Math.max(stats.largestBatch, batch.length);
+    let out: Promise<R[]>;
+    try {
+      out = run(batch.map((w) => w.item));
+    } catch (e) {
+      out = Promise.reject(e);
+    }
+    out.then(
+      (rs) => batch.forEach((w, i) => w.resolve(rs[i])),
+      (e) => batch.forEach((w) => w.reject(e)),
+    ).finally(() => done(true));
+  };
+
+  return {
+    stats,
+    submit(item) {
+      const p = new Promise<R>((resolve, reject) => pending.push({ item, resolve, reject }));
+      next();
+      return p;
+    },
+    async exclusive(fn) {
+      await new Promise<void>((resolve) => {
+        bulk.push(() => {
+          busy = true;
+          resolve();
+        });
+        next();
+      });
+      stats.calls++;
+      try {
+        return await fn();
+      } finally {
+        done(false);
+      }
+    },
+    cancel(why) {
+      stopTimer();
+      const left = pending;
+      pending = [];
+      left.forEach((w) => w.reject(why));
+    },
+  };
+}
