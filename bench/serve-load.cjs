@@ -83,7 +83,7 @@ function buildQueries() {
     }
     for (const ins of d.instruments.slice(0, 1)) if (kws[0]) out.add(`${ins} ${kws[0]}`);
   }
-  return eo.shuffleInPlace([...out].filter((q) => q.length >= 3 && q.length <= 200), rnd);
+  return require('../dist/lib/util').shuffleInPlace([...out].filter((q) => q.length >= 3 && q.length <= 200), rnd);
 }
 
 /** A query source: fresh texts in order (wrapping, counted, when the list runs out), or a fixed cycle. */

@@ -67,8 +67,9 @@ export {
 
 export { queryWriterRequests } from './bench';
 
-// ── Encoders: USE-lite, embedding cache
+// ── Encoders: USE-lite, embedding cache, micro-batching for a service
 export {
+  microBatchingEncoder, type MicroBatchOptions,
   defaultEmbeddingCacheDir, defaultUseLiteDir, disposeUseBatch, dot, embedCorpusCached, embeddingCachePaths,
   embedQueriesCached, encoderSlug, findEmbeddingCache, forwardUseLite, hashTexts, l2NormalizeInPlace, l2NormalizeRows,
   loadUseLite, loadUseLiteModel, loadUseTokenizer, makeTrainableUseLite, normalizeForUse, prepareUseBatch,
@@ -80,8 +81,9 @@ export {
   parseEncoderName, poolingFromConfig, type OnnxEncoderOptions, type OnnxPooling,
 } from './encode';
 
-// ── Retrieval: BM25, cosine, HNSW, NN-SSC scorers
+// ── Retrieval: BM25, cosine, HNSW, NN-SSC scorers (microBatchingScorer: concurrent one-query calls share one call)
 export {
+  microBatchingScorer,
   annSearch, bm25Scorer, bm25Scores, bm25Tokens, buildBm25, buildHnsw, denseScorer, denseScores, denseTopK,
   hashMatrix, hnswCached, loadHnsw, loadNnsscCheckpoint, loadOrBuildBm25, NnsscCorpusIndex, nnsscLogitReference,
   nnsscNaiveScores, NnsscOnnxIndex, nnsscParamCount, nnsscScorer, NnsscThreadedIndex, nnsscTwoStageScores, nnsscWeightsHash,

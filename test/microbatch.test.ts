@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLru, microBatchingEncoder, microBatchingScorer, type CorpusScorer, type SentenceEncoder } from '../lib';
+import { microBatchingEncoder, microBatchingScorer, type CorpusScorer, type SentenceEncoder } from '../lib';
+import { createLru } from '../lib/util';
 
 /** A deterministic encoder (vector from the text's characters) that records each call's texts. */
 function recordingEncoder(gate?: () => Promise<void>): SentenceEncoder & { calls: string[][] } {
