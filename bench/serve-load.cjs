@@ -109,6 +109,20 @@ function load(url, connections, duration, src, extra = {}) {
   });
 }
 
+/**
+ * Requests abandoned when a level ends are still being searched by the server: wait (≤ 60 s) until it answers
+ * /healthz within 50 ms before the next level, so no level pays for the previous one's backlog.
+ */
+async function settle(url) {
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    const t = performance.now();
+    await fetch(`${url}/healthz`).then((r) => r.text()).catch(() => null);
+    if (performance.now() - t < 50) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 const MB = (b) => Number((b / 1048576).toFixed(1));
 
 const children = new Set();
@@ -152,6 +166,7 @@ async function comparison(queries) {
     const src = querySource(queries);
     await load(srv.url, 4, 3, src); // warm-up, not reported
     for (const c of levels) {
+      await settle(srv.url);
       const r = await load(srv.url, c, seconds, src);
       rows.push(row(mode, c, r, srv.rssNow()));
       const x = rows[rows.length - 1];
@@ -160,6 +175,7 @@ async function comparison(queries) {
     if (src.wrapped) console.log(`[${mode}] note: the ${queries.length} queries ran out ${src.wrapped} time(s): later requests repeat earlier texts`);
     // cached repeat: 50 queries already asked once, cycled by 16 connections
     const repeat = querySource(null, queries.slice(0, 50));
+    await settle(srv.url);
     const r = await load(srv.url, 16, seconds, repeat);
     rows.push(row(mode, 16, r, srv.rssNow(), 'repeat-50'));
     rows[rows.length - 1].peakRssMB = MB(Math.max(...srv.mem.map((m) => m.rss)));
