@@ -10,7 +10,8 @@
 // thousands of varied queries built from the corpus: titles, keywords, instruments, with places and periods), so
 // the answer cache does not make the numbers trivial; the cached-repeat case (16 connections cycling over 50 queries
 // already asked) is reported on its own row.
-//   node bench/serve-load.cjs [--sample] [--levels 1,4,16,64] [--seconds 8] [--modes old,new] [--semantic best|use-lite|none]
+//   node bench/serve-load.cjs [--sample] [--levels 1,4,16,64] [--seconds 8] [--modes old,new] [--semantic best|use-lite|none] [--alpha A]
+// --alpha: a fixed convex α (the cost is that of a stored α; use it where no fusion record exists, which would fuse by RRF).
 // Soak (new mode only): a fixed rate for a long time, p99 and RSS sampled every 30 s, with a flat-or-not verdict:
 //   node bench/serve-load.cjs --soak [--soak-minutes 10] [--rate 50] [--sample]
 // Results are also written to bench/out/serve-load.json (bench/out/serve-soak.json for --soak).
@@ -27,6 +28,7 @@ const levels = opt('levels', '1,4,16,64').split(',').map(Number);
 const seconds = Math.min(60, Number(opt('seconds', '8')));
 const semantic = opt('semantic', 'best');
 const modes = opt('modes', 'old,new').split(',');
+const alpha = opt('alpha', undefined) === undefined ? undefined : Number(opt('alpha'));
 const soak = args.includes('--soak');
 const soakMinutes = Number(opt('soak-minutes', '10'));
 const rate = Number(opt('rate', '50'));
@@ -38,7 +40,7 @@ if (process.env.EO_SERVE_LOAD_CHILD) {
   const mode = process.env.EO_SERVE_LOAD_CHILD;
   (async () => {
     const corpus = eo.loadSnapshot({ sample });
-    const pipeline = await eo.loadSearchEngine(corpus, { semantic, sample, queryBatching: mode === 'new' ? {} : false });
+    const pipeline = await eo.loadSearchEngine(corpus, { semantic, sample, alpha, queryBatching: mode === 'new' ? {} : false });
     // the rate limiter stays on (its cost is measured) with a budget the benchmark cannot reach
     const app = await eo.createSearchServer(pipeline, mode === 'new'
       ? { rateLimitMax: 1e9 }
