@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Load benchmark of the search service (`eo serve`) on loopback with autocannon, today's path against the new one in
 // ONE run: each mode gets its own server child process (so the load generator does not disturb its memory numbers),
-// started in turn on the same machine:
+// both up at once, the levels alternating old/new back to back:
 //   old: every request embeds its query alone; no answer cache; no admission limit (the pre-batching service)
 //   new: concurrent queries share the encoder (microBatchingEncoder: ≤ 16 texts, ≤ 5 ms wait, LRU of query
 //        embeddings), answers LRU, bounded admission (503 + Retry-After beyond it)
@@ -159,30 +159,37 @@ const row = (mode, connections, r, rssMB, kind = 'fresh') => ({
 });
 
 async function comparison(queries) {
+  // both servers stay up and the levels alternate old/new back to back, so load from elsewhere on the machine
+  // (other processes) drifts over both modes alike
   const rows = [];
-  let label = '';
+  const srvs = {};
+  const srcs = {};
   for (const mode of modes) {
-    const srv = await startServer(mode);
-    label = srv.label;
-    console.log(`[${mode}] server: ${srv.label}; ${srv.datasets} datasets; ${srv.url}`);
-    const src = querySource(queries);
-    await load(srv.url, 4, 3, src); // warm-up, not reported
-    for (const c of levels) {
-      await settle(srv.url);
-      const r = await load(srv.url, c, seconds, src);
-      rows.push(row(mode, c, r, srv.rssNow()));
-      const x = rows[rows.length - 1];
-      console.log(`[${mode}] ${c} connections: ${x.reqPerSec.toFixed(1)} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms, errors ${x.errors}, RSS ${x.rssMB} MB`);
-    }
-    if (src.wrapped) console.log(`[${mode}] note: the ${queries.length} queries ran out ${src.wrapped} time(s): later requests repeat earlier texts`);
+    srvs[mode] = await startServer(mode);
+    srcs[mode] = querySource(queries);
+    console.log(`[${mode}] server: ${srvs[mode].label}; ${srvs[mode].datasets} datasets; ${srvs[mode].url}`);
+  }
+  const label = srvs[modes[0]].label;
+  for (const mode of modes) await load(srvs[mode].url, 4, 3, srcs[mode]); // warm-up, not reported
+  for (const c of levels) for (const mode of modes) {
+    const srv = srvs[mode];
+    await settle(srv.url);
+    const r = await load(srv.url, c, seconds, srcs[mode]);
+    rows.push(row(mode, c, r, srv.rssNow()));
+    const x = rows[rows.length - 1];
+    console.log(`[${mode}] ${c} connections: ${x.reqPerSec.toFixed(1)} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms, errors ${x.errors}, RSS ${x.rssMB} MB`);
+  }
+  for (const mode of modes) {
+    const srv = srvs[mode];
+    if (srcs[mode].wrapped) console.log(`[${mode}] note: the ${queries.length} queries ran out ${srcs[mode].wrapped} time(s): later requests repeat earlier texts`);
     // cached repeat: 50 queries already asked once, cycled by 16 connections
     const repeat = querySource(null, queries.slice(0, 50));
     await settle(srv.url);
     const r = await load(srv.url, 16, seconds, repeat);
     rows.push(row(mode, 16, r, srv.rssNow(), 'repeat-50'));
     rows[rows.length - 1].peakRssMB = MB(Math.max(...srv.mem.map((m) => m.rss)));
-    await srv.stop();
   }
+  for (const mode of modes) await srvs[mode].stop();
   console.log('\nmode  queries    connections   req/s   p50 ms  p99 ms  max ms  requests  errors  rss MB');
   for (const r of rows)
     console.log(`${r.mode.padEnd(4)}  ${r.kind.padEnd(9)}  ${String(r.connections).padStart(11)}  ${r.reqPerSec.toFixed(1).padStart(6)}  ${String(r.p50Ms).padStart(6)}  ${String(r.p99Ms).padStart(6)}  ${String(r.maxMs).padStart(6)}  ${String(r.requests).padStart(8)}  ${String(r.errors).padStart(6)}  ${String(r.rssMB).padStart(6)}`);
