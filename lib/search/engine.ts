@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { benchmarkSplit } from '../bench/build';
 import { benchmarkSettings, loadBenchmark } from '../bench/export';
+import type { Benchmark } from '../bench/types';
 import { repoRoot } from '../util/paths';
 import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
@@ -101,6 +102,9 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   const log = opts.log ?? (() => {});
   const settings = benchmarkSettings({ sample: !!opts.sample });
   const benchName = settings.name;
+  // the benchmark on disk, read once (never built here): α is set on its training split, and it lets the NN-SSC
+  // loader check what the checkpoint was trained on
+  const onDisk = readBenchmarkOnDisk(corpus, opts.benchmarkDir ?? settings.dir);
   const lexical = opts.lexical === false ? null : bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25');
   let semantic: CorpusScorer | null = null;
   let owned: SentenceEncoder | null = null;
@@ -117,10 +121,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
     // batched scorer in front (below); the encoder adds the LRU of query embeddings without a second wait
     const queryEncoder = opts.queryBatching ? microBatchingEncoder(encoder, { ...opts.queryBatching, maxWaitMs: 0, maxBatch: (opts.queryBatching.maxBatch ?? 16) + 1 }) : encoder;
     if (choice === 'best' || choice === 'nnssc') {
-      // the benchmark on disk (never built here) lets the loader check what the checkpoint was trained on
-      const benchFile = path.join(opts.benchmarkDir ?? settings.dir, 'benchmark.json');
-      const bench = fs.existsSync(benchFile) ? loadBenchmark(benchFile, corpus) : undefined;
-      const nn = loadNnsscScorer(corpus, queryEncoder, matrix, { dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true, bench });
+      const nn = loadNnsscScorer(corpus, queryEncoder, matrix, { dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true, bench: onDisk.bench });
       if (nn.scorer) {
         semantic = nn.scorer;
         disposers.push(() => nn.scorer!.dispose());
@@ -139,7 +140,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
     return createSearchEngine(corpus, { lexical, semantic, dispose });
   }
   try {
-    const { spec, source, recordFile } = await resolveFusion(corpus, lexical, semantic, opts, settings.dir, log);
+    const { spec, source, recordFile } = await resolveFusion(corpus, lexical, semantic, opts, onDisk, log);
     return createSearchEngine(corpus, { lexical, semantic, fusion: spec, source: source + semanticNote, recordFile, dispose });
   } catch (e) {
     dispose();
@@ -147,8 +148,19 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   }
 }
 
+/** The built benchmark in `dir`, or why there is none usable (absent, or built on other data). */
+function readBenchmarkOnDisk(corpus: Corpus, dir: string): { dir: string; bench?: Benchmark; problem?: 'absent' | string } {
+  const file = path.join(dir, 'benchmark.json');
+  if (!fs.existsSync(file)) return { dir, problem: 'absent' };
+  try {
+    return { dir, bench: loadBenchmark(file, corpus) };
+  } catch (e) {
+    return { dir, problem: (e as Error).message.split('\n')[0] };
+  }
+}
+
 async function resolveFusion(
-  corpus: Corpus, lexical: CorpusScorer, semantic: CorpusScorer, opts: LoadSearchEngineOptions, defaultDir: string, log: (l: string) => void,
+  corpus: Corpus, lexical: CorpusScorer, semantic: CorpusScorer, opts: LoadSearchEngineOptions, onDisk: ReturnType<typeof readBenchmarkOnDisk>, log: (l: string) => void,
 ): Promise<{ spec: FusionSpec; source: string; recordFile?: string }> {
   const rrf = (why: string): { spec: FusionSpec; source: string } => ({ spec: { method: 'rrf', k: RRF_K }, source: why });
   if (opts.alpha !== undefined) {
@@ -157,16 +169,10 @@ async function resolveFusion(
   }
   const method = opts.fusion ?? 'analytic';
   if (method === 'rrf') return rrf(`RRF k=${RRF_K} (asked for; needs no weight)`);
-  const dir = opts.benchmarkDir ?? defaultDir;
-  const file = path.join(dir, 'benchmark.json');
-  const rel = path.relative(repoRoot(), dir) || dir;
-  if (!fs.existsSync(file)) return rrf(`RRF k=${RRF_K}: no benchmark at ${rel} to set α on (run "eo bench build${opts.sample ? ' --sample' : ''}"), so no stored α`);
-  let train;
-  try {
-    train = benchmarkSplit(loadBenchmark(file, corpus), 'train');
-  } catch (e) {
-    return rrf(`RRF k=${RRF_K}: the benchmark at ${rel} is not usable (${(e as Error).message.split('\n')[0]})`);
-  }
+  const rel = path.relative(repoRoot(), onDisk.dir) || onDisk.dir;
+  if (onDisk.problem === 'absent') return rrf(`RRF k=${RRF_K}: no benchmark at ${rel} to set α on (run "eo bench build${opts.sample ? ' --sample' : ''}"), so no stored α`);
+  if (!onDisk.bench) return rrf(`RRF k=${RRF_K}: the benchmark at ${rel} is not usable (${onDisk.problem})`);
+  const train = benchmarkSplit(onDisk.bench, 'train');
   const key = fusionRecordKey(corpus, train, semantic, lexical, method);
   const stored = readFusionRecord(key, semantic.id, opts.fusionDir);
   if (!stored && opts.computeAlpha === false) return rrf(`RRF k=${RRF_K}: no stored ${method} α for ${semantic.label} on ${rel} (computing it was switched off)`);
