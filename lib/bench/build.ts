@@ -57,20 +57,33 @@ export async function buildBenchmark(corpus: Corpus, opts: BuildBenchmarkOptions
     });
     opts.onProgress?.(++done, pubs.length);
   }
-  const test = queries.filter((q) => q.split === 'test');
-  const testSubset = stratifiedSample(test.map((q) => ({ id: q.id, stratum: stratumOf(q.positives) })), opts.subsetSize ?? BENCHMARK_DEFAULTS.subsetSize, seed);
-  return {
+  return benchmarkRecord(corpus, {
     name: opts.name ?? `eo-${opts.writer.id.replace(/[^A-Za-z0-9._-]+/g, '_')}`,
     writer: opts.writer.id,
     writerLabel: opts.writer.label,
     seed,
     testFraction,
     relations,
-    corpusHash: corpus.hash,
-    dataHash: corpus.dataHash,
     queries,
     labels,
-    testSubset,
+  }, opts.subsetSize ?? BENCHMARK_DEFAULTS.subsetSize);
+}
+
+/**
+ * A benchmark record over `corpus` (its hashes, the default strata) from its queries and labels, with the stratified
+ * test subset of `subsetSize` queries drawn with the benchmark's seed. Built benchmarks and imported ones alike.
+ */
+export function benchmarkRecord(
+  corpus: Pick<Corpus, 'hash' | 'dataHash'>,
+  parts: Omit<Benchmark, 'corpusHash' | 'dataHash' | 'testSubset' | 'strata'>,
+  subsetSize: number,
+): Benchmark {
+  const test = parts.queries.filter((q) => q.split === 'test');
+  const testSubset = stratifiedSample(test.map((q) => ({ id: q.id, stratum: stratumOf(q.positives) })), subsetSize, parts.seed);
+  // field order as the benchmark.json files have always been written
+  const { name, writer, writerLabel, seed, testFraction, relations, queries, labels } = parts;
+  return {
+    name, writer, writerLabel, seed, testFraction, relations, corpusHash: corpus.hash, dataHash: corpus.dataHash, queries, labels, testSubset,
     strata: DEFAULT_STRATA.map((s) => ({ ...s })),
   };
 }

@@ -3,7 +3,7 @@ import { restrictEoBenchToCorpus, type EoBenchUnknownPositive } from '../data/eo
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
 import { BENCHMARK_DEFAULTS } from './settings';
-import { DEFAULT_STRATA, stratifiedSample, stratumOf } from './split';
+import { benchmarkRecord } from './build';
 import type { BenchLabel, BenchQuery, Benchmark } from './types';
 
 export interface EoBenchToBenchmarkOptions {
@@ -52,23 +52,18 @@ export function eoBenchToBenchmark(eb: EoBench, corpus: Corpus, opts: EoBenchToB
     queries.push({ id: q.id, publicationId: q.id, text: q.text, writer: 'nasa-eo-bench', variant: 1, split, positives: q.positives.length });
     for (const d of q.positives) labels.push({ queryId: q.id, datasetId: d, relation: 'nasa-eo-bench' });
   }
-  const test = queries.filter((q) => q.split === 'test');
-  const testSubset = stratifiedSample(test.map((q) => ({ id: q.id, stratum: stratumOf(q.positives) })), opts.subsetSize ?? BENCHMARK_DEFAULTS.subsetSize, seed);
+  const testCount = queries.filter((q) => q.split === 'test').length;
   const resolved = opts.resolve ? check.unknown.filter((u) => u.suggestion !== null).length : 0;
-  const benchmark: Benchmark = {
+  const benchmark = benchmarkRecord(corpus, {
     name: opts.name ?? 'nasa-eo-bench',
     writer: 'nasa-eo-bench',
     writerLabel: opts.writerLabel ?? `NASA-EO-Bench queries imported from ${eb.files.join(', ')}`,
     seed,
-    testFraction: queries.length > 0 ? test.length / queries.length : 0,
+    testFraction: queries.length > 0 ? testCount / queries.length : 0,
     relations: null,
-    corpusHash: corpus.hash,
-    dataHash: corpus.dataHash,
     queries,
     labels,
-    testSubset,
-    strata: DEFAULT_STRATA.map((s) => ({ ...s })),
-  };
+  }, opts.subsetSize ?? BENCHMARK_DEFAULTS.subsetSize);
   return {
     benchmark,
     report: {
