@@ -6,15 +6,18 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  alphaTryIt, alphaTryItVerdict, bm25Scorer, buildBm25, buildTable2, checkRatioClaim, evaluateRun, makeCorpus, metricsVerdict,
+  alphaTryIt, alphaTryItVerdict, bm25Scorer, buildBm25, buildTable2, checkRatioClaim, evaluateRun, metricsVerdict,
   pairedRows, pairedVerdict, retrieveSplits, runFilesSource, studyHybrid, summarize, table2BestColumns, table2GainPairs,
   table2Hybrids, table2Rows, table2RowId, table2Systems, table2Verdict, TABLE2_ROWS, trainingVerdict, withJudgeColumns,
   withPaperColumns, PAPER_TABLE2_CLAIM, paperReportsRow, paperTable2Value, isEoError,
-  type CorpusScorer, type DatasetRecord, type MetricRow,
+  type MetricRow,
 } from '../lib';
 import { defaultChunkSize } from '../lib/encode';
 import { figureIdleMs } from '../lib/report/export';
+import { sourceCaption, sourceLines } from '../lib/report';
+import { repoRoot } from '../lib/util/paths';
 import { tryItVerdict } from '../lib/report';
+import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
 
 const row = (system: string, v: number, mrr = v): MetricRow => ({ system, 'R@10': v, 'R@20': v, 'R@100': v, MAP: v, MRR: mrr });
 
@@ -81,6 +84,12 @@ test('checkRatioClaim: the paper\'s ">5×" on our rows', () => {
   assert.is(checkRatioClaim(PAPER_TABLE2_CLAIM, [row('NN-SSC + BM25', 0.4)]).holds, null);
 });
 
+test('a source\'s settings show a folder inside the repository relative to it (captions, table footers)', () => {
+  const lines = sourceLines({ settings: { checkpoint: path.join(repoRoot(), 'checkpoints', 'nnssc', 'x'), other: '/elsewhere/y', lr: 0.0003 } });
+  assert.equal(lines, [`settings: checkpoint=${path.join('checkpoints', 'nnssc', 'x')}, other=/elsewhere/y, lr=0.0003`]);
+  assert.match(sourceCaption('Figure: x.', { settings: { a: 1 } }), /^\*Figure: x\.\*<br>`settings: a=1`$/);
+});
+
 test('runFilesSource splits runs from qrels and filters by split and ids', () => {
   const files = ['/r/bm25.test.run', '/r/nnssc.test.run', '/r/qrels.test.trec', '/r/bm25.train.run', '/r/qrels.train.trec'];
   assert.equal(runFilesSource(files, { a: 1 }), { runFiles: ['/r/bm25.test.run', '/r/nnssc.test.run', '/r/bm25.train.run'], qrels: ['/r/qrels.test.trec', '/r/qrels.train.trec'], settings: { a: 1 } });
@@ -98,29 +107,9 @@ test('teacher-mode speed rules: small corpora fill every worker (large ones keep
   assert.is(figureIdleMs({ EO_NOTEBOOK: 'x', EO_FIGURE_IDLE_MS: '50' }), 50);
 });
 
-function ds(id: string, longName: string): DatasetRecord {
-  return {
-    id, shortName: null, longName, abstract: '', doi: null, daac: 'GES_DISC', publisher: null, temporalStart: null, temporalEnd: null,
-    keywords: [], platforms: [], instruments: [], projects: [], processingLevel: null, landingPage: null,
-    shortNameSource: null, catalogRecordComplete: true, sources: [],
-  };
-}
-const corpus = makeCorpus([ds('C1-A', 'ozone column'), ds('C2-A', 'sea ice extent'), ds('C3-A', 'aerosol optical depth'), ds('C4-A', 'rainfall rate'), ds('C5-A', 'snow cover')], [], [], 'toy');
-const view = (qs: [string, string, string][]) => ({
-  queries: qs.map(([id, text]) => ({ id, text, publicationId: id })),
-  qrels: new Map(qs.map(([id, , d]) => [id, new Map([[d, 1]])])),
-}) as never;
-const splits = {
-  train: view([['t1', 'ozone', 'C1-A'], ['t2', 'smoke haze', 'C3-A'], ['t3', 'sea ice', 'C2-A'], ['t4', 'precipitation', 'C4-A']]),
-  test: view([['e1', 'ozone column', 'C1-A'], ['e2', 'smoke', 'C3-A'], ['e3', 'snowpack', 'C5-A']]),
-};
-const semantic: CorpusScorer = {
-  id: 'nnssc', label: 'NN-SSC', fingerprint: 'sem@1',
-  async scoreBatch(texts) {
-    const topic = (t: string) => (/smoke|aerosol|haze/.test(t) ? 'aerosol' : /precip|rain/.test(t) ? 'rainfall' : /snow/.test(t) ? 'snow' : /ozone/.test(t) ? 'ozone' : 'ice');
-    return texts.map((t) => Float32Array.from(corpus.datasets, (d) => (d.longName.includes(topic(t)) ? 0.9 : 0.2)));
-  },
-};
+const corpus = toyCorpus;
+const splits = toySplits;
+const semantic = toySemantic('nnssc', 'NN-SSC');
 
 test('alphaTryIt: the default α restores the reported hybrid row; another α re-fuses; Table 2 verdict from the numbers', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-lesson-'));

@@ -29,9 +29,9 @@ const pText = (p: number) => (p < 1e-3 ? p.toExponential(0) : p.toFixed(3));
  * may flip) or the full snapshot. `queries` is the number of evaluated queries.
  */
 export function sampleNote(sample: boolean, opts: { queries: number; datasets: number; writerLabel?: string }): string {
-  const who = opts.writerLabel ? ` (${opts.writerLabel})` : '';
+  const who = opts.writerLabel ? `; ${opts.writerLabel}` : '';
   return sample
-    ? `*These numbers come from the **sample snapshot** (${opts.datasets} datasets, ${opts.queries} test queries${who}): a teaching run that takes seconds. ` +
+    ? `*These numbers come from the **sample snapshot** (${opts.datasets} datasets, ${opts.queries} test queries${who}): a quick teaching run. ` +
         'With so few queries the confidence intervals are wide and small differences can flip; the full snapshot (`npm start` without `--sample`) gives the reported numbers.*'
     : `*These numbers come from the **full snapshot** (${opts.datasets} datasets, ${opts.queries} test queries${who}).*`;
 }
