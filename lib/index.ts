@@ -183,3 +183,12 @@ export {
 } from './report';
 
 export { paperCostPlanTable } from './report';
+// ── Teaching notebooks 03–05: generated text, the paper's Table 2 numbers, Table 2 views and the "Try it" knobs
+export {
+  alphaTryIt, checkRatioClaim, JUDGE_COLUMNS, metricsVerdict, PAPER_TABLE2, PAPER_TABLE2_CLAIM, pairedSentence, pairedVerdict,
+  paperComparisonSentence, paperReportsRow, paperTable2Value, sampleNote, sourceCaption, table2BestColumns, table2GainPairs, trainingVerdict, finetuneVerdict, nnsscVerdict, resultVerdict, TABLE2_DIFFERENCES, runFilesSource, tryItVerdict,
+  table2Hybrids, table2Rows, toDataFrame, withJudgeColumns, withPaperColumns, alphaTryItVerdict, alphaVerdict, gainsVerdict,
+  strongestSemantic, table2JudgeColumns, table2Verdict, ablationVerdict, type AlphaTryIt, type PaperRatioClaim, type PaperTable2Row,
+} from './report';
+export { finetuneTryDir, tryFinetuneSchedule, tryNnsscNegatives, type TryItResult } from './train';
+export { fuseSplitAtAlpha } from './search';

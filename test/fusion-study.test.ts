@@ -6,35 +6,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  alphaRows, analyticAlpha, bm25Scorer, buildBm25, buildTable2, evaluateRun, fuseConvex, fusionDiscussion, makeCorpus, perQueryGain,
+  alphaRows, analyticAlpha, bm25Scorer, buildBm25, buildTable2, evaluateRun, fuseConvex, fusionDiscussion, perQueryGain,
   retrieveSplits, rrfScores, runFromScores, studyHybrid, summarize, table2Systems, TABLE2_ROWS, table2RowId, hybridGains,
-  type CorpusScorer, type DatasetRecord,
 } from '../lib';
 import type { PerQueryMetrics } from '../lib/metrics';
+import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
 
-function ds(id: string, longName: string): DatasetRecord {
-  return {
-    id, shortName: null, longName, abstract: '', doi: null, daac: 'GES_DISC', publisher: null, temporalStart: null, temporalEnd: null,
-    keywords: [], platforms: [], instruments: [], projects: [], processingLevel: null, landingPage: null,
-    shortNameSource: null, catalogRecordComplete: true, sources: [],
-  };
-}
-const corpus = makeCorpus([ds('C1-A', 'ozone column'), ds('C2-A', 'sea ice extent'), ds('C3-A', 'aerosol optical depth'), ds('C4-A', 'rainfall rate'), ds('C5-A', 'snow cover')], [], [], 'toy');
-const view = (qs: [string, string, string][]) => ({
-  queries: qs.map(([id, text]) => ({ id, text, publicationId: id })),
-  qrels: new Map(qs.map(([id, , d]) => [id, new Map([[d, 1]])])),
-}) as never;
-const splits = {
-  train: view([['t1', 'ozone', 'C1-A'], ['t2', 'smoke haze', 'C3-A'], ['t3', 'sea ice', 'C2-A'], ['t4', 'precipitation', 'C4-A']]),
-  test: view([['e1', 'ozone column', 'C1-A'], ['e2', 'smoke', 'C3-A'], ['e3', 'snowpack', 'C5-A']]),
-};
-const semantic: CorpusScorer = {
-  id: 'sem', label: 'Sem', fingerprint: 'sem@1',
-  async scoreBatch(texts) {
-    const topic = (t: string) => (/smoke|aerosol|haze/.test(t) ? 'aerosol' : /precip|rain/.test(t) ? 'rainfall' : /snow/.test(t) ? 'snow' : /ozone/.test(t) ? 'ozone' : 'ice');
-    return texts.map((t) => Float32Array.from(corpus.datasets, (d) => (d.longName.includes(topic(t)) ? 0.9 : 0.2)));
-  },
-};
+const corpus = toyCorpus;
+const splits = toySplits;
+const semantic = toySemantic();
 
 test('studyHybrid: α from the fusion records (Eq. 7 and grid), runs equal fusing the score vectors by hand', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-study-'));

@@ -41,11 +41,17 @@ const EXPECTED: Record<string, { tables?: string[]; systems?: RegExp[]; runFiles
   '02': { tables: ['metrics'], systems: [/^BM25$/, /^Cosine \(base\)$/], runFiles: true },
   '03': { tables: ['metrics'], systems: [/^Cosine \(base\)$/, /^Cosine \(fine-tuned\)$/], runFiles: true },
   '04': { tables: ['metrics'], systems: [/^BM25$/, /^Cosine \(base\)$/, /^NN-SSC$/], runFiles: true },
-  '05': { tables: ['metrics', 'table2', 'alpha'], systems: [/^BM25$/, /^NN-SSC$/, /^NN-SSC \+ BM25$/, /^Cosine \(fine-tuned\) \+ BM25$/], runFiles: true },
+  '05': { tables: ['metrics', 'table2', 'alpha', 'table2View', 'judge', 'perQueryGains', 'tryIt.rows', 'tryIt.curve'], systems: [/^BM25$/, /^NN-SSC$/, /^NN-SSC \+ BM25$/, /^Cosine \(fine-tuned\) \+ BM25$/], runFiles: true },
   '06': { tables: ['metrics'], systems: [/^NN-SSC \+ BM25$/, /^Cosine \(base\) \+ BM25$/], runFiles: true },
   '07': { tables: ['metrics'], systems: [/^NN-SSC \+ BM25$/], runFiles: true },
   '08': {},
 };
+
+/**
+ * Notebooks with a "Try it" cell: results.json records it as `tryIt: { changed, rows }`, and at its default setting
+ * (`changed: false`, as the notebook ships) its first row re-derives a reported metrics row exactly.
+ */
+const TRY_IT: readonly string[] = ['03', '04', '05'];
 
 /** Orderings of the paper (full snapshot) that also hold on the 200-dataset sample: `a` beats `b` on `metric`. */
 const ORDERINGS: Record<string, { a: RegExp; b: RegExp; metric: string; why: string }[]> = {
@@ -164,6 +170,16 @@ for (const nb of notebooks) {
     }
 
     for (const f of Array.isArray(results.traceFiles) ? (results.traceFiles as string[]) : []) assert.ok(fs.existsSync(path.resolve(reportsDir, f)), `trace file ${f} exists`);
+
+    // The Try-it cell, at its default setting, gives back the reported numbers.
+    if (TRY_IT.includes(prefix)) {
+      const tryIt = results.tryIt;
+      assert.ok(isRecord(tryIt) && Array.isArray(tryIt.rows) && tryIt.rows.length > 0, 'results.json records the Try-it cell (tryIt.rows)');
+      assert.is(tryIt.changed, false, 'the notebook ships with the Try-it knob at its default');
+      const first = (tryIt.rows as Row[])[0];
+      const restores = rows.some((r) => METRIC_NAMES.every((k) => typeof first[k] === 'number' && Math.abs((first[k] as number) - (r[k] as number)) <= EPS));
+      assert.ok(restores, `Try-it default row ${JSON.stringify(first)} equals a reported metrics row`);
+    }
 
     // The paper's orderings that the sample keeps.
     for (const o of ORDERINGS[prefix] ?? []) {

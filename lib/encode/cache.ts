@@ -204,6 +204,15 @@ async function embedInline(encoder: SentenceEncoder, jobs: EmbedJob[], onDone: (
  * `.json` metadata atomically and removes the partial folder. While filling, the process holds `<name>.lock`;
  * another process asking for the same matrix waits for it (see `waitForOther`).
  */
+/**
+ * Texts per chunk (one worker job, one resumable file) when the caller gives none: 256, or fewer when that would leave
+ * a worker idle — 200 sample datasets on 2 workers become 2 chunks of 100 instead of 1 chunk on 1 thread. Large
+ * corpora (the full snapshot: 10,073 texts) keep 256, so their chunks, batches and numbers are unchanged.
+ */
+export function defaultChunkSize(total: number, workers: number): number {
+  return workers > 1 && total > 0 ? Math.min(256, Math.ceil(total / workers)) : 256;
+}
+
 export async function embedCorpusCached(opts: EmbedCorpusOptions): Promise<Float32Array> {
   const { encoder, texts, key } = opts;
   const total = texts.length;
@@ -213,7 +222,7 @@ export async function embedCorpusCached(opts: EmbedCorpusOptions): Promise<Float
     throw new EoError('INVALID_ARGUMENT', `chunkSize must be a positive integer, got ${opts.chunkSize}`);
   if (opts.noCache) {
     const out = new Float32Array(total * dim);
-    const size = opts.chunkSize ?? 256;
+    const size = opts.chunkSize ?? defaultChunkSize(total, opts.workers ?? 1);
     const jobs: EmbedJob[] = [];
     for (let c = 0; c * size < total; c++) jobs.push({ chunk: c, texts: texts.slice(c * size, (c + 1) * size) });
     let done = 0;
@@ -282,7 +291,7 @@ async function fillCache(
   }
   // Resumable partial state.
   const stateFile = path.join(paths.partial, 'state.json');
-  let chunkSize = opts.chunkSize ?? 256;
+  let chunkSize = opts.chunkSize ?? defaultChunkSize(total, opts.workers ?? 1);
   if (fs.existsSync(stateFile)) {
     let st: PartialState | null = null;
     try {

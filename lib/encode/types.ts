@@ -112,7 +112,8 @@ export interface EmbedCorpusOptions {
   /** Called after every stored chunk (and once at the start with what was already cached). Default none. */
   onProgress?: EmbedProgress;
   /**
-   * Texts per stored chunk of the resumable partial state; a crash loses at most one chunk. Default 256.
+   * Texts per stored chunk of the resumable partial state; a crash loses at most one chunk. Default 256, or fewer
+   * when that would leave a worker idle (`defaultChunkSize`: 200 texts on 2 workers → 2 chunks of 100).
    * When a partial folder already exists, its chunk size wins so that its chunks stay usable.
    */
   chunkSize?: number;

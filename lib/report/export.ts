@@ -169,10 +169,16 @@ async function launch(): Promise<Renderer> {
   return { browser, page };
 }
 
-/** Idle browsers are closed after this many ms so that a script that forgot closeFigureRenderer() still exits. */
-function idleMs(): number {
-  const v = Number(process.env.EO_FIGURE_IDLE_MS);
-  return Number.isFinite(v) && v > 0 ? v : 15000;
+/**
+ * Idle browsers are closed after this many ms so that a script that forgot closeFigureRenderer() still exits:
+ * $EO_FIGURE_IDLE_MS, else 15 s — or 5 min in a notebook run by the driver ($EO_NOTEBOOK set), which ends with
+ * closeFigureRenderer() and whose kernel is shut down afterwards: there a long cell between two figures (training,
+ * embedding) must not cost a second browser start.
+ */
+export function figureIdleMs(env: Record<string, string | undefined> = process.env): number {
+  const v = Number(env.EO_FIGURE_IDLE_MS);
+  if (env.EO_FIGURE_IDLE_MS !== undefined && Number.isFinite(v) && v > 0) return v;
+  return env.EO_NOTEBOOK ? 300000 : 15000;
 }
 
 /**
@@ -201,7 +207,7 @@ export async function renderFigurePng(fig: Figure, opts: { width?: number; heigh
     );
     return Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64');
   } finally {
-    idleTimer = setTimeout(() => void closeFigureRenderer(), idleMs());
+    idleTimer = setTimeout(() => void closeFigureRenderer(), figureIdleMs());
   }
 }
 

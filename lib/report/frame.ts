@@ -108,7 +108,7 @@ export function repoRelativePath(p: string): string {
 
 function settingValue(v: unknown): string {
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));
-  if (typeof v === 'string') return v;
+  if (typeof v === 'string') return repoRelativePath(v); // a checkpoint folder reads as checkpoints/…, not /home/…
   return JSON.stringify(v);
 }
 

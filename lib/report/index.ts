@@ -11,3 +11,5 @@ export * from './llm-cost';
 export * from './fusion';
 export * from './training';
 export * from './benchmark';
+export * from './lesson';
+export * from './paper-table2';

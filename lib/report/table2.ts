@@ -1,4 +1,7 @@
+import type { Corpus } from '../data/types';
 import { performanceIndex } from '../fuse/alpha';
+import { judgeColumns, type JudgeColumns } from '../judge/compare';
+import type { JudgeRunQuery, LlmJudge } from '../judge/types';
 import { compareSystems, type PairedOptions } from '../metrics/paired';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { writeRunFiles } from '../metrics/systems';
@@ -121,4 +124,68 @@ export function writeTable2RunFiles(dir: string, systems: readonly Table2System[
   const withTrain = systems.filter((s) => s.train);
   if (trainQrels && withTrain.length > 0) files.push(...writeRunFiles(dir, withTrain.map((s) => ({ id: s.id, label: s.label, run: s.train! })), trainQrels, 'train'));
   return files;
+}
+
+/** The columns a judge adds to Table 2 (the paper's P@K, Section 4). */
+export const JUDGE_COLUMNS = ['P@5', 'P@10', 'P@20'] as const;
+
+/**
+ * Table 2's display rows with the paper's number beside ours: after each metric `m`, a column `m (paper)` holding the
+ * paper's value for rows the paper reports (null where not recorded), and a column `in paper` (`yes` / `ours`).
+ * `paperValue(label, metric)` looks a value up (default: none recorded).
+ */
+export function withPaperColumns(
+  rows: readonly TableRow[],
+  opts: { metrics?: readonly MetricName[]; inPaper: (label: string) => boolean; paperValue: (label: string, metric: MetricName) => number | null },
+): TableRow[] {
+  const metrics = opts.metrics ?? METRIC_NAMES;
+  return rows.map((r) => {
+    const label = String(r.system);
+    const out: TableRow = { system: label, 'in paper': opts.inPaper(label) ? 'yes' : 'ours' };
+    for (const m of metrics) {
+      out[m] = r[m] ?? null;
+      out[`${m} (paper)`] = opts.inPaper(label) ? opts.paperValue(label, m) : null;
+    }
+    for (const [k, v] of Object.entries(r)) if (!(k in out)) out[k] = v;
+    return out;
+  });
+}
+
+/**
+ * Table 2's rows with the judge's P@5/10/20 beside them (rows of `judgeColumns`, matched by system label) and a
+ * `judge` column naming the judge, or why there is none ("not configured: …"); P@K stay null without a judge.
+ */
+export function withJudgeColumns(rows: readonly TableRow[], judged: readonly ({ system: string; judge: string } & Record<string, number | string>)[]): TableRow[] {
+  const by = new Map(judged.map((j) => [j.system, j]));
+  return rows.map((r) => {
+    const j = by.get(String(r.system));
+    const out: TableRow = { ...r };
+    for (const k of JUDGE_COLUMNS) out[k] = j && typeof j[k] === 'number' ? j[k] : null;
+    out.judge = j ? j.judge : 'not judged';
+    return out;
+  });
+}
+
+/** Which columns of a Table 2 view mark their best value (larger is better): our metrics, π and the judge's P@K. */
+export function table2BestColumns(columns: readonly string[]): Record<string, 'max'> {
+  const ours = [...METRIC_NAMES, 'π', ...JUDGE_COLUMNS];
+  return Object.fromEntries(columns.filter((c) => ours.includes(c)).map((c) => [c, 'max' as const]));
+}
+
+/**
+ * The judge's P@K columns for the rows of Table 2 that have a test run (`judgeColumns`): numbers with a judge, rows
+ * saying `notConfigured` without one. Judgements are cached by the judge, so rows sharing datasets cost one call each.
+ */
+export async function table2JudgeColumns(opts: {
+  systems: readonly Table2System[]; queries: readonly JudgeRunQuery[]; corpus: Pick<Corpus, 'datasets' | 'indexById'>;
+  judge: LlmJudge | null; notConfigured?: string; onProgress?: (system: string, done: number, total: number) => void;
+}): Promise<JudgeColumns> {
+  const byId = (id: string) => {
+    const i = opts.corpus.indexById.get(id);
+    return i === undefined ? undefined : opts.corpus.datasets[i];
+  };
+  return judgeColumns({
+    systems: opts.systems.filter((s) => s.test).map((s) => ({ system: s.label, run: s.test! })), queries: opts.queries, datasets: byId,
+    judge: opts.judge, notConfigured: opts.notConfigured, onProgress: opts.onProgress,
+  });
 }

@@ -78,3 +78,12 @@ export async function studyHybrid(opts: {
     rrf: fuse({ method: 'rrf', k: RRF_K }, `RRF k=${RRF_K}`),
   };
 }
+
+/**
+ * The run of a convex fusion at any α on one split, from the scorers' cached score vectors (no scorer runs again):
+ * what a reader's α knob re-derives. Same fusion path as `studyHybrid` (`fuseBatch`), so at the recorded α it gives
+ * exactly the reported run.
+ */
+export function fuseSplitAtAlpha(opts: { corpus: Corpus; split: BenchSplitView; semantic: ScoredRun; lexical: ScoredRun; alpha: number }): Run {
+  return fuseBatch({ method: 'convex', alpha: opts.alpha }, opts.split.queries, opts.semantic.scores, opts.lexical.scores, opts.corpus).run;
+}

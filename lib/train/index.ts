@@ -4,3 +4,4 @@ export * from './finetune';
 export * from './nnssc';
 export * from './defaults';
 export * from './artefacts';
+export * from './try-it';

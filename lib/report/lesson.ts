@@ -1,0 +1,222 @@
+/**
+ * The generated text of the teaching notebooks: after a result, a markdown block computed from the numbers (never
+ * typed by hand) says what it shows — which row wins and by how much, whether a paired 95% CI excludes zero, how it
+ * compares with the paper and why it may differ, and whether the numbers come from the sample snapshot.
+ */
+import { METRIC_NAMES, type MetricName, type MetricRow } from '../metrics/types';
+import type { FinetuneTrainingSummary, NnsscTrainingSummary } from '../train/artefacts';
+import type { TryItResult } from '../train/try-it';
+import { sourceLines } from './frame';
+import type { TableSource } from './types';
+
+/** One paired comparison as `pairedRows` writes it (metric, both means, mean diff, CI, p). */
+export interface PairedRowLike {
+  metric: string;
+  'mean diff (A−B)'?: unknown;
+  'CI95 low'?: unknown;
+  'CI95 high'?: unknown;
+  p?: unknown;
+  n?: unknown;
+}
+
+const f3 = (x: number) => x.toFixed(3);
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const pText = (p: number) => (p < 1e-3 ? p.toExponential(0) : p.toFixed(3));
+
+/**
+ * Where the numbers come from, as one sentence: the 200-dataset sample (a teaching run: small, noisy, orderings
+ * may flip) or the full snapshot. `queries` is the number of evaluated queries.
+ */
+export function sampleNote(sample: boolean, opts: { queries: number; datasets: number; writerLabel?: string }): string {
+  const who = opts.writerLabel ? `; ${opts.writerLabel}` : '';
+  return sample
+    ? `*These numbers come from the **sample snapshot** (${opts.datasets} datasets, ${opts.queries} test queries${who}): a quick teaching run. ` +
+        'With so few queries the confidence intervals are wide and small differences can flip; the full snapshot (`npm start` without `--sample`) gives the reported numbers.*'
+    : `*These numbers come from the **full snapshot** (${opts.datasets} datasets, ${opts.queries} test queries${who}).*`;
+}
+
+/**
+ * What a metric table shows, per metric: the winning row, its value and its lead over the runner-up (ties named).
+ * Markdown list.
+ */
+export function metricsVerdict(rows: readonly MetricRow[], metrics: readonly MetricName[] = METRIC_NAMES): string {
+  if (rows.length === 0) return 'No rows to compare.';
+  if (rows.length === 1) return `Only one row: ${rows[0].system}.`;
+  const lines: string[] = [];
+  for (const m of metrics) {
+    const sorted = [...rows].sort((a, b) => b[m] - a[m]);
+    const top = sorted.filter((r) => Math.abs(r[m] - sorted[0][m]) <= 1e-12);
+    if (top.length === rows.length) {
+      lines.push(`- **${m}**: every row ties at ${f3(sorted[0][m])}.`);
+      continue;
+    }
+    const next = sorted[top.length];
+    const lead = sorted[0][m] - next[m];
+    const rel = next[m] > 0 ? ` (${(sorted[0][m] / next[m]).toFixed(2)}× the runner-up)` : '';
+    lines.push(`- **${m}**: ${top.map((r) => `**${r.system}**`).join(' and ')} ${top.length > 1 ? 'tie' : 'wins'} with ${f3(sorted[0][m])}, ` +
+      `${f3(lead)} ahead of ${next.system} (${f3(next[m])})${rel}.`);
+  }
+  return lines.join('\n');
+}
+
+/** One paired comparison in words: the mean difference, its 95% CI, whether the CI excludes 0, and p. */
+export function pairedSentence(row: PairedRowLike, labelA: string, labelB: string): string {
+  const d = num(row['mean diff (A−B)']);
+  const lo = num(row['CI95 low']);
+  const hi = num(row['CI95 high']);
+  const p = num(row.p);
+  if (d === null || lo === null || hi === null) return `${row.metric}: no paired comparison.`;
+  const excludes = lo > 0 || hi < 0;
+  const who = d > 0 ? `${labelA} is ahead` : d < 0 ? `${labelB} is ahead` : 'no difference';
+  return `**${row.metric}** ${signed(d)} [${signed(lo)}, ${signed(hi)}]: ${who}; the 95% CI ${excludes ? '**excludes 0**' : 'includes 0'}` +
+    (p === null ? '' : ` (p = ${pText(p)})`) + (excludes ? '.' : ', so this split cannot tell the two apart on it.');
+}
+
+/**
+ * What a paired comparison A − B shows (rows of `pairedRows`): one line per metric and a closing count of the
+ * metrics whose CI excludes zero. Markdown.
+ */
+export function pairedVerdict(rows: readonly PairedRowLike[], labelA: string, labelB: string): string {
+  const sure = rows.filter((r) => {
+    const lo = num(r['CI95 low']);
+    const hi = num(r['CI95 high']);
+    return lo !== null && hi !== null && (lo > 0 || hi < 0);
+  });
+  const better = sure.filter((r) => (num(r['mean diff (A−B)']) ?? 0) > 0).map((r) => r.metric);
+  const worse = sure.filter((r) => (num(r['mean diff (A−B)']) ?? 0) < 0).map((r) => r.metric);
+  const n = num(rows[0]?.n);
+  const out = [`**${labelA} − ${labelB}**${n === null ? '' : ` over ${n} paired queries`} (bootstrap 95% CI, paired randomization p):`, ''];
+  for (const r of rows) out.push(`- ${pairedSentence(r, labelA, labelB)}`);
+  out.push('');
+  out.push(sure.length === 0
+    ? `No metric's CI excludes 0: on these queries ${labelA} and ${labelB} are not distinguishable.`
+    : `The CI excludes 0 on ${sure.length} of ${rows.length} metrics` +
+      (better.length ? `: ${labelA} is ahead on ${better.join(', ')}` : '') + (worse.length ? `${better.length ? ';' : ':'} ${labelB} is ahead on ${worse.join(', ')}` : '') + '.');
+  return out.join('\n');
+}
+
+/**
+ * Our number beside the paper's, with the usual reasons they differ (title queries instead of the paper's LLM-written
+ * ones, the CPU configuration, the sample). `paper` null: the paper's value is not recorded (lib/report/paper-table2.ts).
+ */
+export function paperComparisonSentence(opts: { what: string; ours: number; paper: number | null; sample: boolean; reasons?: readonly string[] }): string {
+  const why = [...(opts.reasons ?? []), ...(opts.sample ? ['the sample snapshot has 200 datasets, so every metric is easier than on 10,073'] : [])];
+  const head = opts.paper === null
+    ? `${opts.what}: ours ${f3(opts.ours)}; the paper's value is not recorded in this repository.`
+    : `${opts.what}: ours ${f3(opts.ours)} vs the paper's ${f3(opts.paper)} (${signed(opts.ours - opts.paper)}).`;
+  return why.length ? `${head} Why they may differ: ${why.join('; ')}.` : head;
+}
+
+/**
+ * A caption for a figure or table: its title, then the run/qrels files and settings it came from (the same lines as a
+ * table footer, `sourceLines`). Markdown, one line per item.
+ */
+export function sourceCaption(title: string, source: TableSource): string {
+  return [`*${title}*`, ...sourceLines(source).map((l) => `<br>\`${l}\``)].join('');
+}
+
+/**
+ * What a training run shows: how the training loss moved from its first to its last logged value and how the
+ * validation metric moved from before training (or the first epoch) to the kept model. Markdown, one paragraph.
+ * `reused`: the checkpoint was reused, so the numbers are the ones it recorded.
+ */
+export function trainingVerdict(opts: {
+  what: string; losses: readonly number[]; unit: 'step' | 'epoch';
+  validation: readonly { at: number; value: number }[]; metric: string; reused: boolean; kept?: number;
+}): string {
+  const out: string[] = [];
+  const { losses } = opts;
+  if (opts.reused) out.push(`The checkpoint was reused (trained earlier on this training split with this config); these are the numbers it recorded.`);
+  if (losses.length >= 2) {
+    const first = losses[0];
+    const last = losses[losses.length - 1];
+    const minL = Math.min(...losses);
+    out.push(`${opts.what}: the training loss went from ${f3(first)} to ${f3(last)} over ${losses.length} ${opts.unit}s` +
+      (last > minL + 1e-9 ? ` (lowest ${f3(minL)})` : '') + (last < first ? ', so the model fits its training pairs better.' : ', so it did not fall: this run learned little.'));
+  } else out.push(`${opts.what}: ${losses.length} ${opts.unit} logged.`);
+  const v = opts.validation;
+  if (v.length >= 2) {
+    const a = v[0];
+    const keptAt = opts.kept ?? v[v.length - 1].at;
+    const b = v.find((x) => x.at === keptAt) ?? v[v.length - 1];
+    const best = v.reduce((m, x) => (x.value > m.value ? x : m), v[0]);
+    out.push(`On held-out training queries, validation ${opts.metric} went from ${f3(a.value)} (${opts.unit} ${a.at}) to ${f3(b.value)} (${opts.unit} ${b.at}, the kept model; ` +
+      `${signed(b.value - a.value)})` + (best.at !== b.at ? `; its best, ${f3(best.value)}, was at ${opts.unit} ${best.at}.` : '.'));
+  }
+  return out.join(' ');
+}
+
+/** `trainingVerdict` of a fine-tuning run (loss per step, validation MRR before and after). */
+export function finetuneVerdict(summary: Pick<FinetuneTrainingSummary, 'steps' | 'validation'>, reused: boolean): string {
+  return trainingVerdict({
+    what: 'Fine-tuning (MNRL)', losses: summary.steps.map((s) => s.loss), unit: 'step', metric: 'MRR', reused,
+    validation: summary.validation.map((v) => ({ at: v.step, value: v.mrr })),
+  });
+}
+
+/** `trainingVerdict` of an NN-SSC run (mean loss per epoch, validation MAP per epoch, the kept best epoch). */
+export function nnsscVerdict(summary: Pick<NnsscTrainingSummary, 'curve' | 'bestEpoch' | 'stoppedBecause'>, reused: boolean): string {
+  const base = trainingVerdict({
+    what: 'NN-SSC (Eq. 5 loss)', losses: summary.curve.map((c) => c.trainLoss), unit: 'epoch', metric: 'MAP', reused, kept: summary.bestEpoch,
+    validation: summary.curve.filter((c) => c.valMAP !== null).map((c) => ({ at: c.epoch, value: c.valMAP as number })),
+  });
+  return `${base} Training stopped because: ${summary.stoppedBecause}.`;
+}
+
+/**
+ * The block after a result table of two systems: who wins each metric, the paired comparison (does the CI exclude
+ * 0?), our number beside the paper's on `paperMetric` for both rows, why they may differ, and where the numbers come
+ * from. Markdown.
+ */
+export function resultVerdict(opts: {
+  rows: readonly MetricRow[];
+  paired: readonly PairedRowLike[];
+  a: string;
+  b: string;
+  sample: boolean;
+  queries: number;
+  datasets: number;
+  writerLabel?: string;
+  /** The paper's value of a row on `paperMetric` (null: not recorded). */
+  paperValue: (label: string, metric: MetricName) => number | null;
+  /** Default 'MAP'. */
+  paperMetric?: MetricName;
+  reasons: readonly string[];
+}): string {
+  const m = opts.paperMetric ?? 'MAP';
+  const paperLines = [opts.a, opts.b].map((label) => {
+    const r = opts.rows.find((x) => x.system === label);
+    return r ? `- ${paperComparisonSentence({ what: `${label}, ${m}`, ours: r[m], paper: opts.paperValue(label, m), sample: false })}` : null;
+  }).filter((x): x is string => x !== null);
+  return [
+    '### What this shows', '',
+    metricsVerdict(opts.rows), '',
+    pairedVerdict(opts.paired, opts.a, opts.b), '',
+    '**Against the paper.**', ...paperLines,
+    `- Why the numbers may differ: ${[...opts.reasons, ...(opts.sample ? ['the sample snapshot has only 200 datasets, so every metric is easier than on 10,073'] : [])].join('; ')}.`, '',
+    sampleNote(opts.sample, { queries: opts.queries, datasets: opts.datasets, writerLabel: opts.writerLabel }),
+  ].join('\n');
+}
+
+/**
+ * A table/figure source from the files `writeRunFiles` returned (`<dir>/<id>.<split>.run`, `<dir>/qrels.<split>.trec`):
+ * `.run` files as runs, the rest as qrels. `only.split` keeps one split's files; `only.ids` keeps the runs of those
+ * system ids. Default: every file.
+ */
+export function runFilesSource(files: readonly string[], settings: Readonly<Record<string, unknown>> = {}, only: { split?: string; ids?: readonly string[] } = {}): TableSource {
+  const base = (f: string) => f.slice(Math.max(f.lastIndexOf('/'), f.lastIndexOf('\\')) + 1);
+  const inSplit = (f: string) => only.split === undefined || base(f).endsWith(`.${only.split}.run`) || base(f) === `qrels.${only.split}.trec`;
+  const runs = files.filter((f) => f.endsWith('.run') && inSplit(f) && (only.ids === undefined || only.ids.some((id) => base(f).startsWith(`${id}.`))));
+  return { runFiles: runs, qrels: files.filter((f) => !f.endsWith('.run') && inSplit(f)), settings };
+}
+
+/**
+ * The paragraph under a Try-it table: at the default setting, that the reported row came back (and how to change the
+ * knob); otherwise `resultVerdict` of the tried row against the reported one.
+ */
+export function tryItVerdict(tried: TryItResult, ctx: Omit<Parameters<typeof resultVerdict>[0], 'rows' | 'paired' | 'a' | 'b'> & { knobs: string }): string {
+  if (!tried.changed || tried.rows.length < 2)
+    return `Default setting (${tried.setting}): the reported row, re-derived from its run file. Change ${ctx.knobs} above and run the cell again to train another model.`;
+  return resultVerdict({ ...ctx, rows: tried.rows, paired: tried.paired, a: tried.rows[1].system, b: tried.rows[0].system });
+}

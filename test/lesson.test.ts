@@ -1,0 +1,158 @@
+// The teaching notebooks' library side (03–05): generated text from numbers, Table 2 views (paper and judge columns,
+// best marks, the extendable row list), the α knob, the Try-it default path, and the two teacher-mode speed rules.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  alphaTryIt, alphaTryItVerdict, bm25Scorer, buildBm25, buildTable2, checkRatioClaim, evaluateRun, metricsVerdict,
+  pairedRows, pairedVerdict, retrieveSplits, runFilesSource, studyHybrid, summarize, table2BestColumns, table2GainPairs,
+  table2Hybrids, table2Rows, table2RowId, table2Systems, table2Verdict, TABLE2_ROWS, trainingVerdict, withJudgeColumns,
+  withPaperColumns, PAPER_TABLE2_CLAIM, paperReportsRow, paperTable2Value, isEoError,
+  type MetricRow,
+} from '../lib';
+import { defaultChunkSize } from '../lib/encode';
+import { figureIdleMs } from '../lib/report/export';
+import { sourceCaption, sourceLines } from '../lib/report';
+import { repoRoot } from '../lib/util/paths';
+import { tryItVerdict } from '../lib/report';
+import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
+
+const row = (system: string, v: number, mrr = v): MetricRow => ({ system, 'R@10': v, 'R@20': v, 'R@100': v, MAP: v, MRR: mrr });
+
+test('metricsVerdict names the winner of each metric, its lead over the runner-up, and ties', () => {
+  const md = metricsVerdict([row('A', 0.3, 0.5), row('B', 0.2, 0.5), row('C', 0.1, 0.4)], ['MAP', 'MRR']);
+  assert.match(md, /\*\*MAP\*\*: \*\*A\*\* wins with 0\.300, 0\.100 ahead of B \(0\.200\) \(1\.50× the runner-up\)/);
+  assert.match(md, /\*\*MRR\*\*: \*\*A\*\* and \*\*B\*\* tie with 0\.500, 0\.100 ahead of C/);
+  assert.match(metricsVerdict([row('A', 0.3), row('B', 0.3)], ['MAP']), /every row ties at 0\.300/);
+});
+
+test('pairedVerdict says whether each CI excludes 0, from pairedRows output', () => {
+  const a = { queryIds: ['q1', 'q2', 'q3', 'q4', 'q5', 'q6'], values: { 'R@10': [1, 1, 1, 1, 1, 1], 'R@20': [1, 1, 1, 1, 1, 1], 'R@100': [1, 1, 1, 1, 1, 1], MAP: [0.9, 0.8, 0.9, 0.7, 0.9, 0.8], MRR: [0.5, 0.1, 0.9, 0.2, 0.4, 0.3] } };
+  const b = { queryIds: a.queryIds, values: { 'R@10': [1, 1, 1, 1, 1, 1], 'R@20': [1, 1, 1, 1, 1, 1], 'R@100': [1, 1, 1, 1, 1, 1], MAP: [0.1, 0.2, 0.1, 0.2, 0.1, 0.2], MRR: [0.4, 0.2, 0.8, 0.3, 0.5, 0.2] } };
+  const rows = pairedRows(a as never, b as never, 'New', 'Old', ['MAP', 'MRR']);
+  const md = pairedVerdict(rows, 'New', 'Old');
+  assert.match(md, /\*\*MAP\*\* \+0\.683 \[\+0\.[0-9]{3}, \+0\.[0-9]{3}\]: New is ahead; the 95% CI \*\*excludes 0\*\*/);
+  assert.match(md, /\*\*MRR\*\* [+−]0\.[0-9]{3} \[−0\.[0-9]{3}, \+0\.[0-9]{3}\]: .*the 95% CI includes 0/);
+  assert.match(md, /The CI excludes 0 on 1 of 2 metrics: New is ahead on MAP\./);
+});
+
+test('trainingVerdict reads the loss and the validation metric of a run', () => {
+  const md = trainingVerdict({ what: 'Run', losses: [3, 2, 2.5], unit: 'step', validation: [{ at: 0, value: 0.2 }, { at: 3, value: 0.5 }], metric: 'MRR', reused: false });
+  assert.match(md, /from 3\.000 to 2\.500 over 3 steps \(lowest 2\.000\), so the model fits/);
+  assert.match(md, /validation MRR went from 0\.200 \(step 0\) to 0\.500 \(step 3, the kept model; \+0\.300\)/);
+  assert.match(trainingVerdict({ what: 'Run', losses: [1, 2], unit: 'epoch', validation: [], metric: 'MAP', reused: true }), /reused.*did not fall/);
+});
+
+test('Table 2 views: the paper beside ours, judge columns, best columns', () => {
+  const rows = [{ system: 'BM25', MAP: 0.3, 'R@10': 0.4, note: '' }, { system: 'Mine', MAP: 0.5, 'R@10': 0.1, note: 'x' }];
+  const paper = withPaperColumns(rows, { metrics: ['R@10', 'MAP'], inPaper: (l) => l === 'BM25', paperValue: (l, m) => (m === 'MAP' ? 0.25 : null) });
+  assert.equal(Object.keys(paper[0]), ['system', 'in paper', 'R@10', 'R@10 (paper)', 'MAP', 'MAP (paper)', 'note']);
+  assert.is(paper[0]['MAP (paper)'], 0.25);
+  assert.is(paper[1]['MAP (paper)'], null, 'our own rows get no paper value');
+  assert.is(paper[1]['in paper'], 'ours');
+  const judged = withJudgeColumns(paper, [{ system: 'BM25', judge: 'j@1', 'P@5': 0.6, 'P@10': 0.5, 'P@20': 0.4 }, { system: 'Mine', judge: 'not configured' }]);
+  assert.is(judged[0]['P@10'], 0.5);
+  assert.is(judged[1]['P@10'], null);
+  assert.is(judged[1].judge, 'not configured');
+  assert.equal(table2BestColumns(['system', 'R@10', 'R@10 (paper)', 'MAP', 'P@5', 'α']), { 'R@10': 'max', MAP: 'max', 'P@5': 'max' });
+  // The paper's list: every row the paper reports is flagged, and the lookups agree.
+  for (const r of TABLE2_ROWS) assert.is(paperReportsRow(r.label), r.inPaper === true, r.label);
+  assert.is(paperTable2Value('NN-SSC + BM25', 'MAP'), null, 'no value recorded yet');
+});
+
+test('table2Rows: rows can be appended (and flow into the hybrids), duplicates are refused; gain pairs as before', () => {
+  assert.equal(table2Rows().map(table2RowId), TABLE2_ROWS.map(table2RowId));
+  const extra = table2Rows([{ scorer: 'cosine-ssl', how: 'single', label: 'Cosine (SSL)' }, { scorer: 'cosine-ssl', how: 'analytic', label: 'Cosine (SSL) + BM25' }]);
+  assert.is(extra.length, TABLE2_ROWS.length + 2);
+  assert.ok(table2Hybrids(extra).includes('cosine-ssl'));
+  assert.equal(table2Hybrids(TABLE2_ROWS), ['cosine-ft', 'cosine-ft-r2', 'nnssc', 'cosine-base', 'cosine-base-r2']);
+  try {
+    table2Rows([{ scorer: 'bm25', how: 'single', label: 'BM25 again' }]);
+    assert.unreachable('duplicate accepted');
+  } catch (e) {
+    assert.ok(isEoError(e) && /bm25/.test((e as Error).message));
+  }
+  assert.equal(table2GainPairs(TABLE2_ROWS), [['nnssc+bm25', 'nnssc'], ['nnssc+bm25', 'bm25'], ['cosine-ft+bm25', 'cosine-ft'], ['cosine-ft+bm25', 'bm25']]);
+});
+
+test('checkRatioClaim: the paper\'s ">5×" on our rows', () => {
+  const ok = checkRatioClaim(PAPER_TABLE2_CLAIM, [row('NN-SSC + BM25', 0.5), row('Cosine (base)', 0.09)]);
+  assert.ok(ok.holds === true && Math.abs((ok.ratios['R@10'] as number) - 0.5 / 0.09) < 1e-12);
+  assert.is(checkRatioClaim(PAPER_TABLE2_CLAIM, [row('NN-SSC + BM25', 0.4), row('Cosine (base)', 0.09)]).holds, false);
+  assert.is(checkRatioClaim(PAPER_TABLE2_CLAIM, [row('NN-SSC + BM25', 0.4)]).holds, null);
+});
+
+test('a source\'s settings show a folder inside the repository relative to it (captions, table footers)', () => {
+  const lines = sourceLines({ settings: { checkpoint: path.join(repoRoot(), 'checkpoints', 'nnssc', 'x'), other: '/elsewhere/y', lr: 0.0003 } });
+  assert.equal(lines, [`settings: checkpoint=${path.join('checkpoints', 'nnssc', 'x')}, other=/elsewhere/y, lr=0.0003`]);
+  assert.match(sourceCaption('Figure: x.', { settings: { a: 1 } }), /^\*Figure: x\.\*<br>`settings: a=1`$/);
+});
+
+test('runFilesSource splits runs from qrels and filters by split and ids', () => {
+  const files = ['/r/bm25.test.run', '/r/nnssc.test.run', '/r/qrels.test.trec', '/r/bm25.train.run', '/r/qrels.train.trec'];
+  assert.equal(runFilesSource(files, { a: 1 }), { runFiles: ['/r/bm25.test.run', '/r/nnssc.test.run', '/r/bm25.train.run'], qrels: ['/r/qrels.test.trec', '/r/qrels.train.trec'], settings: { a: 1 } });
+  const s = runFilesSource(files, {}, { split: 'test', ids: ['bm25'] });
+  assert.equal([s.runFiles, s.qrels], [['/r/bm25.test.run'], ['/r/qrels.test.trec']]);
+});
+
+test('teacher-mode speed rules: small corpora fill every worker (large ones keep 256); driven notebooks keep one browser', () => {
+  assert.is(defaultChunkSize(10073, 2), 256, 'full snapshot: chunks, batches and numbers unchanged');
+  assert.is(defaultChunkSize(200, 2), 100);
+  assert.is(defaultChunkSize(200, 1), 256);
+  assert.is(defaultChunkSize(0, 2), 256);
+  assert.is(figureIdleMs({}), 15000);
+  assert.is(figureIdleMs({ EO_NOTEBOOK: '03-encoder-finetune' }), 300000);
+  assert.is(figureIdleMs({ EO_NOTEBOOK: 'x', EO_FIGURE_IDLE_MS: '50' }), 50);
+});
+
+const corpus = toyCorpus;
+const splits = toySplits;
+const semantic = toySemantic('nnssc', 'NN-SSC');
+
+test('alphaTryIt: the default α restores the reported hybrid row; another α re-fuses; Table 2 verdict from the numbers', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-lesson-'));
+  try {
+    const lexical = bm25Scorer(buildBm25(corpus), 'bm25', 'BM25');
+    const lex = await retrieveSplits(lexical, splits, corpus);
+    const sem = await retrieveSplits(semantic, splits, corpus);
+    const h = await studyHybrid({ corpus, splits, semantic: { scorer: semantic, scores: sem }, lexical: { scorer: lexical, scores: lex }, fusionDir: dir });
+    const qrels = (splits.test as { qrels: never }).qrels;
+    const reported = summarize('x', evaluateRun(h.analytic.test, qrels));
+    const t = alphaTryIt({ corpus, test: splits.test, hybrid: h, semantic: sem, lexical: lex, alpha: h.analytic.alpha! });
+    assert.ok(t.isReported);
+    assert.is(t.rows[0].MAP, reported.MAP, 'default α: exactly the reported row');
+    assert.is(t.rows[0]['ΔMAP vs analytic'], 0);
+    assert.is(t.curve.length >= 21, true);
+    assert.ok(t.figure.data.length === 4 && t.figure.data.every((d) => typeof d.name === 'string'), 'curve + three α marks, all named');
+    const zero = alphaTryIt({ corpus, test: splits.test, hybrid: h, semantic: sem, lexical: lex, alpha: 0 });
+    assert.is(zero.rows[0].MAP, summarize('bm25', evaluateRun(lex.test.run, qrels)).MAP, 'α = 0 is BM25 alone');
+    assert.match(alphaTryItVerdict(zero, 'NN-SSC'), /At your α = 0\.000, MAP is/);
+    assert.match(alphaTryItVerdict(t, 'NN-SSC'), /reported \*\*NN-SSC \+ BM25\*\* row/);
+    try {
+      alphaTryIt({ corpus, test: splits.test, hybrid: h, semantic: sem, lexical: lex, alpha: 1.5 });
+      assert.unreachable('α outside [0, 1] accepted');
+    } catch (e) {
+      assert.ok(isEoError(e));
+    }
+    const sys = table2Systems({ scores: { bm25: lex, nnssc: sem }, hybrids: { nnssc: h } });
+    const table = buildTable2(sys, { testQrels: qrels, trainQrels: (splits.train as { qrels: never }).qrels, paired: { permutations: 500, bootstrapSamples: 500 } });
+    const md = table2Verdict({ table, claim: PAPER_TABLE2_CLAIM, paperValue: () => null, inPaper: paperReportsRow, reasons: ['toy data'], sample: true, queries: 3, datasets: 5 });
+    assert.match(md, new RegExp(`\\*\\*Best row\\*\\* .*\\*\\*${table.best.label.replace(/[()+]/g, '\\$&')}\\*\\*`));
+    assert.match(md, /not checkable \(a row is missing\)/, 'Cosine (base) absent: the claim cannot be checked');
+    assert.match(md, /values are not recorded/);
+    assert.match(md, /sample snapshot/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('tryItVerdict: the default setting says the reported row came back; a change reads the paired comparison', () => {
+  const ctx = { knobs: '`k`', sample: false, queries: 3, datasets: 5, paperValue: () => null, reasons: [] };
+  assert.match(tryItVerdict({ changed: false, rows: [row('R', 0.2)], paired: [], setting: 'k=1', dir: null }, ctx), /Default setting \(k=1\): the reported row/);
+  const paired = [{ metric: 'MAP', 'mean diff (A−B)': 0.1, 'CI95 low': 0.05, 'CI95 high': 0.15, p: 0.01, n: 3 }];
+  assert.match(tryItVerdict({ changed: true, rows: [row('R', 0.2), row('T', 0.3)], paired: paired as never, setting: 'k=2', dir: '/x' }, ctx), /T − R.*\*\*excludes 0\*\*/s);
+});
+
+test.run();
