@@ -35,8 +35,9 @@ const outFile = path.resolve(opt('--out', path.join(__dirname, 'out', quick ? 'p
 
 /** The paper's sizes (NASA-EO-Bench and the training schedules). */
 const PAPER = {
-  datasets: 8058, queries: 21272, train: 17038, test: 4234, labelsPerQuery: 2.24, rerankSubset: 200,
-  nnsscEpochs: 1000, nnsscBatch: 64, nnsscNegatives: 20, finetunePairs: 47654, finetuneBatch: 256, finetuneEpochs: 10,
+  datasets: eo.NASA_EO_BENCH.datasets, queries: eo.NASA_EO_BENCH.queries, train: eo.NASA_EO_BENCH.train, test: eo.NASA_EO_BENCH.test,
+  labelsPerQuery: eo.NASA_EO_BENCH.labelsPerQuery, rerankSubset: eo.NASA_EO_BENCH.rerankSubset,
+  nnsscEpochs: 1000, nnsscBatch: 64, nnsscNegatives: 20, finetunePairs: eo.NASA_EO_BENCH.pairs, finetuneBatch: 256, finetuneEpochs: 10,
   finetuneNegatives: 5, rerankWindow: 10,
 };
 const SIZE = quick

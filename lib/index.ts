@@ -57,7 +57,7 @@ export {
 
 // ── Benchmark: citation-grounded queries, labels, stratified split
 export {
-  BENCHMARK_DEFAULTS, benchmarkQrels, benchmarkSettings, benchmarkSplit, benchmarkStats, benchmarkTrainingData,
+  BENCHMARK_DEFAULTS, NASA_EO_BENCH, benchmarkQrels, benchmarkSettings, benchmarkSplit, benchmarkStats, benchmarkTrainingData,
   buildBenchmark, type BenchmarkSettings, type BenchmarkStats,
   cleanWrittenQuery, defaultBenchmarkDir, eoBenchToBenchmark, exportBenchmark, llmQueryWriter, loadBenchmark,
   loadOrBuildBenchmark, loadQueryWriterPrompt, queryWriterMessages, stratifiedSample, stratifiedSplit,
@@ -192,3 +192,10 @@ export {
 } from './report';
 export { finetuneTryDir, tryFinetuneSchedule, tryNnsscNegatives, type TryItResult } from './train';
 export { fuseSplitAtAlpha } from './search';
+// ── Teaching notebooks 00–02, 08: text generated from the numbers under each result, the scale model's table
+export {
+  benchmarkVerdict, benchmarkVsPaperRows, daacVerdict, datasetsPerDaacRows, defaultPaperScaleFile, fallThroughMisses, firstRelevantRank,
+  knobText, knobVerdict, PAPER_SCALE_COMMAND, paperScaleMissing, paperScaleRows, paperScaleVerdict, readPaperScale, relevantInTop,
+  routedSearchRows, routedSearchVerdict, routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, showRoutedSearch,
+  splitKnobVerdict, tourPublication, tourVerdict, type PaperScale,
+} from './report';

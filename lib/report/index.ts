@@ -13,3 +13,7 @@ export * from './training';
 export * from './benchmark';
 export * from './lesson';
 export * from './paper-table2';
+export * from './tour';
+export * from './try-it';
+export * from './router';
+export * from './paper-scale';

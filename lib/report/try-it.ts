@@ -1,0 +1,48 @@
+/**
+ * "Try it" cells: the reader changes one knob and sees its effect at once. The text under the result is generated
+ * here: a tried metric row against the reported one, metric by metric, and whether the knob is back at the default.
+ */
+import { METRIC_NAMES, type MetricName, type MetricRow } from '../metrics/types';
+
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
+
+/** The settings as `k1 = 0.9, b = 0.4`. */
+export function knobText(settings: Readonly<Record<string, unknown>>): string {
+  return Object.entries(settings).map(([k, v]) => `${k} = ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
+}
+
+/**
+ * The tried row against the reported one: the change of each metric, which metrics rose and fell, and a note when
+ * the knob is at its default (then the numbers must equal the reported ones, and the text says whether they do).
+ * Markdown.
+ */
+export function knobVerdict(input: {
+  reported: MetricRow;
+  tried: MetricRow;
+  settings: Readonly<Record<string, unknown>>;
+  defaults: Readonly<Record<string, unknown>>;
+  metrics?: readonly MetricName[];
+  /** Differences below this count as none. Default 1e-9. */
+  tolerance?: number;
+}): string {
+  const metrics = input.metrics ?? METRIC_NAMES;
+  const tol = input.tolerance ?? 1e-9;
+  const atDefault = Object.keys(input.defaults).every((k) => input.settings[k] === input.defaults[k]);
+  const diffs = metrics.map((m) => ({ m, d: input.tried[m] - input.reported[m] }));
+  const up = diffs.filter((x) => x.d > tol);
+  const down = diffs.filter((x) => x.d < -tol);
+  const out: string[] = [];
+  if (atDefault) {
+    out.push(up.length + down.length === 0
+      ? `With the defaults (${knobText(input.settings)}) the tried row equals the reported **${input.reported.system}** row on every metric: change a value above and re-run this cell.`
+      : `The knobs are at their defaults (${knobText(input.settings)}) but the tried row differs from the reported one on ${[...up, ...down].map((x) => x.m).join(', ')}: the reported row was made with other settings.`);
+    return out.join('\n');
+  }
+  out.push(`With ${knobText(input.settings)} (defaults: ${knobText(input.defaults)}), against the reported **${input.reported.system}**:`);
+  out.push(diffs.map((x) => `${x.m} ${input.tried[x.m].toFixed(3)} (${Math.abs(x.d) <= tol ? 'unchanged' : signed(x.d)})`).join(' · '));
+  out.push(up.length === 0 && down.length === 0
+    ? 'No metric moved: on these queries the rankings\' relevant positions did not change.'
+    : `${up.length ? `Up on ${up.map((x) => x.m).join(', ')}` : 'Nothing rose'}; ${down.length ? `down on ${down.map((x) => x.m).join(', ')}` : 'nothing fell'}. ` +
+      'One knob setting on the test split is an illustration, not tuning: choosing it here would fit the test queries.');
+  return out.join('\n\n');
+}
