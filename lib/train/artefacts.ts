@@ -3,7 +3,7 @@ import type { Benchmark } from '../bench/types';
 import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
-import { embedCorpusCached, embedQueriesCached } from '../encode/cache';
+import { defaultQueryCacheDir, embedCorpusCached, embedQueriesCached } from '../encode/cache';
 import type { SentenceEncoder } from '../encode/types';
 import { loadUseLite } from '../encode/use-lite';
 import { NNSSC_KIND, loadNnsscCheckpoint, type NnsscModel } from '../retrieve/nnssc';
@@ -17,6 +17,8 @@ import {
   type NnsscEpochLog, type NnsscTrainConfig, type NnsscTrainData, type NnsscTrainOptions, type NnsscTrainResult,
 } from './nnssc';
 import { USE_LITE_FT_KIND } from '../encode/trainable-use';
+import { mineHardNegatives } from './negatives';
+import { corpusSelfSupervisedPairs, DEFAULT_CORPUS_PAIRS_OPTIONS, type CorpusPairsOptions, type CorpusPairsResult } from './corpus-pairs';
 import type { Checkpoint, CheckpointManifest, TrainingData } from '../store/types';
 
 /**
@@ -40,8 +42,10 @@ export function checkpointStaleness(manifest: Pick<CheckpointManifest, 'training
     return `records no training-data hash (written before checkpoints recorded the data they were trained on), so it cannot be shown to match the current training data ${current.hash}`;
   if (was.hash !== current.hash)
     return `was trained on training data ${was.hash} (benchmark ${was.benchmark}), but the current training data is ${current.hash} (benchmark ${current.benchmark}): ${trainingDataDifference(was, current)}`;
+  // A setting the manifest lacks counts as null: an option added later with a null (off) default matches checkpoints
+  // written before it existed, and a checkpoint trained with it on never matches a request with it off.
   const changed = Object.entries(config)
-    .filter(([k, v]) => JSON.stringify(manifest.config[k]) !== JSON.stringify(v))
+    .filter(([k, v]) => JSON.stringify(manifest.config[k] ?? null) !== JSON.stringify(v ?? null))
     .map(([k, v]) => `${k} ${JSON.stringify(manifest.config[k])} → ${JSON.stringify(v)}`);
   return changed.length > 0 ? `was trained on the current training data ${current.hash} but with other settings: ${changed.join(', ')}` : null;
 }
@@ -99,6 +103,41 @@ export interface LoadOrTrainNnsscOptions {
   queryCacheDir?: string;
   /** One line per decision (reuse or train, and why). Default none. */
   log?: (line: string) => void;
+  /**
+   * Self-supervised corpus pairs (beyond the paper; `corpusSelfSupervisedPairs`) used beside the publication pairs:
+   * `pretrain` first or `mix` in (see `NnsscSelfSupervisedConfig`). Default null = off (the paper's recipe). Recorded in
+   * the checkpoint's config, so a checkpoint trained with them is never taken for a plain one (or the reverse), and
+   * by default saved to its own folder.
+   */
+  selfSupervised?: Partial<NnsscSelfSupervisedConfig> | null;
+}
+
+/** How NN-SSC uses the corpus self-supervised pairs (`LoadOrTrainNnsscOptions.selfSupervised`). */
+export interface NnsscSelfSupervisedConfig {
+  /** `pretrain`: epochs on the corpus pairs alone, then the publication pairs; `mix`: both in every epoch. Default `pretrain`. */
+  schedule: 'pretrain' | 'mix';
+  /** `pretrain`: epochs on the corpus pairs. Default 3. */
+  epochs: number;
+  /** `mix`: corpus-pair positives per epoch; 0 = as many as the publication training positives (1:1). Default 0. */
+  perEpoch: number;
+  /** Pair construction options (`CorpusPairsOptions`; the seed defaults to the NN-SSC config's seed). Default `DEFAULT_CORPUS_PAIRS_OPTIONS`. */
+  pairs: Partial<CorpusPairsOptions>;
+}
+
+export const DEFAULT_NNSSC_SELF_SUPERVISED: NnsscSelfSupervisedConfig = { schedule: 'pretrain', epochs: 3, perEpoch: 0, pairs: {} };
+
+/** The resolved self-supervised settings as a checkpoint records them (all defaults filled in), or null when off. */
+export function nnsscSelfSupervisedIdentity(
+  ssl: Partial<NnsscSelfSupervisedConfig> | null | undefined, seed: number,
+): { schedule: 'pretrain' | 'mix'; epochs: number; perEpoch: number; pairs: CorpusPairsOptions } | null {
+  if (!ssl) return null;
+  const c = { ...DEFAULT_NNSSC_SELF_SUPERVISED, ...ssl };
+  if (c.schedule !== 'pretrain' && c.schedule !== 'mix') throw new EoError('INVALID_ARGUMENT', `selfSupervised.schedule must be "pretrain" or "mix", got ${JSON.stringify(c.schedule)}`);
+  if (!(Number.isInteger(c.epochs) && c.epochs >= 0)) throw new EoError('INVALID_ARGUMENT', `selfSupervised.epochs must be an integer ≥ 0, got ${c.epochs}`);
+  if (!(Number.isInteger(c.perEpoch) && c.perEpoch >= 0)) throw new EoError('INVALID_ARGUMENT', `selfSupervised.perEpoch must be an integer ≥ 0, got ${c.perEpoch}`);
+  const pairs: CorpusPairsOptions = { ...DEFAULT_CORPUS_PAIRS_OPTIONS, seed, ...c.pairs };
+  // Only the settings that change the training enter the identity (epochs for pretrain, perEpoch for mix).
+  return c.schedule === 'pretrain' ? { schedule: c.schedule, epochs: c.epochs, perEpoch: 0, pairs } : { schedule: c.schedule, epochs: 0, perEpoch: c.perEpoch, pairs };
 }
 
 /** Training figures of an NN-SSC checkpoint, from the run that just trained or from the checkpoint's record. */
@@ -112,6 +151,10 @@ export interface NnsscTrainingSummary {
   trainQueries: number;
   valQueries: number;
   trainableParams: number;
+  /** Validation score of the kept weights (null when not recorded). */
+  bestValScore: number | null;
+  /** Pre-training epochs on the corpus pairs (empty without them). */
+  pretrainCurve: NnsscEpochLog[];
 }
 
 export interface NnsscArtefact {
@@ -128,6 +171,10 @@ export interface NnsscArtefact {
   why: string;
   config: NnsscTrainConfig;
   summary: NnsscTrainingSummary;
+  /** The resolved self-supervised settings (null: plain training). */
+  selfSupervised: ReturnType<typeof nnsscSelfSupervisedIdentity>;
+  /** The corpus pairs, when this call built them (it trained with them); null otherwise. */
+  corpusPairs: CorpusPairsResult | null;
 }
 
 /** What NN-SSC trains on, from a benchmark's training split: query ids and groups, positives (corpus rows), hashes. */
@@ -158,22 +205,41 @@ export async function loadOrTrainNnssc(opts: LoadOrTrainNnsscOptions): Promise<N
   const { corpus, bench, encoder } = opts;
   const mode = opts.mode ?? 'load-or-train';
   const config: NnsscTrainConfig = { ...DEFAULT_NNSSC_CONFIG, ...(opts.config ?? {}) };
-  const dir = opts.dir ?? defaultNnsscDir(`use-lite-${bench.name}`);
+  const selfSupervised = nnsscSelfSupervisedIdentity(opts.selfSupervised, config.seed);
+  const dir = opts.dir ?? defaultNnsscDir(`use-lite-${bench.name}${selfSupervised ? `-corpus-${selfSupervised.schedule}` : ''}`);
   const rebuild = opts.rebuild ?? notebookRebuildCommand('04-nnssc', bench);
   const pairs = nnsscTrainingPairs(corpus, bench, encoder.id);
-  const identity = { ...config, encoderId: encoder.id, corpusHash: corpus.hash };
+  const identity = { ...config, encoderId: encoder.id, corpusHash: corpus.hash, selfSupervised };
   const why = decide(dir, NNSSC_KIND, mode, pairs.trainingData, identity, rebuild);
   let trained: NnsscTrainResult | null = null;
+  let corpusPairs: CorpusPairsResult | null = null;
   if (why !== null) {
-    opts.log?.(`training NN-SSC (${why})`);
+    opts.log?.(`training NN-SSC${selfSupervised ? ` with corpus self-supervised pairs (${selfSupervised.schedule})` : ''} (${why})`);
     const corpusMatrix = opts.corpusMatrix ?? (await embedCorpusCached({ encoder, key: corpus.hash, texts: corpus.datasets.map((d) => datasetEncoderText(d)), workers: 2 }));
     const queryMatrix = await embedQueriesCached({ encoder, texts: pairs.queries.map((q) => q.text), cacheDir: opts.queryCacheDir });
     const data: NnsscTrainData = {
       corpusMatrix, dim: encoder.dim, datasetIds: corpus.datasets.map((d) => d.id), queries: pairs.queries, queryMatrix, positives: pairs.positives,
     };
-    trained = await trainNnssc(data, config, opts.training ?? {});
+    const training: NnsscTrainOptions = { ...(opts.training ?? {}) };
+    let sslRecord: Record<string, unknown> = {};
+    if (selfSupervised) {
+      corpusPairs = corpusSelfSupervisedPairs(corpus, selfSupervised.pairs);
+      opts.log?.(`corpus self-supervised pairs: ${corpusPairs.pairs.length} (${Object.entries(corpusPairs.counts).map(([k, c]) => `${k} ${c.kept}`).join(', ')}), hash ${corpusPairs.hash}`);
+      const extraMatrix = await embedCorpusCached({
+        encoder, key: `corpus-pairs-${corpus.hash}`, texts: corpusPairs.pairs.map((p) => p.text), workers: 2, cacheDir: opts.queryCacheDir ?? defaultQueryCacheDir(),
+      });
+      const extraPositives = corpusPairs.pairs.map((p) => p.positives);
+      training.extra = {
+        schedule: selfSupervised.schedule, queryMatrix: extraMatrix, positives: extraPositives, epochs: selfSupervised.epochs,
+        ...(selfSupervised.perEpoch > 0 ? { perEpoch: selfSupervised.perEpoch } : {}),
+        hardNegatives: mineHardNegatives({ queryVecs: extraMatrix, corpusMatrix, dim: encoder.dim, positives: extraPositives, k: config.hardNegatives }),
+      };
+      sslRecord = { selfSupervised, selfSupervisedPairs: { hash: corpusPairs.hash, pairs: corpusPairs.pairs.length, counts: corpusPairs.counts } };
+    }
+    trained = await trainNnssc(data, config, training);
     saveNnsscCheckpoint(dir, trained, {
       encoderId: encoder.id, corpusHash: corpus.hash, dataHash: pairs.dataHash, trainingData: pairs.trainingData, benchmark: bench.name, writer: bench.writerLabel,
+      ...sslRecord,
     });
   } else opts.log?.(`reusing NN-SSC checkpoint ${dir} (training data ${pairs.trainingData.hash})`);
   const { model, checkpoint } = loadNnsscCheckpoint(dir, { dataHash: pairs.dataHash, encoderId: encoder.id, corpusHash: corpus.hash });
@@ -182,9 +248,11 @@ export async function loadOrTrainNnssc(opts: LoadOrTrainNnsscOptions): Promise<N
   const summary: NnsscTrainingSummary = {
     curve: m.curve ?? [], bestEpoch: m.bestEpoch ?? 0, stoppedBecause: m.stoppedBecause ?? 'max epochs', backend: checkpoint.backend,
     wallSeconds: m.wallSeconds ?? 0, positivesPerSecond: m.positivesPerSecond ?? 0, trainQueries: m.trainQueries ?? 0,
-    valQueries: m.valQueries ?? 0, trainableParams: m.trainableParams ?? 0,
+    valQueries: m.valQueries ?? 0, trainableParams: m.trainableParams ?? 0, bestValScore: m.bestValScore ?? null, pretrainCurve: m.pretrainCurve ?? [],
   };
-  return { model, checkpoint, dir, trainingData: pairs.trainingData, dataHash: pairs.dataHash, trained, why: why ?? 'reused', config, summary };
+  return {
+    model, checkpoint, dir, trainingData: pairs.trainingData, dataHash: pairs.dataHash, trained, why: why ?? 'reused', config, summary, selfSupervised, corpusPairs,
+  };
 }
 
 // ----------------------------------------------------------------------------------------- fine-tuned encoder
