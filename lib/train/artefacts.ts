@@ -46,7 +46,7 @@ export function checkpointStaleness(manifest: Pick<CheckpointManifest, 'training
   // written before it existed, and a checkpoint trained with it on never matches a request with it off.
   const changed = Object.entries(config)
     .filter(([k, v]) => JSON.stringify(manifest.config[k] ?? null) !== JSON.stringify(v ?? null))
-    .map(([k, v]) => `${k} ${JSON.stringify(manifest.config[k])} → ${JSON.stringify(v)}`);
+    .map(([k, v]) => `${k} ${JSON.stringify(manifest.config[k] ?? null)} → ${JSON.stringify(v ?? null)}`);
   return changed.length > 0 ? `was trained on the current training data ${current.hash} but with other settings: ${changed.join(', ')}` : null;
 }
 
