@@ -10,8 +10,9 @@ import { NNSSC_KIND, loadNnsscCheckpoint, type NnsscModel } from '../retrieve/nn
 import { checkpointExists, readCheckpointManifest } from '../store/checkpoint';
 import {
   CPU_FINETUNE_CONFIG, defaultFinetuneDir, finetuneExamplesFromSplit, finetuneUseLite, loadFinetunedEncoder,
-  type FinetuneConfig, type FinetuneResult, type FinetuneStep, type FinetuneValidation,
+  type FinetuneConfig, type FinetuneExample, type FinetuneResult, type FinetuneStep, type FinetuneValidation,
 } from './finetune';
+import { mulberry32, shuffleInPlace } from '../util/random';
 import {
   DEFAULT_NNSSC_CONFIG, defaultNnsscDir, nnsscDataHash, saveNnsscCheckpoint, trainNnssc,
   type NnsscEpochLog, type NnsscTrainConfig, type NnsscTrainData, type NnsscTrainOptions, type NnsscTrainResult,
@@ -126,6 +127,14 @@ export interface NnsscSelfSupervisedConfig {
 
 export const DEFAULT_NNSSC_SELF_SUPERVISED: NnsscSelfSupervisedConfig = { schedule: 'pretrain', epochs: 3, perEpoch: 0, pairs: {} };
 
+/**
+ * Folder name of a benchmark's NN-SSC checkpoint under `checkpoints/nnssc/`: `use-lite-<benchmark>` for the paper's
+ * recipe, `use-lite-<benchmark>-corpus-<schedule>` with corpus self-supervised pairs (so neither overwrites the other).
+ */
+export function nnsscCheckpointName(benchmarkName: string, selfSupervisedSchedule: 'pretrain' | 'mix' | null = null): string {
+  return `use-lite-${benchmarkName}${selfSupervisedSchedule ? `-corpus-${selfSupervisedSchedule}` : ''}`;
+}
+
 /** The resolved self-supervised settings as a checkpoint records them (all defaults filled in), or null when off. */
 export function nnsscSelfSupervisedIdentity(
   ssl: Partial<NnsscSelfSupervisedConfig> | null | undefined, seed: number,
@@ -206,7 +215,7 @@ export async function loadOrTrainNnssc(opts: LoadOrTrainNnsscOptions): Promise<N
   const mode = opts.mode ?? 'load-or-train';
   const config: NnsscTrainConfig = { ...DEFAULT_NNSSC_CONFIG, ...(opts.config ?? {}) };
   const selfSupervised = nnsscSelfSupervisedIdentity(opts.selfSupervised, config.seed);
-  const dir = opts.dir ?? defaultNnsscDir(`use-lite-${bench.name}${selfSupervised ? `-corpus-${selfSupervised.schedule}` : ''}`);
+  const dir = opts.dir ?? defaultNnsscDir(nnsscCheckpointName(bench.name, selfSupervised?.schedule ?? null));
   const rebuild = opts.rebuild ?? notebookRebuildCommand('04-nnssc', bench);
   const pairs = nnsscTrainingPairs(corpus, bench, encoder.id);
   const identity = { ...config, encoderId: encoder.id, corpusHash: corpus.hash, selfSupervised };
@@ -278,6 +287,47 @@ export interface LoadOrTrainFinetunedEncoderOptions {
   /** Query-embedding cache folder. Default `defaultQueryCacheDir()`. */
   queryCacheDir?: string;
   log?: (line: string) => void;
+  /**
+   * Corpus self-supervised pairs (beyond the paper; `corpusSelfSupervisedPairs`) mixed into the fine-tuning pairs (see
+   * `FinetuneSelfSupervisedConfig`). Default null = off. Recorded in the checkpoint's config (a checkpoint trained with
+   * them is never taken for a plain one) and saved by default to `<default folder>-corpus-mix`. Not yet measured on the
+   * full snapshot (bench/self-supervised.cjs measures NN-SSC only).
+   */
+  selfSupervised?: Partial<FinetuneSelfSupervisedConfig> | null;
+}
+
+/** How the encoder fine-tuning mixes in corpus self-supervised pairs (`LoadOrTrainFinetunedEncoderOptions.selfSupervised`). */
+export interface FinetuneSelfSupervisedConfig {
+  /** Corpus (query, dataset) examples added to the training pool (a seeded draw); 0 = as many as the publication training examples (1:1). Default 0. */
+  examples: number;
+  /** Pair construction options (`CorpusPairsOptions`; the seed defaults to the fine-tuning seed). Default `DEFAULT_CORPUS_PAIRS_OPTIONS`. */
+  pairs: Partial<CorpusPairsOptions>;
+}
+
+/** The resolved fine-tuning self-supervised settings as a checkpoint records them, or null when off. */
+export function finetuneSelfSupervisedIdentity(ssl: Partial<FinetuneSelfSupervisedConfig> | null | undefined, seed: number): { schedule: 'mix'; examples: number; pairs: CorpusPairsOptions } | null {
+  if (!ssl) return null;
+  const examples = ssl.examples ?? 0;
+  if (!(Number.isInteger(examples) && examples >= 0)) throw new EoError('INVALID_ARGUMENT', `selfSupervised.examples must be an integer ≥ 0, got ${examples}`);
+  return { schedule: 'mix', examples, pairs: { ...DEFAULT_CORPUS_PAIRS_OPTIONS, seed, ...(ssl.pairs ?? {}) } };
+}
+
+/**
+ * Fine-tuning examples from corpus pairs: one per (pair, positive), hard negatives = the `k` nearest datasets to the pair's
+ * text in the base space that are not its positives; `count` of them drawn with the seed (all when `count` ≥ their number).
+ */
+export function finetuneExamplesFromCorpusPairs(o: {
+  corpus: Corpus; pairs: CorpusPairsResult; queryVecs: Float32Array; corpusMatrix: Float32Array; dim: number; k: number; count: number; seed: number;
+}): FinetuneExample[] {
+  const positives = o.pairs.pairs.map((p) => p.positives);
+  const negs = mineHardNegatives({ queryVecs: o.queryVecs, corpusMatrix: o.corpusMatrix, dim: o.dim, positives, k: o.k });
+  const text = (i: number) => datasetEncoderText(o.corpus.datasets[i]);
+  const all: FinetuneExample[] = [];
+  o.pairs.pairs.forEach((p, qi) => {
+    for (const row of p.positives)
+      all.push({ query: p.text, positive: text(row), positiveKey: row, negatives: negs[qi].map(text), negativeKeys: negs[qi], queryPositiveKeys: p.positives });
+  });
+  return o.count >= all.length ? all : shuffleInPlace(all, mulberry32(o.seed ^ 0xc0de)).slice(0, o.count);
 }
 
 /** Training figures of a fine-tuning checkpoint. */
@@ -313,10 +363,11 @@ export async function loadOrTrainFinetunedEncoder(opts: LoadOrTrainFinetunedEnco
   const { corpus, bench } = opts;
   const mode = opts.mode ?? 'load-or-train';
   const config: FinetuneConfig = { ...CPU_FINETUNE_CONFIG, ...(opts.config ?? {}) };
-  const dir = opts.dir ?? defaultFinetuneDir();
+  const selfSupervised = finetuneSelfSupervisedIdentity(opts.selfSupervised, config.seed);
+  const dir = opts.dir ?? (selfSupervised ? `${defaultFinetuneDir()}-corpus-mix` : defaultFinetuneDir());
   const rebuild = opts.rebuild ?? notebookRebuildCommand('03-encoder-finetune', bench);
   const trainingData = benchmarkTrainingData(bench);
-  const why = decide(dir, USE_LITE_FT_KIND, mode, trainingData, config, rebuild);
+  const why = decide(dir, USE_LITE_FT_KIND, mode, trainingData, { ...config, selfSupervised }, rebuild);
   let trained: FinetunedEncoderArtefact['trained'] = null;
   if (why !== null) {
     opts.log?.(`fine-tuning the encoder (${why})`);
@@ -328,9 +379,24 @@ export async function loadOrTrainFinetunedEncoder(opts: LoadOrTrainFinetunedEnco
       const examples = finetuneExamplesFromSplit({
         corpus, split, queryVecs, corpusMatrix: baseMatrix, dim: base.dim, k: config.hardNegatives, valFraction: config.valFraction, seed: config.seed,
       });
+      let trainExamples = examples.train;
+      let record: Record<string, unknown> | undefined;
+      if (selfSupervised) {
+        const pairs = corpusSelfSupervisedPairs(corpus, selfSupervised.pairs);
+        const pairVecs = await embedCorpusCached({
+          encoder: base, key: `corpus-pairs-${corpus.hash}`, texts: pairs.pairs.map((p) => p.text), workers: 2, cacheDir: opts.queryCacheDir ?? defaultQueryCacheDir(),
+        });
+        const extra = finetuneExamplesFromCorpusPairs({
+          corpus, pairs, queryVecs: pairVecs, corpusMatrix: baseMatrix, dim: base.dim, k: config.hardNegatives,
+          count: selfSupervised.examples > 0 ? selfSupervised.examples : examples.train.length, seed: config.seed,
+        });
+        opts.log?.(`mixing ${extra.length} corpus self-supervised examples (pairs ${pairs.hash}) into ${examples.train.length} publication examples`);
+        trainExamples = examples.train.concat(extra);
+        record = { selfSupervised, selfSupervisedPairs: { hash: pairs.hash, pairs: pairs.pairs.length, counts: pairs.counts, examples: extra.length } };
+      }
       const { trainable, ...result } = await finetuneUseLite({
-        examples: examples.train, val: examples.val, config, checkpointDir: dir, dataHash: examples.dataHash, trainingData,
-        onStep: opts.onStep, onValidation: opts.onValidation,
+        examples: trainExamples, val: examples.val, config, checkpointDir: dir, dataHash: examples.dataHash, trainingData,
+        onStep: opts.onStep, onValidation: opts.onValidation, record,
       });
       trainable.model.model.dispose();
       trained = result;
