@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import {
   loadSnapshot, makeCorpus, buildBenchmark, benchmarkSettings, loadOrTrainNnssc, readCheckpointManifest, initTfBackend, isEoError,
   shortHash, datasetEncoderText, corpusSelfSupervisedPairs, pairTextInEncoderText, abstractSentences, CORPUS_PAIR_KINDS,
-  DEFAULT_CORPUS_PAIRS_OPTIONS, type DatasetRecord, type SentenceEncoder, type NnsscTrainConfig,
+  DEFAULT_CORPUS_PAIRS_OPTIONS, loadOrTrainFinetunedEncoder, TINY_FINETUNE_CONFIG, nnsscCheckpointDir, nnsscCheckpointName,
+  finetuneExamplesFromCorpusPairs, type DatasetRecord, type SentenceEncoder, type NnsscTrainConfig,
 } from '../lib';
 
 const corpus = loadSnapshot({ sample: true });
@@ -167,6 +168,69 @@ test('loadOrTrainNnssc with corpus pairs: recorded in the config, own folder, ne
     assert.ok(mix.trained);
     assert.is(mix.trained!.pretrainCurve.length, 0);
     assert.is(mix.selfSupervised!.schedule, 'mix');
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('fine-tuning examples from corpus pairs: positives of the pair, negatives outside them, seeded count', () => {
+  const pairs = corpusSelfSupervisedPairs(corpus, { maxPairs: 60 });
+  const dim = 8;
+  const rng = (i: number) => Math.sin(i * 12.9898) * 43758.5453 % 1;
+  const unit = (n: number, off: number) => {
+    const m = new Float32Array(n * dim).map((_, i) => rng(i + off));
+    for (let r = 0; r < n; r++) {
+      const v = m.subarray(r * dim, (r + 1) * dim);
+      const norm = Math.hypot(...v) || 1;
+      for (let j = 0; j < dim; j++) v[j] /= norm;
+    }
+    return m;
+  };
+  const o = { corpus, pairs, queryVecs: unit(pairs.pairs.length, 7), corpusMatrix: unit(corpus.datasets.length, 99), dim, k: 3, seed: 42 };
+  const all = finetuneExamplesFromCorpusPairs({ ...o, count: 1e9 });
+  assert.is(all.length, pairs.pairs.reduce((s, p) => s + p.positives.length, 0));
+  for (const e of all) {
+    assert.ok(e.queryPositiveKeys.includes(e.positiveKey as number));
+    assert.is(e.negativeKeys.length, 3);
+    for (const n of e.negativeKeys) assert.not.ok(e.queryPositiveKeys.includes(n as number), 'a positive used as negative');
+    assert.is(e.positive, datasetEncoderText(corpus.datasets[e.positiveKey as number]));
+  }
+  const some = finetuneExamplesFromCorpusPairs({ ...o, count: 10 });
+  assert.is(some.length, 10);
+  assert.equal(some, finetuneExamplesFromCorpusPairs({ ...o, count: 10 }));
+  assert.is(nnsscCheckpointName('b', 'pretrain'), 'use-lite-b-corpus-pretrain');
+  assert.ok(nnsscCheckpointDir('b', 'mix').endsWith('use-lite-b-corpus-mix') && nnsscCheckpointDir('b').endsWith('use-lite-b'));
+});
+
+test('loadOrTrainFinetunedEncoder with corpus pairs mixed in: recorded, and refused as a plain checkpoint', async () => {
+  await initTfBackend({ backend: 'wasm' });
+  const encoder = fakeEncoder(512);
+  const rows = await encoder.embed(corpus.datasets.map((d) => datasetEncoderText(d)));
+  const baseMatrix = new Float32Array(rows.length * encoder.dim);
+  rows.forEach((r, i) => baseMatrix.set(r, i * encoder.dim));
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-corpus-ft-'));
+  const bench = await buildBenchmark(corpus, benchmarkSettings({ sample: true }));
+  const common = {
+    corpus, bench, dir: path.join(root, 'ft'), base: encoder, baseMatrix, queryCacheDir: path.join(root, 'q'),
+    config: { ...TINY_FINETUNE_CONFIG, scope: 'head' as const, batchSize: 4, maxSteps: 2, valQueries: 4 },
+  };
+  try {
+    const a = await loadOrTrainFinetunedEncoder({ ...common, selfSupervised: { examples: 25, pairs: { maxPairs: 40 } } });
+    assert.ok(a.trained);
+    const m = readCheckpointManifest(common.dir);
+    const rec = m.config.selfSupervised as { schedule: string; examples: number; pairs: { maxPairs: number } };
+    assert.equal([rec.schedule, rec.examples, rec.pairs.maxPairs], ['mix', 25, 40]);
+    assert.is((m.config.selfSupervisedPairs as { examples: number }).examples, 25);
+    const plainExamples = Number(m.config.examples) - 25;
+    assert.ok(plainExamples > 0, 'publication examples kept beside the corpus ones');
+    a.encoder.dispose();
+    try {
+      await loadOrTrainFinetunedEncoder({ ...common, mode: 'load' });
+      assert.unreachable('a fine-tuned encoder trained with corpus pairs was taken for a plain one');
+    } catch (e) {
+      assert.ok(isEoError(e, 'CACHE_MISMATCH'), String(e));
+      assert.match((e as Error).message, /selfSupervised \{.*\} → null/);
+    }
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
