@@ -7,10 +7,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   loadSnapshot, makeCorpus, buildBenchmark, benchmarkSettings, loadOrTrainNnssc, readCheckpointManifest, initTfBackend, isEoError,
-  shortHash, datasetEncoderText, corpusSelfSupervisedPairs, pairTextInEncoderText, abstractSentences, CORPUS_PAIR_KINDS,
+  datasetEncoderText, corpusSelfSupervisedPairs, pairTextInEncoderText, abstractSentences, CORPUS_PAIR_KINDS,
   DEFAULT_CORPUS_PAIRS_OPTIONS, loadOrTrainFinetunedEncoder, TINY_FINETUNE_CONFIG, nnsscCheckpointDir, nnsscCheckpointName,
-  finetuneExamplesFromCorpusPairs, type DatasetRecord, type SentenceEncoder, type NnsscTrainConfig,
+  finetuneExamplesFromCorpusPairs, type DatasetRecord, type NnsscTrainConfig,
 } from '../lib';
+import { fakeEncoder } from './helpers/encoder';
 
 const corpus = loadSnapshot({ sample: true });
 const all = (o = {}) => corpusSelfSupervisedPairs(corpus, { maxPairs: 0, ...o });
@@ -105,16 +106,6 @@ test('options are respected: kinds, maxPairs (round-robin), maxPositives, keywor
   bad({ minChars: 50, maxChars: 10 }, /minChars/);
 });
 
-/** A deterministic bag-of-hashed-words encoder (16-d, unit norm). */
-function fakeEncoder(dim = 16): SentenceEncoder {
-  const vec = (t: string) => {
-    const v = new Float32Array(dim);
-    for (const w of t.toLowerCase().match(/[a-z0-9]+/g) ?? []) v[parseInt(shortHash(w, 4), 16) % dim] += 1;
-    const n = Math.hypot(...v) || 1;
-    return v.map((x) => x / n);
-  };
-  return { id: `fake-bow-${dim}`, dim, async embed(ts) { return ts.map(vec); }, dispose() {} };
-}
 
 test('loadOrTrainNnssc with corpus pairs: recorded in the config, own folder, never taken for a plain checkpoint', async () => {
   await initTfBackend({ backend: 'wasm' });
