@@ -8,8 +8,9 @@ import * as path from 'node:path';
 import {
   loadSnapshot, makeCorpus, buildBenchmark, benchmarkSettings, benchmarkTrainingData, exportBenchmark, loadBenchmark,
   loadOrBuildBenchmark, loadOrTrainNnssc, loadOrTrainFinetunedEncoder, readCheckpointManifest, initTfBackend, isEoError,
-  shortHash, datasetEncoderText, TINY_FINETUNE_CONFIG, type Benchmark, type Corpus, type SentenceEncoder, type NnsscTrainConfig,
+  datasetEncoderText, TINY_FINETUNE_CONFIG, type Benchmark, type Corpus, type NnsscTrainConfig,
 } from '../lib';
+import { fakeEncoder } from './helpers/encoder';
 
 const corpus = loadSnapshot({ sample: true });
 /** Awaits `fn` and asserts it throws an EoError whose message matches `re`. */
@@ -26,16 +27,6 @@ async function rejects(fn: () => Promise<unknown>, re: RegExp): Promise<void> {
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'eo-artefacts-'));
 
-/** A deterministic bag-of-hashed-words encoder (16-d, unit norm): enough signal for a tiny NN-SSC. */
-function fakeEncoder(dim = 16): SentenceEncoder {
-  const vec = (t: string) => {
-    const v = new Float32Array(dim);
-    for (const w of t.toLowerCase().match(/[a-z0-9]+/g) ?? []) v[parseInt(shortHash(w, 4), 16) % dim] += 1;
-    const n = Math.hypot(...v) || 1;
-    return v.map((x) => x / n);
-  };
-  return { id: `fake-bow-${dim}`, dim, async embed(ts) { return ts.map(vec); }, dispose() {} };
-}
 
 const encoder = fakeEncoder();
 let corpusMatrix: Float32Array;

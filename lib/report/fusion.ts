@@ -86,6 +86,18 @@ export function table2GainPairs(rows: readonly Table2RowSpec[]): [string, string
   return hybrids.flatMap((r) => [[table2RowId(r), r.scorer], [table2RowId(r), 'bm25']] as [string, string][]);
 }
 
+/**
+ * Beyond the paper (issue 11 item 4): NN-SSC pre-trained on the corpus self-supervised pairs before the publication
+ * pairs (`loadOrTrainNnssc({ selfSupervised: { schedule: 'pretrain' } })`, checkpoint
+ * `nnsscCheckpointDir(benchmark, 'pretrain')`), scored as `nnssc-corpus`: alone and fused with BM25 (analytic and grid α).
+ * Notebook 05: `table2Rows(SELF_SUPERVISED_TABLE2_ROWS)` (after scoring `nnssc-corpus` on both splits).
+ */
+export const SELF_SUPERVISED_TABLE2_ROWS: readonly Table2RowSpec[] = [
+  { scorer: 'nnssc-corpus', how: 'single', label: 'NN-SSC (corpus pre-trained)', makes: '04-nnssc' },
+  { scorer: 'nnssc-corpus', how: 'analytic', label: 'NN-SSC (corpus pre-trained) + BM25', makes: '04-nnssc' },
+  { scorer: 'nnssc-corpus', how: 'grid', label: 'NN-SSC (corpus pre-trained) + BM25 (grid α)', makes: '04-nnssc' },
+];
+
 /** Run id of a Table 2 row: `bm25`, `nnssc`, `nnssc+bm25`, `nnssc+bm25-grid`, `nnssc+bm25-rrf`. */
 export function table2RowId(r: Pick<Table2RowSpec, 'scorer' | 'how'>): string {
   return r.how === 'single' ? r.scorer : `${r.scorer}+bm25${r.how === 'analytic' ? '' : `-${r.how}`}`;

@@ -7,12 +7,15 @@ import { loadNnsscCheckpoint, nnsscScorer, type NnsscScorer } from '../retrieve/
 import { checkpointExists } from '../store/checkpoint';
 import type { Checkpoint } from '../store/types';
 import type { Benchmark } from '../bench/types';
-import { nnsscTrainingPairs } from '../train/artefacts';
+import { nnsscCheckpointName, nnsscTrainingPairs } from '../train/artefacts';
 import { defaultNnsscDir } from '../train/nnssc';
 
-/** The NN-SSC checkpoint of a benchmark: the one notebook 04 trains, `checkpoints/nnssc/use-lite-<benchmark name>`. */
-export function nnsscCheckpointDir(benchmarkName: string): string {
-  return defaultNnsscDir(`use-lite-${benchmarkName}`);
+/**
+ * The NN-SSC checkpoint of a benchmark: the one notebook 04 trains, `checkpoints/nnssc/use-lite-<benchmark name>`, or
+ * with `selfSupervisedSchedule` the one trained with corpus self-supervised pairs (`…-corpus-<schedule>`).
+ */
+export function nnsscCheckpointDir(benchmarkName: string, selfSupervisedSchedule: 'pretrain' | 'mix' | null = null): string {
+  return defaultNnsscDir(nnsscCheckpointName(benchmarkName, selfSupervisedSchedule));
 }
 
 export interface LoadNnsscOptions {
@@ -30,6 +33,10 @@ export interface LoadNnsscOptions {
    * that retrains it. Default: none (only corpus and encoder are checked; the note says so).
    */
   bench?: Benchmark;
+  /** Scorer id (run ids, fusion records). Default `nnssc`. */
+  id?: string;
+  /** Scorer label. Default `NN-SSC`. */
+  label?: string;
 }
 
 /**
@@ -44,7 +51,7 @@ export function loadNnsscScorer(corpus: Corpus, encoder: SentenceEncoder, matrix
   try {
     const dataHash = opts.bench ? nnsscTrainingPairs(corpus, opts.bench, encoder.id).dataHash : undefined;
     const { model, checkpoint } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash, dataHash });
-    const scorer = nnsscScorer(encoder, matrix, model, { id: 'nnssc', label: 'NN-SSC', threads: opts.threads, noCache: opts.noCache });
+    const scorer = nnsscScorer(encoder, matrix, model, { id: opts.id ?? 'nnssc', label: opts.label ?? 'NN-SSC', threads: opts.threads, noCache: opts.noCache });
     return { scorer, checkpoint, dir, note: `checkpoint ${rel}${dataHash ? ` (training data ${dataHash} checked)` : ' (training data not checked: no benchmark given)'}` };
   } catch (e) {
     return { scorer: null, checkpoint: null, dir, note: `NN-SSC checkpoint ${rel} not usable: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };

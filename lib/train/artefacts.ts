@@ -3,20 +3,23 @@ import type { Benchmark } from '../bench/types';
 import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
-import { embedCorpusCached, embedQueriesCached } from '../encode/cache';
+import { defaultQueryCacheDir, embedCorpusCached, embedQueriesCached } from '../encode/cache';
 import type { SentenceEncoder } from '../encode/types';
 import { loadUseLite } from '../encode/use-lite';
 import { NNSSC_KIND, loadNnsscCheckpoint, type NnsscModel } from '../retrieve/nnssc';
 import { checkpointExists, readCheckpointManifest } from '../store/checkpoint';
 import {
   CPU_FINETUNE_CONFIG, defaultFinetuneDir, finetuneExamplesFromSplit, finetuneUseLite, loadFinetunedEncoder,
-  type FinetuneConfig, type FinetuneResult, type FinetuneStep, type FinetuneValidation,
+  type FinetuneConfig, type FinetuneExample, type FinetuneResult, type FinetuneStep, type FinetuneValidation,
 } from './finetune';
+import { mulberry32, shuffleInPlace } from '../util/random';
 import {
   DEFAULT_NNSSC_CONFIG, defaultNnsscDir, nnsscDataHash, saveNnsscCheckpoint, trainNnssc,
   type NnsscEpochLog, type NnsscTrainConfig, type NnsscTrainData, type NnsscTrainOptions, type NnsscTrainResult,
 } from './nnssc';
 import { USE_LITE_FT_KIND } from '../encode/trainable-use';
+import { mineHardNegatives } from './negatives';
+import { corpusSelfSupervisedPairs, DEFAULT_CORPUS_PAIRS_OPTIONS, type CorpusPairsOptions, type CorpusPairsResult } from './corpus-pairs';
 import type { Checkpoint, CheckpointManifest, TrainingData } from '../store/types';
 
 /**
@@ -40,9 +43,11 @@ export function checkpointStaleness(manifest: Pick<CheckpointManifest, 'training
     return `records no training-data hash (written before checkpoints recorded the data they were trained on), so it cannot be shown to match the current training data ${current.hash}`;
   if (was.hash !== current.hash)
     return `was trained on training data ${was.hash} (benchmark ${was.benchmark}), but the current training data is ${current.hash} (benchmark ${current.benchmark}): ${trainingDataDifference(was, current)}`;
+  // A setting the manifest lacks counts as null: an option added later with a null (off) default matches checkpoints
+  // written before it existed, and a checkpoint trained with it on never matches a request with it off.
   const changed = Object.entries(config)
-    .filter(([k, v]) => JSON.stringify(manifest.config[k]) !== JSON.stringify(v))
-    .map(([k, v]) => `${k} ${JSON.stringify(manifest.config[k])} → ${JSON.stringify(v)}`);
+    .filter(([k, v]) => JSON.stringify(manifest.config[k] ?? null) !== JSON.stringify(v ?? null))
+    .map(([k, v]) => `${k} ${JSON.stringify(manifest.config[k] ?? null)} → ${JSON.stringify(v ?? null)}`);
   return changed.length > 0 ? `was trained on the current training data ${current.hash} but with other settings: ${changed.join(', ')}` : null;
 }
 
@@ -99,6 +104,49 @@ export interface LoadOrTrainNnsscOptions {
   queryCacheDir?: string;
   /** One line per decision (reuse or train, and why). Default none. */
   log?: (line: string) => void;
+  /**
+   * Self-supervised corpus pairs (beyond the paper; `corpusSelfSupervisedPairs`) used beside the publication pairs:
+   * `pretrain` first or `mix` in (see `NnsscSelfSupervisedConfig`). Default null = off (the paper's recipe). Recorded in
+   * the checkpoint's config, so a checkpoint trained with them is never taken for a plain one (or the reverse), and
+   * by default saved to its own folder.
+   */
+  selfSupervised?: Partial<NnsscSelfSupervisedConfig> | null;
+}
+
+/** How NN-SSC uses the corpus self-supervised pairs (`LoadOrTrainNnsscOptions.selfSupervised`). */
+export interface NnsscSelfSupervisedConfig {
+  /** `pretrain`: epochs on the corpus pairs alone, then the publication pairs; `mix`: both in every epoch. Default `pretrain`. */
+  schedule: 'pretrain' | 'mix';
+  /** `pretrain`: epochs on the corpus pairs. Default 3. */
+  epochs: number;
+  /** `mix`: corpus-pair positives per epoch; 0 = as many as the publication training positives (1:1). Default 0. */
+  perEpoch: number;
+  /** Pair construction options (`CorpusPairsOptions`; the seed defaults to the NN-SSC config's seed). Default `DEFAULT_CORPUS_PAIRS_OPTIONS`. */
+  pairs: Partial<CorpusPairsOptions>;
+}
+
+export const DEFAULT_NNSSC_SELF_SUPERVISED: NnsscSelfSupervisedConfig = { schedule: 'pretrain', epochs: 3, perEpoch: 0, pairs: {} };
+
+/**
+ * Folder name of a benchmark's NN-SSC checkpoint under `checkpoints/nnssc/`: `use-lite-<benchmark>` for the paper's
+ * recipe, `use-lite-<benchmark>-corpus-<schedule>` with corpus self-supervised pairs (so neither overwrites the other).
+ */
+export function nnsscCheckpointName(benchmarkName: string, selfSupervisedSchedule: 'pretrain' | 'mix' | null = null): string {
+  return `use-lite-${benchmarkName}${selfSupervisedSchedule ? `-corpus-${selfSupervisedSchedule}` : ''}`;
+}
+
+/** The resolved self-supervised settings as a checkpoint records them (all defaults filled in), or null when off. */
+export function nnsscSelfSupervisedIdentity(
+  ssl: Partial<NnsscSelfSupervisedConfig> | null | undefined, seed: number,
+): { schedule: 'pretrain' | 'mix'; epochs: number; perEpoch: number; pairs: CorpusPairsOptions } | null {
+  if (!ssl) return null;
+  const c = { ...DEFAULT_NNSSC_SELF_SUPERVISED, ...ssl };
+  if (c.schedule !== 'pretrain' && c.schedule !== 'mix') throw new EoError('INVALID_ARGUMENT', `selfSupervised.schedule must be "pretrain" or "mix", got ${JSON.stringify(c.schedule)}`);
+  if (!(Number.isInteger(c.epochs) && c.epochs >= 0)) throw new EoError('INVALID_ARGUMENT', `selfSupervised.epochs must be an integer ≥ 0, got ${c.epochs}`);
+  if (!(Number.isInteger(c.perEpoch) && c.perEpoch >= 0)) throw new EoError('INVALID_ARGUMENT', `selfSupervised.perEpoch must be an integer ≥ 0, got ${c.perEpoch}`);
+  const pairs: CorpusPairsOptions = { ...DEFAULT_CORPUS_PAIRS_OPTIONS, seed, ...c.pairs };
+  // Only the settings that change the training enter the identity (epochs for pretrain, perEpoch for mix).
+  return c.schedule === 'pretrain' ? { schedule: c.schedule, epochs: c.epochs, perEpoch: 0, pairs } : { schedule: c.schedule, epochs: 0, perEpoch: c.perEpoch, pairs };
 }
 
 /** Training figures of an NN-SSC checkpoint, from the run that just trained or from the checkpoint's record. */
@@ -112,6 +160,10 @@ export interface NnsscTrainingSummary {
   trainQueries: number;
   valQueries: number;
   trainableParams: number;
+  /** Validation score of the kept weights (null when not recorded). */
+  bestValScore: number | null;
+  /** Pre-training epochs on the corpus pairs (empty without them). */
+  pretrainCurve: NnsscEpochLog[];
 }
 
 export interface NnsscArtefact {
@@ -128,6 +180,10 @@ export interface NnsscArtefact {
   why: string;
   config: NnsscTrainConfig;
   summary: NnsscTrainingSummary;
+  /** The resolved self-supervised settings (null: plain training). */
+  selfSupervised: ReturnType<typeof nnsscSelfSupervisedIdentity>;
+  /** The corpus pairs, when this call built them (it trained with them); null otherwise. */
+  corpusPairs: CorpusPairsResult | null;
 }
 
 /** What NN-SSC trains on, from a benchmark's training split: query ids and groups, positives (corpus rows), hashes. */
@@ -158,22 +214,41 @@ export async function loadOrTrainNnssc(opts: LoadOrTrainNnsscOptions): Promise<N
   const { corpus, bench, encoder } = opts;
   const mode = opts.mode ?? 'load-or-train';
   const config: NnsscTrainConfig = { ...DEFAULT_NNSSC_CONFIG, ...(opts.config ?? {}) };
-  const dir = opts.dir ?? defaultNnsscDir(`use-lite-${bench.name}`);
+  const selfSupervised = nnsscSelfSupervisedIdentity(opts.selfSupervised, config.seed);
+  const dir = opts.dir ?? defaultNnsscDir(nnsscCheckpointName(bench.name, selfSupervised?.schedule ?? null));
   const rebuild = opts.rebuild ?? notebookRebuildCommand('04-nnssc', bench);
   const pairs = nnsscTrainingPairs(corpus, bench, encoder.id);
-  const identity = { ...config, encoderId: encoder.id, corpusHash: corpus.hash };
+  const identity = { ...config, encoderId: encoder.id, corpusHash: corpus.hash, selfSupervised };
   const why = decide(dir, NNSSC_KIND, mode, pairs.trainingData, identity, rebuild);
   let trained: NnsscTrainResult | null = null;
+  let corpusPairs: CorpusPairsResult | null = null;
   if (why !== null) {
-    opts.log?.(`training NN-SSC (${why})`);
+    opts.log?.(`training NN-SSC${selfSupervised ? ` with corpus self-supervised pairs (${selfSupervised.schedule})` : ''} (${why})`);
     const corpusMatrix = opts.corpusMatrix ?? (await embedCorpusCached({ encoder, key: corpus.hash, texts: corpus.datasets.map((d) => datasetEncoderText(d)), workers: 2 }));
     const queryMatrix = await embedQueriesCached({ encoder, texts: pairs.queries.map((q) => q.text), cacheDir: opts.queryCacheDir });
     const data: NnsscTrainData = {
       corpusMatrix, dim: encoder.dim, datasetIds: corpus.datasets.map((d) => d.id), queries: pairs.queries, queryMatrix, positives: pairs.positives,
     };
-    trained = await trainNnssc(data, config, opts.training ?? {});
+    const training: NnsscTrainOptions = { ...(opts.training ?? {}) };
+    let sslRecord: Record<string, unknown> = {};
+    if (selfSupervised) {
+      corpusPairs = corpusSelfSupervisedPairs(corpus, selfSupervised.pairs);
+      opts.log?.(`corpus self-supervised pairs: ${corpusPairs.pairs.length} (${Object.entries(corpusPairs.counts).map(([k, c]) => `${k} ${c.kept}`).join(', ')}), hash ${corpusPairs.hash}`);
+      const extraMatrix = await embedCorpusCached({
+        encoder, key: `corpus-pairs-${corpus.hash}`, texts: corpusPairs.pairs.map((p) => p.text), workers: 2, cacheDir: opts.queryCacheDir ?? defaultQueryCacheDir(),
+      });
+      const extraPositives = corpusPairs.pairs.map((p) => p.positives);
+      training.extra = {
+        schedule: selfSupervised.schedule, queryMatrix: extraMatrix, positives: extraPositives, epochs: selfSupervised.epochs,
+        ...(selfSupervised.perEpoch > 0 ? { perEpoch: selfSupervised.perEpoch } : {}),
+        hardNegatives: mineHardNegatives({ queryVecs: extraMatrix, corpusMatrix, dim: encoder.dim, positives: extraPositives, k: config.hardNegatives }),
+      };
+      sslRecord = { selfSupervised, selfSupervisedPairs: { hash: corpusPairs.hash, pairs: corpusPairs.pairs.length, counts: corpusPairs.counts } };
+    }
+    trained = await trainNnssc(data, config, training);
     saveNnsscCheckpoint(dir, trained, {
       encoderId: encoder.id, corpusHash: corpus.hash, dataHash: pairs.dataHash, trainingData: pairs.trainingData, benchmark: bench.name, writer: bench.writerLabel,
+      ...sslRecord,
     });
   } else opts.log?.(`reusing NN-SSC checkpoint ${dir} (training data ${pairs.trainingData.hash})`);
   const { model, checkpoint } = loadNnsscCheckpoint(dir, { dataHash: pairs.dataHash, encoderId: encoder.id, corpusHash: corpus.hash });
@@ -182,9 +257,11 @@ export async function loadOrTrainNnssc(opts: LoadOrTrainNnsscOptions): Promise<N
   const summary: NnsscTrainingSummary = {
     curve: m.curve ?? [], bestEpoch: m.bestEpoch ?? 0, stoppedBecause: m.stoppedBecause ?? 'max epochs', backend: checkpoint.backend,
     wallSeconds: m.wallSeconds ?? 0, positivesPerSecond: m.positivesPerSecond ?? 0, trainQueries: m.trainQueries ?? 0,
-    valQueries: m.valQueries ?? 0, trainableParams: m.trainableParams ?? 0,
+    valQueries: m.valQueries ?? 0, trainableParams: m.trainableParams ?? 0, bestValScore: m.bestValScore ?? null, pretrainCurve: m.pretrainCurve ?? [],
   };
-  return { model, checkpoint, dir, trainingData: pairs.trainingData, dataHash: pairs.dataHash, trained, why: why ?? 'reused', config, summary };
+  return {
+    model, checkpoint, dir, trainingData: pairs.trainingData, dataHash: pairs.dataHash, trained, why: why ?? 'reused', config, summary, selfSupervised, corpusPairs,
+  };
 }
 
 // ----------------------------------------------------------------------------------------- fine-tuned encoder
@@ -210,6 +287,47 @@ export interface LoadOrTrainFinetunedEncoderOptions {
   /** Query-embedding cache folder. Default `defaultQueryCacheDir()`. */
   queryCacheDir?: string;
   log?: (line: string) => void;
+  /**
+   * Corpus self-supervised pairs (beyond the paper; `corpusSelfSupervisedPairs`) mixed into the fine-tuning pairs (see
+   * `FinetuneSelfSupervisedConfig`). Default null = off. Recorded in the checkpoint's config (a checkpoint trained with
+   * them is never taken for a plain one) and saved by default to `<default folder>-corpus-mix`. Not yet measured on the
+   * full snapshot (bench/self-supervised.cjs measures NN-SSC only).
+   */
+  selfSupervised?: Partial<FinetuneSelfSupervisedConfig> | null;
+}
+
+/** How the encoder fine-tuning mixes in corpus self-supervised pairs (`LoadOrTrainFinetunedEncoderOptions.selfSupervised`). */
+export interface FinetuneSelfSupervisedConfig {
+  /** Corpus (query, dataset) examples added to the training pool (a seeded draw); 0 = as many as the publication training examples (1:1). Default 0. */
+  examples: number;
+  /** Pair construction options (`CorpusPairsOptions`; the seed defaults to the fine-tuning seed). Default `DEFAULT_CORPUS_PAIRS_OPTIONS`. */
+  pairs: Partial<CorpusPairsOptions>;
+}
+
+/** The resolved fine-tuning self-supervised settings as a checkpoint records them, or null when off. */
+export function finetuneSelfSupervisedIdentity(ssl: Partial<FinetuneSelfSupervisedConfig> | null | undefined, seed: number): { schedule: 'mix'; examples: number; pairs: CorpusPairsOptions } | null {
+  if (!ssl) return null;
+  const examples = ssl.examples ?? 0;
+  if (!(Number.isInteger(examples) && examples >= 0)) throw new EoError('INVALID_ARGUMENT', `selfSupervised.examples must be an integer ≥ 0, got ${examples}`);
+  return { schedule: 'mix', examples, pairs: { ...DEFAULT_CORPUS_PAIRS_OPTIONS, seed, ...(ssl.pairs ?? {}) } };
+}
+
+/**
+ * Fine-tuning examples from corpus pairs: one per (pair, positive), hard negatives = the `k` nearest datasets to the pair's
+ * text in the base space that are not its positives; `count` of them drawn with the seed (all when `count` ≥ their number).
+ */
+export function finetuneExamplesFromCorpusPairs(o: {
+  corpus: Corpus; pairs: CorpusPairsResult; queryVecs: Float32Array; corpusMatrix: Float32Array; dim: number; k: number; count: number; seed: number;
+}): FinetuneExample[] {
+  const positives = o.pairs.pairs.map((p) => p.positives);
+  const negs = mineHardNegatives({ queryVecs: o.queryVecs, corpusMatrix: o.corpusMatrix, dim: o.dim, positives, k: o.k });
+  const text = (i: number) => datasetEncoderText(o.corpus.datasets[i]);
+  const all: FinetuneExample[] = [];
+  o.pairs.pairs.forEach((p, qi) => {
+    for (const row of p.positives)
+      all.push({ query: p.text, positive: text(row), positiveKey: row, negatives: negs[qi].map(text), negativeKeys: negs[qi], queryPositiveKeys: p.positives });
+  });
+  return o.count >= all.length ? all : shuffleInPlace(all, mulberry32(o.seed ^ 0xc0de)).slice(0, o.count);
 }
 
 /** Training figures of a fine-tuning checkpoint. */
@@ -245,10 +363,11 @@ export async function loadOrTrainFinetunedEncoder(opts: LoadOrTrainFinetunedEnco
   const { corpus, bench } = opts;
   const mode = opts.mode ?? 'load-or-train';
   const config: FinetuneConfig = { ...CPU_FINETUNE_CONFIG, ...(opts.config ?? {}) };
-  const dir = opts.dir ?? defaultFinetuneDir();
+  const selfSupervised = finetuneSelfSupervisedIdentity(opts.selfSupervised, config.seed);
+  const dir = opts.dir ?? (selfSupervised ? `${defaultFinetuneDir()}-corpus-mix` : defaultFinetuneDir());
   const rebuild = opts.rebuild ?? notebookRebuildCommand('03-encoder-finetune', bench);
   const trainingData = benchmarkTrainingData(bench);
-  const why = decide(dir, USE_LITE_FT_KIND, mode, trainingData, config, rebuild);
+  const why = decide(dir, USE_LITE_FT_KIND, mode, trainingData, { ...config, selfSupervised }, rebuild);
   let trained: FinetunedEncoderArtefact['trained'] = null;
   if (why !== null) {
     opts.log?.(`fine-tuning the encoder (${why})`);
@@ -260,9 +379,24 @@ export async function loadOrTrainFinetunedEncoder(opts: LoadOrTrainFinetunedEnco
       const examples = finetuneExamplesFromSplit({
         corpus, split, queryVecs, corpusMatrix: baseMatrix, dim: base.dim, k: config.hardNegatives, valFraction: config.valFraction, seed: config.seed,
       });
+      let trainExamples = examples.train;
+      let record: Record<string, unknown> | undefined;
+      if (selfSupervised) {
+        const pairs = corpusSelfSupervisedPairs(corpus, selfSupervised.pairs);
+        const pairVecs = await embedCorpusCached({
+          encoder: base, key: `corpus-pairs-${corpus.hash}`, texts: pairs.pairs.map((p) => p.text), workers: 2, cacheDir: opts.queryCacheDir ?? defaultQueryCacheDir(),
+        });
+        const extra = finetuneExamplesFromCorpusPairs({
+          corpus, pairs, queryVecs: pairVecs, corpusMatrix: baseMatrix, dim: base.dim, k: config.hardNegatives,
+          count: selfSupervised.examples > 0 ? selfSupervised.examples : examples.train.length, seed: config.seed,
+        });
+        opts.log?.(`mixing ${extra.length} corpus self-supervised examples (pairs ${pairs.hash}) into ${examples.train.length} publication examples`);
+        trainExamples = examples.train.concat(extra);
+        record = { selfSupervised, selfSupervisedPairs: { hash: pairs.hash, pairs: pairs.pairs.length, counts: pairs.counts, examples: extra.length } };
+      }
       const { trainable, ...result } = await finetuneUseLite({
-        examples: examples.train, val: examples.val, config, checkpointDir: dir, dataHash: examples.dataHash, trainingData,
-        onStep: opts.onStep, onValidation: opts.onValidation,
+        examples: trainExamples, val: examples.val, config, checkpointDir: dir, dataHash: examples.dataHash, trainingData,
+        onStep: opts.onStep, onValidation: opts.onValidation, record,
       });
       trainable.model.model.dispose();
       trained = result;

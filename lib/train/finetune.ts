@@ -166,6 +166,8 @@ export interface FinetuneOptions {
   dataHash?: string;
   /** The benchmark training split the examples come from (`benchmarkTrainingData`), recorded in the checkpoint. */
   trainingData?: TrainingData;
+  /** More settings recorded in the checkpoint's config (e.g. the self-supervised pairs mixed in). Default none. */
+  record?: Record<string, unknown>;
 }
 
 export interface FinetuneResult {
@@ -391,7 +393,7 @@ export async function finetuneUseLite(opts: FinetuneOptions): Promise<FinetuneRe
   if (opts.checkpointDir) {
     saveCheckpoint(opts.checkpointDir, {
       kind: USE_LITE_FT_KIND,
-      config: { ...cfg, baseEncoderId, trainableParams: trainable.params, trainableWeights: names, examples: opts.examples.length },
+      config: { ...cfg, baseEncoderId, trainableParams: trainable.params, trainableWeights: names, examples: opts.examples.length, ...(opts.record ?? {}) },
       seed: cfg.seed,
       backend,
       dataHash: opts.dataHash!,

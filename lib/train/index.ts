@@ -5,3 +5,4 @@ export * from './nnssc';
 export * from './defaults';
 export * from './artefacts';
 export * from './try-it';
+export * from './corpus-pairs';

@@ -95,6 +95,8 @@ export interface NnsscTrainData {
 }
 
 export interface NnsscEpochLog {
+  /** `pretrain` for an epoch on extra pairs before the main training (`NnsscExtraPairs`); absent for the main epochs. */
+  phase?: 'pretrain';
   epoch: number;
   /** Mean Eq. 5 loss over the epoch's batches (weights changing during the epoch). */
   trainLoss: number;
@@ -123,6 +125,33 @@ export interface NnsscTrainOptions {
   onStep?: (p: NnsscTrainProgress) => void;
   /** Hard negatives already mined (per query, corpus indices), e.g. shared with the fine-tuning; default: mined here. */
   hardNegatives?: number[][];
+  /**
+   * Extra training pairs beside `data`'s queries, e.g. the corpus self-supervised pairs (`corpusSelfSupervisedPairs`):
+   * never held out for validation, never validated on. Default none (plain training, bit-identical to before).
+   */
+  extra?: NnsscExtraPairs;
+}
+
+/**
+ * Extra (query, positives) pairs for NN-SSC and how they are used:
+ * - `pretrain`: `epochs` epochs on these pairs alone first (same negatives recipe, same optimizer), then the usual
+ *   training from those weights; the pre-trained weights are the main training's epoch 0 (kept when no later epoch
+ *   beats them on validation);
+ * - `mix`: every epoch's examples are the main positives plus `perEpoch` positives of these pairs (a fresh seeded draw
+ *   each epoch), shuffled together.
+ */
+export interface NnsscExtraPairs {
+  schedule: 'pretrain' | 'mix';
+  /** E×dim query embeddings. */
+  queryMatrix: Float32Array;
+  /** Corpus rows of each extra query's positives. */
+  positives: readonly number[][];
+  /** KNN hard negatives per extra query. Default: mined here (`mineHardNegatives`, `hardNegatives` of the config). */
+  hardNegatives?: number[][];
+  /** `pretrain`: epochs on the extra pairs. Default 3. */
+  epochs?: number;
+  /** `mix`: extra positives per epoch (a fresh seeded draw each epoch). Default: as many as the main training positives (1:1). */
+  perEpoch?: number;
 }
 
 export interface NnsscTrainResult {
@@ -141,6 +170,12 @@ export interface NnsscTrainResult {
   trainPositives: number;
   /** Training examples (positive pairs) per second over all epochs. */
   positivesPerSecond: number;
+  /** Validation score (`valMetric`) of the kept weights; null without validation. */
+  bestValScore: number | null;
+  /** `extra` with `pretrain`: one log per pre-training epoch (validation on the held-out publications); else empty. */
+  pretrainCurve: NnsscEpochLog[];
+  /** Positives of the extra pairs (0 without `extra`). */
+  extraPositives: number;
 }
 
 /** Eq. 5 for one positive in plain JavaScript: logaddexp(s_p, logsumexp(s_N)) − s_p. */
@@ -374,22 +409,42 @@ export async function trainNnssc(data: NnsscTrainData, config: Partial<NnsscTrai
   if (!Number.isInteger(N) || queryMatrix.length !== Q * D || positives.length !== Q)
     throw new EoError('INVALID_ARGUMENT', `trainNnssc: ${Q} queries, query matrix ${queryMatrix.length / D} rows, ${positives.length} positive lists, corpus ${N} rows`);
   if (data.datasetIds.length !== N) throw new EoError('INVALID_ARGUMENT', `trainNnssc: ${data.datasetIds.length} dataset ids for ${N} corpus rows`);
+  const extra = opts.extra;
+  const E = extra ? extra.positives.length : 0;
+  if (extra && (extra.queryMatrix.length !== E * D || (extra.hardNegatives && extra.hardNegatives.length !== E)))
+    throw new EoError('INVALID_ARGUMENT', `trainNnssc: extra pairs: ${E} positive lists, query matrix ${extra.queryMatrix.length / D} rows, ${extra.hardNegatives?.length ?? 'no'} hard-negative lists`);
+  if (extra && extra.schedule !== 'pretrain' && extra.schedule !== 'mix') throw new EoError('INVALID_ARGUMENT', `trainNnssc: extra.schedule must be pretrain or mix, got ${String(extra.schedule)}`);
   const info = await initTfBackend(opts.backend ? { backend: opts.backend } : {});
   const tf = getTf();
 
   const split = validationSplit(data.queries.map((q) => q.group), cfg.valFraction, cfg.seed);
-  const hard =
+  let hard =
     opts.hardNegatives ??
     mineHardNegatives({ queryVecs: queryMatrix, corpusMatrix, dim: D, positives: positives as number[][], k: cfg.hardNegatives });
+  // Extra queries live after the main ones (rows Q..Q+E−1 of one query matrix), so batches can hold both.
+  let allQueries = queryMatrix;
+  let allPositives = positives;
+  if (extra) {
+    const extraHard =
+      extra.hardNegatives ??
+      mineHardNegatives({ queryVecs: extra.queryMatrix, corpusMatrix, dim: D, positives: extra.positives as number[][], k: cfg.hardNegatives });
+    allQueries = new Float32Array((Q + E) * D);
+    allQueries.set(queryMatrix, 0);
+    allQueries.set(extra.queryMatrix, Q * D);
+    allPositives = [...positives, ...extra.positives];
+    hard = [...hard, ...extraHard];
+  }
   const K = 1 + cfg.hardNegatives + cfg.randomNegatives;
   const negativesOf = (qi: number, rng: Rng): number[] => {
     const h = hard[qi].slice(0, cfg.hardNegatives);
-    const ex = new Set<number>([...positives[qi], ...h]);
+    const ex = new Set<number>([...allPositives[qi], ...h]);
     return h.concat(sampleRandomNegatives(cfg.randomNegatives, N, ex, rng));
   };
   const examples: Example[] = [];
   for (const qi of split.train) for (const p of positives[qi]) examples.push({ query: qi, positive: p });
   if (examples.length === 0) throw new EoError('INVALID_ARGUMENT', 'trainNnssc: no training positives');
+  const extraExamples: Example[] = [];
+  for (let e = 0; e < E; e++) for (const p of extra!.positives[e]) extraExamples.push({ query: Q + e, positive: p });
 
   // Validation: fixed negatives (for the loss) and full-corpus MAP/MRR.
   const valRng = mulberry32(cfg.seed ^ 0x7a11);
@@ -427,37 +482,70 @@ export async function trainNnssc(data: NnsscTrainData, config: Partial<NnsscTrai
   const scoreOf = (e: { map: number; mrr: number }) => (cfg.valMetric === 'MAP' ? e.map : cfg.valMetric === 'MRR' ? e.mrr : (e.map + e.mrr) / 2);
 
   const curve: NnsscEpochLog[] = [];
+  const pretrainCurve: NnsscEpochLog[] = [];
   let best: { score: number; epoch: number; model: NnsscModel } | null = null;
-  const e0 = await evaluate();
-  if (e0) best = { score: scoreOf(e0), epoch: 0, model: init };
   let stale = 0;
   let stopped: NnsscTrainResult['stoppedBecause'] = split.val.length === 0 ? 'no validation (fixed epochs)' : 'max epochs';
   const batchRng = mulberry32(cfg.seed);
   const negRng = mulberry32(cfg.seed ^ 0x0e9a);
+  // The extra pairs draw from their own streams, so the main streams (and plain training) stay as they were.
+  const extraRng = mulberry32(cfg.seed ^ 0xe8a7);
+  const extraNegRng = mulberry32(cfg.seed ^ 0xe8a8);
   let trained = 0;
   let trainSeconds = 0;
+  /** One pass over `order` in batches (Adam steps); returns the summed loss. */
+  const runSteps = async (order: readonly Example[], epoch: number, rng: Rng): Promise<number> => {
+    const steps = Math.ceil(order.length / cfg.batchSize);
+    let lossSum = 0;
+    for (let st = 0; st < steps; st++) {
+      const chunk = order.slice(st * cfg.batchSize, (st + 1) * cfg.batchSize).map((e) => ({ ...e, negatives: negativesOf(e.query, rng) }));
+      const batch = makeNnsscBatch(chunk, allQueries, corpusMatrix, D, K);
+      const out = tf.tidy(() => {
+        const g = nnsscLossAndGrads(vars, batch, true);
+        const map: Record<string, tfTypes.Tensor> = {};
+        for (const n of names) map[vars[n].name] = g.grads[n];
+        optimizer.applyGradients(map as unknown as Parameters<typeof optimizer.applyGradients>[0]);
+        return g.loss;
+      });
+      const l = (await out.data())[0];
+      out.dispose();
+      lossSum += l * chunk.length;
+      trained += chunk.length;
+      opts.onStep?.({ epoch, step: st + 1, steps, loss: l });
+    }
+    return lossSum;
+  };
   try {
+    let start = init;
+    if (extra?.schedule === 'pretrain') {
+      const epochs = extra.epochs ?? 3;
+      for (let pe = 1; pe <= epochs; pe++) {
+        const te = Date.now();
+        const order = shuffleInPlace(extraExamples.slice(), extraRng);
+        const lossSum = await runSteps(order, -pe, extraNegRng);
+        trainSeconds += (Date.now() - te) / 1000;
+        const ev = await evaluate();
+        const log: NnsscEpochLog = {
+          phase: 'pretrain', epoch: pe, trainLoss: lossSum / Math.max(1, order.length), valLoss: ev?.loss ?? null, valMAP: ev?.map ?? null, valMRR: ev?.mrr ?? null, best: false,
+          seconds: (Date.now() - te) / 1000,
+        };
+        pretrainCurve.push(log);
+        opts.onEpoch?.(log, pretrainCurve);
+      }
+      start = nnsscModelFromVariables(vars, D);
+    }
+    const e0 = await evaluate();
+    if (e0) best = { score: scoreOf(e0), epoch: 0, model: start };
+    const perEpoch = extra?.schedule === 'mix' ? (extra.perEpoch ?? examples.length) : 0;
     for (let epoch = 1; epoch <= cfg.maxEpochs; epoch++) {
       const te = Date.now();
-      const order = shuffleInPlace(examples.slice(), batchRng);
-      const steps = Math.ceil(order.length / cfg.batchSize);
-      let lossSum = 0;
-      for (let st = 0; st < steps; st++) {
-        const chunk = order.slice(st * cfg.batchSize, (st + 1) * cfg.batchSize).map((e) => ({ ...e, negatives: negativesOf(e.query, negRng) }));
-        const batch = makeNnsscBatch(chunk, queryMatrix, corpusMatrix, D, K);
-        const out = tf.tidy(() => {
-          const g = nnsscLossAndGrads(vars, batch, true);
-          const map: Record<string, tfTypes.Tensor> = {};
-          for (const n of names) map[vars[n].name] = g.grads[n];
-          optimizer.applyGradients(map as unknown as Parameters<typeof optimizer.applyGradients>[0]);
-          return g.loss;
-        });
-        const l = (await out.data())[0];
-        out.dispose();
-        lossSum += l * chunk.length;
-        trained += chunk.length;
-        opts.onStep?.({ epoch, step: st + 1, steps, loss: l });
+      let pool = examples;
+      if (extra?.schedule === 'mix') {
+        const drawn = perEpoch < extraExamples.length ? shuffleInPlace(extraExamples.slice(), extraRng).slice(0, perEpoch) : extraExamples;
+        pool = examples.concat(drawn);
       }
+      const order = shuffleInPlace(pool.slice(), batchRng);
+      const lossSum = await runSteps(order, epoch, negRng);
       trainSeconds += (Date.now() - te) / 1000;
       const ev = await evaluate();
       const log: NnsscEpochLog = {
@@ -494,6 +582,9 @@ export async function trainNnssc(data: NnsscTrainData, config: Partial<NnsscTrai
     let trainPositives = 0;
     for (const qi of split.train) trainPositives += positives[qi].length;
     return {
+      bestValScore: best ? best.score : null,
+      pretrainCurve,
+      extraPositives: extraExamples.length,
       model: finalModel,
       config: cfg,
       curve,
@@ -550,6 +641,9 @@ export function saveNnsscCheckpoint(dir: string, result: NnsscTrainResult, ctx: 
       valQueries: result.valQueries,
       trainPositives: result.trainPositives,
       positivesPerSecond: result.positivesPerSecond,
+      bestValScore: result.bestValScore,
+      ...(result.pretrainCurve.length > 0 ? { pretrainCurve: result.pretrainCurve } : {}),
+      ...(result.extraPositives > 0 ? { extraPositives: result.extraPositives } : {}),
       ...extraMetrics,
     },
     tensors: nnsscTensors(result.model),
