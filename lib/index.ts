@@ -37,6 +37,8 @@ export {
 
 export { defaultModelsFilePath, formatCostPlan, getModelConfig, llmCostPlan, llmSpend, normalizeChatRequest, paperPlanStages, readBatchLog, runBatch } from './llm';
 
+export { isStandInRecord, STAND_IN_CONFIG_ID, STAND_IN_LABEL, STAND_IN_MODEL, standInConfigIds } from './llm';
+
 // ── Data: the snapshot (datasets, publications, links), CMR / KG / EO-Bench readers
 export {
   buildCmrSearchUrl, checkEoBenchPositives, CMR_UMM_JSON_ACCEPT, cmrItemToDataset, collectCmrCollections,
@@ -130,7 +132,7 @@ export {
 
 // ── Rerank: listwise LLM (Algorithm 1), offline reranker, tables
 export {
-  listwiseReranker, llmRerankPlan, mergeRerankTables, OFFLINE_FEATURES, offlineReranker, rerankBackbone, rerankList,
+  listwiseReranker, llmRerankerLabel, llmRerankPlan, mergeRerankTables, OFFLINE_FEATURES, offlineReranker, rerankBackbone, rerankList,
   rerankMetricRows, rerankTable, rerankTableRows, runFromLists, table4, table5, writeTraceFiles, type Backbone,
   backboneRows, costRows, distinctMetricRows, distinctOutcomes, firstToolTrace, guardRemovalRows, llmPlanRows, offlineWeightRows,
   rerankGainPerQuery, repairRows, rerankerLabel, rerankSystemRuns, toolCallRows, toolCallsPerQuery, toolUseRows,
@@ -148,6 +150,8 @@ export {
 
 export { judgeBatchRequests, judgeColumns, judgeVsCitation, kendallTauB } from './judge';
 
+export { JUDGE_MODEL_ENV, llmJudgePlan, plannedJudge, type JudgePlan } from './judge';
+
 // ── Agentic rerank: tools, leakage guard, routed reranker
 export {
   agenticReranker, agentReportRows, arxivSearchTool, buildLocalPublicationIndex, localArxivTool, localDatasetDocsTool,
@@ -156,6 +160,8 @@ export {
 } from './agent';
 
 export { agentMessages, loadAgenticPrompt } from './agent';
+
+export { agentTraceRows, queryMargins, routingSweep, singleShotVsAgentic, type AgenticPair, type RoutingSweepRow } from './agent';
 
 // ── Search: the one query path (parse once → route → retrieve → fuse with the stored α → rerank → explanation),
 //    its batch form (evaluation runs, rerank backbones, the fusion study) and the fusion records α is read from
@@ -202,4 +208,11 @@ export {
   knobText, knobVerdict, PAPER_SCALE_COMMAND, paperScaleMissing, paperScaleRows, paperScaleVerdict, readPaperScale, relevantInTop,
   routedSearchRows, routedSearchVerdict, routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, showRoutedSearch,
   splitKnobVerdict, tourPublication, tourVerdict, type PaperScale,
+} from './report';
+
+// ── Reports of the rerank notebooks (06/07): cost plans, judge columns, the paper's numbers, generated summaries
+export {
+  agenticGainFigure, agenticVerdict, costGainFigure, costPlanNote, costPlanRows, judgeAgreementRows, judgePickRows, judgeVerdict,
+  notebookCostPlans, PAPER_RERANK_ROWS, paperColumns, paperRowFor, rerankBestColumns, rerankExtras, rerankGainFigure, rerankJudge, rerankVerdict,
+  routingSweepFigure, routingThresholds, routingVerdict, toolUseFigure, winLossRows, type RerankJudge,
 } from './report';
