@@ -160,7 +160,8 @@ export function queryMargins(base: OfflineRerankerModel, lists: readonly Backbon
 /** Per-query metrics of one reranker (aligned query ids), as in a rerank outcome. */
 type PerQueryOf = { perQuery: PerQueryMetrics };
 
-export interface RoutingSweepRow {
+// a type, not an interface: rows must fit the tables' Record<string, unknown> (showTable, toDataFrame)
+export type RoutingSweepRow = {
   /** Margin threshold: a query consults the tool when its margin is below it. */
   threshold: number;
   /** Share of queries that consult the tool. */
@@ -168,7 +169,7 @@ export interface RoutingSweepRow {
   MAP: number;
   MRR: number;
   'R@10': number;
-}
+};
 
 /**
  * Tool-call rate and quality of the routed reranker at other margin thresholds, from two cached runs and no new
