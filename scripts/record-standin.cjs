@@ -4,10 +4,10 @@
 // so that replaying the store fills the notebooks' LLM rows and judge columns with no key:
 //
 //   node scripts/record-standin.cjs [--store recordings/stand-in/sample.jsonl] [--only 06,07] [--reports DIR]
-//   EO_LLM_MODE=replay EO_LLM_STORE=recordings/stand-in/sample.jsonl npm start -- --sample --only 06-llm-rerank,07-agentic
+//   EO_LLM_MODE=replay EO_LLM_STORE=$PWD/recordings/stand-in/sample.jsonl npm start -- --sample --only 06-llm-rerank,07-agentic
 //
 // It starts the stand-in on a free 127.0.0.1 port and runs the notebooks (scripts/run-notebooks.cjs, sample) with
-// EO_LLM_MODE=record, EO_RERANK_MODELS=stand-in, EO_JUDGE_MODEL=stand-in and EO_STANDIN_BASE_URL pointing at it, so
+// EO_LLM_MODE=record, EO_LLM_STORE=<absolute store path>, EO_RERANK_MODELS=stand-in, EO_JUDGE_MODEL=stand-in and EO_STANDIN_BASE_URL pointing at it, so
 // the store holds exactly the requests the notebooks make. Every record names the model `eo-stand-in-plumbing`
 // (lib/llm/standin.ts), which is how the notebooks know to label those rows "stand-in server: plumbing, not a
 // model's judgement". The stand-in needs no key: no key is read, logged or recorded. Re-running adds only missing
@@ -68,7 +68,8 @@ async function main() {
     byStage[s] = (byStage[s] ?? 0) + 1;
   }
   console.log(`[record-standin] ${lines.length} records (${Object.entries(byStage).map(([k, v]) => `${k} ${v}`).join(', ')}) from ${srv.requests.length} stand-in requests this run`);
-  console.log(`[record-standin] replay: EO_LLM_MODE=replay EO_LLM_STORE=${path.relative(ROOT, o.store)} npm start -- --sample --only ${notebooks.map((n) => n.name).join(',')}`);
+  // absolute: the notebooks' kernels run in notebooks/, where a relative store path would point elsewhere
+  console.log(`[record-standin] replay: EO_LLM_MODE=replay EO_LLM_STORE=${o.store} npm start -- --sample --only ${notebooks.map((n) => n.name).join(',')}`);
   if (failed) process.exit(1);
 }
 
