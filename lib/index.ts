@@ -37,8 +37,6 @@ export {
 
 export { defaultModelsFilePath, formatCostPlan, getModelConfig, llmCostPlan, llmSpend, normalizeChatRequest, paperPlanStages, readBatchLog, runBatch } from './llm';
 
-export { isStandInRecord, STAND_IN_CONFIG_ID, STAND_IN_LABEL, STAND_IN_MODEL, standInConfigIds } from './llm';
-
 // ── Data: the snapshot (datasets, publications, links), CMR / KG / EO-Bench readers
 export {
   buildCmrSearchUrl, checkEoBenchPositives, CMR_UMM_JSON_ACCEPT, cmrItemToDataset, collectCmrCollections,
@@ -150,7 +148,7 @@ export {
 
 export { judgeBatchRequests, judgeColumns, judgeVsCitation, kendallTauB } from './judge';
 
-export { JUDGE_MODEL_ENV, llmJudgePlan, plannedJudge, type JudgePlan } from './judge';
+export { llmJudgePlan, plannedJudge, type JudgePlan } from './judge';
 
 // ── Agentic rerank: tools, leakage guard, routed reranker
 export {
@@ -213,6 +211,6 @@ export {
 // ── Reports of the rerank notebooks (06/07): cost plans, judge columns, the paper's numbers, generated summaries
 export {
   agenticGainFigure, agenticVerdict, costGainFigure, costPlanNote, costPlanRows, judgeAgreementRows, judgePickRows, judgeVerdict,
-  notebookCostPlans, PAPER_RERANK_ROWS, paperColumns, paperRowFor, rerankBestColumns, rerankExtras, rerankGainFigure, rerankJudge, rerankVerdict,
+  notebookCostPlans, rerankBestColumns, rerankExtras, rerankGainFigure, rerankJudge, rerankVerdict,
   routingSweepFigure, routingThresholds, routingVerdict, toolUseFigure, winLossRows, type RerankJudge,
 } from './report';
