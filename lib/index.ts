@@ -208,9 +208,4 @@ export {
   splitKnobVerdict, tourPublication, tourVerdict, type PaperScale,
 } from './report';
 
-// ── Reports of the rerank notebooks (06/07): cost plans, judge columns, the paper's numbers, generated summaries
-export {
-  agenticGainFigure, agenticVerdict, costGainFigure, costPlanNote, costPlanRows, judgeAgreementRows, judgePickRows, judgeVerdict,
-  notebookCostPlans, rerankBestColumns, rerankExtras, rerankGainFigure, rerankJudge, rerankVerdict,
-  routingSweepFigure, routingThresholds, routingVerdict, toolUseFigure, winLossRows, type RerankJudge,
-} from './report';
+// (the rerank notebooks' report views — cost plans, judge columns, generated summaries — come from eo-workbench/report)
