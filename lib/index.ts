@@ -130,7 +130,7 @@ export {
 
 // ── Rerank: listwise LLM (Algorithm 1), offline reranker, tables
 export {
-  listwiseReranker, llmRerankPlan, mergeRerankTables, OFFLINE_FEATURES, offlineReranker, rerankBackbone, rerankList,
+  listwiseReranker, llmRerankerLabel, llmRerankPlan, mergeRerankTables, OFFLINE_FEATURES, offlineReranker, rerankBackbone, rerankList,
   rerankMetricRows, rerankTable, rerankTableRows, runFromLists, table4, table5, writeTraceFiles, type Backbone,
   backboneRows, costRows, distinctMetricRows, distinctOutcomes, firstToolTrace, guardRemovalRows, llmPlanRows, offlineWeightRows,
   rerankGainPerQuery, repairRows, rerankerLabel, rerankSystemRuns, toolCallRows, toolCallsPerQuery, toolUseRows,
@@ -148,6 +148,8 @@ export {
 
 export { judgeBatchRequests, judgeColumns, judgeVsCitation, kendallTauB } from './judge';
 
+export { llmJudgePlan, plannedJudge, type JudgePlan } from './judge';
+
 // ── Agentic rerank: tools, leakage guard, routed reranker
 export {
   agenticReranker, agentReportRows, arxivSearchTool, buildLocalPublicationIndex, localArxivTool, localDatasetDocsTool,
@@ -156,6 +158,8 @@ export {
 } from './agent';
 
 export { agentMessages, loadAgenticPrompt } from './agent';
+
+export { agentTraceRows, queryMargins, routingSweep, singleShotVsAgentic, type AgenticPair, type RoutingSweepRow } from './agent';
 
 // ── Search: the one query path (parse once → route → retrieve → fuse with the stored α → rerank → explanation),
 //    its batch form (evaluation runs, rerank backbones, the fusion study) and the fusion records α is read from
@@ -203,3 +207,5 @@ export {
   routedSearchRows, routedSearchVerdict, routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, showRoutedSearch,
   splitKnobVerdict, tourPublication, tourVerdict, type PaperScale,
 } from './report';
+
+// (the rerank notebooks' report views — cost plans, judge columns, generated summaries — come from eo-workbench/report)

@@ -42,8 +42,8 @@ const EXPECTED: Record<string, { tables?: string[]; systems?: RegExp[]; runFiles
   '03': { tables: ['metrics'], systems: [/^Cosine \(base\)$/, /^Cosine \(fine-tuned\)$/], runFiles: true },
   '04': { tables: ['metrics'], systems: [/^BM25$/, /^Cosine \(base\)$/, /^NN-SSC$/], runFiles: true },
   '05': { tables: ['metrics', 'table2', 'alpha', 'table2View', 'judge', 'perQueryGains', 'tryIt.rows', 'tryIt.curve'], systems: [/^BM25$/, /^NN-SSC$/, /^NN-SSC \+ BM25$/, /^Cosine \(fine-tuned\) \+ BM25$/], runFiles: true },
-  '06': { tables: ['metrics'], systems: [/^NN-SSC \+ BM25$/, /^Cosine \(base\) \+ BM25$/], runFiles: true },
-  '07': { tables: ['metrics'], systems: [/^NN-SSC \+ BM25$/], runFiles: true },
+  '06': { tables: ['metrics', 'costPlans', 'judge.columns'], systems: [/^NN-SSC \+ BM25$/, /^Cosine \(base\) \+ BM25$/], runFiles: true },
+  '07': { tables: ['metrics', 'costPlans', 'judge.columns', 'offlineRouting.sweep'], systems: [/^NN-SSC \+ BM25$/], runFiles: true },
   '08': { tables: ['perTool', 'walkthrough'] },
 };
 
@@ -51,7 +51,7 @@ const EXPECTED: Record<string, { tables?: string[]; systems?: RegExp[]; runFiles
  * Notebooks with a "Try it" cell: results.json records it as `tryIt: { changed, rows }`, and at its default setting
  * (`changed: false`, as the notebook ships) its first row re-derives a reported metrics row exactly.
  */
-const TRY_IT: readonly string[] = ['02', '03', '04', '05'];
+const TRY_IT: readonly string[] = ['02', '03', '04', '05', '06'];
 
 /** Orderings of the paper (full snapshot) that also hold on the 200-dataset sample: `a` beats `b` on `metric`. */
 const ORDERINGS: Record<string, { a: RegExp; b: RegExp; metric: string; why: string }[]> = {

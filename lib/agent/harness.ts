@@ -142,6 +142,7 @@ export function agenticReranker(client: LlmClient, opts: AgentOptions): Reranker
             tools: budget ? undefined : opts.tools.map((t) => t.spec),
             temperature: 0,
             maxTokens: opts.maxOutputTokens ?? 2048,
+            stage: 'agentic', // not part of the record key: recordings made before keep replaying
           });
           addCallToTrace(trace, res);
           if (res.toolCalls.length === 0 || budget) {

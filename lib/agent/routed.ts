@@ -1,4 +1,5 @@
-import type { Qrels } from '../metrics/types';
+import { EoError } from '../errors';
+import type { PerQueryMetrics, Qrels } from '../metrics/types';
 import { quantileSorted } from '../metrics/paired';
 import type { BackboneList } from '../rerank/compose';
 import { contentTokens, leaveOutBySource, OFFLINE_FEATURES, windowFeatures, type PriorsLeaveOut } from '../rerank/features';
@@ -146,4 +147,44 @@ export function routedOfflineReranker(m: RoutedRerankerModel, tool: AgentTool, o
       return { ranked, trace };
     },
   };
+}
+
+/**
+ * Each list's top-2 margin of the base model over its first window (query id → margin), as the routed reranker
+ * computes it at test time (no leave-out: test queries' labels are not in the priors).
+ */
+export function queryMargins(base: OfflineRerankerModel, lists: readonly BackboneList[]): Map<string, number> {
+  return new Map(lists.map((l) => [l.query.id, topMargin(scoreLinear(base.model, windowFeatures(l.query, l.candidates.slice(0, base.window), base.priors)))]));
+}
+
+/** Per-query metrics of one reranker (aligned query ids), as in a rerank outcome. */
+type PerQueryOf = { perQuery: PerQueryMetrics };
+
+// a type, not an interface: rows must fit the tables' Record<string, unknown> (showTable, toDataFrame)
+export type RoutingSweepRow = {
+  /** Margin threshold: a query consults the tool when its margin is below it. */
+  threshold: number;
+  /** Share of queries that consult the tool. */
+  'tool-call rate': number;
+  MAP: number;
+  MRR: number;
+  'R@10': number;
+};
+
+/**
+ * Tool-call rate and quality of the routed reranker at other margin thresholds, from two cached runs and no new
+ * call: a query whose margin is below the threshold takes the always-tools run's metrics, the others the no-tools
+ * run's (the routed reranker is exactly one or the other per query: same base model, same evidence model).
+ * `never` and `always` must be evaluated on the same queries in the same order.
+ */
+export function routingSweep(margins: ReadonlyMap<string, number>, never: PerQueryOf, always: PerQueryOf, thresholds: readonly number[]): RoutingSweepRow[] {
+  const ids = never.perQuery.queryIds;
+  if (ids.length !== always.perQuery.queryIds.length || ids.some((q, i) => always.perQuery.queryIds[i] !== q))
+    throw new EoError('INVALID_ARGUMENT', 'routingSweep: the two runs were evaluated on different queries');
+  const metrics = ['MAP', 'MRR', 'R@10'] as const;
+  return thresholds.map((t) => {
+    const routed = ids.map((q) => (margins.get(q) ?? Infinity) < t);
+    const mean = (m: (typeof metrics)[number]) => (ids.length === 0 ? 0 : ids.reduce((s, _q, i) => s + (routed[i] ? always : never).perQuery.values[m][i], 0) / ids.length);
+    return { threshold: t, 'tool-call rate': ids.length === 0 ? 0 : routed.filter(Boolean).length / ids.length, MAP: mean('MAP'), MRR: mean('MRR'), 'R@10': mean('R@10') };
+  });
 }

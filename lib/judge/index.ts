@@ -1,3 +1,4 @@
 export * from './types';
 export * from './judge';
 export * from './compare';
+export * from './plan';

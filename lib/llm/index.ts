@@ -9,3 +9,4 @@ export * from './anthropic';
 export * from './client';
 export * from './plan';
 export * from './batch';
+export * from './standin';

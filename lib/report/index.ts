@@ -8,6 +8,8 @@ export * from './ranked';
 export * from './table2';
 export * from './heatmap';
 export * from './llm-cost';
+export * from './paper-llm';
+export * from './rerank';
 export * from './fusion';
 export * from './training';
 export * from './benchmark';

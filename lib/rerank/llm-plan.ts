@@ -1,5 +1,6 @@
 import { defaultLlmStorePath, llmModeFromEnv, LLM_MODE_ENV, LLM_STORE_ENV } from '../llm/client';
 import { loadModelsFile, modelAvailability } from '../llm/models';
+import { STAND_IN_LABEL, STAND_IN_MODEL, standInConfigIds } from '../llm/standin';
 import { openRecordStore } from '../llm/store';
 import type { LlmMode, ModelConfig, RecordStore } from '../llm/types';
 import * as fs from 'node:fs';
@@ -15,7 +16,10 @@ export interface LlmPlanRow {
   /** `replay (N recorded calls)`, `record (key set)`, `not configured: …`. */
   status: string;
   runs: boolean;
+  /** Recorded calls of rerank stages (listwise, agentic, or no stage given; judge and writer calls not counted). */
   recordedCalls: number;
+  /** The model is the local stand-in server, or its records came from it (plumbing, not a model's judgement). */
+  standIn: boolean;
 }
 
 export interface LlmPlan {
@@ -42,16 +46,21 @@ export function llmRerankPlan(opts: { env?: Record<string, string | undefined>; 
   const storePath = defaultLlmStorePath(env);
   const store = mode !== 'live' && (mode === 'record' || fs.existsSync(storePath)) ? openRecordStore(storePath) : null;
   const models = loadModelsFile(undefined, env).models;
-  const avail = modelAvailability(models, { store, env });
+  // judge and writer calls in the same store do not make a model a reranker
+  const rerankStore = store ? { records: () => store.records().filter((r) => r.stage !== 'judge' && r.stage !== 'writer') } : null;
+  const avail = modelAvailability(models, { store: rerankStore as RecordStore | null, env });
+  // the stand-in's records, or the stand-in itself (recording against it)
+  const standIn = standInConfigIds(rerankStore);
+  for (const m of models) if (m.model === STAND_IN_MODEL) standIn.add(m.id);
   const wanted = env[RERANK_MODELS_ENV]?.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const rows: LlmPlanRow[] = avail.map((a) => {
     // default in record/live: models whose key is set; keyless local servers (vLLM, Ollama) only when named
     const selected = wanted ? wanted.includes(a.id) : mode === 'replay' ? a.recordedCalls > 0 : a.keySet && a.apiKeyEnv !== null;
     let status: string;
-    if (mode === 'replay') status = a.recordedCalls > 0 ? `replay (${a.recordedCalls} recorded calls)` : `not configured: no recordings (record with ${a.apiKeyEnv ?? 'a local server'})`;
+    if (mode === 'replay') status = a.recordedCalls > 0 ? `replay (${a.recordedCalls} recorded calls${standIn.has(a.id) ? `; ${STAND_IN_LABEL}` : ''})` : `not configured: no recordings (record with ${a.apiKeyEnv ?? 'a local server'})`;
     else status = a.keySet ? `${mode} (${a.apiKeyEnv ? `key ${a.apiKeyEnv} set` : 'no key needed'})` : `not configured: ${a.apiKeyEnv} not set`;
     const runs = selected && (mode === 'replay' ? a.recordedCalls > 0 : a.keySet);
-    return { model: a.id, provider: a.provider, snapshot: a.model, status: wanted && !wanted.includes(a.id) ? `not selected (${status})` : status, runs, recordedCalls: a.recordedCalls };
+    return { model: a.id, provider: a.provider, snapshot: a.model, status: wanted && !wanted.includes(a.id) ? `not selected (${status})` : status, runs, recordedCalls: a.recordedCalls, standIn: standIn.has(a.id) };
   });
   const nb = opts.notebook ?? '06-llm-rerank';
   return {
@@ -64,4 +73,13 @@ export function llmRerankPlan(opts: { env?: Record<string, string | undefined>; 
       `(${LLM_MODE_ENV}=replay|record|live, ${LLM_STORE_ENV}=/path/records.jsonl, LLM_MODELS_FILE=/path/models.json)`,
     ],
   };
+}
+
+/**
+ * The table label of a model's listwise (or agentic) reranker: `LLM rerank (<id>)`, and for a model whose records
+ * came from the stand-in server, `… (<id>: stand-in server: plumbing, not a model's judgement)`.
+ */
+export function llmRerankerLabel(plan: Pick<LlmPlan, 'rows'>, configId: string, kind: 'listwise' | 'agentic' = 'listwise'): string {
+  const what = kind === 'agentic' ? 'agentic rerank' : 'LLM rerank';
+  return plan.rows.find((r) => r.model === configId)?.standIn ? `${what} (${configId}: ${STAND_IN_LABEL})` : `${what} (${configId})`;
 }

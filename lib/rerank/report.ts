@@ -145,11 +145,17 @@ export function table5(strong: Backbone, rerankers: readonly Reranker[], qrels: 
   return rerankTable([strong], rerankers, qrels, opts);
 }
 
-/** Table-ready rows: backbone rows, then each reranker with its metrics, MAP/MRR gain and CI, cost and repairs. */
-export function rerankTableRows(t: RerankTable): Record<string, unknown>[] {
+/** Extra columns of one row of `rerankTableRows` (e.g. judge P@K, the paper's numbers): given the row's system label, its backbone and its outcome (null on a backbone row). */
+export type RerankRowExtra = (row: { label: string; backbone: string; outcome: RerankOutcome | null }) => Record<string, unknown>;
+
+/**
+ * Table-ready rows: backbone rows, then each reranker with its metrics, MAP/MRR gain and CI, cost and repairs,
+ * then the `extra` columns of each row (default none).
+ */
+export function rerankTableRows(t: RerankTable, extra?: RerankRowExtra): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   for (const b of t.backbones) {
-    rows.push({ system: b.label, 'R@10': b.row['R@10'], MAP: b.row.MAP, MRR: b.row.MRR });
+    rows.push({ system: b.label, 'R@10': b.row['R@10'], MAP: b.row.MAP, MRR: b.row.MRR, ...(extra?.({ label: b.label, backbone: b.label, outcome: null }) ?? {}) });
     for (const o of t.outcomes.filter((x) => x.backbone === b.id)) {
       const g = (m: string) => o.gain.find((r) => r.metric === m);
       const map = g('MAP');
@@ -161,6 +167,7 @@ export function rerankTableRows(t: RerankTable): Record<string, unknown>[] {
         'ΔMRR': mrr?.['mean diff (A−B)'], 'ΔMRR CI95': mrr ? `[${mrr['CI95 low'].toFixed(3)}, ${mrr['CI95 high'].toFixed(3)}]` : '',
         'p (MRR)': mrr?.p,
         '$/query': o.summary.costPerQueryUsd, failed: o.summary.failedWindows,
+        ...(extra?.({ label: o.label, backbone: b.label, outcome: o }) ?? {}),
       });
     }
   }
