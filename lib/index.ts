@@ -84,11 +84,11 @@ export {
 // ── Retrieval: BM25, cosine, HNSW, NN-SSC scorers (microBatchingScorer: concurrent one-query calls share one call)
 export {
   microBatchingScorer,
-  annSearch, bm25Scorer, bm25Scores, bm25Tokens, buildBm25, buildHnsw, denseScorer, denseScores, denseTopK,
+  annSearch, bm25Scorer, bm25Scores, bm25Tokens, buildBm25, buildHnsw, DenseOnnxIndex, denseScorer, denseScores, denseScoresBatch, denseTopK,
   hashMatrix, hnswCached, loadHnsw, loadNnsscCheckpoint, loadOrBuildBm25, NnsscCorpusIndex, nnsscLogitReference,
   nnsscNaiveScores, NnsscOnnxIndex, nnsscParamCount, nnsscScorer, NnsscThreadedIndex, nnsscTwoStageScores, nnsscWeightsHash,
   openNnsscIndex, runFromScores, saveHnsw, scoreQueries, topK, topKHits, twoStageCandidates, type Bm25Index,
-  type CorpusScorer, type NnsscEngine, type NnsscIndex, type NnsscModel, type NnsscScorer, type ScoredHit,
+  type CorpusScorer, type DenseScorer, type NnsscEngine, type NnsscIndex, type NnsscModel, type NnsscScorer, type ScoredHit,
   type ScoredRun,
 } from './retrieve';
 

@@ -130,7 +130,11 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
         throw new EoError('DATA_NOT_FOUND', nn.note);
       } else semanticNote = `; NN-SSC not used: ${nn.note}`;
     }
-    semantic ??= denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true });
+    if (!semantic) {
+      const dense = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true });
+      disposers.push(() => dense.dispose());
+      semantic = dense;
+    }
   }
   if (semantic && opts.queryBatching) semantic = microBatchingScorer(semantic, opts.queryBatching);
   if (owned) disposers.push(() => owned!.dispose());
