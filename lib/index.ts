@@ -69,7 +69,7 @@ export { queryWriterRequests } from './bench';
 
 // ── Encoders: USE-lite, embedding cache, micro-batching for a service
 export {
-  microBatchingEncoder, type MicroBatchOptions,
+  microBatchingEncoder, type MicroBatchOptions, workerEncoder, type WorkerEncoderOptions,
   defaultEmbeddingCacheDir, defaultUseLiteDir, disposeUseBatch, dot, embedCorpusCached, embeddingCachePaths,
   embedQueriesCached, encoderSlug, findEmbeddingCache, forwardUseLite, hashTexts, l2NormalizeInPlace, l2NormalizeRows,
   loadUseLite, loadUseLiteModel, loadUseTokenizer, makeTrainableUseLite, normalizeForUse, prepareUseBatch,

@@ -10,6 +10,7 @@ import { embedCorpusCached } from '../encode/cache';
 import type { SentenceEncoder } from '../encode/types';
 import { loadEncoder } from '../encode/registry';
 import { microBatchingEncoder, type MicroBatchOptions } from '../encode/microbatch';
+import { workerEncoder } from '../encode/worker-encoder';
 import { EoError } from '../errors';
 import { RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
@@ -88,6 +89,14 @@ export interface LoadSearchEngineOptions {
    * embeddings, `cacheEntries`). Default false: each query embeds and scores alone.
    */
   queryBatching?: MicroBatchOptions | false;
+  /**
+   * With `queryBatching`: embed the queries on a worker thread with its own copy of the encoder (`workerEncoder`),
+   * so the event loop keeps parsing, BM25-scoring and fusing on the other core. Default true when the encoder can
+   * be rebuilt in a thread (it has a `spec`); false embeds on the event loop.
+   */
+  queryEncoderWorker?: boolean;
+  /** Kernel of the cosine scorer (`denseScorer`'s `kernel`): `auto` (default: onnxruntime MatMul, else JS), `onnx`, `js`. */
+  cosineKernel?: 'auto' | 'onnx' | 'js';
   /** NN-SSC scoring threads. Default 1 (one query at a time). */
   threads?: number;
   /** Progress and decision lines (embedding the corpus the first time, α computed and stored). Default: none. */
@@ -119,19 +128,29 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
       onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),
     });
     // batched scorer in front (below); the encoder adds the LRU of query embeddings without a second wait
-    const queryEncoder = opts.queryBatching ? microBatchingEncoder(encoder, { ...opts.queryBatching, maxWaitMs: 0, maxBatch: (opts.queryBatching.maxBatch ?? 16) + 1 }) : encoder;
+    let queryEncoder = encoder;
+    if (opts.queryBatching) {
+      let embedder = encoder;
+      if (opts.queryEncoderWorker !== false && encoder.spec) {
+        const worker = await workerEncoder(encoder.spec, { expectId: encoder.id });
+        disposers.push(() => worker.dispose());
+        embedder = worker;
+      }
+      queryEncoder = microBatchingEncoder(embedder, { ...opts.queryBatching, maxWaitMs: 0, maxBatch: (opts.queryBatching.maxBatch ?? 16) + 1 });
+    }
     if (choice === 'best' || choice === 'nnssc') {
       const nn = loadNnsscScorer(corpus, queryEncoder, matrix, { dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true, bench: onDisk.bench });
       if (nn.scorer) {
         semantic = nn.scorer;
         disposers.push(() => nn.scorer!.dispose());
       } else if (choice === 'nnssc') {
+        disposers.forEach((d) => d());
         owned?.dispose();
         throw new EoError('DATA_NOT_FOUND', nn.note);
       } else semanticNote = `; NN-SSC not used: ${nn.note}`;
     }
     if (!semantic) {
-      const dense = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true });
+      const dense = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: opts.cosineKernel });
       disposers.push(() => dense.dispose());
       semantic = dense;
     }
