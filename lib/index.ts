@@ -77,7 +77,7 @@ export {
   useTokenPieces, writeEmbeddingCache, type EmbeddingCacheMeta, type EncoderSpec, type SentenceEncoder,
   type TrainableUseLite,
   // bring-your-own encoder: --encoder / $EO_ENCODER = use-lite | onnx:<folder>
-  chooseOnnxDevice, createEncoder, hashModelFolder, inspectOnnxFolder, loadEncoder, loadOnnxEncoder,
+  chooseOnnxDevice, chosenEncoderSpec, createEncoder, hashModelFolder, inspectOnnxFolder, loadEncoder, loadOnnxEncoder,
   parseEncoderName, poolingFromConfig, type OnnxEncoderOptions, type OnnxPooling,
 } from './encode';
 

@@ -8,7 +8,7 @@ import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
 import { embedCorpusCached } from '../encode/cache';
 import type { SentenceEncoder } from '../encode/types';
-import { loadEncoder } from '../encode/registry';
+import { chosenEncoderSpec, loadEncoder } from '../encode/registry';
 import { microBatchingEncoder, type MicroBatchOptions } from '../encode/microbatch';
 import { workerEncoder } from '../encode/worker-encoder';
 import { EoError } from '../errors';
@@ -90,9 +90,10 @@ export interface LoadSearchEngineOptions {
    */
   queryBatching?: MicroBatchOptions | false;
   /**
-   * With `queryBatching`: embed the queries on a worker thread with its own copy of the encoder (`workerEncoder`),
-   * so the event loop keeps parsing, BM25-scoring and fusing on the other core. Default true when the encoder can
-   * be rebuilt in a thread (it has a `spec`); false embeds on the event loop.
+   * With `queryBatching`: embed the queries on a worker thread (`workerEncoder`), so the event loop keeps parsing,
+   * BM25-scoring and fusing on the other core. Default true. Without a shared `encoder` the worker holds the only
+   * copy of the model; with one, the worker rebuilds it from its `spec` (a second copy; skipped without a spec).
+   * false embeds on the event loop.
    */
   queryEncoderWorker?: boolean;
   /** Kernel of the cosine scorer (`denseScorer`'s `kernel`): `auto` (default: onnxruntime MatMul, else JS), `onnx`, `js`. */
@@ -122,7 +123,10 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   let semanticNote = '';
   if (typeof choice === 'object') semantic = choice;
   else if (choice !== 'none') {
-    const encoder = opts.encoder ?? (owned = await loadEncoder());
+    // a service (batching on a worker thread) with no shared encoder holds the encoder only in the worker: one copy
+    // of the model in memory; the worker also embeds the corpus when its cache is missing
+    const workerOnly = !opts.encoder && !!opts.queryBatching && opts.queryEncoderWorker !== false;
+    const encoder = opts.encoder ?? (owned = workerOnly ? await workerEncoder(chosenEncoderSpec()) : await loadEncoder());
     const matrix = await embedCorpusCached({
       encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
       onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),
@@ -131,7 +135,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
     let queryEncoder = encoder;
     if (opts.queryBatching) {
       let embedder = encoder;
-      if (opts.queryEncoderWorker !== false && encoder.spec) {
+      if (!workerOnly && opts.queryEncoderWorker !== false && encoder.spec) {
         const worker = await workerEncoder(encoder.spec, { expectId: encoder.id });
         disposers.push(() => worker.dispose());
         embedder = worker;
