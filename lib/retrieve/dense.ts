@@ -16,22 +16,25 @@ export function denseScores(matrix: Float32Array, dim: number, queryVec: ArrayLi
   const n = check(matrix, dim, queryVec, 'denseScores');
   const q = queryVec instanceof Float32Array ? queryVec : Float32Array.from(queryVec);
   const out = new Float32Array(n);
-  for (let r = 0, o = 0; r < n; r++, o += dim) {
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    let j = 0;
-    for (; j + 3 < dim; j += 4) {
-      s0 += matrix[o + j] * q[j];
-      s1 += matrix[o + j + 1] * q[j + 1];
-      s2 += matrix[o + j + 2] * q[j + 2];
-      s3 += matrix[o + j + 3] * q[j + 3];
-    }
-    for (; j < dim; j++) s0 += matrix[o + j] * q[j];
-    out[r] = s0 + s1 + s2 + s3;
-  }
+  for (let r = 0, o = 0; r < n; r++, o += dim) out[r] = dotAt(matrix, o, q, 0, dim);
   return out;
+}
+
+/** Dot product of `dim` values of `m` from offset `o` with `dim` values of `v` from offset `a` (4 accumulators). */
+function dotAt(m: Float32Array, o: number, v: Float32Array, a: number, dim: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 3 < dim; j += 4) {
+    s0 += m[o + j] * v[a + j];
+    s1 += m[o + j + 1] * v[a + j + 1];
+    s2 += m[o + j + 2] * v[a + j + 2];
+    s3 += m[o + j + 3] * v[a + j + 3];
+  }
+  for (; j < dim; j++) s0 += m[o + j] * v[a + j];
+  return s0 + s1 + s2 + s3;
 }
 
 /** Exact cosine top-k: best first, ties by `ids` descending (trec_eval order), else by corpus order. */
@@ -79,22 +82,7 @@ export function denseScoresBatch(matrix: Float32Array, dim: number, queries: Flo
       out[qi][r] = s0 + s1;
       out[qi + 1][r] = t0 + t1;
     }
-    for (; qi < nq; qi++) {
-      const a = qi * dim;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let j = 0;
-      for (; j + 3 < dim; j += 4) {
-        s0 += matrix[o + j] * queries[a + j];
-        s1 += matrix[o + j + 1] * queries[a + j + 1];
-        s2 += matrix[o + j + 2] * queries[a + j + 2];
-        s3 += matrix[o + j + 3] * queries[a + j + 3];
-      }
-      for (; j < dim; j++) s0 += matrix[o + j] * queries[a + j];
-      out[qi][r] = s0 + s1 + s2 + s3;
-    }
+    for (; qi < nq; qi++) out[qi][r] = dotAt(matrix, o, queries, qi * dim, dim);
   }
   return out;
 }
