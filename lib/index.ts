@@ -69,7 +69,7 @@ export { queryWriterRequests } from './bench';
 
 // ── Encoders: USE-lite, embedding cache, micro-batching for a service
 export {
-  microBatchingEncoder, type MicroBatchOptions,
+  microBatchingEncoder, type MicroBatchOptions, workerEncoder, type WorkerEncoderOptions,
   defaultEmbeddingCacheDir, defaultUseLiteDir, disposeUseBatch, dot, embedCorpusCached, embeddingCachePaths,
   embedQueriesCached, encoderSlug, findEmbeddingCache, forwardUseLite, hashTexts, l2NormalizeInPlace, l2NormalizeRows,
   loadUseLite, loadUseLiteModel, loadUseTokenizer, makeTrainableUseLite, normalizeForUse, prepareUseBatch,
@@ -77,18 +77,18 @@ export {
   useTokenPieces, writeEmbeddingCache, type EmbeddingCacheMeta, type EncoderSpec, type SentenceEncoder,
   type TrainableUseLite,
   // bring-your-own encoder: --encoder / $EO_ENCODER = use-lite | onnx:<folder>
-  chooseOnnxDevice, createEncoder, hashModelFolder, inspectOnnxFolder, loadEncoder, loadOnnxEncoder,
+  chooseOnnxDevice, chosenEncoderSpec, createEncoder, hashModelFolder, inspectOnnxFolder, loadEncoder, loadOnnxEncoder,
   parseEncoderName, poolingFromConfig, type OnnxEncoderOptions, type OnnxPooling,
 } from './encode';
 
 // ── Retrieval: BM25, cosine, HNSW, NN-SSC scorers (microBatchingScorer: concurrent one-query calls share one call)
 export {
   microBatchingScorer,
-  annSearch, bm25Scorer, bm25Scores, bm25Tokens, buildBm25, buildHnsw, denseScorer, denseScores, denseTopK,
+  annSearch, bm25Scorer, bm25Scores, bm25Tokens, buildBm25, buildHnsw, DenseOnnxIndex, denseScorer, denseScores, denseScoresBatch, denseTopK,
   hashMatrix, hnswCached, loadHnsw, loadNnsscCheckpoint, loadOrBuildBm25, NnsscCorpusIndex, nnsscLogitReference,
   nnsscNaiveScores, NnsscOnnxIndex, nnsscParamCount, nnsscScorer, NnsscThreadedIndex, nnsscTwoStageScores, nnsscWeightsHash,
   openNnsscIndex, runFromScores, saveHnsw, scoreQueries, topK, topKHits, twoStageCandidates, type Bm25Index,
-  type CorpusScorer, type NnsscEngine, type NnsscIndex, type NnsscModel, type NnsscScorer, type ScoredHit,
+  type CorpusScorer, type DenseScorer, type NnsscEngine, type NnsscIndex, type NnsscModel, type NnsscScorer, type ScoredHit,
   type ScoredRun,
 } from './retrieve';
 

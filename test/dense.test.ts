@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  denseScores, denseTopK, topK, topKHits, buildHnsw, saveHnsw, loadHnsw, hnswCached, annSearch, hashMatrix,
+  denseScores, denseScoresBatch, DenseOnnxIndex, denseScorer, denseTopK, topK, topKHits, buildHnsw, saveHnsw, loadHnsw, hnswCached, annSearch, hashMatrix,
   l2NormalizeRows, mulberry32, isEoError,
 } from '../lib';
 
@@ -146,3 +146,55 @@ test('hnsw: ties ordered by id descending', () => {
 });
 
 test.run();
+
+test('denseScoresBatch and DenseOnnxIndex: one product for a batch equals denseScores per query (to 1e-5)', async () => {
+  const rng = mulberry32(5);
+  const dim = 37; // odd, so the kernels' remainder loops run
+  const n = 211;
+  const matrix = l2NormalizeRows(Float32Array.from({ length: n * dim }, () => rng() - 0.5), dim);
+  for (const nq of [1, 2, 3, 16]) {
+    const queries = l2NormalizeRows(Float32Array.from({ length: nq * dim }, () => rng() - 0.5), dim);
+    const want = Array.from({ length: nq }, (_, i) => denseScores(matrix, dim, queries.subarray(i * dim, (i + 1) * dim)));
+    const js = denseScoresBatch(matrix, dim, queries);
+    const onnx = await DenseOnnxIndex.create(matrix, dim);
+    assert.ok(onnx, 'onnxruntime-node loads here (it is a dependency)');
+    const viaOnnx = await onnx!.scores(queries);
+    onnx!.dispose();
+    for (const got of [js, viaOnnx]) {
+      assert.is(got.length, nq);
+      got.forEach((v, i) => {
+        assert.is(v.length, n);
+        v.forEach((x, r) => assert.ok(Math.abs(x - want[i][r]) < 1e-5, `query ${i} row ${r}: ${x} vs ${want[i][r]}`));
+      });
+    }
+  }
+  assert.equal(denseScoresBatch(matrix, dim, new Float32Array(0)), []);
+  try {
+    denseScoresBatch(matrix, dim, new Float32Array(dim + 1));
+    assert.unreachable('a ragged query matrix must be refused');
+  } catch (e) {
+    assert.ok(isEoError(e) && e.code === 'INVALID_ARGUMENT');
+  }
+});
+
+test('denseScorer: every kernel gives today\'s per-query cosine for a batch of texts', async () => {
+  const rng = mulberry32(9);
+  const dim = 16;
+  const vec = (t: string) => {
+    const r = mulberry32([...t].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7));
+    return l2NormalizeRows(Float32Array.from({ length: dim }, () => r() - 0.5), dim);
+  };
+  const encoder = { id: 'toy', dim, async embed(texts: string[]) { return texts.map(vec); }, dispose() {} };
+  const matrix = l2NormalizeRows(Float32Array.from({ length: 50 * dim }, () => rng() - 0.5), dim);
+  const texts = ['sea ice', 'ocean colour', 'aerosol optical depth', 'soil moisture', 'snow cover'];
+  for (const kernel of ['js', 'onnx', 'auto'] as const) {
+    const s = denseScorer(encoder, matrix, { noCache: true, kernel });
+    const got = await s.scoreBatch(texts);
+    texts.forEach((t, i) => {
+      const want = denseScores(matrix, dim, vec(t));
+      got[i].forEach((x, r) => assert.ok(Math.abs(x - want[r]) < 1e-5, `${kernel} ${t} row ${r}`));
+    });
+    s.dispose();
+    await s.scoreBatch(['x']).then(() => assert.unreachable('used after dispose'), (e) => assert.ok(isEoError(e)));
+  }
+});

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import {
   loadUseLite, loadUseLiteModel, runUseLite, defaultUseLiteDir, loadUseTokenizer, tokenizeUse, useTokenPieces, normalizeForUse,
   embedCorpusCached, embedQueriesCached, embeddingCachePaths, hashTexts, readEmbeddingCache, findEmbeddingCache, writeEmbeddingCache,
-  initTfBackend, parseTfBackendName, tfBackendInfo, isEoError, dot, USE_LITE_DIM,
+  initTfBackend, parseTfBackendName, tfBackendInfo, isEoError, dot, USE_LITE_DIM, workerEncoder,
   type SentenceEncoder, type EmbeddingCacheMeta,
 } from '../lib';
 
@@ -295,6 +295,21 @@ test('two worker threads give the same matrix as one thread', async () => {
   const one = await embedCorpusCached({ encoder: enc, texts, key: 'w', noCache: true });
   const two = await embedCorpusCached({ encoder: enc, texts, key: 'w', cacheDir: tmp(), chunkSize: 2, workers: 2 });
   near(one, two, 1e-5, 'workers');
+});
+
+test('workerEncoder: the same vectors as the encoder on the event loop; used after dispose it refuses', async () => {
+  const texts = ['arctic sea ice extent', 'wildfire smoke aerosols over California', 'soil moisture'];
+  const w = await workerEncoder(enc.spec!, { expectId: enc.id });
+  assert.is(w.id, enc.id);
+  assert.is(w.dim, enc.dim);
+  const [fromWorker, here] = [await w.embed(texts), await enc.embed(texts)];
+  const again = await Promise.all(texts.map((t) => w.embed([t]))); // several calls in flight, answered in order
+  texts.forEach((_, i) => {
+    near(fromWorker[i], here[i], 1e-6, `worker text ${i}`);
+    near(again[i][0], here[i], 1e-5, `worker single text ${i}`);
+  });
+  w.dispose();
+  await w.embed(['x']).then(() => assert.unreachable('embed after dispose'), (e) => assert.ok(isEoError(e) && e.code === 'ENCODER'));
 });
 
 // ---------------------------------------------------------------- backend selection

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { microBatchingEncoder, microBatchingScorer, type CorpusScorer, type SentenceEncoder } from '../lib';
-import { createLru } from '../lib/util';
+import { createLru, createMicroBatcher } from '../lib/util';
 
 /** A deterministic encoder (vector from the text's characters) that records each call's texts. */
 function recordingEncoder(gate?: () => Promise<void>): SentenceEncoder & { calls: string[][] } {
@@ -130,6 +130,26 @@ test('microbatch: an encoder failure rejects every caller of that batch, and lat
   assert.equal(r.map((x) => x.status), ['rejected', 'rejected']);
   fail = false;
   assert.is((await enc.embed(['x']))[0].length, 8);
+});
+
+test('microbatch: by default an idle batcher sends at the end of the event-loop turn (no timer wait); same-turn items share the call', async () => {
+  const calls: string[][] = [];
+  let release!: () => void;
+  const b = createMicroBatcher<string, string>(async (items) => {
+    calls.push([...items]);
+    if (calls.length === 1) await new Promise<void>((r) => (release = r));
+    return items.map((x) => x.toUpperCase());
+  });
+  const first = [b.submit('a'), b.submit('b')];
+  await flushMicrotasks(); // one setImmediate turn: no millisecond timer had to fire
+  assert.equal(calls, [['a', 'b']], 'sent within the same turn, together');
+  // while busy, later items gather and go together as soon as it is free
+  const later = [b.submit('c'), b.submit('d'), b.submit('e')];
+  await flushMicrotasks();
+  assert.is(calls.length, 1, 'nothing sent while the first call runs');
+  release();
+  assert.equal(await Promise.all([...first, ...later]), ['A', 'B', 'C', 'D', 'E']);
+  assert.equal(calls, [['a', 'b'], ['c', 'd', 'e']]);
 });
 
 test('LRU: evicts the least recently used; get refreshes recency; 0 keeps nothing', () => {

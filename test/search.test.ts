@@ -59,6 +59,17 @@ test('CLI, JSON API and library call rank the same ids (sample snapshot, BM25 + 
       api.push((r.json() as SearchResponse).results.map((x) => x.id));
     }
     assert.equal(api, lib);
+    // the service's engine (micro-batched; queries embedded on a worker thread; one MatMul per batch) answers
+    // concurrent queries with the same rankings and scores (to float32 summation order)
+    const batched = await loadSearchEngine(corpus, { semantic: 'use-lite', alpha: 0.3, sample: true, queryBatching: {} });
+    try {
+      const got = await Promise.all(QUERIES.map((q) => search(batched, q, { k: 10 })));
+      const one = await Promise.all(QUERIES.map((q) => search(engine, q, { k: 10 })));
+      assert.equal(got.map((r) => r.results.map((x) => x.id)), lib);
+      got.forEach((r, i) => r.results.forEach((x, j) => assert.ok(Math.abs(x.score - one[i].results[j].score) < 1e-5, `${QUERIES[i]} rank ${j + 1}`)));
+    } finally {
+      batched.dispose();
+    }
     // the corpus embeddings are cached now: the CLI processes only read them
     const cli = await Promise.all(QUERIES.map(async (q) => {
       const { stdout } = await run(process.execPath, [EO, 'search', q, '--json', '--k', '10', '--sample', '--retriever', 'best', '--semantic', 'use-lite', '--alpha', '0.3'], { maxBuffer: 1 << 24 });

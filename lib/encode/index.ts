@@ -9,3 +9,4 @@ export * from './microbatch';
 export * from './trainable-use';
 export * from './use-gradients';
 export * from './onnx';
+export * from './worker-encoder';

@@ -3,7 +3,7 @@ import { createMicroBatcher, type MicroBatcherOptions, type MicroBatchStats } fr
 import { createLru } from '../util/lru';
 import type { SentenceEncoder } from './types';
 
-/** Options of `microBatchingEncoder`: the batching (`maxBatch` default 16, `maxWaitMs` default 5) and the LRU. */
+/** Options of `microBatchingEncoder`: the batching (`maxBatch` default 16, `maxWaitMs` default 0: no wait when idle) and the LRU. */
 export interface MicroBatchOptions extends MicroBatcherOptions {
   /** Query embeddings kept in an LRU (by exact text). Default 1000 (2 MB at 512 dimensions); 0 keeps none. */
   cacheEntries?: number;
@@ -16,8 +16,8 @@ export interface MicroBatchingEncoder extends SentenceEncoder {
 
 /**
  * A SentenceEncoder that shares the wrapped encoder's calls between concurrent callers: N concurrent
- * `embed([q])` calls become one `embed([q1..qN])` (at most `maxBatch` texts, after at most `maxWaitMs` of waiting
- * when the encoder is idle), and recent query embeddings are kept in an LRU. Calls of `maxBatch` texts or more
+ * `embed([q])` calls become one `embed([q1..qN])` (at most `maxBatch` texts; sent at once when the encoder is idle,
+ * or after at most `maxWaitMs` if one is set), and recent query embeddings are kept in an LRU. Calls of `maxBatch` texts or more
  * (corpus embedding) go straight to the wrapped encoder (not through the LRU), one at a time with the batches. The
  * vectors are those of the wrapped encoder (each a fresh copy; same `id`, `dim`, `spec`). `dispose` disposes the
  * wrapped encoder.

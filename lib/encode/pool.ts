@@ -11,7 +11,8 @@ export interface EmbedJob {
   texts: string[];
 }
 
-function startWorker(spec: EncoderSpec): Worker {
+/** A worker thread running `embed-worker` with its own encoder built from `spec` (compiled or TypeScript sources). */
+export function startEmbedWorker(spec: EncoderSpec): Worker {
   const base = path.join(__dirname, 'embed-worker');
   const workerData = { spec, __eoEmbedWorker: true };
   if (fs.existsSync(base + '.js')) return new Worker(base + '.js', { workerData });
@@ -58,7 +59,7 @@ export function runEmbedPool(
       if (job) w.postMessage({ type: 'embed', chunk: job.chunk, texts: job.texts } satisfies ToWorker);
     };
     for (let i = 0; i < count; i++) {
-      const w = startWorker(spec);
+      const w = startEmbedWorker(spec);
       workers.push(w);
       w.on('message', (msg: FromWorker) => {
         if (finished) return;

@@ -40,9 +40,13 @@ export function parseEncoderName(name: string, source = 'encoder'): EncoderSpec 
  * notebook, the CLI and the service load their encoder through this, so one setting switches all of them.
  */
 export async function loadEncoder(name?: string): Promise<SentenceEncoder> {
+  return createEncoder(chosenEncoderSpec(name));
+}
+
+/** The spec of the encoder `loadEncoder(name)` builds: `name`, else $EO_ENCODER, else USE-lite (nothing is loaded). */
+export function chosenEncoderSpec(name?: string): EncoderSpec {
   const fromEnv = process.env[ENCODER_ENV];
-  const spec = name !== undefined
+  return name !== undefined
     ? parseEncoderName(name, '--encoder')
-    : fromEnv !== undefined && fromEnv.trim() !== '' ? parseEncoderName(fromEnv, `$${ENCODER_ENV}`) : ({ kind: 'use-lite' } as const);
-  return createEncoder(spec);
+    : fromEnv !== undefined && fromEnv.trim() !== '' ? parseEncoderName(fromEnv, `$${ENCODER_ENV}`) : { kind: 'use-lite' };
 }

@@ -6,3 +6,4 @@ export * from './scorers';
 export * from './nnssc';
 export * from './nnssc-onnx';
 export * from './microbatch';
+export * from './dense-onnx';

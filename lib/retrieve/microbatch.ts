@@ -3,8 +3,8 @@ import type { CorpusScorer } from './scorers';
 
 /**
  * A CorpusScorer whose one-query calls (a service: `scoreBatch([q])` per request) are gathered into one
- * `scoreBatch([q1..qN])` of the wrapped scorer (≤ `maxBatch` queries, default 16; a lone query waits ≤ `maxWaitMs`,
- * default 5), so a semantic scorer embeds and scores concurrent queries together (NN-SSC's layers then run as
+ * `scoreBatch([q1..qN])` of the wrapped scorer (≤ `maxBatch` queries, default 16; a query arriving while the scorer
+ * is idle goes at once, `maxWaitMs` default 0, and those arriving while it is busy go together when it is free), so a semantic scorer embeds and scores concurrent queries together (NN-SSC's layers then run as
  * matrix–matrix products). Calls of several queries (evaluation) go straight through, one at a time with the batches.
  * Same id, label and fingerprint: the scores are the wrapped scorer's.
  */

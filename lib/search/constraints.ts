@@ -54,16 +54,44 @@ function isoMs(s: string | null | undefined): number {
   return Number.isFinite(t) ? t : NaN;
 }
 
+/** The asked period in ms, [start, end of the end day]; throws on dates that cannot be read. */
+function periodMs(period: NonNullable<QueryConstraints['period']>): [number, number] {
+  const qs = isoMs(period.start);
+  const qe = isoMs(period.end) + DAY_MS - 1; // the asked end day is inclusive
+  if (!Number.isFinite(qs) || !Number.isFinite(qe)) throw new EoError('INVALID_ARGUMENT', `period ${period.start}..${period.end} is not a pair of ISO dates`);
+  return [qs, qe];
+}
+
+/** A dataset's [start, end] in ms (end Infinity: ongoing; NaN: unreadable). */
+function extentMs(d: Pick<DatasetRecord, 'temporalStart' | 'temporalEnd'>): [number, number] {
+  return [isoMs(d.temporalStart), d.temporalEnd ? isoMs(d.temporalEnd) : Infinity];
+}
+
+function coverageMs(ds: number, de: number, [qs, qe]: [number, number]): Coverage {
+  if (Number.isNaN(ds) || Number.isNaN(de)) return 'unknown';
+  return ds <= qe && de >= qs ? 'covers' : 'outside';
+}
+
 /** Temporal coverage by CMR semantics: the dataset's [start, end] intersects the asked period (ends inclusive). */
 export function temporalCoverage(d: Pick<DatasetRecord, 'temporalStart' | 'temporalEnd'>, period: QueryConstraints['period']): Coverage {
   if (!period) return 'unconstrained';
-  const qs = isoMs(period.start);
-  const qe = isoMs(period.end) + DAY_MS - 1; // the asked end day is inclusive
-  const ds = isoMs(d.temporalStart);
-  const de = d.temporalEnd ? isoMs(d.temporalEnd) : Infinity; // no end: ongoing
-  if (!Number.isFinite(qs) || !Number.isFinite(qe)) throw new EoError('INVALID_ARGUMENT', `period ${period.start}..${period.end} is not a pair of ISO dates`);
-  if (Number.isNaN(ds) || Number.isNaN(de)) return 'unknown';
-  return ds <= qe && de >= qs ? 'covers' : 'outside';
+  const [ds, de] = extentMs(d);
+  return coverageMs(ds, de, periodMs(period));
+}
+
+/**
+ * Every dataset's temporal extent in ms, parsed once per datasets array (a service applies the rule to the whole
+ * corpus on every request: parsing 2 × 10k dates each time cost more than the scoring).
+ */
+const extentsByCorpus = new WeakMap<readonly object[], Float64Array>();
+function corpusExtentsMs(datasets: readonly Pick<DatasetRecord, 'temporalStart' | 'temporalEnd'>[]): Float64Array {
+  let ms = extentsByCorpus.get(datasets);
+  if (!ms || ms.length !== 2 * datasets.length) {
+    ms = new Float64Array(2 * datasets.length);
+    datasets.forEach((d, i) => ms!.set(extentMs(d), 2 * i));
+    extentsByCorpus.set(datasets, ms);
+  }
+  return ms;
 }
 
 /** Longitude intervals of a box, split at the antimeridian when west > east. */
@@ -132,10 +160,11 @@ export function applyConstraints(
   const out = new Float32Array(scores);
   const effects = new Map<number, ConstraintEffect>();
   if (r.mode === 'off' || !hasConstraints(constraints)) return { scores: out, effects };
-  const period = r.temporal ? constraints.period : null;
+  const period = r.temporal && constraints.period ? periodMs(constraints.period) : null;
   const places = r.spatial ? constraints.places : [];
+  const extents = period ? corpusExtentsMs(datasets) : null;
   for (let i = 0; i < datasets.length; i++) {
-    const temporal = temporalCoverage(datasets[i], period);
+    const temporal = period ? coverageMs(extents![2 * i], extents![2 * i + 1], period) : 'unconstrained';
     const spatial = spatialCoverage(datasets[i], places);
     const violations = (temporal === 'outside' ? 1 : 0) + (spatial === 'outside' ? 1 : 0);
     if (violations === 0) continue;

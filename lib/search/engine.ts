@@ -8,8 +8,9 @@ import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
 import { embedCorpusCached } from '../encode/cache';
 import type { SentenceEncoder } from '../encode/types';
-import { loadEncoder } from '../encode/registry';
+import { chosenEncoderSpec, loadEncoder } from '../encode/registry';
 import { microBatchingEncoder, type MicroBatchOptions } from '../encode/microbatch';
+import { workerEncoder } from '../encode/worker-encoder';
 import { EoError } from '../errors';
 import { RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
@@ -88,6 +89,15 @@ export interface LoadSearchEngineOptions {
    * embeddings, `cacheEntries`). Default false: each query embeds and scores alone.
    */
   queryBatching?: MicroBatchOptions | false;
+  /**
+   * With `queryBatching`: embed the queries on a worker thread (`workerEncoder`), so the event loop keeps parsing,
+   * BM25-scoring and fusing on the other core. Default true. Without a shared `encoder` the worker holds the only
+   * copy of the model; with one, the worker rebuilds it from its `spec` (a second copy; skipped without a spec).
+   * false embeds on the event loop.
+   */
+  queryEncoderWorker?: boolean;
+  /** Kernel of the cosine scorer (`denseScorer`'s `kernel`): `auto` (default: onnxruntime MatMul, else JS), `onnx`, `js`. */
+  cosineKernel?: 'auto' | 'onnx' | 'js';
   /** NN-SSC scoring threads. Default 1 (one query at a time). */
   threads?: number;
   /** Progress and decision lines (embedding the corpus the first time, α computed and stored). Default: none. */
@@ -113,24 +123,41 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   let semanticNote = '';
   if (typeof choice === 'object') semantic = choice;
   else if (choice !== 'none') {
-    const encoder = opts.encoder ?? (owned = await loadEncoder());
+    // a service (batching on a worker thread) with no shared encoder holds the encoder only in the worker: one copy
+    // of the model in memory; the worker also embeds the corpus when its cache is missing
+    const workerOnly = !opts.encoder && !!opts.queryBatching && opts.queryEncoderWorker !== false;
+    const encoder = opts.encoder ?? (owned = workerOnly ? await workerEncoder(chosenEncoderSpec()) : await loadEncoder());
     const matrix = await embedCorpusCached({
       encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
       onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),
     });
     // batched scorer in front (below); the encoder adds the LRU of query embeddings without a second wait
-    const queryEncoder = opts.queryBatching ? microBatchingEncoder(encoder, { ...opts.queryBatching, maxWaitMs: 0, maxBatch: (opts.queryBatching.maxBatch ?? 16) + 1 }) : encoder;
+    let queryEncoder = encoder;
+    if (opts.queryBatching) {
+      let embedder = encoder;
+      if (!workerOnly && opts.queryEncoderWorker !== false && encoder.spec) {
+        const worker = await workerEncoder(encoder.spec, { expectId: encoder.id });
+        disposers.push(() => worker.dispose());
+        embedder = worker;
+      }
+      queryEncoder = microBatchingEncoder(embedder, { ...opts.queryBatching, maxWaitMs: 0, maxBatch: (opts.queryBatching.maxBatch ?? 16) + 1 });
+    }
     if (choice === 'best' || choice === 'nnssc') {
       const nn = loadNnsscScorer(corpus, queryEncoder, matrix, { dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true, bench: onDisk.bench });
       if (nn.scorer) {
         semantic = nn.scorer;
         disposers.push(() => nn.scorer!.dispose());
       } else if (choice === 'nnssc') {
+        disposers.forEach((d) => d());
         owned?.dispose();
         throw new EoError('DATA_NOT_FOUND', nn.note);
       } else semanticNote = `; NN-SSC not used: ${nn.note}`;
     }
-    semantic ??= denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true });
+    if (!semantic) {
+      const dense = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: opts.cosineKernel });
+      disposers.push(() => dense.dispose());
+      semantic = dense;
+    }
   }
   if (semantic && opts.queryBatching) semantic = microBatchingScorer(semantic, opts.queryBatching);
   if (owned) disposers.push(() => owned!.dispose());

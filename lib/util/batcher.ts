@@ -6,8 +6,10 @@ export interface MicroBatcherOptions {
   maxBatch?: number;
   /**
    * Longest wait, in ms, for more items to join a batch while the batch function is idle: a lone item is sent after
-   * at most this long. While it is busy, items wait for it (no extra wait) and go together when it is free. 0 sends
-   * at the next timer turn (still gathering items submitted in the same turn). Default 5.
+   * at most this long. While it is busy, items wait for it (no extra wait) and go together when it is free. 0
+   * (default) sends at once when idle: at the end of the current event-loop turn (`setImmediate`), so requests that
+   * arrived in the same turn still share the call, and low load pays no wait bound; batches form by themselves
+   * under load, while the function is busy.
    */
   maxWaitMs?: number;
   /** Timer functions (tests pass a manual clock). Default the global setTimeout/clearTimeout. */
@@ -47,10 +49,17 @@ interface Waiter<T, R> {
  */
 export function createMicroBatcher<T, R>(run: (items: T[]) => Promise<R[]>, opts: MicroBatcherOptions = {}): MicroBatcher<T, R> {
   const maxBatch = opts.maxBatch ?? 16;
-  const maxWaitMs = opts.maxWaitMs ?? 5;
+  const maxWaitMs = opts.maxWaitMs ?? 0;
   if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new EoError('INVALID_ARGUMENT', `micro-batching: maxBatch must be an integer ≥ 1, got ${maxBatch}`);
   if (!(maxWaitMs >= 0)) throw new EoError('INVALID_ARGUMENT', `micro-batching: maxWaitMs must be ≥ 0, got ${maxWaitMs}`);
-  const timers = opts.timers ?? { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) };
+  // no wait bound: the end of this event-loop turn (setImmediate), not a ≥ 1 ms timer
+  const timers = opts.timers ?? {
+    setTimeout: (fn: () => void, ms: number) => (ms === 0 ? { immediate: setImmediate(fn) } : setTimeout(fn, ms)),
+    clearTimeout: (h: unknown) => {
+      if (h && typeof h === 'object' && 'immediate' in h) clearImmediate((h as { immediate: NodeJS.Immediate }).immediate);
+      else clearTimeout(h as NodeJS.Timeout);
+    },
+  };
   const stats: MicroBatchStats = { calls: 0, items: 0, largestBatch: 0 };
   let pending: Waiter<T, R>[] = [];
   const bulk: (() => void)[] = [];
