@@ -187,6 +187,11 @@ test('denseScorer: every kernel gives today\'s per-query cosine for a batch of t
   const encoder = { id: 'toy', dim, async embed(texts: string[]) { return texts.map(vec); }, dispose() {} };
   const matrix = l2NormalizeRows(Float32Array.from({ length: 50 * dim }, () => rng() - 0.5), dim);
   const texts = ['sea ice', 'ocean colour', 'aerosol optical depth', 'soil moisture', 'snow cover'];
+  // the default kernel is the per-query reference itself: published run files reproduce bit for bit
+  const exact = denseScorer(encoder, matrix, { noCache: true });
+  const exactScores = await exact.scoreBatch(texts);
+  texts.forEach((t, i) => assert.equal(Array.from(exactScores[i]), Array.from(denseScores(matrix, dim, vec(t))), `exact ${t}`));
+  exact.dispose();
   for (const kernel of ['js', 'onnx', 'auto'] as const) {
     const s = denseScorer(encoder, matrix, { noCache: true, kernel });
     const got = await s.scoreBatch(texts);

@@ -4,7 +4,7 @@ import type { EmbedProgress, SentenceEncoder } from '../encode/types';
 import type { Run } from '../metrics/types';
 import { bm25Scores, type Bm25Index } from './bm25';
 import { EoError } from '../errors';
-import { denseScoresBatch } from './dense';
+import { denseScores, denseScoresBatch } from './dense';
 import { DenseOnnxIndex } from './dense-onnx';
 import { topKHits } from './topk';
 
@@ -52,11 +52,13 @@ export interface DenseScorerOptions {
   /** Skip the query cache. Default false. */
   noCache?: boolean;
   /**
-   * Kernel of the cosine: `onnx` (one onnxruntime-node MatMul per batch of queries, `DenseOnnxIndex`), `js`
-   * (`denseScoresBatch`), or `auto` (default): onnx when onnxruntime-node loads, else js. Chosen by
-   * `bench/cosine-batch.cjs` (the MatMul is ~8× the JS kernel for one query, ~90× for a batch of 16).
+   * Kernel of the cosine: `exact` (default: `denseScores` per query, the summation order every published run file
+   * was made with, so tables reproduce bit for bit), `onnx` (one onnxruntime-node MatMul per batch of queries,
+   * `DenseOnnxIndex`), `js` (`denseScoresBatch`, blocked), or `auto`: onnx when onnxruntime-node loads, else js.
+   * The batched kernels differ from `exact` only by float32 summation order (< 1e-5) and are what a service wants:
+   * `bench/cosine-batch.cjs` measures the MatMul at ~8× the JS kernel for one query, ~90× for a batch of 16.
    */
-  kernel?: 'auto' | 'onnx' | 'js';
+  kernel?: 'exact' | 'auto' | 'onnx' | 'js';
 }
 
 /** Queries per cosine kernel call in a large batch (bounds the N×Q product to ~40 MB on 10k datasets). */
@@ -74,10 +76,15 @@ export interface DenseScorer extends CorpusScorer {
  */
 export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts: DenseScorerOptions = {}): DenseScorer {
   const dim = encoder.dim;
-  const kernel = opts.kernel ?? 'auto';
+  const kernel = opts.kernel ?? 'exact';
   let onnx: Promise<DenseOnnxIndex | null> | null = null;
   let disposed = false;
   const cosine = async (q: Float32Array): Promise<Float32Array[]> => {
+    if (kernel === 'exact') {
+      const out: Float32Array[] = [];
+      for (let o = 0; o < q.length; o += dim) out.push(denseScores(matrix, dim, q.subarray(o, o + dim)));
+      return out;
+    }
     if (kernel !== 'js') {
       onnx ??= DenseOnnxIndex.create(matrix, dim);
       const index = await onnx;

@@ -96,8 +96,11 @@ export interface LoadSearchEngineOptions {
    * false embeds on the event loop.
    */
   queryEncoderWorker?: boolean;
-  /** Kernel of the cosine scorer (`denseScorer`'s `kernel`): `auto` (default: onnxruntime MatMul, else JS), `onnx`, `js`. */
-  cosineKernel?: 'auto' | 'onnx' | 'js';
+  /**
+   * Kernel of the cosine scorer (`denseScorer`'s `kernel`). Default: `auto` (onnxruntime MatMul per micro-batch,
+   * else blocked JS) with `queryBatching` (a service), `exact` (per-query, the notebooks' summation order) without.
+   */
+  cosineKernel?: 'exact' | 'auto' | 'onnx' | 'js';
   /** NN-SSC scoring threads. Default 1 (one query at a time). */
   threads?: number;
   /** Progress and decision lines (embedding the corpus the first time, α computed and stored). Default: none. */
@@ -154,7 +157,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
       } else semanticNote = `; NN-SSC not used: ${nn.note}`;
     }
     if (!semantic) {
-      const dense = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: opts.cosineKernel });
+      const dense = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: opts.cosineKernel ?? (opts.queryBatching ? 'auto' : 'exact') });
       disposers.push(() => dense.dispose());
       semantic = dense;
     }
