@@ -8,6 +8,7 @@ import { evaluateRun, summarize } from '../metrics/metrics';
 import { METRIC_NAMES, type MetricName, type MetricRow, type PerQueryMetrics } from '../metrics/types';
 import { fuseSplitAtAlpha, type HybridStudy, type SplitScores } from '../search/study';
 import { scatterFigure, withLegendLayout } from './figures';
+import { f3, finiteOrNull as num, signed } from './numbers';
 import { metricsVerdict, pairedVerdict, sampleNote } from './lesson';
 import { checkRatioClaim, type PaperRatioClaim } from './paper-table2';
 import type { Table2, Table2System } from './table2';
@@ -22,7 +23,6 @@ export interface TrainingCost {
 
 /** Training cost from a checkpoint manifest's loosely typed fields (metrics.trainableParams, metrics.wallSeconds). */
 export function trainingCost(manifest: { backend: string; config: Record<string, unknown>; metrics?: Record<string, unknown> | null }): TrainingCost {
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   const m = manifest.metrics ?? {};
   return { trainableParams: num(m.trainableParams) ?? num(manifest.config.trainableParams), trainingSeconds: num(m.wallSeconds), backend: manifest.backend };
 }
@@ -258,8 +258,6 @@ export function scoreGeometryFigure(opts: {
   return fig;
 }
 
-const f3 = (x: number) => x.toFixed(3);
-const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 
 /** What the per-query gains show: per comparison, queries better / worse / tied and the mean ΔAP. Markdown. */
 export function gainsVerdict(gains: readonly PerQueryGain[]): string {

@@ -7,6 +7,7 @@ import { METRIC_NAMES, type MetricName, type MetricRow } from '../metrics/types'
 import type { FinetuneTrainingSummary, NnsscTrainingSummary } from '../train/artefacts';
 import type { TryItResult } from '../train/try-it';
 import { sourceLines } from './frame';
+import { f3, finiteOrNull as num, pText, signed } from './numbers';
 import type { TableSource } from './types';
 
 /** One paired comparison as `pairedRows` writes it (metric, both means, mean diff, CI, p). */
@@ -18,11 +19,6 @@ export interface PairedRowLike {
   p?: unknown;
   n?: unknown;
 }
-
-const f3 = (x: number) => x.toFixed(3);
-const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const pText = (p: number) => (p < 1e-3 ? p.toExponential(0) : p.toFixed(3));
 
 /**
  * Where the numbers come from, as one sentence: the 200-dataset sample (a teaching run: small, noisy, orderings

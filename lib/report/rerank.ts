@@ -14,6 +14,7 @@ import type { Backbone } from '../rerank/backbone';
 import type { RerankOutcome, RerankRowExtra, RerankTable } from '../rerank/report';
 import { rerankSystemRuns } from '../rerank/views';
 import { barFigure, scatterFigure } from './figures';
+import { f3, signed } from './numbers';
 import type { Figure } from './types';
 import { PAPER_AGENTIC_COST_RATIO, PAPER_RERANK_ROWS, paperRerankRow, type PaperRerankRow } from './paper-llm';
 import { winsLossesTies } from '../metrics/paired';
@@ -109,8 +110,6 @@ export function judgeAgreementRows(c: JudgeVsCitation): Record<string, unknown>[
   return c.perQuery.map((q) => ({ query: q.queryId, [`best by ${c.citationMetric}`]: q.citationBest.join(' | '), [`best by ${c.judgeMetric}`]: q.judgeBest.join(' | '), agree: q.agree ? 'yes' : 'no' }));
 }
 
-const f3 = (x: number) => x.toFixed(3);
-const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 
 /** One sentence on a paired gain: the mean difference, its CI and whether the CI excludes 0. */
 export function gainSentence(metric: string, g: { 'mean diff (A−B)': number; 'CI95 low': number; 'CI95 high': number; p: number } | undefined): string {

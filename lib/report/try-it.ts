@@ -3,8 +3,7 @@
  * here: a tried metric row against the reported one, metric by metric, and whether the knob is back at the default.
  */
 import { METRIC_NAMES, type MetricName, type MetricRow } from '../metrics/types';
-
-const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
+import { signed } from './numbers';
 
 /** The settings as `k1 = 0.9, b = 0.4`. */
 export function knobText(settings: Readonly<Record<string, unknown>>): string {

@@ -70,9 +70,9 @@ export interface DenseScorer extends CorpusScorer {
 }
 
 /**
- * Cosine of the query embedding with every (L2-normalised) dataset embedding. All queries of one `scoreBatch`
- * call are scored by one matrix product over the corpus matrix (a micro-batch of a service costs one GEMM);
- * the scores equal `denseScores` per query up to float32 summation order (< 1e-5).
+ * Cosine of the query embedding with every (L2-normalised) dataset embedding. With the default `exact` kernel each
+ * query is `denseScores`; with a batched kernel all queries of one `scoreBatch` call are one matrix product over
+ * the corpus matrix (a micro-batch of a service costs one GEMM), equal to `denseScores` up to summation order (< 1e-5).
  */
 export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts: DenseScorerOptions = {}): DenseScorer {
   const dim = encoder.dim;
