@@ -132,7 +132,9 @@ function runNotebook(opts) {
   // A fresh run: no stale results, notebook or status from an earlier run.
   for (const f of [output, statusFile, path.join(reportsDir, 'results.json')]) fs.rmSync(f, { force: true });
 
-  const env = driverEnv({ EO_REPORTS_DIR: reportsDir, EO_NOTEBOOK: name, ...(opts.sample ? { EO_SAMPLE: '1' } : {}), ...(opts.env ?? {}) });
+  // Side by side, progress lines every 30 s instead of 5 s, so that two notebooks' lines stay readable.
+  const quieter = opts.prefix && process.env.EO_PROGRESS_MS === undefined ? { EO_PROGRESS_MS: '30000' } : {};
+  const env = driverEnv({ EO_REPORTS_DIR: reportsDir, EO_NOTEBOOK: name, ...(opts.sample ? { EO_SAMPLE: '1' } : {}), ...quieter, ...(opts.env ?? {}) });
   const args = [
     DRIVER, file,
     '--output', output,
@@ -184,14 +186,24 @@ function runNotebook(opts) {
   });
 }
 
-/** Copy a stream to `out` line by line, each line (and each carriage-return progress update) starting with `prefix`. */
-function prefixLines(stream, out, prefix) {
+/**
+ * Copy a stream to `out` line by line, each line starting with `prefix`. Progress updates (lines ending in a
+ * carriage return, redrawn in place on a terminal) become ordinary lines, at most one per `progressEveryMs`.
+ */
+function prefixLines(stream, out, prefix, progressEveryMs = 30000) {
   let rest = '';
+  let lastProgress = 0;
   stream.setEncoding('utf8');
   stream.on('data', (chunk) => {
     const parts = (rest + chunk).split(/(?<=[\n\r])/);
     rest = /[\n\r]$/.test(parts[parts.length - 1]) ? '' : parts.pop();
-    for (const p of parts) out.write(`${prefix}${p.replace(/\r$/, '\n')}`);
+    for (const p of parts) {
+      if (p.endsWith('\r')) {
+        if (Date.now() - lastProgress < progressEveryMs || p.trim() === '') continue;
+        lastProgress = Date.now();
+      }
+      out.write(`${prefix}${p.replace(/\r$/, '\n')}`);
+    }
   });
   stream.on('end', () => {
     if (rest) out.write(`${prefix}${rest}\n`);
