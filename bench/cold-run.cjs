@@ -13,6 +13,8 @@
 // than wall time; the projections assume 2 idle cores. Two schedules are projected: notebooks one after the other
 // (`npm start -- --jobs 1`) and the default (`--jobs 2`: 04's NN-SSC training beside 03).
 //   node bench/cold-run.cjs [--texts 48] [--steps 3] [--nnssc-epochs 47] [--reports /work/run-full/reports] [--json]
+//                           [--embed-cpu-per-text X]   (project with this embedding cost instead of the measured one,
+//                                                       e.g. another runtime's, measured separately)
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -25,6 +27,11 @@ const ftSteps = Number(opt('--steps', 3));
 const nnsscEpochs = Number(opt('--nnssc-epochs', 47));
 const reportsRoot = opt('--reports', path.join(__dirname, '..', 'reports'));
 const asJson = args.includes('--json');
+const embedOverride = args.includes('--embed-cpu-per-text') ? Number(opt('--embed-cpu-per-text')) : null;
+if (embedOverride !== null && !(embedOverride > 0)) {
+  console.error('--embed-cpu-per-text must be a positive number of CPU seconds');
+  process.exit(2);
+}
 const CORES = 2;
 
 const cpu = () => {
@@ -42,6 +49,7 @@ async function embedStage(eo, corpus) {
   const enc = await eo.loadUseLite({ backend: 'wasm' });
   const m = await eo.loadUseLiteModel();
   const lens = texts.map((t) => eo.useLiteTokens(m, t).length);
+  const allLens = all.map((t) => eo.useLiteTokens(m, t).length);
   m.model.dispose();
   let c = cpu();
   const plain = await enc.embed(texts);
@@ -57,9 +65,6 @@ async function embedStage(eo, corpus) {
   });
   // Padded tokens of the whole corpus in batches of 32 within 256-text chunks (what embedCorpusCached does), as is
   // and sorted by length within each chunk.
-  const m2 = await eo.loadUseLiteModel();
-  const allLens = all.map((t) => eo.useLiteTokens(m2, t).length);
-  m2.model.dispose();
   let real = 0;
   let padded = 0;
   let sortedPadded = 0;
@@ -166,7 +171,7 @@ function previousRun(root) {
   const nn = await nnsscStage(eo, corpus);
   const prev = previousRun(reportsRoot);
 
-  const embedCpu = embed.cpuPerText * embed.corpusTexts;
+  const embedCpu = (embedOverride ?? embed.cpuPerText) * embed.corpusTexts;
   const ftCpu = ft.cpuPerStep * ft.fullSteps;
   const nnCpu = nn.cpuPerEpoch * nn.fullEpochs;
   // Everything else, from the previous run: notebook CPU minus its big cells (03 cells 3–4, 04 cell 4), where those
@@ -189,7 +194,7 @@ function previousRun(root) {
   const parallel = embedCpu / CORES + window + other;
 
   const rows = [
-    ['corpus embedding, base (00/02)', embedCpu, embedCpu / CORES, `${embed.corpusTexts} texts × ${embed.cpuPerText.toFixed(3)} CPU-s (slice of ${embed.texts}), 2 workers`],
+    ['corpus embedding, base (00/02)', embedCpu, embedCpu / CORES, `${embed.corpusTexts} texts × ${(embedOverride ?? embed.cpuPerText).toFixed(3)} CPU-s (${embedOverride !== null ? `given; measured ${embed.cpuPerText.toFixed(3)}` : `slice of ${embed.texts}`}), 2 workers`],
     ['fine-tuning (03)', ftCpu, ftCpu, `${ft.fullSteps} steps × ${ft.cpuPerStep.toFixed(2)} CPU-s (batch ${ft.batchSize}, scope ${ft.scope}), 1 thread`],
     ['corpus embedding, fine-tuned (03)', embedCpu, embedCpu / CORES, 'same graph and texts as the base embedding, 2 workers'],
     ['NN-SSC training (04)', nnCpu, nnCpu, `${nn.fullEpochs} epochs × ${nn.cpuPerEpoch.toFixed(1)} CPU-s (train + full-corpus validation), 1 thread`],
