@@ -19,6 +19,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { finetuneBenchExamples } = require('./lib/common.cjs');
 
 const args = process.argv.slice(2);
 const opt = (name, def) => (args.includes(name) ? args[args.indexOf(name) + 1] : def);
@@ -84,24 +85,8 @@ async function embedStage(eo, corpus) {
 }
 
 async function finetuneStage(eo, corpus) {
-  const rng = eo.mulberry32(42);
-  const linked = new Map();
-  for (const l of corpus.links) {
-    const i = corpus.indexById.get(l.datasetId);
-    if (i === undefined) continue;
-    if (!linked.has(l.publicationId)) linked.set(l.publicationId, []);
-    linked.get(l.publicationId).push(i);
-  }
-  const text = (i) => eo.datasetEncoderText(corpus.datasets[i]);
   const cfg = eo.CPU_FINETUNE_CONFIG;
-  const examples = [];
-  for (const p of corpus.publications) {
-    const pos = linked.get(p.id) || [];
-    if (pos.length === 0) continue;
-    const negs = eo.sampleRandomNegatives(cfg.hardNegatives, corpus.datasets.length, new Set(pos), rng);
-    examples.push({ query: p.title, positive: text(pos[0]), positiveKey: pos[0], negatives: negs.map(text), negativeKeys: negs, queryPositiveKeys: pos });
-    if (examples.length >= cfg.batchSize * (ftSteps + 1) * 2) break;
-  }
+  const examples = finetuneBenchExamples(eo, corpus, cfg.batchSize * (ftSteps + 1) * 2, cfg.hardNegatives);
   const marks = [];
   const c0 = cpu();
   const res = await eo.finetuneUseLite({
