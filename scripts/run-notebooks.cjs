@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm start`: execute every notebooks/NN-*.ipynb in order, headless, with the project's tslab kernel.
+// `npm start`: execute every notebooks/NN-*.ipynb in order, headless, with the project's tslab kernel; with --jobs 2
+// (the default on 2+ cores) 03 runs beside 02 and 04 beside 03 (NOTEBOOK_NEEDS below), their lines prefixed.
 //
 //   npm start -- [--only 00-tour[,01-x]] [--sample] [--jobs 2] [--timeout 3600] [--keep-going] [--no-build] [--reports DIR] [--no-site] [--list]
 //
@@ -150,8 +151,7 @@ function runNotebook(opts) {
     logFile = path.join(reportsDir, 'run.log');
     const fd = fs.openSync(logFile, 'w');
     stdio = ['ignore', fd, fd];
-  }
-  else if (opts.prefix) stdio = ['ignore', 'pipe', 'pipe'];
+  } else if (opts.prefix) stdio = ['ignore', 'pipe', 'pipe'];
   const t0 = Date.now();
   const git = gitInfo();
   return new Promise((resolve) => {
