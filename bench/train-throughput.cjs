@@ -8,6 +8,7 @@
 'use strict';
 const os = require('node:os');
 const { spawnSync } = require('node:child_process');
+const { finetuneBenchExamples } = require('./lib/common.cjs');
 
 const args = process.argv.slice(2);
 const opt = (name, def) => (args.includes(name) ? args[args.indexOf(name) + 1] : def);
@@ -20,25 +21,8 @@ async function child(backend) {
   const eo = require('../dist/lib');
   await eo.initTfBackend({ backend });
   const corpus = eo.loadSnapshot({ sample });
-  // Real texts: the first publications' titles as queries, one linked dataset each as positive, seeded random datasets
-  // as negatives (the step's cost depends on the token counts, not on how negatives were chosen).
-  const rng = eo.mulberry32(42);
-  const linked = new Map();
-  for (const l of corpus.links) {
-    const i = corpus.indexById.get(l.datasetId);
-    if (i === undefined) continue;
-    if (!linked.has(l.publicationId)) linked.set(l.publicationId, []);
-    linked.get(l.publicationId).push(i);
-  }
-  const text = (i) => eo.datasetEncoderText(corpus.datasets[i]);
-  const examples = [];
-  for (const p of corpus.publications) {
-    const pos = linked.get(p.id) || [];
-    if (pos.length === 0) continue;
-    const negs = eo.sampleRandomNegatives(5, corpus.datasets.length, new Set(pos), rng);
-    examples.push({ query: p.title, positive: text(pos[0]), positiveKey: pos[0], negatives: negs.map(text), negativeKeys: negs, queryPositiveKeys: pos });
-    if (examples.length >= batch * steps * 2) break;
-  }
+  // Real texts (bench/lib/common.cjs): publication titles, one linked dataset each, seeded random negatives.
+  const examples = finetuneBenchExamples(eo, corpus, batch * steps * 2);
   if (examples.length < batch * steps) throw new Error(`only ${examples.length} examples`);
   const res = await eo.finetuneUseLite({
     examples,

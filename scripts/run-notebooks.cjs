@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm start`: execute every notebooks/NN-*.ipynb in order, headless, with the project's tslab kernel.
+// `npm start`: execute every notebooks/NN-*.ipynb in order, headless, with the project's tslab kernel; with --jobs 2
+// (the default on 2+ cores) 03 runs beside 02 and 04 beside 03 (NOTEBOOK_NEEDS below), their lines prefixed.
 //
-//   npm start -- [--only 00-tour[,01-x]] [--sample] [--timeout 3600] [--keep-going] [--no-build] [--reports DIR] [--no-site] [--list]
+//   npm start -- [--only 00-tour[,01-x]] [--sample] [--jobs 2] [--timeout 3600] [--keep-going] [--no-build] [--reports DIR] [--no-site] [--list]
 //
 // Each notebook runs through scripts/nbrun.py (Debian /usr/bin/python3 + nbclient) with cwd notebooks/,
 // JUPYTER_PATH=<repo>/.jupyter, EO_REPORTS_DIR=<reports>/<name>, EO_NOTEBOOK=<name> (and EO_SAMPLE=1 with --sample);
@@ -12,6 +13,7 @@
 // notebook fails.
 'use strict';
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 const { ensureSystem, kernelEnv, PYTHON, KERNEL_NAME } = require('./ensure-system.cjs');
@@ -42,6 +44,39 @@ function selectNotebooks(all, only) {
     for (const h of hits) if (!picked.includes(h)) picked.push(h);
   }
   return all.filter((n) => picked.includes(n));
+}
+
+/**
+ * Notebooks that may start before every earlier notebook has finished: name → the earlier notebooks whose artefacts
+ * it reads. Every other notebook waits for all notebooks before it. Why: fine-tuning (03) and NN-SSC training (04)
+ * each keep one tfjs-wasm thread busy for many minutes, and neither reads anything of 02 or of each other: both need
+ * only the benchmark (01) and the base corpus embeddings (first written by 00-tour). With 2 jobs, 03 starts beside
+ * 02 and 04 as soon as 02 ends, beside 03; 05 waits for both. Results do not depend on the order: every stage is
+ * seeded, and the shared caches are written atomically under a lock that a second writer waits for
+ * (lib/encode/cache.ts).
+ */
+const NOTEBOOK_NEEDS = {
+  '03-encoder-finetune': ['00-tour', '01-benchmark'],
+  '04-nnssc': ['00-tour', '01-benchmark'],
+};
+
+/** Names of the notebooks among `chosen` (ordered) that `name` waits for: NOTEBOOK_NEEDS, else all earlier ones. */
+function notebookNeeds(chosen, name, needs = NOTEBOOK_NEEDS) {
+  const earlier = chosen.slice(0, chosen.findIndex((n) => n.name === name)).map((n) => n.name);
+  const declared = needs[name];
+  return declared ? earlier.filter((n) => declared.includes(n)) : earlier;
+}
+
+/**
+ * Index of the next notebook of `chosen` to start, or -1: notebooks start in order, at most `jobs` at a time, each
+ * once all it needs have finished (`finished`: names done, ok or not; `started`: names started, finished or not).
+ */
+function nextNotebook(chosen, started, finished, jobs, needs = NOTEBOOK_NEEDS) {
+  const running = [...started].filter((n) => !finished.has(n)).length;
+  if (running >= jobs) return -1;
+  const i = chosen.findIndex((n) => !started.has(n.name));
+  if (i < 0) return -1;
+  return notebookNeeds(chosen, chosen[i].name, needs).every((n) => finished.has(n)) ? i : -1;
 }
 
 /** The repository's commit and whether tracked files differ from it (null outside git or without git). */
@@ -85,7 +120,8 @@ function driverEnv(extra) {
  *
  * Options: file (the .ipynb), name (default: its stem), reportsDir (default <repo>/reports/<name>),
  * sample (sets EO_SAMPLE=1), timeout (per-cell seconds, default 3600), cwd (default notebooks/),
- * quiet (write output to <reportsDir>/run.log instead of the console), env (extra variables).
+ * quiet (write output to <reportsDir>/run.log instead of the console), prefix (start every console line with it: set
+ * when notebooks run side by side), env (extra variables).
  */
 function runNotebook(opts) {
   const file = path.resolve(opts.file);
@@ -97,7 +133,9 @@ function runNotebook(opts) {
   // A fresh run: no stale results, notebook or status from an earlier run.
   for (const f of [output, statusFile, path.join(reportsDir, 'results.json')]) fs.rmSync(f, { force: true });
 
-  const env = driverEnv({ EO_REPORTS_DIR: reportsDir, EO_NOTEBOOK: name, ...(opts.sample ? { EO_SAMPLE: '1' } : {}), ...(opts.env ?? {}) });
+  // Side by side, progress lines every 30 s instead of 5 s, so that two notebooks' lines stay readable.
+  const quieter = opts.prefix && process.env.EO_PROGRESS_MS === undefined ? { EO_PROGRESS_MS: '30000' } : {};
+  const env = driverEnv({ EO_REPORTS_DIR: reportsDir, EO_NOTEBOOK: name, ...(opts.sample ? { EO_SAMPLE: '1' } : {}), ...quieter, ...(opts.env ?? {}) });
   const args = [
     DRIVER, file,
     '--output', output,
@@ -113,12 +151,16 @@ function runNotebook(opts) {
     logFile = path.join(reportsDir, 'run.log');
     const fd = fs.openSync(logFile, 'w');
     stdio = ['ignore', fd, fd];
-  }
+  } else if (opts.prefix) stdio = ['ignore', 'pipe', 'pipe'];
   const t0 = Date.now();
   const git = gitInfo();
   return new Promise((resolve) => {
     const child = spawn(PYTHON, args, { cwd: ROOT, env, stdio });
     if (opts.quiet) fs.closeSync(stdio[1]);
+    else if (opts.prefix) {
+      prefixLines(child.stdout, process.stdout, opts.prefix);
+      prefixLines(child.stderr, process.stderr, opts.prefix);
+    }
     const finish = (exitCode, spawnError) => {
       let status = null;
       try {
@@ -141,6 +183,30 @@ function runNotebook(opts) {
     };
     child.on('error', (e) => finish(-1, e));
     child.on('close', (code, signal) => finish(code ?? (signal ? 128 : -1)));
+  });
+}
+
+/**
+ * Copy a stream to `out` line by line, each line starting with `prefix`. Progress updates (lines ending in a
+ * carriage return, redrawn in place on a terminal) become ordinary lines, at most one per `progressEveryMs`.
+ */
+function prefixLines(stream, out, prefix, progressEveryMs = 30000) {
+  let rest = '';
+  let lastProgress = 0;
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk) => {
+    const parts = (rest + chunk).split(/(?<=[\n\r])/);
+    rest = /[\n\r]$/.test(parts[parts.length - 1]) ? '' : parts.pop();
+    for (const p of parts) {
+      if (p.endsWith('\r')) {
+        if (Date.now() - lastProgress < progressEveryMs || p.trim() === '') continue;
+        lastProgress = Date.now();
+      }
+      out.write(`${prefix}${p.replace(/\r$/, '\n')}`);
+    }
+  });
+  stream.on('end', () => {
+    if (rest) out.write(`${prefix}${rest}\n`);
   });
 }
 
@@ -223,7 +289,7 @@ function buildSite(reportsRoot) {
 }
 
 function parseArgs(argv) {
-  const o = { only: [], sample: false, timeout: 3600, keepGoing: false, build: true, reports: path.join(ROOT, 'reports'), list: false, quiet: false, site: true };
+  const o = { only: [], sample: false, jobs: DEFAULT_JOBS, timeout: 3600, keepGoing: false, build: true, reports: path.join(ROOT, 'reports'), list: false, quiet: false, site: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -234,6 +300,7 @@ function parseArgs(argv) {
     if (a === '--only' || a.startsWith('--only=')) o.only.push(...val().split(',').filter(Boolean));
     else if (a === '--sample') o.sample = true;
     else if (a === '--timeout' || a.startsWith('--timeout=')) o.timeout = Number(val());
+    else if (a === '--jobs' || a.startsWith('--jobs=')) o.jobs = Number(val());
     else if (a === '--keep-going') o.keepGoing = true;
     else if (a === '--no-build') o.build = false;
     else if (a === '--reports' || a.startsWith('--reports=')) o.reports = path.resolve(val());
@@ -245,18 +312,59 @@ function parseArgs(argv) {
     else throw new Error(`unknown option ${a}`);
   }
   if (!Number.isFinite(o.timeout) || o.timeout <= 0) throw new Error('--timeout must be a positive number of seconds');
+  if (!Number.isInteger(o.jobs) || o.jobs < 1) throw new Error('--jobs must be a positive integer');
   return o;
 }
 
-const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--timeout SECONDS] [--keep-going] [--no-build] [--reports DIR] [--quiet] [--list]
+/** Notebooks run at once by default: 2 (fine-tuning and NN-SSC training each use one core), 1 on a 1-core machine. */
+const DEFAULT_JOBS = Math.min(2, typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
+
+const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--jobs N] [--timeout SECONDS] [--keep-going] [--no-build] [--reports DIR] [--quiet] [--list]
   --only NAME    run only these notebooks (00-tour, 00-tour.ipynb or the 00 prefix; repeatable)
   --sample       EO_SAMPLE=1: notebooks load the 200-dataset sample snapshot
+  --jobs N       notebooks run side by side where NOTEBOOK_NEEDS allows (default ${DEFAULT_JOBS}: 03 beside 02, then 04 beside 03;
+                 1 = strictly one after the other); their console lines start with [name]
   --timeout S    per-cell timeout in seconds (default 3600)
   --keep-going   run the remaining notebooks after a failure (default: stop)
   --no-build     skip \`tsc -p .\` before running
   --reports DIR  reports root (default <repo>/reports)
   --quiet        write cell output to <reports>/<name>/run.log instead of the console
   --no-site      do not write the report site (<reports>/index.html and <reports>/<name>/<name>.html via nbconvert)`;
+
+/**
+ * Run `chosen` in order, up to `o.jobs` at a time where NOTEBOOK_NEEDS allows; after a failure start nothing more
+ * (unless `o.keepGoing`) but let running notebooks finish. Resolves to the results in completion order.
+ */
+function runScheduled(chosen, o) {
+  const started = new Set();
+  const finished = new Set();
+  const results = [];
+  let stop = false;
+  return new Promise((resolve) => {
+    const pump = () => {
+      for (;;) {
+        const i = stop ? -1 : nextNotebook(chosen, started, finished, o.jobs);
+        if (i < 0) break;
+        const nb = chosen[i];
+        started.add(nb.name);
+        const side = o.jobs > 1 && !o.quiet;
+        console.log(`\n[run-notebooks] ==== ${nb.name}${o.sample ? ' (sample)' : ''} ====${started.size - finished.size > 1 ? ' (beside ' + [...started].filter((n) => !finished.has(n) && n !== nb.name).join(', ') + ')' : ''}`);
+        void runNotebook({
+          file: nb.file, name: nb.name, reportsDir: path.join(o.reports, nb.name), sample: o.sample, timeout: o.timeout, quiet: o.quiet,
+          prefix: side ? `[${nb.name}] ` : undefined,
+        }).then((r) => {
+          results.push(r);
+          finished.add(nb.name);
+          console.log(r.ok ? `[run-notebooks] ${nb.name} ok in ${fmtSeconds(r.seconds)} -> ${path.relative(ROOT, r.output)}` : `[run-notebooks] ${failureLine(r)}`);
+          if (!r.ok && !o.keepGoing) stop = true;
+          pump();
+        });
+      }
+      if (finished.size === started.size && (stop || started.size === chosen.length)) resolve(results);
+    };
+    pump();
+  });
+}
 
 async function main(argv = process.argv.slice(2)) {
   let o;
@@ -307,16 +415,10 @@ async function main(argv = process.argv.slice(2)) {
     console.log(`[run-notebooks] built dist/ in ${fmtSeconds((Date.now() - t) / 1000)}`);
   }
 
-  const results = [];
   const t0 = Date.now();
-  for (const nb of chosen) {
-    console.log(`\n[run-notebooks] ==== ${nb.name}${o.sample ? ' (sample)' : ''} ====`);
-    const r = await runNotebook({ file: nb.file, name: nb.name, reportsDir: path.join(o.reports, nb.name), sample: o.sample, timeout: o.timeout, quiet: o.quiet });
-    results.push(r);
-    console.log(r.ok ? `[run-notebooks] ${nb.name} ok in ${fmtSeconds(r.seconds)} -> ${path.relative(ROOT, r.output)}` : `[run-notebooks] ${failureLine(r)}`);
-    if (!r.ok && !o.keepGoing) break;
-  }
-  const skipped = chosen.slice(results.length).map((n) => n.name);
+  const results = await runScheduled(chosen, o);
+  results.sort((a, b) => chosen.findIndex((n) => n.name === a.name) - chosen.findIndex((n) => n.name === b.name));
+  const skipped = chosen.filter((n) => !results.some((r) => r.name === n.name)).map((n) => n.name);
 
   console.log('\n[run-notebooks] ==== summary ====');
   console.log(
@@ -348,7 +450,7 @@ async function main(argv = process.argv.slice(2)) {
   return 0;
 }
 
-module.exports = { runNotebook, listNotebooks, selectNotebooks, metricsSummary, failureLine, buildSite, gitInfo, main, ROOT, NOTEBOOKS_DIR };
+module.exports = { runNotebook, listNotebooks, selectNotebooks, notebookNeeds, nextNotebook, NOTEBOOK_NEEDS, metricsSummary, failureLine, buildSite, gitInfo, main, ROOT, NOTEBOOKS_DIR };
 
 if (require.main === module) {
   main().then(

@@ -41,4 +41,30 @@ function nnsscAdamStep(eo, vars, batch, optimizer) {
   return loss;
 }
 
-module.exports = { benchArgs, cachedUseLiteCorpus, nnsscAdamStep };
+/**
+ * Fine-tuning examples from real texts for step-cost benchmarks: publication titles as queries, one linked dataset
+ * each as positive, `negatives` seeded random datasets as negatives (a step's cost depends on the token counts, not
+ * on how negatives were chosen). Stops at `count` examples.
+ */
+function finetuneBenchExamples(eo, corpus, count, negatives = 5, seed = 42) {
+  const rng = eo.mulberry32(seed);
+  const linked = new Map();
+  for (const l of corpus.links) {
+    const i = corpus.indexById.get(l.datasetId);
+    if (i === undefined) continue;
+    if (!linked.has(l.publicationId)) linked.set(l.publicationId, []);
+    linked.get(l.publicationId).push(i);
+  }
+  const text = (i) => eo.datasetEncoderText(corpus.datasets[i]);
+  const examples = [];
+  for (const p of corpus.publications) {
+    const pos = linked.get(p.id) || [];
+    if (pos.length === 0) continue;
+    const negs = eo.sampleRandomNegatives(negatives, corpus.datasets.length, new Set(pos), rng);
+    examples.push({ query: p.title, positive: text(pos[0]), positiveKey: pos[0], negatives: negs.map(text), negativeKeys: negs, queryPositiveKeys: pos });
+    if (examples.length >= count) break;
+  }
+  return examples;
+}
+
+module.exports = { finetuneBenchExamples, benchArgs, cachedUseLiteCorpus, nnsscAdamStep };
