@@ -1,5 +1,13 @@
 import type { RouterLlmClient } from '../router/types';
 
+/**
+ * `eo serve`'s NN-SSC scoring: two-stage over the union of the top M of BM25 and cosine. Exact NN-SSC (~1.3 GFLOP
+ * per query) caps the hybrid service near 35–57 queries/s on 2 cores; M = 200 scores ~2–4% of the corpus. Chosen by
+ * bench/serve-load.cjs (cost) and bench/hybrid-two-stage.cjs (the hybrid's quality vs exact, paired CIs);
+ * `eo serve --nnssc-top-m exact` restores exact scoring.
+ */
+export const SERVICE_NNSSC_TWO_STAGE = { topM: 200 } as const;
+
 /** Options of `createSearchServer`. Every field has a default. */
 export interface SearchServerOptions {
   /** Longest accepted query, in characters. Default 500. */
