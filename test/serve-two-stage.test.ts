@@ -12,6 +12,8 @@ import {
   createSearchServer, loadEncoder, loadSearchEngine, loadSnapshot, repoRoot, saveCheckpoint, search, type SearchResponse,
 } from '../lib';
 import { nnsscTensors, NNSSC_KIND } from '../lib/retrieve/nnssc';
+import { encoderRunsOffEventLoop } from '../lib/search/engine';
+import type { EncoderSpec } from '../lib/encode/types';
 import { randomModel } from './nnssc-fixtures';
 
 const run = promisify(execFile);
@@ -76,6 +78,14 @@ test('two-stage NN-SSC: library and service rank the same ids; candidates keep t
     encoder.dispose();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the query encoder runs on a worker only when it computes on the event loop (tfjs), not on onnxruntime', () => {
+  assert.is(encoderRunsOffEventLoop({ kind: 'use-lite' }), false);
+  assert.is(encoderRunsOffEventLoop(undefined), false);
+  assert.is(encoderRunsOffEventLoop({ kind: 'onnx', options: { folder: 'x' } }), true);
+  // the USE-lite onnxruntime option of createEncoder (another branch adds it to UseLiteOptions)
+  assert.is(encoderRunsOffEventLoop({ kind: 'use-lite', options: { runtime: 'onnx' } } as unknown as EncoderSpec), true);
 });
 
 test('eo search --nnssc-top-m: a bad value fails with a clear message', async () => {

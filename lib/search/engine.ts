@@ -21,6 +21,13 @@ import { describeFusionRecord, fusionAlpha, fusionRecordFile, fusionRecordKey, r
 import { loadNnsscScorer, type LoadNnsscOptions } from './nnssc';
 import type { EngineFusion, SearchEngine } from './types';
 
+/** Whether an encoder's inference runs on onnxruntime-node's native threads (so off the event loop by itself). */
+export function encoderRunsOffEventLoop(spec: EncoderSpec | undefined): boolean {
+  if (!spec) return false;
+  if (spec.kind === 'onnx') return true;
+  return (spec.options as { runtime?: string } | undefined)?.runtime === 'onnx';
+}
+
 /** Label of an engine from its parts. */
 function engineLabel(lexical: CorpusScorer | null, semantic: CorpusScorer | null, fusion: EngineFusion): string {
   if (!semantic) return lexical!.label;
@@ -93,7 +100,9 @@ export interface LoadSearchEngineOptions {
    * With `queryBatching`: embed the queries on a worker thread (`workerEncoder`), so the event loop keeps parsing,
    * BM25-scoring and fusing on the other core. Default true. Without a shared `encoder` the worker holds the only
    * copy of the model; with one, the worker rebuilds it from its `spec` (a second copy; skipped without a spec).
-   * false embeds on the event loop.
+   * false embeds on the event loop. Default: true for encoders that compute in JavaScript/wasm (USE-lite on tfjs), false
+   * for those onnxruntime-node runs (`kind: 'onnx'`, or `options.runtime: 'onnx'`): their inference already runs on
+   * native threads off the event loop, and a worker would only hold a second runtime (~150 MB measured for tfjs).
    */
   queryEncoderWorker?: boolean;
   /**
@@ -108,7 +117,7 @@ export interface LoadSearchEngineOptions {
    * encoder (the query is embedded once); every other dataset gets the lowest candidate logit, so after min-max
    * fusion it adds nothing. Its label says `two-stage, M=…` and it has its own fusion records (its own α). Default
    * `false`: exact full-corpus scoring, what every published run file and table uses. Exact NN-SSC costs ~1.3 GFLOP
-   * per query (≤ ~57 queries/s on 2 cores), M = 200 about a fifth of that; `bench/hybrid-two-stage.cjs` measures the
+   * per query (≤ ~57 queries/s on 2 cores), M = 500 scores ≤ 1,000 rows (~10% of the corpus); `bench/hybrid-two-stage.cjs` measures the
    * hybrid's quality exact vs two-stage with paired CIs, `bench/serve-load.cjs --two-stage M` the service's cost.
    */
   nnsscTwoStage?: { topM: number } | false;
@@ -143,8 +152,9 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   else if (choice !== 'none') {
     // a service (batching on a worker thread) with no shared encoder holds the encoder only in the worker: one copy
     // of the model in memory; the worker also embeds the corpus when its cache is missing
-    const workerOnly = !opts.encoder && !!opts.queryBatching && opts.queryEncoderWorker !== false;
-    const spec = opts.encoderSpec ?? chosenEncoderSpec();
+    const spec = opts.encoderSpec ?? opts.encoder?.spec ?? chosenEncoderSpec();
+    const useWorker = opts.queryEncoderWorker ?? !encoderRunsOffEventLoop(spec);
+    const workerOnly = !opts.encoder && !!opts.queryBatching && useWorker;
     const encoder = opts.encoder ?? (owned = workerOnly ? await workerEncoder(spec) : await createEncoder(spec));
     const matrix = await embedCorpusCached({
       encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
@@ -154,7 +164,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
     let queryEncoder = encoder;
     if (opts.queryBatching) {
       let embedder = encoder;
-      if (!workerOnly && opts.queryEncoderWorker !== false && encoder.spec) {
+      if (!workerOnly && useWorker && encoder.spec) {
         const worker = await workerEncoder(encoder.spec, { expectId: encoder.id });
         disposers.push(() => worker.dispose());
         embedder = worker;
