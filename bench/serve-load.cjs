@@ -13,6 +13,13 @@
 // the answer cache does not make the numbers trivial; the cached-repeat case (16 connections cycling over 50 queries
 // already asked) is reported on its own row.
 //   node bench/serve-load.cjs [--sample] [--levels 1,4,16,64] [--seconds 8] [--modes old,new] [--semantic best|use-lite|none] [--alpha A]
+//                             [--two-stage M|exact] [--encoder-spec JSON]
+// --two-stage: the new mode's NN-SSC scoring (default: the service's, SERVICE_NNSSC_TWO_STAGE; old is always exact).
+// --encoder-spec: the new mode's query encoder (an EncoderSpec of createEncoder, e.g. '{"kind":"use-lite","options":{"runtime":"onnx"}}');
+//   default: the service's ($EO_ENCODER, else USE-lite on tfjs).
+// Each row also prints where the time went: the mean of the server's Server-Timing stages (admission wait, parse,
+// route, bm25, queue for the micro-batch, embed incl. the worker hop, cosine / nnssc / firstStage, fuse, constraints,
+// explain, json) over the searched answers, and the mean micro-batch size.
 // --alpha: a fixed convex α (the cost is that of a stored α; use it where no fusion record exists, which would fuse by RRF).
 // Overload (new mode, after the levels; --overload 0 skips it): far more connections than the admission bounds
 // hold (default 512 for 10 s): counts of 200 / 503 / other answers, whether every 503 carried Retry-After, the
@@ -35,6 +42,8 @@ const seconds = Math.min(60, Number(opt('seconds', '8')));
 const semantic = opt('semantic', 'best');
 const modes = opt('modes', 'old,new').split(',');
 const alpha = opt('alpha', undefined) === undefined ? undefined : Number(opt('alpha'));
+const twoStageArg = opt('two-stage', undefined);
+const encoderSpec = opt('encoder-spec', undefined) === undefined ? undefined : JSON.parse(opt('encoder-spec'));
 const soak = args.includes('--soak');
 // --soak SECONDS, or --soak alone with --soak-minutes (default 10)
 const soakSeconds = /^\d+$/.test(opt('soak', '')) ? Number(opt('soak')) : Number(opt('soak-minutes', '10')) * 60;
@@ -50,7 +59,12 @@ if (process.env.EO_SERVE_LOAD_CHILD) {
   (async () => {
     const corpus = eo.loadSnapshot({ sample });
     // old: per-request embedding on the event loop and the per-query JS cosine (today's path before batching)
-    const pipeline = await eo.loadSearchEngine(corpus, { semantic, sample, alpha, queryBatching: mode === 'new' ? {} : false, cosineKernel: mode === 'new' ? 'auto' : 'js' });
+    const serviceTwoStage = twoStageArg === undefined ? eo.SERVICE_NNSSC_TWO_STAGE : twoStageArg === 'exact' ? false : { topM: Number(twoStageArg) };
+    const pipeline = await eo.loadSearchEngine(corpus, {
+      semantic, sample, alpha, queryBatching: mode === 'new' ? {} : false, cosineKernel: mode === 'new' ? 'auto' : 'js',
+      nnsscTwoStage: mode === 'new' ? serviceTwoStage : false, ...(mode === 'new' && encoderSpec ? { encoderSpec } : {}),
+      log: (l) => (l.startsWith('embedding') ? null : console.log(`[${mode} child] ${l}`)),
+    });
     // the rate limiter stays on (its cost is measured) with a budget the benchmark cannot reach
     const app = await eo.createSearchServer(pipeline, mode === 'new'
       ? { rateLimitMax: 1e9 }
@@ -117,11 +131,41 @@ function querySource(list, cycle) {
   return s;
 }
 
-function load(url, connections, duration, src, extra = {}) {
+/** Accumulates the server's `Server-Timing` stages (ms) over the answers of one load: mean per searched answer. */
+function stageProfile() {
+  const sum = {};
+  const p = { searched: 0, hits: 0, batchSum: 0, batches: 0, sum,
+    add(headers) {
+      const h = headers?.['server-timing'] ?? headers?.['Server-Timing'];
+      if (!h) return;
+      if (String(h).includes('cache;desc=hit')) { p.hits++; return; }
+      p.searched++;
+      for (const part of String(h).split(',')) {
+        const [name, ...params] = part.trim().split(';');
+        for (const x of params) {
+          const [k, v] = x.split('=');
+          if (k === 'dur') sum[name] = (sum[name] ?? 0) + Number(v);
+          else if (k === 'desc' && name === 'batch') { p.batchSum += Number(v); p.batches++; }
+        }
+      }
+    },
+    mean() {
+      const out = {};
+      for (const [k, v] of Object.entries(sum)) out[k] = Number((v / Math.max(1, p.searched)).toFixed(2));
+      return { searched: p.searched, cacheHits: p.hits, meanBatch: p.batches ? Number((p.batchSum / p.batches).toFixed(2)) : null, stagesMs: out };
+    },
+  };
+  return p;
+}
+
+function load(url, connections, duration, src, extra = {}, profile = null) {
   return new Promise((resolve, reject) => {
     const inst = autocannon({
       url, connections, duration, pipelining: 1, timeout: 20, ...extra,
-      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/search?k=10&q=${encodeURIComponent(src.next())}` }) }],
+      requests: [{
+        method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/search?k=10&q=${encodeURIComponent(src.next())}` }),
+        ...(profile ? { onResponse: (_status, _body, _ctx, headers) => profile.add(headers) } : {}),
+      }],
     }, (err, res) => (err ? reject(err) : resolve(res)));
     autocannon.track(inst, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false });
   });
@@ -142,6 +186,12 @@ async function settle(url) {
 }
 
 const MB = (b) => Number((b / 1048576).toFixed(1));
+
+/** One line: mean ms per stage (Server-Timing) of the searched answers, and the mean micro-batch size. */
+function describeProfile(p) {
+  const parts = Object.entries(p.stagesMs).map(([k, v]) => `${k} ${v}`);
+  return `stages (mean ms over ${p.searched} searched answers${p.cacheHits ? `, ${p.cacheHits} cache hits` : ''}): ${parts.join(', ')}${p.meanBatch !== null ? `; mean batch ${p.meanBatch}` : ''}`;
+}
 
 const children = new Set();
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
@@ -190,10 +240,12 @@ async function comparison(queries) {
   for (const c of levels) for (const mode of modes) {
     const srv = srvs[mode];
     await settle(srv.url);
-    const r = await load(srv.url, c, seconds, srcs[mode]);
-    rows.push(row(mode, c, r, srv.rssNow()));
+    const prof = stageProfile();
+    const r = await load(srv.url, c, seconds, srcs[mode], {}, prof);
+    rows.push({ ...row(mode, c, r, srv.rssNow()), profile: prof.mean() });
     const x = rows[rows.length - 1];
     console.log(`[${mode}] ${c} connections: ${x.reqPerSec.toFixed(1)} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms, errors ${x.errors}, RSS ${x.rssMB} MB`);
+    console.log(`[${mode}]   ${describeProfile(x.profile)}`);
   }
   for (const mode of modes) {
     const srv = srvs[mode];

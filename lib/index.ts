@@ -175,7 +175,7 @@ export {
 
 // ── Service: HTTP server and web page over lib/search
 export {
-  checkK, checkQuery, createSearchServer, escapeHtml, type SearchServerOptions,
+  checkK, checkQuery, createSearchServer, escapeHtml, SERVICE_NNSSC_TWO_STAGE, type SearchServerOptions,
 } from './serve';
 
 // ── Reports: tables, figures, results files

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `eo` command. Thin: parses flags and calls the same library functions the notebooks call.
- *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--sample] [--data DIR]
+ *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--sample] [--data DIR]
  *   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations cites,...] [--out DIR] [--sample]
  *   eo eval --run FILE --qrels FILE [--depth 100] [--json]
  *   eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json]
@@ -28,11 +28,11 @@ import { searchBatch } from '../search/batch';
 import { loadSearchEngine } from '../search/engine';
 import { search } from '../search/search';
 import type { SearchEngine } from '../search/types';
-import { fusionFlag, LLM_USAGE, SERVE_USAGE } from './usage';
+import { fusionFlag, LLM_USAGE, nnsscTopMFlag, SERVE_USAGE } from './usage';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 
 const USAGE = `usage:
-  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--sample] [--data DIR]
+  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--sample] [--data DIR]
   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
   eo eval --run FILE --qrels FILE [--depth 100] [--json]
   eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json] [--sample] [--data DIR]
@@ -56,9 +56,10 @@ function intFlag(v: string | undefined, name: string, def: number): number {
  * The search engine of a retriever name: `best` (BM25 + the best semantic scorer, fused with the stored α), `bm25`,
  * `cosine` (USE-lite alone) or `nnssc` (NN-SSC alone).
  */
-async function engineFor(name: string, corpus: Corpus, values: { sample?: boolean; fusion?: string; alpha?: string; semantic?: string }): Promise<SearchEngine> {
+async function engineFor(name: string, corpus: Corpus, values: { sample?: boolean; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string }): Promise<SearchEngine> {
   const log = (l: string) => process.stderr.write(l.startsWith('embedding') ? `\r${l}` : `${l}\n`);
-  const common = { sample: !!values.sample, fusion: fusionFlag(values.fusion, USAGE), log };
+  // exact NN-SSC unless asked: the published runs; `eo serve` defaults to two-stage (SERVICE_NNSSC_TWO_STAGE)
+  const common = { sample: !!values.sample, fusion: fusionFlag(values.fusion, USAGE), nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], USAGE, false), log };
   const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
   if (alpha !== undefined && !(alpha >= 0 && alpha <= 1)) fail(`--alpha must be a number in [0, 1] (got "${values.alpha}")`);
   const semantic = values.semantic ?? 'best';
@@ -120,7 +121,7 @@ async function main(rawArgv: string[]): Promise<void> {
       data: { type: 'string' }, seed: { type: 'string' }, 'test-fraction': { type: 'string' }, subset: { type: 'string' },
       relations: { type: 'string' }, out: { type: 'string' }, run: { type: 'string' }, qrels: { type: 'string' },
       depth: { type: 'string' }, system: { type: 'string' }, split: { type: 'string' }, bench: { type: 'string' },
-      fusion: { type: 'string' }, alpha: { type: 'string' }, semantic: { type: 'string' },
+      fusion: { type: 'string' }, alpha: { type: 'string' }, semantic: { type: 'string' }, 'nnssc-top-m': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

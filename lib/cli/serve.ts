@@ -1,7 +1,10 @@
 /**
  * `eo serve`: the search service (JSON API + web page) on the offline snapshot.
  *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none]
- *            [--fusion analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--no-batch] [--log]
+ *            [--fusion analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID]
+ *            [--nnssc-top-m M|exact] [--no-batch] [--log]
+ * --nnssc-top-m: NN-SSC scores only the union of the top M of BM25 and cosine (default SERVICE_NNSSC_TWO_STAGE, chosen
+ * by bench/serve-load.cjs and bench/hybrid-two-stage.cjs); `exact` scores every dataset (as `eo search` does by default).
  * --no-batch: embed each query alone and keep no answer cache (the pre-batching path, for comparison).
  * --llm-router: let an LLM (a model id of lib/llm/models.json, configured from the environment like every LLM call,
  * and recorded) choose the tools; default: the rule router.
@@ -14,7 +17,8 @@ import { EoError } from '../errors';
 import { loadSearchEngine } from '../search/engine';
 import { createSearchServer } from '../serve/server';
 import { createLlmClientFromEnv } from '../llm/client';
-import { fusionFlag, SERVE_USAGE } from './usage';
+import { fusionFlag, nnsscTopMFlag, SERVE_USAGE } from './usage';
+import { SERVICE_NNSSC_TWO_STAGE } from '../serve/types';
 
 export { SERVE_USAGE };
 
@@ -32,7 +36,7 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
     options: {
       port: { type: 'string' }, host: { type: 'string' }, sample: { type: 'boolean' }, data: { type: 'string' },
       semantic: { type: 'string' }, alpha: { type: 'string' }, fusion: { type: 'string' }, 'rate-limit': { type: 'string' }, 'max-query': { type: 'string' },
-      log: { type: 'boolean' }, 'llm-router': { type: 'string' }, 'no-batch': { type: 'boolean' },
+      log: { type: 'boolean' }, 'llm-router': { type: 'string' }, 'no-batch': { type: 'boolean' }, 'nnssc-top-m': { type: 'string' },
     },
   });
   const port = num(values.port, 'port', 8765, (n) => Number.isInteger(n) && n >= 0 && n < 65536);
@@ -46,8 +50,9 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
   let lastLine = 0;
   const engine = await loadSearchEngine(corpus, {
     semantic, fusion, sample: !!values.sample,
-    // concurrent requests share the encoder's calls (micro-batches, ≤ 5 ms wait) and an LRU of query embeddings
+    // concurrent requests share the encoder's calls (micro-batches, no wait when idle) and an LRU of query embeddings
     queryBatching: values['no-batch'] ? false : {},
+    nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], SERVE_USAGE, SERVICE_NNSSC_TWO_STAGE),
     alpha: values.alpha !== undefined ? num(values.alpha, 'alpha', 0, (n) => n >= 0 && n <= 1) : undefined,
     log: (line: string) => {
       // progress lines (embedding) are throttled; decisions (α computed and stored) always show

@@ -4,13 +4,25 @@ import { EoError } from '../errors';
  * Usage text of `eo serve`, apart from lib/cli/serve.ts so that `eo --help` and `eo search` print it without
  * loading the service (Fastify, LLM SDKs, the search pipeline): eo.ts imports ./serve only for `eo serve`.
  */
-export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none] [--fusion analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--no-batch] [--log]`;
+export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none] [--fusion analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--nnssc-top-m M|exact] [--no-batch] [--log]`;
 
 /** `--fusion` values of `eo search`, `eo eval` and `eo serve`. Default `analytic`. */
 export function fusionFlag(v: string | undefined, usage: string): 'analytic' | 'grid' | 'rrf' {
   const f = v ?? 'analytic';
   if (f !== 'analytic' && f !== 'grid' && f !== 'rrf') throw new EoError('INVALID_ARGUMENT', `--fusion must be analytic, grid or rrf\n${usage}`);
   return f;
+}
+
+/**
+ * `--nnssc-top-m M|exact` of `eo search`, `eo eval` and `eo serve`: two-stage NN-SSC over the union of the top M of
+ * BM25 and cosine (`loadSearchEngine`'s `nnsscTwoStage`), or `exact` (every dataset scored). `def`: the command's default.
+ */
+export function nnsscTopMFlag(v: string | undefined, usage: string, def: { topM: number } | false): { topM: number } | false {
+  if (v === undefined) return def;
+  if (v === 'exact') return false;
+  const m = Number(v);
+  if (!Number.isInteger(m) || m < 1) throw new EoError('INVALID_ARGUMENT', `--nnssc-top-m must be a positive integer or "exact" (got "${v}")\n${usage}`);
+  return { topM: m };
 }
 
 /** Usage text of `eo llm`, here so that `eo --help` prints it without loading the LLM SDKs. */

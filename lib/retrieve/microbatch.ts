@@ -1,5 +1,5 @@
 import { createMicroBatcher, type MicroBatcherOptions } from '../util/batcher';
-import type { CorpusScorer } from './scorers';
+import type { CorpusScorer, StageTimes } from './scorers';
 
 /**
  * A CorpusScorer whose one-query calls (a service: `scoreBatch([q])` per request) are gathered into one
@@ -7,16 +7,31 @@ import type { CorpusScorer } from './scorers';
  * is idle goes at once, `maxWaitMs` default 0, and those arriving while it is busy go together when it is free), so a semantic scorer embeds and scores concurrent queries together (NN-SSC's layers then run as
  * matrix–matrix products). Calls of several queries (evaluation) go straight through, one at a time with the batches.
  * Same id, label and fingerprint: the scores are the wrapped scorer's.
+ *
+ * Stages (`scoreBatch`'s `stages`): a one-query call gets its batch's stages (the whole batch's time per stage, as
+ * the query waited for all of it), `queue` (ms waited before its batch started) and `batch` (the batch's size, a
+ * count, not ms).
  */
 export function microBatchingScorer<S extends CorpusScorer>(scorer: S, opts: MicroBatcherOptions = {}): S {
-  const batcher = createMicroBatcher<string, Float32Array>((texts) => scorer.scoreBatch(texts), opts);
+  const batcher = createMicroBatcher<string, { scores: Float32Array; stages: StageTimes; started: number; size: number }>(async (texts) => {
+    const started = performance.now();
+    const stages: StageTimes = {};
+    const scores = await scorer.scoreBatch(texts, undefined, stages);
+    return scores.map((s) => ({ scores: s, stages, started, size: texts.length }));
+  }, opts);
   return {
     ...scorer,
-    async scoreBatch(texts, onProgress) {
-      if (texts.length !== 1) return batcher.exclusive(() => scorer.scoreBatch(texts, onProgress));
-      const s = await batcher.submit(texts[0]);
+    async scoreBatch(texts, onProgress, stages) {
+      if (texts.length !== 1) return batcher.exclusive(() => scorer.scoreBatch(texts, onProgress, stages));
+      const t0 = performance.now();
+      const r = await batcher.submit(texts[0]);
+      if (stages) {
+        for (const [k, v] of Object.entries(r.stages)) stages[k] = (stages[k] ?? 0) + v;
+        stages.queue = (stages.queue ?? 0) + Math.max(0, r.started - t0);
+        stages.batch = r.size;
+      }
       onProgress?.(1, 1);
-      return [s];
+      return [r.scores];
     },
   };
 }

@@ -89,20 +89,32 @@ export class NnsscOnnxIndex {
   readonly size: number;
   readonly backend = 'onnxruntime-cpu';
   private readonly ort: Ort;
-  private full: OrtSession | null;
-  private subset: OrtSession | null = null;
-  private subsetBytes: Uint8Array | null;
+  // Each session is opened on first use and holds its own copy of A (N×H1) plus its arena of N×H1 intermediates; a
+  // service scoring two-stage only never opens the full one (tens of MB less). `a` is dropped once both are open.
+  private full: Promise<OrtSession> | null = null;
+  private subset: Promise<OrtSession> | null = null;
+  private a: Float32Array | null;
+  private disposed = false;
   private readonly threads: number;
   private readonly queriesPerBatch: number;
 
-  private constructor(ort: Ort, model: NnsscModel, size: number, full: OrtSession, subsetBytes: Uint8Array, threads: number, queriesPerBatch: number) {
+  private constructor(ort: Ort, model: NnsscModel, size: number, a: Float32Array, threads: number, queriesPerBatch: number) {
     this.ort = ort;
     this.model = model;
     this.size = size;
-    this.full = full;
-    this.subsetBytes = subsetBytes;
+    this.a = a;
     this.threads = threads;
     this.queriesPerBatch = queriesPerBatch;
+  }
+
+  private open(subset: boolean): Promise<OrtSession> {
+    if (this.disposed || !this.a) throw new EoError('INVALID_ARGUMENT', 'NnsscOnnxIndex used after dispose()');
+    const bytes = encodeOnnxModel(nnsscScoringGraph(this.model, this.a, this.size, subset));
+    const s = this.ort.InferenceSession.create(bytes, { intraOpNumThreads: this.threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
+    if (subset) this.subset = s;
+    else this.full = s;
+    if (this.full && this.subset) this.a = null;
+    return s;
   }
 
   /** Whether onnxruntime-node can be loaded here. */
@@ -120,15 +132,12 @@ export class NnsscOnnxIndex {
     const n = corpusMatrix.length / D;
     const threads = Math.max(1, Math.floor(opts.intraOpThreads ?? 1));
     const a = await corpusProjection(ort, model, corpusMatrix, n, threads);
-    const sessionOpts = { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential' as const, graphOptimizationLevel: 'all' as const };
-    const full = await ort.InferenceSession.create(encodeOnnxModel(nnsscScoringGraph(model, a, n, false)), sessionOpts);
-    const subsetBytes = encodeOnnxModel(nnsscScoringGraph(model, a, n, true));
-    return new NnsscOnnxIndex(ort, model, n, full, subsetBytes, threads, Math.max(1, Math.floor(opts.queriesPerBatch ?? 1)));
+    return new NnsscOnnxIndex(ort, model, n, a, threads, Math.max(1, Math.floor(opts.queriesPerBatch ?? 1)));
   }
 
   /** Logits of every dataset for each query (rows of a Q×D matrix), aligned with the corpus. */
   async scoreVectors(queryVecs: Float32Array, opts: { onProgress?: (done: number, total: number) => void } = {}): Promise<Float32Array[]> {
-    if (!this.full) throw new EoError('INVALID_ARGUMENT', 'NnsscOnnxIndex used after dispose()');
+    const full = await (this.full ?? this.open(false));
     const D = this.model.dim;
     const nq = queryRowCount(queryVecs, D);
     const N = this.size;
@@ -136,7 +145,7 @@ export class NnsscOnnxIndex {
     for (let s = 0; s < nq; s += this.queriesPerBatch) {
       const b = Math.min(this.queriesPerBatch, nq - s);
       const q = new this.ort.Tensor('float32', queryVecs.slice(s * D, (s + b) * D), [b, D]);
-      const z = (await this.full.run({ q })).z.data as Float32Array;
+      const z = (await full.run({ q })).z.data as Float32Array;
       for (let r = 0; r < b; r++) out.push(z.slice(r * N, (r + 1) * N));
       opts.onProgress?.(s + b, nq);
     }
@@ -148,29 +157,25 @@ export class NnsscOnnxIndex {
    * scoring. Returns one logit per entry of `rows`, in that order.
    */
   async scoreRows(queryVec: Float32Array, rows: ArrayLike<number>): Promise<Float32Array> {
-    if (!this.full || !this.subsetBytes) throw new EoError('INVALID_ARGUMENT', 'NnsscOnnxIndex used after dispose()');
+    if (this.disposed) throw new EoError('INVALID_ARGUMENT', 'NnsscOnnxIndex used after dispose()');
     const D = this.model.dim;
     if (queryVec.length !== D) throw new EoError('INVALID_ARGUMENT', `query vector has ${queryVec.length} values, expected D=${D}`);
     if (rows.length === 0) return new Float32Array(0);
-    this.subset ??= await this.ort.InferenceSession.create(this.subsetBytes, {
-      intraOpNumThreads: this.threads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-    });
+    const subset = await (this.subset ?? this.open(true));
     const idx = new BigInt64Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i];
       if (!Number.isInteger(r) || r < 0 || r >= this.size) throw new EoError('INVALID_ARGUMENT', `row ${r} is outside the corpus (0..${this.size - 1})`);
       idx[i] = BigInt(r);
     }
-    const out = await this.subset.run({ q: new this.ort.Tensor('float32', queryVec.slice(), [1, D]), rows: new this.ort.Tensor('int64', idx, [rows.length]) });
+    const out = await subset.run({ q: new this.ort.Tensor('float32', queryVec.slice(), [1, D]), rows: new this.ort.Tensor('int64', idx, [rows.length]) });
     return (out.z.data as Float32Array).slice();
   }
 
   dispose(): void {
-    for (const s of [this.full, this.subset]) if (s) void s.release();
+    this.disposed = true;
+    for (const s of [this.full, this.subset]) if (s) void s.then((x) => x.release(), () => {});
     this.full = this.subset = null;
-    this.subsetBytes = null;
+    this.a = null;
   }
 }

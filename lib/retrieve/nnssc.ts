@@ -7,7 +7,7 @@ import { getTf, initTfBackend } from '../tensor/backend';
 import type { TfBackendName } from '../tensor/types';
 import { loadCheckpoint } from '../store/checkpoint';
 import type { Checkpoint } from '../store/types';
-import type { CorpusScorer } from './scorers';
+import { timeStage, type CorpusScorer } from './scorers';
 import { topK } from './topk';
 
 /**
@@ -326,10 +326,15 @@ export interface NnsscScorerOptions {
   /**
    * Two-stage scoring: score only the union of the top `topM` datasets of each first-stage scorer (e.g. BM25 and
    * cosine) with the MLP; every other dataset gets the lowest logit among the candidates. Default: off (exact
-   * full-corpus scoring). Faster but approximate; bench/nnssc-scoring.cjs measures its recall loss.
+   * full-corpus scoring). Faster but approximate; bench/nnssc-scoring.cjs measures its recall loss. A first-stage
+   * scorer with `scoreVectors` (a `denseScorer` over THIS scorer's encoder) is handed the query embeddings already
+   * computed instead of the texts, so the query is embedded once.
    */
-  twoStage?: { topM: number; firstStage: readonly CorpusScorer[] };
+  twoStage?: { topM: number; firstStage: readonly FirstStageScorer[] };
 }
+
+/** A first-stage scorer of two-stage NN-SSC: any CorpusScorer; with `scoreVectors`, one over the NN-SSC's own encoder. */
+export type FirstStageScorer = CorpusScorer & { scoreVectors?: (queryVecs: Float32Array) => Promise<Float32Array[]> };
 
 /** The kernels that run NN-SSC's full-corpus scoring. */
 export type NnsscEngine = 'onnx' | 'tfjs';
@@ -446,12 +451,16 @@ export function nnsscScorer(encoder: SentenceEncoder, corpusMatrix: Float32Array
   return {
     id: opts.id ?? 'nnssc',
     label: opts.label ?? `NN-SSC (${encoder.id})`,
-    fingerprint: `nnssc(${opts.output ?? 'logit'}):${encoder.id}:${nnsscWeightsHash(model)}`,
-    async scoreBatch(texts, onProgress) {
-      const q = await embedQueriesCached({ encoder, texts, cacheDir: opts.queryCacheDir, noCache: opts.noCache });
-      if (!opts.twoStage) return scoreVectors(q, onProgress);
-      const first = await Promise.all(opts.twoStage.firstStage.map((s) => s.scoreBatch(texts)));
-      const { scores } = await nnsscTwoStageScores(await getIndex(), q, model.dim, first, opts.twoStage.topM);
+    // two-stage scores are other numbers (non-candidates tie at the lowest logit): their own fusion records
+    fingerprint: `nnssc(${opts.output ?? 'logit'}):${encoder.id}:${nnsscWeightsHash(model)}` +
+      (opts.twoStage ? `:two-stage(M=${opts.twoStage.topM};${opts.twoStage.firstStage.map((f) => f.fingerprint ?? f.id).join('+')})` : ''),
+    async scoreBatch(texts, onProgress, stages) {
+      const q = await timeStage(stages, 'embed', () => embedQueriesCached({ encoder, texts, cacheDir: opts.queryCacheDir, noCache: opts.noCache }));
+      if (!opts.twoStage) return timeStage(stages, 'nnssc', () => scoreVectors(q, onProgress));
+      const two = opts.twoStage;
+      const first = await timeStage(stages, 'firstStage', () => Promise.all(two.firstStage.map((s) => (s.scoreVectors ? s.scoreVectors(q) : s.scoreBatch(texts)))));
+      const index = await getIndex();
+      const { scores } = await timeStage(stages, 'nnssc', () => nnsscTwoStageScores(index, q, model.dim, first, two.topM));
       onProgress?.(texts.length, texts.length);
       return post(scores);
     },

@@ -23,7 +23,26 @@ export interface CorpusScorer {
    * encoder never reuses them. Default: none (then `id` stands for it).
    */
   fingerprint?: string;
-  scoreBatch(texts: string[], onProgress?: EmbedProgress): Promise<Float32Array[]>;
+  /**
+   * One score vector per text. `stages` (optional): the scorer adds the milliseconds it spent per stage of this
+   * call (`embed`, `cosine`, `nnssc`, `firstStage`…) into it, for per-request profiles (the service's
+   * `Server-Timing`); scorers without stages leave it alone.
+   */
+  scoreBatch(texts: string[], onProgress?: EmbedProgress, stages?: StageTimes): Promise<Float32Array[]>;
+}
+
+/** Milliseconds per named stage of a call (added up when a stage runs more than once). */
+export type StageTimes = Record<string, number>;
+
+/** Add the time `fn` takes to `stages[name]` (when `stages` is given); returns `fn`'s value. */
+export async function timeStage<T>(stages: StageTimes | undefined, name: string, fn: () => Promise<T>): Promise<T> {
+  if (!stages) return fn();
+  const t0 = performance.now();
+  try {
+    return await fn();
+  } finally {
+    stages[name] = (stages[name] ?? 0) + performance.now() - t0;
+  }
 }
 
 export function bm25Scorer(bm25: Bm25Index, id = 'bm25', label = `BM25 (lunr, k1=${bm25.config.k1}, b=${bm25.config.b})`): CorpusScorer {
@@ -66,6 +85,8 @@ const COSINE_CHUNK = 256;
 
 /** A cosine scorer; `dispose` releases its onnxruntime session (if one was opened). */
 export interface DenseScorer extends CorpusScorer {
+  /** Cosines of already-embedded queries (Q×D, this scorer's encoder), with the scorer's kernel. */
+  scoreVectors(queryVecs: Float32Array): Promise<Float32Array[]>;
   dispose(): void;
 }
 
@@ -93,17 +114,23 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
     }
     return denseScoresBatch(matrix, dim, q);
   };
+  const scoreVectors = async (q: Float32Array): Promise<Float32Array[]> => {
+    if (disposed) throw new EoError('INVALID_ARGUMENT', 'denseScorer used after dispose()');
+    const n = q.length / dim;
+    const out: Float32Array[] = [];
+    for (let s = 0; s < n; s += COSINE_CHUNK) out.push(...(await cosine(q.subarray(s * dim, Math.min(n, s + COSINE_CHUNK) * dim))));
+    return out;
+  };
   return {
     id: opts.id ?? 'cosine',
     label: opts.label ?? `Cosine (${encoder.id})`,
     fingerprint: `cosine:${encoder.id}`,
-    async scoreBatch(texts, onProgress) {
+    async scoreBatch(texts, onProgress, stages) {
       if (disposed) throw new EoError('INVALID_ARGUMENT', 'denseScorer used after dispose()');
-      const q = await embedQueriesCached({ encoder, texts, cacheDir: opts.queryCacheDir, noCache: opts.noCache, onProgress });
-      const out: Float32Array[] = [];
-      for (let s = 0; s < texts.length; s += COSINE_CHUNK) out.push(...(await cosine(q.subarray(s * dim, Math.min(texts.length, s + COSINE_CHUNK) * dim))));
-      return out;
+      const q = await timeStage(stages, 'embed', () => embedQueriesCached({ encoder, texts, cacheDir: opts.queryCacheDir, noCache: opts.noCache, onProgress }));
+      return timeStage(stages, 'cosine', () => scoreVectors(q));
     },
+    scoreVectors,
     dispose() {
       disposed = true;
       void onnx?.then((i) => i?.dispose());

@@ -7,8 +7,8 @@ import { repoRoot } from '../util/paths';
 import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
 import { embedCorpusCached } from '../encode/cache';
-import type { SentenceEncoder } from '../encode/types';
-import { chosenEncoderSpec, loadEncoder } from '../encode/registry';
+import type { EncoderSpec, SentenceEncoder } from '../encode/types';
+import { chosenEncoderSpec, createEncoder } from '../encode/registry';
 import { microBatchingEncoder, type MicroBatchOptions } from '../encode/microbatch';
 import { workerEncoder } from '../encode/worker-encoder';
 import { EoError } from '../errors';
@@ -18,8 +18,15 @@ import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers'
 import { microBatchingScorer } from '../retrieve/microbatch';
 import { corpusShortNameResolver } from '../router/route';
 import { describeFusionRecord, fusionAlpha, fusionRecordFile, fusionRecordKey, readFusionRecord } from './fusion-record';
-import { loadNnsscScorer } from './nnssc';
+import { loadNnsscScorer, type LoadNnsscOptions } from './nnssc';
 import type { EngineFusion, SearchEngine } from './types';
+
+/** Whether an encoder's inference runs on onnxruntime-node's native threads (so off the event loop by itself). */
+export function encoderRunsOffEventLoop(spec: EncoderSpec | undefined): boolean {
+  if (!spec) return false;
+  if (spec.kind === 'onnx') return true;
+  return (spec.options as { runtime?: string } | undefined)?.runtime === 'onnx';
+}
 
 /** Label of an engine from its parts. */
 function engineLabel(lexical: CorpusScorer | null, semantic: CorpusScorer | null, fusion: EngineFusion): string {
@@ -93,7 +100,9 @@ export interface LoadSearchEngineOptions {
    * With `queryBatching`: embed the queries on a worker thread (`workerEncoder`), so the event loop keeps parsing,
    * BM25-scoring and fusing on the other core. Default true. Without a shared `encoder` the worker holds the only
    * copy of the model; with one, the worker rebuilds it from its `spec` (a second copy; skipped without a spec).
-   * false embeds on the event loop.
+   * false embeds on the event loop. Default: true for encoders that compute in JavaScript/wasm (USE-lite on tfjs), false
+   * for those onnxruntime-node runs (`kind: 'onnx'`, or `options.runtime: 'onnx'`): their inference already runs on
+   * native threads off the event loop, and a worker would only hold a second runtime (~150 MB measured for tfjs).
    */
   queryEncoderWorker?: boolean;
   /**
@@ -103,6 +112,21 @@ export interface LoadSearchEngineOptions {
   cosineKernel?: 'exact' | 'auto' | 'onnx' | 'js';
   /** NN-SSC scoring threads. Default 1 (one query at a time). */
   threads?: number;
+  /**
+   * Two-stage NN-SSC: the MLP scores only the union of the top `topM` datasets of BM25 and of the cosine of the same
+   * encoder (the query is embedded once); every other dataset gets the lowest candidate logit, so after min-max
+   * fusion it adds nothing. Its label says `two-stage, M=…` and it has its own fusion records (its own α). Default
+   * `false`: exact full-corpus scoring, what every published run file and table uses. Exact NN-SSC costs ~1.3 GFLOP
+   * per query (≤ ~57 queries/s on 2 cores), M = 500 scores ≤ 1,000 rows (~10% of the corpus); `bench/hybrid-two-stage.cjs` measures the
+   * hybrid's quality exact vs two-stage with paired CIs, `bench/serve-load.cjs --two-stage M` the service's cost.
+   */
+  nnsscTwoStage?: { topM: number } | false;
+  /**
+   * The encoder to load when none is shared (`encoder`): main thread, or the worker of a service. Default
+   * `chosenEncoderSpec()`: $EO_ENCODER, else USE-lite on tfjs. Any `EncoderSpec` of `createEncoder` fits (e.g. USE-lite on
+   * another runtime); the corpus embeddings and the NN-SSC checkpoint are checked against its id.
+   */
+  encoderSpec?: EncoderSpec;
   /** Progress and decision lines (embedding the corpus the first time, α computed and stored). Default: none. */
   log?: (line: string) => void;
 }
@@ -128,8 +152,10 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   else if (choice !== 'none') {
     // a service (batching on a worker thread) with no shared encoder holds the encoder only in the worker: one copy
     // of the model in memory; the worker also embeds the corpus when its cache is missing
-    const workerOnly = !opts.encoder && !!opts.queryBatching && opts.queryEncoderWorker !== false;
-    const encoder = opts.encoder ?? (owned = workerOnly ? await workerEncoder(chosenEncoderSpec()) : await loadEncoder());
+    const spec = opts.encoderSpec ?? opts.encoder?.spec ?? chosenEncoderSpec();
+    const useWorker = opts.queryEncoderWorker ?? !encoderRunsOffEventLoop(spec);
+    const workerOnly = !opts.encoder && !!opts.queryBatching && useWorker;
+    const encoder = opts.encoder ?? (owned = workerOnly ? await workerEncoder(spec) : await createEncoder(spec));
     const matrix = await embedCorpusCached({
       encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
       onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),
@@ -138,15 +164,27 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
     let queryEncoder = encoder;
     if (opts.queryBatching) {
       let embedder = encoder;
-      if (!workerOnly && opts.queryEncoderWorker !== false && encoder.spec) {
+      if (!workerOnly && useWorker && encoder.spec) {
         const worker = await workerEncoder(encoder.spec, { expectId: encoder.id });
         disposers.push(() => worker.dispose());
         embedder = worker;
       }
       queryEncoder = microBatchingEncoder(embedder, { ...opts.queryBatching, maxWaitMs: 0, maxBatch: (opts.queryBatching.maxBatch ?? 16) + 1 });
     }
+    const cosineKernel = opts.cosineKernel ?? (opts.queryBatching ? 'auto' : 'exact');
     if (choice === 'best' || choice === 'nnssc') {
-      const nn = loadNnsscScorer(corpus, queryEncoder, matrix, { dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true, bench: onDisk.bench });
+      let twoStage: LoadNnsscOptions['twoStage'];
+      if (opts.nnsscTwoStage) {
+        const { topM } = opts.nnsscTwoStage;
+        if (!(Number.isInteger(topM) && topM >= 1)) throw new EoError('INVALID_ARGUMENT', `nnsscTwoStage.topM must be an integer ≥ 1, got ${topM}`);
+        const firstCosine = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: cosineKernel });
+        disposers.push(() => firstCosine.dispose());
+        twoStage = { topM, firstStage: [lexical ?? bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25'), firstCosine] };
+      }
+      const nn = loadNnsscScorer(corpus, queryEncoder, matrix, {
+        dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true, bench: onDisk.bench, twoStage,
+        ...(twoStage ? { label: `NN-SSC (two-stage, M=${twoStage.topM})` } : {}),
+      });
       if (nn.scorer) {
         semantic = nn.scorer;
         disposers.push(() => nn.scorer!.dispose());
@@ -157,7 +195,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
       } else semanticNote = `; NN-SSC not used: ${nn.note}`;
     }
     if (!semantic) {
-      const dense = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: opts.cosineKernel ?? (opts.queryBatching ? 'auto' : 'exact') });
+      const dense = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: cosineKernel });
       disposers.push(() => dense.dispose());
       semantic = dense;
     }

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { Corpus } from '../data/types';
 import { repoRoot } from '../util/paths';
 import type { SentenceEncoder } from '../encode/types';
-import { loadNnsscCheckpoint, nnsscScorer, type NnsscScorer } from '../retrieve/nnssc';
+import { loadNnsscCheckpoint, nnsscScorer, type NnsscScorer, type NnsscScorerOptions } from '../retrieve/nnssc';
 import { checkpointExists } from '../store/checkpoint';
 import type { Checkpoint } from '../store/types';
 import type { Benchmark } from '../bench/types';
@@ -37,6 +37,8 @@ export interface LoadNnsscOptions {
   id?: string;
   /** Scorer label. Default `NN-SSC`. */
   label?: string;
+  /** Two-stage scoring (`nnsscScorer`'s `twoStage`). Default: none, exact full-corpus scoring. */
+  twoStage?: NnsscScorerOptions['twoStage'];
 }
 
 /**
@@ -51,7 +53,7 @@ export function loadNnsscScorer(corpus: Corpus, encoder: SentenceEncoder, matrix
   try {
     const dataHash = opts.bench ? nnsscTrainingPairs(corpus, opts.bench, encoder.id).dataHash : undefined;
     const { model, checkpoint } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash, dataHash });
-    const scorer = nnsscScorer(encoder, matrix, model, { id: opts.id ?? 'nnssc', label: opts.label ?? 'NN-SSC', threads: opts.threads, noCache: opts.noCache });
+    const scorer = nnsscScorer(encoder, matrix, model, { id: opts.id ?? 'nnssc', label: opts.label ?? 'NN-SSC', threads: opts.threads, noCache: opts.noCache, twoStage: opts.twoStage });
     return { scorer, checkpoint, dir, note: `checkpoint ${rel}${dataHash ? ` (training data ${dataHash} checked)` : ' (training data not checked: no benchmark given)'}` };
   } catch (e) {
     return { scorer: null, checkpoint: null, dir, note: `NN-SSC checkpoint ${rel} not usable: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };

@@ -3,6 +3,7 @@ import type { DatasetRecord } from '../data/types';
 import { explainFused, fuseWithParts, type FusedScores } from '../fuse/scorer';
 import { rerankList } from '../rerank/compose';
 import type { RerankCandidate, RerankTrace } from '../rerank/types';
+import type { StageTimes } from '../retrieve/scorers';
 import { topKHits } from '../retrieve/topk';
 import { decideToolsLlm } from '../router/llm';
 import { parseQuery } from '../router/parse';
@@ -36,11 +37,11 @@ export interface QueryScores {
 }
 
 /** Retrieve and fuse one (already rewritten) retrieval text on the engine. */
-export async function scoreQuery(engine: SearchEngine, retrievalText: string): Promise<QueryScores> {
+export async function scoreQuery(engine: SearchEngine, retrievalText: string, stages?: StageTimes): Promise<QueryScores> {
   const t0 = performance.now();
   const lexical = engine.lexical ? (await engine.lexical.scoreBatch([retrievalText]))[0] : null;
   const t1 = performance.now();
-  const semantic = engine.semantic ? (await engine.semantic.scoreBatch([retrievalText]))[0] : null;
+  const semantic = engine.semantic ? (await engine.semantic.scoreBatch([retrievalText], undefined, stages))[0] : null;
   const t2 = performance.now();
   const fused = lexical && semantic ? fuseWithParts(engine.fusion.spec!, semantic, lexical) : null;
   const final = fused ? fused.scores : (lexical ?? semantic)!;
@@ -137,12 +138,15 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
     }
   }
   const t2 = performance.now();
-  const scores = await scoreQuery(engine, retrievalQuery);
+  const semanticStages: StageTimes = {};
+  const scores = await scoreQuery(engine, retrievalQuery, semanticStages);
+  const tc = performance.now();
   // the question's period and places demote (or filter) datasets that cannot cover them; explained per result
   const asked = constraintsFromParsed(parsed);
   const constrained = hasConstraints(asked) && opts.constraints?.mode !== 'off' ? applyConstraints(scores.final, engine.corpus.datasets, asked, opts.constraints) : null;
   const ranked = constrained ? { ...scores, final: constrained.scores } : scores;
   const depth = opts.rerank ? Math.max(k, opts.rerank.depth ?? opts.rerank.window ?? 10) : k;
+  const te = performance.now();
   let results = rankedDatasets(engine, ranked, depth);
   if (constrained)
     results = results
@@ -186,7 +190,8 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
     ...(rerankTraces ? { rerankTraces } : {}),
     timings: {
       parseMs: t1 - t0, routeMs: t2 - t1 + (t5 - t4), lexicalMs: scores.lexicalMs, semanticMs: scores.semanticMs, fuseMs: scores.fuseMs,
-      rerankMs: t4 - t3, totalMs: performance.now() - t0,
+      constraintsMs: te - tc, explainMs: t3 - te, rerankMs: t4 - t3, totalMs: performance.now() - t0,
+      ...(Object.keys(semanticStages).length ? { semanticStages } : {}),
     },
   };
 }

@@ -73,14 +73,31 @@ export interface RankedDataset {
   links: { detail: string; landingPage: string; earthdataSearch: string; cmr: string };
 }
 
+/** Milliseconds per stage of one search (`performance.now()` differences). */
 export interface SearchTimings {
+  /** Router parser and the retrieval text. */
   parseMs: number;
+  /** Tool decisions, and the actions built with the top results. */
   routeMs: number;
+  /** BM25 over the corpus. */
   lexicalMs: number;
+  /** The semantic scorer, all of it (its parts in `semanticStages`). */
   semanticMs: number;
+  /** Min-max + convex (or RRF) fusion of the two vectors. */
   fuseMs: number;
+  /** The question's period and places applied to the fused vector. */
+  constraintsMs: number;
+  /** Top-k and each result's explanation. */
+  explainMs: number;
   rerankMs: number;
   totalMs: number;
+  /**
+   * Where `semanticMs` went, when the scorer reports it: `embed` (query embedding, worker hop included), `cosine`,
+   * `nnssc`, `firstStage` (two-stage NN-SSC's BM25 + cosine candidates); with micro-batching, `queue` (waiting for
+   * the batch in flight) and `batch` (how many queries shared this one's batch: a count, not ms). Batch stages are
+   * the whole batch's time, which the query waited for.
+   */
+  semanticStages?: Record<string, number>;
 }
 
 /** Options of one `search` call. Every field has a default. */

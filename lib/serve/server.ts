@@ -24,6 +24,32 @@ function sendProblem(req: FastifyRequest, reply: FastifyReply, p: QueryProblem) 
   return reply.send({ error: { code: p.code, message: p.message } });
 }
 
+const ms = (x: number) => Math.round(x * 100) / 100;
+
+/**
+ * `Server-Timing` of one answer (one entry per stage, ms; W3C Server Timing, shown by browsers' dev tools and read by
+ * bench/serve-load.cjs): `admission` (waiting for a search slot), `parse`, `route`, `bm25`, the semantic scorer's
+ * stages (`queue`, `embed`, `cosine` / `nnssc` / `firstStage`; `semantic` when it reports none), `fuse`,
+ * `constraints`, `explain`, `search` (all of the search), then `json` (or `html`): rendering the answer. `batch`
+ * carries the micro-batch size in `desc`. A cached answer has only `cache;desc=hit` and the rendering.
+ */
+function serverTiming(res: SearchResponse | null, admitMs: number, render: 'json' | 'html', renderMs: number): string {
+  const parts: string[] = [];
+  if (!res) parts.push('cache;desc=hit');
+  else {
+    const t = res.timings;
+    const st = t.semanticStages ?? {};
+    parts.push(`admission;dur=${ms(admitMs)}`, `parse;dur=${ms(t.parseMs)}`, `route;dur=${ms(t.routeMs)}`, `bm25;dur=${ms(t.lexicalMs)}`);
+    const named = Object.entries(st).filter(([k]) => k !== 'batch');
+    if (named.length) for (const [k, v] of named) parts.push(`${k};dur=${ms(v)}`);
+    else parts.push(`semantic;dur=${ms(t.semanticMs)}`);
+    if (st.batch !== undefined) parts.push(`batch;desc=${st.batch}`);
+    parts.push(`fuse;dur=${ms(t.fuseMs)}`, `constraints;dur=${ms(t.constraintsMs)}`, `explain;dur=${ms(t.explainMs)}`, `search;dur=${ms(t.totalMs)}`);
+  }
+  parts.push(`${render};dur=${ms(renderMs)}`);
+  return parts.join(', ');
+}
+
 /**
  * The search service: Fastify app with
  *   GET /                  search page (server-rendered; `?q=…&k=…` shows router actions and ranked datasets)
@@ -92,9 +118,12 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
     const now = opts.now?.() ?? new Date();
     const key = JSON.stringify([query, ck.k, opts.llmRouter ? 'llm' : 'rules', now.toISOString().slice(0, 10)]);
     let res = results.get(key);
+    let admitMs = 0;
     if (res) reply.header('x-eo-cache', 'hit');
     else {
+      const ta = performance.now();
       const slot = await admission.acquire();
+      admitMs = performance.now() - ta;
       if ('refused' in slot) {
         reply.header('retry-after', '1');
         return sendProblem(req, reply, { status: 503, code: 'OVERLOADED', message: `the service is busy (${slot.refused === 'queue-full' ? 'queue full' : 'waited too long in the queue'}); retry in a second` });
@@ -109,7 +138,10 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
       results.set(key, res);
       reply.header('x-eo-cache', 'miss');
     }
-    return html ? reply.type('text/html; charset=utf-8').send(renderSearchPage(res)) : reply.send(res);
+    const tr = performance.now();
+    const body = html ? renderSearchPage(res) : JSON.stringify(res);
+    reply.header('server-timing', serverTiming(reply.getHeader('x-eo-cache') === 'hit' ? null : res, admitMs, html ? 'html' : 'json', performance.now() - tr));
+    return html ? reply.type('text/html; charset=utf-8').send(body) : reply.type('application/json; charset=utf-8').send(body);
   };
 
   app.get('/api/search', (req, reply) => run(req, reply, false));

@@ -1,5 +1,16 @@
 import type { RouterLlmClient } from '../router/types';
 
+/**
+ * `eo serve`'s NN-SSC scoring: two-stage over the union of the top M of BM25 and cosine. Exact NN-SSC (~1.3 GFLOP
+ * per query) caps the hybrid service near 35–57 queries/s on 2 cores; M = 500 scores at most ~10% of the corpus.
+ * Chosen by bench/hybrid-two-stage.cjs (hybrid BM25 + NN-SSC on the 145 test queries, paired 95% CIs vs exact):
+ * M = 500 keeps R@10 and R@20 (−0.002, +0.003, CIs across 0), raises MAP +0.016 [0.003, 0.033] and MRR +0.021
+ * [0.005, 0.041], and loses R@100 −0.067 [−0.114, −0.026] (the service shows at most 50); M = 200 loses more
+ * (R@100 −0.100) for a second stage that costs little either way beside query embedding (bench/serve-load.cjs).
+ * `eo serve --nnssc-top-m exact` restores exact scoring.
+ */
+export const SERVICE_NNSSC_TWO_STAGE = { topM: 500 } as const;
+
 /** Options of `createSearchServer`. Every field has a default. */
 export interface SearchServerOptions {
   /** Longest accepted query, in characters. Default 500. */
