@@ -7,9 +7,14 @@
 //     256 texts (the embedding cache's chunk) with the paths alternating per block: texts/s and CPU seconds;
 //  3. max |onnx − tfjs| per component over every query and corpus text (goal ≤ 1e-5), and over the fine-tuned
 //     checkpoint (--finetuned DIR, default checkpoints/finetune/use-lite-mnrl when present) on --ft-texts texts;
-//  4. an estimate of the full-corpus embedding time both ways (wall and CPU seconds, from part 2's rates).
+//  4. an estimate of the full-corpus embedding time both ways (wall and CPU seconds, from part 2's rates);
+//  5. with --cosine-row: Table 2's Cosine (base) row on the test split both ways — the corpus matrix from the tfjs
+//     embedding cache (notebook 02 / `npm start`) vs the whole corpus embedded on onnx (cached in
+//     checkpoints/embeddings-onnx: both runtimes share the encoder id, so they must not share a folder), queries
+//     embedded fresh by each — with R@10/R@20/R@100/MAP/MRR and how many top-100 lists differ.
 // Prints ratios new/old; wall-clock numbers depend on machine load, CPU seconds and ratios much less.
-//   node bench/use-onnx.cjs [--sample] [--queries 64] [--rounds 3] [--texts 2000] [--finetuned DIR | --no-finetuned] [--ft-texts 500]
+//   node bench/use-onnx.cjs [--sample] [--queries 64] [--rounds 3] [--texts 2000] [--finetuned DIR | --no-finetuned] [--ft-texts 500] [--cosine-row]
+//   node bench/use-onnx.cjs --cosine-row --only-cosine-row   (part 5 alone)
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -52,6 +57,7 @@ function sampleIdx(n, k, seed) {
 async function main() {
   const corpus = eo.loadSnapshot({ sample });
   const N = corpus.datasets.length;
+  if (args.includes('--only-cosine-row')) return cosineRow(corpus);
   const queries = sampleIdx(N, nq, 1).map((i) => corpus.datasets[i].longName);
   const texts = sampleIdx(N, nTexts, 2).map((i) => eo.datasetEncoderText(corpus.datasets[i]));
   await eo.initTfBackend({ backend: process.env.EO_TF_BACKEND || 'wasm' });
@@ -147,6 +153,51 @@ async function main() {
   for (const [i, p] of paths.entries()) line(p.name, `${(full / rate[i]).toFixed(0)} s wall here; ${((cpuPer1k[i] * full) / 1000).toFixed(0)} CPU-s`);
   console.log(`load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end (the machine is shared: prefer ratios and CPU seconds)`);
   for (const p of paths) p.enc.dispose();
+  if (args.includes('--cosine-row')) await cosineRow(corpus);
+}
+
+/** Part 5: the Cosine (base) row of Table 2 with the corpus and queries embedded by each runtime. */
+async function cosineRow(corpus) {
+  console.log(`\n5. Cosine (base) on the test split, tfjs vs onnx embeddings (${sample ? 'sample' : 'full'} snapshot)`);
+  const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample }));
+  const test = eo.benchmarkSplit(bench, 'test');
+  const texts = corpus.datasets.map((d) => eo.datasetEncoderText(d));
+  const tf = await eo.loadUseLite({ backend: process.env.EO_TF_BACKEND || 'wasm' });
+  const hit = eo.findEmbeddingCache({ encoderId: tf.id, dim: 512, texts, key: corpus.hash });
+  if (!hit || hit.meta.backend === eo.USE_LITE_ONNX_BACKEND) {
+    console.log(`skipped: no tfjs-computed ${tf.id} corpus embeddings in the default cache (run notebook 02 first)`);
+    tf.dispose();
+    return;
+  }
+  const ox = await eo.loadUseLite({ runtime: 'onnx', intraOpThreads: 2 });
+  const c0 = cpuMs();
+  const t0 = now();
+  const onnxMatrix = await eo.embedCorpusCached({ encoder: ox, texts, key: corpus.hash, cacheDir: path.join(eo.checkpointsDir(), 'embeddings-onnx') });
+  line('onnx corpus matrix (cached after the first run)', `${((now() - t0) / 1000).toFixed(0)} s, ${((cpuMs() - c0) / 1000).toFixed(0)} CPU-s`);
+  let d = 0;
+  for (let i = 0; i < onnxMatrix.length; i++) d = Math.max(d, Math.abs(onnxMatrix[i] - hit.matrix[i]));
+  line('max |onnx − tfjs| over the corpus matrix', `${d.toExponential(2)} (${texts.length} texts)`);
+  const runs = [];
+  for (const [label, enc, matrix] of [['Cosine (base), tfjs', tf, hit.matrix], ['Cosine (base), onnx', ox, onnxMatrix]]) {
+    const scored = await eo.scoreQueries(eo.denseScorer(enc, matrix, { noCache: true }), test.queries, corpus);
+    runs.push({ id: label, label, run: scored.run });
+  }
+  const evaluation = eo.evaluateSystems(runs, test.qrels);
+  for (const r of evaluation.rows)
+    line(r.system, ['R@10', 'R@20', 'R@100', 'MAP', 'MRR'].map((m) => `${m} ${Number(r[m]).toFixed(4)}`).join('  '));
+  let differ = 0;
+  let firstDiff = null;
+  for (const q of test.queries) {
+    const a = runs[0].run.get(q.id).map((h) => h.docId).join(',');
+    const b = runs[1].run.get(q.id).map((h) => h.docId).join(',');
+    if (a !== b) {
+      differ++;
+      firstDiff ??= q.id;
+    }
+  }
+  line('top-100 lists that differ', `${differ} of ${test.queries.length} queries${firstDiff ? ` (first: ${firstDiff})` : ''}`);
+  tf.dispose();
+  ox.dispose();
 }
 
 main().catch((e) => {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createEncoder, initTfBackend, isEoError, loadUseLite, mulberry32, saveCheckpoint, USE_LITE_ONNX_BACKEND, type SentenceEncoder } from '../lib';
+import { createEncoder, initTfBackend, parseEncoderName, isEoError, loadUseLite, mulberry32, saveCheckpoint, USE_LITE_ONNX_BACKEND, type SentenceEncoder } from '../lib';
 import { loadFinetunedUseLite, readUseLiteWeightMap, useLiteTimingTable, useLiteWeightPart, USE_LITE_FT_KIND } from '../lib/encode';
 import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT } from '../lib/tensor';
 
@@ -128,7 +128,11 @@ test('fine-tuned checkpoint on onnxruntime: within 1e-5 of tfjs with the same ch
   }
 });
 
-test('runtime option: an unknown runtime is a CONFIG error; bad thread counts are refused', async () => {
+test('runtime option: --encoder / $EO_ENCODER names; an unknown runtime is a CONFIG error; bad thread counts are refused', async () => {
+  assert.equal(parseEncoderName('use-lite:onnx'), { kind: 'use-lite', options: { runtime: 'onnx' } });
+  assert.equal(parseEncoderName('use-lite:tfjs'), { kind: 'use-lite', options: { runtime: 'tfjs' } });
+  assert.equal(parseEncoderName('use-lite'), { kind: 'use-lite' });
+  assert.throws(() => parseEncoderName('use-lite:gpu'), /expected use-lite, use-lite:onnx/);
   for (const spec of [{ kind: 'use-lite', options: { runtime: 'gpu' } }, { kind: 'use-lite-finetuned', options: { checkpointDir: '/nope', runtime: 'torch' } }]) {
     try {
       await createEncoder(spec as never);

@@ -30,7 +30,7 @@ export type EncoderSpec =
   /** A sentence-transformers model exported to ONNX, from a local folder (see `loadOnnxEncoder`). */
   | { kind: 'onnx'; options: OnnxEncoderOptions };
 
-/** Environment variable naming the encoder every notebook, the CLI and the service use: `use-lite` or `onnx:<folder>`. */
+/** Environment variable naming the encoder every notebook, the CLI and the service use: `use-lite`, `use-lite:onnx` or `onnx:<folder>` (see `parseEncoderName`). */
 export const ENCODER_ENV = 'EO_ENCODER';
 
 /** Environment variable forcing the ONNX device: `cpu`, `cuda` or `auto`. */
