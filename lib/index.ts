@@ -75,7 +75,9 @@ export {
   loadUseLite, loadUseLiteModel, loadUseTokenizer, makeTrainableUseLite, normalizeForUse, prepareUseBatch,
   readEmbeddingCache, runUseLite, tokenizeUse, trainableWeightValues, USE_LITE_DIM, useLiteTokens, useLiteWeights,
   useTokenPieces, writeEmbeddingCache, type EmbeddingCacheMeta, type EncoderSpec, type SentenceEncoder,
-  type TrainableUseLite,
+  type TrainableUseLite, type UseLiteOptions,
+  // USE-lite's runtime: { runtime: 'tfjs' (default) | 'onnx' } on use-lite and use-lite-finetuned
+  USE_LITE_ONNX_BACKEND, type UseLiteRuntime,
   // bring-your-own encoder: --encoder / $EO_ENCODER = use-lite | onnx:<folder>
   chooseOnnxDevice, chosenEncoderSpec, createEncoder, hashModelFolder, inspectOnnxFolder, loadEncoder, loadOnnxEncoder,
   parseEncoderName, poolingFromConfig, type OnnxEncoderOptions, type OnnxPooling,

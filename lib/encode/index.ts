@@ -2,6 +2,7 @@ export * from './types';
 export * from './vector';
 export * from './tokenizer';
 export * from './use-lite';
+export * from './use-lite-onnx';
 export * from './registry';
 export * from './pool';
 export * from './cache';

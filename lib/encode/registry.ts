@@ -20,19 +20,21 @@ export async function createEncoder(spec: EncoderSpec): Promise<SentenceEncoder>
 }
 
 /**
- * Parse an encoder name as given to `--encoder` or $EO_ENCODER: `use-lite` (the offline default) or
- * `onnx:<folder>` (a sentence-transformers model exported to ONNX; relative folders resolve against the working
- * directory). Throws CONFIG on anything else.
+ * Parse an encoder name as given to `--encoder` or $EO_ENCODER: `use-lite` (the offline default, on TensorFlow.js),
+ * `use-lite:onnx` (the same model on onnxruntime-node's CPU kernels: faster, within 1e-5; see
+ * `UseLiteOptions.runtime`), `use-lite:tfjs`, or `onnx:<folder>` (a sentence-transformers model exported to ONNX;
+ * relative folders resolve against the working directory). Throws CONFIG on anything else.
  */
 export function parseEncoderName(name: string, source = 'encoder'): EncoderSpec {
   const v = name.trim();
   if (v === 'use-lite' || v === '') return { kind: 'use-lite' };
+  if (v === 'use-lite:onnx' || v === 'use-lite:tfjs') return { kind: 'use-lite', options: { runtime: v.slice(9) as 'onnx' | 'tfjs' } };
   if (v.startsWith('onnx:')) {
     const folder = v.slice(5).trim();
     if (!folder) throw new EoError('CONFIG', `${source}: onnx: needs a folder, e.g. onnx:/models/nasa-smd-ibm-st-v2-onnx`);
     return { kind: 'onnx', options: { folder: path.resolve(folder) } };
   }
-  throw new EoError('CONFIG', `${source}: unknown encoder ${JSON.stringify(name)} (expected use-lite or onnx:<folder>)`, { value: name });
+  throw new EoError('CONFIG', `${source}: unknown encoder ${JSON.stringify(name)} (expected use-lite, use-lite:onnx, use-lite:tfjs or onnx:<folder>)`, { value: name });
 }
 
 /**

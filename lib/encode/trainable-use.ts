@@ -3,7 +3,13 @@ import { getTf, initTfBackend } from '../tensor/backend';
 import { loadCheckpoint, readCheckpointManifest } from '../store/checkpoint';
 import type { SentenceEncoder, UseLiteOptions } from './types';
 import { registerUseLiteGradients } from './use-gradients';
-import { USE_LITE_DIM, defaultUseLiteDir, loadUseLiteModel, useLiteEncoder, useLiteId, useLiteSparseInputs, type UseLiteModel } from './use-lite';
+import * as path from 'node:path';
+import { loadUseTokenizer } from './tokenizer';
+import {
+  USE_LITE_DIM, defaultUseLiteDir, loadUseLiteModel, parseUseLiteRuntime, readUseLiteWeightMap, useLiteEncoder, useLiteId, useLiteOnnxEncoder,
+  useLiteSparseInputs, type UseLiteModel,
+} from './use-lite';
+import type { UseLiteWeightMap } from './use-lite-onnx';
 
 type Tf = ReturnType<typeof getTf>;
 type Tensor = ReturnType<Tf['tensor']>;
@@ -215,18 +221,35 @@ export interface FinetunedUseLiteOptions extends Omit<UseLiteOptions, 'modelDir'
  */
 export async function loadFinetunedUseLite(opts: FinetunedUseLiteOptions): Promise<SentenceEncoder> {
   if (!opts || typeof opts.checkpointDir !== 'string') throw new EoError('INVALID_ARGUMENT', 'loadFinetunedUseLite: checkpointDir is required');
+  const runtime = parseUseLiteRuntime(opts.runtime ?? 'tfjs');
   const ckpt = loadCheckpoint(opts.checkpointDir, { kind: USE_LITE_FT_KIND });
-  const backend = await initTfBackend({ ...(opts.backendOptions ?? {}), backend: opts.backend });
   const modelDir = defaultUseLiteDir();
   const baseId = useLiteId(modelDir);
   if (ckpt.config.baseEncoderId !== undefined && ckpt.config.baseEncoderId !== baseId)
     throw new EoError('CACHE_MISMATCH', `${ckpt.file}: fine-tuned from ${String(ckpt.config.baseEncoderId)}, but the installed base model is ${baseId}; retrain it`, { file: ckpt.file });
+  const id = `use-lite-ft@${readCheckpointManifest(opts.checkpointDir).weights.sha256.slice(0, 12)}`;
+  const spec: SentenceEncoder['spec'] = { kind: 'use-lite-finetuned', options: { ...opts, warmup: false } };
+  if (runtime === 'onnx') {
+    const weights = await readUseLiteWeightMap(modelDir);
+    applyUseLiteWeightMap(weights, ckpt.tensors, ckpt.file);
+    return useLiteOnnxEncoder(loadUseTokenizer(path.join(modelDir, 'vocab.json')), weights, { ...opts, id, spec });
+  }
+  const backend = await initTfBackend({ ...(opts.backendOptions ?? {}), backend: opts.backend });
   const m = await loadUseLiteModel(modelDir);
   applyUseLiteWeights(m, ckpt.tensors, ckpt.file);
-  return useLiteEncoder(m, {
-    id: `use-lite-ft@${readCheckpointManifest(opts.checkpointDir).weights.sha256.slice(0, 12)}`,
-    backend: backend.name,
-    spec: { kind: 'use-lite-finetuned', options: { ...opts, warmup: false } },
-    batchSize: opts.batchSize, maxTokens: opts.maxTokens, warmup: opts.warmup,
-  });
+  return useLiteEncoder(m, { id, backend: backend.name, spec, batchSize: opts.batchSize, maxTokens: opts.maxTokens, warmup: opts.warmup });
+}
+
+/**
+ * `applyUseLiteWeights` for a plain weight map (the ONNX runtime's): the same name and shape checks, the values
+ * replaced in place.
+ */
+export function applyUseLiteWeightMap(map: UseLiteWeightMap, tensors: Record<string, { shape: number[]; data: Float32Array }>, source = 'weights'): void {
+  for (const [name, t] of Object.entries(tensors)) {
+    const old = map.get(name);
+    if (!old || !useLiteWeightPart(name)) throw new EoError('ENCODER', `${source}: "${name}" is not a USE-lite weight`, { name });
+    if (old.shape.join(',') !== t.shape.join(','))
+      throw new EoError('ENCODER', `${source}: weight "${name}" has shape [${t.shape}], the model's is [${old.shape}]`, { name });
+    map.set(name, { shape: t.shape.slice(), data: t.data });
+  }
 }

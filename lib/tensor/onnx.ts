@@ -2,9 +2,10 @@ import { EoError } from '../errors';
 
 /**
  * A minimal ONNX model writer: just enough of the ONNX protobuf schema (onnx/onnx.proto, IR version 8) to
- * describe a small float32 graph — named inputs and outputs, float32/int64 initializers and attribute-free
- * nodes — so that a model held in JavaScript arrays (e.g. NN-SSC's MLP) can run on onnxruntime-node's CPU
- * kernels without a protobuf library. Field numbers below are those of onnx.proto.
+ * describe a small float32 graph — named inputs and outputs, float32/int64 initializers and nodes with int,
+ * float and int-list attributes — so that a model held in JavaScript arrays (e.g. NN-SSC's MLP, USE-lite's
+ * transformer) can run on onnxruntime-node's CPU kernels without a protobuf library. Field numbers below are
+ * those of onnx.proto.
  */
 
 /** ONNX `TensorProto.DataType` values used here. */
@@ -26,12 +27,20 @@ export interface OnnxInitializer {
   data: Float32Array | BigInt64Array;
 }
 
-/** One operator (default ONNX domain); attributes are not needed by the graphs built here. */
+/**
+ * A node attribute value: a JS integer is an INT (e.g. `axis`, `to`), `{ f }` a FLOAT (e.g. `epsilon`), an array
+ * of integers an INTS (e.g. `perm`, `axes`).
+ */
+export type OnnxAttribute = number | { f: number } | number[];
+
+/** One operator (default ONNX domain). */
 export interface OnnxNode {
   opType: string;
   inputs: string[];
   outputs: string[];
   name?: string;
+  /** Attributes by name. Default none. */
+  attributes?: Record<string, OnnxAttribute>;
 }
 
 export interface OnnxGraph {
@@ -81,6 +90,14 @@ class ProtoWriter {
     this.varint(v);
   }
 
+  /** A 32-bit field (wire type 5) holding a float32, little-endian. */
+  float32(field: number, v: number): void {
+    this.varint((field << 3) | 5);
+    this.ensure(4);
+    new DataView(this.buf.buffer, this.buf.byteOffset + this.len, 4).setFloat32(0, v, true);
+    this.len += 4;
+  }
+
   /** A length-delimited field (wire type 2): bytes, a string or an embedded message. */
   lenField(field: number, payload: Uint8Array | string | ProtoWriter): void {
     const b = typeof payload === 'string' ? new TextEncoder().encode(payload) : payload instanceof ProtoWriter ? payload.finish() : payload;
@@ -113,6 +130,30 @@ function valueInfo(v: OnnxValueInfo): ProtoWriter {
   return out;
 }
 
+/** `AttributeProto.AttributeType` values. */
+const ATTR_FLOAT = 1;
+const ATTR_INT = 2;
+const ATTR_INTS = 7;
+
+function attributeProto(name: string, v: OnnxAttribute, node: string): ProtoWriter {
+  const out = new ProtoWriter();
+  out.lenField(1, name);
+  const bad = () => new EoError('INVALID_ARGUMENT', `ONNX node ${node}: attribute ${name} must be an integer, { f: number } or an integer list, got ${JSON.stringify(v)}`);
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) throw bad();
+    out.int(3, v); // i
+    out.int(20, ATTR_INT);
+  } else if (Array.isArray(v)) {
+    if (!v.every(Number.isInteger)) throw bad();
+    for (const x of v) out.int(8, x); // ints (unpacked: proto2)
+    out.int(20, ATTR_INTS);
+  } else if (v && typeof v.f === 'number') {
+    out.float32(2, v.f); // f
+    out.int(20, ATTR_FLOAT);
+  } else throw bad();
+  return out;
+}
+
 function tensorProto(t: OnnxInitializer): ProtoWriter {
   const count = t.dims.reduce((a, b) => a * b, 1);
   if (count !== t.data.length) throw new EoError('INVALID_ARGUMENT', `ONNX initializer ${t.name}: dims ${t.dims.join('×')} hold ${count} values, data has ${t.data.length}`);
@@ -134,6 +175,7 @@ export function encodeOnnxModel(g: OnnxGraph): Uint8Array {
     for (const s of n.outputs) node.lenField(2, s);
     node.lenField(3, n.name ?? `${n.opType.toLowerCase()}_${i}`);
     node.lenField(4, n.opType);
+    for (const [k, v] of Object.entries(n.attributes ?? {})) node.lenField(5, attributeProto(k, v, n.name ?? n.opType));
     graph.lenField(1, node);
   });
   graph.lenField(2, g.name);
