@@ -15,8 +15,8 @@
 //   node bench/serve-load.cjs [--sample] [--levels 1,4,16,64] [--seconds 8] [--modes old,new] [--semantic best|use-lite|none] [--alpha A]
 //                             [--two-stage M|exact] [--encoder-spec JSON]
 // --two-stage: the new mode's NN-SSC scoring (default: the service's, SERVICE_NNSSC_TWO_STAGE; old is always exact).
-// --encoder-spec: the new mode's query encoder (an EncoderSpec of createEncoder, e.g. '{"kind":"use-lite","options":{"runtime":"onnx"}}');
-//   default: the service's ($EO_ENCODER, else USE-lite on tfjs).
+// --encoder-spec: the new mode's query encoder (an EncoderSpec of createEncoder; default: the service's, SERVICE_ENCODER_SPEC,
+// USE-lite on onnxruntime; '{"kind":"use-lite"}' gives tfjs). The old mode always embeds on tfjs (the pre-batching service).
 // Each row also prints where the time went: the mean of the server's Server-Timing stages (admission wait, parse,
 // route, bm25, queue for the micro-batch, embed incl. the worker hop, cosine / nnssc / firstStage, fuse, constraints,
 // explain, json) over the searched answers, and the mean micro-batch size.
@@ -62,7 +62,7 @@ if (process.env.EO_SERVE_LOAD_CHILD) {
     const serviceTwoStage = twoStageArg === undefined ? eo.SERVICE_NNSSC_TWO_STAGE : twoStageArg === 'exact' ? false : { topM: Number(twoStageArg) };
     const pipeline = await eo.loadSearchEngine(corpus, {
       semantic, sample, alpha, queryBatching: mode === 'new' ? {} : false, cosineKernel: mode === 'new' ? 'auto' : 'js',
-      nnsscTwoStage: mode === 'new' ? serviceTwoStage : false, ...(mode === 'new' && encoderSpec ? { encoderSpec } : {}),
+      nnsscTwoStage: mode === 'new' ? serviceTwoStage : false, ...(mode === 'new' ? { encoderSpec: encoderSpec ?? eo.SERVICE_ENCODER_SPEC } : {}),
       log: (l) => (l.startsWith('embedding') ? null : console.log(`[${mode} child] ${l}`)),
     });
     // the rate limiter stays on (its cost is measured) with a budget the benchmark cannot reach

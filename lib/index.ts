@@ -177,7 +177,7 @@ export {
 
 // ── Service: HTTP server and web page over lib/search
 export {
-  checkK, checkQuery, createSearchServer, escapeHtml, SERVICE_NNSSC_TWO_STAGE, type SearchServerOptions,
+  checkK, checkQuery, createSearchServer, escapeHtml, SERVICE_NNSSC_TWO_STAGE, SERVICE_ENCODER_SPEC, type SearchServerOptions,
 } from './serve';
 
 // ── Reports: tables, figures, results files

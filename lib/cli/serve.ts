@@ -2,7 +2,8 @@
  * `eo serve`: the search service (JSON API + web page) on the offline snapshot.
  *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none]
  *            [--fusion analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID]
- *            [--nnssc-top-m M|exact] [--no-batch] [--log]
+ *            [--nnssc-top-m M|exact] [--encoder use-lite:onnx|use-lite:tfjs|onnx:<dir>] [--no-batch] [--log]
+ * --encoder: the query encoder (default: $EO_ENCODER when set, else SERVICE_ENCODER_SPEC, USE-lite on onnxruntime).
  * --nnssc-top-m: NN-SSC scores only the union of the top M of BM25 and cosine (default SERVICE_NNSSC_TWO_STAGE, chosen
  * by bench/serve-load.cjs and bench/hybrid-two-stage.cjs); `exact` scores every dataset (as `eo search` does by default).
  * --no-batch: embed each query alone and keep no answer cache (the pre-batching path, for comparison).
@@ -18,7 +19,9 @@ import { loadSearchEngine } from '../search/engine';
 import { createSearchServer } from '../serve/server';
 import { createLlmClientFromEnv } from '../llm/client';
 import { fusionFlag, nnsscTopMFlag, SERVE_USAGE } from './usage';
-import { SERVICE_NNSSC_TWO_STAGE } from '../serve/types';
+import { SERVICE_ENCODER_SPEC, SERVICE_NNSSC_TWO_STAGE } from '../serve/types';
+import { chosenEncoderSpec, parseEncoderName } from '../encode/registry';
+import { ENCODER_ENV, type EncoderSpec } from '../encode/types';
 
 export { SERVE_USAGE };
 
@@ -36,7 +39,7 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
     options: {
       port: { type: 'string' }, host: { type: 'string' }, sample: { type: 'boolean' }, data: { type: 'string' },
       semantic: { type: 'string' }, alpha: { type: 'string' }, fusion: { type: 'string' }, 'rate-limit': { type: 'string' }, 'max-query': { type: 'string' },
-      log: { type: 'boolean' }, 'llm-router': { type: 'string' }, 'no-batch': { type: 'boolean' }, 'nnssc-top-m': { type: 'string' },
+      log: { type: 'boolean' }, 'llm-router': { type: 'string' }, 'no-batch': { type: 'boolean' }, 'nnssc-top-m': { type: 'string' }, encoder: { type: 'string' },
     },
   });
   const port = num(values.port, 'port', 8765, (n) => Number.isInteger(n) && n >= 0 && n < 65536);
@@ -47,11 +50,15 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
   const t0 = Date.now();
   const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
   log(`loaded ${corpus.datasets.length} datasets from ${corpus.origin}`);
+  const encoderSpec: EncoderSpec = values.encoder !== undefined
+    ? parseEncoderName(values.encoder, '--encoder')
+    : (process.env[ENCODER_ENV] ?? '').trim() !== '' ? chosenEncoderSpec() : (SERVICE_ENCODER_SPEC as unknown as EncoderSpec);
   let lastLine = 0;
   const engine = await loadSearchEngine(corpus, {
     semantic, fusion, sample: !!values.sample,
     // concurrent requests share the encoder's calls (micro-batches, no wait when idle) and an LRU of query embeddings
     queryBatching: values['no-batch'] ? false : {},
+    encoderSpec,
     nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], SERVE_USAGE, SERVICE_NNSSC_TWO_STAGE),
     alpha: values.alpha !== undefined ? num(values.alpha, 'alpha', 0, (n) => n >= 0 && n <= 1) : undefined,
     log: (line: string) => {

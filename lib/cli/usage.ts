@@ -4,7 +4,7 @@ import { EoError } from '../errors';
  * Usage text of `eo serve`, apart from lib/cli/serve.ts so that `eo --help` and `eo search` print it without
  * loading the service (Fastify, LLM SDKs, the search pipeline): eo.ts imports ./serve only for `eo serve`.
  */
-export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none] [--fusion analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--nnssc-top-m M|exact] [--no-batch] [--log]`;
+export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none] [--fusion analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--nnssc-top-m M|exact] [--encoder use-lite:onnx|use-lite:tfjs|onnx:<dir>] [--no-batch] [--log]`;
 
 /** `--fusion` values of `eo search`, `eo eval` and `eo serve`. Default `analytic`. */
 export function fusionFlag(v: string | undefined, usage: string): 'analytic' | 'grid' | 'rrf' {

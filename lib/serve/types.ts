@@ -11,6 +11,15 @@ import type { RouterLlmClient } from '../router/types';
  */
 export const SERVICE_NNSSC_TWO_STAGE = { topM: 500 } as const;
 
+/**
+ * The query encoder of `eo serve` when neither `--encoder` nor $EO_ENCODER names one: USE-lite on onnxruntime's CPU
+ * kernels. Its embeddings are within 1.3e-6 of the tfjs graph's (test/use-lite-onnx.test.ts, bench/use-onnx.cjs) and
+ * it embeds a query ~8× faster, off the event loop without a worker thread (so no second tfjs runtime in memory).
+ * The corpus side is read from the same embedding cache, whichever runtime filled it. The library, the CLI's
+ * `eo search`/`eo eval` and the notebooks keep tfjs by default (the published run files).
+ */
+export const SERVICE_ENCODER_SPEC = { kind: 'use-lite', options: { runtime: 'onnx' } } as const;
+
 /** Options of `createSearchServer`. Every field has a default. */
 export interface SearchServerOptions {
   /** Longest accepted query, in characters. Default 500. */
