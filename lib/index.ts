@@ -77,7 +77,7 @@ export {
   useTokenPieces, writeEmbeddingCache, type EmbeddingCacheMeta, type EncoderSpec, type SentenceEncoder,
   type TrainableUseLite, type UseLiteOptions,
   // USE-lite's runtime: { runtime: 'tfjs' (default) | 'onnx' } on use-lite and use-lite-finetuned
-  USE_LITE_ONNX_BACKEND, type UseLiteRuntime,
+  USE_LITE_ONNX_BACKEND, USE_LITE_RUNTIME_ENV, defaultUseLiteRuntime, type UseLiteRuntime,
   // bring-your-own encoder: --encoder / $EO_ENCODER = use-lite | onnx:<folder>
   chooseOnnxDevice, chosenEncoderSpec, createEncoder, hashModelFolder, inspectOnnxFolder, loadEncoder, loadOnnxEncoder,
   parseEncoderName, poolingFromConfig, type OnnxEncoderOptions, type OnnxPooling,

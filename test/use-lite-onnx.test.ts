@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createEncoder, initTfBackend, parseEncoderName, isEoError, loadUseLite, mulberry32, saveCheckpoint, USE_LITE_ONNX_BACKEND, type SentenceEncoder } from '../lib';
+import { createEncoder, defaultUseLiteRuntime, initTfBackend, parseEncoderName, isEoError, loadUseLite, mulberry32, saveCheckpoint, USE_LITE_ONNX_BACKEND, type SentenceEncoder } from '../lib';
 import { loadFinetunedUseLite, readUseLiteWeightMap, useLiteTimingTable, useLiteWeightPart, USE_LITE_FT_KIND } from '../lib/encode';
 import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT } from '../lib/tensor';
 
@@ -146,6 +146,35 @@ test('runtime option: --encoder / $EO_ENCODER names; an unknown runtime is a CON
     assert.unreachable('0 threads accepted');
   } catch (e) {
     assert.ok(isEoError(e) && /intraOpThreads must be a positive integer/.test(e.message), String(e));
+  }
+});
+
+test('$EO_USE_LITE_RUNTIME sets the runtime when no option does; an option wins; a bad value is a CONFIG error naming the variable', async () => {
+  const before = process.env.EO_USE_LITE_RUNTIME;
+  try {
+    delete process.env.EO_USE_LITE_RUNTIME;
+    assert.is(defaultUseLiteRuntime(), 'tfjs');
+    process.env.EO_USE_LITE_RUNTIME = 'onnx';
+    assert.is(defaultUseLiteRuntime(), 'onnx');
+    const viaEnv = await loadUseLite({ warmup: false });
+    assert.is(viaEnv.backend, USE_LITE_ONNX_BACKEND);
+    const [a] = await viaEnv.embed([TEXTS[0]]);
+    const [b] = await onnxBase.embed([TEXTS[0]]);
+    assert.equal(Array.from(a), Array.from(b));
+    viaEnv.dispose?.();
+    const optionWins = await loadUseLite({ runtime: 'tfjs', backend: 'wasm', warmup: false });
+    assert.is.not(optionWins.backend, USE_LITE_ONNX_BACKEND);
+    optionWins.dispose?.();
+    process.env.EO_USE_LITE_RUNTIME = 'cuda';
+    try {
+      await loadUseLite({ warmup: false });
+      assert.unreachable('bad $EO_USE_LITE_RUNTIME accepted');
+    } catch (e) {
+      assert.ok(isEoError(e) && e.code === 'CONFIG' && /\$EO_USE_LITE_RUNTIME/.test(e.message), String(e));
+    }
+  } finally {
+    if (before === undefined) delete process.env.EO_USE_LITE_RUNTIME;
+    else process.env.EO_USE_LITE_RUNTIME = before;
   }
 });
 

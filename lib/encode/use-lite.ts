@@ -168,6 +168,20 @@ export async function runUseLite(m: UseLiteModel, tokenLists: number[][]): Promi
   }
 }
 
+/** Environment variable naming the USE-lite runtime when an option does not: `tfjs` or `onnx`. */
+export const USE_LITE_RUNTIME_ENV = 'EO_USE_LITE_RUNTIME';
+
+/**
+ * The USE-lite runtime used when `UseLiteOptions.runtime` is not given: $EO_USE_LITE_RUNTIME, else `tfjs`. One
+ * setting switches every USE-lite encoder of a run (notebooks, worker threads, CLI), e.g.
+ * `EO_USE_LITE_RUNTIME=onnx npm start` for a faster cold run (embeddings within 1e-5 of tfjs, not bit-identical).
+ * Training (fine-tuning) always runs on tfjs.
+ */
+export function defaultUseLiteRuntime(): UseLiteRuntime {
+  const v = (process.env[USE_LITE_RUNTIME_ENV] ?? '').trim();
+  return v === '' ? 'tfjs' : parseUseLiteRuntime(v, `$${USE_LITE_RUNTIME_ENV}`);
+}
+
 /** Parse a USE-lite runtime name (option or config); throws CONFIG on anything but `tfjs` / `onnx`. */
 export function parseUseLiteRuntime(v: unknown, source = 'runtime'): UseLiteRuntime {
   if (v === 'tfjs' || v === 'onnx') return v;
@@ -181,7 +195,7 @@ export function parseUseLiteRuntime(v: unknown, source = 'runtime'): UseLiteRunt
  * space.
  */
 export async function loadUseLite(opts: UseLiteOptions = {}): Promise<SentenceEncoder> {
-  const runtime = parseUseLiteRuntime(opts.runtime ?? 'tfjs');
+  const runtime = opts.runtime === undefined ? defaultUseLiteRuntime() : parseUseLiteRuntime(opts.runtime);
   const modelDir = opts.modelDir ?? defaultUseLiteDir();
   const spec: SentenceEncoder['spec'] = { kind: 'use-lite', options: { ...opts, warmup: false } };
   if (runtime === 'onnx') {
