@@ -3,10 +3,11 @@
  * beside ours. Notebooks and generated text read them here, never type them.
  *
  * What is recorded: the paper's headline claim about Table 2 (its abstract: fusing the supervised scorer with BM25
- * "raises both R@10 and MRR by over 5×"). The per-row values of Table 2 are NOT recorded yet: the paper's text was not
- * reachable offline and `../shared/notes/` lists only its LLM tables (those live in the rerank views). Each of the
- * paper's rows is listed with empty `values`; copying the numbers from the paper into them fills the "(paper)"
- * columns of notebook 05 and the comparisons of its generated text, with no other change.
+ * "raises both R@10 and MRR by over 5×"), and the one per-row value quoted in this project's records: NN-SSC's R@10,
+ * 0.361 (issue 11, "NN-SSC alone reaches R@10 0.175 (paper 0.361)"). The paper's text was not reachable offline and
+ * `../shared/notes/` lists only its LLM tables (those live in paper-llm.ts), so the other values are empty; copying
+ * them from the paper into `values` (with their `sources`) fills the "(paper)" columns of notebook 05 and the
+ * comparisons of its generated text, with no other change.
  */
 import type { MetricName, MetricRow } from '../metrics/types';
 
@@ -15,16 +16,22 @@ export interface PaperTable2Row {
   label: string;
   /** The paper's values by metric; a metric that is missing is not recorded. */
   values: Readonly<Partial<Record<MetricName, number>>>;
+  /** Where each recorded value was read, by metric. */
+  sources?: Readonly<Partial<Record<MetricName, string>>>;
 }
 
-/** The paper's Table 2 rows (labels as in TABLE2_ROWS). Values not recorded yet (see the module comment). */
+/** The paper's Table 2 rows (labels as in TABLE2_ROWS). Only NN-SSC's R@10 is recorded (see the module comment). */
 export const PAPER_TABLE2: readonly PaperTable2Row[] = [
   { label: 'BM25', values: {} },
   { label: 'Cosine (base)', values: {} },
   { label: 'Cosine (fine-tuned)', values: {} },
   { label: 'Cosine (fine-tuned) + BM25', values: {} },
   { label: 'Cosine (fine-tuned) + BM25 + R2', values: {} },
-  { label: 'NN-SSC', values: {} },
+  {
+    label: 'NN-SSC',
+    values: { 'R@10': 0.361 },
+    sources: { 'R@10': 'arXiv 2607.02387 Table 2, as quoted in issue 11 ("NN-SSC alone reaches R@10 0.175 (paper 0.361)")' },
+  },
   { label: 'NN-SSC + BM25', values: {} },
 ];
 
