@@ -8,7 +8,8 @@
 //     evaluateRun against qrels.<split>.trec) to the numbers of a row of results.json;
 //   - the paper's orderings that hold on the sample as on the full snapshot (ORDERINGS below).
 // Finally the report site is built from the run and its index and one notebook page are checked in chromium
-// (test-output/report-index-sample.png, test-output/report-notebook-sample.png).
+// (test-output/report-index-sample.png, test-output/report-notebook-sample.png), with the LaTeX of a lesson page
+// typeset offline (test-output/report-notebook-math-sample.png).
 // EO_TEST_NOTEBOOKS=02,05 runs only those notebooks (and the rest of the checks on them). They run as `npm start --
 // --sample` runs them: up to EO_TEST_NOTEBOOK_JOBS (default 2) at a time, each after the notebooks it reads from.
 import { test } from 'uvu';
@@ -218,11 +219,15 @@ test('the report site of the sample run opens cleanly in chromium', async () => 
   const withFigure = site.notebooks.find((n) => n.page && n.figures.some((f) => f.png)) ?? site.notebooks.find((n) => n.page)!;
   const browser = await launchChromium();
   try {
+    // a lesson page with display equations (02's BM25, MAP/MRR): MathJax, from the site's own copy, typesets them offline
+    const withMath = site.notebooks.find((n) => n.page && n.name.startsWith('02-')) ?? site.notebooks.find((n) => n.page)!;
     const checks = [
       await checkPage(browser, site.index, path.join(OUT, 'report-index-sample.png')),
       await checkPage(browser, path.join(reportsRoot, withFigure.page!), path.join(OUT, 'report-notebook-sample.png')),
+      await checkPage(browser, path.join(reportsRoot, withMath.page!), undefined, { math: true, mathScreenshot: path.join(OUT, 'report-notebook-math-sample.png') }),
     ];
     assert.equal(checks.flatMap(pageProblems), []);
+    assert.ok(checks[2].math && checks[2].math.typeset > 0, `${withMath.name}: equations typeset (${JSON.stringify(checks[2].math)})`);
   } finally {
     await browser.close();
   }
