@@ -377,7 +377,8 @@ const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--jobs N] [-
   --no-site      do not write the report site (<reports>/index.html and <reports>/<name>/<name>.html via nbconvert)`;
 
 /**
- * Run `chosen` in order, up to `o.jobs` at a time where NOTEBOOK_NEEDS allows; after a failure start nothing more
+ * Run `chosen` in order, up to `o.jobs` at a time where `needs` allows (default NOTEBOOK_NEEDS; teacher mode passes
+ * SAMPLE_NOTEBOOK_NEEDS and its own order, see `schedulePlan`); after a failure start nothing more
  * (unless `o.keepGoing`) but let running notebooks finish. Resolves to the results in completion order.
  */
 function runScheduled(chosen, o, needs = NOTEBOOK_NEEDS) {
