@@ -6,6 +6,9 @@
 // * Jupyter: /usr/bin/jupyter, with nbclient + nbconvert + nbformat + jupyter_client importable by /usr/bin/python3
 //   (Debian's python; a pyenv `python3` on PATH is never used).
 // * Chromium: $CHROMIUM_PATH, else /usr/bin/chromium (renders figure PNGs through playwright-core; no browser download).
+// * MathJax 2 (Debian's libjs-mathjax, /usr/share/javascript/mathjax): the report site copies what it needs into
+//   <reports>/assets/mathjax/ so that the notebook pages typeset their LaTeX offline (nbconvert's default is a CDN).
+//   Checked and installed with jupyter.
 // * When something is missing and we run as root, installs it with apt-get (non-interactive); when not root,
 //   prints the exact command to run and exits 1. `--check` only reports (exit 1 when something is missing).
 // * Registers the tslab kernel in the project-local Jupyter data dir <repo>/.jupyter (git-ignored):
@@ -22,8 +25,10 @@ const JUPYTER = '/usr/bin/jupyter';
 const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 const KERNEL_NAME = 'tslab';
 const JUPYTER_APT = ['jupyter-nbconvert', 'python3-nbclient', 'jupyter-client', 'python3-ipython'];
+const MATHJAX_DIR = '/usr/share/javascript/mathjax';
+const MATHJAX_APT = ['libjs-mathjax'];
 const CHROMIUM_APT = ['chromium'];
-const ALL_APT = [...JUPYTER_APT, ...CHROMIUM_APT];
+const ALL_APT = [...JUPYTER_APT, ...MATHJAX_APT, ...CHROMIUM_APT];
 const INSTALL_COMMAND = `apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y ${ALL_APT.join(' ')}`;
 
 /** The Chromium binary figures are rendered with: $CHROMIUM_PATH, else /usr/bin/chromium. */
@@ -47,6 +52,10 @@ function hasJupyter() {
   return r.status === 0;
 }
 
+function hasMathJax() {
+  return fs.existsSync(path.join(MATHJAX_DIR, 'MathJax.js'));
+}
+
 function hasChromium() {
   return fs.existsSync(chromiumPath());
 }
@@ -58,6 +67,10 @@ function checkSystem({ jupyter = true, chromium = true } = {}) {
   if (jupyter && !hasJupyter()) {
     missing.push(`jupyter (${JUPYTER} with nbclient/nbconvert for ${PYTHON})`);
     packages.push(...JUPYTER_APT);
+  }
+  if (jupyter && !hasMathJax()) {
+    missing.push(`MathJax for the report pages (${MATHJAX_DIR})`);
+    packages.push(...MATHJAX_APT);
   }
   if (chromium && !hasChromium()) {
     missing.push(`chromium (${chromiumPath()})`);
@@ -143,6 +156,7 @@ module.exports = {
   PYTHON,
   JUPYTER,
   KERNEL_NAME,
+  MATHJAX_DIR,
   ALL_APT,
   INSTALL_COMMAND,
 };

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: execute every notebooks/NN-*.ipynb in order, headless, with the project's tslab kernel; with --jobs 2
-// (the default on 2+ cores) 03 runs beside 02 and 04 beside 03 (NOTEBOOK_NEEDS below), their lines prefixed.
+// (the default on 2+ cores) 03 runs beside 02 and 04 beside 03 (NOTEBOOK_NEEDS below), their lines prefixed. With
+// --sample (teacher mode) every notebook waits only for the notebooks whose files it reads (SAMPLE_NOTEBOOK_NEEDS),
+// the longest chain first (SAMPLE_START_ORDER).
 //
 //   npm start -- [--only 00-tour[,01-x]] [--sample] [--jobs 2] [--timeout 3600] [--keep-going] [--no-build] [--reports DIR] [--no-site] [--list]
 //
@@ -59,6 +61,48 @@ const NOTEBOOK_NEEDS = {
   '03-encoder-finetune': ['00-tour', '01-benchmark'],
   '04-nnssc': ['00-tour', '01-benchmark'],
 };
+
+/**
+ * Teacher mode (--sample): what each notebook reads that another notebook writes, for every notebook, so that any
+ * notebook may run beside any other it does not read from. On the 200-dataset sample no single notebook fills the
+ * two cores for long (kernel start, type-checking the first cell and short single-threaded steps leave one idle), so
+ * this is what brings `npm start -- --sample` well inside 5 minutes.
+ *   05 ← 03 (the fine-tuned encoder's checkpoint and its corpus embeddings), 04 (the NN-SSC checkpoint)
+ *   06, 07 ← 04 (NN-SSC: the strong backbone), 05 (the fusion records of Cosine (base) + BM25 and NN-SSC + BM25)
+ *   08 ← 01 (the benchmark on disk: α is set on its training split; without it 08 falls back to RRF), 05 (fusion record)
+ * 06/07/08 would set α themselves when no record exists; waiting for 05 keeps every α the one 05 stored, so the
+ * numbers are those of a run one notebook at a time. 00–04 read only caches that the first notebook to need them
+ * builds (BM25 index, benchmark, base corpus and query embeddings: written atomically, the embeddings under a lock
+ * that a second writer waits for).
+ */
+const SAMPLE_NOTEBOOK_NEEDS = {
+  '00-tour': [],
+  '01-benchmark': [],
+  '02-baselines': [],
+  '03-encoder-finetune': [],
+  '04-nnssc': [],
+  '05-fusion': ['03-encoder-finetune', '04-nnssc'],
+  '06-llm-rerank': ['04-nnssc', '05-fusion'],
+  '07-agentic': ['04-nnssc', '05-fusion'],
+  '08-router': ['01-benchmark', '05-fusion'],
+};
+
+/**
+ * Teacher mode's start order (notebooks start in this order, each once its needs are met): the longest chain
+ * first — 00 embeds the corpus (03 beside it waits for those embeddings, then fine-tunes and re-embeds), 04 trains
+ * NN-SSC, both gate 05 — while the short ones (01, 02) fill in. Notebooks not listed go last, in file order.
+ */
+const SAMPLE_START_ORDER = ['00-tour', '03-encoder-finetune', '04-nnssc', '01-benchmark', '02-baselines', '05-fusion', '06-llm-rerank', '07-agentic', '08-router'];
+
+/** How `--sample` (teacher mode) or a full run schedules `chosen`: the start order and the needs table. */
+function schedulePlan(chosen, sample) {
+  if (!sample) return { order: chosen, needs: NOTEBOOK_NEEDS };
+  const rank = (n) => {
+    const i = SAMPLE_START_ORDER.indexOf(n.name);
+    return i < 0 ? SAMPLE_START_ORDER.length + chosen.indexOf(n) : i;
+  };
+  return { order: [...chosen].sort((a, b) => rank(a) - rank(b)), needs: SAMPLE_NOTEBOOK_NEEDS };
+}
 
 /** Names of the notebooks among `chosen` (ordered) that `name` waits for: NOTEBOOK_NEEDS, else all earlier ones. */
 function notebookNeeds(chosen, name, needs = NOTEBOOK_NEEDS) {
@@ -323,6 +367,7 @@ const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--jobs N] [-
   --only NAME    run only these notebooks (00-tour, 00-tour.ipynb or the 00 prefix; repeatable)
   --sample       EO_SAMPLE=1: notebooks load the 200-dataset sample snapshot
   --jobs N       notebooks run side by side where NOTEBOOK_NEEDS allows (default ${DEFAULT_JOBS}: 03 beside 02, then 04 beside 03;
+                 with --sample any two whose files do not depend on each other, SAMPLE_NOTEBOOK_NEEDS;
                  1 = strictly one after the other); their console lines start with [name]
   --timeout S    per-cell timeout in seconds (default 3600)
   --keep-going   run the remaining notebooks after a failure (default: stop)
@@ -332,10 +377,11 @@ const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--jobs N] [-
   --no-site      do not write the report site (<reports>/index.html and <reports>/<name>/<name>.html via nbconvert)`;
 
 /**
- * Run `chosen` in order, up to `o.jobs` at a time where NOTEBOOK_NEEDS allows; after a failure start nothing more
+ * Run `chosen` in order, up to `o.jobs` at a time where `needs` allows (default NOTEBOOK_NEEDS; teacher mode passes
+ * SAMPLE_NOTEBOOK_NEEDS and its own order, see `schedulePlan`); after a failure start nothing more
  * (unless `o.keepGoing`) but let running notebooks finish. Resolves to the results in completion order.
  */
-function runScheduled(chosen, o) {
+function runScheduled(chosen, o, needs = NOTEBOOK_NEEDS) {
   const started = new Set();
   const finished = new Set();
   const results = [];
@@ -343,7 +389,7 @@ function runScheduled(chosen, o) {
   return new Promise((resolve) => {
     const pump = () => {
       for (;;) {
-        const i = stop ? -1 : nextNotebook(chosen, started, finished, o.jobs);
+        const i = stop ? -1 : nextNotebook(chosen, started, finished, o.jobs, needs);
         if (i < 0) break;
         const nb = chosen[i];
         started.add(nb.name);
@@ -416,7 +462,8 @@ async function main(argv = process.argv.slice(2)) {
   }
 
   const t0 = Date.now();
-  const results = await runScheduled(chosen, o);
+  const plan = schedulePlan(chosen, o.sample);
+  const results = await runScheduled(plan.order, o, plan.needs);
   results.sort((a, b) => chosen.findIndex((n) => n.name === a.name) - chosen.findIndex((n) => n.name === b.name));
   const skipped = chosen.filter((n) => !results.some((r) => r.name === n.name)).map((n) => n.name);
 
@@ -450,7 +497,7 @@ async function main(argv = process.argv.slice(2)) {
   return 0;
 }
 
-module.exports = { runNotebook, listNotebooks, selectNotebooks, notebookNeeds, nextNotebook, NOTEBOOK_NEEDS, metricsSummary, failureLine, buildSite, gitInfo, main, ROOT, NOTEBOOKS_DIR };
+module.exports = { runNotebook, runScheduled, listNotebooks, selectNotebooks, notebookNeeds, nextNotebook, schedulePlan, NOTEBOOK_NEEDS, SAMPLE_NOTEBOOK_NEEDS, SAMPLE_START_ORDER, metricsSummary, failureLine, buildSite, gitInfo, main, ROOT, NOTEBOOKS_DIR };
 
 if (require.main === module) {
   main().then(

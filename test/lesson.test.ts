@@ -9,7 +9,7 @@ import {
   alphaTryIt, alphaTryItVerdict, bm25Scorer, buildBm25, buildTable2, checkRatioClaim, evaluateRun, metricsVerdict,
   pairedRows, pairedVerdict, retrieveSplits, runFilesSource, studyHybrid, summarize, table2BestColumns, table2GainPairs,
   table2Hybrids, table2Rows, table2RowId, table2Systems, table2Verdict, TABLE2_ROWS, trainingVerdict, withJudgeColumns,
-  withPaperColumns, PAPER_TABLE2_CLAIM, paperReportsRow, paperTable2Value, isEoError,
+  withPaperColumns, PAPER_TABLE2, PAPER_TABLE2_CLAIM, paperReportsRow, paperTable2Value, isEoError,
   type MetricRow,
 } from '../lib';
 import { defaultChunkSize } from '../lib/encode';
@@ -60,6 +60,8 @@ test('Table 2 views: the paper beside ours, judge columns, best columns', () => 
   // The paper's list: every row the paper reports is flagged, and the lookups agree.
   for (const r of TABLE2_ROWS) assert.is(paperReportsRow(r.label), r.inPaper === true, r.label);
   assert.is(paperTable2Value('NN-SSC + BM25', 'MAP'), null, 'no value recorded yet');
+  assert.is(paperTable2Value('NN-SSC', 'R@10'), 0.361, "NN-SSC's R@10 as issue 11 quotes the paper");
+  assert.ok(PAPER_TABLE2.every((r) => Object.keys(r.values).every((m) => typeof r.sources?.[m as 'R@10'] === 'string')), 'every recorded value names its source');
 });
 
 test('table2Rows: rows can be appended (and flow into the hybrids), duplicates are refused; gain pairs as before', () => {
@@ -143,6 +145,12 @@ test('alphaTryIt: the default α restores the reported hybrid row; another α re
     assert.match(md, /not checkable \(a row is missing\)/, 'Cosine (base) absent: the claim cannot be checked');
     assert.match(md, /values are not recorded/);
     assert.match(md, /sample snapshot/);
+    // With the recorded paper values: NN-SSC's R@10 is set beside ours, with the difference.
+    const nn = table.metrics.find((r) => r.system === 'NN-SSC');
+    assert.ok(nn, 'the toy Table 2 has an NN-SSC row');
+    const withPaper = table2Verdict({ table, claim: PAPER_TABLE2_CLAIM, paperValue: paperTable2Value, inPaper: paperReportsRow, reasons: ['toy data'], sample: true, queries: 3, datasets: 5 });
+    assert.ok(withPaper.includes(`- NN-SSC, R@10: ours ${nn!['R@10'].toFixed(3)} vs the paper's 0.361`), withPaper);
+    assert.not.match(withPaper, /values are not recorded/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

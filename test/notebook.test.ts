@@ -8,8 +8,10 @@
 //     evaluateRun against qrels.<split>.trec) to the numbers of a row of results.json;
 //   - the paper's orderings that hold on the sample as on the full snapshot (ORDERINGS below).
 // Finally the report site is built from the run and its index and one notebook page are checked in chromium
-// (test-output/report-index-sample.png, test-output/report-notebook-sample.png).
-// EO_TEST_NOTEBOOKS=02,05 runs only those notebooks (and the rest of the checks on them).
+// (test-output/report-index-sample.png, test-output/report-notebook-sample.png), with the LaTeX of a lesson page
+// typeset offline (test-output/report-notebook-math-sample.png).
+// EO_TEST_NOTEBOOKS=02,05 runs only those notebooks (and the rest of the checks on them). They run as `npm start --
+// --sample` runs them: up to EO_TEST_NOTEBOOK_JOBS (default 2) at a time, each after the notebooks it reads from.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
@@ -22,7 +24,7 @@ import { checkPage, launchChromium, pageProblems } from './helpers/report-pages'
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const { ensureSystem } = require('../scripts/ensure-system.cjs');
 // eslint-disable-next-line @typescript-eslint/no-var-requires
-const { runNotebook, failureLine, listNotebooks } = require('../scripts/run-notebooks.cjs');
+const { runScheduled, schedulePlan, failureLine, listNotebooks } = require('../scripts/run-notebooks.cjs');
 
 type Json = Record<string, unknown>;
 type Row = Record<string, unknown>;
@@ -107,6 +109,24 @@ const notebooks: { name: string; file: string }[] = (() => {
 })();
 const reportsRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-nbtest-'));
 const timings: { name: string; seconds: number; cpu: number | null; ok: boolean }[] = [];
+/** Notebooks run at a time, in dependency order, as `npm start -- --sample` does (EO_TEST_NOTEBOOK_JOBS, default 2). */
+const JOBS = Number(process.env.EO_TEST_NOTEBOOK_JOBS ?? 2);
+let allWallSeconds = 0;
+
+type NotebookRun = { name: string; ok: boolean; seconds: number; logFile: string | null; status?: { kernelCpuSeconds?: number } };
+let scheduled: Promise<Map<string, NotebookRun>> | null = null;
+/** Every selected notebook, run once (the first test to ask starts them all); keeps going past a failure. */
+function runAll(): Promise<Map<string, NotebookRun>> {
+  scheduled ??= (async () => {
+    const t0 = Date.now();
+    const plan = schedulePlan(notebooks, true);
+    const runs: NotebookRun[] = await runScheduled(plan.order, { jobs: JOBS, keepGoing: true, quiet: true, reports: reportsRoot, sample: true, timeout: 900 }, plan.needs);
+    allWallSeconds = (Date.now() - t0) / 1000;
+    for (const r of runs) timings.push({ name: r.name, seconds: r.seconds, cpu: r.status?.kernelCpuSeconds ?? null, ok: r.ok });
+    return new Map(runs.map((r) => [r.name, r]));
+  })();
+  return scheduled;
+}
 
 test.before(() => {
   ensureSystem({ install: false, quiet: true }); // jupyter + chromium present, kernel registered in .jupyter/
@@ -120,8 +140,8 @@ for (const nb of notebooks) {
   const prefix = nb.name.slice(0, 2);
   test(`${nb.name} runs on the sample; its results.json and run files hold`, async () => {
     const reportsDir = path.join(reportsRoot, nb.name);
-    const r = await runNotebook({ file: nb.file, name: nb.name, reportsDir, sample: true, timeout: 900, quiet: true });
-    timings.push({ name: nb.name, seconds: r.seconds, cpu: r.status?.kernelCpuSeconds ?? null, ok: r.ok });
+    const r = (await runAll()).get(nb.name);
+    if (!r) return assert.unreachable(`${nb.name} did not run: a notebook it depends on failed (scripts/run-notebooks.cjs SAMPLE_NOTEBOOK_NEEDS)`);
     if (!r.ok) {
       const log = r.logFile && fs.existsSync(r.logFile) ? fs.readFileSync(r.logFile, 'utf8') : '';
       assert.unreachable(`${failureLine(r)}\n--- run.log (tail) ---\n${log.slice(-4000)}`);
@@ -199,21 +219,25 @@ test('the report site of the sample run opens cleanly in chromium', async () => 
   const withFigure = site.notebooks.find((n) => n.page && n.figures.some((f) => f.png)) ?? site.notebooks.find((n) => n.page)!;
   const browser = await launchChromium();
   try {
+    // a lesson page with display equations (02's BM25, MAP/MRR): MathJax, from the site's own copy, typesets them offline
+    const withMath = site.notebooks.find((n) => n.page && n.name.startsWith('02-')) ?? site.notebooks.find((n) => n.page)!;
     const checks = [
       await checkPage(browser, site.index, path.join(OUT, 'report-index-sample.png')),
       await checkPage(browser, path.join(reportsRoot, withFigure.page!), path.join(OUT, 'report-notebook-sample.png')),
+      await checkPage(browser, path.join(reportsRoot, withMath.page!), undefined, { math: true, mathScreenshot: path.join(OUT, 'report-notebook-math-sample.png') }),
     ];
     assert.equal(checks.flatMap(pageProblems), []);
+    assert.ok(checks[2].math && checks[2].math.typeset > 0, `${withMath.name}: equations typeset (${JSON.stringify(checks[2].math)})`);
   } finally {
     await browser.close();
   }
 });
 
 test.after(() => {
-  const total = timings.reduce((s, t) => s + t.seconds, 0);
+  const sum = timings.reduce((s, t) => s + t.seconds, 0);
   const cpu = timings.reduce((s, t) => s + (t.cpu ?? 0), 0);
   console.log(
-    `\nnotebooks on the sample (wall / kernel CPU seconds):\n${timings.map((t) => `  ${t.name.padEnd(24)} ${t.seconds.toFixed(1).padStart(7)} s ${t.cpu === null ? '' : `${t.cpu.toFixed(1).padStart(7)} s cpu`}${t.ok ? '' : '  FAILED'}`).join('\n')}\n  total ${total.toFixed(1)} s wall, ${cpu.toFixed(1)} s kernel CPU`,
+    `\nnotebooks on the sample (wall / kernel CPU seconds):\n${timings.map((t) => `  ${t.name.padEnd(24)} ${t.seconds.toFixed(1).padStart(7)} s ${t.cpu === null ? '' : `${t.cpu.toFixed(1).padStart(7)} s cpu`}${t.ok ? '' : '  FAILED'}`).join('\n')}\n  total ${allWallSeconds.toFixed(1)} s wall (${JOBS} at a time; ${sum.toFixed(1)} s summed over notebooks), ${cpu.toFixed(1)} s kernel CPU`,
   );
   if (process.env.EO_KEEP_TEST_REPORTS) console.log(`reports kept in ${reportsRoot}`);
   else fs.rmSync(reportsRoot, { recursive: true, force: true });

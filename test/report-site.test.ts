@@ -2,7 +2,8 @@
 // notebooks with a PNG figure, an HTML table and LaTeX; figures/*.png|html; results.json; run.json; run and qrels
 // files), build the nbconvert pages and index.html, then open the index, both notebook pages and an interactive
 // figure in headless Debian chromium: every image loads, every local link resolves, nothing is fetched from the
-// network and the console stays clean. Screenshots: test-output/report-index.png, test-output/report-notebook.png.
+// network, the console stays clean and MathJax (the site's copy) typesets the LaTeX. Screenshots:
+// test-output/report-index.png, test-output/report-notebook.png, test-output/report-notebook-math.png.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
@@ -23,7 +24,7 @@ function notebookJson(name: string, png: Buffer, tableHtmlText: string) {
     nbformat_minor: 5,
     metadata: { kernelspec: { name: 'tslab', display_name: 'TypeScript', language: 'typescript' }, language_info: { name: 'typescript' } },
     cells: [
-      { cell_type: 'markdown', id: 'm1', metadata: {}, source: `# ${name}\n\nMAP is the mean over queries of $\\mathrm{AP}(q) = \\frac{1}{|R_q|}\\sum_k P@k \\cdot rel_k$.` },
+      { cell_type: 'markdown', id: 'm1', metadata: {}, source: `# ${name}\n\nMAP is the mean over queries of $\\mathrm{AP}(q) = \\frac{1}{|R_q|}\\sum_k P@k \\cdot rel_k$:\n\n$$\\mathrm{MAP} = \\frac{1}{|Q|}\\sum_{q \\in Q} \\mathrm{AP}(q)$$` },
       cell('showTable(rows, { best: true })', [{ output_type: 'display_data', metadata: {}, data: { 'text/html': tableHtmlText, 'text/plain': '[table]' } }], 1),
       cell('await showFigure(fig, { name: "gains" })', [{ output_type: 'display_data', metadata: {}, data: { 'image/png': png.toString('base64'), 'text/plain': '[figure gains]' } }], 2),
       cell('console.log("done")', [{ output_type: 'stream', name: 'stdout', text: 'done\n' }], 3),
@@ -110,12 +111,15 @@ test('report site: index and notebook pages load offline in chromium with every 
     assert.match(page, /data:image\/png;base64,/, 'figure inline');
     assert.match(page, /eo-best/, 'HTML table output kept');
     assert.match(page, /href="\.\.\/index\.html"/);
+    // LaTeX is typeset by the site's own copy of MathJax (Debian's libjs-mathjax), loaded relative to the page.
+    assert.match(page, /<script[^>]*src="\.\.\/assets\/mathjax\/MathJax\.js\?config=TeX-AMS_CHTML-full,Safe"/, 'MathJax from the site');
+    assert.ok(fs.existsSync(path.join(root, 'assets', 'mathjax', 'MathJax.js')), 'MathJax copied into the site');
 
     browser = await launchChromium();
     fs.mkdirSync(OUT, { recursive: true });
     const checks = [
       await checkPage(browser, site.index, path.join(OUT, 'report-index.png')),
-      await checkPage(browser, path.join(root, '01-alpha', '01-alpha.html'), path.join(OUT, 'report-notebook.png')),
+      await checkPage(browser, path.join(root, '01-alpha', '01-alpha.html'), path.join(OUT, 'report-notebook.png'), { math: true, mathScreenshot: path.join(OUT, 'report-notebook-math.png') }),
       await checkPage(browser, path.join(root, '02-beta', '02-beta.html')),
       await checkPage(browser, path.join(root, '02-beta', 'figures', 'gains.html')),
     ];
@@ -124,7 +128,8 @@ test('report site: index and notebook pages load offline in chromium with every 
     assert.ok(checks[0].links >= 2 * (1 + 1 + 1 + 1 + 2 * 2 + 3 + 3), `index links: ${checks[0].links}`);
     assert.ok(checks[1].images >= 1, 'notebook page shows its figure');
     assert.ok(checks[1].links >= 3, 'notebook page links back and to results');
-    for (const f of ['report-index.png', 'report-notebook.png']) assert.ok(fs.statSync(path.join(OUT, f)).size > 5_000, `${f} written`);
+    assert.ok(checks[1].math && checks[1].math.typeset >= 2, `both equations typeset offline (${JSON.stringify(checks[1].math)})`);
+    for (const f of ['report-index.png', 'report-notebook.png', 'report-notebook-math.png']) assert.ok(fs.statSync(path.join(OUT, f)).size > 5_000, `${f} written`);
     // The interactive figure drew (plotly.js-dist from figures/plotly.js).
     const pg = await browser.newPage();
     await pg.goto(`file://${path.join(root, '02-beta', 'figures', 'gains.html')}`);

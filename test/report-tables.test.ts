@@ -67,6 +67,14 @@ test('per-query table as a DataFrame can be grouped by a column', () => {
   assert.equal(byDaac, { GES_DISC: 0.375, NSIDC: 1 });
 });
 
+test('danfojs statistics that use mathjs work through the lazy stand-in loadDanfo gives it', () => {
+  const df = toDataFrame([{ g: 'a', v: 2 }, { g: 'a', v: 5 }, { g: 'b', v: 9 }]);
+  assert.is(df['v'].median(), 5);
+  assert.ok(Math.abs(df['v'].std() - Math.sqrt(37 / 3)) < 1e-12, 'sample std through mathjs');
+  assert.ok(Math.abs(df['v'].var() - 37 / 3) < 1e-12, 'sample variance through mathjs');
+  assert.equal(frameRows(df.groupby(['g']).agg({ v: 'median' })), [{ g: 'a', v_median: 3.5 }, { g: 'b', v_median: 9 }]);
+});
+
 test('bestCells: true marks the max of numeric columns, ties at shown precision all marked; min per column', () => {
   const cols = ['system', 'R@10', 'MAP', 'MRR', 'note'];
   const m = bestCells(metricRows, cols, true, 3);

@@ -8,13 +8,48 @@ type Danfo = typeof import('danfojs-node');
 let danfo: Danfo | null = null;
 
 /**
+ * Packages danfojs requires when it loads but uses only inside a few methods: mathjs (median, mode, std, variance;
+ * ~2.5 CPU s to load, as it builds every mathjs function up front), xlsx (readExcel/toExcel) and request (reading a
+ * URL). Loading them costs each notebook more than all its tables; `loadDanfo` hands danfojs stand-ins that load
+ * the real package on first use.
+ */
+const DANFO_LAZY_PACKAGES: ReadonlySet<string> = new Set(['mathjs', 'xlsx', 'request']);
+
+/**
+ * A stand-in for module `request` as `parent` would require it: loaded on first property access, call or `new`.
+ * `__esModule` is answered without loading (these are CommonJS packages), so `__importDefault` wraps it lazily too.
+ */
+function lazyModule(load: () => any): unknown {
+  let real: any = null;
+  const get = () => (real ??= load());
+  return new Proxy(function lazyModuleStandIn() {}, {
+    get: (_t, key) => (key === '__esModule' && real === null ? undefined : get()[key]),
+    has: (_t, key) => key in get(),
+    apply: (_t, self, args) => get().apply(self, args),
+    construct: (_t, args) => new (get())(...args),
+  });
+}
+
+/**
  * danfojs-node, loaded on first use: it pulls in tfjs (a second or two), which a notebook that shows no table
  * should not pay for. Its tfjs is the project's own copy (package.json `overrides`), so loading it after
- * lib/tensor's backend init leaves the chosen backend in place.
+ * lib/tensor's backend init leaves the chosen backend in place. DANFO_LAZY_PACKAGES load when danfojs first uses them.
  */
 export function loadDanfo(): Danfo {
+  if (danfo !== null) return danfo;
   // eslint-disable-next-line @typescript-eslint/no-var-requires
-  if (danfo === null) danfo = require('danfojs-node') as Danfo;
+  const Module = require('node:module') as { _load: (request: string, parent: unknown, isMain: boolean) => unknown };
+  const load = Module._load;
+  Module._load = function (this: unknown, request: string, parent: unknown, isMain: boolean) {
+    if (DANFO_LAZY_PACKAGES.has(request)) return lazyModule(() => load.call(Module, request, parent, false));
+    return load.call(this, request, parent, isMain);
+  };
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    danfo = require('danfojs-node') as Danfo;
+  } finally {
+    Module._load = load;
+  }
   return danfo;
 }
 

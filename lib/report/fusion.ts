@@ -10,7 +10,7 @@ import { fuseSplitAtAlpha, type HybridStudy, type SplitScores } from '../search/
 import { scatterFigure, withLegendLayout } from './figures';
 import { f3, finiteOrNull as num, signed } from './numbers';
 import { metricsVerdict, pairedVerdict, sampleNote } from './lesson';
-import { checkRatioClaim, type PaperRatioClaim } from './paper-table2';
+import { checkRatioClaim, type PaperRatioClaim } from './paper';
 import type { Table2, Table2System } from './table2';
 import type { Figure, TableRow } from './types';
 
@@ -408,7 +408,7 @@ export function table2Verdict(input: {
   out.push(`**The paper's claim** (${input.claim.source}: ${input.claim.text}): ${input.claim.better} / ${input.claim.than} here is ${ratios}; ` +
     (check.holds === null ? 'not checkable (a row is missing).' : check.holds ? `the claim **holds** (≥ ${input.claim.atLeast}× on every metric).` : `the claim does **not** hold here (< ${input.claim.atLeast}× on some metric).`), '');
   const recorded = table.metrics.flatMap((m) => METRIC_NAMES.map((k) => ({ row: m, k, paper: input.inPaper(m.system) ? input.paperValue(m.system, k) : null }))).filter((x) => x.paper !== null);
-  if (recorded.length === 0) out.push(`**The paper's numbers.** The paper reports ${table.rows.filter((r) => input.inPaper(String(r.system))).length} of these rows ("in paper" = yes); their values are not recorded in this repository (lib/report/paper-table2.ts), so the "(paper)" columns are empty.`);
+  if (recorded.length === 0) out.push(`**The paper's numbers.** The paper reports ${table.rows.filter((r) => input.inPaper(String(r.system))).length} of these rows ("in paper" = yes); their values are not recorded in this repository (lib/report/paper.ts), so the "(paper)" columns are empty.`);
   else {
     out.push("**Our numbers beside the paper's:**");
     for (const x of recorded) out.push(`- ${x.row.system}, ${x.k}: ours ${f3(x.row[x.k])} vs the paper's ${f3(x.paper!)} (${signed(x.row[x.k] - x.paper!)}).`);

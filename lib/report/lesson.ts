@@ -5,7 +5,6 @@
  */
 import { METRIC_NAMES, type MetricName, type MetricRow } from '../metrics/types';
 import type { FinetuneTrainingSummary, NnsscTrainingSummary } from '../train/artefacts';
-import type { TryItResult } from '../train/try-it';
 import { sourceLines } from './frame';
 import { f3, finiteOrNull as num, pText, signed } from './numbers';
 import type { TableSource } from './types';
@@ -56,17 +55,32 @@ export function metricsVerdict(rows: readonly MetricRow[], metrics: readonly Met
   return lines.join('\n');
 }
 
-/** One paired comparison in words: the mean difference, its 95% CI, whether the CI excludes 0, and p. */
-export function pairedSentence(row: PairedRowLike, labelA: string, labelB: string): string {
+/** The numbers of one paired comparison row (`pairedRows`) and whether its 95% CI excludes 0; null without a CI. */
+function pairedNumbers(row: Partial<Pick<PairedRowLike, 'mean diff (A−B)' | 'CI95 low' | 'CI95 high' | 'p'>>): { d: number; lo: number; hi: number; p: number | null; excludes: boolean } | null {
   const d = num(row['mean diff (A−B)']);
   const lo = num(row['CI95 low']);
   const hi = num(row['CI95 high']);
-  const p = num(row.p);
-  if (d === null || lo === null || hi === null) return `${row.metric}: no paired comparison.`;
-  const excludes = lo > 0 || hi < 0;
-  const who = d > 0 ? `${labelA} is ahead` : d < 0 ? `${labelB} is ahead` : 'no difference';
-  return `**${row.metric}** ${signed(d)} [${signed(lo)}, ${signed(hi)}]: ${who}; the 95% CI ${excludes ? '**excludes 0**' : 'includes 0'}` +
-    (p === null ? '' : ` (p = ${pText(p)})`) + (excludes ? '.' : ', so this split cannot tell the two apart on it.');
+  if (d === null || lo === null || hi === null) return null;
+  return { d, lo, hi, p: num(row.p), excludes: lo > 0 || hi < 0 };
+}
+
+/** One paired comparison in words: the mean difference, its 95% CI, whether the CI excludes 0, and p. */
+export function pairedSentence(row: PairedRowLike, labelA: string, labelB: string): string {
+  const c = pairedNumbers(row);
+  if (c === null) return `${row.metric}: no paired comparison.`;
+  const who = c.d > 0 ? `${labelA} is ahead` : c.d < 0 ? `${labelB} is ahead` : 'no difference';
+  return `**${row.metric}** ${signed(c.d)} [${signed(c.lo)}, ${signed(c.hi)}]: ${who}; the 95% CI ${c.excludes ? '**excludes 0**' : 'includes 0'}` +
+    (c.p === null ? '' : ` (p = ${pText(c.p)})`) + (c.excludes ? '.' : ', so this split cannot tell the two apart on it.');
+}
+
+/**
+ * The same paired comparison as a clause inside a longer line (the rerank verdicts):
+ * `ΔMAP +0.031 (95% CI [+0.004, +0.060], **excludes 0**; p = 0.021)`; `ΔMAP: n/a` without one.
+ */
+export function gainSentence(metric: string, row: Partial<Pick<PairedRowLike, 'mean diff (A−B)' | 'CI95 low' | 'CI95 high' | 'p'>> | undefined): string {
+  const c = row ? pairedNumbers(row) : null;
+  if (c === null) return `Δ${metric}: n/a`;
+  return `Δ${metric} ${signed(c.d)} (95% CI [${signed(c.lo)}, ${signed(c.hi)}], ${c.excludes ? '**excludes 0**' : 'includes 0'}${c.p === null ? '' : `; p = ${pText(c.p)}`})`;
 }
 
 /**
@@ -94,7 +108,7 @@ export function pairedVerdict(rows: readonly PairedRowLike[], labelA: string, la
 
 /**
  * Our number beside the paper's, with the usual reasons they differ (title queries instead of the paper's LLM-written
- * ones, the CPU configuration, the sample). `paper` null: the paper's value is not recorded (lib/report/paper-table2.ts).
+ * ones, the CPU configuration, the sample). `paper` null: the paper's value is not recorded (lib/report/paper.ts).
  */
 export function paperComparisonSentence(opts: { what: string; ours: number; paper: number | null; sample: boolean; reasons?: readonly string[] }): string {
   const why = [...(opts.reasons ?? []), ...(opts.sample ? ['the sample snapshot has 200 datasets, so every metric is easier than on 10,073'] : [])];
@@ -205,14 +219,4 @@ export function runFilesSource(files: readonly string[], settings: Readonly<Reco
   const inSplit = (f: string) => only.split === undefined || base(f).endsWith(`.${only.split}.run`) || base(f) === `qrels.${only.split}.trec`;
   const runs = files.filter((f) => f.endsWith('.run') && inSplit(f) && (only.ids === undefined || only.ids.some((id) => base(f).startsWith(`${id}.`))));
   return { runFiles: runs, qrels: files.filter((f) => !f.endsWith('.run') && inSplit(f)), settings };
-}
-
-/**
- * The paragraph under a Try-it table: at the default setting, that the reported row came back (and how to change the
- * knob); otherwise `resultVerdict` of the tried row against the reported one.
- */
-export function tryItVerdict(tried: TryItResult, ctx: Omit<Parameters<typeof resultVerdict>[0], 'rows' | 'paired' | 'a' | 'b'> & { knobs: string }): string {
-  if (!tried.changed || tried.rows.length < 2)
-    return `Default setting (${tried.setting}): the reported row, re-derived from its run file. Change ${ctx.knobs} above and run the cell again to train another model.`;
-  return resultVerdict({ ...ctx, rows: tried.rows, paired: tried.paired, a: tried.rows[1].system, b: tried.rows[0].system });
 }

@@ -15,8 +15,9 @@ import type { RerankOutcome, RerankRowExtra, RerankTable } from '../rerank/repor
 import { rerankSystemRuns } from '../rerank/views';
 import { barFigure, scatterFigure } from './figures';
 import { f3, signed } from './numbers';
+import { gainSentence } from './lesson';
 import type { Figure } from './types';
-import { PAPER_AGENTIC_COST_RATIO, PAPER_RERANK_ROWS, paperRerankRow, type PaperRerankRow } from './paper-llm';
+import { PAPER_AGENTIC_COST_RATIO, PAPER_RERANK_ROWS, paperRerankRow, type PaperRerankRow } from './paper';
 import { winsLossesTies } from '../metrics/paired';
 import type { RoutingSweepRow } from '../agent/routed';
 
@@ -108,14 +109,6 @@ export function judgePickRows(c: JudgeVsCitation): Record<string, unknown>[] {
 /** Per-query agreement rows (best systems by the citation metric and by the judge metric). */
 export function judgeAgreementRows(c: JudgeVsCitation): Record<string, unknown>[] {
   return c.perQuery.map((q) => ({ query: q.queryId, [`best by ${c.citationMetric}`]: q.citationBest.join(' | '), [`best by ${c.judgeMetric}`]: q.judgeBest.join(' | '), agree: q.agree ? 'yes' : 'no' }));
-}
-
-
-/** One sentence on a paired gain: the mean difference, its CI and whether the CI excludes 0. */
-export function gainSentence(metric: string, g: { 'mean diff (A−B)': number; 'CI95 low': number; 'CI95 high': number; p: number } | undefined): string {
-  if (!g) return `Δ${metric}: n/a`;
-  const excl = g['CI95 low'] > 0 || g['CI95 high'] < 0;
-  return `Δ${metric} ${signed(g['mean diff (A−B)'])} (95% CI [${signed(g['CI95 low'])}, ${signed(g['CI95 high'])}], ${excl ? '**excludes 0**' : 'includes 0'}; p = ${g.p.toFixed(3)})`;
 }
 
 export interface VerdictOptions {

@@ -73,6 +73,12 @@ export interface ReportSiteOptions {
   commit?: string | null;
   /** Time shown as "built at". Default now. */
   now?: Date;
+  /**
+   * MathJax 2 folder the pages' LaTeX is typeset with: what they need is copied to `<root>/assets/mathjax/` so that
+   * the site works offline and moved elsewhere. Default Debian's libjs-mathjax, /usr/share/javascript/mathjax
+   * (scripts/ensure-system.cjs installs it); when it is missing the pages show LaTeX as source. null: no MathJax.
+   */
+  mathjaxDir?: string | null;
 }
 
 export interface ReportSite {
@@ -199,15 +205,49 @@ export function listReportFolders(root: string): string[] {
     .sort();
 }
 
+/** Debian's libjs-mathjax (MathJax 2.7), the default of `ReportSiteOptions.mathjaxDir`. */
+export const DEFAULT_MATHJAX_DIR = '/usr/share/javascript/mathjax';
+/** Where the site keeps its copy of MathJax, relative to the reports root. */
+export const SITE_MATHJAX_DIR = 'assets/mathjax';
+/** The MathJax configuration the pages load (nbconvert's own choice): TeX input, CommonHTML output, the Safe extension. */
+const MATHJAX_CONFIG = 'TeX-AMS_CHTML-full,Safe';
+/**
+ * The parts of MathJax 2 that TeX-AMS_CHTML-full needs (~1.5 MB of its 54): the loader, the combined configuration,
+ * the extensions it may load on demand (TeX packages, menus, accessibility), the TeX input and CommonHTML output jax
+ * and the TeX web fonts.
+ */
+const MATHJAX_PARTS = ['MathJax.js', 'config/TeX-AMS_CHTML-full.js', 'config/Safe.js', 'extensions', 'jax/input/TeX', 'jax/element', 'jax/output/CommonHTML', 'fonts/HTML-CSS/TeX/woff'];
+
+/**
+ * Copy what the pages need of MathJax 2 from `srcDir` into `<root>/assets/mathjax/` (files are replaced, links
+ * followed). Returns the copy's folder, or null when `srcDir` has no MathJax.js (the pages then show LaTeX as source).
+ */
+export function copyMathJax(root: string, srcDir: string = DEFAULT_MATHJAX_DIR): string | null {
+  if (!fs.existsSync(path.join(srcDir, 'MathJax.js'))) return null;
+  const dest = path.join(root, SITE_MATHJAX_DIR);
+  for (const part of MATHJAX_PARTS) {
+    const from = path.join(srcDir, part);
+    if (!fs.existsSync(from)) throw new EoError('REPORT', `MathJax at ${srcDir} lacks ${part}: not a MathJax 2 folder (Debian's libjs-mathjax)`, { file: from });
+    fs.cpSync(from, path.join(dest, part), { recursive: true, dereference: true, force: true });
+  }
+  return dest;
+}
+
+/** The MathJax URL a page at `<root>/<name>/<name>.html` loads from the site's copy. */
+export function pageMathJaxUrl(): string {
+  return `../${SITE_MATHJAX_DIR}/MathJax.js?config=${MATHJAX_CONFIG}`;
+}
+
 /**
  * Convert executed notebooks to HTML next to them (`<name>.ipynb` → `<name>.html`) in one nbconvert run (its
  * start-up is most of the cost). Figures displayed in the notebook (PNG, HTML tables) are inline in the page.
  * Returns the HTML paths; throws EoError REPORT naming nbconvert's error.
  */
-export function convertNotebooks(ipynbs: readonly string[], opts: ReportSiteOptions = {}): string[] {
+export function convertNotebooks(ipynbs: readonly string[], opts: ReportSiteOptions & { mathjaxUrl?: string } = {}): string[] {
   if (ipynbs.length === 0) return [];
   const python = opts.python ?? '/usr/bin/python3';
-  const r = spawnSync(python, ['-m', 'nbconvert', '--to', 'html', '--log-level', 'WARN', ...ipynbs], {
+  const mathjax = opts.mathjaxUrl ? [`--HTMLExporter.mathjax_url=${opts.mathjaxUrl}`] : [];
+  const r = spawnSync(python, ['-m', 'nbconvert', '--to', 'html', '--log-level', 'WARN', ...mathjax, ...ipynbs], {
     encoding: 'utf8',
     timeout: (opts.timeoutSeconds ?? 300) * 1000,
     env: { ...process.env, PYTHONHOME: '', PYTHONPATH: '' },
@@ -226,9 +266,9 @@ function href(p: string): string {
 }
 
 /**
- * Make an nbconvert page work offline and link back: drop scripts and stylesheets loaded by absolute URL
- * (require.js and MathJax: from a CDN, or with Debian's nbconvert from /usr/share/javascript, which is not there
- * without libjs-mathjax; either way they only fail, with console errors, and LaTeX then shows as source),
+ * Make an nbconvert page work offline and link back: drop scripts and stylesheets loaded by absolute URL (require.js
+ * from a CDN; MathJax when the site has no copy of its own, see `copyMathJax`: from a CDN or file:// they only fail,
+ * with console errors, and LaTeX then shows as source; the site's copy is loaded by a relative URL and stays),
  * and add a bar linking the index, results, tables and each figure's interactive page.
  */
 export function finishNotebookPage(html: string, nb: SiteNotebook): string {
@@ -338,13 +378,15 @@ export function buildReportSite(root: string, opts: ReportSiteOptions = {}): Rep
   const notebooks = listReportFolders(abs).map((name) => collectNotebook(abs, name));
   if (opts.nbconvert !== false) {
     const todo = notebooks.filter((nb) => nb.ipynb !== null);
+    const mathjax = opts.mathjaxDir === null || todo.length === 0 ? null : copyMathJax(abs, opts.mathjaxDir ?? DEFAULT_MATHJAX_DIR);
+    const convertOpts = { ...opts, mathjaxUrl: mathjax ? pageMathJaxUrl() : undefined };
     try {
-      convertNotebooks(todo.map((nb) => path.join(abs, nb.ipynb!)), opts);
+      convertNotebooks(todo.map((nb) => path.join(abs, nb.ipynb!)), convertOpts);
     } catch {
       // One bad notebook must not cost the others their pages: convert one at a time, noting each failure.
       for (const nb of todo) {
         try {
-          convertNotebooks([path.join(abs, nb.ipynb!)], opts);
+          convertNotebooks([path.join(abs, nb.ipynb!)], convertOpts);
         } catch (err) {
           nb.pageError = (err as Error).message.slice(-300);
         }

@@ -1,8 +1,11 @@
 /**
  * "Try it" cells: the reader changes one knob and sees its effect at once. The text under the result is generated
- * here: a tried metric row against the reported one, metric by metric, and whether the knob is back at the default.
+ * here (the one home of that text; lib/train/try-it.ts computes the trained knobs' rows): a tried metric row against
+ * the reported one, metric by metric, and whether the knob is back at the default.
  */
 import { METRIC_NAMES, type MetricName, type MetricRow } from '../metrics/types';
+import type { TryItResult } from '../train/try-it';
+import { resultVerdict } from './lesson';
 import { signed } from './numbers';
 
 /** The settings as `k1 = 0.9, b = 0.4`. */
@@ -44,4 +47,14 @@ export function knobVerdict(input: {
     : `${up.length ? `Up on ${up.map((x) => x.m).join(', ')}` : 'Nothing rose'}; ${down.length ? `down on ${down.map((x) => x.m).join(', ')}` : 'nothing fell'}. ` +
       'One knob setting on the test split is an illustration, not tuning: choosing it here would fit the test queries.');
   return out.join('\n\n');
+}
+
+/**
+ * The paragraph under a Try-it table: at the default setting, that the reported row came back (and how to change the
+ * knob); otherwise `resultVerdict` of the tried row against the reported one.
+ */
+export function tryItVerdict(tried: TryItResult, ctx: Omit<Parameters<typeof resultVerdict>[0], 'rows' | 'paired' | 'a' | 'b'> & { knobs: string }): string {
+  if (!tried.changed || tried.rows.length < 2)
+    return `Default setting (${tried.setting}): the reported row, re-derived from its run file. Change ${ctx.knobs} above and run the cell again to train another model.`;
+  return resultVerdict({ ...ctx, rows: tried.rows, paired: tried.paired, a: tried.rows[1].system, b: tried.rows[0].system });
 }

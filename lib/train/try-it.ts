@@ -2,7 +2,8 @@
  * The "Try it" knobs of the training notebooks: the reader changes one setting and sees its effect on the test split
  * next to the reported row. At the default setting nothing trains: the reported run is evaluated again, so the
  * reported numbers come back exactly. Another setting trains once into its own checkpoint folder (`…-try-…`, reused
- * when the same setting is tried again), never over the reported checkpoint.
+ * when the same setting is tried again), never over the reported checkpoint. The text under a Try-it result is
+ * written by lib/report/try-it.ts (`tryItVerdict`, `knobVerdict`).
  */
 import { benchmarkSplit } from '../bench/build';
 import type { Benchmark } from '../bench/types';

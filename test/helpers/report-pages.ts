@@ -1,6 +1,6 @@
 // Open report-site pages (file:// URLs) in headless Debian chromium through playwright-core and say what is broken:
 // console errors, page errors, images that did not load, links to files that do not exist, and any request that
-// tried to leave the machine. Shared by test/report-site.test.ts and test/notebook.test.ts.
+// tried to leave the machine; with `math`, whether MathJax typeset the LaTeX. Shared by test/report-site.test.ts and test/notebook.test.ts.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,6 +18,15 @@ export interface PageCheck {
   externalRequests: string[];
   images: number;
   links: number;
+  /** With `math`: MathJax output elements on the page, and markdown cells that still show `$$` or `$...$` as text. */
+  math?: { typeset: number; rawTex: string[] };
+}
+
+export interface CheckPageOptions {
+  /** Wait for MathJax to finish, then count its output and look for LaTeX left as text in markdown cells. */
+  math?: boolean;
+  /** With `math`: screenshot of the first typeset display equation's cell (scrolled into view). */
+  mathScreenshot?: string;
 }
 
 export async function launchChromium(): Promise<Browser> {
@@ -27,7 +36,7 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /** Load one page, wait for its images, check them and every local link; optionally save a screenshot. */
-export async function checkPage(browser: Browser, file: string, screenshot?: string): Promise<PageCheck> {
+export async function checkPage(browser: Browser, file: string, screenshot?: string, opts: CheckPageOptions = {}): Promise<PageCheck> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const consoleErrors: string[] = [];
   const externalRequests: string[] = [];
@@ -61,6 +70,30 @@ export async function checkPage(browser: Browser, file: string, screenshot?: str
       const target = fileURLToPath(u);
       if (!fs.existsSync(target)) brokenLinks.push(path.relative(path.dirname(file), target));
     }
+    let math: PageCheck['math'];
+    if (opts.math) {
+      // MathJax 2 typesets after load, from its queue: wait until it has loaded and the queue has run dry.
+      const ready = await page
+        .waitForFunction(() => {
+          const mj = (window as any).MathJax;
+          return !!(mj && mj.Hub && mj.isReady);
+        }, undefined, { timeout: 30_000 })
+        .then(() => true, () => false);
+      if (ready) await page.evaluate(() => new Promise<void>((resolve) => (window as any).MathJax.Hub.Queue(() => resolve())));
+      math = await page.evaluate(() => {
+        const typeset = document.querySelectorAll('.MathJax_CHTML, .mjx-chtml').length;
+        // markdown cells of nbconvert's lab and classic templates; typeset TeX survives only inside <script type="math/tex">
+        const cells = Array.from(document.querySelectorAll('.jp-RenderedMarkdown, .jp-MarkdownOutput, .text_cell_render'));
+        const rawTex = cells.map((c) => (c as HTMLElement).innerText).filter((t) => /\$\$|\$[^$\s][^$]*\\[A-Za-z]+[^$]*\$/.test(t)).map((t) => t.slice(0, 120));
+        return { typeset, rawTex };
+      });
+      if (opts.mathScreenshot) {
+        fs.mkdirSync(path.dirname(opts.mathScreenshot), { recursive: true });
+        const eq = page.locator('.MathJax_Display, .mjx-chtml.MJXc-display').first();
+        if ((await eq.count()) > 0) await eq.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: opts.mathScreenshot, fullPage: false });
+      }
+    }
     if (screenshot) {
       fs.mkdirSync(path.dirname(screenshot), { recursive: true });
       await page.screenshot({ path: screenshot, fullPage: false });
@@ -74,6 +107,7 @@ export async function checkPage(browser: Browser, file: string, screenshot?: str
       externalRequests,
       images: images.length,
       links,
+      ...(math ? { math } : {}),
     };
   } finally {
     await page.close();
@@ -88,5 +122,7 @@ export function pageProblems(c: PageCheck): string[] {
     ...c.brokenImages.map((e) => `${at}: image did not load: ${e}`),
     ...c.brokenLinks.map((e) => `${at}: link to a missing file: ${e}`),
     ...c.externalRequests.map((e) => `${at}: request to the network: ${e}`),
+    ...(c.math && c.math.typeset === 0 ? [`${at}: no math typeset (no MathJax output elements)`] : []),
+    ...(c.math?.rawTex ?? []).map((t) => `${at}: LaTeX left as text in a markdown cell: ${t}`),
   ];
 }
