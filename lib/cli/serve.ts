@@ -20,8 +20,7 @@ import { createSearchServer } from '../serve/server';
 import { createLlmClientFromEnv } from '../llm/client';
 import { fusionFlag, nnsscTopMFlag, SERVE_USAGE } from './usage';
 import { SERVICE_ENCODER_SPEC, SERVICE_NNSSC_TWO_STAGE } from '../serve/types';
-import { chosenEncoderSpec, parseEncoderName } from '../encode/registry';
-import { ENCODER_ENV, type EncoderSpec } from '../encode/types';
+import { chosenEncoderSpec } from '../encode/registry';
 
 export { SERVE_USAGE };
 
@@ -50,9 +49,7 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
   const t0 = Date.now();
   const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
   log(`loaded ${corpus.datasets.length} datasets from ${corpus.origin}`);
-  const encoderSpec: EncoderSpec = values.encoder !== undefined
-    ? parseEncoderName(values.encoder, '--encoder')
-    : (process.env[ENCODER_ENV] ?? '').trim() !== '' ? chosenEncoderSpec() : (SERVICE_ENCODER_SPEC as unknown as EncoderSpec);
+  const encoderSpec = chosenEncoderSpec(values.encoder, SERVICE_ENCODER_SPEC);
   let lastLine = 0;
   const engine = await loadSearchEngine(corpus, {
     semantic, fusion, sample: !!values.sample,

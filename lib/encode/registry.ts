@@ -45,10 +45,13 @@ export async function loadEncoder(name?: string): Promise<SentenceEncoder> {
   return createEncoder(chosenEncoderSpec(name));
 }
 
-/** The spec of the encoder `loadEncoder(name)` builds: `name`, else $EO_ENCODER, else USE-lite (nothing is loaded). */
-export function chosenEncoderSpec(name?: string): EncoderSpec {
+/**
+ * The spec of the encoder `loadEncoder(name)` builds: `name`, else $EO_ENCODER, else `fallback` (default USE-lite on
+ * the default runtime). Nothing is loaded.
+ */
+export function chosenEncoderSpec(name?: string, fallback: EncoderSpec = { kind: 'use-lite' }): EncoderSpec {
   const fromEnv = process.env[ENCODER_ENV];
   return name !== undefined
     ? parseEncoderName(name, '--encoder')
-    : fromEnv !== undefined && fromEnv.trim() !== '' ? parseEncoderName(fromEnv, `$${ENCODER_ENV}`) : { kind: 'use-lite' };
+    : fromEnv !== undefined && fromEnv.trim() !== '' ? parseEncoderName(fromEnv, `$${ENCODER_ENV}`) : fallback;
 }

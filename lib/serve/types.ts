@@ -1,3 +1,4 @@
+import type { EncoderSpec } from '../encode/types';
 import type { RouterLlmClient } from '../router/types';
 
 /**
@@ -18,7 +19,7 @@ export const SERVICE_NNSSC_TWO_STAGE = { topM: 500 } as const;
  * The corpus side is read from the same embedding cache, whichever runtime filled it. The library, the CLI's
  * `eo search`/`eo eval` and the notebooks keep tfjs by default (the published run files).
  */
-export const SERVICE_ENCODER_SPEC = { kind: 'use-lite', options: { runtime: 'onnx' } } as const;
+export const SERVICE_ENCODER_SPEC: EncoderSpec = { kind: 'use-lite', options: { runtime: 'onnx' } };
 
 /** Options of `createSearchServer`. Every field has a default. */
 export interface SearchServerOptions {
