@@ -6,7 +6,7 @@ import { registerUseLiteGradients } from './use-gradients';
 import * as path from 'node:path';
 import { loadUseTokenizer } from './tokenizer';
 import {
-  USE_LITE_DIM, defaultUseLiteDir, defaultUseLiteRuntime, loadUseLiteModel, parseUseLiteRuntime, readUseLiteWeightMap, useLiteEncoder, useLiteId, useLiteOnnxEncoder,
+  USE_LITE_DIM, defaultUseLiteDir, loadUseLiteModel, readUseLiteWeightMap, useLiteEncoder, useLiteId, useLiteOnnxEncoder, useLiteRuntimeOf,
   useLiteSparseInputs, type UseLiteModel,
 } from './use-lite';
 import type { UseLiteWeightMap } from './use-lite-onnx';
@@ -221,7 +221,7 @@ export interface FinetunedUseLiteOptions extends Omit<UseLiteOptions, 'modelDir'
  */
 export async function loadFinetunedUseLite(opts: FinetunedUseLiteOptions): Promise<SentenceEncoder> {
   if (!opts || typeof opts.checkpointDir !== 'string') throw new EoError('INVALID_ARGUMENT', 'loadFinetunedUseLite: checkpointDir is required');
-  const runtime = opts.runtime === undefined ? defaultUseLiteRuntime() : parseUseLiteRuntime(opts.runtime);
+  const runtime = useLiteRuntimeOf(opts.runtime);
   const ckpt = loadCheckpoint(opts.checkpointDir, { kind: USE_LITE_FT_KIND });
   const modelDir = defaultUseLiteDir();
   const baseId = useLiteId(modelDir);

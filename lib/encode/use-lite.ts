@@ -182,6 +182,11 @@ export function defaultUseLiteRuntime(): UseLiteRuntime {
   return v === '' ? 'tfjs' : parseUseLiteRuntime(v, `$${USE_LITE_RUNTIME_ENV}`);
 }
 
+/** The runtime an encoder runs on: the option when given (parsed), else `defaultUseLiteRuntime()`. */
+export function useLiteRuntimeOf(option: unknown): UseLiteRuntime {
+  return option === undefined ? defaultUseLiteRuntime() : parseUseLiteRuntime(option);
+}
+
 /** Parse a USE-lite runtime name (option or config); throws CONFIG on anything but `tfjs` / `onnx`. */
 export function parseUseLiteRuntime(v: unknown, source = 'runtime'): UseLiteRuntime {
   if (v === 'tfjs' || v === 'onnx') return v;
@@ -195,7 +200,7 @@ export function parseUseLiteRuntime(v: unknown, source = 'runtime'): UseLiteRunt
  * space.
  */
 export async function loadUseLite(opts: UseLiteOptions = {}): Promise<SentenceEncoder> {
-  const runtime = opts.runtime === undefined ? defaultUseLiteRuntime() : parseUseLiteRuntime(opts.runtime);
+  const runtime = useLiteRuntimeOf(opts.runtime);
   const modelDir = opts.modelDir ?? defaultUseLiteDir();
   const spec: SentenceEncoder['spec'] = { kind: 'use-lite', options: { ...opts, warmup: false } };
   if (runtime === 'onnx') {
