@@ -7,7 +7,7 @@
 //   new: concurrent queries share one encoder call on a worker thread (microBatchingEncoder: ≤ 16 texts, no wait
 //        when idle, LRU of query embeddings) and one onnxruntime MatMul for their cosines; answers LRU; bounded
 //        admission (503 + Retry-After beyond it)
-// Per mode and concurrency level: req/s, p50/p99/max latency, errors (non-2xx, timeouts), server RSS at the end;
+// Per mode and concurrency level: req/s, p50/p99/max latency, errors (non-2xx, timeouts), server RSS at the end, server CPU ms per request (all its threads);
 // then the ratios new/old. Every request carries a query text not sent before in that mode (a deterministic list of
 // thousands of varied queries built from the corpus: titles, keywords, instruments, with places and periods), so
 // the answer cache does not make the numbers trivial; the cached-repeat case (16 connections cycling over 50 queries
@@ -79,7 +79,8 @@ if (process.env.EO_SERVE_LOAD_CHILD) {
     process.send({ type: 'ready', url, label: pipeline.label, datasets: corpus.datasets.length });
     setInterval(() => {
       const m = process.memoryUsage();
-      process.send({ type: 'mem', t: Date.now(), rss: m.rss, heapUsed: m.heapUsed });
+      const u = process.cpuUsage(); // the whole process: event loop, worker threads, onnxruntime's threads
+      process.send({ type: 'mem', t: Date.now(), rss: m.rss, heapUsed: m.heapUsed, cpuUs: u.user + u.system });
     }, 250).unref();
     process.on('message', async (msg) => {
       if (msg === 'stop') {
@@ -210,6 +211,8 @@ async function startServer(mode) {
   return {
     ...ready, mem, child,
     rssNow: () => MB(mem[mem.length - 1]?.rss ?? 0),
+    /** Server CPU time so far, ms (sampled every 250 ms). */
+    cpuMsNow: () => (mem[mem.length - 1]?.cpuUs ?? 0) / 1000,
     stop: async () => {
       child.removeAllListeners('exit');
       child.send('stop');
@@ -241,10 +244,13 @@ async function comparison(queries) {
     const srv = srvs[mode];
     await settle(srv.url);
     const prof = stageProfile();
+    const cpu0 = srv.cpuMsNow();
     const r = await load(srv.url, c, seconds, srcs[mode], {}, prof);
-    rows.push({ ...row(mode, c, r, srv.rssNow()), profile: prof.mean() });
+    await new Promise((res) => setTimeout(res, 300)); // one more sample of the server's CPU time
+    const cpuMsPerRequest = (srv.cpuMsNow() - cpu0) / Math.max(1, r.requests.total);
+    rows.push({ ...row(mode, c, r, srv.rssNow()), cpuMsPerRequest, profile: prof.mean() });
     const x = rows[rows.length - 1];
-    console.log(`[${mode}] ${c} connections: ${x.reqPerSec.toFixed(1)} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms, errors ${x.errors}, RSS ${x.rssMB} MB`);
+    console.log(`[${mode}] ${c} connections: ${x.reqPerSec.toFixed(1)} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms, errors ${x.errors}, RSS ${x.rssMB} MB, server CPU ${cpuMsPerRequest.toFixed(1)} ms per request`);
     console.log(`[${mode}]   ${describeProfile(x.profile)}`);
   }
   for (const mode of modes) {

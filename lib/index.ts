@@ -22,8 +22,9 @@ export {
   type CheckpointManifest, type TrainingData,
 } from './store';
 
-// ── TensorFlow.js backend
+// ── TensorFlow.js backend; onnxruntime sessions (on the calling thread or the process's onnx worker thread)
 export {
+  openOnnxSession, type OnnxSession, type OnnxThread,
   classifyNativeLoadError, getTf, initTfBackend, parseTfBackendName, tfBackendInfo, trainingProfileFor, type NativeLoadFailure, type TfBackendInfo, type TfBackendName, type TrainingProfile,
 } from './tensor';
 
@@ -79,7 +80,7 @@ export {
   // USE-lite's runtime: { runtime: 'tfjs' (default) | 'onnx' } on use-lite and use-lite-finetuned
   USE_LITE_ONNX_BACKEND, USE_LITE_RUNTIME_ENV, defaultUseLiteRuntime, type UseLiteRuntime,
   // bring-your-own encoder: --encoder / $EO_ENCODER = use-lite | onnx:<folder>
-  chooseOnnxDevice, chosenEncoderSpec, createEncoder, hashModelFolder, inspectOnnxFolder, loadEncoder, loadOnnxEncoder,
+  chooseOnnxDevice, chosenEncoderSpec, createEncoder, encoderRunsOffEventLoop, withOnnxThread, hashModelFolder, inspectOnnxFolder, loadEncoder, loadOnnxEncoder,
   parseEncoderName, poolingFromConfig, type OnnxEncoderOptions, type OnnxPooling,
 } from './encode';
 

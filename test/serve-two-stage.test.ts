@@ -12,7 +12,7 @@ import {
   createSearchServer, loadEncoder, loadSearchEngine, loadSnapshot, repoRoot, saveCheckpoint, search, type SearchResponse,
 } from '../lib';
 import { nnsscTensors, NNSSC_KIND } from '../lib/retrieve/nnssc';
-import { encoderRunsOffEventLoop } from '../lib/search/engine';
+import { encoderRunsOffEventLoop, withOnnxThread } from '../lib/encode/registry';
 import type { EncoderSpec } from '../lib/encode/types';
 import { randomModel } from './nnssc-fixtures';
 
@@ -80,12 +80,18 @@ test('two-stage NN-SSC: library and service rank the same ids; candidates keep t
   }
 });
 
-test('the query encoder runs on a worker only when it computes on the event loop (tfjs), not on onnxruntime', () => {
+test('the query encoder needs a worker encoder unless its graph runs on the onnx worker thread', () => {
   assert.is(encoderRunsOffEventLoop({ kind: 'use-lite' }), false);
   assert.is(encoderRunsOffEventLoop(undefined), false);
-  assert.is(encoderRunsOffEventLoop({ kind: 'onnx', options: { folder: 'x' } }), true);
-  // the USE-lite onnxruntime option of createEncoder (another branch adds it to UseLiteOptions)
-  assert.is(encoderRunsOffEventLoop({ kind: 'use-lite', options: { runtime: 'onnx' } } as unknown as EncoderSpec), true);
+  // onnxruntime-node runs a graph on the thread that calls it: an onnx folder model or USE-lite onnx on the caller blocks
+  assert.is(encoderRunsOffEventLoop({ kind: 'onnx', options: { folder: 'x' } }), false);
+  assert.is(encoderRunsOffEventLoop({ kind: 'use-lite', options: { runtime: 'onnx' } }), false);
+  assert.is(encoderRunsOffEventLoop({ kind: 'use-lite', options: { runtime: 'onnx', onnxThread: 'worker' } }), true);
+  assert.is(encoderRunsOffEventLoop(withOnnxThread({ kind: 'use-lite', options: { runtime: 'onnx' } }, 'worker')), true);
+  assert.is(encoderRunsOffEventLoop(withOnnxThread({ kind: 'use-lite', options: { runtime: 'tfjs' } }, 'worker')), false);
+  // other kinds are left as they are
+  const folder: EncoderSpec = { kind: 'onnx', options: { folder: 'x' } };
+  assert.is(withOnnxThread(folder, 'worker'), folder);
 });
 
 test('eo search --nnssc-top-m: a bad value fails with a clear message', async () => {

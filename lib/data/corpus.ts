@@ -61,3 +61,18 @@ export function datasetsByPublication(corpus: Corpus, relations?: readonly strin
   }
   return out;
 }
+
+const idsByDatasets = new WeakMap<readonly DatasetRecord[], readonly string[]>();
+
+/**
+ * The corpus's dataset ids in corpus order (the ids every top-k breaks ties with), built once per datasets array: a
+ * service ranks every request with them.
+ */
+export function datasetIds(corpus: Pick<Corpus, 'datasets'>): readonly string[] {
+  let ids = idsByDatasets.get(corpus.datasets);
+  if (!ids || ids.length !== corpus.datasets.length) {
+    ids = Object.freeze(corpus.datasets.map((d) => d.id));
+    idsByDatasets.set(corpus.datasets, ids);
+  }
+  return ids;
+}

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { EoError } from '../errors';
 import { ENCODER_ENV, type EncoderSpec, type SentenceEncoder } from './types';
-import { loadUseLite } from './use-lite';
+import { loadUseLite, useLiteRuntimeOf } from './use-lite';
 import { loadFinetunedUseLite } from './trainable-use';
 import { loadOnnxEncoder } from './onnx';
 
@@ -54,4 +54,27 @@ export function chosenEncoderSpec(name?: string, fallback: EncoderSpec = { kind:
   return name !== undefined
     ? parseEncoderName(name, '--encoder')
     : fromEnv !== undefined && fromEnv.trim() !== '' ? parseEncoderName(fromEnv, `$${ENCODER_ENV}`) : fallback;
+}
+
+/**
+ * `spec` with its onnx graph run on `thread` (`UseLiteOptions.onnxThread`): USE-lite specs (base or fine-tuned) get the
+ * option, which only matters on the onnx runtime; other kinds are returned unchanged. The encoder's id and vectors do
+ * not depend on it.
+ */
+export function withOnnxThread(spec: EncoderSpec, thread: 'caller' | 'worker'): EncoderSpec {
+  if (spec.kind === 'use-lite') return { kind: 'use-lite', options: { ...(spec.options ?? {}), onnxThread: thread } };
+  if (spec.kind === 'use-lite-finetuned') return { kind: 'use-lite-finetuned', options: { ...spec.options, onnxThread: thread } };
+  return spec;
+}
+
+/**
+ * Whether an encoder built from `spec` embeds off the calling thread by itself: a USE-lite graph on the onnx runtime
+ * (its option, else $EO_USE_LITE_RUNTIME) on the process's onnx worker thread. onnxruntime-node runs a graph
+ * synchronously on the thread that calls it, so every other encoder (tfjs, or onnx on the `caller` thread, or an
+ * `onnx` folder model) would block a server's event loop and is better put on a `workerEncoder`.
+ */
+export function encoderRunsOffEventLoop(spec: EncoderSpec | undefined): boolean {
+  if (!spec || (spec.kind !== 'use-lite' && spec.kind !== 'use-lite-finetuned')) return false;
+  const o = spec.options as { runtime?: unknown; onnxThread?: unknown } | undefined;
+  return useLiteRuntimeOf(o?.runtime as never) === 'onnx' && o?.onnxThread === 'worker';
 }

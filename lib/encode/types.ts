@@ -91,6 +91,11 @@ export interface UseLiteOptions {
   /** `onnx` runtime only: intra-op threads of the onnxruntime session. Default 1 (the embedding pool runs one encoder per worker thread). */
   intraOpThreads?: number;
   /**
+   * `onnx` runtime only: where the graph runs, `caller` (default: the calling thread) or `worker` (the process's
+   * onnx worker thread, so a server's event loop is not blocked by inference; see `OnnxThread`). Same vectors.
+   */
+  onnxThread?: 'caller' | 'worker';
+  /**
    * `onnx` runtime only: batch each `embed` call's texts in order of token count, so that padded batches pad little
    * (rows come back in input order). Default true. (The tfjs runtime never sorts.)
    */

@@ -1,8 +1,8 @@
 import { EoError } from '../errors';
 import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT, ONNX_INT64, type OnnxAttribute, type OnnxGraph, type OnnxInitializer, type OnnxNode } from '../tensor/onnx';
+import { openOnnxSession, type OnnxSession, type OnnxThread } from '../tensor/onnx-session';
 
 type Ort = typeof import('onnxruntime-node');
-type OrtSession = import('onnxruntime-node').InferenceSession;
 
 /** One weight of the USE-lite graph as plain data (from model.json's shards, maybe replaced by a checkpoint). */
 export interface UseLiteWeight {
@@ -215,8 +215,7 @@ export function useLiteOnnxGraph(w: UseLiteWeightMap, opts: UseLiteOnnxGraphOpti
 
 /** A USE-lite ONNX session, ready for `runUseLiteOnnx`. */
 export interface UseLiteOnnxSession {
-  ort: Ort;
-  session: OrtSession;
+  session: OnnxSession;
   /** Output width (512). */
   dim: number;
   /** Longest token list accepted. */
@@ -233,22 +232,21 @@ export function requireOnnxRuntime(what: string): Ort {
 
 /**
  * Build the ONNX graph from the weights and open it on onnxruntime-node's CPU kernels with `threads` intra-op
- * threads (default 1: the embedding pool runs one encoder per worker thread).
+ * threads (default 1: the embedding pool runs one encoder per worker thread), on the calling thread or on the
+ * process's onnx worker thread (`thread`, default `caller`; see `OnnxThread`).
  */
-export async function createUseLiteOnnxSession(w: UseLiteWeightMap, opts: { threads?: number; maxTokens?: number } = {}): Promise<UseLiteOnnxSession> {
-  const ort = requireOnnxRuntime('USE-lite');
+export async function createUseLiteOnnxSession(w: UseLiteWeightMap, opts: { threads?: number; maxTokens?: number; thread?: OnnxThread } = {}): Promise<UseLiteOnnxSession> {
+  requireOnnxRuntime('USE-lite');
   const threads = opts.threads ?? 1;
   if (!Number.isInteger(threads) || threads < 1) throw new EoError('INVALID_ARGUMENT', `USE-lite ONNX: intraOpThreads must be a positive integer, got ${threads}`);
   const graph = useLiteOnnxGraph(w, { maxTokens: opts.maxTokens });
-  let session: OrtSession;
+  let session: OnnxSession;
   try {
-    session = await ort.InferenceSession.create(encodeOnnxModel(graph), {
-      intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all',
-    });
+    session = await openOnnxSession(encodeOnnxModel(graph), { intraOpThreads: threads, thread: opts.thread });
   } catch (e) {
     throw new EoError('ENCODER', `USE-lite ONNX graph failed to load on onnxruntime-node: ${(e as Error).message.split('\n')[0]}`);
   }
-  return { ort, session, dim: graph.outputs[0].shape[1] as number, maxTokens: opts.maxTokens ?? 128, threads };
+  return { session, dim: graph.outputs[0].shape[1] as number, maxTokens: opts.maxTokens ?? 128, threads };
 }
 
 /**
@@ -272,7 +270,7 @@ export async function runUseLiteOnnx(s: UseLiteOnnxSession, tokenLists: number[]
       mask[i * t + p] = 1;
     }
   });
-  const out = await s.session.run({ ids: new s.ort.Tensor('int64', ids, [b, t]), mask: new s.ort.Tensor('float32', mask, [b, t]) });
+  const out = await s.session.run({ ids: { type: 'int64', data: ids, dims: [b, t] }, mask: { type: 'float32', data: mask, dims: [b, t] } });
   const y = out.embedding;
   if (y.dims.length !== 2 || y.dims[0] !== b || y.dims[1] !== s.dim)
     throw new EoError('ENCODER', `USE-lite ONNX returned shape [${y.dims.join(',')}] for ${b} texts`);

@@ -219,9 +219,9 @@ export async function loadUseLite(opts: UseLiteOptions = {}): Promise<SentenceEn
 export async function useLiteOnnxEncoder(
   tokenizer: UseTokenizer,
   weights: UseLiteWeightMap,
-  opts: Pick<UseLiteOptions, 'batchSize' | 'maxTokens' | 'warmup' | 'intraOpThreads' | 'sortByLength'> & { id: string; spec: SentenceEncoder['spec'] },
+  opts: Pick<UseLiteOptions, 'batchSize' | 'maxTokens' | 'warmup' | 'intraOpThreads' | 'sortByLength' | 'onnxThread'> & { id: string; spec: SentenceEncoder['spec'] },
 ): Promise<SentenceEncoder> {
-  const s = await createUseLiteOnnxSession(weights, { threads: opts.intraOpThreads ?? 1, maxTokens: USE_LITE_MAX_TOKENS });
+  const s = await createUseLiteOnnxSession(weights, { threads: opts.intraOpThreads ?? 1, maxTokens: USE_LITE_MAX_TOKENS, thread: opts.onnxThread });
   return useLiteEncoderOf(
     { tokenizer, run: (lists) => runUseLiteOnnx(s, lists), dispose: () => void s.session.release().catch(() => undefined) },
     { ...opts, backend: USE_LITE_ONNX_BACKEND, sortByLength: opts.sortByLength ?? true, maxTokens: Math.min(opts.maxTokens ?? USE_LITE_MAX_TOKENS, USE_LITE_MAX_TOKENS) },

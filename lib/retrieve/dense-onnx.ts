@@ -1,12 +1,12 @@
 import { EoError } from '../errors';
 import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT } from '../tensor/onnx';
-
-type Ort = typeof import('onnxruntime-node');
-type OrtSession = import('onnxruntime-node').InferenceSession;
+import { openOnnxSession, type OnnxSession, type OnnxThread } from '../tensor/onnx-session';
 
 export interface DenseOnnxOptions {
   /** onnxruntime intra-op threads. Default 1 (a service: the event loop and the encoder use the other core). */
   intraOpThreads?: number;
+  /** Where the product runs (`OnnxThread`): `caller` (default) or the process's onnx `worker` thread (a service). */
+  thread?: OnnxThread;
 }
 
 /**
@@ -20,11 +20,9 @@ export class DenseOnnxIndex {
   readonly size: number;
   readonly dim: number;
   readonly backend = 'onnxruntime-cpu';
-  private readonly ort: Ort;
-  private session: OrtSession | null;
+  private session: OnnxSession | null;
 
-  private constructor(ort: Ort, session: OrtSession, size: number, dim: number) {
-    this.ort = ort;
+  private constructor(session: OnnxSession, size: number, dim: number) {
     this.session = session;
     this.size = size;
     this.dim = dim;
@@ -33,8 +31,7 @@ export class DenseOnnxIndex {
   static async create(matrix: Float32Array, dim: number, opts: DenseOnnxOptions = {}): Promise<DenseOnnxIndex | null> {
     if (!Number.isInteger(dim) || dim < 1) throw new EoError('INVALID_ARGUMENT', `DenseOnnxIndex: dim must be a positive integer, got ${dim}`);
     if (matrix.length === 0 || matrix.length % dim !== 0) throw new EoError('INVALID_ARGUMENT', `DenseOnnxIndex: matrix length ${matrix.length} is not a positive multiple of dim ${dim}`);
-    const ort = loadOnnxRuntime();
-    if (!ort) return null;
+    if (!loadOnnxRuntime()) return null;
     const n = matrix.length / dim;
     const bytes = encodeOnnxModel({
       name: 'cosine_batch',
@@ -47,8 +44,8 @@ export class DenseOnnxIndex {
       outputs: [{ name: 's', elemType: ONNX_FLOAT, shape: [n, 'batch'] }],
     });
     const threads = Math.max(1, Math.floor(opts.intraOpThreads ?? 1));
-    const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
-    return new DenseOnnxIndex(ort, session, n, dim);
+    const session = await openOnnxSession(bytes, { intraOpThreads: threads, thread: opts.thread });
+    return new DenseOnnxIndex(session, n, dim);
   }
 
   /** One score vector per query (rows of the row-major Q×dim `queries`), aligned with corpus order. */
@@ -57,7 +54,7 @@ export class DenseOnnxIndex {
     if (queries.length % this.dim !== 0) throw new EoError('INVALID_ARGUMENT', `DenseOnnxIndex: ${queries.length} query values are not a multiple of dim ${this.dim}`);
     const nq = queries.length / this.dim;
     if (nq === 0) return [];
-    const out = await this.session.run({ q: new this.ort.Tensor('float32', queries, [nq, this.dim]) });
+    const out = await this.session.run({ q: { type: 'float32', data: queries, dims: [nq, this.dim] } });
     const s = out.s.data as Float32Array; // N×Q
     const n = this.size;
     if (nq === 1) return [s.slice()];

@@ -1,9 +1,7 @@
 import { EoError } from '../errors';
 import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT, ONNX_INT64, type OnnxGraph, type OnnxNode } from '../tensor/onnx';
+import { openOnnxSession, type OnnxSession, type OnnxThread } from '../tensor/onnx-session';
 import { queryRowCount, validateNnsscModel, type NnsscModel } from './nnssc';
-
-type Ort = typeof import('onnxruntime-node');
-type OrtSession = import('onnxruntime-node').InferenceSession;
 
 export interface NnsscOnnxOptions {
   /**
@@ -13,6 +11,8 @@ export interface NnsscOnnxOptions {
   intraOpThreads?: number;
   /** Queries per graph execution. Default 1 (the corpus side is already ~10k rows, so batching adds little). */
   queriesPerBatch?: number;
+  /** Where the graphs run (`OnnxThread`): `caller` (default) or the process's onnx `worker` thread (a service). */
+  thread?: OnnxThread;
 }
 
 /**
@@ -54,7 +54,7 @@ function nnsscScoringGraph(m: NnsscModel, a: Float32Array, n: number, subset: bo
 }
 
 /** `A = corpus·W_d + b1` (N×H1) by onnxruntime, once per index. */
-async function corpusProjection(ort: Ort, m: NnsscModel, corpusMatrix: Float32Array, n: number, threads: number): Promise<Float32Array> {
+async function corpusProjection(m: NnsscModel, corpusMatrix: Float32Array, n: number, threads: number, thread: OnnxThread | undefined): Promise<Float32Array> {
   const { dim: D, hidden1: H1 } = m;
   const bytes = encodeOnnxModel({
     name: 'nnssc_corpus_projection',
@@ -69,9 +69,9 @@ async function corpusProjection(ort: Ort, m: NnsscModel, corpusMatrix: Float32Ar
     inputs: [{ name: 'd', elemType: ONNX_FLOAT, shape: ['n', D] }],
     outputs: [{ name: 'a', elemType: ONNX_FLOAT, shape: ['n', H1] }],
   });
-  const s = await ort.InferenceSession.create(bytes, { intraOpNumThreads: threads, interOpNumThreads: 1 });
+  const s = await openOnnxSession(bytes, { intraOpThreads: threads, thread });
   try {
-    const out = await s.run({ d: new ort.Tensor('float32', corpusMatrix, [n, D]) });
+    const out = await s.run({ d: { type: 'float32', data: corpusMatrix, dims: [n, D] } });
     return (out.a.data as Float32Array).slice();
   } finally {
     await s.release();
@@ -88,18 +88,18 @@ export class NnsscOnnxIndex {
   readonly model: NnsscModel;
   readonly size: number;
   readonly backend = 'onnxruntime-cpu';
-  private readonly ort: Ort;
   // Each session is opened on first use and holds its own copy of A (N×H1) plus its arena of N×H1 intermediates; a
   // service scoring two-stage only never opens the full one (tens of MB less). `a` is dropped once both are open.
-  private full: Promise<OrtSession> | null = null;
-  private subset: Promise<OrtSession> | null = null;
+  private full: Promise<OnnxSession> | null = null;
+  private subset: Promise<OnnxSession> | null = null;
   private a: Float32Array | null;
   private disposed = false;
   private readonly threads: number;
   private readonly queriesPerBatch: number;
+  private readonly thread: OnnxThread | undefined;
 
-  private constructor(ort: Ort, model: NnsscModel, size: number, a: Float32Array, threads: number, queriesPerBatch: number) {
-    this.ort = ort;
+  private constructor(model: NnsscModel, size: number, a: Float32Array, threads: number, queriesPerBatch: number, thread: OnnxThread | undefined) {
+    this.thread = thread;
     this.model = model;
     this.size = size;
     this.a = a;
@@ -107,10 +107,10 @@ export class NnsscOnnxIndex {
     this.queriesPerBatch = queriesPerBatch;
   }
 
-  private open(subset: boolean): Promise<OrtSession> {
+  private open(subset: boolean): Promise<OnnxSession> {
     if (this.disposed || !this.a) throw new EoError('INVALID_ARGUMENT', 'NnsscOnnxIndex used after dispose()');
     const bytes = encodeOnnxModel(nnsscScoringGraph(this.model, this.a, this.size, subset));
-    const s = this.ort.InferenceSession.create(bytes, { intraOpNumThreads: this.threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
+    const s = openOnnxSession(bytes, { intraOpThreads: this.threads, thread: this.thread });
     if (subset) this.subset = s;
     else this.full = s;
     if (this.full && this.subset) this.a = null;
@@ -125,14 +125,13 @@ export class NnsscOnnxIndex {
   /** Build the index, or null when onnxruntime-node is not available. `corpusMatrix` is N×D row-major. */
   static async create(model: NnsscModel, corpusMatrix: Float32Array, opts: NnsscOnnxOptions = {}): Promise<NnsscOnnxIndex | null> {
     validateNnsscModel(model);
-    const ort = loadOnnxRuntime();
-    if (!ort) return null;
+    if (!loadOnnxRuntime()) return null;
     const D = model.dim;
     if (corpusMatrix.length % D !== 0) throw new EoError('INVALID_ARGUMENT', `corpus matrix length ${corpusMatrix.length} is not a multiple of D=${D}`);
     const n = corpusMatrix.length / D;
     const threads = Math.max(1, Math.floor(opts.intraOpThreads ?? 1));
-    const a = await corpusProjection(ort, model, corpusMatrix, n, threads);
-    return new NnsscOnnxIndex(ort, model, n, a, threads, Math.max(1, Math.floor(opts.queriesPerBatch ?? 1)));
+    const a = await corpusProjection(model, corpusMatrix, n, threads, opts.thread);
+    return new NnsscOnnxIndex(model, n, a, threads, Math.max(1, Math.floor(opts.queriesPerBatch ?? 1)), opts.thread);
   }
 
   /** Logits of every dataset for each query (rows of a Q×D matrix), aligned with the corpus. */
@@ -144,8 +143,7 @@ export class NnsscOnnxIndex {
     const out: Float32Array[] = [];
     for (let s = 0; s < nq; s += this.queriesPerBatch) {
       const b = Math.min(this.queriesPerBatch, nq - s);
-      const q = new this.ort.Tensor('float32', queryVecs.slice(s * D, (s + b) * D), [b, D]);
-      const z = (await full.run({ q })).z.data as Float32Array;
+      const z = (await full.run({ q: { type: 'float32', data: queryVecs.slice(s * D, (s + b) * D), dims: [b, D] } })).z.data as Float32Array;
       for (let r = 0; r < b; r++) out.push(z.slice(r * N, (r + 1) * N));
       opts.onProgress?.(s + b, nq);
     }
@@ -168,7 +166,7 @@ export class NnsscOnnxIndex {
       if (!Number.isInteger(r) || r < 0 || r >= this.size) throw new EoError('INVALID_ARGUMENT', `row ${r} is outside the corpus (0..${this.size - 1})`);
       idx[i] = BigInt(r);
     }
-    const out = await subset.run({ q: new this.ort.Tensor('float32', queryVec.slice(), [1, D]), rows: new this.ort.Tensor('int64', idx, [rows.length]) });
+    const out = await subset.run({ q: { type: 'float32', data: queryVec.slice(), dims: [1, D] }, rows: { type: 'int64', data: idx, dims: [rows.length] } });
     return (out.z.data as Float32Array).slice();
   }
 

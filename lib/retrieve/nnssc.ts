@@ -5,10 +5,11 @@ import { embedQueriesCached } from '../encode/cache';
 import type { SentenceEncoder } from '../encode/types';
 import { getTf, initTfBackend } from '../tensor/backend';
 import type { TfBackendName } from '../tensor/types';
+import type { OnnxThread } from '../tensor/onnx-session';
 import { loadCheckpoint } from '../store/checkpoint';
 import type { Checkpoint } from '../store/types';
 import { timeStage, type CorpusScorer } from './scorers';
-import { topK } from './topk';
+import { topKSet } from './topk';
 
 /**
  * NN-SSC (paper §3.3): an MLP on the concatenated [query; dataset] embeddings, 2D → H1 → H2 → 1 with ReLU.
@@ -323,6 +324,8 @@ export interface NnsscScorerOptions {
    * `tfjs`. Both give the same logits to float32 rounding (bench/nnssc-scoring.cjs measures both).
    */
   engine?: NnsscEngine | 'auto';
+  /** With the onnx engine: where the graphs run, `caller` (default) or the process's onnx `worker` thread (`OnnxThread`). */
+  onnxThread?: OnnxThread;
   /**
    * Two-stage scoring: score only the union of the top `topM` datasets of each first-stage scorer (e.g. BM25 and
    * cosine) with the MLP; every other dataset gets the lowest logit among the candidates. Default: off (exact
@@ -360,14 +363,14 @@ export interface NnsscRowScorer {
 export async function openNnsscIndex(
   model: NnsscModel,
   corpusMatrix: Float32Array,
-  opts: { engine?: NnsscEngine | 'auto'; threads?: number; backend?: TfBackendName; queriesPerBatch?: number } = {},
+  opts: { engine?: NnsscEngine | 'auto'; threads?: number; backend?: TfBackendName; queriesPerBatch?: number; onnxThread?: OnnxThread } = {},
 ): Promise<NnsscIndex & NnsscRowScorer> {
   const engine = opts.engine ?? 'auto';
   const threads = opts.threads ?? 1;
   if (engine !== 'tfjs') {
     // lazy: keeps onnxruntime-node out of the import graph of callers that never score with NN-SSC
     const { NnsscOnnxIndex } = require('./nnssc-onnx') as typeof import('./nnssc-onnx');
-    const onnx = await NnsscOnnxIndex.create(model, corpusMatrix, { intraOpThreads: threads });
+    const onnx = await NnsscOnnxIndex.create(model, corpusMatrix, { intraOpThreads: threads, thread: opts.onnxThread });
     if (onnx) return onnx;
     if (engine === 'onnx') throw new EoError('INVALID_ARGUMENT', 'NN-SSC engine "onnx" requested but onnxruntime-node cannot be loaded');
   }
@@ -392,9 +395,15 @@ export async function openNnsscIndex(
  */
 export function twoStageCandidates(firstStage: readonly ArrayLike<number>[], topM: number): Int32Array {
   if (!(topM >= 1)) throw new EoError('INVALID_ARGUMENT', `twoStage topM must be >= 1, got ${topM}`);
-  const set = new Set<number>();
-  for (const s of firstStage) for (const i of topK(s, topM)) set.add(i);
-  return Int32Array.from(set).sort();
+  if (firstStage.length === 0) return new Int32Array(0);
+  const n = firstStage[0].length;
+  const mark = new Uint8Array(n);
+  for (const s of firstStage) for (const i of topKSet(s, topM)) mark[i] = 1;
+  let count = 0;
+  for (let i = 0; i < n; i++) count += mark[i];
+  const rows = new Int32Array(count);
+  for (let i = 0, o = 0; i < n; i++) if (mark[i]) rows[o++] = i;
+  return rows;
 }
 
 /**

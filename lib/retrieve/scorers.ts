@@ -1,3 +1,4 @@
+import { datasetIds } from '../data/corpus';
 import type { Corpus } from '../data/types';
 import { embedQueriesCached } from '../encode/cache';
 import type { EmbedProgress, SentenceEncoder } from '../encode/types';
@@ -6,6 +7,7 @@ import { bm25Scores, type Bm25Index } from './bm25';
 import { EoError } from '../errors';
 import { denseScores, denseScoresBatch } from './dense';
 import { DenseOnnxIndex } from './dense-onnx';
+import type { OnnxThread } from '../tensor/onnx-session';
 import { topKHits } from './topk';
 
 /**
@@ -78,6 +80,8 @@ export interface DenseScorerOptions {
    * `bench/cosine-batch.cjs` measures the MatMul at ~8× the JS kernel for one query, ~90× for a batch of 16.
    */
   kernel?: 'exact' | 'auto' | 'onnx' | 'js';
+  /** With the onnx kernel: where the product runs, `caller` (default) or the process's onnx `worker` thread (`OnnxThread`). */
+  onnxThread?: OnnxThread;
 }
 
 /** Queries per cosine kernel call in a large batch (bounds the N×Q product to ~40 MB on 10k datasets). */
@@ -107,7 +111,7 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
       return out;
     }
     if (kernel !== 'js') {
-      onnx ??= DenseOnnxIndex.create(matrix, dim);
+      onnx ??= DenseOnnxIndex.create(matrix, dim, { thread: opts.onnxThread });
       const index = await onnx;
       if (index) return index.scores(q);
       if (kernel === 'onnx') throw new EoError('INVALID_ARGUMENT', 'cosine kernel "onnx" requested but onnxruntime-node cannot be loaded');
@@ -140,7 +144,7 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
 
 /** Turn score vectors into a run: the top `depth` datasets per query (ties by id descending, as metrics). */
 export function runFromScores(queryIds: readonly string[], scores: readonly Float32Array[], corpus: Corpus, depth = 100): Run {
-  const ids = corpus.datasets.map((d) => d.id);
+  const ids = datasetIds(corpus);
   const run: Run = new Map();
   queryIds.forEach((qid, i) => {
     run.set(qid, topKHits(scores[i], depth, ids).map((h) => ({ docId: ids[h.index], score: h.score })));

@@ -1,3 +1,4 @@
+import { datasetIds } from '../data/corpus';
 import type { BenchQuery, BenchSplitView } from '../bench/types';
 import type { Corpus } from '../data/types';
 import { evaluateRun, summarize } from '../metrics/metrics';
@@ -11,7 +12,7 @@ import { describeFusionRecord, fusionAlpha } from './fusion-record';
 
 /** Candidate lists of a batch search: the top `depth` per query, with bm25 / semantic / fused scores kept. */
 export function backboneLists(corpus: Corpus, queries: readonly BenchQuery[], batch: Pick<BatchResult, 'scores' | 'lexical' | 'semantic'>, depth = 100): BackboneList[] {
-  const ids = corpus.datasets.map((d) => d.id);
+  const ids = datasetIds(corpus);
   return queries.map((q, i) => ({
     query: { id: q.id, text: q.text, publicationId: q.publicationId },
     candidates: topKHits(batch.scores[i], depth, ids).map((h, r) => ({

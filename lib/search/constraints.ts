@@ -47,6 +47,9 @@ export interface ConstraintEffect {
 
 const DAY_MS = 86_400_000;
 
+/** Coverage codes (a dataset's codes: temporal in the low 2 bits, spatial in the next 2). */
+const COVERAGES: Coverage[] = ['unconstrained', 'covers', 'outside', 'unknown'];
+
 /** Milliseconds since the epoch of an ISO date or date-time; NaN when it cannot be read. */
 function isoMs(s: string | null | undefined): number {
   if (!s) return NaN;
@@ -67,9 +70,14 @@ function extentMs(d: Pick<DatasetRecord, 'temporalStart' | 'temporalEnd'>): [num
   return [isoMs(d.temporalStart), d.temporalEnd ? isoMs(d.temporalEnd) : Infinity];
 }
 
+/** Temporal coverage code of an extent [ds, de] (ms): 1 covers, 2 outside, 3 unknown (`COVERAGES` order). */
+function temporalCode(ds: number, de: number, qs: number, qe: number): 1 | 2 | 3 {
+  if (Number.isNaN(ds) || Number.isNaN(de)) return 3;
+  return ds <= qe && de >= qs ? 1 : 2;
+}
+
 function coverageMs(ds: number, de: number, [qs, qe]: [number, number]): Coverage {
-  if (Number.isNaN(ds) || Number.isNaN(de)) return 'unknown';
-  return ds <= qe && de >= qs ? 'covers' : 'outside';
+  return COVERAGES[temporalCode(ds, de, qs, qe)];
 }
 
 /** Temporal coverage by CMR semantics: the dataset's [start, end] intersects the asked period (ends inclusive). */
@@ -94,16 +102,37 @@ function corpusExtentsMs(datasets: readonly Pick<DatasetRecord, 'temporalStart' 
   return ms;
 }
 
-/** Longitude intervals of a box, split at the antimeridian when west > east. */
-function lonIntervals([w, , e]: BBox): [number, number][] {
-  return w <= e ? [[w, e]] : [[w, 180], [-180, e]];
+/** True when two longitude ranges overlap; a range with west > east crosses the antimeridian (edges touching count). */
+function lonRangesOverlap(aw: number, ae: number, bw: number, be: number): boolean {
+  const over = (x0: number, x1: number, y0: number, y1: number) => x0 <= y1 && y0 <= x1;
+  const aCross = aw > ae;
+  const bCross = be < bw;
+  if (!aCross && !bCross) return over(aw, ae, bw, be);
+  if (aCross && bCross) return true; // both hold longitude 180
+  if (aCross) return over(aw, 180, bw, be) || over(-180, ae, bw, be);
+  return over(aw, ae, bw, 180) || over(aw, ae, -180, be);
+}
+
+/** True when the box [w, s, e, n] intersects `b` (edges touching count, as in CMR). */
+function boxIntersects(w: number, so: number, e: number, n: number, b: BBox): boolean {
+  return !(so > b[3] || b[1] > n) && lonRangesOverlap(w, e, b[0], b[2]);
 }
 
 /** True when two boxes intersect (edges touching count, as in CMR). */
 export function bboxesIntersect(a: BBox, b: BBox): boolean {
-  if (a[1] > b[3] || b[1] > a[3]) return false;
-  for (const [aw, ae] of lonIntervals(a)) for (const [bw, be] of lonIntervals(b)) if (aw <= be && bw <= ae) return true;
-  return false;
+  return boxIntersects(a[0], a[1], a[2], a[3], b);
+}
+
+/** Every dataset's box as 4 numbers (NaN: no box), read once per datasets array (as `corpusExtentsMs`). */
+const boxesByCorpus = new WeakMap<readonly object[], Float64Array>();
+function corpusBoxes(datasets: readonly Pick<DatasetRecord, 'bbox'>[]): Float64Array {
+  let b = boxesByCorpus.get(datasets);
+  if (!b || b.length !== 4 * datasets.length) {
+    b = new Float64Array(4 * datasets.length).fill(NaN);
+    datasets.forEach((d, i) => d.bbox && b!.set(d.bbox, 4 * i));
+    boxesByCorpus.set(datasets, b);
+  }
+  return b;
 }
 
 /** Spatial coverage by CMR semantics: the dataset's box intersects the box of at least one asked place. */
@@ -140,14 +169,21 @@ export function hasConstraints(c: QueryConstraints | null | undefined): c is Que
 export interface ConstrainedScores {
   /** Scores after the rule; a filtered dataset gets -Infinity so that no top-k can pick it. */
   scores: Float32Array;
-  /** Datasets whose score changed, by corpus position. */
-  effects: Map<number, ConstraintEffect>;
+  /** How many datasets the rule moved. */
+  moved: number;
+  /** Why the dataset at corpus position `i` moved (its coverage of each constraint and its factor), or undefined. */
+  effectOf(i: number): ConstraintEffect | undefined;
+  /** Every dataset that moved, by corpus position (built when first read: a service only explains its top k). */
+  readonly effects: Map<number, ConstraintEffect>;
 }
+
+const OUTSIDE = 2;
 
 /**
  * Apply the rule to corpus-aligned scores (fused or single-scorer, any scale ≥ 0). Returns new scores and, for
  * each dataset that moved, which constraint moved it. Scores of datasets that satisfy every constraint (or
- * whose extent is unknown) are untouched, so the rule only ever moves violators down.
+ * whose extent is unknown) are untouched, so the rule only ever moves violators down. One pass over typed arrays
+ * (extents and boxes read once per corpus): a service applies it to the whole corpus on every request.
  */
 export function applyConstraints(
   scores: Float32Array,
@@ -158,21 +194,57 @@ export function applyConstraints(
   if (scores.length !== datasets.length) throw new EoError('INVALID_ARGUMENT', `scores (${scores.length}) and datasets (${datasets.length}) differ in length`);
   const r = resolveConstraintRule(rule);
   const out = new Float32Array(scores);
-  const effects = new Map<number, ConstraintEffect>();
-  if (r.mode === 'off' || !hasConstraints(constraints)) return { scores: out, effects };
-  const period = r.temporal && constraints.period ? periodMs(constraints.period) : null;
-  const places = r.spatial ? constraints.places : [];
-  const extents = period ? corpusExtentsMs(datasets) : null;
-  for (let i = 0; i < datasets.length; i++) {
-    const temporal = period ? coverageMs(extents![2 * i], extents![2 * i + 1], period) : 'unconstrained';
-    const spatial = spatialCoverage(datasets[i], places);
-    const violations = (temporal === 'outside' ? 1 : 0) + (spatial === 'outside' ? 1 : 0);
-    if (violations === 0) continue;
-    const factor = r.mode === 'filter' ? 0 : r.penalty ** violations;
-    out[i] = r.mode === 'filter' ? -Infinity : scores[i] * factor;
-    effects.set(i, { temporal, spatial, factor });
+  const n = datasets.length;
+  const codes = new Uint8Array(n);
+  let moved = 0;
+  if (r.mode !== 'off' && hasConstraints(constraints)) {
+    const period = r.temporal && constraints.period ? periodMs(constraints.period) : null;
+    const places = r.spatial ? constraints.places : [];
+    const extents = period ? corpusExtentsMs(datasets) : null;
+    const boxes = places.length > 0 ? corpusBoxes(datasets) : null;
+    for (let i = 0; i < n; i++) {
+      let t = 0;
+      if (period) t = temporalCode(extents![2 * i], extents![2 * i + 1], period[0], period[1]);
+      let sp = 0;
+      if (boxes) {
+        const w = boxes[4 * i];
+        if (Number.isNaN(w)) sp = 3;
+        else {
+          sp = OUTSIDE;
+          for (const p of places) if (boxIntersects(w, boxes[4 * i + 1], boxes[4 * i + 2], boxes[4 * i + 3], p.bbox)) {
+            sp = 1;
+            break;
+          }
+        }
+      }
+      const violations = (t === OUTSIDE ? 1 : 0) + (sp === OUTSIDE ? 1 : 0);
+      codes[i] = t | (sp << 2);
+      if (violations === 0) continue;
+      moved++;
+      out[i] = r.mode === 'filter' ? -Infinity : scores[i] * r.penalty ** violations;
+    }
   }
-  return { scores: out, effects };
+  const effectOf = (i: number): ConstraintEffect | undefined => {
+    const t = codes[i] & 3;
+    const sp = codes[i] >> 2;
+    const violations = (t === OUTSIDE ? 1 : 0) + (sp === OUTSIDE ? 1 : 0);
+    if (violations === 0) return undefined;
+    return { temporal: COVERAGES[t], spatial: COVERAGES[sp], factor: r.mode === 'filter' ? 0 : r.penalty ** violations };
+  };
+  let effects: Map<number, ConstraintEffect> | null = null;
+  return {
+    scores: out, moved, effectOf,
+    get effects() {
+      if (!effects) {
+        effects = new Map();
+        for (let i = 0; i < n; i++) {
+          const e = effectOf(i);
+          if (e) effects.set(i, e);
+        }
+      }
+      return effects;
+    },
+  };
 }
 
 /** One line for an explanation, e.g. `ends 2010-12-31, before the asked period 2015-01-01..2026-11-30 (×0.5)`. */

@@ -8,7 +8,8 @@ import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
 import { embedCorpusCached } from '../encode/cache';
 import type { EncoderSpec, SentenceEncoder } from '../encode/types';
-import { chosenEncoderSpec, createEncoder } from '../encode/registry';
+import type { OnnxThread } from '../tensor/onnx-session';
+import { chosenEncoderSpec, createEncoder, encoderRunsOffEventLoop, withOnnxThread } from '../encode/registry';
 import { microBatchingEncoder, type MicroBatchOptions } from '../encode/microbatch';
 import { workerEncoder } from '../encode/worker-encoder';
 import { EoError } from '../errors';
@@ -20,13 +21,6 @@ import { corpusShortNameResolver } from '../router/route';
 import { describeFusionRecord, fusionAlpha, fusionRecordFile, fusionRecordKey, readFusionRecord } from './fusion-record';
 import { loadNnsscScorer, type LoadNnsscOptions } from './nnssc';
 import type { EngineFusion, SearchEngine } from './types';
-
-/** Whether an encoder's inference runs on onnxruntime-node's native threads (so off the event loop by itself). */
-export function encoderRunsOffEventLoop(spec: EncoderSpec | undefined): boolean {
-  if (!spec) return false;
-  if (spec.kind === 'onnx') return true;
-  return (spec.options as { runtime?: string } | undefined)?.runtime === 'onnx';
-}
 
 /** Label of an engine from its parts. */
 function engineLabel(lexical: CorpusScorer | null, semantic: CorpusScorer | null, fusion: EngineFusion): string {
@@ -93,18 +87,27 @@ export interface LoadSearchEngineOptions {
   /**
    * Share the semantic scorer between concurrent searches (a service): `microBatchingScorer` with these options
    * (concurrent queries embedded and scored in one call) over a `microBatchingEncoder` (its LRU of query
-   * embeddings, `cacheEntries`). Default false: each query embeds and scores alone.
+   * embeddings, `cacheEntries`). Its `concurrency` defaults to 2 when the graphs run on the onnx worker
+   * (`onnxThread`), else 1. Default false: each query embeds and scores alone.
    */
   queryBatching?: MicroBatchOptions | false;
   /**
    * With `queryBatching`: embed the queries on a worker thread (`workerEncoder`), so the event loop keeps parsing,
    * BM25-scoring and fusing on the other core. Default true. Without a shared `encoder` the worker holds the only
    * copy of the model; with one, the worker rebuilds it from its `spec` (a second copy; skipped without a spec).
-   * false embeds on the event loop. Default: true for encoders that compute in JavaScript/wasm (USE-lite on tfjs), false
-   * for those onnxruntime-node runs (`kind: 'onnx'`, or `options.runtime: 'onnx'`): their inference already runs on
-   * native threads off the event loop, and a worker would only hold a second runtime (~150 MB measured for tfjs).
+   * false embeds on the event loop. Default: false for a USE-lite encoder on the onnx runtime whose graph runs on the
+   * onnx worker thread (`onnxThread: 'worker'`, `encoderRunsOffEventLoop`), true for every other encoder (tfjs
+   * computes in JavaScript/wasm; onnxruntime-node runs a graph synchronously on its calling thread).
    */
   queryEncoderWorker?: boolean;
+  /**
+   * Where the onnx graphs this engine opens run (`OnnxThread`): the cosine MatMul, NN-SSC's MLP and, for a USE-lite
+   * encoder on the onnx runtime loaded here, its graph. `worker`: one worker thread of the process runs them all, so
+   * a server's event loop keeps parsing, scoring BM25 and fusing on the other core (onnxruntime-node's `run` blocks
+   * the thread that calls it). `caller`: on the calling thread. Default: `worker` with `queryBatching` (a service),
+   * `caller` without. Same numbers either way.
+   */
+  onnxThread?: OnnxThread;
   /**
    * Kernel of the cosine scorer (`denseScorer`'s `kernel`). Default: `auto` (onnxruntime MatMul per micro-batch,
    * else blocked JS) with `queryBatching` (a service), `exact` (per-query, the notebooks' summation order) without.
@@ -131,6 +134,10 @@ export interface LoadSearchEngineOptions {
   log?: (line: string) => void;
 }
 
+function onnxThreadOf(opts: LoadSearchEngineOptions): OnnxThread {
+  return opts.onnxThread ?? (opts.queryBatching ? 'worker' : 'caller');
+}
+
 /**
  * Load the engine every query path uses, once: BM25 (cached index), the semantic scorer over its cached corpus
  * embeddings, and the fusion weight from its stored record (`fusionAlpha`). Never builds a benchmark.
@@ -152,7 +159,8 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   else if (choice !== 'none') {
     // a service (batching on a worker thread) with no shared encoder holds the encoder only in the worker: one copy
     // of the model in memory; the worker also embeds the corpus when its cache is missing
-    const spec = opts.encoderSpec ?? opts.encoder?.spec ?? chosenEncoderSpec();
+    const onnxThread = onnxThreadOf(opts);
+    const spec = withOnnxThread(opts.encoderSpec ?? opts.encoder?.spec ?? chosenEncoderSpec(), onnxThread);
     const useWorker = opts.queryEncoderWorker ?? !encoderRunsOffEventLoop(spec);
     const workerOnly = !opts.encoder && !!opts.queryBatching && useWorker;
     const encoder = opts.encoder ?? (owned = workerOnly ? await workerEncoder(spec) : await createEncoder(spec));
@@ -169,7 +177,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
         disposers.push(() => worker.dispose());
         embedder = worker;
       }
-      queryEncoder = microBatchingEncoder(embedder, { ...opts.queryBatching, maxWaitMs: 0, maxBatch: (opts.queryBatching.maxBatch ?? 16) + 1 });
+      queryEncoder = microBatchingEncoder(embedder, { ...opts.queryBatching, maxWaitMs: 0, maxBatch: (opts.queryBatching.maxBatch ?? 16) + 1, concurrency: 1 });
     }
     const cosineKernel = opts.cosineKernel ?? (opts.queryBatching ? 'auto' : 'exact');
     if (choice === 'best' || choice === 'nnssc') {
@@ -177,12 +185,12 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
       if (opts.nnsscTwoStage) {
         const { topM } = opts.nnsscTwoStage;
         if (!(Number.isInteger(topM) && topM >= 1)) throw new EoError('INVALID_ARGUMENT', `nnsscTwoStage.topM must be an integer ≥ 1, got ${topM}`);
-        const firstCosine = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: cosineKernel });
+        const firstCosine = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: cosineKernel, onnxThread });
         disposers.push(() => firstCosine.dispose());
         twoStage = { topM, firstStage: [lexical ?? bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25'), firstCosine] };
       }
       const nn = loadNnsscScorer(corpus, queryEncoder, matrix, {
-        dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true, bench: onDisk.bench, twoStage,
+        dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true, bench: onDisk.bench, twoStage, onnxThread,
         ...(twoStage ? { label: `NN-SSC (two-stage, M=${twoStage.topM})` } : {}),
       });
       if (nn.scorer) {
@@ -195,12 +203,13 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
       } else semanticNote = `; NN-SSC not used: ${nn.note}`;
     }
     if (!semantic) {
-      const dense = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: cosineKernel });
+      const dense = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: cosineKernel, onnxThread });
       disposers.push(() => dense.dispose());
       semantic = dense;
     }
   }
-  if (semantic && opts.queryBatching) semantic = microBatchingScorer(semantic, opts.queryBatching);
+  // with the graphs on the onnx worker, two batches in flight overlap one batch's event-loop work with the next one's inference
+  if (semantic && opts.queryBatching) semantic = microBatchingScorer(semantic, { concurrency: onnxThreadOf(opts) === 'worker' ? 2 : 1, ...opts.queryBatching });
   if (owned) disposers.push(() => owned!.dispose());
   const dispose = () => disposers.forEach((d) => d());
   if (!semantic || !lexical) {

@@ -39,6 +39,8 @@ export interface LoadNnsscOptions {
   label?: string;
   /** Two-stage scoring (`nnsscScorer`'s `twoStage`). Default: none, exact full-corpus scoring. */
   twoStage?: NnsscScorerOptions['twoStage'];
+  /** Where the onnx graphs run (`nnsscScorer`'s `onnxThread`). Default `caller`. */
+  onnxThread?: NnsscScorerOptions['onnxThread'];
 }
 
 /**
@@ -53,7 +55,7 @@ export function loadNnsscScorer(corpus: Corpus, encoder: SentenceEncoder, matrix
   try {
     const dataHash = opts.bench ? nnsscTrainingPairs(corpus, opts.bench, encoder.id).dataHash : undefined;
     const { model, checkpoint } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash, dataHash });
-    const scorer = nnsscScorer(encoder, matrix, model, { id: opts.id ?? 'nnssc', label: opts.label ?? 'NN-SSC', threads: opts.threads, noCache: opts.noCache, twoStage: opts.twoStage });
+    const scorer = nnsscScorer(encoder, matrix, model, { id: opts.id ?? 'nnssc', label: opts.label ?? 'NN-SSC', threads: opts.threads, noCache: opts.noCache, twoStage: opts.twoStage, onnxThread: opts.onnxThread });
     return { scorer, checkpoint, dir, note: `checkpoint ${rel}${dataHash ? ` (training data ${dataHash} checked)` : ' (training data not checked: no benchmark given)'}` };
   } catch (e) {
     return { scorer: null, checkpoint: null, dir, note: `NN-SSC checkpoint ${rel} not usable: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };

@@ -1,3 +1,4 @@
+import { datasetIds } from '../data/corpus';
 import { datasetLandingPage } from '../data/text';
 import type { DatasetRecord } from '../data/types';
 import { explainFused, fuseWithParts, type FusedScores } from '../fuse/scorer';
@@ -78,7 +79,7 @@ export function explainResult(engine: SearchEngine, s: QueryScores, index: numbe
  * scorer). Semantic-only and RRF scores are never 0.
  */
 export function rankedDatasets(engine: SearchEngine, s: QueryScores, k: number): RankedDataset[] {
-  const ids = engine.corpus.datasets.map((d) => d.id);
+  const ids = datasetIds(engine.corpus);
   const dropZero = engine.fusion.mode === 'convex' || engine.fusion.mode === 'lexical';
   const hits = topKHits(s.final, k, ids).filter((h) => !dropZero || h.score > 0);
   return hits.map((h, i) => {
@@ -152,7 +153,7 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
     results = results
       .map((r) => {
         const i = engine.corpus.indexById.get(r.id)!;
-        const e = constrained.effects.get(i);
+        const e = constrained.effectOf(i);
         return e ? { ...r, score: ranked.final[i], constraint: describeConstraintEffect(engine.corpus.datasets[i], e, asked) } : r;
       })
       .filter((r) => Number.isFinite(r.score)) // 'filter' mode
@@ -184,7 +185,7 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
       label: engine.label, lexical: engine.lexical?.id ?? null, semantic: engine.semantic?.id ?? null, fusion: engine.fusion.mode,
       alpha: spec?.method === 'convex' ? spec.alpha : null, alphaSource: engine.fusion.source,
       ...(opts.rerank ? { reranker: opts.rerank.reranker.id } : {}),
-      constraints: constrained ? { ...asked, mode: opts.constraints?.mode ?? 'demote', moved: constrained.effects.size } : null,
+      constraints: constrained ? { ...asked, mode: opts.constraints?.mode ?? 'demote', moved: constrained.moved } : null,
     },
     results,
     ...(rerankTraces ? { rerankTraces } : {}),

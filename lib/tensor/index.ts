@@ -1,3 +1,4 @@
 export * from './types';
 export * from './backend';
 export * from './onnx';
+export * from './onnx-session';

@@ -12,6 +12,12 @@ export interface MicroBatcherOptions {
    * under load, while the function is busy.
    */
   maxWaitMs?: number;
+  /**
+   * Calls of the batch function that may run at once. Default 1. 2 lets a service overlap one batch's work on the
+   * event loop (first-stage candidates, fusion, answers) with the next batch's inference on the onnx worker thread;
+   * a second call starts with whatever is waiting when a slot frees.
+   */
+  concurrency?: number;
   /** Timer functions (tests pass a manual clock). Default the global setTimeout/clearTimeout. */
   timers?: { setTimeout: (fn: () => void, ms: number) => unknown; clearTimeout: (handle: unknown) => void };
 }
@@ -44,12 +50,14 @@ interface Waiter<T, R> {
 
 /**
  * Gathers items submitted by concurrent callers into calls of `run(items)` (which returns one result per item, in
- * order): at most `maxBatch` items per call, one call at a time, a lone item waiting at most `maxWaitMs`.
+ * order): at most `maxBatch` items per call, at most `concurrency` calls at a time, a lone item waiting at most `maxWaitMs`.
  * A failed call rejects every caller of that batch.
  */
 export function createMicroBatcher<T, R>(run: (items: T[]) => Promise<R[]>, opts: MicroBatcherOptions = {}): MicroBatcher<T, R> {
   const maxBatch = opts.maxBatch ?? 16;
   const maxWaitMs = opts.maxWaitMs ?? 0;
+  const concurrency = opts.concurrency ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new EoError('INVALID_ARGUMENT', `micro-batching: concurrency must be an integer ≥ 1, got ${concurrency}`);
   if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new EoError('INVALID_ARGUMENT', `micro-batching: maxBatch must be an integer ≥ 1, got ${maxBatch}`);
   if (!(maxWaitMs >= 0)) throw new EoError('INVALID_ARGUMENT', `micro-batching: maxWaitMs must be ≥ 0, got ${maxWaitMs}`);
   // no wait bound: the end of this event-loop turn (setImmediate), not a ≥ 1 ms timer
@@ -64,34 +72,40 @@ export function createMicroBatcher<T, R>(run: (items: T[]) => Promise<R[]>, opts
   let pending: Waiter<T, R>[] = [];
   const bulk: (() => void)[] = [];
   let timer: unknown = null;
-  let busy = false;
+  let inFlight = 0;
+  // a bulk call (`exclusive`) runs alone: it waits for the calls in flight and no batch starts while it runs
+  let exclusiveRunning = false;
+  const free = () => !exclusiveRunning && bulk.length === 0 && inFlight < concurrency;
 
   const stopTimer = () => {
     if (timer !== null) timers.clearTimeout(timer);
     timer = null;
   };
   const next = () => {
-    if (busy) return;
-    const b = bulk.shift();
-    if (b) return b();
-    if (pending.length >= maxBatch) flush();
-    else if (pending.length > 0 && timer === null) timer = timers.setTimeout(onTimer, maxWaitMs);
+    if (exclusiveRunning) return;
+    if (bulk.length > 0) {
+      if (inFlight === 0) bulk.shift()!();
+      return;
+    }
+    while (inFlight < concurrency && pending.length >= maxBatch) flush();
+    if (inFlight < concurrency && pending.length > 0 && timer === null) timer = timers.setTimeout(onTimer, maxWaitMs);
   };
   const onTimer = () => {
     timer = null;
-    if (!busy && pending.length > 0) flush();
+    if (free() && pending.length > 0) flush();
   };
   const done = (waited: boolean) => {
-    busy = false;
+    if (waited) inFlight--;
+    else exclusiveRunning = false;
     // items that arrived during the call have waited already: send them now
-    if (waited && pending.length > 0 && bulk.length === 0) flush();
+    if (waited && pending.length > 0 && free()) while (pending.length > 0 && free()) flush();
     else next();
   };
   const flush = () => {
     stopTimer();
     const batch = pending.slice(0, maxBatch);
     pending = pending.slice(maxBatch);
-    busy = true;
+    inFlight++;
     stats.calls++;
     stats.items += batch.length;
     stats.largestBatch = Math.max(stats.largestBatch, batch.length);
@@ -117,7 +131,7 @@ export function createMicroBatcher<T, R>(run: (items: T[]) => Promise<R[]>, opts
     async exclusive(fn) {
       await new Promise<void>((resolve) => {
         bulk.push(() => {
-          busy = true;
+          exclusiveRunning = true;
           resolve();
         });
         next();

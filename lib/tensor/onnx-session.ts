@@ -1,0 +1,185 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { EoError } from '../errors';
+import { loadOnnxRuntime } from './onnx';
+
+type Ort = typeof import('onnxruntime-node');
+type OrtSession = import('onnxruntime-node').InferenceSession;
+
+/**
+ * Where a session's graph executes. onnxruntime-node's `run` is asynchronous in name only: it runs the whole graph
+ * synchronously on the calling thread (measured: 1.30 wraps it in `setImmediate`), so in a server every inference
+ * blocks the event loop and, with one intra-op thread, the process uses one core.
+ *   - `caller` (default): on the calling thread, as onnxruntime-node does (batch scripts, notebooks, embed workers
+ *     that are already worker threads);
+ *   - `worker`: on one worker thread shared by every `worker` session of the process, so the event loop keeps
+ *     parsing, scoring BM25 and fusing on one core while the graphs run on the other. Same kernels, same numbers.
+ */
+export type OnnxThread = 'caller' | 'worker';
+
+/** An input of `run`: element type, data and shape. */
+export interface OnnxFeed {
+  type: 'float32' | 'int64';
+  data: Float32Array | BigInt64Array;
+  dims: readonly number[];
+}
+
+/** An output of `run` (an onnxruntime `Tensor` has these fields too). */
+export interface OnnxOutput {
+  data: unknown;
+  dims: readonly number[];
+  type: string;
+}
+
+/** A session opened by `openOnnxSession`. */
+export interface OnnxSession {
+  readonly thread: OnnxThread;
+  /** Run the graph on named inputs; named outputs. */
+  run(feeds: Readonly<Record<string, OnnxFeed>>): Promise<Record<string, OnnxOutput>>;
+  /** Free the session (its initializers and arena). Later `run` calls reject. */
+  release(): Promise<void>;
+}
+
+export interface OpenOnnxSessionOptions {
+  /** onnxruntime intra-op threads. Default 1. */
+  intraOpThreads?: number;
+  /** Where the graph runs (`OnnxThread`). Default `caller`. */
+  thread?: OnnxThread;
+}
+
+/** Session options every graph of this project is opened with (one place, so caller and worker agree). */
+export function onnxSessionOptions(intraOpThreads: number): import('onnxruntime-node').InferenceSession.SessionOptions {
+  return { intraOpNumThreads: intraOpThreads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
+}
+
+function checkThreads(n: number | undefined): number {
+  const t = n ?? 1;
+  if (!Number.isInteger(t) || t < 1) throw new EoError('INVALID_ARGUMENT', `onnx session: intraOpThreads must be a positive integer, got ${n}`);
+  return t;
+}
+
+/**
+ * Open a serialised ONNX model (`encodeOnnxModel`'s bytes) on onnxruntime-node's CPU kernels, on the calling thread
+ * or on the process's shared onnx worker thread (`OnnxThread`). Rejects with ENCODER when onnxruntime-node cannot be
+ * loaded or the graph does not load (its message says why).
+ */
+export async function openOnnxSession(bytes: Uint8Array, opts: OpenOnnxSessionOptions = {}): Promise<OnnxSession> {
+  const threads = checkThreads(opts.intraOpThreads);
+  const thread = opts.thread ?? 'caller';
+  if (thread !== 'caller' && thread !== 'worker') throw new EoError('INVALID_ARGUMENT', `onnx session: thread must be caller or worker, got ${JSON.stringify(thread)}`);
+  if (thread === 'worker') return onnxWorker().open(bytes, threads);
+  const ort = loadOnnxRuntime();
+  if (!ort) throw new EoError('ENCODER', 'onnxruntime-node cannot be loaded (it ships with @huggingface/transformers; run npm install)');
+  const session = await ort.InferenceSession.create(bytes, onnxSessionOptions(threads));
+  return callerSession(ort, session);
+}
+
+/** Feeds as onnxruntime tensors. */
+export function ortFeeds(ort: Ort, feeds: Readonly<Record<string, OnnxFeed>>): Record<string, import('onnxruntime-node').Tensor> {
+  const out: Record<string, import('onnxruntime-node').Tensor> = {};
+  for (const [name, f] of Object.entries(feeds)) out[name] = new ort.Tensor(f.type, f.data, f.dims);
+  return out;
+}
+
+function callerSession(ort: Ort, session: OrtSession): OnnxSession {
+  let released = false;
+  return {
+    thread: 'caller',
+    async run(feeds) {
+      if (released) throw new EoError('INVALID_ARGUMENT', 'onnx session used after release()');
+      return (await session.run(ortFeeds(ort, feeds))) as unknown as Record<string, OnnxOutput>;
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      await session.release();
+    },
+  };
+}
+
+/** Messages to and from the onnx worker (lib/tensor/onnx-session-worker.ts). */
+export type ToOnnxWorker =
+  | { type: 'open'; id: number; bytes: Uint8Array; threads: number }
+  | { type: 'run'; id: number; session: number; feeds: Record<string, OnnxFeed> }
+  | { type: 'release'; id: number; session: number };
+export type FromOnnxWorker =
+  | { type: 'opened'; id: number; session: number }
+  | { type: 'ran'; id: number; outputs: Record<string, OnnxOutput> }
+  | { type: 'released'; id: number }
+  | { type: 'failed'; id: number; message: string };
+
+interface OnnxWorkerHandle {
+  open(bytes: Uint8Array, threads: number): Promise<OnnxSession>;
+}
+
+let shared: OnnxWorkerHandle | null = null;
+
+function startOnnxWorker(): Worker {
+  const base = path.join(__dirname, 'onnx-session-worker');
+  const workerData = { __eoOnnxWorker: true };
+  if (fs.existsSync(base + '.js')) return new Worker(base + '.js', { workerData });
+  if (fs.existsSync(base + '.ts')) return new Worker(`require('tsx/cjs'); require(${JSON.stringify(base + '.ts')});`, { eval: true, workerData });
+  throw new EoError('ENCODER', `onnx worker script not found next to ${__filename}`);
+}
+
+/**
+ * The process's onnx worker, started on first use. Requests are answered in order (one graph at a time: the worker
+ * is one thread). An idle worker does not keep the process alive; a pending request does. If the worker dies, every
+ * waiting and later request rejects (ENCODER) and the next `openOnnxSession` starts a new one.
+ */
+function onnxWorker(): OnnxWorkerHandle {
+  if (shared) return shared;
+  const worker = startOnnxWorker();
+  const waiting = new Map<number, { resolve: (m: FromOnnxWorker) => void; reject: (e: unknown) => void }>();
+  let failure: EoError | null = null;
+  let seq = 0;
+  const fail = (e: EoError) => {
+    failure ??= e;
+    if (shared === handle) shared = null;
+    for (const w of waiting.values()) w.reject(failure);
+    waiting.clear();
+  };
+  worker.unref();
+  worker.on('message', (msg: FromOnnxWorker) => {
+    const w = waiting.get(msg.id);
+    waiting.delete(msg.id);
+    if (waiting.size === 0) worker.unref();
+    if (!w) return;
+    if (msg.type === 'failed') w.reject(new EoError('ENCODER', `onnx worker: ${msg.message}`));
+    else w.resolve(msg);
+  });
+  worker.on('error', (e) => fail(new EoError('ENCODER', `onnx worker crashed: ${e.message}`)));
+  worker.on('exit', (code) => fail(new EoError('ENCODER', `onnx worker exited (code ${code})`)));
+  const request = (msg: ToOnnxWorker, transfer: ArrayBuffer[] = []): Promise<FromOnnxWorker> => {
+    if (failure) return Promise.reject(failure);
+    worker.ref();
+    return new Promise((resolve, reject) => {
+      waiting.set(msg.id, { resolve, reject });
+      worker.postMessage(msg, transfer);
+    });
+  };
+  const handle: OnnxWorkerHandle = {
+    async open(bytes, threads) {
+      const opened = await request({ type: 'open', id: seq++, bytes, threads });
+      const session = (opened as Extract<FromOnnxWorker, { type: 'opened' }>).session;
+      let released = false;
+      return {
+        thread: 'worker',
+        async run(feeds) {
+          if (released) throw new EoError('INVALID_ARGUMENT', 'onnx session used after release()');
+          // copied, not transferred: the caller keeps its buffers
+          const ran = await request({ type: 'run', id: seq++, session, feeds: feeds as Record<string, OnnxFeed> });
+          return (ran as Extract<FromOnnxWorker, { type: 'ran' }>).outputs;
+        },
+        async release() {
+          if (released || failure) return;
+          released = true;
+          await request({ type: 'release', id: seq++, session });
+        },
+      };
+    },
+  };
+  shared = handle;
+  return handle;
+}
