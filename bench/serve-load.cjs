@@ -80,7 +80,8 @@ if (process.env.EO_SERVE_LOAD_CHILD) {
     setInterval(() => {
       const m = process.memoryUsage();
       const u = process.cpuUsage(); // the whole process: event loop, worker threads, onnxruntime's threads
-      process.send({ type: 'mem', t: Date.now(), rss: m.rss, heapUsed: m.heapUsed, cpuUs: u.user + u.system });
+      const elu = performance.eventLoopUtilization(); // the event loop's busy time (ms, cumulative)
+      process.send({ type: 'mem', t: Date.now(), rss: m.rss, heapUsed: m.heapUsed, cpuUs: u.user + u.system, loopActiveMs: elu.active });
     }, 250).unref();
     process.on('message', async (msg) => {
       if (msg === 'stop') {
@@ -198,7 +199,9 @@ const children = new Set();
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 async function startServer(mode) {
-  const child = fork(__filename, args, { env: { ...process.env, EO_SERVE_LOAD_CHILD: mode }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // EO_SERVE_LOAD_NODE_ARGS: extra node flags of the server processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+  const execArgv = process.env.EO_SERVE_LOAD_NODE_ARGS ? process.env.EO_SERVE_LOAD_NODE_ARGS.split(/\s+/).filter(Boolean) : undefined;
+  const child = fork(__filename, args, { env: { ...process.env, EO_SERVE_LOAD_CHILD: mode }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(execArgv ? { execArgv } : {}) });
   children.add(child);
   const mem = [];
   const ready = await new Promise((resolve, reject) => {
@@ -213,6 +216,8 @@ async function startServer(mode) {
     rssNow: () => MB(mem[mem.length - 1]?.rss ?? 0),
     /** Server CPU time so far, ms (sampled every 250 ms). */
     cpuMsNow: () => (mem[mem.length - 1]?.cpuUs ?? 0) / 1000,
+    /** The server's event loop busy time so far, ms. */
+    loopMsNow: () => mem[mem.length - 1]?.loopActiveMs ?? 0,
     stop: async () => {
       child.removeAllListeners('exit');
       child.send('stop');
@@ -245,18 +250,22 @@ async function comparison(queries) {
     await settle(srv.url);
     const prof = stageProfile();
     const cpu0 = srv.cpuMsNow();
+    const loop0 = srv.loopMsNow();
     const r = await load(srv.url, c, seconds, srcs[mode], {}, prof);
     await new Promise((res) => setTimeout(res, 300)); // one more sample of the server's CPU time
-    const cpuMsPerRequest = (srv.cpuMsNow() - cpu0) / Math.max(1, r.requests.total);
-    rows.push({ ...row(mode, c, r, srv.rssNow()), cpuMsPerRequest, profile: prof.mean() });
+    const n = Math.max(1, r.requests.total);
+    const cpuMsPerRequest = (srv.cpuMsNow() - cpu0) / n;
+    const loopMsPerRequest = (srv.loopMsNow() - loop0) / n;
+    rows.push({ ...row(mode, c, r, srv.rssNow()), cpuMsPerRequest, loopMsPerRequest, profile: prof.mean() });
     const x = rows[rows.length - 1];
-    console.log(`[${mode}] ${c} connections: ${x.reqPerSec.toFixed(1)} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms, errors ${x.errors}, RSS ${x.rssMB} MB, server CPU ${cpuMsPerRequest.toFixed(1)} ms per request`);
+    console.log(`[${mode}] ${c} connections: ${x.reqPerSec.toFixed(1)} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms, errors ${x.errors}, RSS ${x.rssMB} MB; server CPU ${cpuMsPerRequest.toFixed(1)} ms per request, of which event loop ${loopMsPerRequest.toFixed(1)}`);
     console.log(`[${mode}]   ${describeProfile(x.profile)}`);
   }
   for (const mode of modes) {
     const srv = srvs[mode];
     if (srcs[mode].wrapped) console.log(`[${mode}] note: the ${queries.length} queries ran out ${srcs[mode].wrapped} time(s): later requests repeat earlier texts`);
-    // cached repeat: 50 queries already asked once, cycled by 16 connections
+    // cached repeat: 50 queries already asked once, cycled by 16 connections (--no-repeat skips it, e.g. to profile)
+    if (args.includes('--no-repeat')) continue;
     const repeat = querySource(null, queries.slice(0, 50));
     await settle(srv.url);
     const r = await load(srv.url, 16, seconds, repeat);

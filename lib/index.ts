@@ -90,7 +90,7 @@ export {
   annSearch, bm25Scorer, bm25Scores, bm25Tokens, buildBm25, buildHnsw, DenseOnnxIndex, denseScorer, denseScores, denseScoresBatch, denseTopK,
   hashMatrix, hnswCached, loadHnsw, loadNnsscCheckpoint, loadOrBuildBm25, NnsscCorpusIndex, nnsscLogitReference,
   nnsscNaiveScores, NnsscOnnxIndex, nnsscParamCount, nnsscScorer, NnsscThreadedIndex, nnsscTwoStageScores, nnsscWeightsHash,
-  openNnsscIndex, runFromScores, saveHnsw, scoreQueries, topK, topKHits, twoStageCandidates, type Bm25Index,
+  openNnsscIndex, runFromScores, saveHnsw, scoreQueries, topK, topKHits, topKSet, twoStageCandidates, type Bm25Index,
   type CorpusScorer, type DenseScorer, type NnsscEngine, type NnsscIndex, type NnsscModel, type NnsscScorer, type ScoredHit,
   type ScoredRun,
 } from './retrieve';

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  denseScores, denseScoresBatch, DenseOnnxIndex, denseScorer, denseTopK, topK, topKHits, buildHnsw, saveHnsw, loadHnsw, hnswCached, annSearch, hashMatrix,
+  denseScores, denseScoresBatch, DenseOnnxIndex, denseScorer, denseTopK, topK, topKHits, topKSet, buildHnsw, saveHnsw, loadHnsw, hnswCached, annSearch, hashMatrix,
   l2NormalizeRows, mulberry32, isEoError,
 } from '../lib';
 
@@ -145,7 +145,6 @@ test('hnsw: ties ordered by id descending', () => {
   assert.equal(hits.map((h) => h.index), [3, 1, 2]);
 });
 
-test.run();
 
 test('denseScoresBatch and DenseOnnxIndex: one product for a batch equals denseScores per query (to 1e-5)', async () => {
   const rng = mulberry32(5);
@@ -203,3 +202,49 @@ test('denseScorer: every kernel gives today\'s per-query cosine for a batch of t
     await s.scoreBatch(['x']).then(() => assert.unreachable('used after dispose'), (e) => assert.ok(isEoError(e)));
   }
 });
+
+test('top rows: onnx TopK beside the MatMul picks topKSet\'s rows (ties to the lower row), on the caller and on the onnx worker', async () => {
+  const rng = mulberry32(21);
+  const dim = 8;
+  // 300 rows drawn from 40 distinct vectors: many exact ties among the cosines
+  const base = l2NormalizeRows(Float32Array.from({ length: 40 * dim }, () => rng() - 0.5), dim);
+  const n = 300;
+  const matrix = new Float32Array(n * dim);
+  for (let r = 0; r < n; r++) matrix.set(base.subarray((r % 40) * dim, (r % 40 + 1) * dim), r * dim);
+  const queries = l2NormalizeRows(Float32Array.from({ length: 5 * dim }, () => rng() - 0.5), dim);
+  for (const thread of ['caller', 'worker'] as const) {
+    const onnx = (await DenseOnnxIndex.create(matrix, dim, { thread }))!;
+    const scores = await onnx.scores(queries);
+    for (const m of [1, 7, 40, 299, 1000]) {
+      const rows = await onnx.topRows(queries, m);
+      assert.is(rows.length, 5);
+      rows.forEach((got, q) => {
+        const want = Array.from(topKSet(scores[q], m)).sort((a, b) => a - b);
+        assert.equal(Array.from(got).sort((a, b) => a - b), want, `${thread} m=${m} query ${q}`);
+      });
+    }
+    onnx.dispose();
+  }
+  // the scorer: same rows whichever kernel computes them
+  const encoder = { id: 'toy', dim, async embed(texts: string[]) { return texts.map((_, i) => queries.slice(i * dim, (i + 1) * dim)); }, dispose() {} };
+  const exact = denseScorer(encoder, matrix, { noCache: true });
+  const viaOnnx = denseScorer(encoder, matrix, { noCache: true, kernel: 'onnx', onnxThread: 'worker' });
+  const a = await exact.topRows(queries, 25);
+  const b = await viaOnnx.topRows(queries, 25);
+  a.forEach((rows, q) => assert.equal(Array.from(b[q]).sort((x, y) => x - y), Array.from(rows).sort((x, y) => x - y), `query ${q}`));
+  exact.dispose();
+  viaOnnx.dispose();
+});
+
+test('topKSet: the same set as topK (ties to the lower index, NaN last), in any order', () => {
+  const rng = mulberry32(3);
+  for (let trial = 0; trial < 200; trial++) {
+    const n = 1 + Math.floor(rng() * 3000);
+    const v = Float32Array.from({ length: n }, () => (rng() < 0.05 ? NaN : Math.floor(rng() * 30) / 30));
+    const k = [1, 5, 100, n, n + 3][trial % 5];
+    assert.equal(Array.from(topKSet(v, k)).sort((a, b) => a - b), topK(v, k).sort((a, b) => a - b), `trial ${trial}`);
+  }
+  assert.equal(Array.from(topKSet(new Float32Array(3), 0)), []);
+});
+
+test.run();

@@ -242,7 +242,7 @@ export async function createUseLiteOnnxSession(w: UseLiteWeightMap, opts: { thre
   const graph = useLiteOnnxGraph(w, { maxTokens: opts.maxTokens });
   let session: OnnxSession;
   try {
-    session = await openOnnxSession(encodeOnnxModel(graph), { intraOpThreads: threads, thread: opts.thread });
+    session = await openOnnxSession(encodeOnnxModel(graph), { intraOpThreads: threads, thread: opts.thread, lane: 'encoder' });
   } catch (e) {
     throw new EoError('ENCODER', `USE-lite ONNX graph failed to load on onnxruntime-node: ${(e as Error).message.split('\n')[0]}`);
   }

@@ -23,7 +23,14 @@ export function fuseConvex(semantic: ArrayLike<number>, lexical: ArrayLike<numbe
   if (semantic.length !== lexical.length) throw new RangeError(`fuseConvex: ${semantic.length} vs ${lexical.length} scores`);
   if (!(alpha >= 0 && alpha <= 1)) throw new RangeError(`fuseConvex: alpha must be in [0, 1], got ${alpha}`);
   const a = minMaxNormalize(semantic);
-  const b = minMaxNormalize(lexical);
-  for (let i = 0; i < a.length; i++) a[i] = alpha * a[i] + (1 - alpha) * b[i];
-  return a;
+  return convexOfNormalized(a, minMaxNormalize(lexical), alpha, a);
+}
+
+/**
+ * The convex combination of already-normalised scores, α·ŝ + (1 − α)·l̂ per dataset (computed in double, stored as
+ * float32): THE fused score of Eq. 6, shared by `fuseConvex` and `fuseConvexParts`. `out` may be `semantic` itself.
+ */
+export function convexOfNormalized(semantic: ArrayLike<number>, lexical: ArrayLike<number>, alpha: number, out: Float32Array = new Float32Array(semantic.length)): Float32Array {
+  for (let i = 0; i < out.length; i++) out[i] = alpha * semantic[i] + (1 - alpha) * lexical[i];
+  return out;
 }

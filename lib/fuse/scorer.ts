@@ -1,6 +1,6 @@
 import { EoError } from '../errors';
 import type { CorpusScorer } from '../retrieve/scorers';
-import { fuseConvex, minMaxNormalize } from './minmax';
+import { convexOfNormalized, fuseConvex, minMaxNormalize } from './minmax';
 import { competitionRanks, RRF_K, rrfScores } from './rrf';
 
 /** One query's fused scores with their parts (all aligned with corpus order). */
@@ -35,15 +35,16 @@ export interface FusedExplanation {
 }
 
 /**
- * Convex fusion that keeps its parts. The fused scores are `fuseConvex`'s own output (one implementation of the
- * score, so both give bit-identical rankings); the parts are α·ŝ_sem and (1 − α)·ŝ_lex.
+ * Convex fusion that keeps its parts. The fused scores are `fuseConvex`'s (one formula, `convexOfNormalized`, so both
+ * give bit-identical rankings); the parts are α·ŝ_sem and (1 − α)·ŝ_lex.
  */
 export function fuseConvexParts(semantic: Float32Array, lexical: Float32Array, alpha: number): FusedScores {
   if (semantic.length !== lexical.length) throw new EoError('INVALID_ARGUMENT', `fuse: ${semantic.length} vs ${lexical.length} scores`);
   if (!(alpha >= 0 && alpha <= 1)) throw new EoError('INVALID_ARGUMENT', `fuse: alpha must be in [0, 1], got ${alpha}`);
-  const scores = fuseConvex(semantic, lexical, alpha);
+  // each vector normalised once (a service fuses every request); the fused score is `fuseConvex`'s formula
   const sem = minMaxNormalize(semantic);
   const lex = minMaxNormalize(lexical);
+  const scores = convexOfNormalized(sem, lex, alpha);
   for (let i = 0; i < sem.length; i++) {
     sem[i] = alpha * sem[i];
     lex[i] = (1 - alpha) * lex[i];

@@ -1,5 +1,5 @@
 import { EoError } from '../errors';
-import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT } from '../tensor/onnx';
+import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT, ONNX_INT64 } from '../tensor/onnx';
 import { openOnnxSession, type OnnxSession, type OnnxThread } from '../tensor/onnx-session';
 
 export interface DenseOnnxOptions {
@@ -8,6 +8,8 @@ export interface DenseOnnxOptions {
   /** Where the product runs (`OnnxThread`): `caller` (default) or the process's onnx `worker` thread (a service). */
   thread?: OnnxThread;
 }
+
+const ONE = { type: 'int64' as const, data: new BigInt64Array([1n]), dims: [1] };
 
 /**
  * Exact cosine scores of a batch of queries against the whole corpus as ONE matrix product on onnxruntime-node's
@@ -35,16 +37,23 @@ export class DenseOnnxIndex {
     const n = matrix.length / dim;
     const bytes = encodeOnnxModel({
       name: 'cosine_batch',
+      // `top_rows`: the k best rows per query (TopK: largest first, ties to the lower row, as `topKSet`), fetched
+      // only by `topRows` (a run fetching `s` alone does not compute it)
       nodes: [
         { opType: 'Transpose', inputs: ['q'], outputs: ['qt'] },
         { opType: 'MatMul', inputs: ['m', 'qt'], outputs: ['s'] },
+        { opType: 'TopK', inputs: ['s', 'k'], outputs: ['top_values', 'top_rows'], attributes: { axis: 0, largest: 1, sorted: 1 } },
       ],
       initializers: [{ name: 'm', dims: [n, dim], data: matrix }],
-      inputs: [{ name: 'q', elemType: ONNX_FLOAT, shape: ['batch', dim] }],
-      outputs: [{ name: 's', elemType: ONNX_FLOAT, shape: [n, 'batch'] }],
+      inputs: [{ name: 'q', elemType: ONNX_FLOAT, shape: ['batch', dim] }, { name: 'k', elemType: ONNX_INT64, shape: [1] }],
+      outputs: [
+        { name: 's', elemType: ONNX_FLOAT, shape: [n, 'batch'] },
+        { name: 'top_values', elemType: ONNX_FLOAT, shape: ['k_out', 'batch'] },
+        { name: 'top_rows', elemType: ONNX_INT64, shape: ['k_out', 'batch'] },
+      ],
     });
     const threads = Math.max(1, Math.floor(opts.intraOpThreads ?? 1));
-    const session = await openOnnxSession(bytes, { intraOpThreads: threads, thread: opts.thread });
+    const session = await openOnnxSession(bytes, { intraOpThreads: threads, thread: opts.thread, lane: 'scoring' });
     return new DenseOnnxIndex(session, n, dim);
   }
 
@@ -54,13 +63,31 @@ export class DenseOnnxIndex {
     if (queries.length % this.dim !== 0) throw new EoError('INVALID_ARGUMENT', `DenseOnnxIndex: ${queries.length} query values are not a multiple of dim ${this.dim}`);
     const nq = queries.length / this.dim;
     if (nq === 0) return [];
-    const out = await this.session.run({ q: { type: 'float32', data: queries, dims: [nq, this.dim] } });
+    const out = await this.session.run({ q: { type: 'float32', data: queries, dims: [nq, this.dim] }, k: ONE }, ['s']);
     const s = out.s.data as Float32Array; // N×Q
     const n = this.size;
     if (nq === 1) return [s.slice()];
     const vecs = Array.from({ length: nq }, () => new Float32Array(n));
     for (let r = 0, o = 0; r < n; r++, o += nq) for (let q = 0; q < nq; q++) vecs[q][r] = s[o + q];
     return vecs;
+  }
+
+  /**
+   * Per query, the rows of its `m` best cosines (the set `topKSet(scores(q)[i], m)` picks), computed beside the MatMul:
+   * the N×Q scores never leave onnxruntime (a two-stage first stage needs only these rows).
+   */
+  async topRows(queries: Float32Array, m: number): Promise<Int32Array[]> {
+    if (!this.session) throw new EoError('INVALID_ARGUMENT', 'DenseOnnxIndex used after dispose()');
+    if (!(Number.isInteger(m) && m >= 1)) throw new EoError('INVALID_ARGUMENT', `DenseOnnxIndex.topRows: m must be an integer ≥ 1, got ${m}`);
+    if (queries.length % this.dim !== 0) throw new EoError('INVALID_ARGUMENT', `DenseOnnxIndex: ${queries.length} query values are not a multiple of dim ${this.dim}`);
+    const nq = queries.length / this.dim;
+    if (nq === 0) return [];
+    const k = Math.min(m, this.size);
+    const out = await this.session.run({ q: { type: 'float32', data: queries, dims: [nq, this.dim] }, k: { type: 'int64', data: new BigInt64Array([BigInt(k)]), dims: [1] } }, ['top_rows']);
+    const r = out.top_rows.data as BigInt64Array; // K×Q
+    const rows = Array.from({ length: nq }, () => new Int32Array(k));
+    for (let j = 0, o = 0; j < k; j++) for (let q = 0; q < nq; q++, o++) rows[q][j] = Number(r[o]);
+    return rows;
   }
 
   dispose(): void {

@@ -69,7 +69,7 @@ async function corpusProjection(m: NnsscModel, corpusMatrix: Float32Array, n: nu
     inputs: [{ name: 'd', elemType: ONNX_FLOAT, shape: ['n', D] }],
     outputs: [{ name: 'a', elemType: ONNX_FLOAT, shape: ['n', H1] }],
   });
-  const s = await openOnnxSession(bytes, { intraOpThreads: threads, thread });
+  const s = await openOnnxSession(bytes, { intraOpThreads: threads, thread, lane: 'scoring' });
   try {
     const out = await s.run({ d: { type: 'float32', data: corpusMatrix, dims: [n, D] } });
     return (out.a.data as Float32Array).slice();
@@ -110,7 +110,7 @@ export class NnsscOnnxIndex {
   private open(subset: boolean): Promise<OnnxSession> {
     if (this.disposed || !this.a) throw new EoError('INVALID_ARGUMENT', 'NnsscOnnxIndex used after dispose()');
     const bytes = encodeOnnxModel(nnsscScoringGraph(this.model, this.a, this.size, subset));
-    const s = openOnnxSession(bytes, { intraOpThreads: this.threads, thread: this.thread });
+    const s = openOnnxSession(bytes, { intraOpThreads: this.threads, thread: this.thread, lane: 'scoring' });
     if (subset) this.subset = s;
     else this.full = s;
     if (this.full && this.subset) this.a = null;

@@ -337,7 +337,17 @@ export interface NnsscScorerOptions {
 }
 
 /** A first-stage scorer of two-stage NN-SSC: any CorpusScorer; with `scoreVectors`, one over the NN-SSC's own encoder. */
-export type FirstStageScorer = CorpusScorer & { scoreVectors?: (queryVecs: Float32Array) => Promise<Float32Array[]> };
+export type FirstStageScorer = CorpusScorer & {
+  scoreVectors?: (queryVecs: Float32Array) => Promise<Float32Array[]>;
+  /**
+   * Per query (rows of `queryVecs`), the rows `topKSet` would pick from its score vector, computed where the scores are
+   * (e.g. an onnx TopK beside the cosine MatMul), so the full vectors need not be made or moved. Optional.
+   */
+  topRows?: (queryVecs: Float32Array, m: number) => Promise<Int32Array[]>;
+};
+
+/** One first stage's result for a batch of queries: its score vectors, or its top rows per query (`topRows`). */
+export type FirstStageResult = readonly ArrayLike<number>[] | { readonly topRows: readonly Int32Array[] };
 
 /** The kernels that run NN-SSC's full-corpus scoring. */
 export type NnsscEngine = 'onnx' | 'tfjs';
@@ -396,35 +406,52 @@ export async function openNnsscIndex(
 export function twoStageCandidates(firstStage: readonly ArrayLike<number>[], topM: number): Int32Array {
   if (!(topM >= 1)) throw new EoError('INVALID_ARGUMENT', `twoStage topM must be >= 1, got ${topM}`);
   if (firstStage.length === 0) return new Int32Array(0);
-  const n = firstStage[0].length;
+  return unionOfRows(firstStage.map((s) => topKSet(s, topM)), firstStage[0].length);
+}
+
+/** The union of row sets over a corpus of `n` rows, ascending. */
+function unionOfRows(sets: readonly ArrayLike<number>[], n: number): Int32Array {
   const mark = new Uint8Array(n);
-  for (const s of firstStage) for (const i of topKSet(s, topM)) mark[i] = 1;
   let count = 0;
-  for (let i = 0; i < n; i++) count += mark[i];
+  for (const set of sets)
+    for (let j = 0; j < set.length; j++) {
+      const i = set[j];
+      if (!mark[i]) {
+        mark[i] = 1;
+        count++;
+      }
+    }
   const rows = new Int32Array(count);
-  for (let i = 0, o = 0; i < n; i++) if (mark[i]) rows[o++] = i;
+  for (let i = 0, o = 0; o < count; i++) if (mark[i]) rows[o++] = i;
   return rows;
 }
 
 /**
  * Two-stage NN-SSC scores: for each query (row q of `queryVecs`), the MLP scores only `twoStageCandidates` of
- * `firstStage[k][q]` (one score vector per first-stage scorer k and query q); every other dataset gets the
- * lowest candidate logit, so it ranks below or ties with every candidate and min-max fusion maps it to 0.
+ * `firstStage[k][q]` (one score vector per first-stage scorer k and query q, or that scorer's `topRows`); every other
+ * dataset gets the lowest candidate logit, so it ranks below or ties with every candidate and min-max fusion maps it to 0.
  */
 export async function nnsscTwoStageScores(
   index: NnsscRowScorer & { readonly size: number },
   queryVecs: Float32Array,
   dim: number,
-  firstStage: readonly (readonly ArrayLike<number>[])[],
+  firstStage: readonly FirstStageResult[],
   topM: number,
 ): Promise<{ scores: Float32Array[]; candidates: number[] }> {
+  if (!(topM >= 1)) throw new EoError('INVALID_ARGUMENT', `twoStage topM must be >= 1, got ${topM}`);
   const nq = queryRowCount(queryVecs, dim);
-  for (const f of firstStage) if (f.length !== nq) throw new EoError('INVALID_ARGUMENT', `two-stage: a first-stage scorer gave ${f.length} score vectors for ${nq} queries`);
+  const perQuery = firstStage.map((f) => ('topRows' in f ? f.topRows : f));
+  for (const f of perQuery) if (f.length !== nq) throw new EoError('INVALID_ARGUMENT', `two-stage: a first-stage scorer gave ${f.length} results for ${nq} queries`);
+  const setOf = (f: FirstStageResult, q: number): ArrayLike<number> => ('topRows' in f ? f.topRows[q] : topKSet(f[q], topM));
+  // every query's candidates first, then all row scorings at once: on the onnx worker they run back to back while
+  // the event loop is free for other requests (one at a time, each would wait for a round trip)
+  const rowsOf = Array.from({ length: nq }, (_, q) => unionOfRows(firstStage.map((f) => setOf(f, q)), index.size));
+  const logits = await Promise.all(rowsOf.map((rows, q) => index.scoreRows(queryVecs.subarray(q * dim, (q + 1) * dim), rows)));
   const scores: Float32Array[] = [];
   const candidates: number[] = [];
   for (let q = 0; q < nq; q++) {
-    const rows = twoStageCandidates(firstStage.map((f) => f[q]), topM);
-    const z = await index.scoreRows(queryVecs.subarray(q * dim, (q + 1) * dim), rows);
+    const rows = rowsOf[q];
+    const z = logits[q];
     let low = Infinity;
     for (const v of z) if (v < low) low = v;
     const full = new Float32Array(index.size).fill(Number.isFinite(low) ? low : 0);
@@ -467,7 +494,8 @@ export function nnsscScorer(encoder: SentenceEncoder, corpusMatrix: Float32Array
       const q = await timeStage(stages, 'embed', () => embedQueriesCached({ encoder, texts, cacheDir: opts.queryCacheDir, noCache: opts.noCache }));
       if (!opts.twoStage) return timeStage(stages, 'nnssc', () => scoreVectors(q, onProgress));
       const two = opts.twoStage;
-      const first = await timeStage(stages, 'firstStage', () => Promise.all(two.firstStage.map((s) => (s.scoreVectors ? s.scoreVectors(q) : s.scoreBatch(texts)))));
+      const first = await timeStage(stages, 'firstStage', () => Promise.all(two.firstStage.map(async (s): Promise<FirstStageResult> =>
+        s.topRows ? { topRows: await s.topRows(q, two.topM) } : s.scoreVectors ? s.scoreVectors(q) : s.scoreBatch(texts))));
       const index = await getIndex();
       const { scores } = await timeStage(stages, 'nnssc', () => nnsscTwoStageScores(index, q, model.dim, first, two.topM));
       onProgress?.(texts.length, texts.length);

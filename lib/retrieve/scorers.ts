@@ -1,3 +1,4 @@
+import { createLru } from '../util/lru';
 import { datasetIds } from '../data/corpus';
 import type { Corpus } from '../data/types';
 import { embedQueriesCached } from '../encode/cache';
@@ -8,7 +9,7 @@ import { EoError } from '../errors';
 import { denseScores, denseScoresBatch } from './dense';
 import { DenseOnnxIndex } from './dense-onnx';
 import type { OnnxThread } from '../tensor/onnx-session';
-import { topKHits } from './topk';
+import { topKHits, topKSet } from './topk';
 
 /**
  * A corpus-wide scorer: for each query text, one score per dataset, aligned with corpus order. BM25, dense
@@ -47,14 +48,31 @@ export async function timeStage<T>(stages: StageTimes | undefined, name: string,
   }
 }
 
-export function bm25Scorer(bm25: Bm25Index, id = 'bm25', label = `BM25 (lunr, k1=${bm25.config.k1}, b=${bm25.config.b})`): CorpusScorer {
+export interface Bm25ScorerOptions {
+  /**
+   * Keep the score vectors of the last `recent` texts and answer a repeated text from them (a service scores each
+   * query twice: as the engine's lexical scorer and as a two-stage first stage). The kept vectors are shared: callers
+   * must not modify them (fusion, constraints and top-k only read). Default 0: nothing kept.
+   */
+  recent?: number;
+}
+
+export function bm25Scorer(bm25: Bm25Index, id = 'bm25', label = `BM25 (lunr, k1=${bm25.config.k1}, b=${bm25.config.b})`, opts: Bm25ScorerOptions = {}): CorpusScorer {
+  const recent = opts.recent ? createLru<string, Float32Array>(opts.recent) : null;
+  const score = (t: string) => {
+    const hit = recent?.get(t);
+    if (hit) return hit;
+    const s = bm25Scores(bm25, t);
+    recent?.set(t, s);
+    return s;
+  };
   return {
     id,
     label,
     fingerprint: `bm25(k1=${bm25.config.k1},b=${bm25.config.b})`,
     async scoreBatch(texts, onProgress) {
       const out = texts.map((t, i) => {
-        const s = bm25Scores(bm25, t);
+        const s = score(t);
         if (onProgress && (i + 1) % 100 === 0) onProgress(i + 1, texts.length);
         return s;
       });
@@ -91,6 +109,11 @@ const COSINE_CHUNK = 256;
 export interface DenseScorer extends CorpusScorer {
   /** Cosines of already-embedded queries (Q×D, this scorer's encoder), with the scorer's kernel. */
   scoreVectors(queryVecs: Float32Array): Promise<Float32Array[]>;
+  /**
+   * Per query, the rows of its `m` best cosines (`topKSet` of its vector: ties to the lower row). With the onnx kernel
+   * they are picked inside onnxruntime (TopK after the MatMul), so the vectors are neither copied nor moved.
+   */
+  topRows(queryVecs: Float32Array, m: number): Promise<Int32Array[]>;
   dispose(): void;
 }
 
@@ -103,6 +126,7 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
   const dim = encoder.dim;
   const kernel = opts.kernel ?? 'exact';
   let onnx: Promise<DenseOnnxIndex | null> | null = null;
+  const onnxIndex = () => (onnx ??= DenseOnnxIndex.create(matrix, dim, { thread: opts.onnxThread }));
   let disposed = false;
   const cosine = async (q: Float32Array): Promise<Float32Array[]> => {
     if (kernel === 'exact') {
@@ -111,8 +135,7 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
       return out;
     }
     if (kernel !== 'js') {
-      onnx ??= DenseOnnxIndex.create(matrix, dim, { thread: opts.onnxThread });
-      const index = await onnx;
+      const index = await onnxIndex();
       if (index) return index.scores(q);
       if (kernel === 'onnx') throw new EoError('INVALID_ARGUMENT', 'cosine kernel "onnx" requested but onnxruntime-node cannot be loaded');
     }
@@ -135,6 +158,19 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
       return timeStage(stages, 'cosine', () => scoreVectors(q));
     },
     scoreVectors,
+    async topRows(q, m) {
+      if (disposed) throw new EoError('INVALID_ARGUMENT', 'denseScorer used after dispose()');
+      if (kernel === 'onnx' || kernel === 'auto') {
+        const index = await onnxIndex();
+        if (index) {
+          const n = q.length / dim;
+          const out: Int32Array[] = [];
+          for (let s = 0; s < n; s += COSINE_CHUNK) out.push(...(await index.topRows(q.subarray(s * dim, Math.min(n, s + COSINE_CHUNK) * dim), m)));
+          return out;
+        }
+      }
+      return (await scoreVectors(q)).map((v) => topKSet(v, m));
+    },
     dispose() {
       disposed = true;
       void onnx?.then((i) => i?.dispose());

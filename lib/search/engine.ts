@@ -149,7 +149,8 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   // the benchmark on disk, read once (never built here): α is set on its training split, and it lets the NN-SSC
   // loader check what the checkpoint was trained on
   const onDisk = readBenchmarkOnDisk(corpus, opts.benchmarkDir ?? settings.dir);
-  const lexical = opts.lexical === false ? null : bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25');
+  // a service scores each query's BM25 twice (lexical part, two-stage first stage): the second is answered from memory
+  const lexical = opts.lexical === false ? null : bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25', { recent: opts.queryBatching ? 64 : 0 });
   let semantic: CorpusScorer | null = null;
   let owned: SentenceEncoder | null = null;
   const disposers: (() => void)[] = [];
@@ -209,7 +210,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
     }
   }
   // with the graphs on the onnx worker, two batches in flight overlap one batch's event-loop work with the next one's inference
-  if (semantic && opts.queryBatching) semantic = microBatchingScorer(semantic, { concurrency: onnxThreadOf(opts) === 'worker' ? 2 : 1, ...opts.queryBatching });
+  if (semantic && opts.queryBatching) semantic = microBatchingScorer(semantic, { concurrency: onnxThreadOf(opts) === 'worker' ? Number(process.env.EO_TMP_CONC ?? 2) : 1, ...opts.queryBatching });
   if (owned) disposers.push(() => owned!.dispose());
   const dispose = () => disposers.forEach((d) => d());
   if (!semantic || !lexical) {

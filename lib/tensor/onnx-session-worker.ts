@@ -24,7 +24,8 @@ if (parentPort && (workerData as { __eoOnnxWorker?: boolean } | null)?.__eoOnnxW
       } else if (msg.type === 'run') {
         const s = sessions.get(msg.session);
         if (!s) throw new Error(`no open session ${msg.session}`);
-        const out = await s.run(ortFeeds(ort, msg.feeds));
+        const feeds = ortFeeds(ort, msg.feeds);
+        const out = await (msg.fetches ? s.run(feeds, msg.fetches) : s.run(feeds));
         const outputs: Record<string, OnnxOutput> = {};
         const transfer: ArrayBuffer[] = [];
         for (const [name, t] of Object.entries(out)) {

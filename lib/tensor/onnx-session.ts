@@ -35,8 +35,8 @@ export interface OnnxOutput {
 /** A session opened by `openOnnxSession`. */
 export interface OnnxSession {
   readonly thread: OnnxThread;
-  /** Run the graph on named inputs; named outputs. */
-  run(feeds: Readonly<Record<string, OnnxFeed>>): Promise<Record<string, OnnxOutput>>;
+  /** Run the graph on named inputs; named outputs (`fetches`: only these, and only what they need is computed; default all). */
+  run(feeds: Readonly<Record<string, OnnxFeed>>, fetches?: readonly string[]): Promise<Record<string, OnnxOutput>>;
   /** Free the session (its initializers and arena). Later `run` calls reject. */
   release(): Promise<void>;
 }
@@ -46,7 +46,17 @@ export interface OpenOnnxSessionOptions {
   intraOpThreads?: number;
   /** Where the graph runs (`OnnxThread`). Default `caller`. */
   thread?: OnnxThread;
+  /**
+   * With `thread: 'worker'`: the worker lane. Sessions of one lane share one worker thread (their runs take turns);
+   * each new lane gets its own thread (at most `MAX_ONNX_WORKERS`, then lanes share). A service puts its query
+   * encoder on one lane and its scorers on another, so one micro-batch's embedding runs beside the previous one's
+   * scoring. Default `default`.
+   */
+  lane?: string;
 }
+
+/** Most onnx worker threads a process starts (lanes beyond share them). */
+export const MAX_ONNX_WORKERS = Number(process.env.EO_TMP_W ?? 2);
 
 /** Session options every graph of this project is opened with (one place, so caller and worker agree). */
 export function onnxSessionOptions(intraOpThreads: number): import('onnxruntime-node').InferenceSession.SessionOptions {
@@ -68,7 +78,7 @@ export async function openOnnxSession(bytes: Uint8Array, opts: OpenOnnxSessionOp
   const threads = checkThreads(opts.intraOpThreads);
   const thread = opts.thread ?? 'caller';
   if (thread !== 'caller' && thread !== 'worker') throw new EoError('INVALID_ARGUMENT', `onnx session: thread must be caller or worker, got ${JSON.stringify(thread)}`);
-  if (thread === 'worker') return onnxWorker().open(bytes, threads);
+  if (thread === 'worker') return onnxWorker(opts.lane ?? 'default').open(bytes, threads);
   const ort = loadOnnxRuntime();
   if (!ort) throw new EoError('ENCODER', 'onnxruntime-node cannot be loaded (it ships with @huggingface/transformers; run npm install)');
   const session = await ort.InferenceSession.create(bytes, onnxSessionOptions(threads));
@@ -86,9 +96,10 @@ function callerSession(ort: Ort, session: OrtSession): OnnxSession {
   let released = false;
   return {
     thread: 'caller',
-    async run(feeds) {
+    async run(feeds, fetches) {
       if (released) throw new EoError('INVALID_ARGUMENT', 'onnx session used after release()');
-      return (await session.run(ortFeeds(ort, feeds))) as unknown as Record<string, OnnxOutput>;
+      const f = ortFeeds(ort, feeds);
+      return (await (fetches ? session.run(f, [...fetches]) : session.run(f))) as unknown as Record<string, OnnxOutput>;
     },
     async release() {
       if (released) return;
@@ -101,7 +112,7 @@ function callerSession(ort: Ort, session: OrtSession): OnnxSession {
 /** Messages to and from the onnx worker (lib/tensor/onnx-session-worker.ts). */
 export type ToOnnxWorker =
   | { type: 'open'; id: number; bytes: Uint8Array; threads: number }
-  | { type: 'run'; id: number; session: number; feeds: Record<string, OnnxFeed> }
+  | { type: 'run'; id: number; session: number; feeds: Record<string, OnnxFeed>; fetches?: string[] }
   | { type: 'release'; id: number; session: number };
 export type FromOnnxWorker =
   | { type: 'opened'; id: number; session: number }
@@ -113,7 +124,9 @@ interface OnnxWorkerHandle {
   open(bytes: Uint8Array, threads: number): Promise<OnnxSession>;
 }
 
-let shared: OnnxWorkerHandle | null = null;
+/** Live workers by slot, and the slot of each lane seen (first come, first served, then round robin). */
+const workers: (OnnxWorkerHandle | null)[] = [];
+const laneSlots = new Map<string, number>();
 
 function startOnnxWorker(): Worker {
   const base = path.join(__dirname, 'onnx-session-worker');
@@ -124,19 +137,25 @@ function startOnnxWorker(): Worker {
 }
 
 /**
- * The process's onnx worker, started on first use. Requests are answered in order (one graph at a time: the worker
- * is one thread). An idle worker does not keep the process alive; a pending request does. If the worker dies, every
- * waiting and later request rejects (ENCODER) and the next `openOnnxSession` starts a new one.
+ * The onnx worker of a lane, started on first use. Requests are answered in order (one graph at a time: a worker is
+ * one thread). An idle worker does not keep the process alive; a pending request does. If a worker dies, every
+ * waiting and later request on it rejects (ENCODER) and the next `openOnnxSession` of its lanes starts a new one.
  */
-function onnxWorker(): OnnxWorkerHandle {
-  if (shared) return shared;
+function onnxWorker(lane: string): OnnxWorkerHandle {
+  let slot = laneSlots.get(lane);
+  if (slot === undefined) {
+    slot = laneSlots.size % MAX_ONNX_WORKERS;
+    laneSlots.set(lane, slot);
+  }
+  const live = workers[slot];
+  if (live) return live;
   const worker = startOnnxWorker();
   const waiting = new Map<number, { resolve: (m: FromOnnxWorker) => void; reject: (e: unknown) => void }>();
   let failure: EoError | null = null;
   let seq = 0;
   const fail = (e: EoError) => {
     failure ??= e;
-    if (shared === handle) shared = null;
+    if (workers[slot!] === handle) workers[slot!] = null;
     for (const w of waiting.values()) w.reject(failure);
     waiting.clear();
   };
@@ -166,10 +185,10 @@ function onnxWorker(): OnnxWorkerHandle {
       let released = false;
       return {
         thread: 'worker',
-        async run(feeds) {
+        async run(feeds, fetches) {
           if (released) throw new EoError('INVALID_ARGUMENT', 'onnx session used after release()');
           // copied, not transferred: the caller keeps its buffers
-          const ran = await request({ type: 'run', id: seq++, session, feeds: feeds as Record<string, OnnxFeed> });
+          const ran = await request({ type: 'run', id: seq++, session, feeds: feeds as Record<string, OnnxFeed>, ...(fetches ? { fetches: [...fetches] } : {}) });
           return (ran as Extract<FromOnnxWorker, { type: 'ran' }>).outputs;
         },
         async release() {
@@ -180,6 +199,6 @@ function onnxWorker(): OnnxWorkerHandle {
       };
     },
   };
-  shared = handle;
+  workers[slot] = handle;
   return handle;
 }
