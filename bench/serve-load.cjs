@@ -7,7 +7,7 @@
 //   new: concurrent queries share one encoder call on a worker thread (microBatchingEncoder: ≤ 16 texts, no wait
 //        when idle, LRU of query embeddings) and one onnxruntime MatMul for their cosines; answers LRU; bounded
 //        admission (503 + Retry-After beyond it)
-// Per mode and concurrency level: req/s, p50/p99/max latency, errors (non-2xx, timeouts), server RSS at the end, server CPU ms per request (all its threads);
+// Per mode and concurrency level: req/s, p50/p99/max latency, errors (non-2xx, timeouts), server RSS at the end, server CPU ms per request (all its threads), the machine's idle and steal shares (a VM's host taking its vCPUs);
 // then the ratios new/old. Every request carries a query text not sent before in that mode (a deterministic list of
 // thousands of varied queries built from the corpus: titles, keywords, instruments, with places and periods), so
 // the answer cache does not make the numbers trivial; the cached-repeat case (16 connections cycling over 50 queries
@@ -195,6 +195,22 @@ function describeProfile(p) {
   return `stages (mean ms over ${p.searched} searched answers${p.cacheHits ? `, ${p.cacheHits} cache hits` : ''}): ${parts.join(', ')}${p.meanBatch !== null ? `; mean batch ${p.meanBatch}` : ''}`;
 }
 
+/** Machine-wide CPU counters (Linux /proc/stat): total, idle and steal ticks; null elsewhere. */
+function cpuTicks() {
+  try {
+    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { total: f.reduce((a, b) => a + b, 0), idle: f[3] + (f[4] || 0), steal: f[7] || 0 };
+  } catch {
+    return null;
+  }
+}
+/** Shares of the machine's CPU time between two `cpuTicks` readings: idle and steal (a VM's vCPU waiting for its host). */
+function cpuShares(a, b) {
+  if (!a || !b || b.total <= a.total) return null;
+  const t = b.total - a.total;
+  return { idle: (b.idle - a.idle) / t, steal: (b.steal - a.steal) / t };
+}
+
 const children = new Set();
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
@@ -251,14 +267,18 @@ async function comparison(queries) {
     const prof = stageProfile();
     const cpu0 = srv.cpuMsNow();
     const loop0 = srv.loopMsNow();
+    const ticks0 = cpuTicks();
     const r = await load(srv.url, c, seconds, srcs[mode], {}, prof);
+    const machine = cpuShares(ticks0, cpuTicks());
     await new Promise((res) => setTimeout(res, 300)); // one more sample of the server's CPU time
     const n = Math.max(1, r.requests.total);
     const cpuMsPerRequest = (srv.cpuMsNow() - cpu0) / n;
     const loopMsPerRequest = (srv.loopMsNow() - loop0) / n;
-    rows.push({ ...row(mode, c, r, srv.rssNow()), cpuMsPerRequest, loopMsPerRequest, profile: prof.mean() });
+    rows.push({ ...row(mode, c, r, srv.rssNow()), cpuMsPerRequest, loopMsPerRequest, machine, profile: prof.mean() });
     const x = rows[rows.length - 1];
-    console.log(`[${mode}] ${c} connections: ${x.reqPerSec.toFixed(1)} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms, errors ${x.errors}, RSS ${x.rssMB} MB; server CPU ${cpuMsPerRequest.toFixed(1)} ms per request, of which event loop ${loopMsPerRequest.toFixed(1)}`);
+    const pct = (v) => `${(100 * v).toFixed(0)}%`;
+    console.log(`[${mode}] ${c} connections: ${x.reqPerSec.toFixed(1)} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms, errors ${x.errors}, RSS ${x.rssMB} MB; server CPU ${cpuMsPerRequest.toFixed(1)} ms per request, of which event loop ${loopMsPerRequest.toFixed(1)}` +
+      (machine ? `; machine idle ${pct(machine.idle)}, steal ${pct(machine.steal)}` : ''));
     console.log(`[${mode}]   ${describeProfile(x.profile)}`);
   }
   for (const mode of modes) {

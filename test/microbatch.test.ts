@@ -152,6 +152,45 @@ test('microbatch: by default an idle batcher sends at the end of the event-loop 
   assert.equal(calls, [['a', 'b'], ['c', 'd', 'e']]);
 });
 
+test('micro-batcher concurrency 2: a second batch starts while the first runs; a bulk call waits for both and runs alone', async () => {
+  const gates: (() => void)[] = [];
+  const log: string[] = [];
+  let running = 0;
+  let most = 0;
+  const b = createMicroBatcher<number, number>(async (items) => {
+    running++;
+    most = Math.max(most, running);
+    log.push(`start ${items.join(',')}`);
+    await new Promise<void>((r) => gates.push(r));
+    running--;
+    return items.map((x) => 10 * x);
+  }, { maxBatch: 2, concurrency: 2 });
+  const first = [1, 2, 3, 4, 5].map((x) => b.submit(x));
+  await new Promise((r) => setImmediate(r));
+  // 1,2 and 3,4 are in flight at once; 5 waits for a free slot
+  assert.equal(log, ['start 1,2', 'start 3,4']);
+  let bulkRan = false;
+  const bulk = b.exclusive(async () => {
+    assert.is(running, 0, 'the bulk call runs alone');
+    bulkRan = true;
+    return 'bulk';
+  });
+  gates.shift()!();
+  await first[1];
+  await new Promise((r) => setImmediate(r));
+  // a bulk call is waiting: no new batch starts until it has run
+  assert.equal(log, ['start 1,2', 'start 3,4']);
+  gates.shift()!();
+  assert.is(await bulk, 'bulk');
+  assert.ok(bulkRan);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(log, ['start 1,2', 'start 3,4', 'start 5']);
+  gates.shift()!();
+  assert.equal(await Promise.all(first), [10, 20, 30, 40, 50]);
+  assert.is(most, 2);
+  assert.throws(() => createMicroBatcher(async (x: number[]) => x, { concurrency: 0 }), /concurrency must be an integer ≥ 1/);
+});
+
 test('LRU: evicts the least recently used; get refreshes recency; 0 keeps nothing', () => {
   const lru = createLru<string, number>(3);
   lru.set('a', 1);

@@ -210,7 +210,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
     }
   }
   // with the graphs on the onnx worker, two batches in flight overlap one batch's event-loop work with the next one's inference
-  if (semantic && opts.queryBatching) semantic = microBatchingScorer(semantic, { concurrency: onnxThreadOf(opts) === 'worker' ? Number(process.env.EO_TMP_CONC ?? 2) : 1, ...opts.queryBatching });
+  if (semantic && opts.queryBatching) semantic = microBatchingScorer(semantic, { concurrency: onnxThreadOf(opts) === 'worker' ? 2 : 1, ...opts.queryBatching });
   if (owned) disposers.push(() => owned!.dispose());
   const dispose = () => disposers.forEach((d) => d());
   if (!semantic || !lexical) {

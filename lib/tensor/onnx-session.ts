@@ -56,7 +56,7 @@ export interface OpenOnnxSessionOptions {
 }
 
 /** Most onnx worker threads a process starts (lanes beyond share them). */
-export const MAX_ONNX_WORKERS = Number(process.env.EO_TMP_W ?? 2);
+export const MAX_ONNX_WORKERS = 2;
 
 /** Session options every graph of this project is opened with (one place, so caller and worker agree). */
 export function onnxSessionOptions(intraOpThreads: number): import('onnxruntime-node').InferenceSession.SessionOptions {
@@ -81,8 +81,11 @@ export async function openOnnxSession(bytes: Uint8Array, opts: OpenOnnxSessionOp
   if (thread === 'worker') return onnxWorker(opts.lane ?? 'default').open(bytes, threads);
   const ort = loadOnnxRuntime();
   if (!ort) throw new EoError('ENCODER', 'onnxruntime-node cannot be loaded (it ships with @huggingface/transformers; run npm install)');
-  const session = await ort.InferenceSession.create(bytes, onnxSessionOptions(threads));
-  return callerSession(ort, session);
+  try {
+    return callerSession(ort, await ort.InferenceSession.create(bytes, onnxSessionOptions(threads)));
+  } catch (e) {
+    throw new EoError('ENCODER', `onnx model did not load: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`);
+  }
 }
 
 /** Feeds as onnxruntime tensors. */
