@@ -87,6 +87,7 @@ if (process.env.EO_SERVE_LOAD_CHILD) {
       if (msg === 'stop') {
         await app.close();
         pipeline.dispose();
+        await eo.stopOnnxWorkers();
         process.exit(0);
       }
     });
@@ -217,7 +218,9 @@ process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 async function startServer(mode) {
   // EO_SERVE_LOAD_NODE_ARGS: extra node flags of the server processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
   const execArgv = process.env.EO_SERVE_LOAD_NODE_ARGS ? process.env.EO_SERVE_LOAD_NODE_ARGS.split(/\s+/).filter(Boolean) : undefined;
-  const child = fork(__filename, args, { env: { ...process.env, EO_SERVE_LOAD_CHILD: mode }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(execArgv ? { execArgv } : {}) });
+  // new: the process as `eo serve` starts it (glibc arenas capped, SERVE_MALLOC_ARENA_MAX, unless the environment sets them)
+  const arenas = mode === 'new' && process.env.MALLOC_ARENA_MAX === undefined && process.platform === 'linux' ? { MALLOC_ARENA_MAX: require('../dist/lib').SERVE_MALLOC_ARENA_MAX } : {};
+  const child = fork(__filename, args, { env: { ...process.env, ...arenas, EO_SERVE_LOAD_CHILD: mode }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(execArgv ? { execArgv } : {}) });
   children.add(child);
   const mem = [];
   const ready = await new Promise((resolve, reject) => {

@@ -24,7 +24,7 @@ export {
 
 // ── TensorFlow.js backend; onnxruntime sessions (on the calling thread or the process's onnx worker thread)
 export {
-  openOnnxSession, type OnnxSession, type OnnxThread,
+  openOnnxSession, stopOnnxWorkers, type OnnxSession, type OnnxThread,
   classifyNativeLoadError, getTf, initTfBackend, parseTfBackendName, tfBackendInfo, trainingProfileFor, type NativeLoadFailure, type TfBackendInfo, type TfBackendName, type TrainingProfile,
 } from './tensor';
 
@@ -178,7 +178,7 @@ export {
 
 // ── Service: HTTP server and web page over lib/search
 export {
-  checkK, checkQuery, createSearchServer, escapeHtml, SERVICE_NNSSC_TWO_STAGE, SERVICE_ENCODER_SPEC, type SearchServerOptions,
+  checkK, checkQuery, createSearchServer, escapeHtml, SERVICE_NNSSC_TWO_STAGE, SERVICE_ENCODER_SPEC, SERVE_MALLOC_ARENA_MAX, type SearchServerOptions,
 } from './serve';
 
 // ── Reports: tables, figures, results files

@@ -94,6 +94,39 @@ test('the query encoder needs a worker encoder unless its graph runs on the onnx
   assert.is(withOnnxThread(folder, 'worker'), folder);
 });
 
+test('eo serve: runs with capped glibc arenas (re-run with MALLOC_ARENA_MAX) and stops cleanly on SIGTERM, onnx workers included', async () => {
+  if (process.platform !== 'linux') return;
+  const { spawn } = await import('node:child_process');
+  const env = { ...process.env };
+  delete env.MALLOC_ARENA_MAX;
+  const proc = spawn(process.execPath, [EO, 'serve', '--sample', '--port', '0', '--semantic', 'use-lite', '--alpha', '0.5'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr.on('data', (d) => (stderr += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "listening" line in 120 s:\n${stderr}`)), 120_000);
+    proc.stderr.on('data', () => {
+      const m = stderr.match(/listening on (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`eo serve exited (${code}):\n${stderr}`)));
+  });
+  // the service answers (its query embedding and cosine run on the onnx worker threads)
+  const res = await fetch(`${url}/api/search?q=${encodeURIComponent('sea ice in the Arctic')}`);
+  assert.is(res.status, 200);
+  assert.ok(((await res.json()) as SearchResponse).results.length > 0);
+  // the process that serves is a child started with the arena cap
+  const children = fs.readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  assert.is(children.length, 1, 'eo serve re-ran itself once');
+  assert.ok(fs.readFileSync(`/proc/${children[0]}/environ`, 'utf8').split('\0').includes('MALLOC_ARENA_MAX=2'));
+  proc.kill('SIGTERM');
+  const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));
+  assert.is(code, 0, stderr);
+  assert.not.match(stderr, /terminate called|Napi::Error/);
+});
+
 test('eo search --nnssc-top-m: a bad value fails with a clear message', async () => {
   const err = await run(process.execPath, [EO, 'search', 'sea ice', '--sample', '--nnssc-top-m', 'zero']).then(() => null, (e: { stderr: string }) => e);
   assert.ok(err, 'the command failed');

@@ -105,7 +105,15 @@ async function main(rawArgv: string[]): Promise<void> {
   if (argv[0] === 'llm') return (await import('./llm')).runLlmCommand(argv.slice(1));
   if (argv[0] === 'serve') {
     // loaded here only: the service pulls in Fastify, the LLM SDKs and the search pipeline
-    const { runServe } = await import('./serve');
+    const { runServe, SERVE_MALLOC_ARENA_MAX } = await import('./serve');
+    if (process.platform === 'linux' && process.env.MALLOC_ARENA_MAX === undefined) {
+      // glibc reads MALLOC_ARENA_MAX only at start: run the service again with it (see SERVE_MALLOC_ARENA_MAX)
+      const { spawn } = await import('node:child_process');
+      const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, MALLOC_ARENA_MAX: SERVE_MALLOC_ARENA_MAX } });
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill(sig));
+      child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+      return;
+    }
     const server = await runServe(argv.slice(1));
     const stop = () => void server.close().then(() => process.exit(0));
     process.once('SIGINT', stop);

@@ -19,8 +19,11 @@ import { loadSearchEngine } from '../search/engine';
 import { createSearchServer } from '../serve/server';
 import { createLlmClientFromEnv } from '../llm/client';
 import { fusionFlag, nnsscTopMFlag, SERVE_USAGE } from './usage';
-import { SERVICE_ENCODER_SPEC, SERVICE_NNSSC_TWO_STAGE } from '../serve/types';
+import { SERVE_MALLOC_ARENA_MAX, SERVICE_ENCODER_SPEC, SERVICE_NNSSC_TWO_STAGE } from '../serve/types';
 import { chosenEncoderSpec } from '../encode/registry';
+import { stopOnnxWorkers } from '../tensor/onnx-session';
+
+export { SERVE_MALLOC_ARENA_MAX };
 
 export { SERVE_USAGE };
 
@@ -82,6 +85,8 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
     close: async () => {
       await app.close();
       engine.dispose();
+      // the onnx worker threads release their sessions and end (ending the process with them open aborts it)
+      await stopOnnxWorkers();
     },
   };
 }

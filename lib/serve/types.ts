@@ -13,9 +13,19 @@ import type { RouterLlmClient } from '../router/types';
 export const SERVICE_NNSSC_TWO_STAGE = { topM: 500 } as const;
 
 /**
+ * glibc malloc arenas for the service process (`MALLOC_ARENA_MAX`), set by `eo serve` (and by bench/serve-load.cjs for
+ * today's service) when the environment does not set it: glibc gives each thread that allocates its own arena (up
+ * to 8 per core) and the service has several (the event loop, two onnx worker threads, onnxruntime's and libuv's
+ * threads), each keeping the memory it freed; with 2 arenas the service's RSS after 400 searches measured 436 MB instead of 510–551 MB (prof script, this machine). Only
+ * read at process start, so `eo serve` re-runs itself with it (Linux only).
+ */
+export const SERVE_MALLOC_ARENA_MAX = '2';
+
+/**
  * The query encoder of `eo serve` when neither `--encoder` nor $EO_ENCODER names one: USE-lite on onnxruntime's CPU
  * kernels. Its embeddings are within 1.3e-6 of the tfjs graph's (test/use-lite-onnx.test.ts, bench/use-onnx.cjs) and
- * it embeds a query ~8× faster, off the event loop without a worker thread (so no second tfjs runtime in memory).
+ * it embeds a query ~8× faster; in the service its graph runs on the onnx worker thread of the `encoder` lane (no
+ * second tfjs runtime in memory; `LoadSearchEngineOptions.onnxThread`).
  * The corpus side is read from the same embedding cache, whichever runtime filled it. The library, the CLI's
  * `eo search`/`eo eval` and the notebooks keep tfjs by default (the published run files).
  */

@@ -35,6 +35,10 @@ if (parentPort && (workerData as { __eoOnnxWorker?: boolean } | null)?.__eoOnnxW
           transfer.push(data.buffer as ArrayBuffer);
         }
         answer({ type: 'ran', id: msg.id, outputs }, transfer);
+      } else if (msg.type === 'stop') {
+        for (const s of sessions.values()) await s.release();
+        sessions.clear();
+        answer({ type: 'stopped', id: msg.id });
       } else if (msg.type === 'release') {
         const s = sessions.get(msg.session);
         sessions.delete(msg.session);

@@ -116,15 +116,32 @@ function callerSession(ort: Ort, session: OrtSession): OnnxSession {
 export type ToOnnxWorker =
   | { type: 'open'; id: number; bytes: Uint8Array; threads: number }
   | { type: 'run'; id: number; session: number; feeds: Record<string, OnnxFeed>; fetches?: string[] }
-  | { type: 'release'; id: number; session: number };
+  | { type: 'release'; id: number; session: number }
+  | { type: 'stop'; id: number };
 export type FromOnnxWorker =
   | { type: 'opened'; id: number; session: number }
   | { type: 'ran'; id: number; outputs: Record<string, OnnxOutput> }
   | { type: 'released'; id: number }
+  | { type: 'stopped'; id: number }
   | { type: 'failed'; id: number; message: string };
 
 interface OnnxWorkerHandle {
   open(bytes: Uint8Array, threads: number): Promise<OnnxSession>;
+  /** Release every session of the worker, then end it. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Stop every onnx worker of the process: each releases its sessions (after the runs already queued) and ends. A
+ * server calls it on shutdown: ending the process with sessions still open in a worker thread aborts it
+ * (onnxruntime-node's finalizers throw while the thread's environment is torn down). Later `worker` sessions start
+ * new workers.
+ */
+export async function stopOnnxWorkers(): Promise<void> {
+  const live = workers.filter((w): w is OnnxWorkerHandle => !!w);
+  workers.fill(null);
+  laneSlots.clear();
+  await Promise.all(live.map((w) => w.stop()));
 }
 
 /** Live workers by slot, and the slot of each lane seen (first come, first served, then round robin). */
@@ -182,6 +199,13 @@ function onnxWorker(lane: string): OnnxWorkerHandle {
     });
   };
   const handle: OnnxWorkerHandle = {
+    async stop() {
+      if (!failure) await request({ type: 'stop', id: seq++ }).catch(() => undefined);
+      fail(new EoError('ENCODER', 'onnx worker stopped'));
+      worker.removeAllListeners();
+      worker.on('error', () => {});
+      await worker.terminate();
+    },
     async open(bytes, threads) {
       const opened = await request({ type: 'open', id: seq++, bytes, threads });
       const session = (opened as Extract<FromOnnxWorker, { type: 'opened' }>).session;
@@ -197,7 +221,8 @@ function onnxWorker(lane: string): OnnxWorkerHandle {
         async release() {
           if (released || failure) return;
           released = true;
-          await request({ type: 'release', id: seq++, session });
+          // never rejects: a worker that stopped or died has freed its sessions already
+          await request({ type: 'release', id: seq++, session }).catch(() => undefined);
         },
       };
     },
