@@ -89,7 +89,8 @@ export class NnsscOnnxIndex {
   readonly size: number;
   readonly backend = 'onnxruntime-cpu';
   // Each session is opened on first use and holds its own copy of A (N×H1) plus its arena of N×H1 intermediates; a
-  // service scoring two-stage only never opens the full one (tens of MB less). `a` is dropped once both are open.
+  // service scoring two-stage only never opens the full one (tens of MB less). `a` is dropped once both are open (on
+  // the onnx worker, once one is: the worker's session holds it, and the other session recomputes it if ever needed).
   private full: Promise<OnnxSession> | null = null;
   private subset: Promise<OnnxSession> | null = null;
   private a: Float32Array | null;
@@ -98,8 +99,11 @@ export class NnsscOnnxIndex {
   private readonly queriesPerBatch: number;
   private readonly thread: OnnxThread | undefined;
 
-  private constructor(model: NnsscModel, size: number, a: Float32Array, threads: number, queriesPerBatch: number, thread: OnnxThread | undefined) {
+  private readonly corpusMatrix: Float32Array;
+
+  private constructor(model: NnsscModel, corpusMatrix: Float32Array, size: number, a: Float32Array, threads: number, queriesPerBatch: number, thread: OnnxThread | undefined) {
     this.thread = thread;
+    this.corpusMatrix = corpusMatrix;
     this.model = model;
     this.size = size;
     this.a = a;
@@ -108,9 +112,13 @@ export class NnsscOnnxIndex {
   }
 
   private open(subset: boolean): Promise<OnnxSession> {
-    if (this.disposed || !this.a) throw new EoError('INVALID_ARGUMENT', 'NnsscOnnxIndex used after dispose()');
-    const bytes = encodeOnnxModel(nnsscScoringGraph(this.model, this.a, this.size, subset));
-    const s = openOnnxSession(bytes, { intraOpThreads: this.threads, thread: this.thread, lane: 'scoring' });
+    if (this.disposed) throw new EoError('INVALID_ARGUMENT', 'NnsscOnnxIndex used after dispose()');
+    const s = (async () => {
+      // on a worker the session holds its own copy of A: recompute it if a second session needs it later
+      const a = this.a ?? (await corpusProjection(this.model, this.corpusMatrix, this.size, this.threads, this.thread));
+      if (this.thread === 'worker') this.a = null;
+      return openOnnxSession(encodeOnnxModel(nnsscScoringGraph(this.model, a, this.size, subset)), { intraOpThreads: this.threads, thread: this.thread, lane: 'scoring' });
+    })();
     if (subset) this.subset = s;
     else this.full = s;
     if (this.full && this.subset) this.a = null;
@@ -131,7 +139,7 @@ export class NnsscOnnxIndex {
     const n = corpusMatrix.length / D;
     const threads = Math.max(1, Math.floor(opts.intraOpThreads ?? 1));
     const a = await corpusProjection(model, corpusMatrix, n, threads, opts.thread);
-    return new NnsscOnnxIndex(model, n, a, threads, Math.max(1, Math.floor(opts.queriesPerBatch ?? 1)), opts.thread);
+    return new NnsscOnnxIndex(model, corpusMatrix, n, a, threads, Math.max(1, Math.floor(opts.queriesPerBatch ?? 1)), opts.thread);
   }
 
   /** Logits of every dataset for each query (rows of a Q×D matrix), aligned with the corpus. */

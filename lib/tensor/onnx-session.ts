@@ -71,8 +71,9 @@ function checkThreads(n: number | undefined): number {
 
 /**
  * Open a serialised ONNX model (`encodeOnnxModel`'s bytes) on onnxruntime-node's CPU kernels, on the calling thread
- * or on the process's shared onnx worker thread (`OnnxThread`). Rejects with ENCODER when onnxruntime-node cannot be
- * loaded or the graph does not load (its message says why).
+ * or on the process's shared onnx worker thread (`OnnxThread`). On a worker the model's buffer is transferred, not
+ * copied (models hold the corpus matrices): `bytes` is unusable after the call. Rejects with ENCODER when
+ * onnxruntime-node cannot be loaded or the graph does not load (its message says why).
  */
 export async function openOnnxSession(bytes: Uint8Array, opts: OpenOnnxSessionOptions = {}): Promise<OnnxSession> {
   const threads = checkThreads(opts.intraOpThreads);
@@ -207,7 +208,7 @@ function onnxWorker(lane: string): OnnxWorkerHandle {
       await worker.terminate();
     },
     async open(bytes, threads) {
-      const opened = await request({ type: 'open', id: seq++, bytes, threads });
+      const opened = await request({ type: 'open', id: seq++, bytes, threads }, [bytes.buffer as ArrayBuffer]);
       const session = (opened as Extract<FromOnnxWorker, { type: 'opened' }>).session;
       let released = false;
       return {
