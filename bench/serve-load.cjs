@@ -13,7 +13,7 @@
 // the answer cache does not make the numbers trivial; the cached-repeat case (16 connections cycling over 50 queries
 // already asked) is reported on its own row.
 //   node bench/serve-load.cjs [--sample] [--levels 1,4,16,64] [--seconds 8] [--modes old,new] [--semantic best|use-lite|none] [--alpha A]
-//                             [--two-stage M|exact] [--encoder-spec JSON]
+//                             [--two-stage M|exact] [--encoder-spec JSON] [--concurrency N] [--no-repeat]
 // --two-stage: the new mode's NN-SSC scoring (default: the service's, SERVICE_NNSSC_TWO_STAGE; old is always exact).
 // --encoder-spec: the new mode's query encoder (an EncoderSpec of createEncoder; default: the service's, SERVICE_ENCODER_SPEC,
 // USE-lite on onnxruntime; '{"kind":"use-lite"}' gives tfjs). The old mode always embeds on tfjs (the pre-batching service).
@@ -43,6 +43,8 @@ const semantic = opt('semantic', 'best');
 const modes = opt('modes', 'old,new').split(',');
 const alpha = opt('alpha', undefined) === undefined ? undefined : Number(opt('alpha'));
 const twoStageArg = opt('two-stage', undefined);
+// --concurrency: micro-batches in flight in the new mode (default: the engine's, 2 with the onnx worker threads)
+const concurrencyArg = opt('concurrency', undefined);
 const encoderSpec = opt('encoder-spec', undefined) === undefined ? undefined : JSON.parse(opt('encoder-spec'));
 const soak = args.includes('--soak');
 // --soak SECONDS, or --soak alone with --soak-minutes (default 10)
@@ -61,7 +63,7 @@ if (process.env.EO_SERVE_LOAD_CHILD) {
     // old: per-request embedding on the event loop and the per-query JS cosine (today's path before batching)
     const serviceTwoStage = twoStageArg === undefined ? eo.SERVICE_NNSSC_TWO_STAGE : twoStageArg === 'exact' ? false : { topM: Number(twoStageArg) };
     const pipeline = await eo.loadSearchEngine(corpus, {
-      semantic, sample, alpha, queryBatching: mode === 'new' ? {} : false, cosineKernel: mode === 'new' ? 'auto' : 'js',
+      semantic, sample, alpha, queryBatching: mode === 'new' ? (concurrencyArg ? { concurrency: Number(concurrencyArg) } : {}) : false, cosineKernel: mode === 'new' ? 'auto' : 'js',
       nnsscTwoStage: mode === 'new' ? serviceTwoStage : false, ...(mode === 'new' ? { encoderSpec: encoderSpec ?? eo.SERVICE_ENCODER_SPEC } : {}),
       log: (l) => (l.startsWith('embedding') ? null : console.log(`[${mode} child] ${l}`)),
     });

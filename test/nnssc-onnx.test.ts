@@ -62,6 +62,15 @@ test('NnsscOnnxIndex: the same logits as the tfjs index and the JS reference (1e
     const sub = await idx.scoreRows(queries.subarray(D, 2 * D), rows);
     rows.forEach((r, k) => close(sub[k], got[1][r], 1e-6, `row ${r}`));
     assert.equal(Array.from(await idx.scoreRows(queries.subarray(0, D), [])), []);
+    // several queries' rows in one run: each query's logits as its own full pass (and as scoreRows one by one)
+    const lists = [[3, 1, 4], [], [299, 0, 17], [5, 9, 2, 6, 5]];
+    const many = await idx.scoreRowsMany(queries.subarray(0, lists.length * D), lists);
+    assert.is(many.length, lists.length);
+    lists.forEach((l, q) => {
+      assert.is(many[q].length, l.length);
+      l.forEach((r, k) => close(many[q][k], got[q][r], 1e-6, `query ${q} row ${r}`));
+    });
+    await idx.scoreRowsMany(queries.subarray(0, D), [[1], [2]]).then(() => assert.unreachable('2 lists for 1 query'), (e) => assert.ok(isEoError(e, 'INVALID_ARGUMENT')));
     try {
       await idx.scoreRows(queries.subarray(0, D), [N]);
       assert.unreachable();

@@ -1,5 +1,5 @@
 import { EoError } from '../errors';
-import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT, ONNX_INT64, type OnnxGraph, type OnnxNode } from '../tensor/onnx';
+import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT, ONNX_INT32, ONNX_INT64, type OnnxGraph, type OnnxNode } from '../tensor/onnx';
 import { openOnnxSession, type OnnxSession, type OnnxThread } from '../tensor/onnx-session';
 import { queryRowCount, validateNnsscModel, type NnsscModel } from './nnssc';
 
@@ -17,16 +17,25 @@ export interface NnsscOnnxOptions {
 
 /**
  * The NN-SSC graph with the first layer split (as in `NnsscCorpusIndex`): `A = D·W_d + b1` is a constant of the
- * graph; the query side `c = q·W_q` is computed in it. `subset`: an extra int64 input `rows` [K] gathers the
- * corpus rows to score (one query per run), for two-stage scoring.
+ * graph; the query side `c = q·W_q` is computed in it. `subset`: rows of several queries in one run — int32 inputs
+ * `rows` [R] (corpus rows) and `query` [R] (which query of `q` each row belongs to) gather the first layer's two
+ * halves row by row, for two-stage scoring.
  */
 function nnsscScoringGraph(m: NnsscModel, a: Float32Array, n: number, subset: boolean): OnnxGraph {
   const { dim: D, hidden1: H1, hidden2: H2 } = m;
+  const first: OnnxNode[] = subset
+    ? [
+        { opType: 'Gather', inputs: ['c', 'query'], outputs: ['c_rows'], attributes: { axis: 0 } },
+        { opType: 'Gather', inputs: ['a', 'rows'], outputs: ['a_rows'], attributes: { axis: 0 } },
+        { opType: 'Add', inputs: ['a_rows', 'c_rows'], outputs: ['pre1'] },
+      ]
+    : [
+        { opType: 'Reshape', inputs: ['c', 'shape_b1h'], outputs: ['c3'] },
+        { opType: 'Add', inputs: ['a', 'c3'], outputs: ['pre1'] },
+      ];
   const nodes: OnnxNode[] = [
     { opType: 'MatMul', inputs: ['q', 'w_q'], outputs: ['c'] },
-    { opType: 'Reshape', inputs: ['c', 'shape_b1h'], outputs: ['c3'] },
-    ...(subset ? [{ opType: 'Gather', inputs: ['a', 'rows'], outputs: ['a_rows'] }] : []),
-    { opType: 'Add', inputs: [subset ? 'a_rows' : 'a', 'c3'], outputs: ['pre1'] },
+    ...first,
     { opType: 'Relu', inputs: ['pre1'], outputs: ['h1'] },
     { opType: 'Reshape', inputs: ['h1', 'shape_rh'], outputs: ['h1_2d'] },
     { opType: 'MatMul', inputs: ['h1_2d', 'w2'], outputs: ['mm2'] },
@@ -45,10 +54,13 @@ function nnsscScoringGraph(m: NnsscModel, a: Float32Array, n: number, subset: bo
       { name: 'b2', dims: [H2], data: m.b2 },
       { name: 'w3', dims: [H2, 1], data: m.w3 },
       { name: 'b3', dims: [1], data: new Float32Array([m.b3]) },
-      { name: 'shape_b1h', dims: [3], data: new BigInt64Array([-1n, 1n, BigInt(H1)]) },
+      ...(subset ? [] : [{ name: 'shape_b1h', dims: [3], data: new BigInt64Array([-1n, 1n, BigInt(H1)]) }]),
       { name: 'shape_rh', dims: [2], data: new BigInt64Array([-1n, BigInt(H1)]) },
     ],
-    inputs: [{ name: 'q', elemType: ONNX_FLOAT, shape: ['batch', D] }, ...(subset ? [{ name: 'rows', elemType: ONNX_INT64, shape: ['k'] }] : [])],
+    inputs: [
+      { name: 'q', elemType: ONNX_FLOAT, shape: ['batch', D] },
+      ...(subset ? [{ name: 'rows', elemType: ONNX_INT32, shape: ['r'] }, { name: 'query', elemType: ONNX_INT32, shape: ['r'] }] : []),
+    ],
     outputs: [{ name: 'z', elemType: ONNX_FLOAT, shape: ['rows_out', 1] }],
   };
 }
@@ -163,19 +175,46 @@ export class NnsscOnnxIndex {
    * scoring. Returns one logit per entry of `rows`, in that order.
    */
   async scoreRows(queryVec: Float32Array, rows: ArrayLike<number>): Promise<Float32Array> {
+    return (await this.scoreRowsMany(queryVec, [rows]))[0];
+  }
+
+  /**
+   * `scoreRows` for several queries (rows of the Q×D `queryVecs`, one row list each) in ONE graph run: a service's
+   * micro-batch costs one round trip to the onnx worker, not one per query. Same logits as `scoreRows` per query.
+   */
+  async scoreRowsMany(queryVecs: Float32Array, rowLists: readonly ArrayLike<number>[]): Promise<Float32Array[]> {
     if (this.disposed) throw new EoError('INVALID_ARGUMENT', 'NnsscOnnxIndex used after dispose()');
     const D = this.model.dim;
-    if (queryVec.length !== D) throw new EoError('INVALID_ARGUMENT', `query vector has ${queryVec.length} values, expected D=${D}`);
-    if (rows.length === 0) return new Float32Array(0);
+    const nq = queryRowCount(queryVecs, D);
+    if (nq !== rowLists.length) throw new EoError('INVALID_ARGUMENT', `scoreRowsMany: ${nq} query vectors for ${rowLists.length} row lists`);
+    let total = 0;
+    for (const rows of rowLists) total += rows.length;
+    if (total === 0) return rowLists.map(() => new Float32Array(0));
     const subset = await (this.subset ?? this.open(true));
-    const idx = new BigInt64Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i];
-      if (!Number.isInteger(r) || r < 0 || r >= this.size) throw new EoError('INVALID_ARGUMENT', `row ${r} is outside the corpus (0..${this.size - 1})`);
-      idx[i] = BigInt(r);
+    const rowIdx = new Int32Array(total);
+    const queryIdx = new Int32Array(total);
+    let o = 0;
+    rowLists.forEach((rows, q) => {
+      for (let i = 0; i < rows.length; i++, o++) {
+        const r = rows[i];
+        if (!Number.isInteger(r) || r < 0 || r >= this.size) throw new EoError('INVALID_ARGUMENT', `row ${r} is outside the corpus (0..${this.size - 1})`);
+        rowIdx[o] = r;
+        queryIdx[o] = q;
+      }
+    });
+    const out = await subset.run({
+      q: { type: 'float32', data: queryVecs.length === nq * D ? queryVecs.slice() : queryVecs.slice(0, nq * D), dims: [nq, D] },
+      rows: { type: 'int32', data: rowIdx, dims: [total] },
+      query: { type: 'int32', data: queryIdx, dims: [total] },
+    });
+    const z = out.z.data as Float32Array;
+    const logits: Float32Array[] = [];
+    o = 0;
+    for (const rows of rowLists) {
+      logits.push(z.slice(o, o + rows.length));
+      o += rows.length;
     }
-    const out = await subset.run({ q: { type: 'float32', data: queryVec.slice(), dims: [1, D] }, rows: { type: 'int64', data: idx, dims: [rows.length] } });
-    return (out.z.data as Float32Array).slice();
+    return logits;
   }
 
   dispose(): void {

@@ -363,6 +363,8 @@ export interface NnsscIndex {
 /** An index that can also score a subset of corpus rows (the second stage of two-stage scoring). */
 export interface NnsscRowScorer {
   scoreRows(queryVec: Float32Array, rows: ArrayLike<number>): Promise<Float32Array>;
+  /** Several queries' rows in one call (Q×D `queryVecs`, one row list each), where the index can (onnx: one run). */
+  scoreRowsMany?(queryVecs: Float32Array, rowLists: readonly ArrayLike<number>[]): Promise<Float32Array[]>;
 }
 
 /**
@@ -443,10 +445,12 @@ export async function nnsscTwoStageScores(
   const perQuery = firstStage.map((f) => ('topRows' in f ? f.topRows : f));
   for (const f of perQuery) if (f.length !== nq) throw new EoError('INVALID_ARGUMENT', `two-stage: a first-stage scorer gave ${f.length} results for ${nq} queries`);
   const setOf = (f: FirstStageResult, q: number): ArrayLike<number> => ('topRows' in f ? f.topRows[q] : topKSet(f[q], topM));
-  // every query's candidates first, then all row scorings at once: on the onnx worker they run back to back while
-  // the event loop is free for other requests (one at a time, each would wait for a round trip)
+  // every query's candidates first, then all row scorings at once (one graph run where the index can): on the onnx
+  // worker the event loop is free meanwhile (one query at a time, each would wait for a round trip)
   const rowsOf = Array.from({ length: nq }, (_, q) => unionOfRows(firstStage.map((f) => setOf(f, q)), index.size));
-  const logits = await Promise.all(rowsOf.map((rows, q) => index.scoreRows(queryVecs.subarray(q * dim, (q + 1) * dim), rows)));
+  const logits = index.scoreRowsMany
+    ? await index.scoreRowsMany(queryVecs.subarray(0, nq * dim), rowsOf)
+    : await Promise.all(rowsOf.map((rows, q) => index.scoreRows(queryVecs.subarray(q * dim, (q + 1) * dim), rows)));
   const scores: Float32Array[] = [];
   const candidates: number[] = [];
   for (let q = 0; q < nq; q++) {

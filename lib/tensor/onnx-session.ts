@@ -20,8 +20,8 @@ export type OnnxThread = 'caller' | 'worker';
 
 /** An input of `run`: element type, data and shape. */
 export interface OnnxFeed {
-  type: 'float32' | 'int64';
-  data: Float32Array | BigInt64Array;
+  type: 'float32' | 'int64' | 'int32';
+  data: Float32Array | BigInt64Array | Int32Array;
   dims: readonly number[];
 }
 

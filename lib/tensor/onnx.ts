@@ -11,11 +11,13 @@ import { EoError } from '../errors';
 /** ONNX `TensorProto.DataType` values used here. */
 export const ONNX_FLOAT = 1;
 export const ONNX_INT64 = 7;
+/** `TensorProto.DataType` INT32 (graph inputs only here, e.g. Gather indices). */
+export const ONNX_INT32 = 6;
 
 /** One graph input or output: a name, an element type and a shape (a string is a symbolic dimension). */
 export interface OnnxValueInfo {
   name: string;
-  /** `ONNX_FLOAT` or `ONNX_INT64`. */
+  /** `ONNX_FLOAT`, `ONNX_INT64` or `ONNX_INT32`. */
   elemType: number;
   shape: (number | string)[];
 }
