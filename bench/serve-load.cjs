@@ -83,7 +83,7 @@ if (process.env.EO_SERVE_LOAD_CHILD) {
       const m = process.memoryUsage();
       const u = process.cpuUsage(); // the whole process: event loop, worker threads, onnxruntime's threads
       const elu = performance.eventLoopUtilization(); // the event loop's busy time (ms, cumulative)
-      process.send({ type: 'mem', t: Date.now(), rss: m.rss, heapUsed: m.heapUsed, cpuUs: u.user + u.system, loopActiveMs: elu.active });
+      process.send({ type: 'mem', t: Date.now(), rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, cpuUs: u.user + u.system, loopActiveMs: elu.active });
     }, 250).unref();
     process.on('message', async (msg) => {
       if (msg === 'stop') {
@@ -219,10 +219,12 @@ process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 async function startServer(mode) {
   // EO_SERVE_LOAD_NODE_ARGS: extra node flags of the server processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
-  const execArgv = process.env.EO_SERVE_LOAD_NODE_ARGS ? process.env.EO_SERVE_LOAD_NODE_ARGS.split(/\s+/).filter(Boolean) : undefined;
-  // new: the process as `eo serve` starts it (glibc arenas capped, SERVE_MALLOC_ARENA_MAX, unless the environment sets them)
-  const arenas = mode === 'new' && process.env.MALLOC_ARENA_MAX === undefined && process.platform === 'linux' ? { MALLOC_ARENA_MAX: require('../dist/lib').SERVE_MALLOC_ARENA_MAX } : {};
-  const child = fork(__filename, args, { env: { ...process.env, ...arenas, EO_SERVE_LOAD_CHILD: mode }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(execArgv ? { execArgv } : {}) });
+  const extra = process.env.EO_SERVE_LOAD_NODE_ARGS ? process.env.EO_SERVE_LOAD_NODE_ARGS.split(/\s+/).filter(Boolean) : [];
+  // new: the process as `eo serve` starts it (SERVE_PROCESS: glibc arenas, V8 young generation; the environment wins)
+  const proc = mode === 'new' ? require('../dist/lib').SERVE_PROCESS : { env: {}, nodeFlags: [] };
+  const env = { ...(process.platform === 'linux' ? proc.env : {}), ...process.env, EO_SERVE_LOAD_CHILD: mode };
+  const execArgv = [...proc.nodeFlags, ...extra];
+  const child = fork(__filename, args, { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
   children.add(child);
   const mem = [];
   const ready = await new Promise((resolve, reject) => {
@@ -235,6 +237,11 @@ async function startServer(mode) {
   return {
     ...ready, mem, child,
     rssNow: () => MB(mem[mem.length - 1]?.rss ?? 0),
+    /** Where the memory is at the last sample: V8 heap (used/total) and external (typed arrays, native), MB. */
+    memNow: () => {
+      const m = mem[mem.length - 1] ?? {};
+      return { heapUsedMB: MB(m.heapUsed ?? 0), heapTotalMB: MB(m.heapTotal ?? 0), externalMB: MB(m.external ?? 0) };
+    },
     /** Server CPU time so far, ms (sampled every 250 ms). */
     cpuMsNow: () => (mem[mem.length - 1]?.cpuUs ?? 0) / 1000,
     /** The server's event loop busy time so far, ms. */
@@ -279,10 +286,10 @@ async function comparison(queries) {
     const n = Math.max(1, r.requests.total);
     const cpuMsPerRequest = (srv.cpuMsNow() - cpu0) / n;
     const loopMsPerRequest = (srv.loopMsNow() - loop0) / n;
-    rows.push({ ...row(mode, c, r, srv.rssNow()), cpuMsPerRequest, loopMsPerRequest, machine, profile: prof.mean() });
+    rows.push({ ...row(mode, c, r, srv.rssNow()), ...srv.memNow(), cpuMsPerRequest, loopMsPerRequest, machine, profile: prof.mean() });
     const x = rows[rows.length - 1];
     const pct = (v) => `${(100 * v).toFixed(0)}%`;
-    console.log(`[${mode}] ${c} connections: ${x.reqPerSec.toFixed(1)} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms, errors ${x.errors}, RSS ${x.rssMB} MB; server CPU ${cpuMsPerRequest.toFixed(1)} ms per request, of which event loop ${loopMsPerRequest.toFixed(1)}` +
+    console.log(`[${mode}] ${c} connections: ${x.reqPerSec.toFixed(1)} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms, errors ${x.errors}, RSS ${x.rssMB} MB (V8 heap ${x.heapUsedMB}/${x.heapTotalMB}, external ${x.externalMB}); server CPU ${cpuMsPerRequest.toFixed(1)} ms per request, of which event loop ${loopMsPerRequest.toFixed(1)}` +
       (machine ? `; machine idle ${pct(machine.idle)}, steal ${pct(machine.steal)}` : ''));
     console.log(`[${mode}]   ${describeProfile(x.profile)}`);
   }

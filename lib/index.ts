@@ -178,7 +178,7 @@ export {
 
 // ── Service: HTTP server and web page over lib/search
 export {
-  checkK, checkQuery, createSearchServer, escapeHtml, SERVICE_NNSSC_TWO_STAGE, SERVICE_ENCODER_SPEC, SERVE_MALLOC_ARENA_MAX, type SearchServerOptions,
+  checkK, checkQuery, createSearchServer, escapeHtml, SERVICE_NNSSC_TWO_STAGE, SERVICE_ENCODER_SPEC, SERVE_PROCESS, type SearchServerOptions,
 } from './serve';
 
 // ── Reports: tables, figures, results files

@@ -94,11 +94,12 @@ test('the query encoder needs a worker encoder unless its graph runs on the onnx
   assert.is(withOnnxThread(folder, 'worker'), folder);
 });
 
-test('eo serve: runs with capped glibc arenas (re-run with MALLOC_ARENA_MAX) and stops cleanly on SIGTERM, onnx workers included', async () => {
+test('eo serve: re-runs itself with SERVE_PROCESS (glibc arenas, V8 young generation) and stops cleanly on SIGTERM, onnx workers included', async () => {
   if (process.platform !== 'linux') return;
   const { spawn } = await import('node:child_process');
   const env = { ...process.env };
   delete env.MALLOC_ARENA_MAX;
+  delete env.EO_SERVE_PROCESS;
   const proc = spawn(process.execPath, [EO, 'serve', '--sample', '--port', '0', '--semantic', 'use-lite', '--alpha', '0.5'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr.on('data', (d) => (stderr += d));
@@ -120,7 +121,9 @@ test('eo serve: runs with capped glibc arenas (re-run with MALLOC_ARENA_MAX) and
   // the process that serves is a child started with the arena cap
   const children = fs.readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
   assert.is(children.length, 1, 'eo serve re-ran itself once');
-  assert.ok(fs.readFileSync(`/proc/${children[0]}/environ`, 'utf8').split('\0').includes('MALLOC_ARENA_MAX=2'));
+  const childEnv = fs.readFileSync(`/proc/${children[0]}/environ`, 'utf8').split('\0');
+  assert.ok(childEnv.includes('MALLOC_ARENA_MAX=2') && childEnv.includes('EO_SERVE_PROCESS=1'));
+  assert.ok(fs.readFileSync(`/proc/${children[0]}/cmdline`, 'utf8').split('\0').includes('--max-semi-space-size=2'));
   proc.kill('SIGTERM');
   const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));
   assert.is(code, 0, stderr);

@@ -105,11 +105,12 @@ async function main(rawArgv: string[]): Promise<void> {
   if (argv[0] === 'llm') return (await import('./llm')).runLlmCommand(argv.slice(1));
   if (argv[0] === 'serve') {
     // loaded here only: the service pulls in Fastify, the LLM SDKs and the search pipeline
-    const { runServe, SERVE_MALLOC_ARENA_MAX } = await import('./serve');
-    if (process.platform === 'linux' && process.env.MALLOC_ARENA_MAX === undefined) {
-      // glibc reads MALLOC_ARENA_MAX only at start: run the service again with it (see SERVE_MALLOC_ARENA_MAX)
+    const { runServe, SERVE_PROCESS } = await import('./serve');
+    if (process.env.EO_SERVE_PROCESS !== '1') {
+      // malloc arenas and V8's young generation are read only at start: run the service again with them (SERVE_PROCESS)
       const { spawn } = await import('node:child_process');
-      const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, MALLOC_ARENA_MAX: SERVE_MALLOC_ARENA_MAX } });
+      const env = { ...(process.platform === 'linux' ? SERVE_PROCESS.env : {}), ...process.env, EO_SERVE_PROCESS: '1' };
+      const child = spawn(process.execPath, [...SERVE_PROCESS.nodeFlags, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env });
       for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill(sig));
       child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
       return;

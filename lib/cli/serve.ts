@@ -19,11 +19,11 @@ import { loadSearchEngine } from '../search/engine';
 import { createSearchServer } from '../serve/server';
 import { createLlmClientFromEnv } from '../llm/client';
 import { fusionFlag, nnsscTopMFlag, SERVE_USAGE } from './usage';
-import { SERVE_MALLOC_ARENA_MAX, SERVICE_ENCODER_SPEC, SERVICE_NNSSC_TWO_STAGE } from '../serve/types';
+import { SERVE_PROCESS, SERVICE_ENCODER_SPEC, SERVICE_NNSSC_TWO_STAGE } from '../serve/types';
 import { chosenEncoderSpec } from '../encode/registry';
 import { stopOnnxWorkers } from '../tensor/onnx-session';
 
-export { SERVE_MALLOC_ARENA_MAX };
+export { SERVE_PROCESS };
 
 export { SERVE_USAGE };
 

@@ -129,7 +129,8 @@ export class NnsscOnnxIndex {
       // on a worker the session holds its own copy of A: recompute it if a second session needs it later
       const a = this.a ?? (await corpusProjection(this.model, this.corpusMatrix, this.size, this.threads, this.thread));
       if (this.thread === 'worker') this.a = null;
-      return openOnnxSession(encodeOnnxModel(nnsscScoringGraph(this.model, a, this.size, subset)), { intraOpThreads: this.threads, thread: this.thread, lane: 'scoring' });
+      // the subset graph's intermediates scale with a micro-batch's candidate rows: no arena keeping the largest
+      return openOnnxSession(encodeOnnxModel(nnsscScoringGraph(this.model, a, this.size, subset)), { intraOpThreads: this.threads, thread: this.thread, lane: 'scoring', memArena: !subset });
     })();
     if (subset) this.subset = s;
     else this.full = s;

@@ -87,8 +87,9 @@ export interface LoadSearchEngineOptions {
   /**
    * Share the semantic scorer between concurrent searches (a service): `microBatchingScorer` with these options
    * (concurrent queries embedded and scored in one call) over a `microBatchingEncoder` (its LRU of query
-   * embeddings, `cacheEntries`). Its `concurrency` defaults to 2 when the graphs run on the onnx worker
-   * (`onnxThread`), else 1. Default false: each query embeds and scores alone.
+   * embeddings, `cacheEntries`). Its `concurrency` defaults to 4 when the graphs run on the onnx worker threads
+   * (`onnxThread`; bench/serve-load.cjs --concurrency: 4 ahead of 2 and 3 at 16 connections, within this VM's noise),
+   * else 1. Default false: each query embeds and scores alone.
    */
   queryBatching?: MicroBatchOptions | false;
   /**
@@ -209,8 +210,8 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
       semantic = dense;
     }
   }
-  // with the graphs on the onnx worker, two batches in flight overlap one batch's event-loop work with the next one's inference
-  if (semantic && opts.queryBatching) semantic = microBatchingScorer(semantic, { concurrency: onnxThreadOf(opts) === 'worker' ? 2 : 1, ...opts.queryBatching });
+  // with the graphs on the onnx workers, batches in flight overlap one batch's event-loop work with others' inference
+  if (semantic && opts.queryBatching) semantic = microBatchingScorer(semantic, { concurrency: onnxThreadOf(opts) === 'worker' ? 4 : 1, ...opts.queryBatching });
   if (owned) disposers.push(() => owned!.dispose());
   const dispose = () => disposers.forEach((d) => d());
   if (!semantic || !lexical) {

@@ -3,23 +3,34 @@ import type { RouterLlmClient } from '../router/types';
 
 /**
  * `eo serve`'s NN-SSC scoring: two-stage over the union of the top M of BM25 and cosine. Exact NN-SSC (~1.3 GFLOP
- * per query) caps the hybrid service near 35–57 queries/s on 2 cores; M = 500 scores at most ~10% of the corpus.
- * Chosen by bench/hybrid-two-stage.cjs (hybrid BM25 + NN-SSC on the 145 test queries, paired 95% CIs vs exact):
- * M = 500 keeps R@10 and R@20 (−0.002, +0.003, CIs across 0), raises MAP +0.016 [0.003, 0.033] and MRR +0.021
- * [0.005, 0.041], and loses R@100 −0.067 [−0.114, −0.026] (the service shows at most 50); M = 200 loses more
- * (R@100 −0.100) for a second stage that costs little either way beside query embedding (bench/serve-load.cjs).
- * `eo serve --nnssc-top-m exact` restores exact scoring.
+ * per query) caps the hybrid service near 35–57 queries/s on 2 cores; M = 400 scores at most ~8% of the corpus.
+ * Chosen by bench/hybrid-two-stage.cjs (hybrid BM25 + NN-SSC on the 145 test queries, paired 95% CIs vs exact) and
+ * bench/serve-load.cjs: M = 400 keeps R@10 and R@20 (−0.002 [−0.026, 0.018], +0.004 [−0.016, 0.021]), raises MRR
+ * +0.019 [0.001, 0.039] and MAP +0.013 [−0.002, 0.031], and loses R@100 −0.069 [−0.116, −0.028] (the service shows
+ * at most 50); M = 500 is a little better on MAP (+0.016 [0.003, 0.033]) and ~12% slower under load (two runs each
+ * at 16 connections: 98.9 / 83.8 vs 108.3 / 95.1 req/s); M = 200–300 lose R@20. `eo serve --nnssc-top-m exact`
+ * restores exact scoring.
  */
-export const SERVICE_NNSSC_TWO_STAGE = { topM: 500 } as const;
+export const SERVICE_NNSSC_TWO_STAGE = { topM: 400 } as const;
 
 /**
- * glibc malloc arenas for the service process (`MALLOC_ARENA_MAX`), set by `eo serve` (and by bench/serve-load.cjs for
- * today's service) when the environment does not set it: glibc gives each thread that allocates its own arena (up
- * to 8 per core) and the service has several (the event loop, two onnx worker threads, onnxruntime's and libuv's
- * threads), each keeping the memory it freed; with 2 arenas the service's RSS after 400 searches measured 436 MB instead of 510–551 MB (prof script, this machine). Only
- * read at process start, so `eo serve` re-runs itself with it (Linux only).
+ * How `eo serve` starts its process: it re-runs itself once with these (marker `EO_SERVE_PROCESS=1`); settings the
+ * user's environment or node flags give win. Both are read only at process start. Measured with bench/serve-load.cjs
+ * (this machine, 16 connections): RSS 493–518 MB with both, 537–592 MB without.
  */
-export const SERVE_MALLOC_ARENA_MAX = '2';
+export const SERVE_PROCESS = {
+  /**
+   * glibc malloc arenas (Linux): glibc gives each thread that allocates its own arena (up to 8 per core) and the
+   * service has several (the event loop, two onnx worker threads, onnxruntime's and libuv's threads), each keeping
+   * the memory it freed; with 2 the service's RSS after 400 searches measured 436 MB instead of 510–551 MB in-process.
+   */
+  env: { MALLOC_ARENA_MAX: '2' },
+  /**
+   * V8's young generation at most 2 × 2 MB semi-spaces (default 16 MB each): a request's short-lived objects die
+   * young either way (its score vectors are typed arrays outside the heap), and the heap's reserve shrank by ~27 MB.
+   */
+  nodeFlags: ['--max-semi-space-size=2'],
+} as const;
 
 /**
  * The query encoder of `eo serve` when neither `--encoder` nor $EO_ENCODER names one: USE-lite on onnxruntime's CPU

@@ -18,7 +18,7 @@ if (parentPort && (workerData as { __eoOnnxWorker?: boolean } | null)?.__eoOnnxW
     try {
       if (!ort) throw new Error('onnxruntime-node cannot be loaded (it ships with @huggingface/transformers; run npm install)');
       if (msg.type === 'open') {
-        const s = await ort.InferenceSession.create(msg.bytes, onnxSessionOptions(msg.threads));
+        const s = await ort.InferenceSession.create(msg.bytes, onnxSessionOptions(msg.threads, msg.memArena));
         sessions.set(next, s);
         answer({ type: 'opened', id: msg.id, session: next++ });
       } else if (msg.type === 'run') {

@@ -53,14 +53,21 @@ export interface OpenOnnxSessionOptions {
    * scoring. Default `default`.
    */
   lane?: string;
+  /**
+   * Keep onnxruntime's memory arena: intermediates are carved from a pool that grows to the largest run and is never
+   * returned. Default true. false allocates each run's intermediates afresh and frees them after: a graph whose
+   * intermediates scale with a varying input (NN-SSC's candidate rows of a micro-batch) then does not hold its
+   * largest run's memory for the life of the process.
+   */
+  memArena?: boolean;
 }
 
 /** Most onnx worker threads a process starts (lanes beyond share them). */
 export const MAX_ONNX_WORKERS = 2;
 
 /** Session options every graph of this project is opened with (one place, so caller and worker agree). */
-export function onnxSessionOptions(intraOpThreads: number): import('onnxruntime-node').InferenceSession.SessionOptions {
-  return { intraOpNumThreads: intraOpThreads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
+export function onnxSessionOptions(intraOpThreads: number, memArena = true): import('onnxruntime-node').InferenceSession.SessionOptions {
+  return { intraOpNumThreads: intraOpThreads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', ...(memArena ? {} : { enableCpuMemArena: false, enableMemPattern: false }) };
 }
 
 function checkThreads(n: number | undefined): number {
@@ -79,11 +86,12 @@ export async function openOnnxSession(bytes: Uint8Array, opts: OpenOnnxSessionOp
   const threads = checkThreads(opts.intraOpThreads);
   const thread = opts.thread ?? 'caller';
   if (thread !== 'caller' && thread !== 'worker') throw new EoError('INVALID_ARGUMENT', `onnx session: thread must be caller or worker, got ${JSON.stringify(thread)}`);
-  if (thread === 'worker') return onnxWorker(opts.lane ?? 'default').open(bytes, threads);
+  const memArena = opts.memArena ?? true;
+  if (thread === 'worker') return onnxWorker(opts.lane ?? 'default').open(bytes, threads, memArena);
   const ort = loadOnnxRuntime();
   if (!ort) throw new EoError('ENCODER', 'onnxruntime-node cannot be loaded (it ships with @huggingface/transformers; run npm install)');
   try {
-    return callerSession(ort, await ort.InferenceSession.create(bytes, onnxSessionOptions(threads)));
+    return callerSession(ort, await ort.InferenceSession.create(bytes, onnxSessionOptions(threads, memArena)));
   } catch (e) {
     throw new EoError('ENCODER', `onnx model did not load: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`);
   }
@@ -115,7 +123,7 @@ function callerSession(ort: Ort, session: OrtSession): OnnxSession {
 
 /** Messages to and from the onnx worker (lib/tensor/onnx-session-worker.ts). */
 export type ToOnnxWorker =
-  | { type: 'open'; id: number; bytes: Uint8Array; threads: number }
+  | { type: 'open'; id: number; bytes: Uint8Array; threads: number; memArena: boolean }
   | { type: 'run'; id: number; session: number; feeds: Record<string, OnnxFeed>; fetches?: string[] }
   | { type: 'release'; id: number; session: number }
   | { type: 'stop'; id: number };
@@ -127,7 +135,7 @@ export type FromOnnxWorker =
   | { type: 'failed'; id: number; message: string };
 
 interface OnnxWorkerHandle {
-  open(bytes: Uint8Array, threads: number): Promise<OnnxSession>;
+  open(bytes: Uint8Array, threads: number, memArena: boolean): Promise<OnnxSession>;
   /** Release every session of the worker, then end it. */
   stop(): Promise<void>;
 }
@@ -207,8 +215,8 @@ function onnxWorker(lane: string): OnnxWorkerHandle {
       worker.on('error', () => {});
       await worker.terminate();
     },
-    async open(bytes, threads) {
-      const opened = await request({ type: 'open', id: seq++, bytes, threads }, [bytes.buffer as ArrayBuffer]);
+    async open(bytes, threads, memArena) {
+      const opened = await request({ type: 'open', id: seq++, bytes, threads, memArena }, [bytes.buffer as ArrayBuffer]);
       const session = (opened as Extract<FromOnnxWorker, { type: 'opened' }>).session;
       let released = false;
       return {
