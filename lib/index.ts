@@ -101,7 +101,7 @@ export {
   type ArtefactMode, type FinetunedEncoderArtefact, type FinetuneTrainingSummary, type LoadOrTrainFinetunedEncoderOptions,
   type LoadOrTrainNnsscOptions, type NnsscArtefact, type NnsscTrainingSummary,
   corpusSelfSupervisedPairs, CORPUS_PAIR_KINDS, DEFAULT_CORPUS_PAIRS_OPTIONS, pairTextInEncoderText, abstractSentences,
-  DEFAULT_NNSSC_SELF_SUPERVISED, nnsscSelfSupervisedIdentity, nnsscCheckpointName, finetuneSelfSupervisedIdentity, finetuneExamplesFromCorpusPairs,
+  DEFAULT_NNSSC_SELF_SUPERVISED, nnsscSelfSupervisedIdentity, nnsscCheckpointName, finetuneCheckpointName, finetuneSelfSupervisedIdentity, finetuneExamplesFromCorpusPairs,
   type FinetuneSelfSupervisedConfig, type CorpusPair, type CorpusPairKind, type CorpusPairsOptions,
   type CorpusPairsResult, type NnsscSelfSupervisedConfig, type NnsscExtraPairs,
   batchesWithoutDuplicates, CPU_FINETUNE_CONFIG, DEFAULT_NNSSC_CONFIG, defaultFinetuneDir, defaultNnsscDir,
@@ -168,6 +168,8 @@ export { agentTraceRows, queryMargins, routingSweep, singleShotVsAgentic, type A
 //    its batch form (evaluation runs, rerank backbones, the fusion study) and the fusion records α is read from
 export {
   backboneLists, buildHybridBackbone, cmrConceptUrl, createSearchEngine, describeFusionRecord, earthdataSearchUrl, explainResult, fuseBatch, fusionAlpha, fusionRecordFile, fusionRecordKey,
+  SELF_SUPERVISED_SCORERS, selfSupervisedPlainId, selfSupervisedTrainCommand, selfSupervisedCheckpointDir, loadSelfSupervisedScorers,
+  type SelfSupervisedScorerSpec, type FoundSelfSupervisedScorer,
   loadNnsscScorer, loadSearchEngine, trainingPublications, trainingPublicationTool, nnsscCheckpointDir, prepareRerankExperiment, rankedDatasets, readFusionRecord,
   retrievalQueryText, retrievalQueryTextParsed, retrieveBatch, retrieveSplits, scoreQuery,
   search, searchBatch, studyHybrid, trainingLinks, type BatchResult, type EngineFusion,
@@ -186,7 +188,7 @@ export {
   ablationRows, alphaCurveFigure, alphaRows, barFigure, buildTable2, chromiumExecutable, closeFigureRenderer,
   fusionDiscussion, gainFigure, gainRows, heatmapFigure, histogramFigure, hybridGains, mostHelpedQuery, perQueryGain,
   progress, rankedDatasetRows, reportsDir, scatterFigure, scoreGeometryFigure, showFigure, showMarkdown, showTable,
-  TABLE2_ROWS, SELF_SUPERVISED_TABLE2_ROWS, table2RowId, table2Systems, trainingCost, writeResults, writeTable2RunFiles, type Figure,
+  TABLE2_ROWS, SELF_SUPERVISED_TABLE2_ROWS, selfSupervisedTable2Rows, selfSupervisedPairedRows, selfSupervisedNote, table2RowId, table2Systems, trainingCost, writeResults, writeTable2RunFiles, type Figure,
   benchmarkQueryRows, benchmarkSizeRows, datasetsPerDaacFigure, finetuneLearningCurveFigure, finetuneStepLine,
   finetuneTrainingLine, finetuneValidationLine, finetuneValidationRows, hardNegativeRows, nnsscEpochLine,
   nnsscLearningCurveFigures, nnsscTrainingLine, perQueryScatterFigure, positivesPerQueryFigure, settingRows,

@@ -4,8 +4,10 @@ import type { Corpus } from '../data/types';
 import { minMaxNormalize } from '../fuse/minmax';
 import { fuseConvexParts } from '../fuse/scorer';
 import { pairedRows } from '../metrics/systems';
+import { compareSystems } from '../metrics/paired';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { METRIC_NAMES, type MetricName, type MetricRow, type PerQueryMetrics } from '../metrics/types';
+import { SELF_SUPERVISED_SCORERS, selfSupervisedPlainId, selfSupervisedTrainCommand, type SelfSupervisedScorerSpec } from '../search/self-supervised';
 import { fuseSplitAtAlpha, type HybridStudy, type SplitScores } from '../search/study';
 import { scatterFigure, withLegendLayout } from './figures';
 import { f3, finiteOrNull as num, signed } from './numbers';
@@ -86,17 +88,49 @@ export function table2GainPairs(rows: readonly Table2RowSpec[]): [string, string
   return hybrids.flatMap((r) => [[table2RowId(r), r.scorer], [table2RowId(r), 'bm25']] as [string, string][]);
 }
 
+/** Table 2 rows of self-supervised scorers: each alone and fused with BM25 (analytic α, Eq. 7, and grid α); `makes` names the bench command (with `--sample` when `sample`). */
+export function selfSupervisedTable2Rows(specs: readonly SelfSupervisedScorerSpec[] = SELF_SUPERVISED_SCORERS, sample = false): Table2RowSpec[] {
+  return specs.flatMap((s) => (['single', 'analytic', 'grid'] as const).map((how) => ({
+    scorer: s.scorer, how, label: how === 'single' ? s.label : `${s.label} + BM25${how === 'grid' ? ' (grid α)' : ''}`, makes: selfSupervisedTrainCommand(s, sample),
+  })));
+}
+
+/** Every self-supervised Table 2 row (notebook 05 appends those whose checkpoint exists: `table2Rows(selfSupervisedTable2Rows(found))`). */
+export const SELF_SUPERVISED_TABLE2_ROWS: readonly Table2RowSpec[] = selfSupervisedTable2Rows();
+
 /**
- * Beyond the paper (issue 11 item 4): NN-SSC pre-trained on the corpus self-supervised pairs before the publication
- * pairs (`loadOrTrainNnssc({ selfSupervised: { schedule: 'pretrain' } })`, checkpoint
- * `nnsscCheckpointDir(benchmark, 'pretrain')`), scored as `nnssc-corpus`: alone and fused with BM25 (analytic and grid α).
- * Notebook 05: `table2Rows(SELF_SUPERVISED_TABLE2_ROWS)` (after scoring `nnssc-corpus` on both splits).
+ * Every self-supervised row of the table against its plain counterpart (the same recipe without corpus pairs, the same
+ * fusion): mean difference, bootstrap 95 % CI and paired randomization p per metric (10,000 each, seed 42). Rows whose
+ * counterpart is missing are left out.
  */
-export const SELF_SUPERVISED_TABLE2_ROWS: readonly Table2RowSpec[] = [
-  { scorer: 'nnssc-corpus', how: 'single', label: 'NN-SSC (corpus pre-trained)', makes: '04-nnssc' },
-  { scorer: 'nnssc-corpus', how: 'analytic', label: 'NN-SSC (corpus pre-trained) + BM25', makes: '04-nnssc' },
-  { scorer: 'nnssc-corpus', how: 'grid', label: 'NN-SSC (corpus pre-trained) + BM25 (grid α)', makes: '04-nnssc' },
-];
+export function selfSupervisedPairedRows(table: Pick<Table2, 'perQuery'>, systems: readonly Pick<Table2System, 'id' | 'label'>[], metrics: readonly MetricName[] = ['R@10', 'R@100', 'MAP', 'MRR']): TableRow[] {
+  const label = (id: string) => systems.find((s) => s.id === id)?.label ?? id;
+  return systems.flatMap((s) => {
+    const plain = selfSupervisedPlainId(s.id);
+    if (!plain || !table.perQuery[s.id] || !table.perQuery[plain]) return [];
+    return compareSystems(table.perQuery[s.id], table.perQuery[plain], metrics, { seed: 42, permutations: 10000, bootstrapSamples: 10000 }).map((c) => ({
+      row: s.label, vs: label(plain), metric: c.metric, row_value: c.meanA, plain_value: c.meanB, 'Δ': c.meanDiff, 'CI95 low': c.ciLow, 'CI95 high': c.ciHigh, p: c.pValue, n: c.n,
+    }));
+  });
+}
+
+/**
+ * The sentence under the self-supervised rows: which were scored (and from which checkpoint), which were not trained in
+ * this run with the exact command that trains each, and what every one of them saw.
+ */
+export function selfSupervisedNote(o: {
+  found: readonly { spec: SelfSupervisedScorerSpec; dir: string }[];
+  missing: readonly { spec: SelfSupervisedScorerSpec; dir: string; why: string }[];
+  /** The sample snapshot (the command gets `--sample`). */
+  sample: boolean;
+}): string {
+  const seen = 'Each was trained on the training split\'s publications plus (query, dataset) pairs made from the corpus text alone (titles, short names, abstract sentences, keyword phrases); no test publication reached any of them.';
+  const parts = ['**Beyond the paper: corpus self-supervised rows** (issue 11). ' + seen];
+  if (o.found.length) parts.push(`Scored here from their checkpoints: ${o.found.map((f) => `*${f.spec.label}* (\`${f.dir}\`)`).join(', ')}; the table below pairs each with its plain row.`);
+  if (o.missing.length)
+    parts.push(`Not trained in this run, so not in Table 2: ${o.missing.map((m) => `*${m.spec.label}* (${m.why}; train it with \`${selfSupervisedTrainCommand(m.spec, o.sample)}\`)`).join('; ')}.`);
+  return parts.join(' ');
+}
 
 /** Run id of a Table 2 row: `bm25`, `nnssc`, `nnssc+bm25`, `nnssc+bm25-grid`, `nnssc+bm25-rrf`. */
 export function table2RowId(r: Pick<Table2RowSpec, 'scorer' | 'how'>): string {

@@ -8,3 +8,4 @@ export * from './search';
 export * from './backbone';
 export * from './experiment';
 export * from './study';
+export * from './self-supervised';

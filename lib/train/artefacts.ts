@@ -290,8 +290,8 @@ export interface LoadOrTrainFinetunedEncoderOptions {
   /**
    * Corpus self-supervised pairs (beyond the paper; `corpusSelfSupervisedPairs`) mixed into the fine-tuning pairs (see
    * `FinetuneSelfSupervisedConfig`). Default null = off. Recorded in the checkpoint's config (a checkpoint trained with
-   * them is never taken for a plain one) and saved by default to `<default folder>-corpus-mix`. Not yet measured on the
-   * full snapshot (bench/self-supervised.cjs measures NN-SSC only).
+   * them is never taken for a plain one) and saved by default to `<default folder>-corpus-mix`
+   * (`finetuneCheckpointName(sample, 'mix')`). Measured by `node bench/self-supervised.cjs --scorer finetune`.
    */
   selfSupervised?: Partial<FinetuneSelfSupervisedConfig> | null;
 }
@@ -328,6 +328,15 @@ export function finetuneExamplesFromCorpusPairs(o: {
       all.push({ query: p.text, positive: text(row), positiveKey: row, negatives: negs[qi].map(text), negativeKeys: negs[qi], queryPositiveKeys: p.positives });
   });
   return o.count >= all.length ? all : shuffleInPlace(all, mulberry32(o.seed ^ 0xc0de)).slice(0, o.count);
+}
+
+/**
+ * Folder name of the fine-tuned encoder's checkpoint under `checkpoints/finetune/`: `use-lite-mnrl` (full snapshot) or
+ * `use-lite-mnrl-sample` (`--sample`) for the paper's recipe, with `-corpus-mix` appended when corpus self-supervised
+ * pairs are mixed in (so neither overwrites the other). Notebooks 03 and 05 and bench/self-supervised.cjs name it here.
+ */
+export function finetuneCheckpointName(sample: boolean, selfSupervisedSchedule: 'mix' | null = null): string {
+  return `use-lite-mnrl${sample ? '-sample' : ''}${selfSupervisedSchedule ? `-corpus-${selfSupervisedSchedule}` : ''}`;
 }
 
 /** Training figures of a fine-tuning checkpoint. */
