@@ -5,7 +5,8 @@
 //   --scorer nnssc (default): NN-SSC plain vs pre-trained on the corpus pairs first (`pretrain`) or mixed in (`mix`);
 //   --scorer finetune: the fine-tuned encoder (MNRL, notebook 03's config and seed) plain vs corpus pairs mixed into its
 //     training pool (`mix`), the corpus re-embedded by each encoder (cached by encoder id under checkpoints/embeddings;
-//     EO_USE_LITE_RUNTIME=onnx embeds on onnxruntime, a cache hit keeps whichever runtime wrote it: the JSON records it).
+//     EO_USE_LITE_RUNTIME=onnx embeds on onnxruntime, a cache hit keeps whichever runtime wrote it: the JSON records it;
+//     --embed-cache DIR embeds into another cache folder, e.g. to embed the plain encoder's corpus on onnxruntime too).
 // Which schedule is better is decided on the VALIDATION split (held-out training publications) — never on the test
 // split. Then the test split: the scorer alone and + BM25 (analytic α, Eq. 7, and grid α, both set on the training
 // split via `studyHybrid`/`fusionAlpha`, as notebook 05), each self-supervised row against its plain counterpart with a
@@ -16,7 +17,7 @@
 // and their tables joined afterwards (`--combine a.json,b.json,c.json`, NN-SSC and fine-tuned files alike): the JSON keeps
 // every row's per-query test metrics, so the paired tests of the joined table are the same as one run's.
 //   node bench/self-supervised.cjs [--sample] [--scorer nnssc|finetune] [--variants plain,pretrain,mix] [--max-pairs 2048]
-//        [--pretrain-epochs 3] [--max-epochs N] [--retrain] [--out bench/out/self-supervised[-encoder][-sample].json]
+//        [--pretrain-epochs 3] [--max-epochs N] [--retrain] [--embed-cache DIR] [--out bench/out/self-supervised[-encoder][-sample].json]
 //   node bench/self-supervised.cjs --combine bench/out/a.json,bench/out/b.json [--out bench/out/self-supervised.json]
 'use strict';
 const fs = require('node:fs');
@@ -130,9 +131,10 @@ async function trainFinetuneVariant({ corpus, bench, encoder, matrix, texts }, v
     onStep: (s) => (s.step % 10 === 0 ? log(eo.finetuneStepLine(s)) : undefined), onValidation: (x) => log(eo.finetuneValidationLine(x)),
   });
   const te = performance.now();
-  const ftMatrix = await eo.embedCorpusCached({ encoder: ft.encoder, key: corpus.hash, texts, workers: 2, waitForOther: true });
+  const cacheDir = opt('--embed-cache', eo.defaultEmbeddingCacheDir());
+  const ftMatrix = await eo.embedCorpusCached({ encoder: ft.encoder, key: corpus.hash, texts, workers: 2, waitForOther: true, cacheDir });
   const embedSeconds = (performance.now() - te) / 1000;
-  const meta = JSON.parse(fs.readFileSync(eo.embeddingCachePaths(eo.defaultEmbeddingCacheDir(), ft.encoder.id, corpus.hash, eo.hashTexts(texts)).meta, 'utf8'));
+  const meta = JSON.parse(fs.readFileSync(eo.embeddingCachePaths(cacheDir, ft.encoder.id, corpus.hash, eo.hashTexts(texts)).meta, 'utf8'));
   const { id, label } = variantScorer('finetune', v);
   const scorer = eo.denseScorer(ft.encoder, ftMatrix, { id, label });
   const s = ft.summary;
