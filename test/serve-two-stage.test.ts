@@ -99,6 +99,7 @@ test('eo serve: re-runs itself with SERVE_PROCESS (glibc arenas, V8 young genera
   const { spawn } = await import('node:child_process');
   const env = { ...process.env };
   delete env.MALLOC_ARENA_MAX;
+  delete env.MALLOC_MMAP_THRESHOLD_;
   delete env.EO_SERVE_PROCESS;
   const proc = spawn(process.execPath, [EO, 'serve', '--sample', '--port', '0', '--semantic', 'use-lite', '--alpha', '0.5'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -122,7 +123,7 @@ test('eo serve: re-runs itself with SERVE_PROCESS (glibc arenas, V8 young genera
   const children = fs.readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
   assert.is(children.length, 1, 'eo serve re-ran itself once');
   const childEnv = fs.readFileSync(`/proc/${children[0]}/environ`, 'utf8').split('\0');
-  assert.ok(childEnv.includes('MALLOC_ARENA_MAX=2') && childEnv.includes('EO_SERVE_PROCESS=1'));
+  assert.ok(childEnv.includes('MALLOC_ARENA_MAX=2') && childEnv.includes('MALLOC_MMAP_THRESHOLD_=131072') && childEnv.includes('EO_SERVE_PROCESS=1'));
   assert.ok(fs.readFileSync(`/proc/${children[0]}/cmdline`, 'utf8').split('\0').includes('--max-semi-space-size=2'));
   proc.kill('SIGTERM');
   const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));

@@ -15,16 +15,24 @@ export const SERVICE_NNSSC_TWO_STAGE = { topM: 400 } as const;
 
 /**
  * How `eo serve` starts its process: it re-runs itself once with these (marker `EO_SERVE_PROCESS=1`); settings the
- * user's environment or node flags give win. Both are read only at process start. Measured with bench/serve-load.cjs
- * (this machine, 16 connections): RSS 493–518 MB with both, 537–592 MB without.
+ * user's environment or node flags give win. All are read only at process start. Measured with bench/serve-load.cjs
+ * (this machine): a 10-minute soak at 50 req/s without the mmap threshold grew from 572 MB to a 705 MB plateau; a
+ * 5-minute soak with all three stayed at 426–438 MB (peak 482).
  */
 export const SERVE_PROCESS = {
-  /**
-   * glibc malloc arenas (Linux): glibc gives each thread that allocates its own arena (up to 8 per core) and the
-   * service has several (the event loop, two onnx worker threads, onnxruntime's and libuv's threads), each keeping
-   * the memory it freed; with 2 the service's RSS after 400 searches measured 436 MB instead of 510–551 MB in-process.
-   */
-  env: { MALLOC_ARENA_MAX: '2' },
+  env: {
+    /**
+     * glibc malloc arenas (Linux): glibc gives each thread that allocates its own arena (up to 8 per core) and the
+     * service has several (the event loop, two onnx worker threads, onnxruntime's and libuv's threads), each keeping
+     * the memory it freed; with 2 the RSS after 400 searches measured 436 MB instead of 510–551 MB in-process.
+     */
+    MALLOC_ARENA_MAX: '2',
+    /**
+     * A fixed mmap threshold (128 KiB, glibc's default start): glibc otherwise raises it after each large free, so the
+     * megabyte buffers of every request (NN-SSC's candidate rows, score vectors) end up in the arenas and stay.
+     */
+    MALLOC_MMAP_THRESHOLD_: '131072',
+  },
   /**
    * V8's young generation at most 2 × 2 MB semi-spaces (default 16 MB each): a request's short-lived objects die
    * young either way (its score vectors are typed arrays outside the heap), and the heap's reserve shrank by ~27 MB.
