@@ -204,7 +204,7 @@ export class NnsscOnnxIndex {
       }
     });
     const out = await subset.run({
-      q: { type: 'float32', data: queryVecs.length === nq * D ? queryVecs.slice() : queryVecs.slice(0, nq * D), dims: [nq, D] },
+      q: { type: 'float32', data: queryVecs.slice(0, nq * D), dims: [nq, D] },
       rows: { type: 'int32', data: rowIdx, dims: [total] },
       query: { type: 'int32', data: queryIdx, dims: [total] },
     });

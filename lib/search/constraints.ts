@@ -135,11 +135,18 @@ function corpusBoxes(datasets: readonly Pick<DatasetRecord, 'bbox'>[]): Float64A
   return b;
 }
 
+/** Spatial coverage code of a box [w, s, e, n] (NaN w: no box) for the asked places: 0 unconstrained, 1 covers, 2 outside, 3 unknown. */
+function spatialCode(w: number, so: number, e: number, n: number, places: QueryConstraints['places']): 0 | 1 | 2 | 3 {
+  if (places.length === 0) return 0;
+  if (Number.isNaN(w)) return 3;
+  for (const p of places) if (boxIntersects(w, so, e, n, p.bbox)) return 1;
+  return 2;
+}
+
 /** Spatial coverage by CMR semantics: the dataset's box intersects the box of at least one asked place. */
 export function spatialCoverage(d: Pick<DatasetRecord, 'bbox'>, places: QueryConstraints['places']): Coverage {
-  if (places.length === 0) return 'unconstrained';
-  if (!d.bbox) return 'unknown';
-  return places.some((p) => bboxesIntersect(d.bbox!, p.bbox)) ? 'covers' : 'outside';
+  const b = d.bbox;
+  return COVERAGES[b ? spatialCode(b[0], b[1], b[2], b[3], places) : spatialCode(NaN, NaN, NaN, NaN, places)];
 }
 
 /**
@@ -179,6 +186,11 @@ export interface ConstrainedScores {
 
 const OUTSIDE = 2;
 
+/** Violated constraints (0–2) of a dataset's coverage codes. */
+function violationsOf(code: number): number {
+  return ((code & 3) === OUTSIDE ? 1 : 0) + (code >> 2 === OUTSIDE ? 1 : 0);
+}
+
 /**
  * Apply the rule to corpus-aligned scores (fused or single-scorer, any scale ≥ 0). Returns new scores and, for
  * each dataset that moved, which constraint moved it. Scores of datasets that satisfy every constraint (or
@@ -205,31 +217,18 @@ export function applyConstraints(
     for (let i = 0; i < n; i++) {
       let t = 0;
       if (period) t = temporalCode(extents![2 * i], extents![2 * i + 1], period[0], period[1]);
-      let sp = 0;
-      if (boxes) {
-        const w = boxes[4 * i];
-        if (Number.isNaN(w)) sp = 3;
-        else {
-          sp = OUTSIDE;
-          for (const p of places) if (boxIntersects(w, boxes[4 * i + 1], boxes[4 * i + 2], boxes[4 * i + 3], p.bbox)) {
-            sp = 1;
-            break;
-          }
-        }
-      }
-      const violations = (t === OUTSIDE ? 1 : 0) + (sp === OUTSIDE ? 1 : 0);
+      const sp = boxes ? spatialCode(boxes[4 * i], boxes[4 * i + 1], boxes[4 * i + 2], boxes[4 * i + 3], places) : 0;
       codes[i] = t | (sp << 2);
+      const violations = violationsOf(codes[i]);
       if (violations === 0) continue;
       moved++;
       out[i] = r.mode === 'filter' ? -Infinity : scores[i] * r.penalty ** violations;
     }
   }
   const effectOf = (i: number): ConstraintEffect | undefined => {
-    const t = codes[i] & 3;
-    const sp = codes[i] >> 2;
-    const violations = (t === OUTSIDE ? 1 : 0) + (sp === OUTSIDE ? 1 : 0);
+    const violations = violationsOf(codes[i]);
     if (violations === 0) return undefined;
-    return { temporal: COVERAGES[t], spatial: COVERAGES[sp], factor: r.mode === 'filter' ? 0 : r.penalty ** violations };
+    return { temporal: COVERAGES[codes[i] & 3], spatial: COVERAGES[codes[i] >> 2], factor: r.mode === 'filter' ? 0 : r.penalty ** violations };
   };
   let effects: Map<number, ConstraintEffect> | null = null;
   return {

@@ -137,11 +137,13 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
       } finally {
         slot.release();
       }
-      json = JSON.stringify(res);
-      results.set(key, json);
       reply.header('x-eo-cache', 'miss');
     }
     const tr = performance.now();
+    if (res) {
+      json = JSON.stringify(res);
+      results.set(key, json);
+    }
     const body = html ? renderSearchPage(res ?? (JSON.parse(json!) as SearchResponse)) : json!;
     reply.header('server-timing', serverTiming(res, admitMs, html ? 'html' : 'json', performance.now() - tr));
     return html ? reply.type('text/html; charset=utf-8').send(body) : reply.type('application/json; charset=utf-8').send(body);

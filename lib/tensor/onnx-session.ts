@@ -79,7 +79,7 @@ function checkThreads(n: number | undefined): number {
 /**
  * Open a serialised ONNX model (`encodeOnnxModel`'s bytes) on onnxruntime-node's CPU kernels, on the calling thread
  * or on the process's shared onnx worker thread (`OnnxThread`). On a worker the model's buffer is transferred, not
- * copied (models hold the corpus matrices): `bytes` is unusable after the call. Rejects with ENCODER when
+ * copied (models hold the corpus matrices), when `bytes` is the whole of it: `bytes` is unusable after the call. Rejects with ENCODER when
  * onnxruntime-node cannot be loaded or the graph does not load (its message says why).
  */
 export async function openOnnxSession(bytes: Uint8Array, opts: OpenOnnxSessionOptions = {}): Promise<OnnxSession> {
@@ -216,7 +216,9 @@ function onnxWorker(lane: string): OnnxWorkerHandle {
       await worker.terminate();
     },
     async open(bytes, threads, memArena) {
-      const opened = await request({ type: 'open', id: seq++, bytes, threads, memArena }, [bytes.buffer as ArrayBuffer]);
+      // transferred when the view owns its whole buffer (a view into a shared one, e.g. Node's Buffer pool, is copied)
+      const owns = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+      const opened = await request({ type: 'open', id: seq++, bytes, threads, memArena }, owns ? [bytes.buffer as ArrayBuffer] : []);
       const session = (opened as Extract<FromOnnxWorker, { type: 'opened' }>).session;
       let released = false;
       return {
