@@ -25,7 +25,8 @@ export {
 // ── TensorFlow.js backend; onnxruntime sessions (on the calling thread or the process's onnx worker thread)
 export {
   openOnnxSession, stopOnnxWorkers, type OnnxSession, type OnnxThread,
-  classifyNativeLoadError, getTf, initTfBackend, parseTfBackendName, tfBackendInfo, trainingProfileFor, type NativeLoadFailure, type TfBackendInfo, type TfBackendName, type TrainingProfile,
+  classifyNativeLoadError, getTf, initTfBackend, parseTfBackendName, tfBackendInfo, trainingProfileFor,
+  wasmMatMulRoute, matMulModeFromEnv, TF_MATMUL_ENV, TF_MATMUL_THREADS_ENV, DEFAULT_MIN_MACS, type WasmMatMulRoute, type NativeLoadFailure, type TfBackendInfo, type TfBackendName, type TrainingProfile,
 } from './tensor';
 
 // ── LLM client: providers, record/replay, models.json

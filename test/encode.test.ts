@@ -11,6 +11,9 @@ import {
   type SentenceEncoder, type EmbeddingCacheMeta,
 } from '../lib';
 
+// This file tests USE-lite on TensorFlow.js (test/use-lite-onnx.test.ts the onnx runtime, now the default).
+process.env.EO_USE_LITE_RUNTIME = 'tfjs';
+
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'eo-enc-'));
 const norm = (v: Float32Array) => Math.sqrt(dot(v, v));
 /** Vectors agree to float32 noise (batch composition changes the last bits, ~1e-7). */

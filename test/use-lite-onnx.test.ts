@@ -153,6 +153,9 @@ test('$EO_USE_LITE_RUNTIME sets the runtime when no option does; an option wins;
   const before = process.env.EO_USE_LITE_RUNTIME;
   try {
     delete process.env.EO_USE_LITE_RUNTIME;
+    // onnxruntime-node is installed here, so it is the default.
+    assert.is(defaultUseLiteRuntime(), 'onnx');
+    process.env.EO_USE_LITE_RUNTIME = 'tfjs';
     assert.is(defaultUseLiteRuntime(), 'tfjs');
     process.env.EO_USE_LITE_RUNTIME = 'onnx';
     assert.is(defaultUseLiteRuntime(), 'onnx');

@@ -80,7 +80,8 @@ export type UseLiteRuntime = 'tfjs' | 'onnx';
 /** Options of `loadUseLite`. */
 export interface UseLiteOptions {
   /**
-   * Runtime of the graph. Default $EO_USE_LITE_RUNTIME, else `tfjs`: the published run files (notebooks 02/03, Table 2) were computed with it.
+   * Runtime of the graph. Default $EO_USE_LITE_RUNTIME, else `onnx` where onnxruntime-node loads, else `tfjs` (the
+   * run files published before the default changed were computed with `tfjs`; see `defaultUseLiteRuntime`).
    * `onnx` runs the same computation on onnxruntime-node's CPU kernels, several times faster (see
    * bench/use-onnx.cjs), with every output component within 1e-5 of tfjs but not bit-identical (a near-tie in a
    * ranking can flip). Both runtimes give the encoder the same id, as tfjs backends do (same weights, same model),

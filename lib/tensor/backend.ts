@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import type * as tfTypes from '@tensorflow/tfjs';
+import { installWasmMatMul } from './wasm-matmul';
 import { EoError } from '../errors';
 import { TF_BACKEND_ENV, TRAINING_PROFILE_ENV, type InitTfBackendOptions, type NativeLoadFailure, type TfBackendInfo, type TfBackendName, type TrainingProfile } from './types';
 
@@ -104,7 +105,9 @@ async function activate(name: TfBackendName, opts: InitTfBackendOptions): Promis
       if (!(await tf.setBackend('wasm'))) throw new Error(`tf.setBackend('wasm') failed`);
       await tf.ready();
       const simd = Boolean(await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'));
-      return { name, tfName: 'wasm', tfVersion: tf.version_core, simd, gpu: false };
+      // Big matMuls on onnxruntime's MLAS (lib/tensor/wasm-matmul.ts; $EO_TF_MATMUL=wasm keeps XNNPACK).
+      const matMul = installWasmMatMul(tf as unknown as Parameters<typeof installWasmMatMul>[0]);
+      return { name, tfName: 'wasm', tfVersion: tf.version_core, simd, gpu: false, matMul: matMul.active ? 'onnx' : 'wasm', note: matMul.reason };
     }
     case 'cpu': {
       if (!(await tf.setBackend('cpu'))) throw new Error(`tf.setBackend('cpu') failed`);

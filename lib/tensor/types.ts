@@ -47,6 +47,8 @@ export interface TfBackendInfo {
   forced: boolean;
   /** wasm only: whether the SIMD binary is used. */
   simd?: boolean;
+  /** wasm only: where big matMuls run — `onnx` (onnxruntime's MLAS, see lib/tensor/wasm-matmul.ts) or `wasm` (XNNPACK). */
+  matMul?: 'onnx' | 'wasm';
   /** Backends tried before this one and why they were skipped. */
   skipped: Array<{ name: TfBackendName; reason: string; kind?: NativeLoadFailure }>;
   /** True when TensorFlow runs on a CUDA GPU (node-gpu with a visible device). */
