@@ -221,8 +221,9 @@ async function startServer(mode) {
   // EO_SERVE_LOAD_NODE_ARGS: extra node flags of the server processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
   const extra = process.env.EO_SERVE_LOAD_NODE_ARGS ? process.env.EO_SERVE_LOAD_NODE_ARGS.split(/\s+/).filter(Boolean) : [];
   // new: the process as `eo serve` starts it (SERVE_PROCESS: glibc arenas, V8 young generation; the environment wins)
-  const proc = mode === 'new' ? require('../dist/lib').SERVE_PROCESS : { env: {}, nodeFlags: [] };
-  const env = { ...(process.platform === 'linux' ? proc.env : {}), ...process.env, EO_SERVE_LOAD_CHILD: mode };
+  // old: tfjs-wasm with its matMuls on XNNPACK, as the pre-batching service ran (EO_TF_MATMUL=wasm; the environment wins)
+  const proc = mode === 'new' ? require('../dist/lib').SERVE_PROCESS : { env: { EO_TF_MATMUL: 'wasm' }, nodeFlags: [] };
+  const env = { ...(process.platform === 'linux' || mode === 'old' ? proc.env : {}), ...process.env, EO_SERVE_LOAD_CHILD: mode };
   const execArgv = [...proc.nodeFlags, ...extra];
   const child = fork(__filename, args, { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
   children.add(child);

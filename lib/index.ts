@@ -88,7 +88,7 @@ export {
 // ── Retrieval: BM25, cosine, HNSW, NN-SSC scorers (microBatchingScorer: concurrent one-query calls share one call)
 export {
   microBatchingScorer,
-  annSearch, bm25Scorer, bm25Scores, bm25Tokens, buildBm25, buildHnsw, DenseOnnxIndex, denseScorer, denseScores, denseScoresBatch, denseTopK,
+  annSearch, bm25Scorer, bm25Scores, bm25Tokens, buildBm25, buildHnsw, DenseOnnxIndex, denseScorer, defaultCosineKernel, COSINE_KERNEL_ENV, denseScores, denseScoresBatch, denseScoresExactBatch, denseTopK,
   hashMatrix, hnswCached, loadHnsw, loadNnsscCheckpoint, loadOrBuildBm25, NnsscCorpusIndex, nnsscLogitReference,
   nnsscNaiveScores, NnsscOnnxIndex, nnsscParamCount, nnsscScorer, NnsscThreadedIndex, nnsscTwoStageScores, nnsscWeightsHash,
   openNnsscIndex, runFromScores, saveHnsw, scoreQueries, topK, topKHits, topKSet, twoStageCandidates, type Bm25Index,

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// `npm start`: execute every notebooks/NN-*.ipynb in order, headless, with the project's tslab kernel; with --jobs 2
-// (the default on 2+ cores) 03 runs beside 02 and 04 beside 03 (NOTEBOOK_NEEDS below), their lines prefixed. With
-// --sample (teacher mode) every notebook waits only for the notebooks whose files it reads (SAMPLE_NOTEBOOK_NEEDS),
-// the longest chain first (SAMPLE_START_ORDER).
+// `npm start`: execute every notebooks/NN-*.ipynb, headless, with the project's tslab kernel; with --jobs 2 (the
+// default on 2+ cores) two at a time, each notebook waiting only for the notebooks whose files it reads
+// (NOTEBOOK_NEEDS), the longest chain first (START_ORDER), their console lines prefixed; --jobs 1 runs them one
+// after the other in file order. The same plan serves the full snapshot and --sample (teacher mode).
 //
 //   npm start -- [--only 00-tour[,01-x]] [--sample] [--jobs 2] [--timeout 3600] [--keep-going] [--no-build] [--reports DIR] [--no-site] [--list]
 //
@@ -49,24 +49,13 @@ function selectNotebooks(all, only) {
 }
 
 /**
- * Notebooks that may start before every earlier notebook has finished: name → the earlier notebooks whose artefacts
- * it reads. Every other notebook waits for all notebooks before it. Why: fine-tuning (03) and NN-SSC training (04)
- * each keep one tfjs-wasm thread busy for many minutes, and neither reads anything of 02 or of each other: both need
- * only the benchmark (01) and the base corpus embeddings (first written by 00-tour). With 2 jobs, 03 starts beside
- * 02 and 04 as soon as 02 ends, beside 03; 05 waits for both. Results do not depend on the order: every stage is
- * seeded, and the shared caches are written atomically under a lock that a second writer waits for
- * (lib/encode/cache.ts).
- */
-const NOTEBOOK_NEEDS = {
-  '03-encoder-finetune': ['00-tour', '01-benchmark'],
-  '04-nnssc': ['00-tour', '01-benchmark'],
-};
-
-/**
- * Teacher mode (--sample): what each notebook reads that another notebook writes, for every notebook, so that any
- * notebook may run beside any other it does not read from. On the 200-dataset sample no single notebook fills the
- * two cores for long (kernel start, type-checking the first cell and short single-threaded steps leave one idle), so
- * this is what brings `npm start -- --sample` well inside 5 minutes.
+ * What each notebook reads that another notebook writes, for every notebook, so that any notebook may run beside any
+ * other it does not read from (full snapshot and --sample alike). On the sample no single notebook fills the two cores
+ * for long (kernel start, type-checking the first cell and short single-threaded steps leave one idle), so this is
+ * what brings `npm start -- --sample` well inside 5 minutes; on the full snapshot it runs 00's corpus embedding beside
+ * 03's set-up, 04's NN-SSC training beside 03's fine-tuning, 01 and 02 in 03's tail, and 06, 07 and 08 side by side.
+ * Results do not depend on the order: every stage is seeded, and the shared caches are written atomically under a
+ * lock that a second writer waits for (lib/encode/cache.ts).
  *   05 ← 03 (the fine-tuned encoder's checkpoint and its corpus embeddings), 04 (the NN-SSC checkpoint)
  *   06, 07 ← 04 (NN-SSC: the strong backbone), 05 (the fusion records of Cosine (base) + BM25 and NN-SSC + BM25)
  *   08 ← 01 (the benchmark on disk: α is set on its training split; without it 08 falls back to RRF), 05 (fusion record)
@@ -75,7 +64,7 @@ const NOTEBOOK_NEEDS = {
  * builds (BM25 index, benchmark, base corpus and query embeddings: written atomically, the embeddings under a lock
  * that a second writer waits for).
  */
-const SAMPLE_NOTEBOOK_NEEDS = {
+const NOTEBOOK_NEEDS = {
   '00-tour': [],
   '01-benchmark': [],
   '02-baselines': [],
@@ -88,20 +77,20 @@ const SAMPLE_NOTEBOOK_NEEDS = {
 };
 
 /**
- * Teacher mode's start order (notebooks start in this order, each once its needs are met): the longest chain
+ * Start order with more than one job (notebooks start in this order, each once its needs are met): the longest chain
  * first — 00 embeds the corpus (03 beside it waits for those embeddings, then fine-tunes and re-embeds), 04 trains
  * NN-SSC, both gate 05 — while the short ones (01, 02) fill in. Notebooks not listed go last, in file order.
  */
-const SAMPLE_START_ORDER = ['00-tour', '03-encoder-finetune', '04-nnssc', '01-benchmark', '02-baselines', '05-fusion', '06-llm-rerank', '07-agentic', '08-router'];
+const START_ORDER = ['00-tour', '03-encoder-finetune', '04-nnssc', '01-benchmark', '02-baselines', '05-fusion', '06-llm-rerank', '07-agentic', '08-router'];
 
-/** How `--sample` (teacher mode) or a full run schedules `chosen`: the start order and the needs table. */
-function schedulePlan(chosen, sample) {
-  if (!sample) return { order: chosen, needs: NOTEBOOK_NEEDS };
+/** How `chosen` is scheduled: START_ORDER with more than one job, file order with one; NOTEBOOK_NEEDS either way. */
+function schedulePlan(chosen, jobs = 2) {
+  if (jobs <= 1) return { order: chosen, needs: NOTEBOOK_NEEDS };
   const rank = (n) => {
-    const i = SAMPLE_START_ORDER.indexOf(n.name);
-    return i < 0 ? SAMPLE_START_ORDER.length + chosen.indexOf(n) : i;
+    const i = START_ORDER.indexOf(n.name);
+    return i < 0 ? START_ORDER.length + chosen.indexOf(n) : i;
   };
-  return { order: [...chosen].sort((a, b) => rank(a) - rank(b)), needs: SAMPLE_NOTEBOOK_NEEDS };
+  return { order: [...chosen].sort((a, b) => rank(a) - rank(b)), needs: NOTEBOOK_NEEDS };
 }
 
 /** Names of the notebooks among `chosen` (ordered) that `name` waits for: NOTEBOOK_NEEDS, else all earlier ones. */
@@ -360,15 +349,15 @@ function parseArgs(argv) {
   return o;
 }
 
-/** Notebooks run at once by default: 2 (fine-tuning and NN-SSC training each use one core), 1 on a 1-core machine. */
+/** Notebooks run at once by default: 2 (two notebooks whose files do not depend on each other), 1 on a 1-core machine. */
 const DEFAULT_JOBS = Math.min(2, typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
 
 const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--jobs N] [--timeout SECONDS] [--keep-going] [--no-build] [--reports DIR] [--quiet] [--list]
   --only NAME    run only these notebooks (00-tour, 00-tour.ipynb or the 00 prefix; repeatable)
   --sample       EO_SAMPLE=1: notebooks load the 200-dataset sample snapshot
-  --jobs N       notebooks run side by side where NOTEBOOK_NEEDS allows (default ${DEFAULT_JOBS}: 03 beside 02, then 04 beside 03;
-                 with --sample any two whose files do not depend on each other, SAMPLE_NOTEBOOK_NEEDS;
-                 1 = strictly one after the other); their console lines start with [name]
+  --jobs N       notebooks run side by side where NOTEBOOK_NEEDS allows (default ${DEFAULT_JOBS}: any two whose files do
+                 not depend on each other, the longest chain first; 1 = one after the other in file order);
+                 their console lines start with [name]
   --timeout S    per-cell timeout in seconds (default 3600)
   --keep-going   run the remaining notebooks after a failure (default: stop)
   --no-build     skip \`tsc -p .\` before running
@@ -377,8 +366,8 @@ const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--jobs N] [-
   --no-site      do not write the report site (<reports>/index.html and <reports>/<name>/<name>.html via nbconvert)`;
 
 /**
- * Run `chosen` in order, up to `o.jobs` at a time where `needs` allows (default NOTEBOOK_NEEDS; teacher mode passes
- * SAMPLE_NOTEBOOK_NEEDS and its own order, see `schedulePlan`); after a failure start nothing more
+ * Run `chosen` in order, up to `o.jobs` at a time where `needs` allows (default NOTEBOOK_NEEDS; see `schedulePlan`
+ * for the order); after a failure start nothing more
  * (unless `o.keepGoing`) but let running notebooks finish. Resolves to the results in completion order.
  */
 function runScheduled(chosen, o, needs = NOTEBOOK_NEEDS) {
@@ -462,7 +451,7 @@ async function main(argv = process.argv.slice(2)) {
   }
 
   const t0 = Date.now();
-  const plan = schedulePlan(chosen, o.sample);
+  const plan = schedulePlan(chosen, o.jobs);
   const results = await runScheduled(plan.order, o, plan.needs);
   results.sort((a, b) => chosen.findIndex((n) => n.name === a.name) - chosen.findIndex((n) => n.name === b.name));
   const skipped = chosen.filter((n) => !results.some((r) => r.name === n.name)).map((n) => n.name);
@@ -497,7 +486,7 @@ async function main(argv = process.argv.slice(2)) {
   return 0;
 }
 
-module.exports = { runNotebook, runScheduled, listNotebooks, selectNotebooks, notebookNeeds, nextNotebook, schedulePlan, NOTEBOOK_NEEDS, SAMPLE_NOTEBOOK_NEEDS, SAMPLE_START_ORDER, metricsSummary, failureLine, buildSite, gitInfo, main, ROOT, NOTEBOOKS_DIR };
+module.exports = { runNotebook, runScheduled, listNotebooks, selectNotebooks, notebookNeeds, nextNotebook, schedulePlan, NOTEBOOK_NEEDS, START_ORDER, metricsSummary, failureLine, buildSite, gitInfo, main, ROOT, NOTEBOOKS_DIR };
 
 if (require.main === module) {
   main().then(

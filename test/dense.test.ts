@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  denseScores, denseScoresBatch, DenseOnnxIndex, denseScorer, denseTopK, topK, topKHits, topKSet, buildHnsw, saveHnsw, loadHnsw, hnswCached, annSearch, hashMatrix,
+  denseScores, denseScoresBatch, denseScoresExactBatch, DenseOnnxIndex, denseScorer, defaultCosineKernel, denseTopK, topK, topKHits, topKSet, buildHnsw, saveHnsw, loadHnsw, hnswCached, annSearch, hashMatrix,
   l2NormalizeRows, mulberry32, isEoError,
 } from '../lib';
 
@@ -29,6 +29,27 @@ test('denseScores: dot products aligned with corpus order', () => {
   [1, s, 0, s, -1].forEach((v, i) => close(sc[i], v));
   const sc2 = denseScores(M, 3, [s, s, 0]);
   [s, 1, s, 1, -s].forEach((v, i) => close(sc2[i], v));
+});
+
+test('denseScoresExactBatch: bit for bit denseScores per query (same summation order), any block size', () => {
+  const rng = mulberry32(5);
+  const dim = 37; // not a multiple of 4: the tail loop too
+  const n = 53;
+  const m = l2NormalizeRows(Float32Array.from({ length: n * dim }, () => rng() - 0.5), dim);
+  for (const nq of [1, 2, 16, 17, 40]) {
+    const q = l2NormalizeRows(Float32Array.from({ length: nq * dim }, () => rng() - 0.5), dim);
+    const batch = denseScoresExactBatch(m, dim, q);
+    assert.is(batch.length, nq);
+    for (let i = 0; i < nq; i++) assert.equal(Array.from(batch[i]), Array.from(denseScores(m, dim, q.subarray(i * dim, (i + 1) * dim))), `query ${i} of ${nq}`);
+  }
+  assert.equal(denseScoresExactBatch(m, dim, new Float32Array(0)), []);
+  assert.throws(() => denseScoresExactBatch(m, dim, new Float32Array(dim + 1)), (e: unknown) => isEoError(e, 'INVALID_ARGUMENT'));
+});
+
+test('defaultCosineKernel: $EO_COSINE_KERNEL, else auto; a bad value is a CONFIG error naming the variable', () => {
+  assert.is(defaultCosineKernel({}), 'auto');
+  assert.is(defaultCosineKernel({ EO_COSINE_KERNEL: 'EXACT' }), 'exact');
+  assert.throws(() => defaultCosineKernel({ EO_COSINE_KERNEL: 'gpu' }), (e: unknown) => isEoError(e, 'CONFIG') && /\$EO_COSINE_KERNEL/.test((e as Error).message));
 });
 
 test('denseTopK: best first, ties by dataset id descending', () => {
@@ -186,8 +207,8 @@ test('denseScorer: every kernel gives today\'s per-query cosine for a batch of t
   const encoder = { id: 'toy', dim, async embed(texts: string[]) { return texts.map(vec); }, dispose() {} };
   const matrix = l2NormalizeRows(Float32Array.from({ length: 50 * dim }, () => rng() - 0.5), dim);
   const texts = ['sea ice', 'ocean colour', 'aerosol optical depth', 'soil moisture', 'snow cover'];
-  // the default kernel is the per-query reference itself: published run files reproduce bit for bit
-  const exact = denseScorer(encoder, matrix, { noCache: true });
+  // the exact kernel is the per-query reference itself: run files published with it reproduce bit for bit
+  const exact = denseScorer(encoder, matrix, { noCache: true, kernel: 'exact' });
   const exactScores = await exact.scoreBatch(texts);
   texts.forEach((t, i) => assert.equal(Array.from(exactScores[i]), Array.from(denseScores(matrix, dim, vec(t))), `exact ${t}`));
   exact.dispose();

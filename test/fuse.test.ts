@@ -109,6 +109,28 @@ test('R2 encoder wraps an encoder and changes its id', async () => {
   assert.equal(arr((await r.embed(['x']))[0]), [0, 1]);
 });
 
+test('competitionRanks equals ranking by an index sort, with ties, NaN and ±0', () => {
+  const reference = (scores: number[]) => {
+    const val = (i: number) => (scores[i] === scores[i] ? scores[i] : -Infinity);
+    const order = scores.map((_, i) => i).sort((a, b) => val(b) - val(a) || a - b);
+    const ranks = new Array<number>(scores.length);
+    order.forEach((i, p) => (ranks[i] = p > 0 && val(i) === val(order[p - 1]) ? ranks[order[p - 1]] : p + 1));
+    return ranks;
+  };
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  for (let t = 0; t < 20; t++) {
+    const n = 1 + Math.floor(rnd() * 300);
+    // few distinct values, so many ties; some NaN, -0 and +0, ±Infinity
+    const xs = Array.from({ length: n }, () => {
+      const u = rnd();
+      return u < 0.05 ? NaN : u < 0.1 ? -0 : u < 0.15 ? 0 : u < 0.17 ? Infinity : u < 0.19 ? -Infinity : Math.round(rnd() * 20) / 4 - 2;
+    });
+    assert.equal(Array.from(competitionRanks(xs)), reference(xs), `case ${t}`);
+  }
+  assert.equal(Array.from(competitionRanks(new Float32Array([0.25, NaN, 0.25, 1]))), [2, 4, 2, 1]);
+});
+
 test('RRF with competition ranks on a hand example', () => {
   assert.equal(Array.from(competitionRanks([0.5, 0.9, 0.5, 0.1])), [2, 1, 2, 4]);
   // system A ranks: d0=1, d1=2, d2=3; system B (tie d1/d2): d0=3, d1=1, d2=1

@@ -119,7 +119,7 @@ let scheduled: Promise<Map<string, NotebookRun>> | null = null;
 function runAll(): Promise<Map<string, NotebookRun>> {
   scheduled ??= (async () => {
     const t0 = Date.now();
-    const plan = schedulePlan(notebooks, true);
+    const plan = schedulePlan(notebooks, JOBS);
     const runs: NotebookRun[] = await runScheduled(plan.order, { jobs: JOBS, keepGoing: true, quiet: true, reports: reportsRoot, sample: true, timeout: 900 }, plan.needs);
     allWallSeconds = (Date.now() - t0) / 1000;
     for (const r of runs) timings.push({ name: r.name, seconds: r.seconds, cpu: r.status?.kernelCpuSeconds ?? null, ok: r.ok });

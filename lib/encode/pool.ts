@@ -24,6 +24,9 @@ export function startEmbedWorker(spec: EncoderSpec): Worker {
   throw new EoError('ENCODER', `embed worker script not found next to ${__filename}`);
 }
 
+/** How long a pool waits for a stopped worker to end before terminating it. */
+const STOP_GRACE_MS = 10_000;
+
 /**
  * Embed jobs on `n` worker threads, each with its own encoder rebuilt from `spec`; `onDone` receives every
  * chunk (row-major, texts × dim) as soon as it is ready, in completion order. Rejects on the first failure
@@ -46,13 +49,27 @@ export function runEmbedPool(
     const finish = (err?: unknown) => {
       if (finished) return;
       finished = true;
-      for (const w of workers) {
-        w.removeAllListeners();
-        w.on('error', () => {});
-        void w.terminate();
-      }
-      if (err) reject(err);
-      else resolve();
+      // Stop, don't just terminate: a worker with an onnxruntime session still open when it is terminated aborts the
+      // whole process at exit (onnxruntime-node 1.30, `Napi::Error`). `stop` disposes the encoder, then the worker
+      // ends by itself; terminate() only if it has not within STOP_GRACE_MS (e.g. stuck in a long embed call).
+      const exits = workers.map(
+        (w) =>
+          new Promise<void>((done) => {
+            w.removeAllListeners();
+            w.on('error', () => {});
+            const timer = setTimeout(() => void w.terminate(), STOP_GRACE_MS);
+            w.once('exit', () => {
+              clearTimeout(timer);
+              done();
+            });
+            try {
+              w.postMessage({ type: 'stop' } satisfies ToWorker);
+            } catch {
+              void w.terminate();
+            }
+          }),
+      );
+      void Promise.all(exits).then(() => (err ? reject(err) : resolve()));
     };
     const feed = (w: Worker) => {
       const job = queue.shift();

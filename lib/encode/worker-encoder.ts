@@ -102,8 +102,17 @@ export async function workerEncoder(spec: NonNullable<SentenceEncoder['spec']>, 
       fail(new EoError('ENCODER', 'workerEncoder used after dispose()'));
       worker.removeAllListeners();
       worker.on('error', () => {});
-      worker.postMessage({ type: 'stop' } satisfies ToWorker);
-      void worker.terminate();
+      // stop, then let it end by itself (kept alive until it does): terminating a worker whose onnxruntime session is
+      // still open aborts the process (see runEmbedPool); terminate() only if it has not ended within 10 s
+      worker.ref();
+      const timer = setTimeout(() => void worker.terminate(), 10_000);
+      timer.unref();
+      worker.once('exit', () => clearTimeout(timer));
+      try {
+        worker.postMessage({ type: 'stop' } satisfies ToWorker);
+      } catch {
+        void worker.terminate();
+      }
     },
   };
 }

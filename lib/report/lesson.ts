@@ -31,6 +31,13 @@ export function sampleNote(sample: boolean, opts: { queries: number; datasets: n
     : `*These numbers come from the **full snapshot** (${opts.datasets} datasets, ${opts.queries} test queries${who}).*`;
 }
 
+/** `sampleNote`'s short form, appended to a verdict that names no counts: empty for the full snapshot. */
+export function sampleSuffix(sample: boolean | undefined): string {
+  return sample
+    ? '\n\n_These numbers come from the 200-dataset **sample** snapshot (teacher mode): they show the method, not the paper\'s values; run without `--sample` for the full snapshot._'
+    : '';
+}
+
 /**
  * What a metric table shows, per metric: the winning row, its value and its lead over the runner-up (ties named).
  * Markdown list.

@@ -15,7 +15,7 @@ import type { RerankOutcome, RerankRowExtra, RerankTable } from '../rerank/repor
 import { rerankSystemRuns } from '../rerank/views';
 import { barFigure, scatterFigure } from './figures';
 import { f3, signed } from './numbers';
-import { gainSentence } from './lesson';
+import { gainSentence, sampleSuffix } from './lesson';
 import type { Figure } from './types';
 import { PAPER_AGENTIC_COST_RATIO, PAPER_RERANK_ROWS, paperRerankRow, type PaperRerankRow } from './paper';
 import { winsLossesTies } from '../metrics/paired';
@@ -118,11 +118,6 @@ export interface VerdictOptions {
   metric?: 'MAP' | 'MRR';
 }
 
-function sampleNote(sample: boolean | undefined): string {
-  return sample
-    ? '\n\n_These numbers come from the 200-dataset **sample** snapshot (teacher mode): they show the method, not the paper\'s values; run without `--sample` for the full snapshot._'
-    : '';
-}
 
 /**
  * What a rerank table shows, as markdown computed from its numbers: per backbone, which row wins on `metric` and by
@@ -153,8 +148,8 @@ export function rerankVerdict(t: RerankTable, opts: VerdictOptions = {}): string
     }
     if (bp) out.push(`- The paper's ${bp.name}: MAP ${f3(bp.MAP)}, MRR ${f3(bp.MRR)}; ours: MAP ${f3(b.row.MAP)}, MRR ${f3(b.row.MRR)}.`);
   }
-  if (out.length === 0) return `_No reranker rows to compare._${sampleNote(opts.sample)}`;
-  return out.join('\n') + sampleNote(opts.sample);
+  if (out.length === 0) return `_No reranker rows to compare._${sampleSuffix(opts.sample)}`;
+  return out.join('\n') + sampleSuffix(opts.sample);
 }
 
 /**
@@ -163,7 +158,7 @@ export function rerankVerdict(t: RerankTable, opts: VerdictOptions = {}): string
  * beside ours where it reports the model.
  */
 export function agenticVerdict(pairs: readonly AgenticPair[], opts: VerdictOptions = {}): string {
-  if (pairs.length === 0) return `_Table 6 has no LLM rows here: no model is configured or recorded (see the plan above)._${sampleNote(opts.sample)}`;
+  if (pairs.length === 0) return `_Table 6 has no LLM rows here: no model is configured or recorded (see the plan above)._${sampleSuffix(opts.sample)}`;
   const lines = pairs.map(({ model, singleShot: s, agentic: a }) => {
     const g = pairedRows(a.perQuery, s.perQuery, 'agentic', 'single-shot', ['MRR']);
     const cost = s.summary.costPerQueryUsd > 0 ? `cost ratio agentic/single-shot ${(a.summary.costPerQueryUsd / s.summary.costPerQueryUsd).toFixed(1)}×` : `no price (free endpoint); token ratio ${((a.summary.inputTokens + a.summary.outputTokens) / Math.max(1, s.summary.inputTokens + s.summary.outputTokens)).toFixed(1)}×`;
@@ -174,7 +169,7 @@ export function agenticVerdict(pairs: readonly AgenticPair[], opts: VerdictOptio
     const winner = a.row.MRR > s.row.MRR ? 'agentic' : a.row.MRR < s.row.MRR ? 'single-shot' : 'neither (tie)';
     return `- **${model}**${stand}: MRR single-shot ${f3(s.row.MRR)} vs agentic ${f3(a.row.MRR)} → ${winner} wins; ${gainSentence('MRR', g.find((x) => x.metric === 'MRR'))}; tool-call rate ${(a.summary.toolCallRate * 100).toFixed(1)}% (${a.summary.toolCallsPerQuery.toFixed(2)} calls/query); ${cost}.${paper}`;
   });
-  return lines.join('\n') + sampleNote(opts.sample);
+  return lines.join('\n') + sampleSuffix(opts.sample);
 }
 
 /** What the judge-vs-citation comparison shows, computed (or why there is none). */
@@ -190,7 +185,7 @@ export function judgeVerdict(j: RerankJudge, opts: VerdictOptions = {}): string 
     `- ${c.citationMetric} (citations) picks **${cm?.systems.join(' | ')}** (${cm ? f3(cm.value) : 'n/a'}); the judge's ${c.judgeMetric} picks **${jm?.systems.join(' | ')}** (${jm ? f3(jm.value) : 'n/a'}): the two families ${same ? 'agree on the best system' : '**disagree** on the best system'}.`,
     `- Per query, the best systems by ${c.citationMetric} and by ${c.judgeMetric} overlap on ${(c.agreement * 100).toFixed(1)}% of ${c.queries} queries; Kendall's τ-b between the two system orderings: ${Number.isNaN(c.kendallTau) ? 'n/a' : c.kendallTau.toFixed(2)}.`,
     `- Why they can differ: the judge says YES to any dataset that measures the variable the query asks for; a citation label marks only the datasets the source publication used.`,
-  ].filter((x) => x !== '').join('\n') + sampleNote(opts.sample);
+  ].filter((x) => x !== '').join('\n') + sampleSuffix(opts.sample);
 }
 
 const ZERO_LINE = { shapes: [{ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 0, y1: 0, line: { color: '#999' } }] };

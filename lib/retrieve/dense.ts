@@ -20,6 +20,28 @@ export function denseScores(matrix: Float32Array, dim: number, queryVec: ArrayLi
   return out;
 }
 
+/** Queries per pass over the corpus in `denseScoresExactBatch` (their vectors, 2 KB each at 512-d, stay in L1/L2). */
+const EXACT_QUERY_BLOCK = 16;
+
+/**
+ * `denseScores` for Q queries (rows of a row-major Q×dim `queries`) at once, bit for bit: the same `dotAt` per
+ * (query, row), so the same summation order, with the loops swapped — each corpus row is read once per block of
+ * queries instead of the whole matrix streaming from memory once per query (~5× faster on 10k×512 here).
+ */
+export function denseScoresExactBatch(matrix: Float32Array, dim: number, queries: Float32Array): Float32Array[] {
+  if (!Number.isInteger(dim) || dim < 1) throw new EoError('INVALID_ARGUMENT', `denseScoresExactBatch: dim must be a positive integer, got ${dim}`);
+  if (queries.length % dim !== 0) throw new EoError('INVALID_ARGUMENT', `denseScoresExactBatch: ${queries.length} query values are not a multiple of dim ${dim}`);
+  const nq = queries.length / dim;
+  if (nq === 0) return [];
+  const n = check(matrix, dim, queries.subarray(0, dim), 'denseScoresExactBatch');
+  const out = Array.from({ length: nq }, () => new Float32Array(n));
+  for (let b = 0; b < nq; b += EXACT_QUERY_BLOCK) {
+    const e = Math.min(nq, b + EXACT_QUERY_BLOCK);
+    for (let r = 0, o = 0; r < n; r++, o += dim) for (let qi = b; qi < e; qi++) out[qi][r] = dotAt(matrix, o, queries, qi * dim, dim);
+  }
+  return out;
+}
+
 /** Dot product of `dim` values of `m` from offset `o` with `dim` values of `v` from offset `a` (4 accumulators). */
 function dotAt(m: Float32Array, o: number, v: Float32Array, a: number, dim: number): number {
   let s0 = 0;

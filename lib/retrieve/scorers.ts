@@ -6,7 +6,7 @@ import type { EmbedProgress, SentenceEncoder } from '../encode/types';
 import type { Run } from '../metrics/types';
 import { bm25Scores, type Bm25Index } from './bm25';
 import { EoError } from '../errors';
-import { denseScores, denseScoresBatch } from './dense';
+import { denseScores, denseScoresBatch, denseScoresExactBatch } from './dense';
 import { DenseOnnxIndex } from './dense-onnx';
 import type { OnnxThread } from '../tensor/onnx-session';
 import { topKHits, topKSet } from './topk';
@@ -91,15 +91,27 @@ export interface DenseScorerOptions {
   /** Skip the query cache. Default false. */
   noCache?: boolean;
   /**
-   * Kernel of the cosine: `exact` (default: `denseScores` per query, the summation order every published run file
-   * was made with, so tables reproduce bit for bit), `onnx` (one onnxruntime-node MatMul per batch of queries,
-   * `DenseOnnxIndex`), `js` (`denseScoresBatch`, blocked), or `auto`: onnx when onnxruntime-node loads, else js.
-   * The batched kernels differ from `exact` only by float32 summation order (< 1e-5) and are what a service wants:
-   * `bench/cosine-batch.cjs` measures the MatMul at ~8× the JS kernel for one query, ~90× for a batch of 16.
+   * Kernel of the cosine: `exact` (`denseScores` per query in JavaScript: the summation order of the run files
+   * published before the default changed), `onnx` (one onnxruntime-node MatMul per batch of queries, `DenseOnnxIndex`),
+   * `js` (`denseScoresBatch`, blocked), or `auto`: onnx when onnxruntime-node loads, else js. Default
+   * `defaultCosineKernel()`: $EO_COSINE_KERNEL, else `auto`. The batched kernels differ from `exact` only by float32
+   * summation order (< 1e-5); `bench/cosine-batch.cjs` measures the MatMul at ~8× the JS kernel for one query, ~90×
+   * for a batch of 16 (notebook 05 scored 725 queries × 10,073 datasets in ~30 s per scorer with `exact`).
    */
   kernel?: 'exact' | 'auto' | 'onnx' | 'js';
   /** With the onnx kernel: where the product runs, `caller` (default) or the process's onnx `worker` thread (`OnnxThread`). */
   onnxThread?: OnnxThread;
+}
+
+/** Environment variable with the default cosine kernel of `denseScorer`: `exact`, `auto`, `onnx` or `js`. */
+export const COSINE_KERNEL_ENV = 'EO_COSINE_KERNEL';
+
+/** The cosine kernel used when `DenseScorerOptions.kernel` is not given: $EO_COSINE_KERNEL, else `auto`. */
+export function defaultCosineKernel(env: NodeJS.ProcessEnv = process.env): NonNullable<DenseScorerOptions['kernel']> {
+  const v = env[COSINE_KERNEL_ENV]?.trim().toLowerCase();
+  if (!v) return 'auto';
+  if (v === 'exact' || v === 'auto' || v === 'onnx' || v === 'js') return v;
+  throw new EoError('CONFIG', `$${COSINE_KERNEL_ENV} must be exact, auto, onnx or js (got ${JSON.stringify(env[COSINE_KERNEL_ENV])})`);
 }
 
 /** Queries per cosine kernel call in a large batch (bounds the N×Q product to ~40 MB on 10k datasets). */
@@ -118,22 +130,18 @@ export interface DenseScorer extends CorpusScorer {
 }
 
 /**
- * Cosine of the query embedding with every (L2-normalised) dataset embedding. With the default `exact` kernel each
- * query is `denseScores`; with a batched kernel all queries of one `scoreBatch` call are one matrix product over
+ * Cosine of the query embedding with every (L2-normalised) dataset embedding. With the `exact` kernel each
+ * query is `denseScores`; with a batched kernel (the default, `auto`) all queries of one `scoreBatch` call are one matrix product over
  * the corpus matrix (a micro-batch of a service costs one GEMM), equal to `denseScores` up to summation order (< 1e-5).
  */
 export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts: DenseScorerOptions = {}): DenseScorer {
   const dim = encoder.dim;
-  const kernel = opts.kernel ?? 'exact';
+  const kernel = opts.kernel ?? defaultCosineKernel();
   let onnx: Promise<DenseOnnxIndex | null> | null = null;
   const onnxIndex = () => (onnx ??= DenseOnnxIndex.create(matrix, dim, { thread: opts.onnxThread }));
   let disposed = false;
   const cosine = async (q: Float32Array): Promise<Float32Array[]> => {
-    if (kernel === 'exact') {
-      const out: Float32Array[] = [];
-      for (let o = 0; o < q.length; o += dim) out.push(denseScores(matrix, dim, q.subarray(o, o + dim)));
-      return out;
-    }
+    if (kernel === 'exact') return q.length === dim ? [denseScores(matrix, dim, q)] : denseScoresExactBatch(matrix, dim, q);
     if (kernel !== 'js') {
       const index = await onnxIndex();
       if (index) return index.scores(q);

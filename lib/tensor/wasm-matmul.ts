@@ -1,5 +1,4 @@
 import { isMainThread } from 'node:worker_threads';
-import * as os from 'node:os';
 import { EoError } from '../errors';
 import { encodeOnnxModel, ONNX_FLOAT, type OnnxGraph, type OnnxNode } from './onnx';
 
@@ -16,14 +15,16 @@ import { encodeOnnxModel, ONNX_FLOAT, type OnnxGraph, type OnnxNode } from './on
  * transpose flags) synchronously through onnxruntime-node's native session — the same call its public
  * `session.run` makes inside a `setImmediate` — reading the operands straight from the wasm heap and copying the
  * product into the kernel's output. Smaller products, other dtypes, other convolutions and batch shapes MLAS
- * would broadcast differently go to the original kernels. Kernels stay synchronous and deterministic: MLAS gives
- * each output element to one thread with a fixed summation order, so the same inputs give the same bits whatever
- * the thread count; the bits differ from XNNPACK's (another summation order, ~1e-7 relative), so a training run
- * with the route on is reproducible with it on, not bit-identical to one with it off.
+ * would broadcast differently go to the original kernels. Kernels stay synchronous and deterministic: the same inputs
+ * and thread count give the same bits. MLAS blocks a product differently with more threads (fine-tuning losses then
+ * differ at ~1e-7), so the default is ONE thread: the same numbers on any machine, and a cold run already keeps both
+ * cores busy with two notebooks (measured: two fine-tunings side by side step in 2.0–2.6 s with 1 thread each, 2.4–2.9
+ * s with 2; alone, 2.2 s with 1 and 1.75 s with 2). The bits differ from XNNPACK's (another summation order, ~1e-7
+ * relative), so a training run with the route on is reproducible with it on, not bit-identical to one with it off.
  *
  * Switch: $EO_TF_MATMUL = `onnx` (default where onnxruntime-node loads) or `wasm` (XNNPACK only: the published
  * run files of earlier stops); worker threads keep XNNPACK unless $EO_TF_MATMUL is set (see below).
- * $EO_TF_MATMUL_THREADS: MLAS threads (default 2 on the main thread, capped at the cores, and 1 in worker threads).
+ * $EO_TF_MATMUL_THREADS: MLAS threads (default 1, see above).
  */
 
 /** Environment variable choosing the route of tfjs-wasm's matMul: `onnx` or `wasm`. */
@@ -174,13 +175,13 @@ function threadsFromEnv(env: NodeJS.ProcessEnv): number {
     if (!Number.isInteger(n) || n < 1) throw new EoError('CONFIG', `$${TF_MATMUL_THREADS_ENV} must be a positive integer (got ${JSON.stringify(raw)})`);
     return n;
   }
-  return isMainThread ? Math.max(1, Math.min(2, os.availableParallelism?.() ?? os.cpus().length)) : 1;
+  return 1;
 }
 
 export interface InstallWasmMatMulOptions {
   /** `onnx` or `wasm`; default $EO_TF_MATMUL, else `onnx`. */
   mode?: 'onnx' | 'wasm';
-  /** MLAS threads; default $EO_TF_MATMUL_THREADS, else 2 on the main thread (capped at the cores), 1 in workers. */
+  /** MLAS threads; default $EO_TF_MATMUL_THREADS, else 1 (the same bits on any machine). */
   threads?: number;
   /** Smallest product (multiply-adds) sent to onnxruntime. Default `DEFAULT_MIN_MACS`. */
   minMacs?: number;
