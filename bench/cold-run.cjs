@@ -19,7 +19,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { finetuneBenchExamples } = require('./lib/common.cjs');
+const { finetuneBenchExamples, nnsscFullShapeData } = require('./lib/common.cjs');
 
 const args = process.argv.slice(2);
 const opt = (name, def) => (args.includes(name) ? args[args.indexOf(name) + 1] : def);
@@ -100,30 +100,9 @@ async function finetuneStage(eo, corpus) {
 }
 
 async function nnsscStage(eo, corpus) {
-  const D = 512;
-  const N = corpus.datasets.length;
-  const rng = eo.mulberry32(7);
-  const unit = (rows) => {
-    const m = new Float32Array(rows * D);
-    for (let r = 0; r < rows; r++) {
-      let s = 0;
-      for (let j = 0; j < D; j++) s += (m[r * D + j] = rng() - 0.5) ** 2;
-      const inv = 1 / Math.sqrt(s);
-      for (let j = 0; j < D; j++) m[r * D + j] *= inv;
-    }
-    return m;
-  };
   // The full run's shape: 580 training queries (15% held out for validation), ~6 positives each.
-  const Q = 580;
-  const queries = [];
-  const positives = [];
-  for (let q = 0; q < Q; q++) {
-    queries.push({ id: `q${q}`, group: `p${q}` });
-    const p = new Set();
-    while (p.size < 6) p.add(Math.floor(rng() * N));
-    positives.push([...p]);
-  }
-  const data = { corpusMatrix: unit(N), dim: D, datasetIds: corpus.datasets.map((d) => d.id), queries, queryMatrix: unit(Q), positives };
+  const data = nnsscFullShapeData(eo, corpus);
+  const Q = data.queries.length;
   const marks = [];
   await eo.trainNnssc(data, { maxEpochs: 2, patience: 2 }, { backend: 'wasm', onEpoch: () => marks.push(cpu()) });
   return { cpuPerEpoch: marks[1] - marks[0], fullEpochs: nnsscEpochs, trainPositives: Math.round(Q * 0.85 * 6) };

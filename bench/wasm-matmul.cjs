@@ -12,7 +12,7 @@
 'use strict';
 const os = require('node:os');
 const { spawnSync } = require('node:child_process');
-const { finetuneBenchExamples } = require('./lib/common.cjs');
+const { finetuneBenchExamples, nnsscFullShapeData } = require('./lib/common.cjs');
 
 const args = process.argv.slice(2);
 const opt = (name, def) => (args.includes(name) ? args[args.indexOf(name) + 1] : def);
@@ -62,29 +62,7 @@ async function child() {
     losses: res.steps.map((s) => s.loss),
   };
   // 3. One NN-SSC epoch on the full shape.
-  const D = 512;
-  const N = corpus.datasets.length;
-  const r2 = eo.mulberry32(7);
-  const unit = (rows) => {
-    const mat = new Float32Array(rows * D);
-    for (let r = 0; r < rows; r++) {
-      let s = 0;
-      for (let j = 0; j < D; j++) s += (mat[r * D + j] = r2() - 0.5) ** 2;
-      const inv = 1 / Math.sqrt(s);
-      for (let j = 0; j < D; j++) mat[r * D + j] *= inv;
-    }
-    return mat;
-  };
-  const Q = 580;
-  const queries = [];
-  const positives = [];
-  for (let q = 0; q < Q; q++) {
-    queries.push({ id: `q${q}`, group: `p${q}` });
-    const p = new Set();
-    while (p.size < 6) p.add(Math.floor(r2() * N));
-    positives.push([...p]);
-  }
-  const data = { corpusMatrix: unit(N), dim: D, datasetIds: corpus.datasets.map((d) => d.id), queries, queryMatrix: unit(Q), positives };
+  const data = nnsscFullShapeData(eo, corpus);
   const cpuMarks = [];
   const nn = await eo.trainNnssc(data, { maxEpochs: 2, patience: 2 }, { backend: 'wasm', onEpoch: () => cpuMarks.push(cpu()) });
   out.nnssc = { wallPerEpoch: nn.curve[1].seconds, cpuPerEpoch: cpuMarks[1] - cpuMarks[0], valLoss: nn.curve.map((c) => c.valLoss) };

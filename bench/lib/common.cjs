@@ -67,4 +67,34 @@ function finetuneBenchExamples(eo, corpus, count, negatives = 5, seed = 42) {
   return examples;
 }
 
-module.exports = { finetuneBenchExamples, benchArgs, cachedUseLiteCorpus, nnsscAdamStep };
+/**
+ * NN-SSC training data of the full run's shape (580 training queries, 6 positives each, the corpus size, 512-d random
+ * unit vectors from mulberry32(7)): an epoch's cost does not depend on the values. Used by cold-run and wasm-matmul.
+ */
+function nnsscFullShapeData(eo, corpus) {
+  const D = 512;
+  const N = corpus.datasets.length;
+  const rng = eo.mulberry32(7);
+  const unit = (rows) => {
+    const m = new Float32Array(rows * D);
+    for (let r = 0; r < rows; r++) {
+      let s = 0;
+      for (let j = 0; j < D; j++) s += (m[r * D + j] = rng() - 0.5) ** 2;
+      const inv = 1 / Math.sqrt(s);
+      for (let j = 0; j < D; j++) m[r * D + j] *= inv;
+    }
+    return m;
+  };
+  const Q = 580;
+  const queries = [];
+  const positives = [];
+  for (let q = 0; q < Q; q++) {
+    queries.push({ id: `q${q}`, group: `p${q}` });
+    const p = new Set();
+    while (p.size < 6) p.add(Math.floor(rng() * N));
+    positives.push([...p]);
+  }
+  return { corpusMatrix: unit(N), dim: D, datasetIds: corpus.datasets.map((d) => d.id), queries, queryMatrix: unit(Q), positives };
+}
+
+module.exports = { finetuneBenchExamples, benchArgs, cachedUseLiteCorpus, nnsscAdamStep, nnsscFullShapeData };
