@@ -53,7 +53,7 @@ function selectNotebooks(all, only) {
  * other it does not read from (full snapshot and --sample alike). On the sample no single notebook fills the two cores
  * for long (kernel start, type-checking the first cell and short single-threaded steps leave one idle), so this is
  * what brings `npm start -- --sample` well inside 5 minutes; on the full snapshot it runs 00's corpus embedding beside
- * 03's set-up, 04's NN-SSC training beside 03's fine-tuning, 01 and 02 in 03's tail, and 06, 07 and 08 side by side.
+ * 03's set-up, 04's NN-SSC training beside 03's fine-tuning, 01 and 02 in 03's tail, then 06 beside 07, then 08.
  * Results do not depend on the order: every stage is seeded, and the shared caches are written atomically under a
  * lock that a second writer waits for (lib/encode/cache.ts).
  *   05 ← 03 (the fine-tuned encoder's checkpoint and its corpus embeddings), 04 (the NN-SSC checkpoint)

@@ -24,8 +24,34 @@ export function startEmbedWorker(spec: EncoderSpec): Worker {
   throw new EoError('ENCODER', `embed worker script not found next to ${__filename}`);
 }
 
-/** How long a pool waits for a stopped worker to end before terminating it. */
+/** How long a stopped embed worker may take to end before it is terminated. */
 const STOP_GRACE_MS = 10_000;
+
+/**
+ * Stop an embed worker (`embed-worker` or a worker encoder's): it disposes its encoder and ends by itself; resolves
+ * when it has exited. Stop, don't just terminate: a worker terminated with an onnxruntime session still open aborts
+ * the whole process at exit (onnxruntime-node 1.30, `Napi::Error`). The worker is kept referenced until it ends, and
+ * terminated only if it has not ended within `STOP_GRACE_MS` (e.g. stuck in a long embed call). Its listeners are
+ * removed first: what it does while stopping is no longer anyone's result.
+ */
+export function stopEmbedWorker(w: Worker): Promise<void> {
+  w.removeAllListeners();
+  w.on('error', () => {});
+  w.ref();
+  return new Promise<void>((done) => {
+    const timer = setTimeout(() => void w.terminate(), STOP_GRACE_MS);
+    timer.unref();
+    w.once('exit', () => {
+      clearTimeout(timer);
+      done();
+    });
+    try {
+      w.postMessage({ type: 'stop' } satisfies ToWorker);
+    } catch {
+      void w.terminate();
+    }
+  });
+}
 
 /**
  * Embed jobs on `n` worker threads, each with its own encoder rebuilt from `spec`; `onDone` receives every
@@ -49,27 +75,7 @@ export function runEmbedPool(
     const finish = (err?: unknown) => {
       if (finished) return;
       finished = true;
-      // Stop, don't just terminate: a worker with an onnxruntime session still open when it is terminated aborts the
-      // whole process at exit (onnxruntime-node 1.30, `Napi::Error`). `stop` disposes the encoder, then the worker
-      // ends by itself; terminate() only if it has not within STOP_GRACE_MS (e.g. stuck in a long embed call).
-      const exits = workers.map(
-        (w) =>
-          new Promise<void>((done) => {
-            w.removeAllListeners();
-            w.on('error', () => {});
-            const timer = setTimeout(() => void w.terminate(), STOP_GRACE_MS);
-            w.once('exit', () => {
-              clearTimeout(timer);
-              done();
-            });
-            try {
-              w.postMessage({ type: 'stop' } satisfies ToWorker);
-            } catch {
-              void w.terminate();
-            }
-          }),
-      );
-      void Promise.all(exits).then(() => (err ? reject(err) : resolve()));
+      void Promise.all(workers.map(stopEmbedWorker)).then(() => (err ? reject(err) : resolve()));
     };
     const feed = (w: Worker) => {
       const job = queue.shift();

@@ -1,6 +1,6 @@
 import { EoError } from '../errors';
 import type { FromWorker, ToWorker } from './embed-worker';
-import { startEmbedWorker } from './pool';
+import { startEmbedWorker, stopEmbedWorker } from './pool';
 import type { SentenceEncoder } from './types';
 
 /** Options of `workerEncoder`. */
@@ -100,19 +100,7 @@ export async function workerEncoder(spec: NonNullable<SentenceEncoder['spec']>, 
     },
     dispose() {
       fail(new EoError('ENCODER', 'workerEncoder used after dispose()'));
-      worker.removeAllListeners();
-      worker.on('error', () => {});
-      // stop, then let it end by itself (kept alive until it does): terminating a worker whose onnxruntime session is
-      // still open aborts the process (see runEmbedPool); terminate() only if it has not ended within 10 s
-      worker.ref();
-      const timer = setTimeout(() => void worker.terminate(), 10_000);
-      timer.unref();
-      worker.once('exit', () => clearTimeout(timer));
-      try {
-        worker.postMessage({ type: 'stop' } satisfies ToWorker);
-      } catch {
-        void worker.terminate();
-      }
+      void stopEmbedWorker(worker);
     },
   };
 }

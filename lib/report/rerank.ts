@@ -118,7 +118,6 @@ export interface VerdictOptions {
   metric?: 'MAP' | 'MRR';
 }
 
-
 /**
  * What a rerank table shows, as markdown computed from its numbers: per backbone, which row wins on `metric` and by
  * how much, each reranker's paired gain over its backbone (whether the CI excludes 0), whether R@10 stayed the same

@@ -6,7 +6,7 @@ import type { EmbedProgress, SentenceEncoder } from '../encode/types';
 import type { Run } from '../metrics/types';
 import { bm25Scores, type Bm25Index } from './bm25';
 import { EoError } from '../errors';
-import { denseScores, denseScoresBatch, denseScoresExactBatch } from './dense';
+import { denseScoresBatch, denseScoresExactBatch } from './dense';
 import { DenseOnnxIndex } from './dense-onnx';
 import type { OnnxThread } from '../tensor/onnx-session';
 import { topKHits, topKSet } from './topk';
@@ -141,7 +141,7 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
   const onnxIndex = () => (onnx ??= DenseOnnxIndex.create(matrix, dim, { thread: opts.onnxThread }));
   let disposed = false;
   const cosine = async (q: Float32Array): Promise<Float32Array[]> => {
-    if (kernel === 'exact') return q.length === dim ? [denseScores(matrix, dim, q)] : denseScoresExactBatch(matrix, dim, q);
+    if (kernel === 'exact') return denseScoresExactBatch(matrix, dim, q);
     if (kernel !== 'js') {
       const index = await onnxIndex();
       if (index) return index.scores(q);

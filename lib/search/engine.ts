@@ -15,7 +15,7 @@ import { workerEncoder } from '../encode/worker-encoder';
 import { EoError } from '../errors';
 import { RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
-import { bm25Scorer, defaultCosineKernel, denseScorer, type CorpusScorer } from '../retrieve/scorers';
+import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
 import { microBatchingScorer } from '../retrieve/microbatch';
 import { corpusShortNameResolver } from '../router/route';
 import { describeFusionRecord, fusionAlpha, fusionRecordFile, fusionRecordKey, readFusionRecord } from './fusion-record';
@@ -181,7 +181,8 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
       }
       queryEncoder = microBatchingEncoder(embedder, { ...opts.queryBatching, maxWaitMs: 0, maxBatch: (opts.queryBatching.maxBatch ?? 16) + 1, concurrency: 1 });
     }
-    const cosineKernel = opts.cosineKernel ?? (opts.queryBatching ? 'auto' : defaultCosineKernel());
+    // batched queries need a batched kernel; otherwise denseScorer's default ($EO_COSINE_KERNEL, else auto)
+    const cosineKernel = opts.cosineKernel ?? (opts.queryBatching ? 'auto' : undefined);
     if (choice === 'best' || choice === 'nnssc') {
       let twoStage: LoadNnsscOptions['twoStage'];
       if (opts.nnsscTwoStage) {
