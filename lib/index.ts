@@ -89,7 +89,7 @@ export {
 export {
   microBatchingScorer,
   annSearch, bm25Scorer, bm25Scores, bm25Tokens, buildBm25, buildHnsw, DenseOnnxIndex, denseScorer, defaultCosineKernel, COSINE_KERNEL_ENV, denseScores, denseScoresBatch, denseScoresExactBatch, denseTopK,
-  hashMatrix, hnswCached, loadHnsw, loadNnsscCheckpoint, loadOrBuildBm25, NnsscCorpusIndex, nnsscLogitReference,
+  hashMatrix, hnswCached, loadHnsw, loadNnsscCheckpoint, loadOrBuildBm25, meanScorer, meanScoreVectors, NnsscCorpusIndex, nnsscLogitReference,
   nnsscNaiveScores, NnsscOnnxIndex, nnsscParamCount, nnsscScorer, NnsscThreadedIndex, nnsscTwoStageScores, nnsscWeightsHash,
   openNnsscIndex, runFromScores, saveHnsw, scoreQueries, topK, topKHits, topKSet, twoStageCandidates, type Bm25Index,
   type CorpusScorer, type DenseScorer, type NnsscEngine, type NnsscIndex, type NnsscModel, type NnsscScorer, type ScoredHit,

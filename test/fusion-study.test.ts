@@ -6,10 +6,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  alphaRows, analyticAlpha, bm25Scorer, buildBm25, buildTable2, evaluateRun, fuseConvex, fusionDiscussion, perQueryGain,
+  alphaRows, analyticAlpha, bm25Scorer, buildBm25, buildTable2, evaluateRun, fuseConvex, fusionDiscussion, meanScorer, meanScoreVectors, perQueryGain,
   retrieveSplits, rrfScores, runFromScores, studyHybrid, summarize, table2Systems, TABLE2_ROWS, table2RowId, hybridGains,
 } from '../lib';
 import type { PerQueryMetrics } from '../lib/metrics';
+import type { CorpusScorer } from '../lib/retrieve';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
 
 const corpus = toyCorpus;
@@ -72,6 +73,42 @@ test('perQueryGain: counts better, worse and tied queries by query id', () => {
   assert.is(g.worse, 1);
   assert.is(g.tied, 2);
   assert.ok(Math.abs(g.mean - (-0.2 + 0.2) / 4) < 1e-12);
+});
+
+test('meanScorer: a seed ensemble scores the element-wise mean of its members, in member order; bad shapes are refused', async () => {
+  const member = (id: string, f: (t: string, i: number) => number): CorpusScorer => ({
+    id, label: id, fingerprint: `fp-${id}`,
+    async scoreBatch(texts) {
+      return texts.map((t) => Float32Array.from({ length: 5 }, (_, i) => f(t, i)));
+    },
+  });
+  const a = member('a', (t, i) => t.length + i);
+  const b = member('b', (t, i) => 10 * i - t.length + 0.1);
+  const c = member('c', (_t, i) => (i % 2 ? 3 : -3));
+  const ens = meanScorer([a, b, c], { id: 'ens', label: 'ensemble' });
+  assert.is(ens.fingerprint, 'mean(fp-a,fp-b,fp-c)');
+  const got = await ens.scoreBatch(['ozone', 'sea ice']);
+  assert.is(got.length, 2);
+  ['ozone', 'sea ice'].forEach((t, q) => {
+    for (let i = 0; i < 5; i++) {
+      const want = Math.fround((Math.fround(Math.fround(t.length + i) + Math.fround(10 * i - t.length + 0.1)) + (i % 2 ? 3 : -3)) * Math.fround(1 / 3));
+      assert.is(got[q][i], want, `query ${q} dataset ${i}`);
+    }
+  });
+  // the same as meanScoreVectors over the members' vectors, which does not touch its inputs
+  const vecs = await Promise.all([a, b, c].map((m) => m.scoreBatch(['ozone', 'sea ice'])));
+  const before = vecs.map((m) => m.map((v) => [...v]));
+  assert.equal(meanScoreVectors(vecs).map((v) => [...v]), got.map((v) => [...v]));
+  assert.equal(vecs.map((m) => m.map((v) => [...v])), before);
+  // a one-member ensemble is that member; a constant added to one member moves every dataset alike (rankings stay)
+  assert.equal((await meanScorer([a], { id: 'one', label: 'one' }).scoreBatch(['x']))[0], (await a.scoreBatch(['x']))[0]);
+  const shifted = member('a+7', (t, i) => t.length + i + 7);
+  const s1 = (await meanScorer([shifted, b], { id: 's', label: 's' }).scoreBatch(['ozone']))[0];
+  const s0 = (await meanScorer([a, b], { id: 's0', label: 's0' }).scoreBatch(['ozone']))[0];
+  for (let i = 0; i < 5; i++) assert.ok(Math.abs(s1[i] - s0[i] - 3.5) < 1e-5);
+  assert.throws(() => meanScorer([], { id: 'x', label: 'x' }), /at least one member/);
+  assert.throws(() => meanScoreVectors([[new Float32Array(3)], [new Float32Array(4)]]), /3 and 4 datasets/);
+  assert.throws(() => meanScoreVectors([[new Float32Array(3)], []]), /members score 1\/0 queries/);
 });
 
 test.run();

@@ -236,4 +236,27 @@ test('microbatch scorer: concurrent one-query calls become one scoreBatch with i
   assert.equal(calls, [['a', 'bb']]);
 });
 
+test('microbatch scorer: a bulk call reaches the wrapped scorer maxBatch queries at a time, in order, with its progress', async () => {
+  const calls: string[][] = [];
+  const inner: CorpusScorer = {
+    id: 'len', label: 'length scorer',
+    async scoreBatch(texts) {
+      calls.push([...texts]);
+      return texts.map((t) => Float32Array.from([t.length, t.charCodeAt(t.length - 1)]));
+    },
+  };
+  const s = microBatchingScorer(inner, { maxBatch: 4 });
+  const texts = Array.from({ length: 11 }, (_, i) => `query ${i}`);
+  const progress: number[] = [];
+  const got = await s.scoreBatch(texts, (done, total) => {
+    assert.is(total, 11);
+    progress.push(done);
+  });
+  assert.equal(calls.map((c) => c.length), [4, 4, 3]);
+  assert.equal(calls.flat(), texts);
+  assert.equal(progress, [4, 8, 11]);
+  assert.is(got.length, 11);
+  got.forEach((g, i) => assert.equal([...g], [texts[i].length, texts[i].charCodeAt(texts[i].length - 1)]));
+});
+
 test.run();

@@ -186,6 +186,48 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
   };
 }
 
+/**
+ * Element-wise mean of several scorers' score vectors of the same queries (`members[m][q]`: member m, query q), in
+ * float32 summed in member order: what `meanScorer` returns, for callers that already hold the members' vectors.
+ */
+export function meanScoreVectors(members: readonly (readonly Float32Array[])[]): Float32Array[] {
+  if (members.length === 0) throw new EoError('INVALID_ARGUMENT', 'meanScoreVectors: needs at least one member');
+  const nq = members[0].length;
+  for (const m of members) if (m.length !== nq) throw new EoError('INVALID_ARGUMENT', `meanScoreVectors: members score ${members.map((x) => x.length).join('/')} queries`);
+  const inv = 1 / members.length;
+  return members[0].map((first, q) => {
+    const out = Float32Array.from(first);
+    for (let m = 1; m < members.length; m++) {
+      const v = members[m][q];
+      if (v.length !== out.length) throw new EoError('INVALID_ARGUMENT', `meanScoreVectors: query ${q} has vectors of ${out.length} and ${v.length} datasets`);
+      for (let i = 0; i < out.length; i++) out[i] += v[i];
+    }
+    for (let i = 0; i < out.length; i++) out[i] *= inv;
+    return out;
+  });
+}
+
+/**
+ * A seed ensemble: the mean of several scorers' scores (e.g. NN-SSC trained with different seeds; members score
+ * one after another). The raw mean, not a normalised one: NN-SSC's loss ignores a constant added to a model's logits
+ * (its output bias), and such a constant shifts every dataset of a query alike, so it changes no ranking; members of
+ * one recipe have logits of similar spread. The fingerprint lists the members' (so a stored α is the ensemble's own).
+ */
+export function meanScorer(members: readonly CorpusScorer[], opts: { id: string; label: string }): CorpusScorer {
+  if (members.length === 0) throw new EoError('INVALID_ARGUMENT', 'meanScorer: needs at least one member');
+  return {
+    id: opts.id,
+    label: opts.label,
+    fingerprint: `mean(${members.map((m) => m.fingerprint ?? m.id).join(',')})`,
+    async scoreBatch(texts, onProgress, stages) {
+      const all: Float32Array[][] = [];
+      for (const m of members) all.push(await m.scoreBatch(texts, undefined, stages));
+      onProgress?.(texts.length, texts.length);
+      return meanScoreVectors(all);
+    },
+  };
+}
+
 /** Turn score vectors into a run: the top `depth` datasets per query (ties by id descending, as metrics). */
 export function runFromScores(queryIds: readonly string[], scores: readonly Float32Array[], corpus: Corpus, depth = 100): Run {
   const ids = datasetIds(corpus);
