@@ -15,9 +15,10 @@
 // Which variant is better is never decided on the test split: validation (held-out training publications) MAP of
 // every checkpoint is printed beside it.
 //   node bench/nnssc-seeds.cjs [--sample] [--seeds 42,43,44,45,46] [--variants plain,mix] [--max-pairs 2048]
-//        [--max-epochs N] [--patience N] [--against bench/out/nnssc-seeds.json] [--out bench/out/nnssc-seeds[-sample][-p<patience>e<maxEpochs>].json]
-// --max-epochs / --patience: another stopping rule (default notebook 04's: at most 60 epochs, stop after 5 without a
-// better validation MAP); its checkpoints get their own folders.
+//        [--max-epochs N] [--patience N] [--against bench/out/nnssc-seeds-p5e60.json] [--out bench/out/nnssc-seeds[-sample]-p<patience>e<maxEpochs>.json]
+// --max-epochs / --patience: another stopping rule (default notebook 04's, DEFAULT_NNSSC_CONFIG: at most 100 epochs,
+// stop after 15 without a better validation MAP; the earlier rule was --max-epochs 60 --patience 5); its checkpoints
+// get their own folders (`…-p<patience>e<maxEpochs>`), the default rule's are notebook 04's.
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -34,9 +35,11 @@ const maxEpochs = args.includes('--max-epochs') ? Number(opt('--max-epochs')) : 
 const patience = args.includes('--patience') ? Number(opt('--patience')) : undefined;
 // another stopping rule is another recipe: its checkpoints go beside notebook 04's (`…-p<patience>e<maxEpochs>`), never over them
 const recipe = { ...eo.DEFAULT_NNSSC_CONFIG, ...(maxEpochs ? { maxEpochs } : {}), ...(patience ? { patience } : {}) };
-const recipeSuffix = recipe.maxEpochs === eo.DEFAULT_NNSSC_CONFIG.maxEpochs && recipe.patience === eo.DEFAULT_NNSSC_CONFIG.patience ? '' : `-p${recipe.patience}e${recipe.maxEpochs}`;
+const ruleTag = `-p${recipe.patience}e${recipe.maxEpochs}`;
+const recipeSuffix = recipe.maxEpochs === eo.DEFAULT_NNSSC_CONFIG.maxEpochs && recipe.patience === eo.DEFAULT_NNSSC_CONFIG.patience ? '' : ruleTag;
 
-const outFile = opt('--out', path.join(__dirname, 'out', `nnssc-seeds${sample ? '-sample' : ''}${recipeSuffix}.json`));
+// the output always names its stopping rule (a default that changes does not make two rules' files look alike)
+const outFile = opt('--out', path.join(__dirname, 'out', `nnssc-seeds${sample ? '-sample' : ''}${ruleTag}.json`));
 const METRICS = ['R@10', 'R@20', 'R@100', 'MAP', 'MRR'];
 const KINDS = ['alone', 'analytic', 'grid'];
 const CMP = { seed: 42, permutations: 10000, bootstrapSamples: 10000 };
@@ -110,7 +113,7 @@ async function main() {
     }
 
   // 2. spread over seeds
-  const out = { created: new Date().toISOString(), sample, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash, seeds, variants, maxPairs, stopping: { maxEpochs: recipe.maxEpochs, patience: recipe.patience },
+  const out = { format: 'eo-nnssc-seeds/1', created: new Date().toISOString(), sample, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash, seeds, variants, maxPairs, stopping: { maxEpochs: recipe.maxEpochs, patience: recipe.patience },
     machine: { cores: os.cpus().length, loadAverageAtStart: load }, perSeed: {}, spread: {}, seedAveraged: {}, ensembles: {}, vsBm25R100: {} };
   console.log(`\ntest split: ${test.queries.length} queries. Spread over ${seeds.length} seeds (mean ± sd [min, max]); validation MAP of the kept weights`);
   for (const v of variants) {

@@ -206,6 +206,10 @@ export {
 } from './report';
 export { finetuneTryDir, tryFinetuneSchedule, tryNnsscNegatives, type TryItResult } from './train';
 export { fuseSplitAtAlpha } from './search';
+// ── Notebook 05's seed section: NN-SSC over several seeds (bench/nnssc-seeds.cjs), read from its JSON
+export {
+  readSeedSpread, seedEpochRows, seedSpreadCommand, seedSpreadFiles, seedSpreadMissing, seedSpreadRows, seedSpreadVerdict, type SeedSpread,
+} from './report';
 // ── Teaching notebooks 00–02, 08: text generated from the numbers under each result, the scale model's table
 export {
   benchmarkVerdict, benchmarkVsPaperRows, daacVerdict, datasetsPerDaacRows, defaultPaperScaleFile, fallThroughMisses, firstRelevantRank,

@@ -18,3 +18,4 @@ export * from './tour';
 export * from './try-it';
 export * from './router';
 export * from './paper-scale';
+export * from './seed-spread';
