@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
 import { repoRoot } from '../util/paths';
+import { readBenchJson } from './bench-json';
 import { repoRelativePath } from './frame';
 import type { TableRow } from './types';
 
@@ -58,14 +59,7 @@ export const PAPER_SCALE_COMMAND = 'npm run build && node bench/paper-scale.cjs 
  */
 export function readPaperScale(file = defaultPaperScaleFile()): PaperScale | null {
   if (!fs.existsSync(file)) return null;
-  let j: unknown;
-  try {
-    j = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new EoError('REPORT', `${file}: not JSON (${(e as Error).message})`, { file });
-  }
-  const o = j as Partial<PaperScale>;
-  if (o.format !== 'eo-paper-scale/1') throw new EoError('REPORT', `${file}: field "format" is ${JSON.stringify(o.format)}, expected "eo-paper-scale/1"`, { file, field: 'format' });
+  const o = readBenchJson(file, 'eo-paper-scale/1') as Partial<PaperScale>;
   if (!Array.isArray(o.stages)) throw new EoError('REPORT', `${file}: field "stages" must be an array`, { file, field: 'stages' });
   if (!Array.isArray(o.llm)) throw new EoError('REPORT', `${file}: field "llm" must be an array`, { file, field: 'llm' });
   return o as PaperScale;

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
 import { repoRoot } from '../util/paths';
+import { readBenchJson } from './bench-json';
 import { repoRelativePath } from './frame';
 import { DEFAULT_NNSSC_CONFIG } from '../train/nnssc';
 import { sampleSuffix } from './lesson';
@@ -60,14 +61,7 @@ export function seedSpreadFiles(sample = false, dir = path.join(repoRoot(), 'ben
 
 /** One file of the seed bench; a file of another format is an error naming the file and the field. */
 export function readSeedSpread(file: string): SeedSpread {
-  let j: unknown;
-  try {
-    j = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new EoError('REPORT', `${file}: not JSON (${(e as Error).message})`, { file });
-  }
-  const o = j as Partial<SeedSpread>;
-  if (o.format !== 'eo-nnssc-seeds/1') throw new EoError('REPORT', `${file}: field "format" is ${JSON.stringify(o.format)}, expected "eo-nnssc-seeds/1"`, { file, field: 'format' });
+  const o = readBenchJson(file, 'eo-nnssc-seeds/1') as Partial<SeedSpread>;
   for (const field of ['seeds', 'variants'] as const) if (!Array.isArray(o[field])) throw new EoError('REPORT', `${file}: field "${field}" must be an array`, { file, field });
   for (const field of ['stopping', 'perSeed', 'spread', 'seedAveraged', 'ensembles', 'vsBm25R100'] as const)
     if (typeof o[field] !== 'object' || o[field] === null) throw new EoError('REPORT', `${file}: field "${field}" must be an object`, { file, field });
