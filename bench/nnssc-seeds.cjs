@@ -144,26 +144,7 @@ async function main() {
   // 4. seed ensembles
   console.log(`\nseed ensembles (mean of the ${seeds.length} seeds' logits), each with its own α set on the training split`);
   // today's row: notebook 04's checkpoint (seed 42, the default stopping rule), whatever recipe this run trains
-  let today = recipeSuffix ? null : members.plain.find((m) => m.seed === DEFAULT_SEED);
-  let todayName = `plain seed ${DEFAULT_SEED}`;
-  let nn = null;
-  if (!today) {
-    try {
-      nn = await eo.loadOrTrainNnssc({ corpus, bench, encoder, corpusMatrix: matrix, mode: 'load' });
-    } catch (e) {
-      today = members.plain.find((m) => m.seed === DEFAULT_SEED) ?? members.plain[0];
-      todayName = `plain seed ${today.seed} (this recipe)`;
-      console.log(`today's row: notebook 04's checkpoint is not usable (${e.message.split('\n')[0]}); comparing with ${todayName} instead`);
-    }
-  }
-  if (!today) {
-    const scorer = eo.nnsscScorer(encoder, matrix, nn.model, { id: 'nnssc', label: 'NN-SSC', threads: 2 });
-    const scores = await eo.retrieveSplits(scorer, splits, corpus);
-    today = { seed: DEFAULT_SEED, scorer, scores, ...(await hybridRows(scorer, scores)) };
-    members.today = [today];
-    todayName = "today's NN-SSC";
-    console.log(`today's row (notebook 04's checkpoint, seed ${DEFAULT_SEED}, default stopping): MAP alone ${f3(eo.summarize('', today.pq.alone).MAP)}, + BM25 ${f3(eo.summarize('', today.pq.analytic).MAP)} (α ${today.alpha.analytic.toFixed(3)})`);
-  }
+  const { today, todayName } = await todayRow({ corpus, bench, encoder, matrix, splits, hybridRows, members });
   const ens = {};
   for (const v of variants) {
     const ms = members[v];
@@ -200,25 +181,25 @@ async function main() {
   // --against FILE (another run of this bench, e.g. another stopping rule): each variant's seed-averaged and ensemble
   // rows against the same variant there, paired on the same test queries
   if (args.includes('--against')) {
-    const other = JSON.parse(fs.readFileSync(opt('--against'), 'utf8'));
+    const other = eo.readSeedSpread(opt('--against'));
     if (other.corpus !== out.corpus || other.trainingData !== out.trainingData) throw new Error(`--against: ${opt('--against')} was run on other data`);
     const ids = bm25Pq.queryIds;
     if (other.perQuery.bm25.queryIds.join('\n') !== ids.join('\n')) throw new Error('--against: other test queries');
     const pqOf = (valuesByMetric) => ({ queryIds: ids, values: valuesByMetric, skippedNoPositives: [], missingFromRun: [] });
-    const tag = (o) => `≤ ${o.stopping?.maxEpochs ?? 60} epochs, patience ${o.stopping?.patience ?? 5}`;
+    const tag = (o) => `≤ ${o.stopping.maxEpochs} epochs, patience ${o.stopping.patience}`;
     console.log(`\nagainst ${opt('--against')} (${tag(other)}; this run ${tag(out)}), same variant, paired:`);
-    out.against = { file: opt('--against'), stopping: other.stopping ?? { maxEpochs: 60, patience: 5 }, rows: [] };
+    out.against = { file: opt('--against'), stopping: other.stopping, rows: [] };
     for (const v of variants) {
-      const theirSeeds = (other.seeds ?? []).filter((sd) => other.perQuery[`${v}-seed${sd}`]);
+      const theirSeeds = other.seeds.filter((sd) => other.perQuery[`${v}-seed${sd}`]);
       if (!theirSeeds.length) continue;
       for (const k of KINDS) {
         const theirs = meanPerQuery(theirSeeds.map((sd) => pqOf(other.perQuery[`${v}-seed${sd}`][k])));
         const name = k === 'alone' ? 'alone' : `+ BM25 ${k} α`;
-        const rows = [[`${v} seed-averaged (${seeds.length} vs ${theirSeeds.length} seeds), ${name}`, avg[v][k], theirs]];
-        if (other.perQuery[`${v}-ensemble`]) rows.push([`${v} ensemble, ${name}`, ens[v].pq[k], pqOf(other.perQuery[`${v}-ensemble`][k])]);
-        for (const [label, a, b] of rows) {
+        const rows = [['seed-averaged', `${v} seed-averaged (${seeds.length} vs ${theirSeeds.length} seeds), ${name}`, avg[v][k], theirs]];
+        if (other.perQuery[`${v}-ensemble`]) rows.push(['ensemble', `${v} ensemble, ${name}`, ens[v].pq[k], pqOf(other.perQuery[`${v}-ensemble`][k])]);
+        for (const [pooling, label, a, b] of rows) {
           const c = eo.compareSystems(a, b, METRICS, CMP);
-          out.against.rows.push({ label, cmp: c.map((x) => ({ metric: x.metric, a: x.meanA, b: x.meanB, delta: x.meanDiff, ci: [x.ciLow, x.ciHigh], p: x.pValue })) });
+          out.against.rows.push({ variant: v, kind: k, pooling, label, cmp: c.map((x) => ({ metric: x.metric, a: x.meanA, b: x.meanB, delta: x.meanDiff, ci: [x.ciLow, x.ciHigh], p: x.pValue })) });
           console.log(`${label.padEnd(58)} ${['MAP', 'MRR', 'R@10', 'R@100'].map((mt) => { const x = c.find((y) => y.metric === mt); return `${mt} ${f3(x.meanA)} vs ${f3(x.meanB)} ${ciText(x)}`; }).join('   ')}`);
         }
       }
@@ -250,8 +231,31 @@ async function main() {
   fs.writeFileSync(outFile + '.tmp', JSON.stringify(out, null, 1));
   fs.renameSync(outFile + '.tmp', outFile);
   console.log(`\nwritten ${path.relative(process.cwd(), outFile)} (${out.seconds.toFixed(0)} s); load average at end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  for (const ms of Object.values(members)) for (const m of ms) m.scorer.dispose();
+  for (const m of [...Object.values(members).flat(), today]) m.scorer.dispose();
   encoder.dispose();
+}
+
+/**
+ * Today's NN-SSC (notebook 04's checkpoint) scored and fused like the members: this run's plain seed 42 when it trains
+ * notebook 04's rule, else the checkpoint loaded (never trained here); when that is missing or stale, this run's plain
+ * seed 42 stands in and the line says so.
+ */
+async function todayRow({ corpus, bench, encoder, matrix, splits, hybridRows, members }) {
+  const own = members.plain.find((m) => m.seed === DEFAULT_SEED) ?? members.plain[0];
+  if (!recipeSuffix && own.seed === DEFAULT_SEED) return { today: own, todayName: `plain seed ${DEFAULT_SEED}` };
+  let nn;
+  try {
+    nn = await eo.loadOrTrainNnssc({ corpus, bench, encoder, corpusMatrix: matrix, mode: 'load' });
+  } catch (e) {
+    const todayName = `plain seed ${own.seed} (this recipe)`;
+    console.log(`today's row: notebook 04's checkpoint is not usable (${e.message.split('\n')[0]}); comparing with ${todayName} instead`);
+    return { today: own, todayName };
+  }
+  const scorer = eo.nnsscScorer(encoder, matrix, nn.model, { id: 'nnssc', label: 'NN-SSC', threads: 2 });
+  const scores = await eo.retrieveSplits(scorer, splits, corpus);
+  const today = { seed: DEFAULT_SEED, scorer, scores, ...(await hybridRows(scorer, scores)) };
+  console.log(`today's row (notebook 04's checkpoint, seed ${DEFAULT_SEED}, ≤ ${nn.config.maxEpochs} epochs, patience ${nn.config.patience}): MAP alone ${f3(eo.summarize('', today.pq.alone).MAP)}, + BM25 ${f3(eo.summarize('', today.pq.analytic).MAP)} (α ${today.alpha.analytic.toFixed(3)})`);
+  return { today, todayName: "today's NN-SSC" };
 }
 
 main().then(

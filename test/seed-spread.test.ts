@@ -29,7 +29,7 @@ function fixture(over: Partial<SeedSpread> = {}): SeedSpread {
     ensembles: { plain: { alpha: { analytic: 0.497, grid: 0.75 }, test: { alone: row(0.101, 0.145), analytic: row(0.364, 0.42), grid: row(0.382, 0.472) } }, mix: { alpha: { analytic: 0.54, grid: 0.75 }, test: { alone: row(0.11, 0.15), analytic: row(0.39, 0.45), grid: row(0.38, 0.46) } } },
     ensembleComparisons: [],
     vsBm25R100: { 'plain ensemble': { delta: -0.144, ci: [-0.255, -0.031], p: 0.015, met: false }, 'mix ensemble': { delta: -0.081, ci: [-0.183, 0.023], p: 0.12, met: false } },
-    against: { file: 'bench/out/nnssc-seeds.json', stopping: { maxEpochs: 60, patience: 5 }, rows: [{ label: 'plain seed-averaged (3 vs 5 seeds), + BM25 analytic α', cmp: [cmp('MAP', 0.03, 0.01, 0.05, 0.383, 0.353)] }] },
+    against: { file: 'bench/out/nnssc-seeds.json', stopping: { maxEpochs: 60, patience: 5 }, rows: [{ variant: 'plain', kind: 'analytic', pooling: 'seed-averaged', label: 'plain seed-averaged (3 vs 5 seeds), + BM25 analytic α', cmp: [cmp('MAP', 0.03, 0.01, 0.05, 0.383, 0.353)] }] },
     ...over,
   };
 }
@@ -55,7 +55,7 @@ test('seed spread: the verdict says the spread, the corpus pairs’ seed-average
   assert.match(v, /seed 42, the seed of Table 2's row under this rule, gives 0\.350/);
   assert.match(v, /Early stopping kept epochs 20, 30, 40 of at most 100/);
   assert.match(v, /ΔMAP \+0\.032 \[\+0\.012, \+0\.050\], ΔMRR \+0\.030 \[\+0\.004, \+0\.060\] — \*\*both rise with a CI that excludes 0\*\*/);
-  assert.match(v, /Stopping rule\*\* \(≤ 100 epochs, patience 15 vs ≤ 60 epochs, patience 5\), plain seed-averaged, \+ BM25 analytic α: MAP 0\.383 vs 0\.353, Δ \+0\.030 \[\+0\.010, \+0\.050\] — the CI excludes 0/);
+  assert.match(v, /Stopping rule\*\* \(≤ 100 epochs, patience 15 vs ≤ 60 epochs, patience 5\), plain seed-averaged, \+ BM25 \(analytic α\): MAP 0\.383 vs 0\.353, Δ \+0\.030 \[\+0\.010, \+0\.050\] — the CI excludes 0/);
   assert.match(v, /not met by the best of these rows \(mix ensemble: R@100 − BM25's −0\.0810 \[−0\.1830, \+0\.0230\]\)/);
   // notebook 04's rule (DEFAULT_NNSSC_CONFIG: ≤ 100 epochs, patience 15) needs no flags; another rule's command has them
   assert.not.match(v, /--max-epochs/);

@@ -23,7 +23,6 @@ export interface MicroBatchingEncoder extends SentenceEncoder {
  * wrapped encoder.
  */
 export function microBatchingEncoder(encoder: SentenceEncoder, opts: MicroBatchOptions = {}): MicroBatchingEncoder {
-  const maxBatch = opts.maxBatch ?? 16;
   const cache = createLru<string, Float32Array>(opts.cacheEntries ?? 1000);
   const batcher = createMicroBatcher<string, Float32Array>(async (texts) => {
     const vecs = await encoder.embed(texts);
@@ -52,7 +51,7 @@ export function microBatchingEncoder(encoder: SentenceEncoder, opts: MicroBatchO
     id: encoder.id, dim: encoder.dim, backend: encoder.backend, spec: encoder.spec, stats,
     async embed(texts) {
       if (disposed) throw new EoError('INVALID_ARGUMENT', 'microBatchingEncoder: embed after dispose');
-      if (texts.length >= maxBatch) {
+      if (texts.length >= batcher.maxBatch) {
         const vecs = await batcher.exclusive(() => encoder.embed(texts));
         stats.items += texts.length;
         stats.largestBatch = Math.max(stats.largestBatch, texts.length);

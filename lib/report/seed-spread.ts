@@ -12,7 +12,7 @@ import { readBenchJson } from './bench-json';
 import { repoRelativePath } from './frame';
 import { DEFAULT_NNSSC_CONFIG } from '../train/nnssc';
 import { sampleSuffix } from './lesson';
-import { f3 } from './numbers';
+import { f3, signed } from './numbers';
 import type { TableRow } from './types';
 
 /** Row kinds of the bench: NN-SSC alone, + BM25 with the analytic α (Eq. 7), + BM25 with the grid α. */
@@ -20,7 +20,6 @@ export type SeedRowKind = 'alone' | 'analytic' | 'grid';
 const KINDS: readonly SeedRowKind[] = ['alone', 'analytic', 'grid'];
 const KIND_LABEL: Record<SeedRowKind, string> = { alone: 'alone', analytic: '+ BM25 (analytic α)', grid: '+ BM25 (grid α)' };
 const METRICS = ['R@10', 'R@100', 'MAP', 'MRR'] as const;
-type Metric = (typeof METRICS)[number];
 
 /** A paired comparison as the bench stores it. */
 export interface SeedComparison { metric: string; delta: number; ci: [number, number]; p: number; a?: number; b?: number }
@@ -39,7 +38,8 @@ export interface SeedSpread {
   ensembles: Record<string, { alpha: { analytic: number; grid: number }; test: Record<SeedRowKind, Record<string, number>> }>;
   ensembleComparisons: { label: string; cmp: SeedComparison[] }[];
   vsBm25R100: Record<string, { delta: number; ci: [number, number]; p: number; met: boolean }>;
-  against?: { file: string; stopping: { maxEpochs: number; patience: number }; rows: { label: string; cmp: SeedComparison[] }[] };
+  /** `--against` another run: each variant's row kind, seed-averaged or as an ensemble, paired with the same one there. */
+  against?: { file: string; stopping: { maxEpochs: number; patience: number }; rows: { variant: string; kind: SeedRowKind; pooling: 'seed-averaged' | 'ensemble'; label: string; cmp: SeedComparison[] }[] };
 }
 
 /** The bench's command (what a reader runs to make the file), for the default stopping rule or another one. */
@@ -71,7 +71,6 @@ export function readSeedSpread(file: string): SeedSpread {
 
 const variantLabel = (v: string) => (v === 'plain' ? 'NN-SSC' : `NN-SSC (corpus ${v})`);
 const stoppingText = (s: { maxEpochs: number; patience: number }) => `≤ ${s.maxEpochs} epochs, patience ${s.patience}`;
-const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 const ciText = (c: SeedComparison) => `${signed(c.delta)} [${signed(c.ci[0])}, ${signed(c.ci[1])}]`;
 const excludes0 = (c: SeedComparison) => c.ci[0] > 0 || c.ci[1] < 0;
 
@@ -134,11 +133,10 @@ export function seedSpreadVerdict(s: SeedSpread): string {
     if (e) out.push(`- **Ensemble of the ${n} ${variantLabel(v)} seeds** (mean logit): alone MAP ${f3(e.test.alone.MAP)}, + BM25 MAP ${f3(e.test.analytic.MAP)} / MRR ${f3(e.test.analytic.MRR)} (analytic α ${e.alpha.analytic.toFixed(3)}).`);
   }
   if (s.against) {
-    const rows = s.against.rows.filter((r) => /analytic/.test(r.label) && /seed-averaged/.test(r.label));
-    for (const r of rows) {
+    for (const r of s.against.rows.filter((x) => x.kind === 'analytic' && x.pooling === 'seed-averaged')) {
       const map = r.cmp.find((x) => x.metric === 'MAP');
       if (!map || map.a === undefined || map.b === undefined) continue;
-      out.push(`- **Stopping rule** (${stoppingText(s.stopping)} vs ${stoppingText(s.against.stopping)}), ${r.label.replace(/ \(.*?\)/, '')}: MAP ${f3(map.a)} vs ${f3(map.b)}, Δ ${ciText(map)}` +
+      out.push(`- **Stopping rule** (${stoppingText(s.stopping)} vs ${stoppingText(s.against.stopping)}), ${r.variant} seed-averaged, ${KIND_LABEL[r.kind]}: MAP ${f3(map.a)} vs ${f3(map.b)}, Δ ${ciText(map)}` +
         `${excludes0(map) ? ' — the CI excludes 0' : ' — the CI includes 0'}.`);
     }
   }

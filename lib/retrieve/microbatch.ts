@@ -16,7 +16,6 @@ import type { CorpusScorer, StageTimes } from './scorers';
  * count, not ms).
  */
 export function microBatchingScorer<S extends CorpusScorer>(scorer: S, opts: MicroBatcherOptions = {}): S {
-  const chunk = opts.maxBatch ?? 16;
   const batcher = createMicroBatcher<string, { scores: Float32Array; stages: StageTimes; started: number; size: number }>(async (texts) => {
     const started = performance.now();
     const stages: StageTimes = {};
@@ -29,8 +28,8 @@ export function microBatchingScorer<S extends CorpusScorer>(scorer: S, opts: Mic
       if (texts.length !== 1)
         return batcher.exclusive(async () => {
           const out: Float32Array[] = [];
-          for (let i = 0; i < texts.length; i += chunk) {
-            const part = await scorer.scoreBatch(texts.slice(i, i + chunk), undefined, stages);
+          for (let i = 0; i < texts.length; i += batcher.maxBatch) {
+            const part = await scorer.scoreBatch(texts.slice(i, i + batcher.maxBatch), undefined, stages);
             for (const v of part) out.push(v);
             onProgress?.(out.length, texts.length);
           }

@@ -40,6 +40,8 @@ export interface MicroBatcher<T, R> {
   /** Reject everything waiting; later submits still work. */
   cancel(why: Error): void;
   readonly stats: MicroBatchStats;
+  /** The most items in one call (`maxBatch`, default filled in): what a bulk caller splits its work by. */
+  readonly maxBatch: number;
 }
 
 interface Waiter<T, R> {
@@ -123,6 +125,7 @@ export function createMicroBatcher<T, R>(run: (items: T[]) => Promise<R[]>, opts
 
   return {
     stats,
+    maxBatch,
     submit(item) {
       const p = new Promise<R>((resolve, reject) => pending.push({ item, resolve, reject }));
       next();
