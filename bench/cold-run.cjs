@@ -12,7 +12,7 @@
 // Numbers are CPU seconds of this process (all its threads), so that load from other processes inflates them less
 // than wall time; the projections assume 2 idle cores. Two schedules are projected: notebooks one after the other
 // (`npm start -- --jobs 1`) and the default (`--jobs 2`: 04's NN-SSC training beside 03).
-//   node bench/cold-run.cjs [--texts 48] [--steps 3] [--nnssc-epochs 47] [--reports /work/run-full/reports] [--json]
+//   node bench/cold-run.cjs [--texts 48] [--steps 3] [--nnssc-epochs 47] [--reports DIR] [--json]
 //                           [--embed-cpu-per-text X]   (project with this embedding cost instead of the measured one,
 //                                                       e.g. another runtime's, measured separately)
 'use strict';
