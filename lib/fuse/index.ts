@@ -4,3 +4,4 @@ export * from './r2';
 export * from './rrf';
 export * from './scorer';
 export * from './grid';
+export * from './adaptive';

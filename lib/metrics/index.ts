@@ -4,3 +4,4 @@ export * from './metrics';
 export * from './paired';
 export * from './trec';
 export * from './systems';
+export * from './graded';

@@ -21,12 +21,15 @@ import { corpusShortNameResolver } from '../router/route';
 import { describeFusionRecord, fusionAlpha, fusionRecordFile, fusionRecordKey, readFusionRecord } from './fusion-record';
 import { loadNnsscScorer, type LoadNnsscOptions } from './nnssc';
 import type { EngineFusion, SearchEngine } from './types';
+import { adaptiveFusion, describeAdaptiveRecord } from './adaptive-fusion';
+import { DEFAULT_RANKING } from './defaults';
+import type { IdentifierRule } from './identifiers';
 
 /** Label of an engine from its parts. */
 function engineLabel(lexical: CorpusScorer | null, semantic: CorpusScorer | null, fusion: EngineFusion): string {
   if (!semantic) return lexical!.label;
   if (!lexical) return semantic.label;
-  const how = fusion.spec?.method === 'rrf' ? `RRF k=${fusion.spec.k}` : `α = ${(fusion.spec as { alpha: number }).alpha.toFixed(3)}`;
+  const how = fusion.spec?.method === 'rrf' ? `RRF k=${fusion.spec.k}` : fusion.adaptive ? `adaptive α (start ${(fusion.spec as { alpha: number }).alpha.toFixed(3)})` : `α = ${(fusion.spec as { alpha: number }).alpha.toFixed(3)}`;
   return `${lexical.label} + ${semantic.label}, ${how}`;
 }
 
@@ -40,6 +43,10 @@ export function createSearchEngine(corpus: Corpus, parts: {
   fusion?: FusionSpec;
   source?: string;
   recordFile?: string;
+  /** Adaptive fusion: α per query from this model (its start α is `fusion.alpha`). */
+  adaptive?: EngineFusion['adaptive'];
+  /** The named-identifier rule. Default `DEFAULT_RANKING.identifiers`. */
+  identifierRule?: IdentifierRule;
   dispose?: () => void;
 }): SearchEngine {
   const { lexical, semantic } = parts;
@@ -48,11 +55,13 @@ export function createSearchEngine(corpus: Corpus, parts: {
   if (lexical && semantic) {
     if (!parts.fusion) throw new EoError('INVALID_ARGUMENT', 'createSearchEngine: two scorers need a fusion (convex with α, or rrf)');
     if (parts.fusion.method === 'convex' && !(parts.fusion.alpha >= 0 && parts.fusion.alpha <= 1)) throw new EoError('INVALID_ARGUMENT', `alpha must be in [0, 1], got ${parts.fusion.alpha}`);
-    fusion = { mode: parts.fusion.method, spec: parts.fusion, source: parts.source ?? 'given', recordFile: parts.recordFile };
+    if (parts.adaptive && parts.fusion.method !== 'convex') throw new EoError('INVALID_ARGUMENT', 'createSearchEngine: adaptive fusion is convex (give its start α as fusion)');
+    fusion = { mode: parts.fusion.method, spec: parts.fusion, source: parts.source ?? 'given', recordFile: parts.recordFile, ...(parts.adaptive ? { adaptive: parts.adaptive } : {}) };
   } else fusion = { mode: lexical ? 'lexical' : 'semantic', spec: null, source: `${(lexical ?? semantic)!.label} alone (no fusion)` };
   return {
     corpus, lexical, semantic, fusion, label: engineLabel(lexical, semantic, fusion),
     resolveShortName: corpusShortNameResolver(corpus),
+    identifierRule: parts.identifierRule ?? DEFAULT_RANKING.identifiers,
     dispose: parts.dispose ?? (() => {}),
   };
 }
@@ -65,8 +74,17 @@ export interface LoadSearchEngineOptions {
   semantic?: 'best' | 'nnssc' | 'use-lite' | 'none' | CorpusScorer;
   /** Use BM25. Default true; false: the semantic scorer alone. */
   lexical?: boolean;
-  /** How the two are fused: `analytic` α (Eq. 7, default), `grid` α, or `rrf` (k = 60, no weight). */
-  fusion?: AlphaMethod | 'rrf';
+  /**
+   * How the two are fused: `analytic` α (Eq. 7), `grid` α, `rrf` (k = 60, no weight), or `adaptive` (α per query,
+   * `lib/search/adaptive-fusion.ts`, starting from the analytic α). Default `DEFAULT_RANKING.fusion`.
+   */
+  fusion?: AlphaMethod | 'rrf' | 'adaptive';
+  /** The named-identifier rule (`identifiers.ts`). Default `DEFAULT_RANKING.identifiers`. */
+  identifiers?: IdentifierRule;
+  /** Dataset ids kept out of the adaptive model's corpus-made training queries (test labels). Default: the title test split's labels. */
+  adaptiveExclude?: ReadonlySet<string>;
+  /** The adaptive model's start α (a number, or `analytic`) and L2 pull. Default `DEFAULT_RANKING.adaptive`. */
+  adaptive?: { startAlpha?: number | 'analytic'; l2?: number };
   /** A fixed α (overrides the stored one; the answers say `given`). Default: the fusion record. */
   alpha?: number;
   /** Sample snapshot: the fusion weight is set on `eo-title-sample`. Default false. */
@@ -121,8 +139,9 @@ export interface LoadSearchEngineOptions {
    * encoder (the query is embedded once); every other dataset gets the lowest candidate logit, so after min-max
    * fusion it adds nothing. Its label says `two-stage, M=…` and it has its own fusion records (its own α). Default
    * `false`: exact full-corpus scoring, what every published run file and table uses. Exact NN-SSC costs ~1.3 GFLOP
-   * per query (≤ ~57 queries/s on 2 cores), M = 500 scores ≤ 1,000 rows (~10% of the corpus); `bench/hybrid-two-stage.cjs` measures the
-   * hybrid's quality exact vs two-stage with paired CIs, `bench/serve-load.cjs --two-stage M` the service's cost.
+   * per query, M = 500 scores ≤ 1,000 rows (~10% of the corpus); `bench/hybrid-two-stage.cjs` measures the hybrid's
+   * quality exact vs two-stage with paired CIs, `bench/serve-load.cjs --two-stage M` the service's cost.
+   * Default `DEFAULT_RANKING.nnsscTwoStage`: the CLI, the service and `eo eval --system best` rank alike.
    */
   nnsscTwoStage?: { topM: number } | false;
   /**
@@ -185,8 +204,9 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
     const cosineKernel = opts.cosineKernel ?? (opts.queryBatching ? 'auto' : undefined);
     if (choice === 'best' || choice === 'nnssc') {
       let twoStage: LoadNnsscOptions['twoStage'];
-      if (opts.nnsscTwoStage) {
-        const { topM } = opts.nnsscTwoStage;
+      const twoStageOpt = opts.nnsscTwoStage === undefined ? DEFAULT_RANKING.nnsscTwoStage : opts.nnsscTwoStage;
+      if (twoStageOpt) {
+        const { topM } = twoStageOpt;
         if (!(Number.isInteger(topM) && topM >= 1)) throw new EoError('INVALID_ARGUMENT', `nnsscTwoStage.topM must be an integer ≥ 1, got ${topM}`);
         const firstCosine = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: cosineKernel, onnxThread });
         disposers.push(() => firstCosine.dispose());
@@ -215,13 +235,14 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   if (semantic && opts.queryBatching) semantic = microBatchingScorer(semantic, { concurrency: onnxThreadOf(opts) === 'worker' ? 4 : 1, ...opts.queryBatching });
   if (owned) disposers.push(() => owned!.dispose());
   const dispose = () => disposers.forEach((d) => d());
+  const identifierRule = opts.identifiers ?? DEFAULT_RANKING.identifiers;
   if (!semantic || !lexical) {
     if (!semantic && !lexical) throw new EoError('INVALID_ARGUMENT', 'loadSearchEngine: semantic "none" needs BM25 (lexical: true)');
-    return createSearchEngine(corpus, { lexical, semantic, dispose });
+    return createSearchEngine(corpus, { lexical, semantic, dispose, identifierRule });
   }
   try {
-    const { spec, source, recordFile } = await resolveFusion(corpus, lexical, semantic, opts, onDisk, log);
-    return createSearchEngine(corpus, { lexical, semantic, fusion: spec, source: source + semanticNote, recordFile, dispose });
+    const { spec, source, recordFile, adaptive } = await resolveFusion(corpus, lexical, semantic, opts, onDisk, log);
+    return createSearchEngine(corpus, { lexical, semantic, fusion: spec, source: source + semanticNote, recordFile, adaptive, dispose, identifierRule });
   } catch (e) {
     dispose();
     throw e;
@@ -241,14 +262,15 @@ function readBenchmarkOnDisk(corpus: Corpus, dir: string): { dir: string; bench?
 
 async function resolveFusion(
   corpus: Corpus, lexical: CorpusScorer, semantic: CorpusScorer, opts: LoadSearchEngineOptions, onDisk: ReturnType<typeof readBenchmarkOnDisk>, log: (l: string) => void,
-): Promise<{ spec: FusionSpec; source: string; recordFile?: string }> {
+): Promise<{ spec: FusionSpec; source: string; recordFile?: string; adaptive?: EngineFusion['adaptive'] }> {
   const rrf = (why: string): { spec: FusionSpec; source: string } => ({ spec: { method: 'rrf', k: RRF_K }, source: why });
   if (opts.alpha !== undefined) {
     if (!(opts.alpha >= 0 && opts.alpha <= 1)) throw new EoError('INVALID_ARGUMENT', `alpha must be in [0, 1], got ${opts.alpha}`);
     return { spec: { method: 'convex', alpha: opts.alpha }, source: 'given' };
   }
-  const method = opts.fusion ?? 'analytic';
-  if (method === 'rrf') return rrf(`RRF k=${RRF_K} (asked for; needs no weight)`);
+  const asked = opts.fusion ?? DEFAULT_RANKING.fusion;
+  if (asked === 'rrf') return rrf(`RRF k=${RRF_K} (asked for; needs no weight)`);
+  const method: AlphaMethod = asked === 'adaptive' ? 'analytic' : asked;
   const rel = path.relative(repoRoot(), onDisk.dir) || onDisk.dir;
   if (onDisk.problem === 'absent') return rrf(`RRF k=${RRF_K}: no benchmark at ${rel} to set α on (run "eo bench build${opts.sample ? ' --sample' : ''}"), so no stored α`);
   if (!onDisk.bench) return rrf(`RRF k=${RRF_K}: the benchmark at ${rel} is not usable (${onDisk.problem})`);
@@ -260,5 +282,20 @@ async function resolveFusion(
   const { record, file: recordFile } = stored
     ? { record: stored, file: fusionRecordFile(key, semantic.id, opts.fusionDir) }
     : await fusionAlpha({ corpus, train, semantic, lexical, method, dir: opts.fusionDir, log });
-  return { spec: { method: 'convex', alpha: record.alpha }, source: describeFusionRecord(record, recordFile), recordFile };
+  const fixed = { spec: { method: 'convex', alpha: record.alpha } as FusionSpec, source: describeFusionRecord(record, recordFile), recordFile };
+  if (asked !== 'adaptive') return fixed;
+  // the adaptive model starts from its start α (tuned, or the analytic one); its corpus-made queries leave every test label out
+  const adaptiveOpts = { ...DEFAULT_RANKING.adaptive, ...opts.adaptive };
+  const startAlpha = adaptiveOpts.startAlpha === 'analytic' ? record.alpha : adaptiveOpts.startAlpha;
+  const test = benchmarkSplit(onDisk.bench, 'test');
+  const exclude = new Set(opts.adaptiveExclude ?? []);
+  for (const m of test.qrels.values()) for (const d of m.keys()) exclude.add(d);
+  if (opts.computeAlpha === false) {
+    // reading only: a stored model or the analytic α
+    const found = await adaptiveFusion({ corpus, train, lexical, semantic, startAlpha, l2: adaptiveOpts.l2, identifierRule: opts.identifiers ?? DEFAULT_RANKING.identifiers, training: { excludeDatasetIds: exclude }, dir: opts.fusionDir, readOnly: true });
+    if (!found) return { ...fixed, source: `${fixed.source} (no stored adaptive model; computing it was switched off)` };
+    return { ...fixed, source: describeAdaptiveRecord(found.record, found.file), recordFile: found.file, adaptive: { model: found.record.model, recordFile: found.file } };
+  }
+  const a = (await adaptiveFusion({ corpus, train, lexical, semantic, startAlpha, l2: adaptiveOpts.l2, identifierRule: opts.identifiers ?? DEFAULT_RANKING.identifiers, training: { excludeDatasetIds: exclude }, dir: opts.fusionDir, log }))!;
+  return { ...fixed, source: describeAdaptiveRecord(a.record, a.file), recordFile: a.file, adaptive: { model: a.record.model, recordFile: a.file } };
 }

@@ -2,6 +2,7 @@ import { datasetIds } from '../data/corpus';
 import { datasetLandingPage } from '../data/text';
 import type { DatasetRecord } from '../data/types';
 import { explainFused, fuseWithParts, type FusedScores } from '../fuse/scorer';
+import { queryFusionSpec } from './adaptive-fusion';
 import { rerankList } from '../rerank/compose';
 import type { RerankCandidate, RerankTrace } from '../rerank/types';
 import type { StageTimes } from '../retrieve/scorers';
@@ -11,7 +12,9 @@ import { parseQuery } from '../router/parse';
 import { candidateOf, finishRoute } from '../router/route';
 import { decideTools } from '../router/decide';
 import type { RouteResult, ToolDecision } from '../router/types';
-import { applyConstraints, constraintsFromParsed, describeConstraintEffect, hasConstraints } from './constraints';
+import { describeConstraintEffect } from './constraints';
+import { describeIdentifierEffects, type NamedIdentifier } from './identifiers';
+import { applyQueryRules, queryIdentifiers } from './rules';
 import { retrievalQueryTextParsed } from './text';
 import type { RankedDataset, ScoreComponent, SearchEngine, SearchOptions, SearchResponse } from './types';
 
@@ -32,6 +35,8 @@ export interface QueryScores {
   semantic: Float32Array | null;
   /** Fused scores with their parts (two scorers only). */
   fused: FusedScores | null;
+  /** The identifiers the retrieval text names (found before fusing: the adaptive α reads them). */
+  named: NamedIdentifier[];
   lexicalMs: number;
   semanticMs: number;
   fuseMs: number;
@@ -44,9 +49,10 @@ export async function scoreQuery(engine: SearchEngine, retrievalText: string, st
   const t1 = performance.now();
   const semantic = engine.semantic ? (await engine.semantic.scoreBatch([retrievalText], undefined, stages))[0] : null;
   const t2 = performance.now();
-  const fused = lexical && semantic ? fuseWithParts(engine.fusion.spec!, semantic, lexical) : null;
+  const named = engine.identifierRule?.mode === 'off' && !engine.fusion.adaptive ? [] : queryIdentifiers(engine, retrievalText);
+  const fused = lexical && semantic ? fuseWithParts(queryFusionSpec(engine, retrievalText, named, lexical, semantic), semantic, lexical) : null;
   const final = fused ? fused.scores : (lexical ?? semantic)!;
-  return { final, lexical, semantic, fused, lexicalMs: t1 - t0, semanticMs: t2 - t1, fuseMs: performance.now() - t2 };
+  return { final, lexical, semantic, fused, named, lexicalMs: t1 - t0, semanticMs: t2 - t1, fuseMs: performance.now() - t2 };
 }
 
 const pct = (x: number, tot: number) => (tot > 0 ? Math.round((100 * x) / tot) : 0);
@@ -142,19 +148,25 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
   const semanticStages: StageTimes = {};
   const scores = await scoreQuery(engine, retrievalQuery, semanticStages);
   const tc = performance.now();
-  // the question's period and places demote (or filter) datasets that cannot cover them; explained per result
-  const asked = constraintsFromParsed(parsed);
-  const constrained = hasConstraints(asked) && opts.constraints?.mode !== 'off' ? applyConstraints(scores.final, engine.corpus.datasets, asked, opts.constraints) : null;
-  const ranked = constrained ? { ...scores, final: constrained.scores } : scores;
+  // the question's period and places, then the identifiers it names, demote (or filter) datasets; explained per result
+  const ruled = applyQueryRules(engine, parsed, scores.final, retrievalQuery, { constraints: opts.constraints, identifiers: opts.identifiers }, scores.named);
+  const { asked, constrained, identified } = ruled;
+  const ranked = constrained || identified ? { ...scores, final: ruled.scores } : scores;
   const depth = opts.rerank ? Math.max(k, opts.rerank.depth ?? opts.rerank.window ?? 10) : k;
   const te = performance.now();
   let results = rankedDatasets(engine, ranked, depth);
-  if (constrained)
+  if (constrained || identified)
     results = results
       .map((r) => {
         const i = engine.corpus.indexById.get(r.id)!;
-        const e = constrained.effectOf(i);
-        return e ? { ...r, score: ranked.final[i], constraint: describeConstraintEffect(engine.corpus.datasets[i], e, asked) } : r;
+        const e = constrained?.effectOf(i);
+        const lacks = identified?.lackedBy(i) ?? [];
+        if (!e && lacks.length === 0) return r;
+        return {
+          ...r, score: ranked.final[i],
+          ...(e ? { constraint: describeConstraintEffect(engine.corpus.datasets[i], e, asked) } : {}),
+          ...(lacks.length ? { identifier: `lacks ${lacks.join(', ')} (named in the query) (×${identified!.factorOf(i)})` } : {}),
+        };
       })
       .filter((r) => Number.isFinite(r.score)) // 'filter' mode
       .map((r, j) => ({ ...r, rank: j + 1 }));
@@ -183,9 +195,12 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
     router: route ? routerSummary(route) : null,
     retrieval: {
       label: engine.label, lexical: engine.lexical?.id ?? null, semantic: engine.semantic?.id ?? null, fusion: engine.fusion.mode,
-      alpha: spec?.method === 'convex' ? spec.alpha : null, alphaSource: engine.fusion.source,
+      alpha: scores.fused && !Number.isNaN(scores.fused.alpha) ? scores.fused.alpha : spec?.method === 'convex' ? spec.alpha : null, alphaSource: engine.fusion.source,
       ...(opts.rerank ? { reranker: opts.rerank.reranker.id } : {}),
       constraints: constrained ? { ...asked, mode: opts.constraints?.mode ?? 'demote', moved: constrained.moved } : null,
+      identifiers: ruled.identified
+        ? { named: ruled.identified.effects.map((e) => ({ text: e.text, id: e.id, kind: e.kind, applied: e.applied, moved: e.moved })), notes: describeIdentifierEffects(ruled.identified.effects) }
+        : null,
     },
     results,
     ...(rerankTraces ? { rerankTraces } : {}),

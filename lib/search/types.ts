@@ -1,4 +1,6 @@
 import type { ConstraintRule, QueryConstraints } from './constraints';
+import type { IdentifierKind, IdentifierRule } from './identifiers';
+import type { AdaptiveAlphaModel } from '../fuse/adaptive';
 import type { Corpus } from '../data/types';
 import type { AlphaMethod, FusionSpec } from '../fuse';
 import type { CorpusScorer } from '../retrieve/scorers';
@@ -18,6 +20,11 @@ export interface EngineFusion {
   source: string;
   /** The fusion record α was read from (or written to), when there is one. */
   recordFile?: string;
+  /**
+   * Adaptive fusion: α per query from this model (`lib/fuse/adaptive.ts`); `spec.alpha` is then the analytic α it
+   * started from (shown when a query's features cannot be read).
+   */
+  adaptive?: { model: AdaptiveAlphaModel; recordFile?: string };
 }
 
 /**
@@ -35,6 +42,8 @@ export interface SearchEngine {
   label: string;
   /** ShortName → dataset of this corpus (the router's Harmony collections). */
   resolveShortName: ShortNameResolver;
+  /** The named-identifier rule of this engine's ranking (`identifiers.ts`). Default: `DEFAULT_IDENTIFIER_RULE`. */
+  identifierRule?: IdentifierRule;
   /** Free encoders and backend memory the engine owns. */
   dispose(): void;
 }
@@ -68,6 +77,8 @@ export interface RankedDataset {
   why: string;
   /** Why the question's period or place moved this dataset (only when it did), e.g. `ends 2010-12-31, before … (×0.5)`. */
   constraint?: string;
+  /** Which identifiers named in the query it lacks (only when it lacks one), e.g. `lacks VIIRS (named in the query) (×0.01)`. */
+  identifier?: string;
   /** Rank before reranking (only when a reranker reordered the list). */
   retrievalRank?: number;
   links: { detail: string; landingPage: string; earthdataSearch: string; cmr: string };
@@ -123,6 +134,12 @@ export interface SearchOptions {
    * default) or filtered; `{ mode: 'off' }` ranks as retrieval alone. Default: demote ×0.5.
    */
   constraints?: ConstraintRule;
+  /**
+   * The identifiers the query names (missions, platforms, instruments, short names, archives, levels) demote the
+   * datasets that lack them (lib/search/identifiers.ts). Default: the engine's rule (demote ×0.01 per lacking
+   * identifier); `{ mode: 'off' }` ranks without it.
+   */
+  identifiers?: IdentifierRule;
 }
 
 /** The answer to one query: router decisions and actions, ranked datasets with explanations, timings. */
@@ -152,6 +169,8 @@ export interface SearchResponse {
     constraints?: (QueryConstraints & { mode: string; moved: number }) | null;
     /** The reranker that reordered the top results, when one did. */
     reranker?: string;
+    /** The identifiers the query names and what the rule did with each (null: none named, or the rule off). */
+    identifiers?: { named: { text: string; id: string; kind: IdentifierKind; applied: boolean; moved: number }[]; notes: string[] } | null;
   };
   results: RankedDataset[];
   /** The reranker's traces (calls, repairs, cost), when one ran. */

@@ -230,3 +230,140 @@ export function pairTextInEncoderText(pair: Pick<CorpusPair, 'text' | 'positives
   const t = pair.text.toLowerCase();
   return pair.positives.some((r) => clean(datasetEncoderText(datasets[r], abstractChars)).toLowerCase().includes(t));
 }
+
+/**
+ * Queries in the styles users type, made from dataset fields alone (issue 21 item 4), one per dataset and style where
+ * its fields allow: `keywordStyle` ("aerosol optical depth daily"), `identifierStyle` ("MISR aerosol optical depth
+ * L2"), `questionStyle` ("How did sea ice concentration change from 2003 to 2008? I need daily data."). The topic is
+ * the dataset's title without identifiers, versions, levels, resolutions and grid words; identifiers are its title
+ * acronyms, instruments and platforms; the period a seeded sub-range of its temporal extent. Like the other corpus
+ * pairs they read only dataset fields, so no publication can reach them; `excludeRows` keeps chosen datasets (e.g.
+ * every test label) out altogether.
+ */
+export type CorpusStyleKind = 'keywordStyle' | 'identifierStyle' | 'questionStyle';
+export const CORPUS_STYLE_KINDS: readonly CorpusStyleKind[] = ['keywordStyle', 'identifierStyle', 'questionStyle'];
+
+export interface CorpusStyleQuery {
+  /** `corpus:<kind>:<hash of the text>`. */
+  id: string;
+  kind: CorpusStyleKind;
+  text: string;
+  /** Corpus rows of the datasets that yield this text (ascending). */
+  positives: number[];
+}
+
+export interface CorpusStyleOptions {
+  /** At most this many queries per style, drawn after a seeded shuffle (0 = all). Default 400. */
+  perStyle: number;
+  /** Seed of every choice. Default 42. */
+  seed: number;
+  /** Corpus rows never used. Default none. */
+  excludeRows: ReadonlySet<number>;
+  /** A text yielded by more datasets than this is dropped. Default 20. */
+  maxPositives: number;
+}
+
+const STYLE_DEFAULTS: CorpusStyleOptions = { perStyle: 400, seed: 42, excludeRows: new Set(), maxPositives: 20 };
+
+const RESOLUTION = /\b(daily|monthly|weekly|hourly|3-hourly|annual|yearly|8-day|16-day|half-hourly|30-min(?:ute)?|5-min(?:ute)?)\b/i;
+const NOT_TOPIC = [
+  /\([^)]*\)/g, // (ML2H2O), (IIR)
+  /\bat GES DISC\b/gi,
+  /\b(?:V|Version\s?|R)\d+[A-Z0-9.-]*\b/g,
+  /\b(?:L|Level[\s-]?)[0-4][ABCG]?\b/gi,
+  /\b\d+(?:\.\d+)?\s?(?:km|m|deg(?:ree)?s?|°|arc-?(?:sec|min)(?:ond|ute)?s?)\b/gi,
+  /\b\d+(?:\.\d+)?\s?x\s?\d+(?:\.\d+)?\b/gi,
+  /\b(?:SIN|CMG|EASE|Grid|Gridded|Global|Swath|NRT|Near Real Time|Product|Data|Dataset|Subset|Collection|Files?)\b/gi,
+  /\b[A-Z][A-Z0-9]+(?:[-/][A-Z0-9]+)*\b/g, // acronyms (identifiers go to their own slot)
+  RESOLUTION,
+];
+
+function titleTopic(title: string): string {
+  let t = title.replace(/[/_]/g, ' ');
+  for (const re of NOT_TOPIC) t = t.replace(re, ' ');
+  const ws = t.replace(/[,:;]/g, ' ').replace(/\s+-\s+|\s+/g, ' ').trim().toLowerCase().split(' ')
+    .map((w) => w.replace(/^-+|-+$/g, '')).filter((w) => /[a-z]{2}/.test(w));
+  while (ws.length && TOPIC_EDGE_WORDS.has(ws[ws.length - 1])) ws.pop();
+  while (ws.length && TOPIC_EDGE_WORDS.has(ws[0])) ws.shift();
+  return ws.join(' ');
+}
+
+/** Words a topic neither starts nor ends with. */
+const TOPIC_EDGE_WORDS = new Set(['and', 'of', 'for', 'in', 'the', 'to', 'from', 'on', 'at', 'by', 'with', 'a', 'an', 'over']);
+
+/** The first n words of a topic, without a dangling function word at the end. */
+function topicPrefix(words: readonly string[], n: number): string {
+  const ws = words.slice(0, n);
+  while (ws.length > 1 && TOPIC_EDGE_WORDS.has(ws[ws.length - 1])) ws.pop();
+  return ws.join(' ');
+}
+
+function titleIdentifiers(d: DatasetRecord): string[] {
+  const acr = (d.longName.match(/\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)*\b/g) ?? []).filter((t) => /[A-Z]{3}/.test(t) && !/^(?:V\d+|R\d+|NRT|SIN|CMG|GES|DISC|NASA|DATA|GLOBAL)$/.test(t));
+  const named = [...d.instruments, ...d.platforms].filter((x) => x && !/^not (applicable|provided)$/i.test(x));
+  return [...new Set([...named, ...acr])];
+}
+
+function yearOf(s: string | null): number | null {
+  const y = s ? Number(s.slice(0, 4)) : NaN;
+  return Number.isInteger(y) && y > 1900 ? y : null;
+}
+
+/** The user-style queries of a corpus (see `CorpusStyleKind`). Same corpus and options → the same queries in order. */
+export function corpusStyleQueries(corpus: Pick<Corpus, 'datasets'>, options: Partial<CorpusStyleOptions> = {}): CorpusStyleQuery[] {
+  const o: CorpusStyleOptions = { ...STYLE_DEFAULTS, ...options };
+  if (!Number.isInteger(o.perStyle) || o.perStyle < 0) throw new EoError('INVALID_ARGUMENT', `corpusStyleQueries: perStyle must be an integer ≥ 0, got ${o.perStyle}`);
+  const rng = mulberry32(o.seed ^ 0x57a1);
+  const byText = new Map<string, { kind: CorpusStyleKind; text: string; rows: Set<number> }>();
+  const add = (kind: CorpusStyleKind, raw: string, row: number) => {
+    const text = clean(raw);
+    const key = `${kind}|${text.toLowerCase()}`;
+    const hit = byText.get(key);
+    if (hit) hit.rows.add(row);
+    else byText.set(key, { kind, text, rows: new Set([row]) });
+  };
+  const pick = <T>(xs: readonly T[], r: number): T => xs[Math.floor(r * xs.length)];
+  corpus.datasets.forEach((d, row) => {
+    // draw the same number of values for every dataset, so one record never shifts another's choices
+    const r = [rng(), rng(), rng(), rng(), rng(), rng()];
+    if (o.excludeRows.has(row)) return;
+    const topicWords = titleTopic(d.longName).split(' ').filter(Boolean);
+    if (topicWords.length < 2) return;
+    const topic = topicPrefix(topicWords, 6);
+    const res = (d.longName.match(RESOLUTION)?.[1] ?? '').toLowerCase();
+    const level = normalizeLevelText(d.processingLevel) ?? (d.longName.match(/\b(?:L|Level[\s-]?)([0-4][ABCG]?)\b/i)?.[1]?.toUpperCase() ?? null);
+    const ids = titleIdentifiers(d);
+    const y0 = yearOf(d.temporalStart);
+    const y1 = yearOf(d.temporalEnd) ?? (y0 !== null ? Math.max(y0, 2024) : null);
+    const short = topicPrefix(topicWords, 2 + Math.floor(r[0] * 3));
+    add('keywordStyle', r[1] < 0.5 && res ? `${short} ${res}` : short, row);
+    if (ids.length) add('identifierStyle', [pick(ids, r[2]), topicPrefix(topicWords, 3), level ? `L${level}` : '', r[3] < 0.5 ? res : ''].filter(Boolean).join(' '), row);
+    if (y0 !== null && y1 !== null) {
+      const span = Math.max(0, y1 - y0);
+      const a = y0 + Math.floor(r[4] * (span / 2 + 1));
+      const b = Math.min(y1, a + 1 + Math.floor(r[5] * 5));
+      const id = ids.length ? ` from ${pick(ids, r[3])}` : '';
+      const templates = [
+        a === b ? `I want to study ${topic} in ${a}.` : `I want to study ${topic} between ${a} and ${b}.`,
+        `How did ${topic} change from ${a} to ${b}?${res ? ` I need ${res} data.` : ''}`,
+        `Which dataset provides ${topic}${id} for ${a}-${b}?`,
+        `I am looking for ${res ? `${res} ` : ''}${topic} to compare with field measurements in ${a}.`,
+      ];
+      add('questionStyle', pick(templates, r[1]), row);
+    }
+  });
+  const out: CorpusStyleQuery[] = [];
+  const shuffleRng = mulberry32(o.seed ^ 0x51e7);
+  for (const kind of CORPUS_STYLE_KINDS) {
+    const all = [...byText.values()].filter((v) => v.kind === kind && v.rows.size <= o.maxPositives)
+      .map((v) => ({ id: `corpus:${kind}:${shortHash(v.text.toLowerCase(), 12)}`, kind, text: v.text, positives: [...v.rows].sort((a, b) => a - b) }));
+    const kept = shuffleInPlace(all, shuffleRng);
+    out.push(...(o.perStyle === 0 ? kept : kept.slice(0, o.perStyle)));
+  }
+  return out;
+}
+
+function normalizeLevelText(s: string | null): string | null {
+  const m = s ? /^(?:l|level\s*)?([0-4][a-cg]?)$/i.exec(s.trim()) : null;
+  return m ? m[1].toUpperCase() : null;
+}

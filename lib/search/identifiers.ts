@@ -1,0 +1,470 @@
+/**
+ * Named identifiers are respected: a query that names a mission, platform, instrument, product short name, archive
+ * (DAAC) or processing level ranks the datasets that carry it above those that do not.
+ *
+ * Why: the semantic half of the hybrid has learned which product families the training citations lean to, and it
+ * can outvote the exact signal the user typed ("VIIRS aerosol optical thickness" → SeaWiFS Deep Blue products).
+ * A user who names VIIRS has said which instrument they want; the rule keeps that promise, like the period/place
+ * rule of `constraints.ts` keeps the asked period and place.
+ *
+ * Where identifiers come from (`identifierVocabulary`, built once per corpus):
+ *   - `data/identifiers.json` beside this file: alias groups ("Suomi NPP" ↔ SNPP ↔ NPP; "Aqua" ↔ short names MYD…;
+ *     "Terra" ↔ MOD…; DAAC names ↔ provider ids), each with an optional short-name pattern;
+ *   - the corpus's own fields: every platform, instrument and project value, every CMR short name, and the
+ *     acronyms of the titles (all-capital tokens such as MISR, CERES, GHRSST held by ≥ `minAcronymDatasets`
+ *     datasets) that are not ordinary words (the lower-case word is rarer in the abstracts than the acronym),
+ *     formulas of the domain vocabulary (CO2, NO2: variables, not identifiers) or listed in `notIdentifiers`;
+ *   - processing levels ("L3", "level 2", "L1B").
+ * A dataset carries an identifier when one of its names appears as whole words in its short name, title, platforms,
+ * instruments or projects (spaces, hyphens, dots and slashes inside a name ignored: NOAA-20 = NOAA20), when its short
+ * name matches the group's pattern, or (archives) when its provider is one of the group's. Abstracts do not count:
+ * they often name other instruments for comparison. A processing level is lacking only where the dataset states
+ * another level; a dataset that states none is left alone (missing metadata is not evidence against it).
+ */
+import * as fs from 'node:fs';
+import type { Corpus, DatasetRecord } from '../data/types';
+import { EoError } from '../errors';
+import { packageFile } from '../util/paths';
+
+/** What kind of thing an identifier names. */
+export type IdentifierKind = 'platform' | 'instrument' | 'mission' | 'product' | 'project' | 'shortName' | 'acronym' | 'daac' | 'level';
+
+/** One identifier (a group of equivalent names) and the datasets that carry it. */
+export interface IdentifierGroup {
+  /** Display name, e.g. `VIIRS`, `Suomi NPP`, `MOD11A2`, `L3`. */
+  id: string;
+  kind: IdentifierKind;
+  /** Where it comes from: `identifiers.json`, `corpus:platforms`, `corpus:shortName`, `corpus:acronym`, `level`. */
+  source: string;
+  /** Corpus positions of the datasets that carry it (ascending). */
+  carriers: Int32Array;
+  /** Levels only: corpus positions of the datasets that state a level (the others are left alone). */
+  stated?: Int32Array;
+}
+
+/** The identifier vocabulary of one corpus: name keys → groups. */
+export interface IdentifierVocabulary {
+  groups: IdentifierGroup[];
+  /** Normalised name key (lower-case letters and digits of the name's words, joined) → group indices. */
+  byKey: Map<string, number[]>;
+  /** Longest name, in words (query n-grams are tried up to this length). */
+  maxWords: number;
+  /** Datasets in the corpus. */
+  size: number;
+}
+
+/** One identifier found in a query. */
+export interface NamedIdentifier {
+  /** The query text that named it. */
+  text: string;
+  group: IdentifierGroup;
+  /**
+   * Named as context, not as the wanted data: after a cue such as "before", "pre-", "instead of", "bridge the",
+   * "continue the" ("a record from before TRMM"). The rule leaves it alone.
+   */
+  context?: string;
+}
+
+export interface IdentifierRule {
+  /**
+   * `demote` (default): a dataset lacking a named identifier keeps `penalty` times its score, per identifier it
+   * lacks; `off`: no effect.
+   */
+  mode?: 'demote' | 'off';
+  /**
+   * Score multiplier per lacking identifier, in (0, 1]. Default 0.01: under min-max-normalised fusion this puts
+   * every carrier with a score above 1% of the best above every dataset that lacks it, i.e. carriers first.
+   */
+  penalty?: number;
+  /** Identifier kinds the rule applies to. Default: all kinds. */
+  kinds?: readonly IdentifierKind[];
+  /** Named identifiers to leave out (their display `id` or the query text, case-insensitive). Default none. */
+  ignore?: readonly string[];
+}
+
+export const DEFAULT_IDENTIFIER_RULE: Required<Omit<IdentifierRule, 'kinds' | 'ignore'>> = { mode: 'demote', penalty: 0.01 };
+
+interface AliasFile {
+  groups: { id: string; kind: IdentifierKind; names: string[]; shortName?: string; daac?: string[] }[];
+  notIdentifiers: string[];
+}
+
+/** Options of `identifierVocabulary`. */
+export interface IdentifierVocabularyOptions {
+  /** A title acronym must be held by at least this many datasets. Default 3. */
+  minAcronymDatasets?: number;
+  /** Alias file. Default `lib/search/data/identifiers.json`. */
+  aliasFile?: string;
+}
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** Kinds whose names are alternatives of one requirement (platforms and missions are one: "GPM", "Suomi NPP"). */
+const REQUIREMENT_CLASS: Record<IdentifierKind, string> = {
+  platform: 'platform', mission: 'platform', instrument: 'instrument', product: 'product', project: 'project', shortName: 'shortName', acronym: 'acronym', daac: 'daac', level: 'level',
+};
+
+/** Lower-case words of a text. */
+function words(text: string): string[] {
+  return (text.toLowerCase().match(WORD) ?? []) as string[];
+}
+
+/** The key of a name: its words joined ("NOAA-20" → `noaa20`, "Suomi NPP" → `suominpp`). */
+export function identifierKey(name: string): string {
+  return words(name).join('');
+}
+
+/** The identifier alias file beside this module. */
+export function identifierAliasFile(): string {
+  return packageFile('search', 'data', 'identifiers.json');
+}
+
+function readAliasFile(file: string): AliasFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new EoError('DATA_PARSE', `${file}: ${(e as Error).message}`, { file });
+  }
+  const a = raw as AliasFile;
+  if (!Array.isArray(a.groups) || !Array.isArray(a.notIdentifiers)) throw new EoError('DATA_INVALID', `${file}: needs "groups" and "notIdentifiers" arrays`, { file });
+  a.groups.forEach((g, i) => {
+    if (typeof g.id !== 'string' || !Array.isArray(g.names) || g.names.length === 0) throw new EoError('DATA_INVALID', `${file}: groups[${i}] needs an "id" and a non-empty "names"`, { file, field: `groups[${i}]` });
+    if (g.shortName !== undefined) {
+      try {
+        new RegExp(g.shortName, 'i');
+      } catch (e) {
+        throw new EoError('DATA_INVALID', `${file}: groups[${i}] (${g.id}).shortName is not a regular expression: ${(e as Error).message}`, { file, field: `groups[${i}].shortName` });
+      }
+    }
+  });
+  return a;
+}
+
+/** Formulas of the domain vocabulary (CO2, NO2, AOD…): variables, never identifiers. */
+function vocabularyFormulas(): Set<string> {
+  const file = packageFile('search', 'data', 'vocabulary.json');
+  const v = JSON.parse(fs.readFileSync(file, 'utf8')) as { groups: { formulas?: string[] }[] };
+  return new Set(v.groups.flatMap((g) => g.formulas ?? []).map(identifierKey));
+}
+
+/** Processing level of a `processingLevel` value or a query/title token: `3`, `1B`, … (upper case), or null. */
+export function normalizeLevel(s: string | null | undefined): string | null {
+  if (!s) return null;
+  const m = /^(?:l|level[\s_-]*)?([0-4])([a-c]|g)?$/i.exec(s.trim());
+  return m ? `${m[1]}${(m[2] ?? '').toUpperCase()}` : null;
+}
+
+/** Levels a title states ("Level 3", "L2G", "Level-1B"), upper case. */
+const TITLE_LEVEL = /\b(?:L|Level[\s_-]?)([0-4])([ABCG])?\b/gi;
+function statedLevels(d: Pick<DatasetRecord, 'processingLevel' | 'longName' | 'shortName'>): Set<string> {
+  const out = new Set<string>();
+  const f = normalizeLevel(d.processingLevel);
+  if (f) out.add(f);
+  for (const text of [d.longName, d.shortName ?? '']) for (const m of text.matchAll(TITLE_LEVEL)) out.add(`${m[1]}${(m[2] ?? '').toUpperCase()}`);
+  return out;
+}
+
+/** The fields that can carry an identifier, as one list of texts per dataset. */
+function identifierTexts(d: DatasetRecord): string[] {
+  return [d.shortName ?? '', d.longName, ...d.platforms, ...d.instruments, ...d.projects];
+}
+
+const vocabularies = new WeakMap<Corpus, IdentifierVocabulary>();
+
+/** Names are matched up to this many words (longer names, such as an archive's full title, are not typed). */
+const MAX_NAME_WORDS = 4;
+
+/** The identifier vocabulary of a corpus (built once per corpus object; see the module comment). */
+export function identifierVocabulary(corpus: Corpus, opts: IdentifierVocabularyOptions = {}): IdentifierVocabulary {
+  const cached = opts.aliasFile === undefined && opts.minAcronymDatasets === undefined ? vocabularies.get(corpus) : undefined;
+  if (cached) return cached;
+  const aliases = readAliasFile(opts.aliasFile ?? identifierAliasFile());
+  const minAcronym = opts.minAcronymDatasets ?? 3;
+  const stop = new Set([...aliases.notIdentifiers.map(identifierKey), ...vocabularyFormulas()]);
+  const ds = corpus.datasets;
+
+  // candidate names → (kind, source); alias names join their group
+  interface Draft { id: string; kind: IdentifierKind; source: string; keys: Set<string>; shortName?: RegExp; daac?: Set<string> }
+  const drafts: Draft[] = [];
+  const draftOfKey = new Map<string, number>();
+  let maxWords = 1;
+  const addDraft = (d: Draft, names: readonly string[]) => {
+    const i = drafts.length;
+    for (const n of names) maxWords = Math.min(MAX_NAME_WORDS, Math.max(maxWords, words(n).length));
+    drafts.push(d);
+    for (const k of d.keys) if (!draftOfKey.has(k)) draftOfKey.set(k, i);
+    return i;
+  };
+  for (const g of aliases.groups)
+    addDraft({ id: g.id, kind: g.kind, source: 'identifiers.json', keys: new Set(g.names.map(identifierKey).filter((k) => k !== '')), shortName: g.shortName ? new RegExp(g.shortName, 'i') : undefined, daac: g.daac ? new Set(g.daac) : undefined }, g.names);
+  const acronymDatasets = new Map<string, number>();
+  for (const d of ds) for (const t of new Set(d.longName.match(/\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)*\b/g) ?? [])) if (/[A-Z]{2}/.test(t)) acronymDatasets.set(t, (acronymDatasets.get(t) ?? 0) + 1);
+  const lowerWords = new Map<string, number>();
+  const titleWords = new Map<string, number>();
+  for (const d of ds) {
+    for (const w of d.abstract.match(/\b[a-z][a-z0-9]+\b/g) ?? []) lowerWords.set(w, (lowerWords.get(w) ?? 0) + 1);
+    for (const w of d.abstract.match(/\b[A-Z][a-z]+\b/g) ?? []) titleWords.set(w, (titleWords.get(w) ?? 0) + 1);
+  }
+  // a one-word corpus name is an identifier when it looks like one (a digit, or two capitals: MISR, ABoVE, OCO-2)
+  // and is not an ordinary word written in capitals (FIRE, Vegetation, India are not)
+  const looksLikeIdentifier = (name: string, holders: number) => {
+    if (words(name).length > 1) return true;
+    if (!/\d/.test(name) && !/[A-Z].*[A-Z]/.test(name)) return false;
+    if ((lowerWords.get(name.toLowerCase()) ?? 0) >= holders) return false;
+    const title = name[0] + name.slice(1).toLowerCase();
+    return title === name || (titleWords.get(title) ?? 0) < holders; // INDIA (a place) is written India in the abstracts
+  };
+  const holders = new Map<string, number>();
+  for (const d of ds) for (const v of new Set([...d.platforms, ...d.instruments, ...d.projects])) holders.set(v, (holders.get(v) ?? 0) + 1);
+  const addCorpusName = (name: string, kind: IdentifierKind, source: string) => {
+    const key = identifierKey(name);
+    if (key.length < 2 || stop.has(key) || /^\d+$/.test(key) || normalizeLevel(key)) return;
+    if (kind !== 'shortName' && !looksLikeIdentifier(name, kind === 'acronym' ? acronymDatasets.get(name) ?? 1 : holders.get(name) ?? 1)) return;
+    if (draftOfKey.has(key)) return; // an alias group (or an earlier corpus name) already holds it
+    addDraft({ id: name, kind, source, keys: new Set([key]) }, [name]);
+  };
+  for (const d of ds) {
+    for (const p of d.platforms) addCorpusName(p, 'platform', 'corpus:platforms');
+    for (const p of d.instruments) addCorpusName(p, 'instrument', 'corpus:instruments');
+  }
+  for (const d of ds) for (const p of d.projects) addCorpusName(p, 'project', 'corpus:projects');
+  // title acronyms: all-capital tokens held by enough datasets that are not ordinary words of the abstracts
+  for (const [t, n] of acronymDatasets) if (n >= minAcronym && !/^V\d+$|^R\d+$/.test(t)) addCorpusName(t, 'acronym', 'corpus:acronym');
+  // short names: exact keys (a product the user names)
+  for (const d of ds) if (d.shortName && /\d|_/.test(d.shortName)) addCorpusName(d.shortName.replace(/\.\d+$/, ''), 'shortName', 'corpus:shortName');
+
+  // carriers: every n-gram of a dataset's identifier fields that is a name key
+  const carrierLists: number[][] = drafts.map(() => []);
+  const seen = new Int32Array(drafts.length).fill(-1);
+  const mark = (gi: number, i: number) => {
+    if (seen[gi] !== i) {
+      seen[gi] = i;
+      carrierLists[gi].push(i);
+    }
+  };
+  const shortNameDrafts = drafts.map((d, i) => [d, i] as const).filter(([d]) => d.shortName);
+  const daacDrafts = drafts.map((d, i) => [d, i] as const).filter(([d]) => d.daac);
+  ds.forEach((d, i) => {
+    for (const text of identifierTexts(d)) {
+      const w = words(text);
+      for (let s = 0; s < w.length; s++) {
+        let key = '';
+        for (let e = s; e < Math.min(w.length, s + maxWords); e++) {
+          key += w[e];
+          const gi = draftOfKey.get(key);
+          if (gi !== undefined) mark(gi, i);
+        }
+      }
+      // a short name as a whole ("MOD11A2.061" style tails are split above; the exact key too)
+      const whole = identifierKey(text);
+      const gi = draftOfKey.get(whole);
+      if (gi !== undefined) mark(gi, i);
+    }
+    if (d.shortName) for (const [dr, gi] of shortNameDrafts) if (dr.shortName!.test(d.shortName)) mark(gi, i);
+    for (const [dr, gi] of daacDrafts) if (dr.daac!.has(d.daac)) mark(gi, i);
+  });
+  const groups: IdentifierGroup[] = [];
+  const byKey = new Map<string, number[]>();
+  drafts.forEach((dr, gi) => {
+    if (carrierLists[gi].length === 0) return; // named by nothing in this corpus
+    const idx = groups.length;
+    groups.push({ id: dr.id, kind: dr.kind, source: dr.source, carriers: Int32Array.from(carrierLists[gi]) });
+    for (const k of dr.keys) {
+      const l = byKey.get(k);
+      if (l) l.push(idx);
+      else byKey.set(k, [idx]);
+    }
+  });
+  // processing levels: carriers state the level, `stated` every dataset that states any
+  const levelCarriers = new Map<string, number[]>();
+  const stated: number[] = [];
+  ds.forEach((d, i) => {
+    const ls = statedLevels(d);
+    if (ls.size) stated.push(i);
+    for (const l of ls) {
+      const base = l[0];
+      for (const key of new Set([l, base])) {
+        const arr = levelCarriers.get(key);
+        if (arr) arr.push(i);
+        else levelCarriers.set(key, [i]);
+      }
+    }
+  });
+  const statedArr = Int32Array.from(stated);
+  for (const [level, arr] of [...levelCarriers].sort()) {
+    const idx = groups.length;
+    groups.push({ id: `L${level}`, kind: 'level', source: 'level', carriers: Int32Array.from(new Set(arr)), stated: statedArr });
+    byKey.set(`level:${level}`, [idx]);
+  }
+  const vocab: IdentifierVocabulary = { groups, byKey, maxWords, size: ds.length };
+  if (opts.aliasFile === undefined && opts.minAcronymDatasets === undefined) vocabularies.set(corpus, vocab);
+  return vocab;
+}
+
+/** Words after which a name is context, not the wanted data ("before TRMM", "pre-MODIS", "bridge the ICESat gap"). */
+const CONTEXT_CUES = new Set([
+  'before', 'pre', 'prior', 'after', 'post', 'instead', 'other', 'not', 'without', 'except', 'besides', 'unlike', 'bridge', 'bridging', 'gap',
+  'predecessor', 'successor', 'continue', 'continues', 'continuing', 'extend', 'extends', 'extending', 'replace', 'replaces', 'replacing', 'beyond',
+]);
+
+const QUERY_LEVEL = /\b(?:L|level[\s_-]?)([0-4])([abcg])?\b/gi;
+
+/**
+ * The identifiers a query names: the longest name of the vocabulary starting at each word (whole words, left to
+ * right, never overlapping), and processing levels ("L3", "level 2"). Each group is reported once.
+ */
+export function namedIdentifiers(vocab: IdentifierVocabulary, query: string): NamedIdentifier[] {
+  const out: NamedIdentifier[] = [];
+  const seen = new Set<IdentifierGroup>();
+  const toks: { w: string; start: number; end: number }[] = [];
+  for (const m of query.matchAll(WORD)) toks.push({ w: m[0].toLowerCase(), start: m.index!, end: m.index! + m[0].length });
+  // a context cue among the (up to) three words before the name
+  const contextOf = (start: number): string | undefined => {
+    let k = toks.findIndex((t) => t.start >= start);
+    if (k < 0) k = toks.length;
+    for (let j = k - 1; j >= Math.max(0, k - 3); j--) if (CONTEXT_CUES.has(toks[j].w)) return toks[j].w;
+    return undefined;
+  };
+  const push = (text: string, gi: number, start: number) => {
+    const g = vocab.groups[gi];
+    if (seen.has(g)) return;
+    seen.add(g);
+    const context = contextOf(start);
+    out.push({ text, group: g, ...(context ? { context } : {}) });
+  };
+  for (const m of query.matchAll(QUERY_LEVEL)) {
+    const key = `level:${m[1]}${(m[2] ?? '').toUpperCase()}`;
+    const gs = vocab.byKey.get(key);
+    if (gs) push(m[0], gs[0], m.index!);
+  }
+  for (let s = 0; s < toks.length; ) {
+    let best: { end: number; gis: number[] } | null = null;
+    let key = '';
+    for (let e = s; e < Math.min(toks.length, s + vocab.maxWords); e++) {
+      key += toks[e].w;
+      const gis = vocab.byKey.get(key);
+      if (gis) best = { end: e, gis };
+    }
+    if (best) {
+      const text = query.slice(toks[s].start, toks[best.end].end);
+      for (const gi of best.gis) push(text, gi, toks[s].start);
+      s = best.end + 1;
+    } else s++;
+  }
+  return out;
+}
+
+/** Resolve a rule against the defaults and check it. */
+export function resolveIdentifierRule(rule: IdentifierRule = {}): Required<Omit<IdentifierRule, 'kinds' | 'ignore'>> & Pick<IdentifierRule, 'kinds' | 'ignore'> {
+  const r = { ...DEFAULT_IDENTIFIER_RULE, ...rule };
+  if (r.mode !== 'demote' && r.mode !== 'off') throw new EoError('INVALID_ARGUMENT', `identifier rule mode must be demote or off (got "${r.mode}")`);
+  if (!(r.penalty > 0 && r.penalty <= 1)) throw new EoError('INVALID_ARGUMENT', `identifier rule penalty must lie in (0, 1] (got ${r.penalty})`);
+  return r;
+}
+
+/** What the rule did for one named identifier. */
+export interface IdentifierEffect {
+  text: string;
+  id: string;
+  kind: IdentifierKind;
+  /** Applied: some candidate carries it. False: no candidate does, so it changes nothing. */
+  applied: boolean;
+  /** Datasets among the top `window` candidates before the rule that lack it (moved down). */
+  moved: number;
+  /** Candidates (score > 0) that carry it. */
+  carriers: number;
+  /** Not applied because it was named as context (after this cue). */
+  context?: string;
+}
+
+export interface IdentifierScores {
+  scores: Float32Array;
+  effects: IdentifierEffect[];
+  /** Named identifiers dataset `i` lacks (applied ones only); empty when it lacks none. */
+  lackedBy(i: number): string[];
+  /** The factor applied to dataset `i` (1: carries every applied identifier). */
+  factorOf(i: number): number;
+}
+
+/**
+ * Apply the rule to corpus-aligned scores (≥ 0: fused, single-scorer, or after the constraint rule). A named
+ * identifier applies only when at least one candidate (score > 0) carries it ("unless none carries it"); a
+ * dataset lacking m applied identifiers keeps penalty^m of its score. `window`: how many top candidates the
+ * `moved` counts look at (default 100).
+ */
+export function applyIdentifierRule(scores: Float32Array, named: readonly NamedIdentifier[], rule: IdentifierRule = {}, window = 100): IdentifierScores {
+  const r = resolveIdentifierRule(rule);
+  const n = scores.length;
+  const ignore = new Set((r.ignore ?? []).map((s) => s.toLowerCase()));
+  const active = named.filter((x) => r.mode !== 'off' && !x.context && (!r.kinds || r.kinds.includes(x.group.kind)) && !ignore.has(x.group.id.toLowerCase()) && !ignore.has(x.text.toLowerCase()));
+  const lacks: Uint8Array[] = [];
+  const effects: IdentifierEffect[] = named.filter((x) => !active.includes(x)).map((x) => ({ text: x.text, id: x.group.id, kind: x.group.kind, applied: false, moved: 0, carriers: 0, ...(x.context ? { context: x.context } : {}) }));
+  // the top `window` before the rule, for the moved counts
+  const order = topIndices(scores, window);
+  const appliedEffects: IdentifierEffect[] = [];
+  // one requirement per class: names of one class are alternatives ("Terra and Aqua", "AMSR-E AMSR2"), classes are
+  // all wanted ("MODIS Terra": the instrument and the platform)
+  const classes = new Map<string, NamedIdentifier[]>();
+  for (const x of active) {
+    const c = REQUIREMENT_CLASS[x.group.kind];
+    const l = classes.get(c);
+    if (l) l.push(x);
+    else classes.set(c, [x]);
+  }
+  for (const members of classes.values()) {
+    const lack = new Uint8Array(n).fill(1);
+    let levelStated: Uint8Array | null = null;
+    for (const x of members) {
+      for (const i of x.group.carriers) lack[i] = 0;
+      if (x.group.stated && !levelStated) {
+        levelStated = new Uint8Array(n);
+        for (const i of x.group.stated) levelStated[i] = 1;
+      }
+    }
+    // a level is lacking only where another level is stated
+    if (levelStated) for (let i = 0; i < n; i++) if (!levelStated[i]) lack[i] = 0;
+    let carriers = 0;
+    for (let i = 0; i < n; i++) if (scores[i] > 0 && !lack[i]) carriers++;
+    let moved = 0;
+    if (carriers > 0) for (const i of order) if (lack[i]) moved++;
+    const id = members.map((x) => x.group.id).join(' or ');
+    const e: IdentifierEffect = { text: members.map((x) => x.text).join(', '), id, kind: members[0].group.kind, applied: carriers > 0, moved, carriers };
+    if (e.applied) {
+      lacks.push(lack);
+      appliedEffects.push(e);
+    }
+    effects.push(e);
+  }
+  const out = new Float32Array(scores);
+  const count = new Uint8Array(n);
+  if (lacks.length) {
+    for (const lack of lacks) for (let i = 0; i < n; i++) count[i] += lack[i];
+    for (let i = 0; i < n; i++) if (count[i]) out[i] = scores[i] * r.penalty ** count[i];
+  }
+  return {
+    scores: out,
+    effects,
+    lackedBy: (i) => appliedEffects.filter((_, j) => lacks[j][i]).map((e) => e.id),
+    factorOf: (i) => r.penalty ** count[i],
+  };
+}
+
+/** Corpus positions of the `k` highest scores (> 0), best first. */
+function topIndices(scores: Float32Array, k: number): number[] {
+  const idx: number[] = [];
+  for (let i = 0; i < scores.length; i++) if (scores[i] > 0) idx.push(i);
+  idx.sort((a, b) => scores[b] - scores[a]);
+  return idx.slice(0, k);
+}
+
+/** One line for the answer, e.g. `VIIRS named: 4 of the top 100 without it moved down`. */
+export function describeIdentifierEffects(effects: readonly IdentifierEffect[], window = 100): string[] {
+  return effects.map((e) =>
+    e.applied
+      ? `${e.id} named ("${e.text}"): ${e.moved} of the top ${window} without it moved down`
+      : e.context
+        ? `${e.id} named after "${e.context}": taken as context, not as the data asked for`
+        : `${e.id} named ("${e.text}"): no candidate carries it, so it changes nothing`,
+  );
+}

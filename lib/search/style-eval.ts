@@ -1,0 +1,65 @@
+/**
+ * Systems compared per query style (the real-style benchmark, `lib/bench/styles/`): each system's run on the same
+ * queries, graded metrics per style and overall, and each system's paired difference from a reference system
+ * (bootstrap 95% CI and randomization p), so "the default ranking beats BM25 on every style" can be read off a table.
+ */
+import type { Qrels, Run } from '../metrics/types';
+import { evaluateGraded, gradedMeans, gradedPaired, GRADED_METRIC_NAMES, type GradedMetricName, type GradedPerQuery } from '../metrics/graded';
+import type { PairedOptions } from '../metrics/paired';
+import { searchBatch } from './batch';
+import type { SearchEngine } from './types';
+
+/** One system: an engine and whether it ranks with the user's query rules (`searchBatch`'s `rules`). */
+export interface StyleSystem {
+  label: string;
+  engine: SearchEngine;
+  rules: boolean;
+}
+
+/** A query with its style. */
+export interface StyledQuery {
+  id: string;
+  text: string;
+  style: string;
+}
+
+/** Runs of every system on the queries (depth 100). `now`: the day open periods are read against. */
+export async function styleRuns(systems: readonly StyleSystem[], queries: readonly StyledQuery[], now = new Date()): Promise<Map<string, Run>> {
+  const out = new Map<string, Run>();
+  for (const s of systems) out.set(s.label, (await searchBatch(s.engine, queries, { rules: s.rules, now })).run);
+  return out;
+}
+
+/** One row: a system on one style (or `all`), its means, and its paired difference from the reference. */
+export interface StyleRow {
+  system: string;
+  style: string;
+  n: number;
+  metrics: Record<GradedMetricName, number>;
+  /** A − reference per metric: mean difference, 95% CI, p (absent on the reference's own rows). */
+  vsReference?: Record<GradedMetricName, { diff: number; low: number; high: number; p: number }>;
+}
+
+/** Per-style (and `all`) rows of every system, each compared with `reference` (a system label). */
+export function styleRows(runs: ReadonlyMap<string, Run>, queries: readonly StyledQuery[], qrels: Qrels, reference: string, opts: PairedOptions = {}): StyleRow[] {
+  const per = new Map<string, GradedPerQuery>();
+  for (const [label, run] of runs) per.set(label, evaluateGraded(run, qrels));
+  const ref = per.get(reference);
+  const styles = [...new Set(queries.map((q) => q.style))];
+  const groups: [string, Set<string>][] = [...styles.map((s) => [s, new Set(queries.filter((q) => q.style === s).map((q) => q.id))] as [string, Set<string>]), ['all', new Set(queries.map((q) => q.id))]];
+  const rows: StyleRow[] = [];
+  for (const [label, pq] of per) {
+    for (const [style, keep] of groups) {
+      const m = gradedMeans(pq, keep);
+      const row: StyleRow = { system: label, style, n: m.n, metrics: Object.fromEntries(GRADED_METRIC_NAMES.map((k) => [k, m[k]])) as Record<GradedMetricName, number> };
+      if (ref && label !== reference) {
+        row.vsReference = Object.fromEntries(GRADED_METRIC_NAMES.map((k) => {
+          const c = gradedPaired(pq, ref, k, keep, opts);
+          return [k, { diff: c.meanDiff, low: c.ciLow, high: c.ciHigh, p: c.pValue }];
+        })) as StyleRow['vsReference'];
+      }
+      rows.push(row);
+    }
+  }
+  return rows;
+}
