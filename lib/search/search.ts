@@ -12,6 +12,8 @@ import { candidateOf, finishRoute } from '../router/route';
 import { decideTools } from '../router/decide';
 import type { RouteResult, ToolDecision } from '../router/types';
 import { applyConstraints, constraintsFromParsed, describeConstraintEffect, hasConstraints } from './constraints';
+import { computeFacets } from './facets';
+import { applyFilters, canonicalIgnore, hasFilters, withoutIgnored } from './filters';
 import { retrievalQueryTextParsed } from './text';
 import type { RankedDataset, ScoreComponent, SearchEngine, SearchOptions, SearchResponse } from './types';
 
@@ -143,12 +145,15 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
   const scores = await scoreQuery(engine, retrievalQuery, semanticStages);
   const tc = performance.now();
   // the question's period and places demote (or filter) datasets that cannot cover them; explained per result
-  const asked = constraintsFromParsed(parsed);
+  const asked = withoutIgnored(constraintsFromParsed(parsed), opts.ignore); // chips the user removed on the page
   const constrained = hasConstraints(asked) && opts.constraints?.mode !== 'off' ? applyConstraints(scores.final, engine.corpus.datasets, asked, opts.constraints) : null;
   const ranked = constrained ? { ...scores, final: constrained.scores } : scores;
+  // hard filters (provider, platform, instrument, level, temporal, box: lib/search/filters.ts) remove what fails them
+  const filtered = hasFilters(opts.filters) ? applyFilters(ranked.final, engine.corpus, opts.filters) : null;
+  const shown = filtered ? { ...ranked, final: filtered.scores } : ranked;
   const depth = opts.rerank ? Math.max(k, opts.rerank.depth ?? opts.rerank.window ?? 10) : k;
   const te = performance.now();
-  let results = rankedDatasets(engine, ranked, depth);
+  let results = rankedDatasets(engine, shown, depth);
   if (constrained)
     results = results
       .map((r) => {
@@ -158,6 +163,8 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
       })
       .filter((r) => Number.isFinite(r.score)) // 'filter' mode
       .map((r, j) => ({ ...r, rank: j + 1 }));
+  if (filtered) results = results.filter((r) => filtered.keeps(engine.corpus.indexById.get(r.id)!)).map((r, j) => ({ ...r, rank: j + 1 }));
+  const facets = opts.facets ? computeFacets(shown.final, engine.corpus, { depth: opts.facetDepth, now }) : undefined;
   const t3 = performance.now();
   let rerankTraces: RerankTrace[] | undefined;
   if (opts.rerank && results.length > 1) {
@@ -186,8 +193,11 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
       alpha: spec?.method === 'convex' ? spec.alpha : null, alphaSource: engine.fusion.source,
       ...(opts.rerank ? { reranker: opts.rerank.reranker.id } : {}),
       constraints: constrained ? { ...asked, mode: opts.constraints?.mode ?? 'demote', moved: constrained.moved } : null,
+      ...(filtered ? { filters: filtered.effect } : {}),
+      ...(canonicalIgnore(opts.ignore) ? { ignored: opts.ignore } : {}),
     },
     results,
+    ...(facets ? { facets } : {}),
     ...(rerankTraces ? { rerankTraces } : {}),
     timings: {
       parseMs: t1 - t0, routeMs: t2 - t1 + (t5 - t4), lexicalMs: scores.lexicalMs, semanticMs: scores.semanticMs, fuseMs: scores.fuseMs,

@@ -1,4 +1,6 @@
 import type { ConstraintRule, QueryConstraints } from './constraints';
+import type { FacetCounts } from './facets';
+import type { FilterEffect, IgnoreParsed, SearchFilters } from './filters';
 import type { Corpus } from '../data/types';
 import type { AlphaMethod, FusionSpec } from '../fuse';
 import type { CorpusScorer } from '../retrieve/scorers';
@@ -123,6 +125,18 @@ export interface SearchOptions {
    * default) or filtered; `{ mode: 'off' }` ranks as retrieval alone. Default: demote ×0.5.
    */
   constraints?: ConstraintRule;
+  /**
+   * Hard filters as CMR's collection search has them (lib/search/filters.ts): provider, platform, instrument,
+   * processing level, temporal range, bounding box. A dataset that fails one is removed (after fusion and the
+   * constraint rule, before top-k). Default: none.
+   */
+  filters?: SearchFilters;
+  /** Compute facet counts of the result set (`SearchResponse.facets`, lib/search/facets.ts). Default false. */
+  facets?: boolean;
+  /** The result set the facets count: the top `facetDepth` datasets with a positive score. Default 100. */
+  facetDepth?: number;
+  /** The question's parsed period, places or named identifiers to leave out of the ranking. Default: none. */
+  ignore?: IgnoreParsed;
 }
 
 /** The answer to one query: router decisions and actions, ranked datasets with explanations, timings. */
@@ -152,8 +166,16 @@ export interface SearchResponse {
     constraints?: (QueryConstraints & { mode: string; moved: number }) | null;
     /** The reranker that reordered the top results, when one did. */
     reranker?: string;
+    /** The filters applied and how many datasets they removed (null: none given). */
+    filters?: FilterEffect | null;
+    /** The parsed constraints left out at the caller's request (`SearchOptions.ignore`; null: none). */
+    ignored?: IgnoreParsed | null;
+    /** Identifiers the query names (mission, instrument, short name…) and how many results each moved down. */
+    identifiers?: { named: { text: string; kind: string; moved: number }[] };
   };
   results: RankedDataset[];
+  /** Facet counts of the result set, when asked (`SearchOptions.facets`). */
+  facets?: FacetCounts;
   /** The reranker's traces (calls, repairs, cost), when one ran. */
   rerankTraces?: RerankTrace[];
   timings: SearchTimings;
