@@ -212,11 +212,11 @@ export function parseFilterParams(params: Record<string, unknown>, corpus: Pick<
   if (provider.length) {
     const known = corpusProviders(corpus);
     const byUpper = new Map(known.map((k) => [k.toUpperCase(), k]));
-    filters.provider = provider.map((p) => {
+    filters.provider = [...new Set(provider.map((p) => {
       const k = byUpper.get(p.toUpperCase());
       if (!k) throw filterError('provider', `unknown provider "${short(p)}" (providers are DAAC ids such as ${known.slice(0, 5).join(', ')})`);
       return k;
-    });
+    }))];
   }
   const platform = listValues(params.platform, 'platform');
   if (platform.length) filters.platform = platform;
