@@ -29,7 +29,7 @@ aside.facets ul{list-style:none;margin:0;padding:0}aside.facets li{display:flex;
 aside.facets li a{overflow-wrap:anywhere}aside.facets li.active a{font-weight:700}.count{color:#555}
 .chips{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:8px 0;font-size:13px}
 .chip{display:inline-flex;gap:6px;align-items:center;background:#e7eefb;border:1px solid #b5c7ea;border-radius:14px;padding:2px 10px}
-.chip.filter{background:#eef7ea;border-color:#b7d7a8}.chip.ignored{background:#f1f1f1;border-color:#ccc;color:#666;text-decoration:line-through}
+.chips-label{color:#555;margin-left:4px}.chip.filter{background:#eef7ea;border-color:#b7d7a8}.chip.ignored{background:#f1f1f1;border-color:#ccc;color:#666;text-decoration:line-through}
 .chip a.remove,.chip a.restore{text-decoration:none;font-weight:700;color:#0b3d91}.chip.ignored a.restore{text-decoration:underline;font-weight:400}
 details.filters{font-size:13px;margin:-4px 0 12px 0}details.filters .grid{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:6px 12px;margin-top:6px}
 details.filters label{display:flex;flex-direction:column;gap:2px}details.filters input{font-size:13px;padding:4px}
@@ -148,7 +148,8 @@ function facetsHtml(res: SearchResponse, st: PageState): string {
       const on = facetActive(st, f, v.value);
       const href = stateUrl(withFacet(st, f, v.value, !on));
       const label = on ? `remove the ${FACET_LABELS[f].toLowerCase()} filter ${v.value}` : `only ${FACET_LABELS[f].toLowerCase()} ${v.value} (${v.count} of these results)`;
-      return `<li${on ? ' class="active"' : ''}><a class="facet-link" data-facet="${f}" data-value="${h(v.value)}" href="${h(href)}" aria-label="${h(label)}">${on ? '✓ ' : ''}${h(v.value)}</a><span class="count">${v.count}</span></li>`;
+      const shown = f === 'processing_level_id' ? `Level ${v.value}` : v.value;
+      return `<li${on ? ' class="active"' : ''}><a class="facet-link" data-facet="${f}" data-value="${h(v.value)}" href="${h(href)}" aria-label="${h(label)}">${on ? '✓ ' : ''}${h(shown)}</a><span class="count">${v.count}</span></li>`;
     }).join('');
     const more = values.length > FACET_SHOWN ? `<li class="note">+ ${values.length - FACET_SHOWN} more</li>` : '';
     return `<section class="facet" data-facet="${f}"><h3>${h(FACET_LABELS[f])}</h3><ul>${items}${more}</ul></section>`;
@@ -192,6 +193,7 @@ function chipsHtml(res: SearchResponse, st: PageState): string {
   for (const t of ig?.identifiers ?? [])
     if (!(res.retrieval.identifiers?.named ?? []).some((n) => n.text.toLowerCase() === t.toLowerCase()))
       out.push(chip('identifier', `identifier ${t}`, stateUrl(restoring(`identifier:${t}`)), 'restore', 'parsed ignored', `use the identifier ${t} again`));
+  const fromQuestion = out.splice(0);
   const f = st.filters;
   for (const k of LIST_FILTERS)
     for (const v of f[k] ?? []) out.push(chip(k, `${k} ${v}`, stateUrl(withFacet(st, k, v, false)), 'remove', 'filter', `remove the filter ${k} ${v}`));
@@ -205,7 +207,9 @@ function chipsHtml(res: SearchResponse, st: PageState): string {
   }
   const eff = res.retrieval.filters;
   const note = eff ? `<span class="note" id="filter-effect">filters removed ${eff.removed} matching datasets</span>` : '';
-  return out.length ? `<div class="chips" id="chips" aria-label="constraints and filters">${out.join('')}${note}</div>` : '';
+  if (fromQuestion.length + out.length === 0) return '';
+  const group = (label: string, chips: string[]) => (chips.length ? `<span class="chips-label">${label}</span>${chips.join('')}` : '');
+  return `<div class="chips" id="chips" aria-label="constraints and filters">${group('From your question:', fromQuestion)}${group('Filters:', out)}${note}</div>`;
 }
 
 /** Filter inputs of the search form (CMR parameter names), filled with the active filters. */
