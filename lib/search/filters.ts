@@ -314,10 +314,22 @@ function fieldKeys(datasets: readonly DatasetRecord[], i: number, field: 'platfo
  * it has one, else as whole words of its shortName or title (names of at least 3 letters/digits).
  */
 export function carriesName(datasets: readonly DatasetRecord[], i: number, field: 'platform' | 'instrument', keys: readonly string[]): boolean {
-  const own = fieldKeys(datasets, i, field);
-  if (own.length > 0) return keys.some((k) => own.includes(k));
-  const t = titleKeys(datasets)[i];
-  return keys.some((k) => k.replace(/ /g, '').length >= MIN_TITLE_NAME && t.includes(` ${k} `));
+  return nameMatcher(datasets, field, keys)(i);
+}
+
+/** True when a name key may be looked up in titles (at least `MIN_TITLE_NAME` letters/digits). */
+const titleMatchable = (k: string) => k.length - (k.match(/ /g)?.length ?? 0) >= MIN_TITLE_NAME;
+
+/** `carriesName` for one set of keys over many datasets (the keys' title eligibility checked once). */
+function nameMatcher(datasets: readonly DatasetRecord[], field: 'platform' | 'instrument', keys: readonly string[]): (i: number) => boolean {
+  const inTitles = keys.filter(titleMatchable).map((k) => ` ${k} `);
+  const titles = titleKeys(datasets);
+  return (i) => {
+    const own = fieldKeys(datasets, i, field);
+    if (own.length > 0) return keys.some((k) => own.includes(k));
+    const t = titles[i];
+    return inTitles.some((k) => t.includes(k));
+  };
 }
 
 /**
@@ -350,12 +362,26 @@ export function corpusNames(datasets: readonly DatasetRecord[], field: 'platform
  * The platform or instrument names (keys) the dataset at position `i` carries: its field, or the corpus's names
  * found in its title (the same rule as `carriesName`, so a facet's count is what its filter keeps).
  */
+const namesByCorpus = new WeakMap<readonly object[], Record<'platform' | 'instrument', { titleNames: string[]; of: (string[] | undefined)[] }>>();
 export function namesOf(datasets: readonly DatasetRecord[], i: number, field: 'platform' | 'instrument'): string[] {
-  const own = fieldKeys(datasets, i, field);
-  if (own.length > 0) return [...new Set(own)];
-  const t = titleKeys(datasets)[i];
-  const out: string[] = [];
-  for (const k of corpusNames(datasets, field).keys()) if (k.replace(/ /g, '').length >= MIN_TITLE_NAME && t.includes(` ${k} `)) out.push(k);
+  let c = namesByCorpus.get(datasets);
+  if (!c) {
+    // per dataset, filled when first asked (a service counts the facets of its top 100 on every request)
+    const init = (f: 'platform' | 'instrument') => ({ titleNames: [...corpusNames(datasets, f).keys()].filter(titleMatchable), of: new Array<string[] | undefined>(datasets.length) });
+    c = { platform: init('platform'), instrument: init('instrument') };
+    namesByCorpus.set(datasets, c);
+  }
+  const cf = c[field];
+  let out = cf.of[i];
+  if (!out) {
+    const own = fieldKeys(datasets, i, field);
+    if (own.length > 0) out = [...new Set(own)];
+    else {
+      const t = titleKeys(datasets)[i];
+      out = cf.titleNames.filter((k) => t.includes(` ${k} `));
+    }
+    cf.of[i] = out;
+  }
   return out;
 }
 
@@ -383,8 +409,8 @@ export function applyFilters(scores: Float32Array, corpus: Pick<Corpus, 'dataset
   const n = datasets.length;
   const pass = new Uint8Array(n).fill(1);
   const providers = filters.provider?.length ? new Set(filters.provider.map((p) => p.toUpperCase())) : null;
-  const platforms = filters.platform?.length ? filters.platform.map(nameKey) : null;
-  const instruments = filters.instrument?.length ? filters.instrument.map(nameKey) : null;
+  const platformOf = filters.platform?.length ? nameMatcher(datasets, 'platform', filters.platform.map(nameKey)) : null;
+  const instrumentOf = filters.instrument?.length ? nameMatcher(datasets, 'instrument', filters.instrument.map(nameKey)) : null;
   const levels = filters.processing_level_id?.length ? new Set(filters.processing_level_id.map((l) => normaliseProcessingLevel(l) ?? l)) : null;
   const extent: QueryConstraints | null = filters.temporal || filters.bounding_box
     ? {
@@ -400,8 +426,8 @@ export function applyFilters(scores: Float32Array, corpus: Pick<Corpus, 'dataset
     const d = datasets[i];
     let ok = !providers || providers.has(d.daac.toUpperCase());
     if (ok && levels) ok = levels.has(normaliseProcessingLevel(d.processingLevel) ?? '');
-    if (ok && platforms) ok = carriesName(datasets, i, 'platform', platforms);
-    if (ok && instruments) ok = carriesName(datasets, i, 'instrument', instruments);
+    if (ok && platformOf) ok = platformOf(i);
+    if (ok && instrumentOf) ok = instrumentOf(i);
     if (ok && covered) {
       const c = covered.coverageOf(i);
       ok = (!extent!.period || c.temporal === 'covers') && (extent!.places.length === 0 || c.spatial === 'covers');
