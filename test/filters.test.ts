@@ -11,6 +11,9 @@ import {
   type SearchFilters,
 } from '../lib/search/filters';
 import { isEoError } from '../lib/errors';
+import { renderSearchPage } from '../lib/serve/page';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
 
 const corpus = loadSnapshot({ sample: true });
 const engine = createSearchEngine(corpus, { lexical: bm25Scorer(buildBm25(corpus)), semantic: null, source: 'given' });
@@ -281,6 +284,38 @@ test('API: bad filter values are 400 BAD_FILTER naming the parameter; filters ap
   } finally {
     await app.close();
   }
+});
+
+test('page: identifier chips from retrieval.identifiers.named remove with ignore=identifier:<text>; ignored ones restore; all escaped', async () => {
+  const res = await search(engine, 'VIIRS aerosol over India since 2015', { now: NOW, facets: true, ignore: { period: true, identifiers: ['OLD<i>'] } });
+  res.retrieval.identifiers = { named: [{ text: 'VIIRS', kind: 'instrument', moved: 4 }, { text: 'a"b<c>', kind: 'short name', moved: 0 }] };
+  const html = renderSearchPage(res);
+  assert.match(html, /data-kind="identifier">instrument VIIRS \(4 moved down\) <a class="remove" href="\/\?q=VIIRS\+aerosol\+over\+India\+since\+2015&amp;ignore=period&amp;ignore=identifier%3AOLD%3Ci%3E&amp;ignore=identifier%3AVIIRS"/);
+  assert.match(html, /short name a&quot;b&lt;c&gt;/);
+  assert.not.match(html, /a"b<c>/);
+  assert.match(html, /class="chip parsed ignored" data-kind="identifier">identifier OLD&lt;i&gt; <a class="restore" href="\/\?q=VIIRS\+aerosol\+over\+India\+since\+2015&amp;ignore=period"/);
+  assert.match(html, /class="chip parsed ignored" data-kind="period">period 2015-01-01 – 2026-11-30 <a class="restore"/);
+  assert.not.match(html, /<script>/, 'no inline script');
+});
+
+test('eo search: filter flags through the service\'s parser, applied filters and facets printed; a bad flag names itself', () => {
+  const eo = path.join(__dirname, '..', 'dist', 'lib', 'cli', 'eo.js');
+  const run = (...args: string[]) => spawnSync(process.execPath, [eo, 'search', 'sea surface temperature', '--sample', '--retriever', 'bm25', ...args], { encoding: 'utf8' });
+  const ok = run('--provider', 'pocloud', '--temporal=2010-01-01,', '--facets', '--k', '3');
+  assert.is(ok.status, 0, ok.stderr);
+  assert.match(ok.stdout, /^filters: provider POCLOUD; temporal 2010-01-01, \(\d+ matching datasets removed, [1-9]\d* kept\)$/m);
+  assert.equal([...ok.stdout.matchAll(/^ +\d+\. (C\d+-\w+)/gm)].map((m) => m[1].split('-')[1]), ['POCLOUD', 'POCLOUD', 'POCLOUD']);
+  assert.match(ok.stdout, /^facets \(top \d+ results\):\n  provider: POCLOUD \d+$/m);
+  const json = spawnSync(process.execPath, [eo, 'search', 'sea surface temperature', '--sample', '--retriever', 'bm25', '--json', '--instrument', 'MODIS,AVHRR', '--bounding-box=170,-30,-170,30', '--processing-level-id', 'Level 3', '--processing-level-id', 'l2g'], { encoding: 'utf8' });
+  assert.is(json.status, 0, json.stderr);
+  const res = JSON.parse(json.stdout) as SearchResponse;
+  assert.equal(res.retrieval.filters!.applied, { instrument: ['MODIS', 'AVHRR'], processing_level_id: ['3', '2G'], bounding_box: [170, -30, -170, 30] });
+  assert.is(res.facets, undefined, 'facets only with --facets');
+  const bad = run('--bounding-box=0,0,10');
+  assert.is(bad.status, 2);
+  assert.match(bad.stderr, /^eo: --bounding-box: give four numbers/);
+  const badLevel = run('--processing-level-id', 'x');
+  assert.match(badLevel.stderr, /^eo: --processing-level-id: "x" is not a processing level/);
 });
 
 test.run();
