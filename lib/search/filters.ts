@@ -223,8 +223,14 @@ export function parseFilterParams(params: Record<string, unknown>, corpus: Pick<
   const instrument = listValues(params.instrument, 'instrument');
   if (instrument.length) filters.instrument = instrument;
   const levels = listValues(params.processing_level_id, 'processing_level_id');
-  if (levels.length)
-    filters.processing_level_id = [...new Set(levels.map((l) => normaliseProcessingLevel(l) ?? (() => { throw filterError('processing_level_id', `"${short(l)}" is not a processing level (e.g. 2, L3, Level 1B)`); })()))];
+  if (levels.length) {
+    const ids = levels.map((l) => {
+      const id = normaliseProcessingLevel(l);
+      if (!id) throw filterError('processing_level_id', `"${short(l)}" is not a processing level (e.g. 2, L3, Level 1B)`);
+      return id;
+    });
+    filters.processing_level_id = [...new Set(ids)];
+  }
   const temporal = singleValue(params.temporal, 'temporal');
   if (temporal !== undefined) filters.temporal = parseTemporalFilter(temporal);
   const box = singleValue(params.bounding_box, 'bounding_box');

@@ -61,9 +61,10 @@ function serverTiming(res: SearchResponse | null, admitMs: number, render: 'json
  *   GET /healthz           liveness and what is loaded
  * Bad queries get a 400 with a clear message that never echoes the query; a per-client rate limit answers 429;
  * unexpected errors answer 500 without details (logged server-side).
- * Under load: answers are kept in an LRU keyed by (normalised query, k, router, day, filters, ignored constraints) and served without searching
- * (header `x-eo-cache: hit`); at most `maxConcurrentSearches` searches run and `maxQueuedSearches` wait, beyond
- * that (or after `queueTimeoutMs` in the queue) the answer is 503 with `Retry-After: 1`, so no request hangs.
+ * Under load: answers are kept in an LRU keyed by (normalised query, k, router, day, filters, ignored constraints)
+ * and served without searching (header `x-eo-cache: hit`); at most `maxConcurrentSearches` searches run and
+ * `maxQueuedSearches` wait, beyond that (or after `queueTimeoutMs` in the queue) the answer is 503 with
+ * `Retry-After: 1`, so no request hangs.
  */
 export async function createSearchServer(engine: SearchEngine, opts: SearchServerOptions = {}): Promise<FastifyInstance> {
   const maxChars = opts.maxQueryChars ?? 500;
