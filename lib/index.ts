@@ -179,6 +179,11 @@ export {
   type SplitScores, type StudySplits,
 } from './search';
 
+// ── Search filters and facets, CMR-like (provider, platform, instrument, level, temporal, bounding box)
+export {
+  applyFilters, computeFacets, DEFAULT_FACET_DEPTH, parseFilterParams, type FacetCounts, type FilterEffect, type IgnoreParsed, type SearchFilters,
+} from './search';
+
 // ── Service: HTTP server and web page over lib/search
 export {
   checkK, checkQuery, createSearchServer, escapeHtml, SERVICE_NNSSC_TWO_STAGE, SERVICE_ENCODER_SPEC, SERVE_PROCESS, type SearchServerOptions,

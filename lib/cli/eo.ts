@@ -2,6 +2,8 @@
 /**
  * The `eo` command. Thin: parses flags and calls the same library functions the notebooks call.
  *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--sample] [--data DIR]
+ *             [filters: --provider, --platform, --instrument, --processing-level-id (repeatable or comma-separated),
+ *              --temporal=START,END, --bounding-box=W,S,E,N; --ignore period|place:NAME|identifier:TEXT; --facets]
  *   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations cites,...] [--out DIR] [--sample]
  *   eo eval --run FILE --qrels FILE [--depth 100] [--json]
  *   eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json]
@@ -26,13 +28,19 @@ import { METRIC_NAMES, type MetricRow } from '../metrics/types';
 import { parseEncoderName } from '../encode/registry';
 import { searchBatch } from '../search/batch';
 import { loadSearchEngine } from '../search/engine';
+import { FACET_NAMES } from '../search/facets';
+import { describeFilters } from '../search/filters';
 import { search } from '../search/search';
+import { checkFilters } from '../serve/validate';
 import type { SearchEngine } from '../search/types';
 import { fusionFlag, LLM_USAGE, nnsscTopMFlag, SERVE_USAGE } from './usage';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 
 const USAGE = `usage:
   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--sample] [--data DIR]
+      [--provider DAAC] [--platform NAME] [--instrument NAME] [--processing-level-id L]   (each repeatable or comma-separated; values OR, filters AND)
+      [--temporal=START,END] [--bounding-box=W,S,E,N]   (CMR syntax: ISO dates/date-times, a side empty = open; west > east crosses 180°; use = before a leading -)
+      [--ignore period|place:NAME|identifier:TEXT]   (repeatable: leave a constraint parsed from the question out)   [--facets]   (facet counts of the top 100)
   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
   eo eval --run FILE --qrels FILE [--depth 100] [--json]
   eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json] [--sample] [--data DIR]
@@ -131,6 +139,9 @@ async function main(rawArgv: string[]): Promise<void> {
       relations: { type: 'string' }, out: { type: 'string' }, run: { type: 'string' }, qrels: { type: 'string' },
       depth: { type: 'string' }, system: { type: 'string' }, split: { type: 'string' }, bench: { type: 'string' },
       fusion: { type: 'string' }, alpha: { type: 'string' }, semantic: { type: 'string' }, 'nnssc-top-m': { type: 'string' },
+      provider: { type: 'string', multiple: true }, platform: { type: 'string', multiple: true }, instrument: { type: 'string', multiple: true },
+      'processing-level-id': { type: 'string', multiple: true }, temporal: { type: 'string' }, 'bounding-box': { type: 'string' },
+      ignore: { type: 'string', multiple: true }, facets: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -146,17 +157,29 @@ async function main(rawArgv: string[]): Promise<void> {
     if (query.trim() === '') fail('search needs a query, e.g. eo search "sea ice extent Arctic"');
     const k = intFlag(values.k, 'k', 10);
     const corpus = load();
+    // the service's parser (lib/serve/validate.ts → lib/search/filters.ts): one set of rules and messages for both
+    const cf = checkFilters({
+      provider: values.provider, platform: values.platform, instrument: values.instrument, processing_level_id: values['processing-level-id'],
+      temporal: values.temporal, bounding_box: values['bounding-box'], ignore: values.ignore,
+    }, corpus);
+    if ('problem' in cf) fail(`--${cf.problem.message.replace(/^\w+/, (p) => p.replace(/_/g, '-'))}`);
     const engine = await engineFor(values.retriever ?? 'best', corpus, values);
     try {
-      const res = await search(engine, query, { k });
+      const res = await search(engine, query, { k, filters: cf.filters, ignore: cf.ignore, facets: !!values.facets });
       if (values.json) {
         process.stdout.write(JSON.stringify(res, null, 2) + '\n');
       } else {
         const tools = res.router?.decisions.filter((d) => d.applies).map((d) => d.tool) ?? [];
         if (tools.length) process.stdout.write(`NASA tools for this request: ${tools.join(', ')} (eo serve shows their links)\n`);
+        if (res.retrieval.filters) process.stdout.write(`filters: ${describeFilters(res.retrieval.filters)}\n`);
+        if (res.retrieval.ignored) process.stdout.write(`ignored from the question: ${JSON.stringify(res.retrieval.ignored)}\n`);
         if (res.results.length === 0) process.stdout.write('no dataset matches\n');
         for (const r of res.results)
           process.stdout.write(`${String(r.rank).padStart(3)}. ${r.id}  ${r.shortName ?? '-'}  score ${r.score.toFixed(4)}\n     ${r.longName}\n     ${r.why}\n     ${r.links.landingPage}\n`);
+        if (res.facets) {
+          process.stdout.write(`facets (top ${res.facets.resultSet} results):\n`);
+          for (const f of FACET_NAMES) if (res.facets[f].length) process.stdout.write(`  ${f}: ${res.facets[f].slice(0, 10).map((v) => `${v.value} ${v.count}`).join(', ')}${res.facets[f].length > 10 ? `, … (${res.facets[f].length - 10} more)` : ''}\n`);
+        }
         process.stderr.write(`(${engine.label}; α from ${engine.fusion.source}; ranked "${res.retrievalQuery}" over ${corpus.datasets.length} datasets in ${res.timings.totalMs.toFixed(1)} ms)\n`);
       }
     } finally {

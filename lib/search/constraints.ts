@@ -12,7 +12,10 @@ import type { BBox, DatasetRecord } from '../data/types';
 import { EoError } from '../errors';
 import type { ParsedQuery } from '../router/types';
 
-/** What the query asks for. Both ends of the period are inclusive ISO dates (YYYY-MM-DD). */
+/**
+ * What the query asks for. Both ends of the period are inclusive: ISO dates (YYYY-MM-DD; the end date counts to its
+ * last millisecond) or ISO date-times with a zone (taken as given).
+ */
 export interface QueryConstraints {
   period: { start: string; end: string } | null;
   /** Places asked for; a dataset covering any one of them satisfies the place constraint. */
@@ -60,7 +63,7 @@ function isoMs(s: string | null | undefined): number {
 /** The asked period in ms, [start, end of the end day]; throws on dates that cannot be read. */
 function periodMs(period: NonNullable<QueryConstraints['period']>): [number, number] {
   const qs = isoMs(period.start);
-  const qe = isoMs(period.end) + DAY_MS - 1; // the asked end day is inclusive
+  const qe = isoMs(period.end) + (period.end.length === 10 ? DAY_MS - 1 : 0); // an asked end day is inclusive
   if (!Number.isFinite(qs) || !Number.isFinite(qe)) throw new EoError('INVALID_ARGUMENT', `period ${period.start}..${period.end} is not a pair of ISO dates`);
   return [qs, qe];
 }
@@ -182,6 +185,8 @@ export interface ConstrainedScores {
   effectOf(i: number): ConstraintEffect | undefined;
   /** Every dataset that moved, by corpus position (built when first read: a service only explains its top k). */
   readonly effects: Map<number, ConstraintEffect>;
+  /** How the dataset at corpus position `i` relates to each constraint (`unknown`: no box, unreadable dates). */
+  coverageOf(i: number): { temporal: Coverage; spatial: Coverage };
 }
 
 const OUTSIDE = 2;
@@ -233,6 +238,7 @@ export function applyConstraints(
   let effects: Map<number, ConstraintEffect> | null = null;
   return {
     scores: out, moved, effectOf,
+    coverageOf: (i) => ({ temporal: COVERAGES[codes[i] & 3], spatial: COVERAGES[codes[i] >> 2] }),
     get effects() {
       if (!effects) {
         effects = new Map();

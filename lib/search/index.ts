@@ -9,3 +9,5 @@ export * from './backbone';
 export * from './experiment';
 export * from './study';
 export * from './self-supervised';
+export * from './filters';
+export * from './facets';

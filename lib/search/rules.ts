@@ -7,6 +7,7 @@
 import type { ParsedQuery } from '../router/types';
 import { applyConstraints, constraintsFromParsed, hasConstraints, type ConstrainedScores, type ConstraintRule, type QueryConstraints } from './constraints';
 import { applyIdentifierRule, identifierVocabulary, namedIdentifiers, type IdentifierRule, type IdentifierScores, type NamedIdentifier } from './identifiers';
+import { withoutIgnored, type IgnoreParsed } from './filters';
 import type { SearchEngine } from './types';
 
 /** The rules of one query (each has its own defaults; see their modules). */
@@ -15,6 +16,8 @@ export interface QueryRules {
   constraints?: ConstraintRule;
   /** Named-identifier rule. Default: the engine's (`engine.identifierRule`), else demote ×0.01 per lacking identifier. */
   identifiers?: IdentifierRule;
+  /** Parsed period, places and named identifiers the user removed (the page's chips). Default none. */
+  ignore?: IgnoreParsed;
 }
 
 export interface RuledScores {
@@ -39,10 +42,12 @@ export function applyQueryRules(
   engine: Pick<SearchEngine, 'corpus' | 'identifierRule'>, parsed: Pick<ParsedQuery, 'period' | 'places'>, scores: Float32Array, text: string,
   rules: QueryRules = {}, named?: NamedIdentifier[],
 ): RuledScores {
-  const asked = constraintsFromParsed(parsed);
+  const asked = withoutIgnored(constraintsFromParsed(parsed), rules.ignore);
   const constrained = hasConstraints(asked) && rules.constraints?.mode !== 'off' ? applyConstraints(scores, engine.corpus.datasets, asked, rules.constraints) : null;
   const afterConstraints = constrained ? constrained.scores : scores;
-  const idRule = rules.identifiers ?? engine.identifierRule ?? {};
+  const baseRule = rules.identifiers ?? engine.identifierRule ?? {};
+  const ignoredIds = rules.ignore?.identifiers ?? [];
+  const idRule = ignoredIds.length ? { ...baseRule, ignore: [...(baseRule.ignore ?? []), ...ignoredIds] } : baseRule;
   const ids = idRule.mode === 'off' ? [] : named ?? queryIdentifiers(engine, text);
   const identified = ids.length ? applyIdentifierRule(afterConstraints, ids, idRule) : null;
   return { scores: identified ? identified.scores : afterConstraints, asked, constrained, named: ids, identified };

@@ -15,6 +15,8 @@ import type { RouteResult, ToolDecision } from '../router/types';
 import { describeConstraintEffect } from './constraints';
 import { describeIdentifierEffects, type NamedIdentifier } from './identifiers';
 import { applyQueryRules, queryIdentifiers } from './rules';
+import { computeFacets } from './facets';
+import { applyFilters, canonicalIgnore, hasFilters } from './filters';
 import { retrievalQueryTextParsed } from './text';
 import type { RankedDataset, ScoreComponent, SearchEngine, SearchOptions, SearchResponse } from './types';
 
@@ -149,12 +151,15 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
   const scores = await scoreQuery(engine, retrievalQuery, semanticStages);
   const tc = performance.now();
   // the question's period and places, then the identifiers it names, demote (or filter) datasets; explained per result
-  const ruled = applyQueryRules(engine, parsed, scores.final, retrievalQuery, { constraints: opts.constraints, identifiers: opts.identifiers }, scores.named);
+  const ruled = applyQueryRules(engine, parsed, scores.final, retrievalQuery, { constraints: opts.constraints, identifiers: opts.identifiers, ignore: opts.ignore }, scores.named);
   const { asked, constrained, identified } = ruled;
   const ranked = constrained || identified ? { ...scores, final: ruled.scores } : scores;
+  // hard filters (provider, platform, instrument, level, temporal, box: lib/search/filters.ts) remove what fails them
+  const filtered = hasFilters(opts.filters) ? applyFilters(ranked.final, engine.corpus, opts.filters) : null;
+  const shown = filtered ? { ...ranked, final: filtered.scores } : ranked;
   const depth = opts.rerank ? Math.max(k, opts.rerank.depth ?? opts.rerank.window ?? 10) : k;
   const te = performance.now();
-  let results = rankedDatasets(engine, ranked, depth);
+  let results = rankedDatasets(engine, shown, depth);
   if (constrained || identified)
     results = results
       .map((r) => {
@@ -170,6 +175,8 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
       })
       .filter((r) => Number.isFinite(r.score)) // 'filter' mode
       .map((r, j) => ({ ...r, rank: j + 1 }));
+  if (filtered) results = results.filter((r) => filtered.keeps(engine.corpus.indexById.get(r.id)!)).map((r, j) => ({ ...r, rank: j + 1 }));
+  const facets = opts.facets ? computeFacets(shown.final, engine.corpus, { depth: opts.facetDepth, now }) : undefined;
   const t3 = performance.now();
   let rerankTraces: RerankTrace[] | undefined;
   if (opts.rerank && results.length > 1) {
@@ -201,8 +208,11 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
       identifiers: ruled.identified
         ? { named: ruled.identified.effects.map((e) => ({ text: e.text, id: e.id, kind: e.kind, applied: e.applied, moved: e.moved })), notes: describeIdentifierEffects(ruled.identified.effects) }
         : null,
+      ...(filtered ? { filters: filtered.effect } : {}),
+      ...(canonicalIgnore(opts.ignore) ? { ignored: opts.ignore } : {}),
     },
     results,
+    ...(facets ? { facets } : {}),
     ...(rerankTraces ? { rerankTraces } : {}),
     timings: {
       parseMs: t1 - t0, routeMs: t2 - t1 + (t5 - t4), lexicalMs: scores.lexicalMs, semanticMs: scores.semanticMs, fuseMs: scores.fuseMs,

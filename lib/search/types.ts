@@ -1,6 +1,8 @@
 import type { ConstraintRule, QueryConstraints } from './constraints';
 import type { IdentifierKind, IdentifierRule } from './identifiers';
 import type { AdaptiveAlphaModel } from '../fuse/adaptive';
+import type { FacetCounts } from './facets';
+import type { FilterEffect, IgnoreParsed, SearchFilters } from './filters';
 import type { Corpus } from '../data/types';
 import type { AlphaMethod, FusionSpec } from '../fuse';
 import type { CorpusScorer } from '../retrieve/scorers';
@@ -140,6 +142,18 @@ export interface SearchOptions {
    * identifier); `{ mode: 'off' }` ranks without it.
    */
   identifiers?: IdentifierRule;
+  /**
+   * Hard filters as CMR's collection search has them (lib/search/filters.ts): provider, platform, instrument,
+   * processing level, temporal range, bounding box. A dataset that fails one is removed (after fusion and the
+   * constraint rule, before top-k). Default: none.
+   */
+  filters?: SearchFilters;
+  /** Compute facet counts of the result set (`SearchResponse.facets`, lib/search/facets.ts). Default false. */
+  facets?: boolean;
+  /** The result set the facets count: the top `facetDepth` datasets with a positive score. Default 100. */
+  facetDepth?: number;
+  /** The question's parsed period, places or named identifiers to leave out of the ranking. Default: none. */
+  ignore?: IgnoreParsed;
 }
 
 /** The answer to one query: router decisions and actions, ranked datasets with explanations, timings. */
@@ -171,8 +185,14 @@ export interface SearchResponse {
     reranker?: string;
     /** The identifiers the query names and what the rule did with each (null: none named, or the rule off). */
     identifiers?: { named: { text: string; id: string; kind: IdentifierKind; applied: boolean; moved: number }[]; notes: string[] } | null;
+    /** The filters applied and how many datasets they removed (null: none given). */
+    filters?: FilterEffect | null;
+    /** The parsed constraints left out at the caller's request (`SearchOptions.ignore`; null: none). */
+    ignored?: IgnoreParsed | null;
   };
   results: RankedDataset[];
+  /** Facet counts of the result set, when asked (`SearchOptions.facets`). */
+  facets?: FacetCounts;
   /** The reranker's traces (calls, repairs, cost), when one ran. */
   rerankTraces?: RerankTrace[];
   timings: SearchTimings;

@@ -2,6 +2,8 @@ import { datasetLandingPage } from '../data/text';
 import type { DatasetRecord } from '../data/types';
 import type { RouterAction } from '../router/types';
 import { cmrConceptUrl, earthdataSearchUrl } from '../search/search';
+import { decadeTemporal, FACET_NAMES, type FacetName } from '../search/facets';
+import { formatTemporalFilter, LIST_FILTERS, nameKey, type SearchFilters } from '../search/filters';
 import type { SearchResponse } from '../search/types';
 import { escapeHtml as h, isHttpUrl } from './validate';
 
@@ -20,6 +22,19 @@ form.search button{font-size:16px;padding:8px 16px;background:#0b3d91;color:#fff
 .bar{display:inline-block;height:8px;vertical-align:middle}.bar.lex{background:#d98c1f}.bar.sem{background:#3a7bd5}
 .links a{margin-right:12px;font-size:13px}.note{color:#555;font-size:13px}details{font-size:13px}
 dl.record dt{font-weight:600;margin-top:8px}dl.record dd{margin-left:0}
+.page{display:grid;grid-template-columns:220px 1fr;gap:20px;align-items:start}.page>section{min-width:0}
+aside.facets{background:#fff;border:1px solid #d0d7e2;border-radius:6px;padding:8px 12px;font-size:13px}
+aside.facets h2{font-size:15px;margin:4px 0}aside.facets h3{font-size:13px;margin:10px 0 4px 0;color:#0b3d91}
+aside.facets ul{list-style:none;margin:0;padding:0}aside.facets li{display:flex;justify-content:space-between;gap:6px;margin:2px 0}
+aside.facets li a{overflow-wrap:anywhere}aside.facets li.active a{font-weight:700}.count{color:#555}
+.chips{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:8px 0;font-size:13px}
+.chip{display:inline-flex;gap:6px;align-items:center;background:#e7eefb;border:1px solid #b5c7ea;border-radius:14px;padding:2px 10px}
+.chips-label{color:#555;margin-left:4px}.chip.filter{background:#eef7ea;border-color:#b7d7a8}.chip.ignored{background:#f1f1f1;border-color:#ccc;color:#666;text-decoration:line-through}
+.chip a.remove,.chip a.restore{text-decoration:none;font-weight:700;color:#0b3d91}.chip.ignored a.restore{text-decoration:underline;font-weight:400}
+details.filters{font-size:13px;margin:-4px 0 12px 0}details.filters .grid{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:6px 12px;margin-top:6px}
+details.filters label{display:flex;flex-direction:column;gap:2px}details.filters input{font-size:13px;padding:4px}
+.page.solo{grid-template-columns:1fr}
+@media (max-width:760px){.page{grid-template-columns:1fr}details.filters .grid{grid-template-columns:1fr}}
 `;
 
 /** Script served at /static/app.js: "/" focuses the search box; a click on a result's bar toggles its details. */
@@ -37,14 +52,15 @@ document.addEventListener('click', function (e) {
 });
 `;
 
-function layout(title: string, body: string, query = ''): string {
+function layout(title: string, body: string, query = '', formExtra = ''): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${h(title)}</title><link rel="stylesheet" href="/static/app.css"><script src="/static/app.js" defer></script></head>
 <body><header><h1><a href="/">EO Workbench · dataset search</a></h1></header><main>
-<form class="search" method="get" action="/" role="search">
+<form class="search" id="search-form" method="get" action="/" role="search">
 <input type="search" id="q" name="q" value="${h(query)}" maxlength="500" placeholder="e.g. time series of aerosol optical depth over India since 2015" aria-label="search query" autofocus>
 <button type="submit" id="go">Search</button></form>
+${formExtra}
 ${body}
 </main></body></html>
 `;
@@ -63,12 +79,159 @@ function actionHtml(a: RouterAction): string {
 <details><summary>rule ${h(a.rule)} · provenance</summary><ul>${prov}</ul></details></div>`;
 }
 
+/** What a results page asks for: the query, k, the filters and the ignored constraints (the URL's parameters). */
+interface PageState {
+  q: string;
+  k: number;
+  filters: SearchFilters;
+  ignore: string[];
+}
+
+function pageState(res: SearchResponse): PageState {
+  const ig = res.retrieval.ignored;
+  const ignore = [
+    ...(ig?.period ? ['period'] : []),
+    ...(ig?.places ?? []).map((p) => `place:${p}`),
+    ...(ig?.identifiers ?? []).map((t) => `identifier:${t}`),
+  ];
+  return { q: res.query, k: res.k, filters: res.retrieval.filters?.applied ?? {}, ignore };
+}
+
+/** The page's URL of a state (list filters as repeated parameters, as the API takes them). */
+function stateUrl(st: PageState): string {
+  const u = new URLSearchParams();
+  u.set('q', st.q);
+  if (st.k !== 10) u.set('k', String(st.k));
+  for (const f of LIST_FILTERS) for (const v of st.filters[f] ?? []) u.append(f, v);
+  if (st.filters.temporal) u.set('temporal', formatTemporalFilter(st.filters.temporal));
+  if (st.filters.bounding_box) u.set('bounding_box', st.filters.bounding_box.join(','));
+  for (const i of st.ignore) u.append('ignore', i);
+  return `/?${u.toString()}`;
+}
+
+const FACET_LABELS: Record<FacetName, string> = {
+  provider: 'Provider (DAAC)', platform: 'Platform', instrument: 'Instrument', processing_level_id: 'Processing level', period: 'Period',
+};
+/** Facet values shown per facet (the JSON has all). */
+const FACET_SHOWN = 12;
+
+/** True when `value` of facet `f` is among the active filters. */
+function facetActive(st: PageState, f: FacetName, value: string): boolean {
+  if (f === 'period') {
+    const t = decadeTemporal(value);
+    return !!t && !!st.filters.temporal && formatTemporalFilter(st.filters.temporal) === formatTemporalFilter(t);
+  }
+  const vs = st.filters[f] ?? [];
+  return f === 'platform' || f === 'instrument' ? vs.some((v) => nameKey(v) === nameKey(value)) : vs.includes(value);
+}
+
+/** The state with facet value `value` added (period: the decade replaces the temporal filter) or removed. */
+function withFacet(st: PageState, f: FacetName, value: string, on: boolean): PageState {
+  const filters: SearchFilters = { ...st.filters };
+  if (f === 'period') {
+    if (on) filters.temporal = decadeTemporal(value) ?? undefined;
+    else delete filters.temporal;
+  } else {
+    const keep = (filters[f] ?? []).filter((v) => (f === 'platform' || f === 'instrument' ? nameKey(v) !== nameKey(value) : v !== value));
+    filters[f] = on ? [...keep, value] : keep;
+  }
+  return { ...st, filters };
+}
+
+function facetsHtml(res: SearchResponse, st: PageState): string {
+  const fc = res.facets;
+  if (!fc) return '';
+  const groups = FACET_NAMES.map((f) => {
+    const values = fc[f];
+    if (values.length === 0) return '';
+    const items = values.slice(0, FACET_SHOWN).map((v) => {
+      const on = facetActive(st, f, v.value);
+      const href = stateUrl(withFacet(st, f, v.value, !on));
+      const label = on ? `remove the ${FACET_LABELS[f].toLowerCase()} filter ${v.value}` : `only ${FACET_LABELS[f].toLowerCase()} ${v.value} (${v.count} of these results)`;
+      const shown = f === 'processing_level_id' ? `Level ${v.value}` : v.value;
+      return `<li${on ? ' class="active"' : ''}><a class="facet-link" data-facet="${f}" data-value="${h(v.value)}" href="${h(href)}" aria-label="${h(label)}">${on ? '✓ ' : ''}${h(shown)}</a><span class="count">${v.count}</span></li>`;
+    }).join('');
+    const more = values.length > FACET_SHOWN ? `<li class="note">+ ${values.length - FACET_SHOWN} more</li>` : '';
+    return `<section class="facet" data-facet="${f}"><h3>${h(FACET_LABELS[f])}</h3><ul>${items}${more}</ul></section>`;
+  }).join('');
+  return `<aside class="facets" id="facets" aria-label="facets"><h2>Refine</h2><p class="note">Counts over the top ${fc.resultSet} results.</p>${groups}</aside>`;
+}
+
+/** A chip: its text and a link that removes it (or, for an ignored constraint, restores it). */
+function chip(kind: string, text: string, href: string, action: 'remove' | 'restore', cls: string, label: string): string {
+  const a = action === 'remove'
+    ? `<a class="remove" href="${h(href)}" aria-label="${h(label)}" title="${h(label)}">×</a>`
+    : `<a class="restore" href="${h(href)}" aria-label="${h(label)}">restore</a>`;
+  return `<span class="chip ${cls}" data-kind="${h(kind)}">${h(text)} ${a}</span>`;
+}
+
+/** Chips of the question's parsed period, places and named identifiers (removable), and of the active filters. */
+function chipsHtml(res: SearchResponse, st: PageState): string {
+  const parsed = res.router?.parsed;
+  const ig = res.retrieval.ignored;
+  const out: string[] = [];
+  const ignoring = (v: string) => ({ ...st, ignore: [...st.ignore, v] });
+  const restoring = (v: string) => ({ ...st, ignore: st.ignore.filter((x) => x !== v) });
+  if (parsed?.period) {
+    const text = `period ${parsed.period.start} – ${parsed.period.end}`;
+    out.push(ig?.period
+      ? chip('period', text, stateUrl(restoring('period')), 'restore', 'parsed ignored', `use the period ${text} again`)
+      : chip('period', text, stateUrl(ignoring('period')), 'remove', 'parsed', `ignore the ${text}`));
+  }
+  const placeNames = [...new Set((parsed?.places ?? []).filter((p) => !(p.bbox[0] <= -180 && p.bbox[2] >= 180 && p.bbox[1] <= -90 && p.bbox[3] >= 90)).map((p) => p.name))];
+  for (const name of placeNames) {
+    const v = `place:${name}`;
+    const off = (ig?.places ?? []).some((p) => p.toLowerCase() === name.toLowerCase());
+    out.push(off
+      ? chip('place', `place ${name}`, stateUrl(restoring(st.ignore.find((x) => x.toLowerCase() === v.toLowerCase()) ?? v)), 'restore', 'parsed ignored', `use the place ${name} again`)
+      : chip('place', `place ${name}`, stateUrl(ignoring(v)), 'remove', 'parsed', `ignore the place ${name}`));
+  }
+  for (const id of res.retrieval.identifiers?.named ?? []) {
+    const text = `${id.kind} ${id.text}${id.moved ? ` (${id.moved} moved down)` : ''}`;
+    out.push(chip('identifier', text, stateUrl(ignoring(`identifier:${id.text}`)), 'remove', 'parsed', `ignore ${id.kind} ${id.text}`));
+  }
+  for (const t of ig?.identifiers ?? [])
+    if (!(res.retrieval.identifiers?.named ?? []).some((n) => n.text.toLowerCase() === t.toLowerCase()))
+      out.push(chip('identifier', `identifier ${t}`, stateUrl(restoring(`identifier:${t}`)), 'restore', 'parsed ignored', `use the identifier ${t} again`));
+  const fromQuestion = out.splice(0);
+  const f = st.filters;
+  for (const k of LIST_FILTERS)
+    for (const v of f[k] ?? []) out.push(chip(k, `${k} ${v}`, stateUrl(withFacet(st, k, v, false)), 'remove', 'filter', `remove the filter ${k} ${v}`));
+  if (f.temporal) {
+    const text = `temporal ${formatTemporalFilter(f.temporal)}`;
+    out.push(chip('temporal', text, stateUrl({ ...st, filters: { ...f, temporal: undefined } }), 'remove', 'filter', `remove the filter ${text}`));
+  }
+  if (f.bounding_box) {
+    const text = `bounding_box ${f.bounding_box.join(',')}`;
+    out.push(chip('bounding_box', text, stateUrl({ ...st, filters: { ...f, bounding_box: undefined } }), 'remove', 'filter', `remove the filter ${text}`));
+  }
+  const eff = res.retrieval.filters;
+  const note = eff ? `<span class="note" id="filter-effect">filters removed ${eff.removed} matching datasets</span>` : '';
+  if (fromQuestion.length + out.length === 0) return '';
+  const group = (label: string, chips: string[]) => (chips.length ? `<span class="chips-label">${label}</span>${chips.join('')}` : '');
+  return `<div class="chips" id="chips" aria-label="constraints and filters">${group('From your question:', fromQuestion)}${group('Filters:', out)}${note}</div>`;
+}
+
+/** Filter inputs of the search form (CMR parameter names), filled with the active filters. */
+function filterInputs(st: PageState | null): string {
+  const f = st?.filters ?? {};
+  const field = (name: string, label: string, value: string, placeholder: string) =>
+    `<label>${h(label)}<input form="search-form" name="${name}" id="f-${name}" value="${h(value)}" placeholder="${h(placeholder)}" maxlength="200"></label>`;
+  const list = (k: (typeof LIST_FILTERS)[number]) => (f[k] ?? []).join(',');
+  const open = st && (LIST_FILTERS.some((k) => (f[k]?.length ?? 0) > 0) || f.temporal || f.bounding_box) ? ' open' : '';
+  const k = st && st.k !== 10 ? `<input type="hidden" form="search-form" name="k" value="${st.k}">` : '';
+  return `<details class="filters" id="filter-form"${open}><summary>Filters (provider, platform, instrument, level, time, area)</summary><div class="grid">
+${field('provider', 'Provider (DAAC)', list('provider'), 'e.g. GES_DISC,POCLOUD')}${field('platform', 'Platform', list('platform'), 'e.g. Aqua')}${field('instrument', 'Instrument', list('instrument'), 'e.g. MODIS')}
+${field('processing_level_id', 'Processing level', list('processing_level_id'), 'e.g. 3 or L2')}${field('temporal', 'Temporal (start,end)', f.temporal ? formatTemporalFilter(f.temporal) : '', 'e.g. 2015-01-01,2020-12-31')}${field('bounding_box', 'Bounding box (W,S,E,N)', f.bounding_box ? f.bounding_box.join(',') : '', 'e.g. -10,35,30,60')}
+</div>${k}</details>`;
+}
+
 /** The home page, with results when a search ran. */
 export function renderSearchPage(res: SearchResponse | null): string {
   if (!res) {
     return layout('EO Workbench · dataset search', `<p class="note">Search 10,000+ NASA Earth-observation collections. The router first sends your request to NASA's own tools
 (Worldview, Giovanni, Harmony, the Science Discovery Engine, Earthdata Search) where they answer it; datasets are ranked by BM25 and a
-semantic scorer, fused.</p>`);
+semantic scorer, fused.</p>`, '', filterInputs(null));
   }
   const r = res.router ?? { router: 'none', fallThrough: true, decisions: [], actions: [], notes: [], parsed: { period: null, places: [], variables: [], intents: [] } };
   const applied = r.decisions.filter((d) => d.applies);
@@ -104,11 +267,14 @@ Decided by ${h(r.router)}: ${applied.map((d) => `${h(d.tool)} ${d.confidence.toF
 </article>`;
       }).join('\n')
     : '<p class="note" id="no-results">No dataset matches.</p>';
+  const st = pageState(res);
   const body = `${actions}${notes}
 <p class="note">Understood: ${parsedBits.join(' · ') || 'no period, place, variable or intent'}.</p>
+${chipsHtml(res, st)}
+<div class="page${res.facets ? '' : ' solo'}">${facetsHtml(res, st)}
 <section id="results"><h2>Datasets</h2><p class="note">Ranked for “${h(res.retrievalQuery)}” by ${h(res.retrieval.label)} (α from ${h(res.retrieval.alphaSource)}); ${res.timings.totalMs.toFixed(1)} ms</p>
-${results}</section>`;
-  return layout(`${res.query} · EO Workbench`, body, res.query);
+${results}</section></div>`;
+  return layout(`${res.query} · EO Workbench`, body, res.query, filterInputs(st));
 }
 
 /** An error page (the message is escaped; it never contains the query). */

@@ -4,13 +4,14 @@ import { loadGazetteer } from '../router/gazetteer';
 import { loadIntentMatcher, retrievalStripCues } from '../router/parse';
 import { routeQuery } from '../router/route';
 import { loadVariableIndex } from '../router/variables';
+import { canonicalFilters, canonicalIgnore } from '../search/filters';
 import { search } from '../search/search';
 import type { SearchEngine, SearchResponse } from '../search/types';
 import { createLru } from '../util/lru';
 import { createAdmission } from './admission';
 import { PAGE_CSS, PAGE_JS, renderDatasetPage, renderErrorPage, renderSearchPage } from './page';
 import type { SearchServerOptions } from './types';
-import { checkK, checkQuery, type QueryProblem } from './validate';
+import { checkFilters, checkK, checkQuery, type QueryProblem } from './validate';
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
@@ -53,14 +54,17 @@ function serverTiming(res: SearchResponse | null, admitMs: number, render: 'json
 /**
  * The search service: Fastify app with
  *   GET /                  search page (server-rendered; `?q=…&k=…` shows router actions and ranked datasets)
- *   GET /api/search?q=&k=  JSON: router decisions/actions, ranked datasets with per-stage scores, timings
+ *   GET /api/search?q=&k=  JSON: router decisions/actions, ranked datasets with per-stage scores, facets, timings;
+ *                          CMR-like filters `provider`, `platform`, `instrument`, `processing_level_id`, `temporal`,
+ *                          `bounding_box` and `ignore` (lib/search/filters.ts; bad values 400 `BAD_FILTER`)
  *   GET /dataset/:id       one dataset's record (HTML); GET /api/dataset/:id (JSON)
  *   GET /healthz           liveness and what is loaded
  * Bad queries get a 400 with a clear message that never echoes the query; a per-client rate limit answers 429;
  * unexpected errors answer 500 without details (logged server-side).
- * Under load: answers are kept in an LRU keyed by (normalised query, k, router, day) and served without searching
- * (header `x-eo-cache: hit`); at most `maxConcurrentSearches` searches run and `maxQueuedSearches` wait, beyond
- * that (or after `queueTimeoutMs` in the queue) the answer is 503 with `Retry-After: 1`, so no request hangs.
+ * Under load: answers are kept in an LRU keyed by (normalised query, k, router, day, filters, ignored constraints)
+ * and served without searching (header `x-eo-cache: hit`); at most `maxConcurrentSearches` searches run and
+ * `maxQueuedSearches` wait, beyond that (or after `queueTimeoutMs` in the queue) the answer is 503 with
+ * `Retry-After: 1`, so no request hangs.
  */
 export async function createSearchServer(engine: SearchEngine, opts: SearchServerOptions = {}): Promise<FastifyInstance> {
   const maxChars = opts.maxQueryChars ?? 500;
@@ -114,10 +118,12 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
     if ('problem' in cq) return sendProblem(req, reply, cq.problem);
     const ck = checkK(q.k, 10, maxK);
     if ('problem' in ck) return sendProblem(req, reply, ck.problem);
+    const cf = checkFilters(q, engine.corpus);
+    if ('problem' in cf) return sendProblem(req, reply, cf.problem);
     // whitespace runs do not change a query's meaning: one cache entry (and one answer) for all spellings
     const query = cq.query.normalize('NFC').trim().replace(/\s+/g, ' ');
     const now = opts.now?.() ?? new Date();
-    const key = JSON.stringify([query, ck.k, opts.llmRouter ? 'llm' : 'rules', now.toISOString().slice(0, 10)]);
+    const key = JSON.stringify([query, ck.k, opts.llmRouter ? 'llm' : 'rules', now.toISOString().slice(0, 10), canonicalFilters(cf.filters), canonicalIgnore(cf.ignore)]);
     let json = results.get(key);
     let res: SearchResponse | null = null;
     let admitMs = 0;
@@ -133,6 +139,7 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
       try {
         res = await search(engine, query, {
           k: ck.k, routerCandidates: opts.routerCandidates, now, router: opts.llmRouter ?? 'rules', log: (e) => req.log.error(e),
+          filters: cf.filters, ignore: cf.ignore, facets: true,
         });
       } finally {
         slot.release();

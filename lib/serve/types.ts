@@ -71,7 +71,10 @@ export interface SearchServerOptions {
    * call fails the rule router answers and the response's router notes say so.
    */
   llmRouter?: RouterLlmClient;
-  /** Answers kept in an LRU keyed by (normalised query, k, router, day). Default 1000; 0 turns the cache off. */
+  /**
+   * Answers kept in an LRU keyed by (normalised query, k, router, day, filters, ignored constraints). Default 1000;
+   * 0 turns the cache off.
+   */
   resultCacheEntries?: number;
   /** Searches running at once. Default 32 (≥ the encoder's micro-batch, so batches can fill). */
   maxConcurrentSearches?: number;

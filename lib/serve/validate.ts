@@ -1,7 +1,11 @@
+import type { Corpus } from '../data/types';
+import { isEoError } from '../errors';
+import { parseFilterParams, type IgnoreParsed, type SearchFilters } from '../search/filters';
+
 /** Why a query was refused (HTTP 400 unless noted). The message never repeats the query text. */
 export interface QueryProblem {
   status: number;
-  code: 'EMPTY_QUERY' | 'QUERY_TOO_LONG' | 'BINARY_QUERY' | 'MARKUP_QUERY' | 'BAD_K' | 'BAD_PARAMETER' | 'OVERLOADED';
+  code: 'EMPTY_QUERY' | 'QUERY_TOO_LONG' | 'BINARY_QUERY' | 'MARKUP_QUERY' | 'BAD_K' | 'BAD_PARAMETER' | 'OVERLOADED' | 'BAD_FILTER';
   message: string;
 }
 
@@ -29,6 +33,20 @@ export function checkK(k: unknown, def: number, max: number): { k: number } | { 
   const n = typeof k === 'string' && /^\d{1,4}$/.test(k) ? Number(k) : NaN;
   if (!Number.isInteger(n) || n < 1 || n > max) return { problem: { status: 400, code: 'BAD_K', message: `k must be an integer from 1 to ${max}` } };
   return { k: n };
+}
+
+/**
+ * The filter parameters of a request (`provider`, `platform`, `instrument`, `processing_level_id`, `temporal`,
+ * `bounding_box`, `ignore`; lib/search/filters.ts `parseFilterParams`, the one parser the service and `eo search`
+ * share). A bad value is a 400 `BAD_FILTER` whose message names the parameter and what is wrong.
+ */
+export function checkFilters(params: Record<string, unknown>, corpus: Pick<Corpus, 'datasets'>): { filters: SearchFilters; ignore: IgnoreParsed } | { problem: QueryProblem } {
+  try {
+    return parseFilterParams(params, corpus);
+  } catch (e) {
+    if (isEoError(e, 'INVALID_ARGUMENT') && typeof e.details?.parameter === 'string') return { problem: { status: 400, code: 'BAD_FILTER', message: e.message } };
+    throw e;
+  }
 }
 
 export { escapeHtml } from '../util/html';
