@@ -3,7 +3,7 @@ import { EoError } from '../../errors';
 import type { Corpus } from '../../data/types';
 import type { Qrels } from '../../metrics/types';
 import { shortHash } from '../../util/hash';
-import { stratifiedSplit } from '../split';
+import { stratifiedSample } from '../split';
 import { compileStyleRule, loadStyleTopics, selectDatasets } from './rules';
 import {
   QUERY_STYLES,
@@ -28,12 +28,15 @@ function isSampleCorpus(corpus: Corpus): boolean {
 
 /**
  * Topic-level split: every query of a topic on the same side, so a need never appears on both. Stratified by the
- * topic's discipline; within a stratum the topics are shuffled with the seed (`stratifiedSplit`, which sorts by id
- * first, so the result depends only on the ids, disciplines and seed).
+ * topic's discipline with `stratifiedSample`: round(topics × testFraction) topics go to test, allocated to the
+ * disciplines in proportion with largest remainders (so many small strata do not all round the same way) and drawn
+ * with the seed. Depends only on the topic ids, disciplines and seed (not on file order or the corpus).
  */
 export function styleTopicSplit(topics: readonly StyleTopic[], seed: number = STYLE_BENCHMARK_DEFAULTS.seed, testFraction: number = STYLE_BENCHMARK_DEFAULTS.testFraction): Map<string, StyleSplit> {
-  const sides = stratifiedSplit(topics.map((t) => ({ id: t.id, stratum: t.discipline })), testFraction, seed);
-  return new Map(topics.map((t) => [t.id, sides.get(t.id) === 'test' ? 'test' : 'dev']));
+  if (!(testFraction > 0 && testFraction < 1)) throw new EoError('INVALID_ARGUMENT', `testFraction must be in (0,1), got ${testFraction}`);
+  const items = topics.map((t) => ({ id: t.id, stratum: t.discipline }));
+  const test = new Set(stratifiedSample(items, Math.round(items.length * testFraction), seed));
+  return new Map(topics.map((t) => [t.id, test.has(t.id) ? 'test' : 'dev']));
 }
 
 /** Grade-2 and grade-1 dataset ids of one topic on a corpus (family includes every exact dataset). */
