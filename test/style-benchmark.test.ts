@@ -188,6 +188,8 @@ test('full snapshot: every rule selects something, exact ⊆ family, ≤ 40 grad
       assert.is(grades.get(c.id) ?? 0, c.grade, `${t.id}: checked ${c.id}`);
     }
   }
+  const titles = new Set(full.datasets.map((d) => d.longName.toLowerCase()));
+  for (const q of bench.queries) assert.not.ok(titles.has(q.text.toLowerCase()), `${q.id} copies a dataset title`);
   const stats = styleBenchmarkStats(bench);
   for (const s of QUERY_STYLES) {
     const all = stats.find((r) => r.style === s && r.split === 'all')!;
