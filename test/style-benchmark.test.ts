@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { isEoError } from '../lib/errors';
 import { loadSnapshot, type DatasetRecord } from '../lib/data';
 import {
-  QUERY_STYLES, buildStyleBenchmark, compileStyleRule, loadStyleTopics, selectDatasets, styleBenchmarkReport,
+  QUERY_STYLES, buildStyleBenchmark, compileStyleRule, loadStyleTopics, datasetsMatchingRule, styleBenchmarkReport,
   styleBenchmarkSplit, styleBenchmarkStats, styleTopicSelection, styleTopicSplit, styleTopicsFile, validateStyleTopics,
   type StyleTopic,
 } from '../lib/bench';
@@ -106,7 +106,7 @@ test('rules: case-insensitive unanchored patterns, any element of array fields, 
     record({ id: 'b', shortName: null, longName: 'VIIRS/NPP Land Surface Temperature', instruments: ['VIIRS', 'ATMS'], temporalStart: '2012-01-19', temporalEnd: '2015-12-31' }),
     record({ id: 'c', shortName: 'OMNO2d', longName: 'OMI/Aura NO2', daac: 'GES_DISC', processingLevel: '3', temporalStart: null }),
   ];
-  const sel = (rule: unknown) => selectDatasets(ds, compileStyleRule(rule, 'r'));
+  const sel = (rule: unknown) => datasetsMatchingRule(ds, compileStyleRule(rule, 'r'));
   assert.equal(sel({ shortName: 'mod11' }), ['a']);
   assert.equal(sel({ shortName: '^.*$' }), ['a', 'c']); // null shortName never matches
   assert.equal(sel({ instruments: 'atms' }), ['b']);
@@ -216,6 +216,12 @@ test('full snapshot: every rule selects something, exact ⊆ family, ≤ 40 grad
   const rows = styleBenchmarkReport(bench);
   assert.is(rows.length, stats.length);
   assert.is(rows[rows.length - 1].queries, bench.queries.length);
+  // the README's count table is this report (regenerate it after editing topics.json)
+  const readme = fs.readFileSync(path.join(path.dirname(styleTopicsFile()), 'README.md'), 'utf8');
+  for (const r of rows) {
+    const line = `| ${Object.values(r).join(' | ')} |`;
+    assert.ok(readme.includes(line), `README.md lacks the row ${line}`);
+  }
 });
 
 test.run();

@@ -4,7 +4,7 @@ import type { Corpus } from '../../data/types';
 import type { Qrels } from '../../metrics/types';
 import { shortHash } from '../../util/hash';
 import { stratifiedSample } from '../split';
-import { compileStyleRule, loadStyleTopics, selectDatasets } from './rules';
+import { compileStyleRule, loadStyleTopics, datasetsMatchingRule } from './rules';
 import {
   QUERY_STYLES,
   type BuildStyleBenchmarkOptions,
@@ -42,8 +42,8 @@ export function styleTopicSplit(topics: readonly StyleTopic[], seed: number = ST
 /** Grade-2 and grade-1 dataset ids of one topic on a corpus (family includes every exact dataset). */
 export function styleTopicSelection(corpus: Corpus, topic: StyleTopic, source = 'topics'): { exact: string[]; family: string[]; familyRuleOnly: string[] } {
   const where = `${source} topic "${topic.id}"`;
-  const exact = selectDatasets(corpus.datasets, compileStyleRule(topic.exact, `${where}.exact`));
-  const familyRuleOnly = selectDatasets(corpus.datasets, compileStyleRule(topic.family, `${where}.family`));
+  const exact = datasetsMatchingRule(corpus.datasets, compileStyleRule(topic.exact, `${where}.exact`));
+  const familyRuleOnly = datasetsMatchingRule(corpus.datasets, compileStyleRule(topic.family, `${where}.family`));
   const exactSet = new Set(exact);
   const family = familyRuleOnly.filter((id) => !exactSet.has(id));
   return { exact: [...exact].sort(), family: family.sort(), familyRuleOnly };

@@ -89,7 +89,7 @@ export function compileStyleRule(rule: unknown, where: string): DatasetPredicate
 }
 
 /** Ids of the datasets a compiled rule selects, in corpus order. */
-export function selectDatasets(datasets: readonly DatasetRecord[], predicate: DatasetPredicate): string[] {
+export function datasetsMatchingRule(datasets: readonly DatasetRecord[], predicate: DatasetPredicate): string[] {
   const out: string[] = [];
   for (const d of datasets) if (predicate(d)) out.push(d.id);
   return out;
