@@ -19,6 +19,7 @@ import {
   type StyleTopicLabels,
 } from './types';
 
+/** Defaults of `buildStyleBenchmark`: split seed and the share of topics on the test side. */
 export const STYLE_BENCHMARK_DEFAULTS = { seed: 42, testFraction: 0.5 } as const;
 
 /** The 200-dataset sample snapshot (`loadSnapshot({ sample: true })`) is read from a folder named `sample`. */
@@ -39,7 +40,11 @@ export function styleTopicSplit(topics: readonly StyleTopic[], seed: number = ST
   return new Map(topics.map((t) => [t.id, test.has(t.id) ? 'test' : 'dev']));
 }
 
-/** Grade-2 and grade-1 dataset ids of one topic on a corpus (family includes every exact dataset). */
+/**
+ * The labels of one topic on a corpus, sorted ids: `exact` (grade 2), `family` (grade 1: what the family rule selects
+ * minus exact, since every exact dataset belongs to the family) and `familyRuleOnly` (the family rule alone, corpus
+ * order: the strict check that the rule selects something).
+ */
 export function styleTopicSelection(corpus: Corpus, topic: StyleTopic, source = 'topics'): { exact: string[]; family: string[]; familyRuleOnly: string[] } {
   const where = `${source} topic "${topic.id}"`;
   const exact = datasetsMatchingRule(corpus.datasets, compileStyleRule(topic.exact, `${where}.exact`));
@@ -82,7 +87,7 @@ export function buildStyleBenchmark(corpus: Corpus, opts: BuildStyleBenchmarkOpt
       topic.queries[style].forEach((text, i) => {
         const id = `${topic.id}/${style}/${i + 1}`;
         queries.push({ id, topicId: topic.id, style, text, split: side });
-        qrels.set(id, grades);
+        qrels.set(id, new Map(grades));
       });
     }
   }
