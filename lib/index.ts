@@ -69,6 +69,12 @@ export {
 
 export { queryWriterRequests } from './bench';
 
+// ── Style benchmark: shipped topics in four user query styles, labels by reviewable rules (lib/bench/styles)
+export {
+  buildStyleBenchmark, loadStyleTopics, styleBenchmarkReport, styleBenchmarkSplit, styleBenchmarkStats, QUERY_STYLES,
+  type QueryStyle, type StyleBenchmark, type StyleQuery, type StyleSplit, type StyleSplitView, type StyleTopic,
+} from './bench';
+
 // ── Encoders: USE-lite, embedding cache, micro-batching for a service
 export {
   microBatchingEncoder, type MicroBatchOptions, workerEncoder, type WorkerEncoderOptions,

@@ -6,3 +6,4 @@ export * from './export';
 export * from './settings';
 export * from './stats';
 export * from './import';
+export * from './styles';

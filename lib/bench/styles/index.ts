@@ -1,0 +1,3 @@
+export * from './types';
+export * from './rules';
+export * from './build';
