@@ -14,7 +14,7 @@
 // already asked) is reported on its own row.
 //   node bench/serve-load.cjs [--sample] [--levels 1,4,16,64] [--seconds 8] [--modes old,new] [--semantic best|use-lite|none] [--alpha A]
 //                             [--two-stage M|exact] [--encoder-spec JSON] [--concurrency N] [--no-repeat]
-// --two-stage: the new mode's NN-SSC scoring (default: the service's, SERVICE_NNSSC_TWO_STAGE; old is always exact).
+// --two-stage: the new mode's NN-SSC scoring (default: the default ranking's, DEFAULT_RANKING.nnsscTwoStage; old is always exact).
 // --encoder-spec: the new mode's query encoder (an EncoderSpec of createEncoder; default: the service's, SERVICE_ENCODER_SPEC,
 // USE-lite on onnxruntime; '{"kind":"use-lite"}' gives tfjs). The old mode always embeds on tfjs (the pre-batching service).
 // Each row also prints where the time went: the mean of the server's Server-Timing stages (admission wait, parse,
@@ -61,7 +61,7 @@ if (process.env.EO_SERVE_LOAD_CHILD) {
   (async () => {
     const corpus = eo.loadSnapshot({ sample });
     // old: per-request embedding on the event loop and the per-query JS cosine (today's path before batching)
-    const serviceTwoStage = twoStageArg === undefined ? eo.SERVICE_NNSSC_TWO_STAGE : twoStageArg === 'exact' ? false : { topM: Number(twoStageArg) };
+    const serviceTwoStage = twoStageArg === undefined ? eo.DEFAULT_RANKING.nnsscTwoStage : twoStageArg === 'exact' ? false : { topM: Number(twoStageArg) };
     const pipeline = await eo.loadSearchEngine(corpus, {
       semantic, sample, alpha, queryBatching: mode === 'new' ? (concurrencyArg ? { concurrency: Number(concurrencyArg) } : {}) : false, cosineKernel: mode === 'new' ? 'auto' : 'js',
       nnsscTwoStage: mode === 'new' ? serviceTwoStage : false, ...(mode === 'new' ? { encoderSpec: encoderSpec ?? eo.SERVICE_ENCODER_SPEC } : {}),

@@ -185,6 +185,15 @@ export {
   type SplitScores, type StudySplits,
 } from './search';
 
+// ── The default ranking (one place), the named-identifier rule, per-query (adaptive) fusion, per-style evaluation
+export {
+  DEFAULT_RANKING, adaptiveFusion, applyIdentifierRule, applyQueryRules, identifierVocabulary, namedIdentifiers, styleRows, styleRuns,
+  type DefaultRanking, type IdentifierRule, type NamedIdentifier, type StyleRow, type StyleSystem,
+} from './search';
+export { corpusStyleQueries, CORPUS_STYLE_KINDS, type CorpusStyleQuery } from './train';
+export { evaluateGraded, GRADED_METRIC_NAMES, gradedMeans, gradedPaired, ndcgAt, type GradedPerQuery } from './metrics';
+export { fitAdaptiveAlpha, fusionFeatures, FUSION_FEATURES, type AdaptiveAlphaModel } from './fuse';
+
 // ── Search filters and facets, CMR-like (provider, platform, instrument, level, temporal, bounding box)
 export {
   applyFilters, computeFacets, DEFAULT_FACET_DEPTH, parseFilterParams, type FacetCounts, type FilterEffect, type IgnoreParsed, type SearchFilters,
@@ -192,7 +201,7 @@ export {
 
 // ── Service: HTTP server and web page over lib/search
 export {
-  checkK, checkQuery, createSearchServer, escapeHtml, SERVICE_NNSSC_TWO_STAGE, SERVICE_ENCODER_SPEC, SERVE_PROCESS, type SearchServerOptions,
+  checkK, checkQuery, createSearchServer, escapeHtml, SERVICE_ENCODER_SPEC, SERVE_PROCESS, type SearchServerOptions,
 } from './serve';
 
 // ── Reports: tables, figures, results files

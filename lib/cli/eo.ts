@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `eo` command. Thin: parses flags and calls the same library functions the notebooks call.
- *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--sample] [--data DIR]
+ *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--sample] [--data DIR]
  *             [filters: --provider, --platform, --instrument, --processing-level-id (repeatable or comma-separated),
  *              --temporal=START,END, --bounding-box=W,S,E,N; --ignore period|place:NAME|identifier:TEXT; --facets]
  *   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations cites,...] [--out DIR] [--sample]
@@ -35,15 +35,17 @@ import { checkFilters } from '../serve/validate';
 import type { SearchEngine } from '../search/types';
 import { fusionFlag, LLM_USAGE, nnsscTopMFlag, SERVE_USAGE } from './usage';
 import { BENCH_USAGE, runBenchCommand } from './bench';
+import { runStyleEval } from './eval-styles';
 
 const USAGE = `usage:
-  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--sample] [--data DIR]
+  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--sample] [--data DIR]
       [--provider DAAC] [--platform NAME] [--instrument NAME] [--processing-level-id L]   (each repeatable or comma-separated; values OR, filters AND)
       [--temporal=START,END] [--bounding-box=W,S,E,N]   (CMR syntax: ISO dates/date-times, a side empty = open; west > east crosses 180°; use = before a leading -)
       [--ignore period|place:NAME|identifier:TEXT]   (repeatable: leave a constraint parsed from the question out)   [--facets]   (facet counts of the top 100)
   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
   eo eval --run FILE --qrels FILE [--depth 100] [--json]
-  eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json] [--sample] [--data DIR]
+  eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--no-rules] [--out DIR] [--json] [--sample] [--data DIR]
+  eo eval --system best|bm25|cosine|nnssc --bench styles [--split test|dev] [--no-rules] [--json]   (the benchmark of real query styles)
   ${SERVE_USAGE.replace('usage: ', '')}
 ${BENCH_USAGE.replace('usage:\n', '')}
 ${LLM_USAGE}`;
@@ -66,8 +68,8 @@ function intFlag(v: string | undefined, name: string, def: number): number {
  */
 async function engineFor(name: string, corpus: Corpus, values: { sample?: boolean; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string }): Promise<SearchEngine> {
   const log = (l: string) => process.stderr.write(l.startsWith('embedding') ? `\r${l}` : `${l}\n`);
-  // exact NN-SSC unless asked: the published runs; `eo serve` defaults to two-stage (SERVICE_NNSSC_TWO_STAGE)
-  const common = { sample: !!values.sample, fusion: fusionFlag(values.fusion, USAGE), nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], USAGE, false), log };
+  // unset flags leave the default ranking (DEFAULT_RANKING): the same engine as `eo serve`'s page and API
+  const common = { sample: !!values.sample, fusion: fusionFlag(values.fusion, USAGE), nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], USAGE), log };
   const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
   if (alpha !== undefined && !(alpha >= 0 && alpha <= 1)) fail(`--alpha must be a number in [0, 1] (got "${values.alpha}")`);
   const semantic = values.semantic ?? 'best';
@@ -141,7 +143,7 @@ async function main(rawArgv: string[]): Promise<void> {
       fusion: { type: 'string' }, alpha: { type: 'string' }, semantic: { type: 'string' }, 'nnssc-top-m': { type: 'string' },
       provider: { type: 'string', multiple: true }, platform: { type: 'string', multiple: true }, instrument: { type: 'string', multiple: true },
       'processing-level-id': { type: 'string', multiple: true }, temporal: { type: 'string' }, 'bounding-box': { type: 'string' },
-      ignore: { type: 'string', multiple: true }, facets: { type: 'boolean' },
+      ignore: { type: 'string', multiple: true }, facets: { type: 'boolean' }, 'no-rules': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -216,6 +218,17 @@ async function main(rawArgv: string[]): Promise<void> {
     }
     const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system best|bm25|cosine|nnssc');
     const corpus = load();
+    if (values.bench === 'styles') {
+      const split = values.split ?? 'test';
+      if (split !== 'dev' && split !== 'test') fail('--split must be dev or test with --bench styles');
+      const engine = await engineFor(system, corpus, values);
+      try {
+        await runStyleEval(corpus, engine, { system, split, rules: !values['no-rules'], json: !!values.json, out: values.out ?? repoReportsDir('cli') });
+      } finally {
+        engine.dispose();
+      }
+      return;
+    }
     const benchFile = values.bench ?? path.join(defaultBenchDir(!!values.sample), 'benchmark.json');
     if (!fs.existsSync(benchFile)) fail(`no benchmark at ${benchFile}; run "eo bench build${values.sample ? ' --sample' : ''}" first`);
     const bench = loadBenchmark(benchFile, corpus);
@@ -224,7 +237,8 @@ async function main(rawArgv: string[]): Promise<void> {
     const view = benchmarkSplit(bench, split);
     const engine = await engineFor(system, corpus, values);
     try {
-      const { run } = await searchBatch(engine, view.queries);
+      // ranked as `eo search` ranks (the query rules on) unless --no-rules: the paper's path, as notebook 05's tables
+      const { run } = await searchBatch(engine, view.queries, { rules: !values['no-rules'] });
       const row = summarize(engine.label, evaluateRun(run, view.qrels));
       const out = values.out ?? repoReportsDir('cli');
       writeTrecRun(path.join(out, `${system}.${split}.run`), run, system);

@@ -1,11 +1,11 @@
 /**
  * `eo serve`: the search service (JSON API + web page) on the offline snapshot.
  *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none]
- *            [--fusion analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID]
+ *            [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID]
  *            [--nnssc-top-m M|exact] [--encoder use-lite:onnx|use-lite:tfjs|onnx:<dir>] [--no-batch] [--log]
  * --encoder: the query encoder (default: $EO_ENCODER when set, else SERVICE_ENCODER_SPEC, USE-lite on onnxruntime).
- * --nnssc-top-m: NN-SSC scores only the union of the top M of BM25 and cosine (default SERVICE_NNSSC_TWO_STAGE, chosen
- * by bench/serve-load.cjs and bench/hybrid-two-stage.cjs); `exact` scores every dataset (as `eo search` does by default).
+ * --nnssc-top-m, --fusion: default the default ranking's (DEFAULT_RANKING in lib/search/defaults.ts), as for `eo search`
+ * and `eo eval --system best`: the page, the API and the command line rank alike.
  * --no-batch: embed each query alone and keep no answer cache (the pre-batching path, for comparison).
  * --llm-router: let an LLM (a model id of lib/llm/models.json, configured from the environment like every LLM call,
  * and recorded) choose the tools; default: the rule router.
@@ -19,7 +19,7 @@ import { loadSearchEngine } from '../search/engine';
 import { createSearchServer } from '../serve/server';
 import { createLlmClientFromEnv } from '../llm/client';
 import { fusionFlag, nnsscTopMFlag, SERVE_USAGE } from './usage';
-import { SERVE_PROCESS, SERVICE_ENCODER_SPEC, SERVICE_NNSSC_TWO_STAGE } from '../serve/types';
+import { SERVE_PROCESS, SERVICE_ENCODER_SPEC } from '../serve/types';
 import { chosenEncoderSpec } from '../encode/registry';
 import { stopOnnxWorkers } from '../tensor/onnx-session';
 
@@ -59,7 +59,7 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
     // concurrent requests share the encoder's calls (micro-batches, no wait when idle) and an LRU of query embeddings
     queryBatching: values['no-batch'] ? false : {},
     encoderSpec,
-    nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], SERVE_USAGE, SERVICE_NNSSC_TWO_STAGE),
+    nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], SERVE_USAGE),
     alpha: values.alpha !== undefined ? num(values.alpha, 'alpha', 0, (n) => n >= 0 && n <= 1) : undefined,
     log: (line: string) => {
       // progress lines (embedding) are throttled; decisions (α computed and stored) always show

@@ -25,6 +25,8 @@ export const FUSION_FEATURES = [
   'bm25Entropy', // entropy of BM25's top 10 (as a distribution) / log 10
   'semanticSpread', // (top1 − mean of top 100) / sd of top 100 of the semantic scorer
   'topAgreement', // |BM25 top 10 ∩ semantic top 10| / 10
+  'questionForm', // 1 when the query reads as a question or request ("I want…", "How…", "…?"), else 0
+  'capitalizedShare', // words written with a capital first letter / words (titles capitalise, typed queries rarely)
 ] as const;
 export type FusionFeatureName = (typeof FUSION_FEATURES)[number];
 
@@ -181,7 +183,7 @@ function topIndices(v: ArrayLike<number>, k: number): number[] {
  * The features of one query (FUSION_FEATURES order) from its words, the identifier words it names and the two
  * scorers' corpus-wide raw scores.
  */
-export function fusionFeatures(query: { words: number; identifierWords: number }, lexical: ArrayLike<number>, semantic: ArrayLike<number>): number[] {
+export function fusionFeatures(query: { words: number; identifierWords: number; questionForm: boolean; capitalizedShare: number }, lexical: ArrayLike<number>, semantic: ArrayLike<number>): number[] {
   const lt = topIndices(lexical, 10);
   const top1 = lt.length ? lexical[lt[0]] : 0;
   const top10 = lt.length ? lexical[lt[lt.length - 1]] : 0;
@@ -205,5 +207,7 @@ export function fusionFeatures(query: { words: number; identifierWords: number }
     entropy / Math.log(10),
     sdv > 1e-12 ? (vals[0] - m) / sdv : 0,
     agree / 10,
+    query.questionForm ? 1 : 0,
+    query.capitalizedShare,
   ];
 }

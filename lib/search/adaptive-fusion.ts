@@ -82,22 +82,27 @@ export function adaptiveTrainingQueries(corpus: Corpus, train: Pick<BenchSplitVi
   return out;
 }
 
-/** Words of the retrieval text and how many of them belong to named identifiers. */
-export function queryWordCounts(text: string, named: readonly NamedIdentifier[]): { words: number; identifierWords: number } {
+/** A query that reads as a question or a request: a question word or "I want/need…" first, or a question mark. */
+const QUESTION_FORM = /^\s*(?:how|what|which|where|when|why|who|is|are|does|do|did|can|could|has|have|i|we|my|our|please|find|show|give|looking)\b|\?\s*$/i;
+
+/** How the query reads: its words, how many of them name identifiers, question form, capitalised words. */
+export function queryWordCounts(text: string, named: readonly NamedIdentifier[], original = text): { words: number; identifierWords: number; questionForm: boolean; capitalizedShare: number } {
   const words = bm25Tokens(text).length;
   const identifierWords = named.reduce((s, n) => s + bm25Tokens(n.text).length, 0);
-  return { words, identifierWords: Math.min(words, identifierWords) };
+  const raw = original.match(/[\p{L}][\p{L}\p{N}'-]*/gu) ?? [];
+  const capitalized = raw.filter((w) => /^\p{Lu}\p{Ll}/u.test(w)).length;
+  return { words, identifierWords: Math.min(words, identifierWords), questionForm: QUESTION_FORM.test(original), capitalizedShare: raw.length ? capitalized / raw.length : 0 };
 }
 
 /** α of one live query under an adaptive model. */
-export function queryAdaptiveAlpha(model: AdaptiveAlphaModel, text: string, named: readonly NamedIdentifier[], lexical: Float32Array, semantic: Float32Array): number {
-  return adaptiveAlphaOf(model, fusionFeatures(queryWordCounts(text, named), lexical, semantic));
+export function queryAdaptiveAlpha(model: AdaptiveAlphaModel, text: string, named: readonly NamedIdentifier[], lexical: Float32Array, semantic: Float32Array, original = text): number {
+  return adaptiveAlphaOf(model, fusionFeatures(queryWordCounts(text, named, original), lexical, semantic));
 }
 
 /** The fusion of one query: the engine's spec, or with an adaptive engine a convex fusion at the query's own α. */
-export function queryFusionSpec(engine: Pick<SearchEngine, 'fusion'>, retrievalText: string, named: readonly NamedIdentifier[], lexical: Float32Array, semantic: Float32Array): FusionSpec {
+export function queryFusionSpec(engine: Pick<SearchEngine, 'fusion'>, retrievalText: string, named: readonly NamedIdentifier[], lexical: Float32Array, semantic: Float32Array, original = retrievalText): FusionSpec {
   const a = engine.fusion.adaptive;
-  return a ? { method: 'convex', alpha: queryAdaptiveAlpha(a.model, retrievalText, named, lexical, semantic) } : engine.fusion.spec!;
+  return a ? { method: 'convex', alpha: queryAdaptiveAlpha(a.model, retrievalText, named, lexical, semantic, original) } : engine.fusion.spec!;
 }
 
 /** The day the training queries' open periods are read against (fixed, so a record does not depend on the clock). */
@@ -132,7 +137,7 @@ export async function adaptiveAlphaRows(
       const ranked = topK(fused, depth, ids).map((i) => ({ docId: ids[i], score: fused[i] }));
       return averagePrecision(ranked, q.relevant as Set<string>);
     });
-    return { features: fusionFeatures(queryWordCounts(texts[qi], named), lex[qi], sem[qi]), ap };
+    return { features: fusionFeatures(queryWordCounts(texts[qi], named, q.text), lex[qi], sem[qi]), ap };
   });
 }
 

@@ -22,7 +22,7 @@ import { describeFusionRecord, fusionAlpha, fusionRecordFile, fusionRecordKey, r
 import { loadNnsscScorer, type LoadNnsscOptions } from './nnssc';
 import type { EngineFusion, SearchEngine } from './types';
 import { adaptiveFusion, describeAdaptiveRecord } from './adaptive-fusion';
-import { DEFAULT_RANKING } from './defaults';
+import { DEFAULT_RANKING } from './default-ranking';
 import type { IdentifierRule } from './identifiers';
 
 /** Label of an engine from its parts. */

@@ -11,3 +11,8 @@ export * from './study';
 export * from './self-supervised';
 export * from './filters';
 export * from './facets';
+export * from './default-ranking';
+export * from './identifiers';
+export * from './rules';
+export * from './adaptive-fusion';
+export * from './style-eval';

@@ -44,15 +44,15 @@ export interface QueryScores {
   fuseMs: number;
 }
 
-/** Retrieve and fuse one (already rewritten) retrieval text on the engine. */
-export async function scoreQuery(engine: SearchEngine, retrievalText: string, stages?: StageTimes): Promise<QueryScores> {
+/** Retrieve and fuse one (already rewritten) retrieval text on the engine; `original`: the query as typed (how it reads). */
+export async function scoreQuery(engine: SearchEngine, retrievalText: string, stages?: StageTimes, original = retrievalText): Promise<QueryScores> {
   const t0 = performance.now();
   const lexical = engine.lexical ? (await engine.lexical.scoreBatch([retrievalText]))[0] : null;
   const t1 = performance.now();
   const semantic = engine.semantic ? (await engine.semantic.scoreBatch([retrievalText], undefined, stages))[0] : null;
   const t2 = performance.now();
   const named = engine.identifierRule?.mode === 'off' && !engine.fusion.adaptive ? [] : queryIdentifiers(engine, retrievalText);
-  const fused = lexical && semantic ? fuseWithParts(queryFusionSpec(engine, retrievalText, named, lexical, semantic), semantic, lexical) : null;
+  const fused = lexical && semantic ? fuseWithParts(queryFusionSpec(engine, retrievalText, named, lexical, semantic, original), semantic, lexical) : null;
   const final = fused ? fused.scores : (lexical ?? semantic)!;
   return { final, lexical, semantic, fused, named, lexicalMs: t1 - t0, semanticMs: t2 - t1, fuseMs: performance.now() - t2 };
 }
@@ -148,7 +148,7 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
   }
   const t2 = performance.now();
   const semanticStages: StageTimes = {};
-  const scores = await scoreQuery(engine, retrievalQuery, semanticStages);
+  const scores = await scoreQuery(engine, retrievalQuery, semanticStages, query);
   const tc = performance.now();
   // the question's period and places, then the identifiers it names, demote (or filter) datasets; explained per result
   const ruled = applyQueryRules(engine, parsed, scores.final, retrievalQuery, { constraints: opts.constraints, identifiers: opts.identifiers, ignore: opts.ignore }, scores.named);

@@ -2,18 +2,6 @@ import type { EncoderSpec } from '../encode/types';
 import type { RouterLlmClient } from '../router/types';
 
 /**
- * `eo serve`'s NN-SSC scoring: two-stage over the union of the top M of BM25 and cosine. Exact NN-SSC (~1.3 GFLOP
- * per query) caps the hybrid service near 35–57 queries/s on 2 cores; M = 400 scores at most ~8% of the corpus.
- * Chosen by bench/hybrid-two-stage.cjs (hybrid BM25 + NN-SSC on the 145 test queries, paired 95% CIs vs exact) and
- * bench/serve-load.cjs: M = 400 keeps R@10 and R@20 (−0.002 [−0.026, 0.018], +0.004 [−0.016, 0.021]), raises MRR
- * +0.019 [0.001, 0.039] and MAP +0.013 [−0.002, 0.031], and loses R@100 −0.069 [−0.116, −0.028] (the service shows
- * at most 50); M = 500 is a little better on MAP (+0.016 [0.003, 0.033]) and ~12% slower under load (two runs each
- * at 16 connections: 98.9 / 83.8 vs 108.3 / 95.1 req/s); M = 200–300 lose R@20. `eo serve --nnssc-top-m exact`
- * restores exact scoring.
- */
-export const SERVICE_NNSSC_TWO_STAGE = { topM: 400 } as const;
-
-/**
  * How `eo serve` starts its process: it re-runs itself once with these (marker `EO_SERVE_PROCESS=1`); settings the
  * user's environment or node flags give win. All are read only at process start. Measured with bench/serve-load.cjs
  * (this machine): a 10-minute soak at 50 req/s without the mmap threshold grew from 572 MB to a 705 MB plateau; a

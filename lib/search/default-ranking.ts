@@ -18,8 +18,12 @@ export interface DefaultRanking {
   nnsscTwoStage: { topM: number } | false;
   /** The named-identifier rule. */
   identifiers: IdentifierRule;
-  /** Adaptive fusion: the α its model starts from (`analytic`, or a value) and its L2 pull towards it. */
-  adaptive: { startAlpha: number | 'analytic'; l2: number };
+  /**
+   * Adaptive fusion: the α its model starts from (`analytic`, or a value) and its L2 pull towards it. Both were
+   * chosen on the DEV half of the benchmark of real query styles (lib/bench/styles; never its test half): start
+   * α 0.15 and L2 0.02 among start {0.15, 0.3, analytic} × L2 {0.002, 0.02, 0.1}.
+   */
+  adaptive: { readonly startAlpha: number | 'analytic'; readonly l2: number };
 }
 
 export const DEFAULT_RANKING: Readonly<DefaultRanking> = Object.freeze({
@@ -27,5 +31,5 @@ export const DEFAULT_RANKING: Readonly<DefaultRanking> = Object.freeze({
   fusion: 'adaptive',
   nnsscTwoStage: Object.freeze({ topM: 400 }),
   identifiers: Object.freeze({ ...DEFAULT_IDENTIFIER_RULE }),
-  adaptive: Object.freeze({ startAlpha: 'analytic' as const, l2: 0.002 }),
+  adaptive: Object.freeze({ startAlpha: 0.15, l2: 0.02 }),
 });

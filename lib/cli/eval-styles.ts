@@ -1,0 +1,38 @@
+/**
+ * `eo eval --system NAME --bench styles [--split dev|test] [--no-rules] [--json]`: one system on the shipped benchmark
+ * of real query styles (lib/bench/styles), per style and overall, beside BM25 alone with paired 95% CIs. The system
+ * ranks as `eo search` does (the query rules on) unless `--no-rules`. The test half is for reporting: tune on dev.
+ */
+import * as path from 'node:path';
+import { buildStyleBenchmark } from '../bench/styles/build';
+import type { Corpus } from '../data/types';
+import { GRADED_METRIC_NAMES } from '../metrics/graded';
+import { writeTrecQrels, writeTrecRun } from '../metrics/trec';
+import { createSearchEngine } from '../search/engine';
+import { styleRows, styleRuns, type StyleRow } from '../search/style-eval';
+import type { SearchEngine } from '../search/types';
+
+export async function runStyleEval(corpus: Corpus, engine: SearchEngine, o: { system: string; split: 'dev' | 'test'; rules: boolean; json: boolean; out: string }): Promise<StyleRow[]> {
+  const bench = buildStyleBenchmark(corpus);
+  const queries = bench.queries.filter((q) => q.split === o.split).map((q) => ({ id: q.id, text: q.text, style: q.style }));
+  const qrels = new Map(queries.map((q) => [q.id, bench.qrels.get(q.id)!]));
+  const bm25 = createSearchEngine(corpus, { lexical: engine.lexical, semantic: null, identifierRule: { mode: 'off' } });
+  const label = `${engine.label}${o.rules ? ', query rules' : ''}`;
+  const systems = [{ label: 'BM25', engine: bm25, rules: false }, ...(engine.semantic || o.rules ? [{ label, engine, rules: o.rules }] : [])];
+  if (!engine.lexical) systems.shift();
+  const runs = await styleRuns(systems, queries);
+  const reference = engine.lexical ? 'BM25' : label;
+  const rows = styleRows(runs, queries, qrels, reference);
+  writeTrecRun(path.join(o.out, `${o.system}.styles-${o.split}.run`), runs.get(systems[systems.length - 1].label)!, o.system);
+  writeTrecQrels(path.join(o.out, `qrels.styles-${o.split}.trec`), qrels);
+  if (o.json) process.stdout.write(JSON.stringify({ split: o.split, queries: queries.length, droppedTopics: bench.droppedTopics.length, rows }, null, 2) + '\n');
+  else {
+    const f = (x: number) => x.toFixed(4);
+    process.stdout.write(['system', 'style', 'n', ...GRADED_METRIC_NAMES, 'ΔnDCG@10 vs BM25 [95% CI]'].join('\t') + '\n');
+    for (const r of rows) {
+      const d = r.vsReference?.['nDCG@10'];
+      process.stdout.write([r.system, r.style, r.n, ...GRADED_METRIC_NAMES.map((m) => f(r.metrics[m])), d ? `${d.diff >= 0 ? '+' : ''}${d.diff.toFixed(3)} [${d.low.toFixed(3)}, ${d.high.toFixed(3)}]` : ''].join('\t') + '\n');
+    }
+  }
+  return rows;
+}
