@@ -85,6 +85,30 @@ test('CLI, JSON API and library call rank the same ids (sample snapshot, BM25 + 
   }
 });
 
+test('one default ranking: the library, the service (page/API) and eo search rank alike with NO ranking options', async () => {
+  const corpus = loadSnapshot({ sample: true });
+  const engine = await loadSearchEngine(corpus, { sample: true });
+  const { runServe } = await import('../lib/cli/serve');
+  const service = await runServe(['--sample', '--port', '0'], () => {});
+  try {
+    for (const q of [...QUERIES, 'MODIS aerosol', 'OMI NO2 L3 daily']) {
+      const lib = await search(engine, q, { k: 10 });
+      const api = (await (await fetch(`${service.url}/api/search?k=10&q=${encodeURIComponent(q)}`)).json()) as SearchResponse;
+      assert.equal(api.results.map((r) => r.id), lib.results.map((r) => r.id), q);
+      assert.is(api.retrieval.label, lib.retrieval.label);
+      assert.is(api.retrieval.alphaSource, lib.retrieval.alphaSource);
+      assert.ok(Math.abs((api.retrieval.alpha ?? NaN) - (lib.retrieval.alpha ?? NaN)) < 1e-6 || api.retrieval.alpha === lib.retrieval.alpha, q);
+      const { stdout } = await run(process.execPath, [EO, 'search', q, '--json', '--k', '10', '--sample'], { maxBuffer: 1 << 24 });
+      const cli = JSON.parse(stdout) as SearchResponse;
+      assert.equal(cli.results.map((r) => r.id), lib.results.map((r) => r.id), q);
+      assert.is(cli.retrieval.label, lib.retrieval.label);
+    }
+  } finally {
+    await service.close();
+    engine.dispose();
+  }
+});
+
 function ds(id: string, longName: string): DatasetRecord {
   return {
     id, shortName: null, longName, abstract: '', doi: null, daac: 'GES_DISC', publisher: null, temporalStart: null, temporalEnd: null,
@@ -178,11 +202,11 @@ test('engine: α read from the record; without a benchmark RRF stands in and eve
     const bdir = path.join(dir, 'bench');
     exportBenchmark(bdir, bench, corpus);
     const logs: string[] = [];
-    const first = await loadSearchEngine(corpus, { semantic: sem, sample: true, benchmarkDir: bdir, fusionDir: dir, log: (l) => logs.push(l) });
+    const first = await loadSearchEngine(corpus, { semantic: sem, fusion: 'analytic', sample: true, benchmarkDir: bdir, fusionDir: dir, log: (l) => logs.push(l) });
     assert.is(first.fusion.mode, 'convex');
     assert.ok(logs.some((l) => /stored in/.test(l)), logs.join('\n'));
     const n = logs.length;
-    const second = await loadSearchEngine(corpus, { semantic: sem, sample: true, benchmarkDir: bdir, fusionDir: dir, log: (l) => logs.push(l) });
+    const second = await loadSearchEngine(corpus, { semantic: sem, fusion: 'analytic', sample: true, benchmarkDir: bdir, fusionDir: dir, log: (l) => logs.push(l) });
     assert.is(logs.length, n, 'read, not recomputed');
     assert.is(second.fusion.spec, first.fusion.spec && second.fusion.spec);
     assert.equal(second.fusion.spec, first.fusion.spec);
@@ -194,6 +218,16 @@ test('engine: α read from the record; without a benchmark RRF stands in and eve
     assert.equal(second.fusion.spec, { method: 'convex', alpha: direct.record.alpha });
     const off = await loadSearchEngine(corpus, { semantic: { ...sem, fingerprint: 'len@2' }, sample: true, benchmarkDir: bdir, fusionDir: dir, computeAlpha: false });
     assert.is(off.fusion.mode, 'rrf');
+    // the default ranking fuses adaptively: its model is fitted once, stored beside the α records, then read
+    const adaptive = await loadSearchEngine(corpus, { semantic: sem, sample: true, benchmarkDir: bdir, fusionDir: dir, log: (l) => logs.push(l) });
+    assert.ok(adaptive.fusion.adaptive, 'adaptive by default');
+    assert.match(adaptive.fusion.source, /^adaptive α per query \(start α 0\.150, fitted on \d+ training queries: \d+ title, \d+ keywordStyle/);
+    const m = logs.length;
+    const again = await loadSearchEngine(corpus, { semantic: sem, sample: true, benchmarkDir: bdir, fusionDir: dir, log: (l) => logs.push(l) });
+    assert.is(logs.length, m, 'adaptive model read, not refitted');
+    assert.equal(again.fusion.adaptive!.model, adaptive.fusion.adaptive!.model);
+    const perQuery = await Promise.all(['sea ice', 'I want to study how sea ice extent changed since 2000?'].map((q) => search(again, q, { k: 3 })));
+    assert.ok(perQuery.every((r) => r.retrieval.alpha! > 0 && r.retrieval.alpha! < 1));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -237,7 +271,8 @@ test('eo bench build, eo eval and eo search end to end on the sample (spawned CL
     const bench = loadBenchmark(path.join(dir, 'bench', 'benchmark.json'), corpus);
     const view = benchmarkSplit(bench, 'test');
     const engine = await loadSearchEngine(corpus, { semantic: 'none', sample: true });
-    const lib = await searchBatch(engine, view.queries);
+    // eo eval ranks as eo search does (query rules on)
+    const lib = await searchBatch(engine, view.queries, { rules: true });
     const fromCli = readTrecRun(path.join(dir, 'out', 'bm25.test.run'));
     for (const q of view.queries.slice(0, 20)) assert.equal(fromCli.get(q.id)?.map((x) => x.docId), lib.run.get(q.id)?.map((x) => x.docId), q.id);
     assert.ok(Math.abs(summarize('x', evaluateRun(lib.run, view.qrels)).MAP - row.MAP) < 1e-9);
