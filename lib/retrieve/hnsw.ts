@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { HierarchicalNSW } from 'hnswlib-node';
 import { checkpointsDir } from '../util/paths';
 import { EoError } from '../errors';
-import { writeJsonAtomic } from '../util/fs';
+import { writeFailure, writeJsonAtomic } from '../util/fs';
 import { sha256 } from '../util/hash';
 import type { ScoredHit } from './topk';
 
@@ -82,9 +82,10 @@ export function buildHnsw(matrix: Float32Array, dim: number, opts: HnswOptions &
 
 /** Save an index as `<file>` plus `<file minus .hnsw>.json`, each atomically (temp file, fsync, rename). */
 export function saveHnsw(idx: HnswIndex, file: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // hnswlib writes the file itself, so the bytes go through its writer; the rename and the errors follow writeFileAtomic's
     idx.index.writeIndexSync(tmp);
     const fd = fs.openSync(tmp, 'r+');
     try {
@@ -93,6 +94,8 @@ export function saveHnsw(idx: HnswIndex, file: string): void {
       fs.closeSync(fd);
     }
     fs.renameSync(tmp, file);
+  } catch (e) {
+    throw writeFailure(file, e);
   } finally {
     fs.rmSync(tmp, { force: true });
   }
