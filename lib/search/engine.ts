@@ -6,6 +6,7 @@ import type { Benchmark } from '../bench/types';
 import { repoRoot } from '../util/paths';
 import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
+import { cacheRebuildCommand } from '../data/snapshot';
 import { embedCorpusCached } from '../encode/cache';
 import type { EncoderSpec, SentenceEncoder } from '../encode/types';
 import type { OnnxThread } from '../tensor/onnx-session';
@@ -169,6 +170,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
     const matrix = await embedCorpusCached({
       encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
       onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),
+      rebuild: cacheRebuildCommand('embeddings', corpus.origin) + (spec.kind === 'onnx' ? ` --encoder onnx:${spec.options.folder}` : ''),
     });
     // batched scorer in front (below); the encoder adds the LRU of query embeddings without a second wait
     let queryEncoder = encoder;
@@ -202,7 +204,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
       } else if (choice === 'nnssc') {
         disposers.forEach((d) => d());
         owned?.dispose();
-        throw new EoError('DATA_NOT_FOUND', nn.note);
+        throw new EoError(nn.code ?? 'DATA_NOT_FOUND', nn.note);
       } else semanticNote = `; NN-SSC not used: ${nn.note}`;
     }
     if (!semantic) {
@@ -257,8 +259,8 @@ async function resolveFusion(
   const stored = readFusionRecord(key, semantic.id, opts.fusionDir);
   if (!stored && opts.computeAlpha === false) return rrf(`RRF k=${RRF_K}: no stored ${method} α for ${semantic.label} on ${rel} (computing it was switched off)`);
   if (!stored) log(`no stored fusion weight for ${semantic.label} + ${lexical.label} on ${rel}: setting α (${method}) on its ${train.queries.length} training queries once…`);
-  const { record, file: recordFile } = stored
-    ? { record: stored, file: fusionRecordFile(key, semantic.id, opts.fusionDir) }
+  const { record, file: recordFile, notStored } = stored
+    ? { record: stored, file: fusionRecordFile(key, semantic.id, opts.fusionDir), notStored: undefined }
     : await fusionAlpha({ corpus, train, semantic, lexical, method, dir: opts.fusionDir, log });
-  return { spec: { method: 'convex', alpha: record.alpha }, source: describeFusionRecord(record, recordFile), recordFile };
+  return { spec: { method: 'convex', alpha: record.alpha }, source: describeFusionRecord(record, recordFile, notStored), ...(notStored ? {} : { recordFile }) };
 }
