@@ -8,6 +8,7 @@
  * `eo search` and `eo eval --system` run the one query path of lib/search (the same engine as `eo serve`).
  *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] ...   (see lib/cli/serve.ts)
  *   eo llm plan|batch|import|status ...                          (see lib/cli/llm.ts)
+ *   eo cache verify | eo cache rebuild bm25|embeddings|all ...   (see lib/cli/cache.ts)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -28,7 +29,7 @@ import { searchBatch } from '../search/batch';
 import { loadSearchEngine } from '../search/engine';
 import { search } from '../search/search';
 import type { SearchEngine } from '../search/types';
-import { fusionFlag, LLM_USAGE, nnsscTopMFlag, SERVE_USAGE } from './usage';
+import { CACHE_USAGE, fusionFlag, LLM_USAGE, nnsscTopMFlag, SERVE_USAGE } from './usage';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 
 const USAGE = `usage:
@@ -38,6 +39,7 @@ const USAGE = `usage:
   eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json] [--sample] [--data DIR]
   ${SERVE_USAGE.replace('usage: ', '')}
 ${BENCH_USAGE.replace('usage:\n', '')}
+${CACHE_USAGE.replace('usage:\n', '')}
 ${LLM_USAGE}`;
 
 function fail(msg: string): never {
@@ -101,6 +103,7 @@ function takeEncoderFlag(argv: string[]): string[] {
 
 async function main(rawArgv: string[]): Promise<void> {
   const argv = takeEncoderFlag(rawArgv);
+  if (argv[0] === 'cache') return (await import('./cache')).runCacheCommand(argv.slice(1));
   // loaded here only: `eo llm` pulls in both LLM SDKs
   if (argv[0] === 'llm') return (await import('./llm')).runLlmCommand(argv.slice(1));
   if (argv[0] === 'serve') {

@@ -180,6 +180,11 @@ function bm25CacheHash(bin: Uint8Array, metaFields: Record<string, unknown>): st
   return contentHash([bin, JSON.stringify(metaFields)]);
 }
 
+/** The key of a corpus's BM25 cache under the given options (the hash of the corpus, the config and lunr's version). */
+export function bm25CacheKey(corpus: Corpus, opts: Bm25Options = {}): string {
+  return indexKey(corpus, resolveConfig(opts));
+}
+
 /** The file names of a BM25 cache: `<dir>/bm25-<key>.json` (terms, config, pipeline, content hash) and `.bin`. */
 export function bm25CachePaths(dir: string, key: string): { meta: string; bin: string } {
   return { meta: path.join(dir, `bm25-${key}.json`), bin: path.join(dir, `bm25-${key}.bin`) };
