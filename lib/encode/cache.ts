@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { checkpointsDir } from '../util/paths';
 import { EoError } from '../errors';
 import { checkContentHash, sha256 as sha256Hex, shortHash } from '../util/hash';
-import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
+import { writeFailure, writeFileAtomic, writeJsonAtomic } from '../util/fs';
 import { runEmbedPool, type EmbedJob } from './pool';
 import type { EmbedCorpusOptions, EmbeddingCacheMeta, EmbeddingCachePaths, EmbedQueriesOptions, SentenceEncoder } from './types';
 
@@ -180,7 +180,7 @@ function tryLock(lockFile: string): boolean {
       fs.writeFileSync(lockFile, body, { flag: 'wx' });
       return true;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw writeFailure(lockFile, e);
       if (lockHolder(lockFile)) return false;
       fs.rmSync(lockFile, { force: true }); // stale: take it over
     }

@@ -74,6 +74,22 @@ export function writeFailure(file: string, e: unknown, what = 'write'): EoError 
 let tmpCounter = 0;
 
 /**
+ * `mkdir -p`, surfacing the real cause: a recursive mkdir on a read-only file system reports ENOENT, so the first
+ * missing folder is made on its own to raise EROFS / EACCES / ENOTDIR instead.
+ */
+function ensureDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    let missing = dir;
+    while (!fs.existsSync(path.dirname(missing)) && path.dirname(missing) !== missing) missing = path.dirname(missing);
+    fs.mkdirSync(missing); // throws the real cause
+    throw e;
+  }
+}
+
+/**
  * Write a file whole or not at all: the bytes go to a temp file in the same folder (every byte: short writes are
  * continued), which is fsynced and renamed over the target. On any failure the temp file is removed and the target
  * is left as it was; the error is DISK_FULL or NOT_WRITABLE naming the file and the cause (`writeFailure`).
@@ -83,7 +99,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   const tmp = `${file}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`;
   let fd: number | null = null;
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    ensureDir(path.dirname(file));
     fd = openForWrite(tmp, 'wx');
     let offset = 0;
     while (offset < bytes.byteLength) offset += writeOnce(fd, bytes, offset, tmp);
@@ -99,7 +115,11 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
         /* the write error is the one to report */
       }
     }
-    fs.rmSync(tmp, { force: true });
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      /* no temp file could be made (e.g. its folder is a file) */
+    }
     throw writeFailure(file, e);
   }
 }
@@ -119,7 +139,7 @@ export function appendLineWhole(file: string, text: string | Uint8Array): void {
   const bytes = raw.length > 0 && raw[raw.length - 1] === 0x0a ? raw : Buffer.concat([raw, Buffer.from('\n')]);
   let fd: number | null = null;
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    ensureDir(path.dirname(file));
     fd = openForWrite(file, 'a');
     const before = fs.fstatSync(fd).size;
     let written = 0;
