@@ -24,7 +24,7 @@ import { bm25CacheKey, bm25CachePaths, loadOrBuildBm25 } from '../lib/retrieve/b
 import { appendLineWhole, setWriteFaultForTests } from '../lib/util/fs';
 import { fakeEncoder } from './helpers/encoder';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
-import { bm25Scorer, buildBm25 } from '../lib/retrieve';
+import { bm25Scorer, buildBm25, hnswCached } from '../lib/retrieve';
 
 const made: string[] = [];
 const tmp = (tag = 'x') => {
@@ -308,6 +308,34 @@ test('byte flip in a benchmark JSON: CACHE_MISMATCH naming the file, both hashes
   fs.writeFileSync(file, text.replace(JSON.stringify(q), JSON.stringify(q.slice(0, -1) + (q.endsWith('x') ? 'y' : 'x'))));
   const e = await rejects(() => loadBenchmark(file, sample), 'CACHE_MISMATCH', file);
   assert.match(e.message, new RegExp(`content hash [0-9a-f]{64} differs from [0-9a-f]{64}.*rebuild it: eo bench build --out ${dir} --sample$`));
+});
+
+test('byte flip in an HNSW index: CACHE_MISMATCH naming the file and both hashes (or rebuilt, the default)', async () => {
+  const dir = tmp('hnsw');
+  const dim = 8;
+  const matrix = new Float32Array(50 * dim).map((_, i) => Math.sin(i * 1.7));
+  const idx = hnswCached({ matrix, dim, key: 'k', cacheDir: dir });
+  const file = filesUnder(dir).find((f) => f.endsWith('.hnsw'))!;
+  flipByte(path.join(dir, file), 0.6);
+  const e = await rejects(() => hnswCached({ matrix, dim, key: 'k', cacheDir: dir, onMismatch: 'error' }), 'CACHE_MISMATCH', path.join(dir, file));
+  assert.match(e.message, /content hash [0-9a-f]{64} differs from [0-9a-f]{64}/);
+  const again = hnswCached({ matrix, dim, key: 'k', cacheDir: dir });
+  assert.is(again.meta.sha256, idx.meta.sha256, 'rebuilt to the same bytes');
+  assertNoTemp(dir);
+});
+
+test('a flipped digit of a stored α is never read: the record is recomputed to the true α', async () => {
+  const dir = tmp('alpha');
+  const lexical = bm25Scorer(buildBm25(toyCorpus));
+  const first = await fusionAlpha({ corpus: toyCorpus, train: toySplits.train, semantic: toySemantic(), lexical, dir });
+  const text = fs.readFileSync(first.file, 'utf8');
+  const alphaText = JSON.stringify(first.record.alpha);
+  const wrong = first.record.alpha > 0.5 ? first.record.alpha - 0.3 : first.record.alpha + 0.3;
+  fs.writeFileSync(first.file, text.replace(`"alpha": ${alphaText}`, `"alpha": ${JSON.stringify(wrong)}`));
+  assert.ok(fs.readFileSync(first.file, 'utf8').includes(JSON.stringify(wrong)), 'the record was changed');
+  const again = await fusionAlpha({ corpus: toyCorpus, train: toySplits.train, semantic: toySemantic(), lexical, dir });
+  assert.is(again.reused, false);
+  assert.is(again.record.alpha, first.record.alpha);
 });
 
 test('caches written before hashes were recorded are never trusted: BM25 and embeddings rebuilt, a benchmark refused with the command', async () => {

@@ -73,12 +73,21 @@ export function fusionRecordFile(key: FusionRecordKey, semanticId: string, dir =
   return path.join(dir, `${key.method}-${safe}-${shortHash(JSON.stringify(key), 16)}.json`);
 }
 
-/** The stored record of this key, or null (absent, another version or key, or unreadable: then it is recomputed). */
+/** The content hash a fusion record stores (`sha256`): SHA-256 of its JSON without that field. */
+function fusionRecordHash(fields: object): string {
+  return sha256(JSON.stringify(fields));
+}
+
+/**
+ * The stored record of this key, or null (absent, another version or key, unreadable, or not matching the content
+ * hash it recorded — a flipped digit of α — or recording none: then it is recomputed, never read wrong).
+ */
 export function readFusionRecord(key: FusionRecordKey, semanticId: string, dir = defaultFusionDir()): FusionRecord | null {
   const file = fusionRecordFile(key, semanticId, dir);
   if (!fs.existsSync(file)) return null;
   try {
-    const r = JSON.parse(fs.readFileSync(file, 'utf8')) as FusionRecord;
+    const { sha256: recorded, ...r } = JSON.parse(fs.readFileSync(file, 'utf8')) as FusionRecord & { sha256?: string };
+    if (recorded !== fusionRecordHash(r)) return null;
     if (r.version !== FUSION_RECORD_VERSION || JSON.stringify(r.key) !== JSON.stringify(key) || !(r.alpha >= 0 && r.alpha <= 1)) return null;
     return r;
   } catch {
@@ -135,7 +144,7 @@ export async function fusionAlpha(opts: FusionAlphaOptions): Promise<{ record: F
   };
   const set = `fusion weight α = ${a.alpha.toFixed(3)} (${method}) set on ${a.queries} training queries for ${opts.semantic.label} + ${opts.lexical.label}`;
   try {
-    writeJsonAtomic(file, record);
+    writeJsonAtomic(file, { ...record, sha256: fusionRecordHash(record) });
   } catch (e) {
     if (!isEoError(e, 'DISK_FULL') && !isEoError(e, 'NOT_WRITABLE')) throw e;
     opts.log?.(`${set}; used for this run but not stored (${e.code}: ${e.message}), so it is set again next time`);
