@@ -218,6 +218,19 @@ test('read-only checkpoints/: the BM25 index cannot be stored: NOT_WRITABLE nami
   }
 });
 
+test('read-only checkpoints/: embedding the corpus cannot store its matrix: NOT_WRITABLE naming the cache path, nothing left behind', async () => {
+  const ro = readOnlyDir();
+  try {
+    const cacheDir = path.join(ro.dir, 'embeddings');
+    const e = await rejects(() => embedCorpusCached({ encoder: fakeEncoder(16), texts: ['a b', 'c d'], key: 'corp', cacheDir }), 'NOT_WRITABLE', cacheDir);
+    assert.match(e.message, ro.how === 'mount' ? /EROFS/ : /EACCES/);
+    setWriteFaultForTests(null);
+    assert.equal(filesUnder(ro.dir), []);
+  } finally {
+    ro.dispose();
+  }
+});
+
 test('read-only checkpoints/: a computed α is still used for the run, and the log and source line say it was not stored', async () => {
   const lexical = bm25Scorer(buildBm25(toyCorpus));
   const ok = await fusionAlpha({ corpus: toyCorpus, train: toySplits.train, semantic: toySemantic(), lexical, dir: tmp('fusion') });

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
 import { writeTrecQrels } from '../metrics/trec';
-import { readTextFile, writeJsonAtomic, writeJsonl, writeFileAtomic } from '../util/fs';
+import { ensureWritableDir, readTextFile, writeJsonAtomic, writeJsonl, writeFileAtomic } from '../util/fs';
 import { benchDataDir } from '../util/paths';
 import { checkContentHash, sha256 } from '../util/hash';
 import { snapshotFlags } from '../data/snapshot';
@@ -71,7 +71,7 @@ export function benchBuildCommand(b: Pick<Benchmark, 'seed' | 'testFraction' | '
  * (qrels.{train,test,test-subset}.trec) and the benchmark itself (benchmark.json).
  */
 export function exportBenchmark(dir: string, bench: Benchmark, corpus: Corpus): string[] {
-  fs.mkdirSync(path.join(dir, 'qrels'), { recursive: true });
+  ensureWritableDir(path.join(dir, 'qrels'));
   const written: string[] = [];
   const w = (f: string) => (written.push(path.join(dir, f)), path.join(dir, f));
   writeJsonl(w('corpus.jsonl'), corpus.datasets.map((d) => ({

@@ -176,9 +176,16 @@ export async function runCacheCommand(argv: string[]): Promise<void> {
   if (what !== 'bm25' && what !== 'embeddings' && what !== 'all') return usage(`eo cache rebuild needs bm25, embeddings or all (got ${what === undefined ? 'nothing' : `"${what}"`})`);
   if (extra.length > 0) usage(`unexpected argument "${extra[0]}"`);
   const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
-  const log = (l: string) => process.stderr.write(l.startsWith('embedding') ? `\r${l}` : `${l}\n`);
-  const done = (kind: string, file: string, t0: number) =>
-    process.stdout.write(`${process.stderr.isTTY ? '\n' : ''}rebuilt ${kind} ${path.relative(repoRoot(), file) || file} (${corpus.datasets.length} datasets, ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+  let progress = false; // a progress line without its newline yet
+  const log = (l: string) => {
+    progress = l.startsWith('embedding');
+    process.stderr.write(progress ? `\r${l}` : `${l}\n`);
+  };
+  const done = (kind: string, file: string, t0: number) => {
+    if (progress) process.stderr.write('\n');
+    progress = false;
+    process.stdout.write(`rebuilt ${kind} ${path.relative(repoRoot(), file) || file} (${corpus.datasets.length} datasets, ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+  };
   if (what === 'bm25' || what === 'all') {
     const t0 = performance.now();
     done('bm25', rebuildBm25Cache(corpus, { log }), t0);

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
-import { appendLineWhole, readJsonl, writeFileAtomic } from '../util/fs';
+import { appendLineWhole, ensureWritableDir, readJsonl, writeFileAtomic } from '../util/fs';
 import { searchCmrCollectionPages, type CmrClientOptions, type CmrSearchParams } from './cmr-client';
 import { validateDataset } from './validate';
 
@@ -68,7 +68,7 @@ export async function downloadCmrCorpus(params: CmrSearchParams, out: string, op
   const dir = path.dirname(file);
   if (path.basename(file) === 'datasets.jsonl' && fs.existsSync(path.join(dir, 'datasets.jsonl.gz')))
     throw new EoError('CONFIG', `${dir} already has datasets.jsonl.gz, which loadSnapshot would read instead of ${file}; use another folder`, { dir });
-  fs.mkdirSync(dir, { recursive: true });
+  ensureWritableDir(dir);
 
   const seen = new Set<string>();
   let repairedBytes = 0;

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { checkpointsDir } from '../util/paths';
 import { EoError } from '../errors';
 import { checkContentHash, sha256 as sha256Hex, shortHash } from '../util/hash';
-import { writeFailure, writeFileAtomic, writeJsonAtomic } from '../util/fs';
+import { ensureWritableDir, writeFailure, writeFileAtomic, writeJsonAtomic } from '../util/fs';
 import { runEmbedPool, type EmbedJob } from './pool';
 import type { EmbedCorpusOptions, EmbeddingCacheMeta, EmbeddingCachePaths, EmbedQueriesOptions, SentenceEncoder } from './types';
 
@@ -173,7 +173,7 @@ function lockHolder(lockFile: string): LockInfo | null {
 
 /** Take the lock (atomically, `wx`); returns false when a live process holds it. */
 function tryLock(lockFile: string): boolean {
-  fs.mkdirSync(path.dirname(lockFile), { recursive: true });
+  ensureWritableDir(path.dirname(lockFile));
   const body = JSON.stringify({ pid: process.pid, host: os.hostname(), started: new Date().toISOString() } satisfies LockInfo);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -342,7 +342,7 @@ async function fillCache(
     } else chunkSize = st!.chunkSize;
   }
   if (!fs.existsSync(stateFile)) {
-    fs.mkdirSync(paths.partial, { recursive: true });
+    ensureWritableDir(paths.partial);
     writeJsonAtomic(stateFile, { format: 'eo-embeddings-partial/1', ...expect, chunkSize } satisfies PartialState);
   }
 

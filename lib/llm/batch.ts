@@ -22,7 +22,7 @@ import * as crypto from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
 import { EoError } from '../errors';
-import { appendLineWhole } from '../util/fs';
+import { appendLineWhole, writeFailure } from '../util/fs';
 import { fromAnthropicResponse, toAnthropicRequest } from './anthropic';
 import { createLlmClient, LLM_BUDGET_ENV, budgetFromEnv } from './client';
 import { llmRecordKey, normalizeChatRequest } from './key';
@@ -121,7 +121,11 @@ function appendEvent(file: string, e: BatchLogEvent): void {
     if (buf.length > 0 && buf[buf.length - 1] !== 0x0a) {
       const start = buf.lastIndexOf(0x0a) + 1;
       appendLineWhole(`${file}.torn`, buf.subarray(start));
-      fs.truncateSync(file, start);
+      try {
+        fs.truncateSync(file, start);
+      } catch (err) {
+        throw writeFailure(file, err, 'cut the torn last line from');
+      }
     }
   }
   appendLineWhole(file, JSON.stringify(e) + '\n');

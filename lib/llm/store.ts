@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
-import { appendLineWhole } from '../util/fs';
+import { appendLineWhole, writeFailure } from '../util/fs';
 import type { LlmRecord, RecordStore } from './types';
 
 export interface OpenRecordStoreOptions {
@@ -132,7 +132,11 @@ export function openKeyedJsonlLog<T>(file: string, opts: OpenKeyedJsonlLogOption
     if (tornAt === null) return;
     const buf = fs.readFileSync(file);
     appendLineWhole(`${file}.torn`, buf.subarray(tornAt));
-    fs.truncateSync(file, tornAt);
+    try {
+      fs.truncateSync(file, tornAt);
+    } catch (e) {
+      throw writeFailure(file, e, 'cut the torn last line from');
+    }
     log(`${label} ${file}: torn last line moved to ${file}.torn`);
     tornAt = null;
   }
@@ -144,7 +148,6 @@ export function openKeyedJsonlLog<T>(file: string, opts: OpenKeyedJsonlLogOption
     append(value) {
       const k = opts.keyOf(value);
       if (byKey.has(k)) return;
-      fs.mkdirSync(path.dirname(file), { recursive: true });
       repairTail();
       appendLineWhole(file, (needsNewline ? '\n' : '') + JSON.stringify(value) + '\n');
       needsNewline = false;

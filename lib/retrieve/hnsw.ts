@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { HierarchicalNSW } from 'hnswlib-node';
 import { checkpointsDir } from '../util/paths';
 import { EoError } from '../errors';
-import { writeFailure, writeJsonAtomic } from '../util/fs';
+import { ensureWritableDir, writeFailure, writeJsonAtomic } from '../util/fs';
 import { checkContentHash, sha256 } from '../util/hash';
 import type { ScoredHit } from './topk';
 
@@ -86,7 +86,7 @@ export function buildHnsw(matrix: Float32Array, dim: number, opts: HnswOptions &
 export function saveHnsw(idx: HnswIndex, file: string): void {
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    ensureWritableDir(path.dirname(file));
     // hnswlib writes the file itself, so the bytes go through its writer; the rename and the errors follow writeFileAtomic's
     idx.index.writeIndexSync(tmp);
     idx.meta.sha256 = sha256(fs.readFileSync(tmp));

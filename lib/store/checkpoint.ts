@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
 import { sha256 } from '../util/hash';
-import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
+import { ensureWritableDir, writeFileAtomic, writeJsonAtomic } from '../util/fs';
 import type { Checkpoint, CheckpointInput, CheckpointManifest, CheckpointTensorEntry } from './types';
 
 export const CHECKPOINT_JSON = 'checkpoint.json';
@@ -37,7 +37,7 @@ export function saveCheckpoint(dir: string, ckpt: CheckpointInput): void {
     o += ckpt.tensors[name].data.length;
   }
   const bytes = new Uint8Array(all.buffer, all.byteOffset, all.byteLength);
-  fs.mkdirSync(dir, { recursive: true });
+  ensureWritableDir(dir);
   writeFileAtomic(path.join(dir, CHECKPOINT_WEIGHTS), bytes);
   const manifest: CheckpointManifest = {
     format: 'eo-checkpoint',

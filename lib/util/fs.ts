@@ -73,11 +73,20 @@ export function writeFailure(file: string, e: unknown, what = 'write'): EoError 
 
 let tmpCounter = 0;
 
+/** Create a folder (and its parents) to write into; a failure is NOT_WRITABLE / DISK_FULL naming the folder and the cause. */
+export function ensureWritableDir(dir: string): void {
+  try {
+    mkdirp(dir);
+  } catch (e) {
+    throw writeFailure(dir, e, 'create the folder');
+  }
+}
+
 /**
  * `mkdir -p`, surfacing the real cause: a recursive mkdir on a read-only file system reports ENOENT, so the first
  * missing folder is made on its own to raise EROFS / EACCES / ENOTDIR instead.
  */
-function ensureDir(dir: string): void {
+function mkdirp(dir: string): void {
   try {
     fs.mkdirSync(dir, { recursive: true });
   } catch (e) {
@@ -99,7 +108,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   const tmp = `${file}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`;
   let fd: number | null = null;
   try {
-    ensureDir(path.dirname(file));
+    mkdirp(path.dirname(file));
     fd = openForWrite(tmp, 'wx');
     let offset = 0;
     while (offset < bytes.byteLength) offset += writeOnce(fd, bytes, offset, tmp);
@@ -139,7 +148,7 @@ export function appendLineWhole(file: string, text: string | Uint8Array): void {
   const bytes = raw.length > 0 && raw[raw.length - 1] === 0x0a ? raw : Buffer.concat([raw, Buffer.from('\n')]);
   let fd: number | null = null;
   try {
-    ensureDir(path.dirname(file));
+    mkdirp(path.dirname(file));
     fd = openForWrite(file, 'a');
     const before = fs.fstatSync(fd).size;
     let written = 0;
