@@ -422,8 +422,8 @@ test('truncated, non-gzip or corrupt .jsonl.gz inputs: DATA_PARSE naming the fil
   const whole = gzSnapshot('datasets', (gz) => gz);
   assert.is(loadSnapshot({ dir: whole }).datasets.length, sample.datasets.length, 'an undamaged copy loads');
   const cases: ['datasets' | 'links' | 'publications', (gz: Buffer) => Buffer, RegExp][] = [
-    ['datasets', (gz) => gz.subarray(0, Math.floor(gz.length / 2)), /the gzip file is truncated \(unexpected end of file\)/],
-    ['links', () => Buffer.from('{"publicationId":"p","datasetId":"d"}\n'), /not a gzip file \(incorrect header check\)/],
+    ['datasets', (gz) => gz.subarray(0, Math.floor(gz.length / 2)), /cannot read \(unexpected end of file\): the gzip file is truncated; replace it/],
+    ['links', () => Buffer.from('{"publicationId":"p","datasetId":"d"}\n'), /cannot read \(incorrect header check\): not a gzip file/],
     ['publications', (gz) => gz.subarray(0, gz.length - 6), /truncated/],
     ['datasets', (gz) => {
       const b = Buffer.from(gz);
@@ -434,7 +434,7 @@ test('truncated, non-gzip or corrupt .jsonl.gz inputs: DATA_PARSE naming the fil
   for (const [stem, damage, cause] of cases) {
     const dir = gzSnapshot(stem, damage);
     const file = path.join(dir, `${stem}.jsonl.gz`);
-    const e = await rejects(() => loadSnapshot({ dir }), 'DATA_PARSE', `${file}: cannot read: `);
+    const e = await rejects(() => loadSnapshot({ dir }), 'DATA_PARSE', `${file}: cannot read (`);
     assert.match(e.message, cause);
   }
 });

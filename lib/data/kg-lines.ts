@@ -53,7 +53,7 @@ export async function forEachLine(file: string, cb: LineCallback): Promise<void>
     rl.close();
     raw.destroy();
   }
-  if (streamError !== null) throw new EoError('DATA_PARSE', `${file}: cannot read (${file.endsWith('.gz') ? gzipFailureCause(streamError) : (streamError as Error).message})`, { file, line: lineNo });
+  if (streamError !== null) throw new EoError('DATA_PARSE', `${file}: cannot read (${(streamError as Error).message})${file.endsWith('.gz') ? `: ${gzipFailureCause(streamError)}` : ''}`, { file, line: lineNo });
 }
 
 /** Synchronous line reader in 4 MiB chunks (whole-file gunzip for `.gz`, so meant for small compressed files). */

@@ -183,17 +183,19 @@ export function gunzipFile(file: string, buf: Buffer): Buffer {
   try {
     return zlib.gunzipSync(buf);
   } catch (e) {
-    throw new EoError('DATA_PARSE', `${file}: cannot read: ${gzipFailureCause(e)}; replace it with a complete copy`, { file, cause: (e as NodeJS.ErrnoException).code ?? null });
+    throw new EoError('DATA_PARSE', `${file}: cannot read (${(e as Error).message}): ${gzipFailureCause(e)}; replace it with a complete copy`, {
+      file, cause: (e as NodeJS.ErrnoException).code ?? null,
+    });
   }
 }
 
-/** Words for a zlib error: "truncated" (the stream ends early), "not gzip" (bad header) or "corrupt". */
+/** Words for a zlib error: "the gzip file is truncated" (the stream ends early), "not a gzip file" (bad header), else corrupt. */
 export function gzipFailureCause(e: unknown): string {
   const err = e as NodeJS.ErrnoException;
   const msg = err?.message ?? String(e);
-  if (err?.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(msg)) return `the gzip file is truncated (${msg})`;
-  if (/incorrect header check|not in gzip format/i.test(msg)) return `not a gzip file (${msg})`;
-  return `the gzip data is corrupt (${msg})`;
+  if (err?.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(msg)) return 'the gzip file is truncated';
+  if (/incorrect header check|not in gzip format/i.test(msg)) return 'not a gzip file';
+  return 'the gzip data is corrupt';
 }
 
 /** One parsed JSON Lines row with its 1-based line number (for error messages). */
