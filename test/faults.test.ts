@@ -6,7 +6,7 @@
 // EO_FAULTS_NO_MOUNT=1 takes the hook path where mounting works, to test it too.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -404,6 +404,24 @@ test('eo cache verify: one line per cache file, ok / MISMATCH / STALE, naming th
   assert.match(lines[1], /^STALE\tembeddings\t/);
   assert.match(lines[2], /^MISMATCH\tcheckpoint\t.*weights\.bin: SHA-256 .*npm start -- --only 04-nnssc/);
   assert.match(lines[3], /^ok\tbenchmark\t/);
+});
+
+test('eo cache rebuild bm25 --sample rebuilds the index a CACHE_MISMATCH names; eo cache verify then calls it ok; bad usage exits 2', () => {
+  const EO = path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js');
+  const eo = (...args: string[]) => spawnSync(process.execPath, [EO, ...args], { cwd: repoRoot(), encoding: 'utf8', timeout: 120_000 });
+  const p = bm25CachePaths(path.join(repoRoot(), 'checkpoints', 'bm25'), bm25CacheKey(sample));
+  if (fs.existsSync(p.bin)) flipByte(p.bin); // a damaged index (or none yet): the command must leave a good one
+  const r = eo('cache', 'rebuild', 'bm25', '--sample');
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`^rebuilt bm25 checkpoints/bm25/${path.basename(p.meta).replace('.', '\\.')} \\(200 datasets, [\\d.]+ s\\)$`, 'm'));
+  loadOrBuildBm25(sample); // accepted by the loader
+  const v = eo('cache', 'verify');
+  assert.match(v.stdout, new RegExp(`^ok\\tbm25\\tcheckpoints/bm25/${path.basename(p.meta).replace('.', '\\.')}\\t`, 'm'));
+  assert.match(v.stdout, /^\d+ cache files checked in \d+ ms: \d+ ok, \d+ stale, \d+ damaged$/m);
+  const bad = eo('cache', 'rebuild', 'everything');
+  assert.is(bad.status, 2);
+  assert.match(bad.stderr, /\[INVALID_ARGUMENT\] eo cache rebuild needs bm25, embeddings or all \(got "everything"\)/);
+  assert.is(eo('cache', 'verify', '--bogus').status, 2);
 });
 
 // ------------------------------------------------------------------------------------------ truncated gzip inputs

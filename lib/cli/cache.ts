@@ -149,19 +149,27 @@ export async function rebuildEmbeddingCache(corpus: Corpus, opts: { cacheDir?: s
 
 /** `eo cache …` (argv after `cache`). */
 export async function runCacheCommand(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { sample: { type: 'boolean' }, data: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
+  // a usage error exits 2, as every `eo` usage error does
+  const usage = (msg: string): never => {
+    process.stderr.write(`eo: [INVALID_ARGUMENT] ${msg}\n${CACHE_USAGE}\n`);
+    process.exit(2);
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { sample: { type: 'boolean' }, data: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (e) {
+    return usage((e as Error).message);
+  }
+  const { values, positionals } = parsed;
   const [cmd, what, ...extra] = positionals;
   if (values.help || !cmd) {
     process.stdout.write(CACHE_USAGE + '\n');
     return;
   }
-  const usage = (msg: string): never => {
-    throw new EoError('INVALID_ARGUMENT', `${msg}\n${CACHE_USAGE}`);
-  };
   if (cmd === 'verify') {
     if (what !== undefined) usage(`eo cache verify takes no argument (got "${what}")`);
     const t0 = performance.now();
