@@ -94,7 +94,7 @@ function mkdirp(dir: string): void {
     let missing = dir;
     while (!fs.existsSync(path.dirname(missing)) && path.dirname(missing) !== missing) missing = path.dirname(missing);
     fs.mkdirSync(missing); // throws the real cause
-    throw e;
+    fs.mkdirSync(dir, { recursive: true }); // (a folder made meanwhile: carry on)
   }
 }
 
@@ -111,7 +111,11 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
     mkdirp(path.dirname(file));
     fd = openForWrite(tmp, 'wx');
     let offset = 0;
-    while (offset < bytes.byteLength) offset += writeOnce(fd, bytes, offset, tmp);
+    while (offset < bytes.byteLength) {
+      const n = writeOnce(fd, bytes, offset, tmp);
+      if (n === 0) throw systemError('ENOSPC', 'write', tmp); // no progress and no error: the disk took nothing
+      offset += n;
+    }
     fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = null;
@@ -138,10 +142,11 @@ export function writeJsonAtomic(file: string, value: unknown): void {
 }
 
 /**
- * Append one line (or one block of whole lines; a final newline is added when missing) to an append-only log with a single write call on an O_APPEND
- * descriptor, then fsync. A write cut short (full disk) is undone (the file cut back to its old length when no other
- * writer appended meanwhile), so the log keeps only whole lines; the error is DISK_FULL / NOT_WRITABLE naming the
- * file. Readers of such logs skip an incomplete last line, which only a kill mid-write can leave.
+ * Append one line (or a block of whole lines; a final newline is added when missing) to an append-only log with a
+ * single write call on an O_APPEND descriptor, then fsync. A write cut short (full disk) is undone (the file cut back
+ * to its old length when no other writer appended meanwhile), so the log keeps only whole lines; the error is
+ * DISK_FULL / NOT_WRITABLE naming the file. Readers of such logs skip an incomplete last line, which only a kill
+ * mid-write can leave.
  */
 export function appendLineWhole(file: string, text: string | Uint8Array): void {
   const raw = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text);
