@@ -22,6 +22,7 @@ import { openKeyedJsonlLog, openRecordStore } from '../lib/llm/store';
 import type { LlmRecord } from '../lib/llm/types';
 import { bm25CacheKey, bm25CachePaths, loadOrBuildBm25 } from '../lib/retrieve/bm25';
 import { appendLineWhole, setWriteFaultForTests } from '../lib/util/fs';
+import { loadNnsscScorer } from '../lib/search/nnssc';
 import { fakeEncoder } from './helpers/encoder';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
 import { bm25Scorer, buildBm25, hnswCached } from '../lib/retrieve';
@@ -308,6 +309,20 @@ test('byte flip in an NN-SSC or fine-tuned checkpoint: CACHE_MISMATCH naming wei
     const e = await rejects(() => loadCheckpoint(dir, { kind }), 'CACHE_MISMATCH', path.join(dir, 'weights.bin'));
     assert.match(e.message, new RegExp(`SHA-256 [0-9a-f]{64} differs from [0-9a-f]{64}.*rebuild it: npm start -- --only ${notebook} --sample$`));
   }
+});
+
+test('the search path refuses a corrupt NN-SSC checkpoint as CACHE_MISMATCH with the notebook command (was DATA_NOT_FOUND, "re-run the training")', async () => {
+  const dir = path.join(tmp('nnssc-path'), 'use-lite-eo-title-sample');
+  saveCheckpoint(dir, { kind: 'nnssc', config: {}, seed: 1, backend: 'js', dataHash: 'd', tensors: { w: { shape: [8], data: new Float32Array(8).fill(1) } } });
+  flipByte(path.join(dir, 'weights.bin'));
+  const enc = fakeEncoder(16);
+  const nn = loadNnsscScorer(sample, enc, new Float32Array(sample.datasets.length * 16), { dir, benchmarkName: 'eo-title-sample' });
+  assert.is(nn.scorer, null);
+  assert.is(nn.code, 'CACHE_MISMATCH', 'the code the engine throws for --retriever nnssc');
+  assert.match(nn.note, /weights\.bin: SHA-256 [0-9a-f]{64} differs from [0-9a-f]{64}.*rebuild it: npm start -- --only 04-nnssc/);
+  const none = loadNnsscScorer(sample, enc, new Float32Array(0), { dir: path.join(dir, 'absent'), benchmarkName: 'eo-title-sample' });
+  assert.is(none.code, 'DATA_NOT_FOUND');
+  assert.match(none.note, /train it: npm start -- --only 04-nnssc --sample/);
 });
 
 test('byte flip in a benchmark JSON: CACHE_MISMATCH naming the file, both hashes and eo bench build', async () => {
