@@ -58,9 +58,7 @@ async function main() {
     console.log(`  M=${s.m}: ` + cmp.map((c) => `${c.metric} ${c.meanDiff >= 0 ? '+' : ''}${c.meanDiff.toFixed(4)} [${c.ciLow.toFixed(4)}, ${c.ciHigh.toFixed(4)}] p=${c.pValue.toFixed(3)}`).join('; '));
   }
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
-  const tmp = `${outFile}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify({ when: new Date().toISOString(), sample, testQueries: queries.length, systems: systems.map(({ pq, ...s }) => s), comparisons }, null, 2) + '\n');
-  fs.renameSync(tmp, outFile);
+  eo.writeFileAtomic(outFile, JSON.stringify({ when: new Date().toISOString(), sample, testQueries: queries.length, systems: systems.map(({ pq, ...s }) => s), comparisons }, null, 2) + '\n');
   console.log(`written ${path.relative(process.cwd(), outFile)}`);
 }
 

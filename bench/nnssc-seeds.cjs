@@ -228,8 +228,7 @@ async function main() {
   };
   out.seconds = (performance.now() - t0) / 1000;
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
-  fs.writeFileSync(outFile + '.tmp', JSON.stringify(out, null, 1));
-  fs.renameSync(outFile + '.tmp', outFile);
+  eo.writeFileAtomic(outFile, JSON.stringify(out, null, 1));
   console.log(`\nwritten ${path.relative(process.cwd(), outFile)} (${out.seconds.toFixed(0)} s); load average at end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   for (const m of [...Object.values(members).flat(), today]) m.scorer.dispose();
   encoder.dispose();

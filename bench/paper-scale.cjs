@@ -298,9 +298,7 @@ async function main() {
     wallSeconds: now() - t0,
   };
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
-  const tmp = `${outFile}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(out, null, 2) + '\n');
-  fs.renameSync(tmp, outFile);
+  eo.writeFileAtomic(outFile, JSON.stringify(out, null, 2) + '\n');
   console.log(`\nwrote ${path.relative(process.cwd(), outFile)} (${out.wallSeconds.toFixed(0)} s wall)`);
 }
 

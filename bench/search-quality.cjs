@@ -116,8 +116,7 @@ async function main() {
     seconds: (performance.now() - t0) / 1000,
   };
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
-  fs.writeFileSync(outFile + '.tmp', JSON.stringify(out, null, 2));
-  fs.renameSync(outFile + '.tmp', outFile);
+  eo.writeFileAtomic(outFile, JSON.stringify(out, null, 2));
   console.log(`\nwritten ${path.relative(process.cwd(), outFile)} (${out.seconds.toFixed(1)} s)`);
 }
 

@@ -165,8 +165,7 @@ function chooseOnValidation(records) {
 /** Atomic write (temp + rename). */
 function writeJson(file, out) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file + '.tmp', JSON.stringify(out, null, 2));
-  fs.renameSync(file + '.tmp', file);
+  eo.writeFileAtomic(file, JSON.stringify(out, null, 2));
   console.log(`\nwritten ${path.relative(process.cwd(), file)}${out.seconds ? ` (${out.seconds.toFixed(0)} s)` : ''}; load average at end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 }
 

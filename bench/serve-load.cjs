@@ -410,8 +410,7 @@ async function soakRun(queries) {
   const result = soak ? await soakRun(queries) : await comparison(queries);
   clearTimeout(killTimer);
   const out = path.join(__dirname, 'out', soak ? 'serve-soak.json' : 'serve-load.json');
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify({ when: new Date().toISOString(), sample, semantic, seconds, queries: queries.length, ...result }, null, 2) + '\n');
+  require('../dist/lib').writeFileAtomic(out, JSON.stringify({ when: new Date().toISOString(), sample, semantic, seconds, queries: queries.length, ...result }, null, 2) + '\n');
   console.log(`written ${path.relative(process.cwd(), out)}`);
   process.exit(0);
 })().catch((e) => {

@@ -17,7 +17,18 @@ export type EoErrorCode =
   /** A live or batch call was not made: its estimated cost would exceed $EO_LLM_BUDGET_USD. */
   | 'LLM_BUDGET'
   /** A batch submission may or may not have been accepted by the provider; a person must check before resuming. */
-  | 'LLM_BATCH_UNCERTAIN';
+  | 'LLM_BATCH_UNCERTAIN'
+  /**
+   * A file could not be written because its disk or quota is full (ENOSPC, EDQUOT). The message names the file; nothing
+   * partial was left in its place (a whole-file write leaves the old file or none; an append leaves the log as it was).
+   */
+  | 'DISK_FULL'
+  /**
+   * A file could not be written for any other reason: no permission (EACCES, EPERM), a read-only file system (EROFS),
+   * a path component that is a file where a folder is needed (ENOTDIR, EEXIST), a folder at the file's path (EISDIR), or
+   * an I/O error. The message names the file and the system's code; nothing partial was left in its place.
+   */
+  | 'NOT_WRITABLE';
 
 export class EoError extends Error {
   readonly code: EoErrorCode;

@@ -120,11 +120,9 @@ function gitInfo(cwd = ROOT) {
   return { commit: head.stdout.trim(), dirty: st.status === 0 ? st.stdout.trim() !== '' : null };
 }
 
-/** Write JSON atomically (temp + rename). */
+/** Write JSON whole or not at all: the project's one writer (lib/util/fs.ts, built before the notebooks run). */
 function writeJsonAtomic(file, value) {
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
-  fs.renameSync(tmp, file);
+  require(path.join(ROOT, 'dist', 'lib', 'util', 'fs.js')).writeJsonAtomic(file, value);
 }
 
 /**

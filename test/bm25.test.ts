@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import lunr from 'lunr';
-import { makeCorpus, type DatasetRecord } from '../lib';
+import { isEoError, makeCorpus, type DatasetRecord } from '../lib';
 import { buildBm25, bm25Scores, bm25Tokens, bm25TopK, loadOrBuildBm25 } from '../lib/retrieve/bm25';
 
 function ds(id: string, longName: string, abstract = '', extra: Partial<DatasetRecord> = {}): DatasetRecord {
@@ -96,8 +96,12 @@ test('cache round trip gives identical scores and a changed corpus is not served
   const c = loadOrBuildBm25(other, { cacheDir: dir });
   assert.is(c.size, 2);
   assert.ok(c.lunrIndex, 'rebuilt, not served from the cache');
-  // a truncated cache file is ignored and rebuilt
-  for (const f of fs.readdirSync(dir)) if (f.endsWith('.bin')) fs.writeFileSync(path.join(dir, f), Buffer.alloc(3));
+  // a truncated cache file is refused (its content hash), naming the file and the command that rebuilds it; once it is
+  // removed, the index is rebuilt
+  const bins = fs.readdirSync(dir).filter((f) => f.endsWith('.bin'));
+  for (const f of bins) fs.writeFileSync(path.join(dir, f), Buffer.alloc(3));
+  assert.throws(() => loadOrBuildBm25(corpus, { cacheDir: dir }), (e: unknown) => isEoError(e, 'CACHE_MISMATCH') && /\.bin: content hash [0-9a-f]{64} differs from [0-9a-f]{64}.*eo cache rebuild bm25/.test((e as Error).message));
+  for (const f of bins) fs.rmSync(path.join(dir, f));
   const d = loadOrBuildBm25(corpus, { cacheDir: dir });
   assert.ok(d.lunrIndex);
 });

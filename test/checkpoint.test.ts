@@ -64,9 +64,9 @@ test('corruption is refused: flipped byte, truncated weights, bad JSON, missing 
   const flipped = Buffer.from(orig);
   flipped[5] ^= 0xff;
   fs.writeFileSync(w, flipped);
-  throwsCode(() => loadCheckpoint(dir), 'DATA_INVALID', /SHA-256.*delete/);
+  throwsCode(() => loadCheckpoint(dir), 'CACHE_MISMATCH', /weights\.bin: SHA-256 [0-9a-f]{64} differs from [0-9a-f]{64}.*rebuild it: npm start -- --only 04-nnssc$/);
   fs.writeFileSync(w, orig.subarray(0, orig.length - 4));
-  throwsCode(() => loadCheckpoint(dir), 'DATA_INVALID', /bytes/);
+  throwsCode(() => loadCheckpoint(dir), 'CACHE_MISMATCH', /bytes.*rebuild it: npm start -- --only 04-nnssc$/);
   fs.unlinkSync(w);
   throwsCode(() => loadCheckpoint(dir), 'DATA_INVALID', /missing/);
   fs.writeFileSync(w, orig);
@@ -82,7 +82,7 @@ test('mismatched kind or data hash is refused with CACHE_MISMATCH', () => {
   const dir = path.join(tmp, 'c');
   saveCheckpoint(dir, sample());
   throwsCode(() => loadCheckpoint(dir, { kind: 'finetune' }), 'CACHE_MISMATCH', /"nnssc".*"finetune"/);
-  throwsCode(() => loadCheckpoint(dir, { dataHash: 'zzz' }), 'CACHE_MISMATCH', /data hash abc123.*retrain/);
+  throwsCode(() => loadCheckpoint(dir, { dataHash: 'zzz' }), 'CACHE_MISMATCH', /data hash abc123.*rebuild it: npm start -- --only 04-nnssc$/);
 });
 
 test('shape/data mismatch is refused at save time', () => {

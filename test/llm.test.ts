@@ -375,7 +375,7 @@ test('store: torn last line ignored with a warning, repaired before the next app
   });
 });
 
-test('store: a bad line in the middle is DATA_PARSE naming file and line; a complete last line without newline is kept', () => {
+test('store: a bad line in the middle is skipped with a warning naming file and line, and listed; a complete last line without newline is kept', () => {
   const file = tmpFile();
   const rec = (key: string): LlmRecord => ({
     v: 1, key, configId: 'x', provider: 'openai', requestedModel: 'm',
@@ -384,10 +384,19 @@ test('store: a bad line in the middle is DATA_PARSE naming file and line; a comp
     costUsd: 0, latencyMs: 1, timestamp: '2026-01-01T00:00:00Z',
   });
   fs.writeFileSync(file, JSON.stringify(rec('a')) + '\n{oops\n' + JSON.stringify(rec('b')) + '\n');
-  assert.throws(() => openRecordStore(file, { log: () => {} }), (e: unknown) => isEoError(e, 'DATA_PARSE') && (e as Error).message.includes(`${file}:2`));
+  const w1: string[] = [];
+  const s1 = openRecordStore(file, { log: (l) => w1.push(l) });
+  assert.equal(s1.records().map((r) => r.key), ['a', 'b'], 'the lines around the bad one are read');
+  assert.is(w1.length, 1);
+  assert.ok(w1[0].includes(`${file}:2`) && /invalid JSON/.test(w1[0]), w1[0]);
+  assert.equal(s1.skipped().map((x) => x.line), [2]);
   const f2 = tmpFile();
   fs.writeFileSync(f2, JSON.stringify(rec('a')) + '\n' + JSON.stringify({ ...rec('b'), response: {} }) + '\n');
-  assert.throws(() => openRecordStore(f2, { log: () => {} }), (e: unknown) => isEoError(e, 'DATA_INVALID') && (e as Error).message.includes('response.text'));
+  const w2: string[] = [];
+  const s2 = openRecordStore(f2, { log: (l) => w2.push(l) });
+  assert.equal(s2.records().map((r) => r.key), ['a'], 'an invalid record is never read as one');
+  assert.ok(w2.length === 1 && w2[0].includes(`${f2}:2`) && w2[0].includes('response.text'), w2.join('\n'));
+  assert.is(s2.skipped().length, 1);
   const f3 = tmpFile();
   fs.writeFileSync(f3, JSON.stringify(rec('a')) + '\n' + JSON.stringify(rec('b')));
   const s = openRecordStore(f3, { log: () => assert.unreachable('no warning') });

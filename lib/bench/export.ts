@@ -3,40 +3,55 @@ import * as path from 'node:path';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
 import { writeTrecQrels } from '../metrics/trec';
-import { readTextFile, writeJsonAtomic, writeJsonl, writeFileAtomic } from '../util/fs';
+import { ensureWritableDir, readTextFile, writeJsonAtomic, writeJsonl, writeFileAtomic } from '../util/fs';
 import { benchDataDir } from '../util/paths';
+import { checkContentHash, sha256 } from '../util/hash';
+import { snapshotFlags } from '../data/snapshot';
 import { benchmarkQrels, buildBenchmark, type BuildBenchmarkOptions } from './build';
 import { BENCHMARK_DEFAULTS } from './settings';
 import type { Benchmark, QueryWriter } from './types';
 import { titleQueryWriter } from './writers';
 
-/** Save a benchmark as one JSON document (atomic). */
+/** The content hash a saved benchmark records: SHA-256 of its JSON (2-space indented) without the hash field. */
+function benchmarkContentHash(fields: object): string {
+  return sha256(JSON.stringify(fields, null, 2));
+}
+
+/** Save a benchmark as one JSON document (atomic), recording its content hash (`sha256`), checked by `loadBenchmark`. */
 export function saveBenchmark(file: string, bench: Benchmark): void {
-  writeJsonAtomic(file, bench);
+  const { sha256: _old, ...fields } = bench as Benchmark & { sha256?: unknown };
+  writeJsonAtomic(file, { ...fields, sha256: benchmarkContentHash(fields) });
 }
 
 /**
  * Load a benchmark saved by saveBenchmark. With `corpus`, refuses (CACHE_MISMATCH) one built on other data — other
- * datasets, publications or links, or data it did not record — naming both data hashes and the command that rebuilds it.
+ * datasets, publications or links, or data it did not record — naming both data hashes and the command that rebuilds
+ * it. Then its content hash is checked: a damaged file, or one saved before benchmarks recorded a hash, is refused
+ * (CACHE_MISMATCH naming the file, both hashes and the `eo bench build` command that rebuilds it).
  */
 export function loadBenchmark(file: string, corpus?: Corpus): Benchmark {
   let b: Benchmark;
+  let recorded: unknown;
   try {
-    b = JSON.parse(readTextFile(file));
+    const { sha256: h, ...fields } = JSON.parse(readTextFile(file));
+    b = fields as Benchmark;
+    recorded = h;
   } catch (e) {
     if ((e as { code?: string }).code === 'DATA_NOT_FOUND') throw e;
     throw new EoError('DATA_PARSE', `${file}: not a benchmark JSON document (${(e as Error).message})`, { file });
   }
+  const rebuild = () => benchBuildCommand(b, path.dirname(file)) + (corpus ? snapshotFlags(corpus.origin) : '');
   for (const f of ['queries', 'labels', 'testSubset'] as const)
     if (!Array.isArray((b as any)[f])) throw new EoError('DATA_INVALID', `${file}: field "${f}" must be an array`, { file, field: f });
   if (corpus && (b.corpusHash !== corpus.hash || b.dataHash !== corpus.dataHash)) {
     const was = b.dataHash ? `data ${b.dataHash}` : 'data it did not record (saved before benchmarks recorded their data hash)';
     throw new EoError(
       'CACHE_MISMATCH',
-      `${file}: built on ${was}, but the loaded datasets, publications and links are data ${corpus.dataHash}; rebuild it: ${benchBuildCommand(b, path.dirname(file))}`,
+      `${file}: built on ${was}, but the loaded datasets, publications and links are data ${corpus.dataHash}; rebuild it: ${rebuild()}`,
       { file, dataHash: b.dataHash ?? null, expected: corpus.dataHash },
     );
   }
+  checkContentHash(file, recorded, benchmarkContentHash(b), rebuild());
   return b;
 }
 
@@ -56,7 +71,7 @@ export function benchBuildCommand(b: Pick<Benchmark, 'seed' | 'testFraction' | '
  * (qrels.{train,test,test-subset}.trec) and the benchmark itself (benchmark.json).
  */
 export function exportBenchmark(dir: string, bench: Benchmark, corpus: Corpus): string[] {
-  fs.mkdirSync(path.join(dir, 'qrels'), { recursive: true });
+  ensureWritableDir(path.join(dir, 'qrels'));
   const written: string[] = [];
   const w = (f: string) => (written.push(path.join(dir, f)), path.join(dir, f));
   writeJsonl(w('corpus.jsonl'), corpus.datasets.map((d) => ({
@@ -119,7 +134,8 @@ export async function loadOrBuildBenchmark(corpus: Corpus, opts: BuildBenchmarkO
         b.testSubset.length === Math.min(opts.subsetSize ?? d.subsetSize, b.queries.filter((q) => q.split === 'test').length);
       if (same) return b;
     } catch (e) {
-      if (!(e instanceof EoError)) throw e;
+      // stale (other data or settings, or saved before benchmarks recorded a hash): rebuilt below; a damaged file is an error
+      if (!(e instanceof EoError) || typeof e.details?.recorded === 'string') throw e;
     }
   }
   const bench = await buildBenchmark(corpus, opts);

@@ -10,6 +10,7 @@
  * `eo search` and `eo eval --system` run the one query path of lib/search (the same engine as `eo serve`).
  *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] ...   (see lib/cli/serve.ts)
  *   eo llm plan|batch|import|status ...                          (see lib/cli/llm.ts)
+ *   eo cache verify | eo cache rebuild bm25|embeddings|all ...   (see lib/cli/cache.ts)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -33,7 +34,7 @@ import { describeFilters } from '../search/filters';
 import { search } from '../search/search';
 import { checkFilters } from '../serve/validate';
 import type { SearchEngine } from '../search/types';
-import { fusionFlag, LLM_USAGE, nnsscTopMFlag, SERVE_USAGE } from './usage';
+import { CACHE_USAGE, fusionFlag, LLM_USAGE, nnsscTopMFlag, SERVE_USAGE } from './usage';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 import { runStyleEval } from './eval-styles';
 
@@ -48,6 +49,7 @@ const USAGE = `usage:
   eo eval --system best|bm25|cosine|nnssc --bench styles [--split test|dev] [--no-rules] [--json]   (the benchmark of real query styles)
   ${SERVE_USAGE.replace('usage: ', '')}
 ${BENCH_USAGE.replace('usage:\n', '')}
+${CACHE_USAGE.replace('usage:\n', '')}
 ${LLM_USAGE}`;
 
 function fail(msg: string): never {
@@ -111,6 +113,7 @@ function takeEncoderFlag(argv: string[]): string[] {
 
 async function main(rawArgv: string[]): Promise<void> {
   const argv = takeEncoderFlag(rawArgv);
+  if (argv[0] === 'cache') return (await import('./cache')).runCacheCommand(argv.slice(1));
   // loaded here only: `eo llm` pulls in both LLM SDKs
   if (argv[0] === 'llm') return (await import('./llm')).runLlmCommand(argv.slice(1));
   if (argv[0] === 'serve') {

@@ -31,3 +31,8 @@ export const LLM_USAGE = `  eo llm plan [--queries 200] [--writer] [--models ID,
   eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample]
   eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample]
   eo llm status`;
+
+/** `eo cache` (lib/cli/cache.ts). */
+export const CACHE_USAGE = `usage:
+  eo cache verify                                              check every cache's content hash: one line per file
+  eo cache rebuild bm25|embeddings|all [--sample] [--data DIR]  remove damaged or stale caches and rebuild the snapshot's`;

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
-import { readJsonl } from '../util/fs';
+import { appendLineWhole, ensureWritableDir, readJsonl, writeFileAtomic } from '../util/fs';
 import { searchCmrCollectionPages, type CmrClientOptions, type CmrSearchParams } from './cmr-client';
 import { validateDataset } from './validate';
 
@@ -68,7 +68,7 @@ export async function downloadCmrCorpus(params: CmrSearchParams, out: string, op
   const dir = path.dirname(file);
   if (path.basename(file) === 'datasets.jsonl' && fs.existsSync(path.join(dir, 'datasets.jsonl.gz')))
     throw new EoError('CONFIG', `${dir} already has datasets.jsonl.gz, which loadSnapshot would read instead of ${file}; use another folder`, { dir });
-  fs.mkdirSync(dir, { recursive: true });
+  ensureWritableDir(dir);
 
   const seen = new Set<string>();
   let repairedBytes = 0;
@@ -84,7 +84,7 @@ export async function downloadCmrCorpus(params: CmrSearchParams, out: string, op
   if (opts.writeCompanions ?? true) {
     for (const stem of ['publications', 'links']) {
       const plain = path.join(dir, `${stem}.jsonl`);
-      if (!fs.existsSync(plain) && !fs.existsSync(`${plain}.gz`)) fs.writeFileSync(plain, '');
+      if (!fs.existsSync(plain) && !fs.existsSync(`${plain}.gz`)) writeFileAtomic(plain, '');
     }
   }
 
@@ -93,33 +93,27 @@ export async function downloadCmrCorpus(params: CmrSearchParams, out: string, op
   let skippedInvalid = 0;
   let hits: number | null = null;
   let pages = 0;
-  const fd = fs.openSync(file, 'a');
-  try {
-    // Each page is on disk (appended and fsynced) before the next request goes out.
-    for await (const p of searchCmrCollectionPages(params, opts)) {
-      if (p.page === 1) hits = p.hits;
-      pages = p.page;
-      skippedInvalid += p.skippedInvalid;
-      let chunk = '';
-      let n = 0;
-      for (const d of p.datasets) {
-        if (seen.has(d.id)) {
-          skippedExisting++;
-          continue;
-        }
-        seen.add(d.id);
-        chunk += JSON.stringify(d) + '\n';
-        n++;
+  // Each page is on disk (appended whole and fsynced) before the next request goes out.
+  for await (const p of searchCmrCollectionPages(params, opts)) {
+    if (p.page === 1) hits = p.hits;
+    pages = p.page;
+    skippedInvalid += p.skippedInvalid;
+    let chunk = '';
+    let n = 0;
+    for (const d of p.datasets) {
+      if (seen.has(d.id)) {
+        skippedExisting++;
+        continue;
       }
-      if (n > 0) {
-        fs.writeSync(fd, chunk);
-        fs.fsyncSync(fd);
-        written += n;
-        total += n;
-      }
+      seen.add(d.id);
+      chunk += JSON.stringify(d) + '\n';
+      n++;
     }
-  } finally {
-    fs.closeSync(fd);
+    if (n > 0) {
+      appendLineWhole(file, chunk);
+      written += n;
+      total += n;
+    }
   }
   return { file, dir, written, skippedExisting, skippedInvalid, total, hits, pages, repairedBytes };
 }

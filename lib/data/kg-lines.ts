@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as readline from 'node:readline';
 import * as zlib from 'node:zlib';
 import { EoError } from '../errors';
+import { gunzipFile, gzipFailureCause } from '../util/fs';
 
 /** One line (CR and BOM removed) with its 1-based number. */
 export type LineCallback = (line: string, lineNo: number) => void;
@@ -52,7 +53,7 @@ export async function forEachLine(file: string, cb: LineCallback): Promise<void>
     rl.close();
     raw.destroy();
   }
-  if (streamError !== null) throw new EoError('DATA_PARSE', `${file}: cannot read (${(streamError as Error).message})`, { file, line: lineNo });
+  if (streamError !== null) throw new EoError('DATA_PARSE', `${file}: cannot read (${(streamError as Error).message})${file.endsWith('.gz') ? `: ${gzipFailureCause(streamError)}` : ''}`, { file, line: lineNo });
 }
 
 /** Synchronous line reader in 4 MiB chunks (whole-file gunzip for `.gz`, so meant for small compressed files). */
@@ -79,7 +80,7 @@ export function forEachLineSync(file: string, cb: LineCallback): void {
     return rest;
   };
   if (file.endsWith('.gz')) {
-    emitLines(zlib.gunzipSync(fs.readFileSync(file)), true);
+    emitLines(gunzipFile(file, fs.readFileSync(file)), true);
     return;
   }
   const fd = fs.openSync(file, 'r');

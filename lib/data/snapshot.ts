@@ -48,3 +48,20 @@ export function loadSnapshot(opts: LoadSnapshotOptions = {}): Corpus {
   const links = readJsonl(linkFile).map((r) => validateLink(r.value, { file: linkFile, line: r.line }));
   return makeCorpus(datasets, publications, links, dir);
 }
+
+/**
+ * The `eo` flags that load the snapshot in `dir` (a corpus's `origin`): none for the default folder, `--sample` for
+ * its sample, else `--data <dir>`. Used in the commands that error messages name.
+ */
+export function snapshotFlags(dir: string): string {
+  const base = path.resolve(process.env[DATA_DIR_ENV] ?? path.resolve(repoRoot(), '..', 'shared', 'data', 'eo'));
+  const d = path.resolve(dir);
+  if (d === base) return '';
+  if (d === path.join(base, 'sample')) return ' --sample';
+  return ` --data ${dir}`;
+}
+
+/** The command that rebuilds a corpus's cache: `eo cache rebuild bm25|embeddings [--sample | --data DIR]`. */
+export function cacheRebuildCommand(what: 'bm25' | 'embeddings' | 'all', corpusOrigin?: string): string {
+  return `eo cache rebuild ${what}${corpusOrigin === undefined ? '' : snapshotFlags(corpusOrigin)}`;
+}

@@ -4,8 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkpointsDir } from '../util/paths';
 import { EoError } from '../errors';
-import { shortHash } from '../util/hash';
-import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
+import { checkContentHash, sha256 as sha256Hex, shortHash } from '../util/hash';
+import { ensureWritableDir, writeFailure, writeFileAtomic, writeJsonAtomic } from '../util/fs';
 import { runEmbedPool, type EmbedJob } from './pool';
 import type { EmbedCorpusOptions, EmbeddingCacheMeta, EmbeddingCachePaths, EmbedQueriesOptions, SentenceEncoder } from './types';
 
@@ -52,18 +52,26 @@ export interface EmbeddingCacheExpect {
   textHash: string;
 }
 
-function mismatch(file: string, what: string, expected: unknown, found: unknown, hint = true): EoError {
+/**
+ * The command that rebuilds the corpus embeddings of an encoder: notebook 03 for the fine-tuned USE-lite (it
+ * fine-tunes and embeds), else `eo cache rebuild embeddings` (add the snapshot's flags: `cacheRebuildCommand`).
+ */
+export function embeddingRebuildCommand(encoderId: string): string {
+  return encoderId.startsWith('use-lite-ft@') ? 'npm start -- --only 03-encoder-finetune' : 'eo cache rebuild embeddings';
+}
+
+function mismatch(file: string, what: string, expected: unknown, found: unknown, rebuild: string): EoError {
   return new EoError(
     'CACHE_MISMATCH',
-    `${file}: ${what} is ${JSON.stringify(found)}, expected ${JSON.stringify(expected)}` +
-      (hint ? ` — the cache does not belong to this encoder/corpus or is damaged; delete it or pass onMismatch: 'rebuild'` : ''),
-    { file, what, expected, found },
+    `${file}: ${what} is ${JSON.stringify(found)}, expected ${JSON.stringify(expected)} — the cache does not belong to this encoder/corpus or is damaged; rebuild it: ${rebuild}`,
+    { file, what, expected, found, rebuild },
   );
 }
 
-function readF32(file: string, floats: number): Float32Array {
+function readF32(file: string, floats: number, rebuild: string, sha256?: string): Float32Array {
   const buf = fs.readFileSync(file);
-  if (buf.byteLength !== floats * 4) throw mismatch(file, 'byte size', floats * 4, buf.byteLength);
+  if (buf.byteLength !== floats * 4) throw mismatch(file, 'byte size', floats * 4, buf.byteLength, rebuild);
+  if (sha256 !== undefined) checkContentHash(file, sha256, sha256Hex(buf), rebuild);
   const out = new Float32Array(floats);
   new Uint8Array(out.buffer).set(buf);
   return out;
@@ -74,31 +82,57 @@ function f32Bytes(m: Float32Array): Uint8Array {
 }
 
 /**
- * Read a cached matrix and check it against `expect`. Returns null when neither file exists; throws
- * CACHE_MISMATCH when the metadata or the byte size disagree (or only the metadata exists).
+ * Read a cached matrix and check it against `expect` and its content hash. Returns null when the metadata is absent
+ * or the cache is stale (it recorded no content hash: written before they were recorded); throws CACHE_MISMATCH
+ * naming the file (both hashes for a content mismatch) and `rebuild` (default `embeddingRebuildCommand`) when the
+ * metadata, the byte size or the content hash disagree, or only the metadata exists.
  */
-export function readEmbeddingCache(paths: EmbeddingCachePaths, expect: EmbeddingCacheExpect): { matrix: Float32Array; meta: EmbeddingCacheMeta } | null {
-  const hasMeta = fs.existsSync(paths.meta);
-  if (!hasMeta) return null; // data without meta = a run that died before finishing; the partial folder resumes it
-  let meta: EmbeddingCacheMeta;
-  try {
-    meta = JSON.parse(fs.readFileSync(paths.meta, 'utf8'));
-  } catch (e) {
-    throw new EoError('CACHE_MISMATCH', `${paths.meta}: unreadable cache metadata (${(e as Error).message}); delete it or pass onMismatch: 'rebuild'`, { file: paths.meta });
-  }
-  if (meta.format !== FORMAT) throw mismatch(paths.meta, 'format', FORMAT, meta.format);
+export function readEmbeddingCache(paths: EmbeddingCachePaths, expect: EmbeddingCacheExpect, rebuild = embeddingRebuildCommand(expect.encoderId)): { matrix: Float32Array; meta: EmbeddingCacheMeta } | null {
+  const meta = readEmbeddingMeta(paths.meta, rebuild);
+  if (meta === null) return null; // data without meta = a run that died before finishing; the partial folder resumes it
+  if (meta.format !== FORMAT) throw mismatch(paths.meta, 'format', FORMAT, meta.format, rebuild);
   for (const k of ['encoderId', 'dim', 'count', 'key', 'textHash'] as const)
-    if (meta[k] !== expect[k]) throw mismatch(paths.meta, k, expect[k], meta[k]);
-  if (!fs.existsSync(paths.data)) throw mismatch(paths.data, 'file', 'present', 'missing');
-  return { matrix: readF32(paths.data, expect.count * expect.dim), meta };
+    if (meta[k] !== expect[k]) throw mismatch(paths.meta, k, expect[k], meta[k], rebuild);
+  if (typeof meta.sha256 !== 'string') return null; // stale: never trusted, recomputed
+  if (!fs.existsSync(paths.data)) throw mismatch(paths.data, 'file', 'present', 'missing', rebuild);
+  return { matrix: readF32(paths.data, expect.count * expect.dim, rebuild, meta.sha256), meta };
 }
 
-/** Write a matrix and its metadata atomically (data first, metadata last: metadata marks it complete). */
+function readEmbeddingMeta(file: string, rebuild: string): EmbeddingCacheMeta | null {
+  if (!fs.existsSync(file)) return null;
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new EoError('CACHE_MISMATCH', `${file}: unreadable cache metadata (${(e as Error).message}); rebuild it: ${rebuild}`, { file, rebuild });
+  }
+}
+
+/**
+ * Check one stored matrix on its own (no encoder or corpus needed): `ok` when its `.f32` has the recorded size and
+ * content hash, `stale` when it recorded no hash; throws CACHE_MISMATCH (see `readEmbeddingCache`) otherwise.
+ */
+export function verifyEmbeddingCacheFile(metaFile: string, rebuild?: string): 'ok' | 'stale' {
+  const meta = readEmbeddingMeta(metaFile, rebuild ?? 'eo cache rebuild embeddings');
+  if (meta === null) throw new EoError('DATA_NOT_FOUND', `${metaFile}: not found`, { file: metaFile });
+  const cmd = rebuild ?? embeddingRebuildCommand(String(meta.encoderId));
+  if (meta.format !== FORMAT) throw mismatch(metaFile, 'format', FORMAT, meta.format, cmd);
+  if (typeof meta.sha256 !== 'string') return 'stale';
+  const data = metaFile.replace(/\.json$/, '.f32');
+  if (!fs.existsSync(data)) throw mismatch(data, 'file', 'present', 'missing', cmd);
+  readF32(data, meta.count * meta.dim, cmd, meta.sha256);
+  return 'ok';
+}
+
+/**
+ * Write a matrix and its metadata atomically (data first, metadata last: metadata marks it complete), the metadata
+ * recording the SHA-256 of the data.
+ */
 export function writeEmbeddingCache(paths: EmbeddingCachePaths, matrix: Float32Array, meta: EmbeddingCacheMeta): void {
   if (matrix.length !== meta.count * meta.dim)
     throw new EoError('INVALID_ARGUMENT', `matrix has ${matrix.length} floats, metadata says ${meta.count}×${meta.dim}`);
-  writeFileAtomic(paths.data, f32Bytes(matrix));
-  writeJsonAtomic(paths.meta, meta);
+  const bytes = f32Bytes(matrix);
+  writeFileAtomic(paths.data, bytes);
+  writeJsonAtomic(paths.meta, { ...meta, sha256: sha256Hex(bytes) });
 }
 
 /** Look up a finished cache without an encoder (e.g. to score with stored vectors); null when absent. */
@@ -139,14 +173,14 @@ function lockHolder(lockFile: string): LockInfo | null {
 
 /** Take the lock (atomically, `wx`); returns false when a live process holds it. */
 function tryLock(lockFile: string): boolean {
-  fs.mkdirSync(path.dirname(lockFile), { recursive: true });
+  ensureWritableDir(path.dirname(lockFile));
   const body = JSON.stringify({ pid: process.pid, host: os.hostname(), started: new Date().toISOString() } satisfies LockInfo);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(lockFile, body, { flag: 'wx' });
       return true;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw writeFailure(lockFile, e);
       if (lockHolder(lockFile)) return false;
       fs.rmSync(lockFile, { force: true }); // stale: take it over
     }
@@ -239,9 +273,10 @@ export async function embedCorpusCached(opts: EmbedCorpusOptions): Promise<Float
   const paths = embeddingCachePaths(cacheDir, encoder.id, key, textHash);
   const expect: EmbeddingCacheExpect = { encoderId: encoder.id, dim, count: total, key, textHash };
   const onMismatch = opts.onMismatch ?? 'error';
+  const rebuild = opts.rebuild ?? embeddingRebuildCommand(encoder.id);
 
   try {
-    const hit = readEmbeddingCache(paths, expect);
+    const hit = readEmbeddingCache(paths, expect, rebuild);
     if (hit) {
       opts.onProgress?.(total, total);
       return hit.matrix;
@@ -260,14 +295,14 @@ export async function embedCorpusCached(opts: EmbedCorpusOptions): Promise<Float
       throw new EoError('CONFIG', `${paths.lock}: process ${holder?.pid ?? '?'} on ${holder?.host ?? '?'} is already embedding these texts; wait for it or pass waitForOther: true`, { lock: paths.lock, holder });
     opts.onProgress?.(Math.min(total, partialRows(paths.partial, dim)), total);
     await sleep(2000);
-    const hit = readEmbeddingCache(paths, expect);
+    const hit = readEmbeddingCache(paths, expect, rebuild);
     if (hit) {
       opts.onProgress?.(total, total);
       return hit.matrix;
     }
   }
   try {
-    return await fillCache(opts, paths, expect, onMismatch, t0);
+    return await fillCache(opts, paths, expect, onMismatch, rebuild, t0);
   } finally {
     fs.rmSync(paths.lock, { force: true });
   }
@@ -278,13 +313,14 @@ async function fillCache(
   paths: EmbeddingCachePaths,
   expect: EmbeddingCacheExpect,
   onMismatch: 'error' | 'rebuild',
+  rebuild: string,
   t0: number,
 ): Promise<Float32Array> {
   const { encoder, texts } = opts;
   const total = texts.length;
   const dim = encoder.dim;
   // Someone may have finished between our first look and taking the lock.
-  const hit = readEmbeddingCache(paths, expect);
+  const hit = readEmbeddingCache(paths, expect, rebuild);
   if (hit) {
     opts.onProgress?.(total, total);
     return hit.matrix;
@@ -301,12 +337,12 @@ async function fillCache(
     }
     const bad = !st || st.format !== 'eo-embeddings-partial/1' ? 'format' : (['encoderId', 'dim', 'count', 'key', 'textHash'] as const).find((k) => st![k] !== expect[k]);
     if (bad) {
-      if (onMismatch !== 'rebuild') throw mismatch(stateFile, bad, bad === 'format' ? 'eo-embeddings-partial/1' : expect[bad], st ? (st as any)[bad] : null);
+      if (onMismatch !== 'rebuild') throw mismatch(stateFile, bad, bad === 'format' ? 'eo-embeddings-partial/1' : expect[bad], st ? (st as any)[bad] : null, rebuild);
       fs.rmSync(paths.partial, { recursive: true, force: true });
     } else chunkSize = st!.chunkSize;
   }
   if (!fs.existsSync(stateFile)) {
-    fs.mkdirSync(paths.partial, { recursive: true });
+    ensureWritableDir(paths.partial);
     writeJsonAtomic(stateFile, { format: 'eo-embeddings-partial/1', ...expect, chunkSize } satisfies PartialState);
   }
 
@@ -330,7 +366,7 @@ async function fillCache(
   await runJobs(opts, jobs, onDone);
 
   const matrix = new Float32Array(total * dim);
-  for (let c = 0; c < nChunks; c++) matrix.set(readF32(chunkFile(paths.partial, c), chunkRows(c) * dim), c * chunkSize * dim);
+  for (let c = 0; c < nChunks; c++) matrix.set(readF32(chunkFile(paths.partial, c), chunkRows(c) * dim, rebuild), c * chunkSize * dim);
   const meta: EmbeddingCacheMeta = {
     format: FORMAT,
     ...expect,

@@ -151,8 +151,17 @@ export interface EmbedCorpusOptions {
    * throughput on the wasm backend. Ignored (with a warning) when the encoder has no `spec`.
    */
   workers?: number;
-  /** When the stored file does not match (wrong size, other encoder, other texts): 'error' throws CACHE_MISMATCH, 'rebuild' recomputes. Default 'error'. */
+  /**
+   * When the stored file does not match (wrong size or content hash, other encoder, other texts): 'error' throws
+   * CACHE_MISMATCH, 'rebuild' recomputes. Default 'error'. A cache that recorded no content hash (written before they
+   * were recorded) is stale and always recomputed.
+   */
   onMismatch?: 'error' | 'rebuild';
+  /**
+   * The command a CACHE_MISMATCH names to rebuild this cache. Default `embeddingRebuildCommand(encoder.id)`: the
+   * fine-tuning notebook for a fine-tuned encoder, else `eo cache rebuild embeddings`.
+   */
+  rebuild?: string;
   /** Do not read or write any cache (just embed). Default false. */
   noCache?: boolean;
   /**
@@ -182,6 +191,8 @@ export interface EmbeddingCacheMeta {
   dtype: 'float32-le';
   /** Seconds spent embedding in the run that completed it (excludes earlier resumed runs). */
   seconds?: number;
+  /** SHA-256 of the `.f32` bytes, checked on load (absent in caches written before it was recorded: stale). */
+  sha256?: string;
 }
 
 /** Where a cached matrix lives. */

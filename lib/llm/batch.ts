@@ -22,6 +22,7 @@ import * as crypto from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
 import { EoError } from '../errors';
+import { appendLineWhole, writeFailure } from '../util/fs';
 import { fromAnthropicResponse, toAnthropicRequest } from './anthropic';
 import { createLlmClient, LLM_BUDGET_ENV, budgetFromEnv } from './client';
 import { llmRecordKey, normalizeChatRequest } from './key';
@@ -64,52 +65,70 @@ export function defaultBatchLogPath(storePath: string): string {
   return `${storePath}.batches.jsonl`;
 }
 
-/** Read the batch log (a torn last line from an interrupted write is ignored; any other bad line is DATA_PARSE). */
-export function readBatchLog(file: string): BatchSubmission[] {
-  if (!fs.existsSync(file)) return [];
+/**
+ * Read the batch log. A torn last line (an interrupted write) and a corrupt line anywhere (not JSON, or an event of a
+ * submission the log never opened) are skipped, each with one warning naming file, line and cause (`log`, default
+ * console.warn), and returned in `skipped`: never a crash, never an event read wrong.
+ */
+export function readBatchLogChecked(file: string, opts: { log?: (line: string) => void } = {}): { submissions: BatchSubmission[]; skipped: { line: number; reason: string }[] } {
+  const log = opts.log ?? ((l: string) => console.warn(l));
+  const skipped: { line: number; reason: string }[] = [];
+  if (!fs.existsSync(file)) return { submissions: [], skipped };
   const lines = fs.readFileSync(file, 'utf8').split('\n');
   const bySid = new Map<string, BatchSubmission>();
+  const skip = (i: number, reason: string) => {
+    skipped.push({ line: i + 1, reason });
+    log(`batch log ${file}:${i + 1}: ${reason}; line skipped`);
+  };
   lines.forEach((raw, i) => {
     if (raw.trim() === '') return;
     let e: BatchLogEvent;
     try {
       e = JSON.parse(raw);
     } catch (err) {
-      if (i === lines.length - 1) return; // torn last line: the event was never acted on
-      throw new EoError('DATA_PARSE', `${file}:${i + 1}: invalid JSON in batch log (${(err as Error).message})`, { file, line: i + 1 });
+      // a torn last line: the event was never acted on
+      skip(i, i === lines.length - 1 ? 'torn last line (interrupted write)' : `invalid JSON (${(err as Error).message})`);
+      return;
     }
+    if (e === null || typeof e !== 'object' || typeof e.sid !== 'string') return skip(i, 'not a batch log event');
     if (e.type === 'intent') {
       bySid.set(e.sid, { sid: e.sid, configId: e.configId, api: e.api, attempt: e.attempt, at: e.at, keys: e.keys, requests: e.requests, stages: e.stages ?? e.keys.map(() => null), fileId: null, batchId: null, status: null, abandoned: null, collected: null });
       return;
     }
     const s = bySid.get(e.sid);
-    if (!s) throw new EoError('DATA_INVALID', `${file}:${i + 1}: event ${e.type} for unknown submission ${e.sid}`, { file, line: i + 1 });
+    if (!s) return skip(i, `event ${e.type} for unknown submission ${e.sid}`);
     if (e.type === 'uploaded') s.fileId = e.fileId;
     else if (e.type === 'submitted') s.batchId = e.batchId;
     else if (e.type === 'abandoned') s.abandoned = e.reason;
     else if (e.type === 'ended') s.status = e.status;
     else if (e.type === 'collected') s.collected = { succeeded: e.succeeded, failed: e.failed };
   });
-  return [...bySid.values()];
+  return { submissions: [...bySid.values()], skipped };
 }
 
-/** Append one event (one line, fsynced). A torn last line (a write cut short) is first moved to `<file>.torn`. */
+/** The batch log's submissions (`readBatchLogChecked`, skipped lines warned about). */
+export function readBatchLog(file: string, opts: { log?: (line: string) => void } = {}): BatchSubmission[] {
+  return readBatchLogChecked(file, opts).submissions;
+}
+
+/**
+ * Append one event (one line, one write call, fsynced: `appendLineWhole`). A torn last line (a write cut short by a
+ * kill) is first moved to `<file>.torn`.
+ */
 function appendEvent(file: string, e: BatchLogEvent): void {
   if (fs.existsSync(file)) {
     const buf = fs.readFileSync(file);
     if (buf.length > 0 && buf[buf.length - 1] !== 0x0a) {
       const start = buf.lastIndexOf(0x0a) + 1;
-      fs.appendFileSync(`${file}.torn`, Buffer.concat([buf.subarray(start), Buffer.from('\n')]));
-      fs.truncateSync(file, start);
+      appendLineWhole(`${file}.torn`, buf.subarray(start));
+      try {
+        fs.truncateSync(file, start);
+      } catch (err) {
+        throw writeFailure(file, err, 'cut the torn last line from');
+      }
     }
   }
-  const fd = fs.openSync(file, 'a');
-  try {
-    fs.writeSync(fd, JSON.stringify(e) + '\n');
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  appendLineWhole(file, JSON.stringify(e) + '\n');
 }
 
 export interface BatchProgress {
@@ -367,7 +386,9 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
     }
   };
 
-  const mine = () => readBatchLog(logFile).filter((s) => s.configId === config.id);
+  const warned = new Set<string>(); // the log is read again after each step: warn once per skipped line
+  const warnOnce = (l: string) => void (warned.has(l) || (warned.add(l), (opts.log ?? console.warn)(l)));
+  const mine = () => readBatchLog(logFile, { log: warnOnce }).filter((s) => s.configId === config.id);
 
   // 1. resolve submissions that may have reached the API without their batch id being logged
   for (const s of mine()) {

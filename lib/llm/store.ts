@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
+import { appendLineWhole, writeFailure } from '../util/fs';
 import type { LlmRecord, RecordStore } from './types';
 
 export interface OpenRecordStoreOptions {
@@ -46,6 +47,8 @@ export interface KeyedJsonlLog<T> {
   size(): number;
   /** Values in file order (first occurrence of each key). */
   records(): T[];
+  /** Lines skipped when the file was read (a torn last line, a corrupt or invalid line anywhere), with why. */
+  skipped(): { line: number; reason: string }[];
 }
 
 export interface OpenKeyedJsonlLogOptions<T> extends OpenRecordStoreOptions {
@@ -61,9 +64,11 @@ export interface OpenKeyedJsonlLogOptions<T> extends OpenRecordStoreOptions {
  *
  * Load: every line is one value; a key seen twice keeps its first value. A last line that is not complete
  * JSON (the process died mid-write) is ignored with a warning; before the next append it is moved to
- * `<file>.torn` and cut from the file, so no earlier line is ever lost. A bad line anywhere else is corruption,
- * not a crash: DATA_PARSE / DATA_INVALID naming file and line.
- * Append: one `JSON.stringify(value) + '\n'` write on an O_APPEND descriptor, then fsync.
+ * `<file>.torn` and cut from the file, so no earlier line is ever lost. A bad line anywhere else (not JSON, or not a
+ * valid value) is skipped with a warning naming file, line and cause, and listed by `skipped()`: never a crash, never
+ * a value read wrong.
+ * Append: one `JSON.stringify(value) + '\n'` write on an O_APPEND descriptor, then fsync (`appendLineWhole`: a
+ * full disk leaves the log as it was and throws DISK_FULL naming the file).
  */
 export function openKeyedJsonlLog<T>(file: string, opts: OpenKeyedJsonlLogOptions<T>): KeyedJsonlLog<T> {
   const log = opts.log ?? ((l: string) => console.warn(l));
@@ -73,6 +78,7 @@ export function openKeyedJsonlLog<T>(file: string, opts: OpenKeyedJsonlLogOption
   let tornAt: number | null = null;
   /** Whether the file ends without a newline after a complete last line (append must add one). */
   let needsNewline = false;
+  const skipped: { line: number; reason: string }[] = [];
 
   if (fs.existsSync(file)) {
     const buf = fs.readFileSync(file);
@@ -90,12 +96,29 @@ export function openKeyedJsonlLog<T>(file: string, opts: OpenKeyedJsonlLogOption
         } catch (e) {
           if (nl === -1) {
             tornAt = offset;
+            skipped.push({ line: lineNo, reason: 'torn last line' });
             log(`${label} ${file}:${lineNo}: torn last line (${end - offset} bytes, interrupted write) ignored; it is moved to ${file}.torn before the next append`);
             break;
           }
-          throw new EoError('DATA_PARSE', `${file}:${lineNo}: invalid JSON in ${label} (${(e as Error).message})`, { file, line: lineNo });
+          skipped.push({ line: lineNo, reason: `invalid JSON (${(e as Error).message})` });
+          log(`${label} ${file}:${lineNo}: corrupt line skipped: invalid JSON (${(e as Error).message})`);
+          offset = nl + 1;
+          continue;
         }
-        const v = opts.validate(value, `${file}:${lineNo}`);
+        let v: T;
+        try {
+          v = opts.validate(value, `${file}:${lineNo}`);
+        } catch (e) {
+          if (!(e instanceof EoError)) throw e;
+          skipped.push({ line: lineNo, reason: e.message });
+          log(`${label} ${file}:${lineNo}: invalid line skipped: ${e.message}`);
+          if (nl === -1) {
+            needsNewline = true;
+            break;
+          }
+          offset = nl + 1;
+          continue;
+        }
         const k = opts.keyOf(v);
         if (!byKey.has(k)) byKey.set(k, v);
         if (nl === -1) needsNewline = true;
@@ -108,8 +131,12 @@ export function openKeyedJsonlLog<T>(file: string, opts: OpenKeyedJsonlLogOption
   function repairTail(): void {
     if (tornAt === null) return;
     const buf = fs.readFileSync(file);
-    fs.appendFileSync(`${file}.torn`, Buffer.concat([buf.subarray(tornAt), Buffer.from('\n')]));
-    fs.truncateSync(file, tornAt);
+    appendLineWhole(`${file}.torn`, buf.subarray(tornAt));
+    try {
+      fs.truncateSync(file, tornAt);
+    } catch (e) {
+      throw writeFailure(file, e, 'cut the torn last line from');
+    }
     log(`${label} ${file}: torn last line moved to ${file}.torn`);
     tornAt = null;
   }
@@ -121,25 +148,18 @@ export function openKeyedJsonlLog<T>(file: string, opts: OpenKeyedJsonlLogOption
     append(value) {
       const k = opts.keyOf(value);
       if (byKey.has(k)) return;
-      fs.mkdirSync(path.dirname(file), { recursive: true });
       repairTail();
-      const line = (needsNewline ? '\n' : '') + JSON.stringify(value) + '\n';
-      const fd = fs.openSync(file, 'a');
-      try {
-        fs.writeSync(fd, line);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
+      appendLineWhole(file, (needsNewline ? '\n' : '') + JSON.stringify(value) + '\n');
       needsNewline = false;
       byKey.set(k, value);
     },
     size: () => byKey.size,
     records: () => [...byKey.values()],
+    skipped: () => skipped.slice(),
   };
 }
 
 /** Open (or create on first append) the LLM record store: a keyed append-only JSONL log of LlmRecord (see openKeyedJsonlLog). */
-export function openRecordStore(file: string, opts: OpenRecordStoreOptions = {}): RecordStore {
+export function openRecordStore(file: string, opts: OpenRecordStoreOptions = {}): RecordStore & Pick<KeyedJsonlLog<LlmRecord>, 'skipped'> {
   return openKeyedJsonlLog<LlmRecord>(file, { ...opts, validate: validateRecord, keyOf: (r) => r.key, label: 'LLM record store' });
 }

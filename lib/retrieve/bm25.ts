@@ -3,9 +3,10 @@ import * as path from 'node:path';
 import lunr from 'lunr';
 import type { Corpus, DatasetRecord } from '../data/types';
 import { checkpointsDir } from '../util/paths';
+import { cacheRebuildCommand } from '../data/snapshot';
 import { temporalText } from '../data/text';
 import { EoError } from '../errors';
-import { shortHash } from '../util/hash';
+import { contentHash, checkContentHash, shortHash } from '../util/hash';
 import { writeFileAtomic } from '../util/fs';
 import { topKHits, type ScoredHit } from './topk';
 
@@ -174,36 +175,70 @@ export interface Bm25CacheOptions extends Bm25Options {
   cacheDir?: string;
 }
 
+/** The content hash of a BM25 cache: its `.bin` bytes and its `.json` fields other than the hash itself. */
+function bm25CacheHash(bin: Uint8Array, metaFields: Record<string, unknown>): string {
+  return contentHash([bin, JSON.stringify(metaFields)]);
+}
+
+/** The key of a corpus's BM25 cache under the given options (the hash of the corpus, the config and lunr's version). */
+export function bm25CacheKey(corpus: Corpus, opts: Bm25Options = {}): string {
+  return indexKey(corpus, resolveConfig(opts));
+}
+
+/** The file names of a BM25 cache: `<dir>/bm25-<key>.json` (terms, config, pipeline, content hash) and `.bin`. */
+export function bm25CachePaths(dir: string, key: string): { meta: string; bin: string } {
+  return { meta: path.join(dir, `bm25-${key}.json`), bin: path.join(dir, `bm25-${key}.bin`) };
+}
+
+/**
+ * Check a BM25 cache's content hash (its `.bin` and `.json` together) against the one recorded at write; throws
+ * CACHE_MISMATCH naming the file, both hashes and `rebuild`. Returns the parsed metadata and the `.bin` bytes, or
+ * null for a stale cache: one that recorded no hash (written before hashes were recorded) or lost its `.bin`.
+ */
+export function verifyBm25Cache(metaFile: string, binFile: string, rebuild: string): { meta: Record<string, any>; bin: Buffer } | null {
+  let meta: Record<string, any>;
+  try {
+    meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
+  } catch (e) {
+    throw new EoError('CACHE_MISMATCH', `${metaFile}: unreadable BM25 cache metadata (${(e as Error).message}); rebuild it: ${rebuild}`, { file: metaFile, rebuild });
+  }
+  const { sha256: recorded, ...fields } = meta ?? {};
+  if (typeof recorded !== 'string' || !fs.existsSync(binFile)) return null;
+  const bin = fs.readFileSync(binFile);
+  checkContentHash(binFile, recorded, bm25CacheHash(bin, fields), rebuild);
+  return { meta, bin };
+}
+
 /**
  * Load the index from the cache (keyed by corpus hash + config) or build it and save it atomically:
- * `<key>.json` (terms, config, pipeline) beside `<key>.bin` (offsets, docs, weights).
+ * `<key>.json` (terms, config, pipeline, content hash) beside `<key>.bin` (offsets, docs, weights). The content hash
+ * (SHA-256 over both) is checked on load: a damaged cache throws CACHE_MISMATCH naming the file, both hashes and
+ * `eo cache rebuild bm25`; a cache that recorded no hash (written before they were recorded) is stale and rebuilt.
  */
 export function loadOrBuildBm25(corpus: Corpus, opts: Bm25CacheOptions = {}): Bm25Index {
   const config = resolveConfig(opts);
   const key = indexKey(corpus, config);
   const dir = opts.cacheDir ?? checkpointsDir('bm25');
-  const metaFile = path.join(dir, `bm25-${key}.json`);
-  const binFile = path.join(dir, `bm25-${key}.bin`);
-  if (fs.existsSync(metaFile) && fs.existsSync(binFile)) {
-    try {
-      const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
-      const buf = fs.readFileSync(binFile);
+  const { meta: metaFile, bin: binFile } = bm25CachePaths(dir, key);
+  if (fs.existsSync(metaFile)) {
+    // null: written before caches recorded a hash, or half of a pair: stale, rebuilt below; a wrong hash throws
+    const cached = verifyBm25Cache(metaFile, binFile, cacheRebuildCommand('bm25', corpus.origin));
+    if (cached) {
+      const { meta, bin: buf } = cached;
       const nT = meta.terms.length;
       const expected = 4 * (nT + 1) + 4 * meta.postings + 8 * meta.postings;
-      if (meta.key === key && meta.size === corpus.datasets.length && buf.length === expected) {
-        const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length);
-        const offsets = new Int32Array(ab, 0, nT + 1);
-        const docs = new Int32Array(ab, 4 * (nT + 1), meta.postings);
-        const weights = new Float64Array(ab.slice(4 * (nT + 1) + 4 * meta.postings));
-        return {
-          size: meta.size, config, maxQueryTerms: opts.maxQueryTerms ?? 1024, key,
-          pipeline: lunr.Pipeline.load(meta.pipeline),
-          termIds: new Map((meta.terms as string[]).map((t, i) => [t, i])),
-          offsets, docs, weights,
-        };
-      }
-    } catch {
-      /* unreadable cache: rebuild below */
+      if (meta.key !== key || meta.size !== corpus.datasets.length || buf.length !== expected)
+        throw new EoError('CACHE_MISMATCH', `${binFile}: ${buf.length} bytes for ${meta.size} datasets, expected ${expected} bytes for ${corpus.datasets.length}; rebuild it: ${cacheRebuildCommand('bm25', corpus.origin)}`, { file: binFile });
+      const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length);
+      const offsets = new Int32Array(ab, 0, nT + 1);
+      const docs = new Int32Array(ab, 4 * (nT + 1), meta.postings);
+      const weights = new Float64Array(ab.slice(4 * (nT + 1) + 4 * meta.postings));
+      return {
+        size: meta.size, config, maxQueryTerms: opts.maxQueryTerms ?? 1024, key,
+        pipeline: lunr.Pipeline.load(meta.pipeline),
+        termIds: new Map((meta.terms as string[]).map((t, i) => [t, i])),
+        offsets, docs, weights,
+      };
     }
   }
   const built = buildBm25(corpus, opts);
@@ -213,8 +248,10 @@ export function loadOrBuildBm25(corpus: Corpus, opts: Bm25CacheOptions = {}): Bm
     Buffer.from(built.docs.buffer, built.docs.byteOffset, built.docs.byteLength),
     Buffer.from(built.weights.buffer, built.weights.byteOffset, built.weights.byteLength),
   ]);
+  const fields = { key, size: built.size, config, postings: built.docs.length, pipeline: built.pipeline.toJSON(), terms };
+  // the .bin first, the .json (with the hash over both) last: a crash between them leaves a pair the hash refuses
   writeFileAtomic(binFile, bin);
-  writeFileAtomic(metaFile, JSON.stringify({ key, size: built.size, config, postings: built.docs.length, pipeline: built.pipeline.toJSON(), terms }));
+  writeFileAtomic(metaFile, JSON.stringify({ ...fields, sha256: bm25CacheHash(bin, fields) }));
   return built;
 }
 

@@ -3,8 +3,8 @@ import * as path from 'node:path';
 import { HierarchicalNSW } from 'hnswlib-node';
 import { checkpointsDir } from '../util/paths';
 import { EoError } from '../errors';
-import { writeJsonAtomic } from '../util/fs';
-import { sha256 } from '../util/hash';
+import { ensureWritableDir, writeFailure, writeJsonAtomic } from '../util/fs';
+import { checkContentHash, sha256 } from '../util/hash';
 import type { ScoredHit } from './topk';
 
 /** Build parameters of an HNSW index. */
@@ -34,6 +34,8 @@ export interface HnswMeta {
   /** Caller key (e.g. encoder + corpus hash). */
   key: string;
   created: string;
+  /** SHA-256 of the `.hnsw` file, checked on load (absent in indexes saved before it was recorded: stale, rebuilt). */
+  sha256?: string;
 }
 
 /** A loaded or built index (labels are row numbers in corpus order). */
@@ -82,10 +84,12 @@ export function buildHnsw(matrix: Float32Array, dim: number, opts: HnswOptions &
 
 /** Save an index as `<file>` plus `<file minus .hnsw>.json`, each atomically (temp file, fsync, rename). */
 export function saveHnsw(idx: HnswIndex, file: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
+    ensureWritableDir(path.dirname(file));
+    // hnswlib writes the file itself, so the bytes go through its writer; the rename and the errors follow writeFileAtomic's
     idx.index.writeIndexSync(tmp);
+    idx.meta.sha256 = sha256(fs.readFileSync(tmp));
     const fd = fs.openSync(tmp, 'r+');
     try {
       fs.fsyncSync(fd);
@@ -93,6 +97,8 @@ export function saveHnsw(idx: HnswIndex, file: string): void {
       fs.closeSync(fd);
     }
     fs.renameSync(tmp, file);
+  } catch (e) {
+    throw writeFailure(file, e);
   } finally {
     fs.rmSync(tmp, { force: true });
   }
@@ -104,8 +110,9 @@ function metaFileOf(file: string): string {
 }
 
 /**
- * Load a saved index. `expect` fields that are given must match its metadata (else CACHE_MISMATCH); pass the
- * matrix hash to be sure the index belongs to the embeddings in hand. Returns null when the files are absent.
+ * Load a saved index. `expect` fields that are given must match its metadata, and the file its recorded SHA-256 (else
+ * CACHE_MISMATCH); pass the matrix hash to be sure the index belongs to the embeddings in hand. Returns null when the
+ * files are absent or the index is stale (saved before indexes recorded a hash).
  */
 export function loadHnsw(file: string, expect: Partial<Pick<HnswMeta, 'dim' | 'count' | 'matrixHash' | 'm' | 'efConstruction' | 'seed' | 'key'>> = {}, efSearch = DEFAULTS.efSearch): HnswIndex | null {
   const metaFile = metaFileOf(file);
@@ -121,6 +128,8 @@ export function loadHnsw(file: string, expect: Partial<Pick<HnswMeta, 'dim' | 'c
     if (v !== undefined && (meta as unknown as Record<string, unknown>)[k] !== v)
       throw new EoError('CACHE_MISMATCH', `${metaFile}: ${k} is ${JSON.stringify((meta as unknown as Record<string, unknown>)[k])}, expected ${JSON.stringify(v)} — the index was built from other embeddings or settings; delete it to rebuild`, { file: metaFile, what: k });
   }
+  if (typeof meta.sha256 !== 'string') return null; // saved before indexes recorded a hash: stale, never trusted
+  checkContentHash(file, meta.sha256, sha256(fs.readFileSync(file)), `delete ${file} (hnswCached builds it again)`);
   const index = new HierarchicalNSW('ip', meta.dim);
   index.readIndexSync(file);
   if (index.getCurrentCount() !== meta.count)

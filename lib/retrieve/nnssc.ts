@@ -6,7 +6,7 @@ import type { SentenceEncoder } from '../encode/types';
 import { getTf, initTfBackend } from '../tensor/backend';
 import type { TfBackendName } from '../tensor/types';
 import type { OnnxThread } from '../tensor/onnx-session';
-import { loadCheckpoint } from '../store/checkpoint';
+import { checkpointRebuildCommand, loadCheckpoint } from '../store/checkpoint';
 import type { Checkpoint } from '../store/types';
 import { timeStage, type CorpusScorer } from './scorers';
 import { topKSet } from './topk';
@@ -652,7 +652,7 @@ export function loadNnsscCheckpoint(dir: string, expect: { dataHash?: string; en
     if (want !== undefined && checkpoint.config[key] !== want)
       throw new EoError(
         'CACHE_MISMATCH',
-        `checkpoint ${checkpoint.file} was trained with ${key} ${String(checkpoint.config[key])}, not ${want}; retrain it (notebook 04-nnssc) or delete ${dir}`,
+        `checkpoint ${checkpoint.file} was trained with ${key} ${String(checkpoint.config[key])}, not ${want}; rebuild it: ${checkpointRebuildCommand(checkpoint, dir)}`,
         { file: checkpoint.file },
       );
   }

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BenchSplitView } from '../bench/types';
 import type { Corpus } from '../data/types';
-import { EoError } from '../errors';
+import { EoError, isEoError } from '../errors';
 import { adaptiveAlphaOf, checkAdaptiveAlphaModel, fitAdaptiveAlpha, fusionFeatures, type AdaptiveAlphaModel, type AdaptiveAlphaRow } from '../fuse/adaptive';
 import { minMaxNormalize } from '../fuse/minmax';
 import type { FusionSpec } from '../fuse/scorer';
@@ -167,7 +167,7 @@ export interface AdaptiveFusionOptions {
  * The adaptive model of two scorers: read from its stored record, or fitted (`fitAdaptiveAlpha`) on the training
  * queries and stored once.
  */
-export async function adaptiveFusion(opts: AdaptiveFusionOptions): Promise<{ record: AdaptiveFusionRecord; file: string; reused: boolean } | null> {
+export async function adaptiveFusion(opts: AdaptiveFusionOptions): Promise<{ record: AdaptiveFusionRecord; file: string; reused: boolean; notStored?: string } | null> {
   const queries = adaptiveTrainingQueries(opts.corpus, opts.train, opts.training);
   const key = {
     corpusHash: opts.corpus.hash,
@@ -203,13 +203,22 @@ export async function adaptiveFusion(opts: AdaptiveFusionOptions): Promise<{ rec
   const record: AdaptiveFusionRecord = {
     version: ADAPTIVE_RECORD_VERSION, key, model, queries: bySource, semanticLabel: opts.semantic.label, lexicalLabel: opts.lexical.label, created: new Date().toISOString(),
   };
-  writeJsonAtomic(file, record);
-  opts.log?.(`adaptive fusion: training MAP ${model.trainMap.start.toFixed(4)} at α = ${opts.startAlpha.toFixed(3)} → ${model.trainMap.fitted.toFixed(4)}; stored in ${path.relative(repoRoot(), file)}`);
+  const fitted = `adaptive fusion: training MAP ${model.trainMap.start.toFixed(4)} at α = ${opts.startAlpha.toFixed(3)} → ${model.trainMap.fitted.toFixed(4)}`;
+  try {
+    writeJsonAtomic(file, record);
+  } catch (e) {
+    // a model that cannot be stored is still used for this run (and fitted again next time)
+    if (!isEoError(e, 'DISK_FULL') && !isEoError(e, 'NOT_WRITABLE')) throw e;
+    opts.log?.(`${fitted}; used for this run but not stored (${e.code}: ${e.message}), so it is fitted again next time`);
+    return { record, file, reused: false, notStored: `${e.code}: ${e.message}` };
+  }
+  opts.log?.(`${fitted}; stored in ${path.relative(repoRoot(), file)}`);
   return { record, file, reused: false };
 }
 
-/** One line: where the adaptive α comes from. */
-export function describeAdaptiveRecord(r: AdaptiveFusionRecord, file: string): string {
+/** One line: where the adaptive α comes from (`notStored`: why a fitted model could not be stored). */
+export function describeAdaptiveRecord(r: AdaptiveFusionRecord, file: string, notStored?: string): string {
   const n = Object.values(r.queries).reduce((s, x) => s + x, 0);
-  return `adaptive α per query (start α ${r.model.startAlpha.toFixed(3)}, fitted on ${n} training queries: ${Object.entries(r.queries).map(([k, v]) => `${v} ${k}`).join(', ')}), stored in ${path.relative(repoRoot(), file)}`;
+  const what = `adaptive α per query (start α ${r.model.startAlpha.toFixed(3)}, fitted on ${n} training queries: ${Object.entries(r.queries).map(([k, v]) => `${v} ${k}`).join(', ')})`;
+  return notStored ? `${what}, set for this run only: not stored in ${path.relative(repoRoot(), file)} (${notStored})` : `${what}, stored in ${path.relative(repoRoot(), file)}`;
 }

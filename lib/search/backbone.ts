@@ -54,11 +54,11 @@ export async function buildHybridBackbone(opts: HybridBackboneOptions): Promise<
   const lexTrain = await retrieveBatch(opts.lexical, train.queries, corpus);
   const semantic = summarize(opts.semantic.label, evaluateRun(semTrain.run, train.qrels));
   const lexical = summarize(opts.lexical.label, evaluateRun(lexTrain.run, train.qrels));
-  const { record, file } = await fusionAlpha({
+  const { record, file, notStored } = await fusionAlpha({
     corpus, train, semantic: opts.semantic, lexical: opts.lexical, method: 'analytic', dir: opts.fusionDir, log: opts.log,
     trainScores: { semantic: semTrain.scores, lexical: lexTrain.scores },
   });
-  const engine = createSearchEngine(corpus, { lexical: opts.lexical, semantic: opts.semantic, fusion: { method: 'convex', alpha: record.alpha }, source: describeFusionRecord(record, file) });
+  const engine = createSearchEngine(corpus, { lexical: opts.lexical, semantic: opts.semantic, fusion: { method: 'convex', alpha: record.alpha }, source: describeFusionRecord(record, file, notStored) });
   const lists = backboneLists(corpus, opts.evaluate.queries, await searchBatch(engine, opts.evaluate.queries, { depth }), depth);
   const trainLists = opts.keepTrainLists === false ? [] : backboneLists(corpus, train.queries, {
     scores: fuseBatch(engine.fusion.spec!, train.queries, semTrain.scores, lexTrain.scores, corpus, depth).scores, lexical: lexTrain.scores, semantic: semTrain.scores,

@@ -6,6 +6,7 @@ import type { Benchmark } from '../bench/types';
 import { repoRoot } from '../util/paths';
 import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
+import { cacheRebuildCommand } from '../data/snapshot';
 import { embedCorpusCached } from '../encode/cache';
 import type { EncoderSpec, SentenceEncoder } from '../encode/types';
 import type { OnnxThread } from '../tensor/onnx-session';
@@ -188,6 +189,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
     const matrix = await embedCorpusCached({
       encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
       onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),
+      rebuild: cacheRebuildCommand('embeddings', corpus.origin) + (spec.kind === 'onnx' ? ` --encoder onnx:${spec.options.folder}` : ''),
     });
     // batched scorer in front (below); the encoder adds the LRU of query embeddings without a second wait
     let queryEncoder = encoder;
@@ -222,7 +224,7 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
       } else if (choice === 'nnssc') {
         disposers.forEach((d) => d());
         owned?.dispose();
-        throw new EoError('DATA_NOT_FOUND', nn.note);
+        throw new EoError(nn.code ?? 'DATA_NOT_FOUND', nn.note);
       } else semanticNote = `; NN-SSC not used: ${nn.note}`;
     }
     if (!semantic) {
@@ -279,10 +281,10 @@ async function resolveFusion(
   const stored = readFusionRecord(key, semantic.id, opts.fusionDir);
   if (!stored && opts.computeAlpha === false) return rrf(`RRF k=${RRF_K}: no stored ${method} α for ${semantic.label} on ${rel} (computing it was switched off)`);
   if (!stored) log(`no stored fusion weight for ${semantic.label} + ${lexical.label} on ${rel}: setting α (${method}) on its ${train.queries.length} training queries once…`);
-  const { record, file: recordFile } = stored
-    ? { record: stored, file: fusionRecordFile(key, semantic.id, opts.fusionDir) }
+  const { record, file: recordFile, notStored } = stored
+    ? { record: stored, file: fusionRecordFile(key, semantic.id, opts.fusionDir), notStored: undefined }
     : await fusionAlpha({ corpus, train, semantic, lexical, method, dir: opts.fusionDir, log });
-  const fixed = { spec: { method: 'convex', alpha: record.alpha } as FusionSpec, source: describeFusionRecord(record, recordFile), recordFile };
+  const fixed = { spec: { method: 'convex', alpha: record.alpha } as FusionSpec, source: describeFusionRecord(record, recordFile, notStored), ...(notStored ? {} : { recordFile }) };
   if (asked !== 'adaptive') return fixed;
   // the adaptive model starts from its start α (tuned, or the analytic one); its corpus-made queries leave every test label out
   const adaptiveOpts = { ...DEFAULT_RANKING.adaptive, ...opts.adaptive };
@@ -297,5 +299,5 @@ async function resolveFusion(
     return { ...fixed, source: describeAdaptiveRecord(found.record, found.file), recordFile: found.file, adaptive: { model: found.record.model, recordFile: found.file } };
   }
   const a = (await adaptiveFusion({ corpus, train, lexical, semantic, startAlpha, l2: adaptiveOpts.l2, identifierRule: opts.identifiers ?? DEFAULT_RANKING.identifiers, training: { excludeDatasetIds: exclude }, dir: opts.fusionDir, log }))!;
-  return { ...fixed, source: describeAdaptiveRecord(a.record, a.file), recordFile: a.file, adaptive: { model: a.record.model, recordFile: a.file } };
+  return { ...fixed, source: describeAdaptiveRecord(a.record, a.file, a.notStored), ...(a.notStored ? {} : { recordFile: a.file }), adaptive: { model: a.record.model, ...(a.notStored ? {} : { recordFile: a.file }) } };
 }

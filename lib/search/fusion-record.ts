@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { BenchSplitView } from '../bench/types';
 import type { Corpus } from '../data/types';
 import { checkpointsDir, repoRoot } from '../util/paths';
-import { EoError } from '../errors';
+import { EoError, isEoError } from '../errors';
 import { trainingAlpha, type AlphaMethod } from '../fuse/grid';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { writeJsonAtomic } from '../util/fs';
@@ -73,12 +73,21 @@ export function fusionRecordFile(key: FusionRecordKey, semanticId: string, dir =
   return path.join(dir, `${key.method}-${safe}-${shortHash(JSON.stringify(key), 16)}.json`);
 }
 
-/** The stored record of this key, or null (absent, another version or key, or unreadable: then it is recomputed). */
+/** The content hash a fusion record stores (`sha256`): SHA-256 of its JSON without that field. */
+function fusionRecordHash(fields: object): string {
+  return sha256(JSON.stringify(fields));
+}
+
+/**
+ * The stored record of this key, or null (absent, another version or key, unreadable, or not matching the content
+ * hash it recorded — a flipped digit of α — or recording none: then it is recomputed, never read wrong).
+ */
 export function readFusionRecord(key: FusionRecordKey, semanticId: string, dir = defaultFusionDir()): FusionRecord | null {
   const file = fusionRecordFile(key, semanticId, dir);
   if (!fs.existsSync(file)) return null;
   try {
-    const r = JSON.parse(fs.readFileSync(file, 'utf8')) as FusionRecord;
+    const { sha256: recorded, ...r } = JSON.parse(fs.readFileSync(file, 'utf8')) as FusionRecord & { sha256?: string };
+    if (recorded !== fusionRecordHash(r)) return null;
     if (r.version !== FUSION_RECORD_VERSION || JSON.stringify(r.key) !== JSON.stringify(key) || !(r.alpha >= 0 && r.alpha <= 1)) return null;
     return r;
   } catch {
@@ -108,9 +117,10 @@ export interface FusionAlphaOptions {
 /**
  * The fusion weight of two scorers: read from its stored record, or set on the training split (`trainingAlpha`:
  * Eq. 7 or grid) and stored once (atomic write). The only way α reaches the search path, the notebooks and the
- * rerank backbones.
+ * rerank backbones. A computed α that cannot be stored (DISK_FULL, NOT_WRITABLE) is still returned, for this run,
+ * with `notStored` saying why (and `log` saying so); it is computed again next time.
  */
-export async function fusionAlpha(opts: FusionAlphaOptions): Promise<{ record: FusionRecord; file: string; reused: boolean }> {
+export async function fusionAlpha(opts: FusionAlphaOptions): Promise<{ record: FusionRecord; file: string; reused: boolean; notStored?: string }> {
   const method = opts.method ?? 'analytic';
   const key = fusionRecordKey(opts.corpus, opts.train, opts.semantic, opts.lexical, method);
   const file = fusionRecordFile(key, opts.semantic.id, opts.dir);
@@ -132,13 +142,21 @@ export async function fusionAlpha(opts: FusionAlphaOptions): Promise<{ record: F
     version: FUSION_RECORD_VERSION, key, alpha: a.alpha, method, piSemantic: a.piSemantic, piLexical: a.piLexical, ...(a.curve ? { curve: a.curve } : {}),
     trainQueries: a.queries, semanticLabel: opts.semantic.label, lexicalLabel: opts.lexical.label, created: new Date().toISOString(),
   };
-  writeJsonAtomic(file, record);
-  opts.log?.(`fusion weight α = ${a.alpha.toFixed(3)} (${method}) set on ${a.queries} training queries for ${opts.semantic.label} + ${opts.lexical.label}; stored in ${path.relative(repoRoot(), file)}`);
+  const set = `fusion weight α = ${a.alpha.toFixed(3)} (${method}) set on ${a.queries} training queries for ${opts.semantic.label} + ${opts.lexical.label}`;
+  try {
+    writeJsonAtomic(file, { ...record, sha256: fusionRecordHash(record) });
+  } catch (e) {
+    if (!isEoError(e, 'DISK_FULL') && !isEoError(e, 'NOT_WRITABLE')) throw e;
+    opts.log?.(`${set}; used for this run but not stored (${e.code}: ${e.message}), so it is set again next time`);
+    return { record, file, reused: false, notStored: `${e.code}: ${e.message}` };
+  }
+  opts.log?.(`${set}; stored in ${path.relative(repoRoot(), file)}`);
   return { record, file, reused: false };
 }
 
-/** One line for humans: where a record's α comes from. */
-export function describeFusionRecord(r: FusionRecord, file: string): string {
+/** One line for humans: where a record's α comes from (`notStored`: why a computed α could not be stored). */
+export function describeFusionRecord(r: FusionRecord, file: string, notStored?: string): string {
   const how = r.method === 'analytic' ? 'analytic (Eq. 7)' : 'grid search of π';
+  if (notStored) return `${how} on ${r.trainQueries} training queries, set for this run only: not stored in ${path.relative(repoRoot(), file)} (${notStored})`;
   return `${how} on ${r.trainQueries} training queries, stored in ${path.relative(repoRoot(), file)}`;
 }

@@ -4,7 +4,8 @@ import type { Corpus } from '../data/types';
 import { repoRoot } from '../util/paths';
 import type { SentenceEncoder } from '../encode/types';
 import { loadNnsscCheckpoint, nnsscScorer, type NnsscScorer, type NnsscScorerOptions } from '../retrieve/nnssc';
-import { checkpointExists } from '../store/checkpoint';
+import { checkpointExists, notebookRunCommand } from '../store/checkpoint';
+import { EoError, type EoErrorCode } from '../errors';
 import type { Checkpoint } from '../store/types';
 import type { Benchmark } from '../bench/types';
 import { nnsscCheckpointName, nnsscTrainingPairs } from '../train/artefacts';
@@ -48,16 +49,17 @@ export interface LoadNnsscOptions {
  * scorer over the cached corpus embeddings, or null with the reason (no checkpoint; trained on another corpus or
  * encoder). `matrix` is `encoder`'s embedding of the corpus, in corpus order.
  */
-export function loadNnsscScorer(corpus: Corpus, encoder: SentenceEncoder, matrix: Float32Array, opts: LoadNnsscOptions = {}): { scorer: NnsscScorer | null; checkpoint: Checkpoint | null; dir: string; note: string } {
+export function loadNnsscScorer(corpus: Corpus, encoder: SentenceEncoder, matrix: Float32Array, opts: LoadNnsscOptions = {}): { scorer: NnsscScorer | null; checkpoint: Checkpoint | null; dir: string; note: string; code?: EoErrorCode } {
   const dir = opts.dir ?? nnsscCheckpointDir(opts.benchmarkName ?? 'eo-title');
   const rel = path.relative(repoRoot(), dir) || dir;
-  if (!fs.existsSync(dir) || !checkpointExists(dir)) return { scorer: null, checkpoint: null, dir, note: `no NN-SSC checkpoint at ${rel} (notebook 04-nnssc trains it)` };
+  if (!fs.existsSync(dir) || !checkpointExists(dir))
+    return { scorer: null, checkpoint: null, dir, code: 'DATA_NOT_FOUND', note: `no NN-SSC checkpoint at ${rel} (train it: ${notebookRunCommand('04-nnssc', (opts.benchmarkName ?? '').endsWith('-sample'))})` };
   try {
     const dataHash = opts.bench ? nnsscTrainingPairs(corpus, opts.bench, encoder.id).dataHash : undefined;
     const { model, checkpoint } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash, dataHash });
     const scorer = nnsscScorer(encoder, matrix, model, { id: opts.id ?? 'nnssc', label: opts.label ?? 'NN-SSC', threads: opts.threads, noCache: opts.noCache, twoStage: opts.twoStage, onnxThread: opts.onnxThread });
     return { scorer, checkpoint, dir, note: `checkpoint ${rel}${dataHash ? ` (training data ${dataHash} checked)` : ' (training data not checked: no benchmark given)'}` };
   } catch (e) {
-    return { scorer: null, checkpoint: null, dir, note: `NN-SSC checkpoint ${rel} not usable: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };
+    return { scorer: null, checkpoint: null, dir, code: e instanceof EoError ? e.code : undefined, note: `NN-SSC checkpoint ${rel} not usable: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };
   }
 }

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
 import { sha256 } from '../util/hash';
-import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
+import { ensureWritableDir, writeFileAtomic, writeJsonAtomic } from '../util/fs';
 import type { Checkpoint, CheckpointInput, CheckpointManifest, CheckpointTensorEntry } from './types';
 
 export const CHECKPOINT_JSON = 'checkpoint.json';
@@ -37,7 +37,7 @@ export function saveCheckpoint(dir: string, ckpt: CheckpointInput): void {
     o += ckpt.tensors[name].data.length;
   }
   const bytes = new Uint8Array(all.buffer, all.byteOffset, all.byteLength);
-  fs.mkdirSync(dir, { recursive: true });
+  ensureWritableDir(dir);
   writeFileAtomic(path.join(dir, CHECKPOINT_WEIGHTS), bytes);
   const manifest: CheckpointManifest = {
     format: 'eo-checkpoint',
@@ -56,15 +56,33 @@ export function saveCheckpoint(dir: string, ckpt: CheckpointInput): void {
   writeJsonAtomic(path.join(dir, CHECKPOINT_JSON), manifest);
 }
 
+/** The notebook that trains each checkpoint kind (`npm start -- --only <notebook>` rebuilds it). */
+const NOTEBOOK_OF_KIND: Record<string, string> = { nnssc: '04-nnssc', 'finetune-use-lite': '03-encoder-finetune' };
+
+/** `npm start -- --only <notebook>`, with `--sample` for the sample snapshot: the command that reruns one notebook. */
+export function notebookRunCommand(notebook: string, sample: boolean): string {
+  return `npm start -- --only ${notebook}${sample ? ' --sample' : ''}`;
+}
+
+/**
+ * The command that rebuilds a checkpoint: the notebook that trains its kind (with `--sample` when it was trained on
+ * a sample benchmark), else "delete <dir> and re-run the training that writes it" for a kind no notebook trains.
+ */
+export function checkpointRebuildCommand(m: Partial<Pick<CheckpointManifest, 'kind' | 'trainingData'>> | null, dir: string): string {
+  const notebook = m?.kind ? NOTEBOOK_OF_KIND[m.kind] : undefined;
+  if (notebook) return notebookRunCommand(notebook, !!m?.trainingData?.benchmark?.endsWith('-sample'));
+  return `delete ${dir} and re-run the training that writes it`;
+}
+
 /** True when `dir` holds a checkpoint manifest (it may still be refused by `loadCheckpoint`). */
 export function checkpointExists(dir: string): boolean {
   return fs.existsSync(path.join(dir, CHECKPOINT_JSON));
 }
 
 /** Read only the manifest (no weights, no hash check): for listings. */
-export function readCheckpointManifest(dir: string): CheckpointManifest {
+export function readCheckpointManifest(dir: string, rebuild?: string): CheckpointManifest {
   const file = path.join(dir, CHECKPOINT_JSON);
-  const fix = `delete ${dir} and re-run the training that writes it`;
+  const fix = `rebuild it: ${rebuild ?? checkpointRebuildCommand(null, dir)}`;
   if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `no checkpoint at ${file} (train one first)`, { file });
   let m: CheckpointManifest;
   try {
@@ -81,15 +99,17 @@ export function readCheckpointManifest(dir: string): CheckpointManifest {
 }
 
 /**
- * Load a checkpoint saved by `saveCheckpoint`. Refuses (EoError) a missing checkpoint (DATA_NOT_FOUND), a corrupt
- * one — bad JSON, weights.bin missing, of the wrong size or with the wrong SHA-256, tensors outside the file —
- * (DATA_INVALID), and one whose `kind` or `dataHash` differs from `expect` (CACHE_MISMATCH). Every message names
- * the file and the fix.
+ * Load a checkpoint saved by `saveCheckpoint`. Refuses (EoError) a missing checkpoint (DATA_NOT_FOUND), one whose
+ * weights.bin has the wrong size or SHA-256 (CACHE_MISMATCH, naming the file and both hashes), a corrupt one — bad
+ * JSON, weights.bin missing, tensors outside the file — (DATA_INVALID), and one whose `kind` or `dataHash` differs
+ * from `expect` (CACHE_MISMATCH). Every message names the file and the command that rebuilds it: `expect.rebuild`,
+ * default `checkpointRebuildCommand` (the notebook that trains its kind, e.g. `npm start -- --only 04-nnssc`).
  */
-export function loadCheckpoint(dir: string, expect: { kind?: string; dataHash?: string } = {}): Checkpoint {
+export function loadCheckpoint(dir: string, expect: { kind?: string; dataHash?: string; rebuild?: string } = {}): Checkpoint {
   const file = path.join(dir, CHECKPOINT_JSON);
-  const m = readCheckpointManifest(dir);
-  const fix = `delete ${dir} and re-run the training that writes it`;
+  const guess = expect.rebuild ?? checkpointRebuildCommand(expect.kind ? { kind: expect.kind } : null, dir);
+  const m = readCheckpointManifest(dir, guess);
+  const fix = `rebuild it: ${expect.rebuild ?? checkpointRebuildCommand(m, dir)}`;
   if (expect.kind !== undefined && m.kind !== expect.kind)
     throw new EoError('CACHE_MISMATCH', `checkpoint ${file} is a "${m.kind}" checkpoint, expected "${expect.kind}"; point to the right folder or ${fix}`, {
       file, kind: m.kind, expected: expect.kind,
@@ -97,17 +117,19 @@ export function loadCheckpoint(dir: string, expect: { kind?: string; dataHash?: 
   if (expect.dataHash !== undefined && m.dataHash !== expect.dataHash)
     throw new EoError(
       'CACHE_MISMATCH',
-      `checkpoint ${file} was trained on other data (data hash ${m.dataHash}, current ${expect.dataHash}: corpus, split or embeddings changed); retrain, or ${fix}`,
+      `checkpoint ${file} was trained on other data (data hash ${m.dataHash}, current ${expect.dataHash}: corpus, split or embeddings changed); ${fix}`,
       { file, dataHash: m.dataHash, expected: expect.dataHash },
     );
   const wfile = path.join(dir, m.weights.file ?? CHECKPOINT_WEIGHTS);
   if (!fs.existsSync(wfile)) throw new EoError('DATA_INVALID', `corrupt checkpoint ${file}: weights file ${wfile} is missing; ${fix}`, { file: wfile });
   const buf = fs.readFileSync(wfile);
   if (buf.byteLength !== m.weights.bytes)
-    throw new EoError('DATA_INVALID', `corrupt checkpoint ${wfile}: ${buf.byteLength} bytes, the manifest says ${m.weights.bytes}; ${fix}`, { file: wfile });
+    throw new EoError('CACHE_MISMATCH', `corrupt checkpoint ${wfile}: ${buf.byteLength} bytes, the manifest says ${m.weights.bytes}; ${fix}`, { file: wfile });
   const hash = sha256(buf);
   if (hash !== m.weights.sha256)
-    throw new EoError('DATA_INVALID', `corrupt checkpoint ${wfile}: SHA-256 ${hash.slice(0, 12)}… differs from the manifest's ${m.weights.sha256.slice(0, 12)}…; ${fix}`, { file: wfile });
+    throw new EoError('CACHE_MISMATCH', `corrupt checkpoint ${wfile}: SHA-256 ${hash} differs from ${m.weights.sha256}, recorded in ${file} when it was written; ${fix}`, {
+      file: wfile, recorded: m.weights.sha256, actual: hash,
+    });
   // Copy into an aligned buffer (a Node Buffer may sit at any byte offset of a shared pool).
   const aligned = new Uint8Array(buf.byteLength);
   aligned.set(buf);

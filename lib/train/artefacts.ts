@@ -7,7 +7,7 @@ import { defaultQueryCacheDir, embedCorpusCached, embedQueriesCached } from '../
 import type { SentenceEncoder } from '../encode/types';
 import { loadUseLite } from '../encode/use-lite';
 import { NNSSC_KIND, loadNnsscCheckpoint, type NnsscModel } from '../retrieve/nnssc';
-import { checkpointExists, readCheckpointManifest } from '../store/checkpoint';
+import { checkpointExists, notebookRunCommand, readCheckpointManifest } from '../store/checkpoint';
 import {
   CPU_FINETUNE_CONFIG, defaultFinetuneDir, finetuneExamplesFromSplit, finetuneUseLite, loadFinetunedEncoder,
   type FinetuneConfig, type FinetuneExample, type FinetuneResult, type FinetuneStep, type FinetuneValidation,
@@ -53,7 +53,7 @@ export function checkpointStaleness(manifest: Pick<CheckpointManifest, 'training
 
 /** The command that rebuilds an artefact of a notebook: `npm start -- --only <notebook>` (with `--sample` for a sample benchmark). */
 export function notebookRebuildCommand(notebook: string, bench: Pick<Benchmark, 'name'>): string {
-  return `npm start -- --only ${notebook}${bench.name.endsWith('-sample') ? ' --sample' : ''}`;
+  return notebookRunCommand(notebook, bench.name.endsWith('-sample'));
 }
 
 /**

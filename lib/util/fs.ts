@@ -3,29 +3,204 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { EoError } from '../errors';
 
-/** Write a file atomically: write to a temp file in the same folder, fsync, then rename over the target. */
-export function writeFileAtomic(file: string, data: string | Uint8Array): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    fs.writeSync(fd, data as any);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+/** System error codes of a full disk or quota: DISK_FULL. Every other write failure is NOT_WRITABLE. */
+const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
+/** Codes the write fault hook raises when a file is opened (permission-like) rather than after N bytes. */
+const OPEN_FAULT_CODES = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/** A simulated write failure (tests only): see `setWriteFaultForTests`. */
+export interface WriteFault {
+  /**
+   * Bytes that may still be written (by `writeFileAtomic` and `appendLineWhole`, all files together) before the
+   * fault strikes: the write that crosses it is cut short at the limit, as a full disk does, and the next one throws.
+   * Default 0.
+   */
+  failAfterBytes?: number;
+  /**
+   * The system error raised. ENOSPC / EDQUOT strike after `failAfterBytes`; EACCES / EPERM / EROFS strike when the
+   * next file is opened for writing, as a permission or read-only file system does. Default 'ENOSPC'.
+   */
+  code?: 'ENOSPC' | 'EDQUOT' | 'EACCES' | 'EPERM' | 'EROFS' | 'EIO';
+}
+
+let writeFault: { remaining: number; code: string } | null = null;
+
+/**
+ * Make the project's writers fail as a full disk or a read-only folder would, where a test cannot mount a small
+ * file system or drop permissions (tests run as root). `null` switches it off. Not for use outside tests.
+ */
+export function setWriteFaultForTests(fault: WriteFault | null): void {
+  writeFault = fault === null ? null : { remaining: Math.max(0, fault.failAfterBytes ?? 0), code: fault.code ?? 'ENOSPC' };
+}
+
+function systemError(code: string, syscall: string, file: string): NodeJS.ErrnoException {
+  const e = new Error(`${code}: simulated failure, ${syscall} '${file}'`) as NodeJS.ErrnoException;
+  e.code = code;
+  e.syscall = syscall;
+  return e;
+}
+
+function openForWrite(file: string, flags: string): number {
+  if (writeFault && OPEN_FAULT_CODES.has(writeFault.code)) throw systemError(writeFault.code, 'open', file);
+  return fs.openSync(file, flags);
+}
+
+/** One write call (the fault hook may cut it short or fail it); returns the bytes written. */
+function writeOnce(fd: number, bytes: Uint8Array, offset: number, file: string): number {
+  let length = bytes.byteLength - offset;
+  if (writeFault && !OPEN_FAULT_CODES.has(writeFault.code)) {
+    if (writeFault.remaining === 0) throw systemError(writeFault.code, 'write', file);
+    length = Math.min(length, writeFault.remaining);
+    writeFault.remaining -= length;
   }
-  fs.renameSync(tmp, file);
+  return fs.writeSync(fd, bytes, offset, length);
+}
+
+/**
+ * The EoError of a failed write of `file`: DISK_FULL for ENOSPC / EDQUOT, NOT_WRITABLE for everything else, naming
+ * the file and the system's code. An EoError passes through unchanged.
+ */
+export function writeFailure(file: string, e: unknown, what = 'write'): EoError {
+  if (e instanceof EoError) return e;
+  const err = e as NodeJS.ErrnoException;
+  const code = err?.code ?? 'EIO';
+  const cause = `${code}${err?.syscall ? ` on ${err.syscall}` : ''}`;
+  if (DISK_FULL_CODES.has(code))
+    return new EoError('DISK_FULL', `cannot ${what} ${file}: the disk is full (${cause}); nothing partial was left in its place — free some space and run again`, { file, cause: code });
+  const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'read-only file system' : code === 'ENOTDIR' || code === 'EEXIST' ? 'a file stands where a folder is needed' : code === 'EISDIR' ? 'a folder stands at the file\'s path' : (err?.message ?? String(e));
+  return new EoError('NOT_WRITABLE', `cannot ${what} ${file}: ${why} (${cause}); nothing partial was left in its place`, { file, cause: code });
+}
+
+let tmpCounter = 0;
+
+/** Create a folder (and its parents) to write into; a failure is NOT_WRITABLE / DISK_FULL naming the folder and the cause. */
+export function ensureWritableDir(dir: string): void {
+  try {
+    mkdirp(dir);
+  } catch (e) {
+    throw writeFailure(dir, e, 'create the folder');
+  }
+}
+
+/**
+ * `mkdir -p`, surfacing the real cause: a recursive mkdir on a read-only file system reports ENOENT, so the first
+ * missing folder is made on its own to raise EROFS / EACCES / ENOTDIR instead.
+ */
+function mkdirp(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    let missing = dir;
+    while (!fs.existsSync(path.dirname(missing)) && path.dirname(missing) !== missing) missing = path.dirname(missing);
+    fs.mkdirSync(missing); // throws the real cause
+    fs.mkdirSync(dir, { recursive: true }); // (a folder made meanwhile: carry on)
+  }
+}
+
+/**
+ * Write a file whole or not at all: the bytes go to a temp file in the same folder (every byte: short writes are
+ * continued), which is fsynced and renamed over the target. On any failure the temp file is removed and the target
+ * is left as it was; the error is DISK_FULL or NOT_WRITABLE naming the file and the cause (`writeFailure`).
+ */
+export function writeFileAtomic(file: string, data: string | Uint8Array): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const tmp = `${file}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`;
+  let fd: number | null = null;
+  try {
+    mkdirp(path.dirname(file));
+    fd = openForWrite(tmp, 'wx');
+    let offset = 0;
+    while (offset < bytes.byteLength) {
+      const n = writeOnce(fd, bytes, offset, tmp);
+      if (n === 0) throw systemError('ENOSPC', 'write', tmp); // no progress and no error: the disk took nothing
+      offset += n;
+    }
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = null;
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    if (fd !== null) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        /* the write error is the one to report */
+      }
+    }
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      /* no temp file could be made (e.g. its folder is a file) */
+    }
+    throw writeFailure(file, e);
+  }
 }
 
 export function writeJsonAtomic(file: string, value: unknown): void {
   writeFileAtomic(file, JSON.stringify(value, null, 2) + '\n');
 }
 
+/**
+ * Append one line (or a block of whole lines; a final newline is added when missing) to an append-only log with a
+ * single write call on an O_APPEND descriptor, then fsync. A write cut short (full disk) is undone (the file cut back
+ * to its old length when no other writer appended meanwhile), so the log keeps only whole lines; the error is
+ * DISK_FULL / NOT_WRITABLE naming the file. Readers of such logs skip an incomplete last line, which only a kill
+ * mid-write can leave.
+ */
+export function appendLineWhole(file: string, text: string | Uint8Array): void {
+  const raw = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text);
+  const bytes = raw.length > 0 && raw[raw.length - 1] === 0x0a ? raw : Buffer.concat([raw, Buffer.from('\n')]);
+  let fd: number | null = null;
+  try {
+    mkdirp(path.dirname(file));
+    fd = openForWrite(file, 'a');
+    const before = fs.fstatSync(fd).size;
+    let written = 0;
+    try {
+      written = writeOnce(fd, bytes, 0, file);
+      if (written < bytes.byteLength) throw systemError('ENOSPC', 'write', file); // a short append is a full disk
+      fs.fsyncSync(fd);
+    } catch (e) {
+      try {
+        if (fs.fstatSync(fd).size === before + written) fs.ftruncateSync(fd, before);
+      } catch {
+        /* the write error is the one to report */
+      }
+      throw e;
+    }
+  } catch (e) {
+    throw writeFailure(file, e, 'append to');
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
+  }
+}
+
 /** Read a text file, transparently gunzipping `.gz`. */
 export function readTextFile(file: string): string {
   if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `file not found: ${file}`, { file });
   const buf = fs.readFileSync(file);
-  return file.endsWith('.gz') ? zlib.gunzipSync(buf).toString('utf8') : buf.toString('utf8');
+  return file.endsWith('.gz') ? gunzipFile(file, buf).toString('utf8') : buf.toString('utf8');
+}
+
+/** Gunzip a file's bytes; a truncated or non-gzip file is DATA_PARSE naming the file and the cause. */
+export function gunzipFile(file: string, buf: Buffer): Buffer {
+  try {
+    return zlib.gunzipSync(buf);
+  } catch (e) {
+    throw new EoError('DATA_PARSE', `${file}: cannot read (${(e as Error).message}): ${gzipFailureCause(e)}; replace it with a complete copy`, {
+      file, cause: (e as NodeJS.ErrnoException).code ?? null,
+    });
+  }
+}
+
+/** Words for a zlib error: "the gzip file is truncated" (the stream ends early), "not a gzip file" (bad header), else corrupt. */
+export function gzipFailureCause(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  const msg = err?.message ?? String(e);
+  if (err?.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(msg)) return 'the gzip file is truncated';
+  if (/incorrect header check|not in gzip format/i.test(msg)) return 'not a gzip file';
+  return 'the gzip data is corrupt';
 }
 
 /** One parsed JSON Lines row with its 1-based line number (for error messages). */

@@ -1,0 +1,553 @@
+// The fault suite (issue 22): writes on a full disk and into read-only folders are whole or absent, every cache kind
+// refuses a flipped byte, truncated or non-gzip inputs name their file, and append-only logs survive torn and corrupt
+// lines. Each case asserts the error code, that the message names the file, and that no partial or temp file remains.
+// A small disk is a real size-limited tmpfs where this process may mount one (root with CAP_SYS_ADMIN), else the
+// writer's fault hook; a read-only folder is a read-only tmpfs mount, else the hook (root ignores chmod 0o555).
+// EO_FAULTS_NO_MOUNT=1 takes the hook path where mounting works, to test it too.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+import {
+  benchmarkSettings, buildBenchmark, describeFusionRecord, embedCorpusCached, embeddingCachePaths, fusionAlpha, hashTexts, isEoError, loadCheckpoint,
+  loadSnapshot, repoRoot, saveCheckpoint, writeFileAtomic, type EoError,
+} from '../lib';
+import { loadBenchmark, saveBenchmark } from '../lib/bench/export';
+import { formatCacheCheck, verifyCaches } from '../lib/cli/cache';
+import { readBatchLogChecked } from '../lib/llm/batch';
+import { openKeyedJsonlLog, openRecordStore } from '../lib/llm/store';
+import type { LlmRecord } from '../lib/llm/types';
+import { bm25CacheKey, bm25CachePaths, loadOrBuildBm25 } from '../lib/retrieve/bm25';
+import { appendLineWhole, setWriteFaultForTests } from '../lib/util/fs';
+import { loadNnsscScorer } from '../lib/search/nnssc';
+import { fakeEncoder } from './helpers/encoder';
+import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
+import { bm25Scorer, buildBm25, hnswCached } from '../lib/retrieve';
+
+const made: string[] = [];
+const tmp = (tag = 'x') => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), `eo-faults-${tag}-`));
+  made.push(d);
+  return d;
+};
+const sample = loadSnapshot({ sample: true });
+
+/** Every file under `dir` (recursively), relative. */
+function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
+}
+
+function assertNoTemp(dir: string): void {
+  const left = filesUnder(dir).filter((f) => f.endsWith('.tmp'));
+  assert.equal(left, [], `temp files left in ${dir}`);
+}
+
+/** Run `fn`, expecting an EoError with `code` whose message names `file` (a path or a pattern); returns it. */
+async function rejects(fn: () => unknown, code: string, file: string | RegExp): Promise<EoError> {
+  try {
+    await fn();
+  } catch (e) {
+    assert.ok(isEoError(e), `not an EoError: ${(e as Error)?.stack ?? e}`);
+    assert.is((e as EoError).code, code, (e as Error).message);
+    const msg = (e as Error).message;
+    assert.ok(typeof file === 'string' ? msg.includes(file) : file.test(msg), `message does not name ${file}: ${msg}`);
+    return e as EoError;
+  }
+  assert.unreachable(`did not throw ${code}`);
+  throw new Error('unreachable');
+}
+
+function flipByte(file: string, at = 0.5): void {
+  const b = fs.readFileSync(file);
+  const i = Math.min(b.length - 1, Math.floor(b.length * at));
+  b[i] ^= 0x01;
+  fs.writeFileSync(file, b);
+}
+
+// ------------------------------------------------------------------------------------------------ small disks
+
+let canMount: boolean | null = process.env.EO_FAULTS_NO_MOUNT === '1' ? false : null;
+function mountTmpfs(dir: string, options: string): boolean {
+  if (canMount === false || process.getuid?.() !== 0) return (canMount = false);
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir], { stdio: 'ignore' });
+    return (canMount = true);
+  } catch {
+    return (canMount = false);
+  }
+}
+function unmount(dir: string): void {
+  try {
+    execFileSync('umount', [dir], { stdio: 'ignore' });
+  } catch {
+    /* not mounted */
+  }
+}
+
+/**
+ * A folder with `free` bytes left: a 4 MiB tmpfs filled up to that (real ENOSPC from the kernel), or, where no tmpfs can
+ * be mounted, the writer's fault hook after `free` bytes. `grow()` gives the space back.
+ */
+function smallDisk(free: number): { dir: string; how: 'tmpfs' | 'hook'; grow: () => void; dispose: () => void } {
+  const dir = tmp('disk');
+  if (mountTmpfs(dir, 'size=4m')) {
+    const filler = path.join(dir, '.filler');
+    const avail = () => {
+      const s = fs.statfsSync(dir);
+      return s.bavail * s.bsize;
+    };
+    fs.writeFileSync(filler, Buffer.alloc(Math.max(0, avail() - free)));
+    return { dir, how: 'tmpfs', grow: () => fs.rmSync(filler, { force: true }), dispose: () => unmount(dir) };
+  }
+  setWriteFaultForTests({ failAfterBytes: free, code: 'ENOSPC' });
+  return { dir, how: 'hook', grow: () => setWriteFaultForTests(null), dispose: () => setWriteFaultForTests(null) };
+}
+
+test('small disk: a whole-file write fails with DISK_FULL naming the file; the old file stays, no temp file', async () => {
+  const disk = smallDisk(64 * 1024);
+  try {
+    const target = path.join(disk.dir, 'big.bin');
+    fs.writeFileSync(target, Buffer.alloc(1000, 7)); // the old version, written before the disk filled
+    const e = await rejects(() => writeFileAtomic(target, Buffer.alloc(400 * 1024, 1)), 'DISK_FULL', target);
+    assert.match(e.message, /ENOSPC/);
+    assert.equal(fs.readFileSync(target), Buffer.alloc(1000, 7), `old file intact (${disk.how})`);
+    assertNoTemp(disk.dir);
+  } finally {
+    disk.dispose();
+  }
+});
+
+test('small disk: embedding the corpus stops with DISK_FULL naming the chunk or matrix; whole chunks only, no matrix; it resumes once there is room', async () => {
+  const enc = fakeEncoder(512);
+  const texts = Array.from({ length: 600 }, (_, i) => `text number ${i} about ${['ozone', 'sea ice', 'aerosol', 'rain'][i % 4]}`);
+  const disk = smallDisk(700 * 1024); // 600 × 512 floats = 1.2 MB in chunks of 200 KB, then the 1.2 MB matrix
+  try {
+    const cacheDir = path.join(disk.dir, 'embeddings');
+    const p = embeddingCachePaths(cacheDir, enc.id, 'corp', hashTexts(texts));
+    await rejects(() => embedCorpusCached({ encoder: enc, texts, key: 'corp', cacheDir, chunkSize: 100 }), 'DISK_FULL', new RegExp(`${cacheDir}/\\S+(chunk-\\d+\\.f32|\\.f32)`));
+    assertNoTemp(disk.dir);
+    assert.not.ok(fs.existsSync(p.data), 'no matrix in place');
+    assert.not.ok(fs.existsSync(p.meta), 'no metadata in place');
+    const chunks = fs.existsSync(p.partial) ? fs.readdirSync(p.partial).filter((f) => f.endsWith('.f32')) : [];
+    for (const c of chunks) assert.is(fs.statSync(path.join(p.partial, c)).size, 100 * 512 * 4, `chunk ${c} is whole`);
+    disk.grow();
+    const m = await embedCorpusCached({ encoder: enc, texts, key: 'corp', cacheDir, chunkSize: 100 });
+    const direct = await embedCorpusCached({ encoder: enc, texts, key: 'corp', noCache: true, chunkSize: 100 });
+    assert.equal(Array.from(m), Array.from(direct), 'the resumed matrix equals one embedded in one go');
+    assertNoTemp(disk.dir);
+  } finally {
+    disk.dispose();
+  }
+});
+
+test('small disk: a checkpoint that does not fit leaves the old checkpoint loadable and no temp file', async () => {
+  const disk = smallDisk(256 * 1024);
+  try {
+    const dir = path.join(disk.dir, 'nnssc', 'x');
+    const base = { kind: 'nnssc', config: {}, seed: 1, backend: 'js', dataHash: 'd' };
+    saveCheckpoint(dir, { ...base, tensors: { w: { shape: [4], data: new Float32Array([1, 2, 3, 4]) } } });
+    await rejects(() => saveCheckpoint(dir, { ...base, tensors: { w: { shape: [200_000], data: new Float32Array(200_000).fill(0.5) } } }), 'DISK_FULL', path.join(dir, 'weights.bin'));
+    disk.grow();
+    assertNoTemp(disk.dir);
+    assert.equal(Array.from(loadCheckpoint(dir).tensors.w.data), [1, 2, 3, 4], `the old checkpoint is intact (${disk.how})`);
+  } finally {
+    disk.dispose();
+  }
+});
+
+test('small disk: an LLM recording that does not fit is not appended (DISK_FULL naming the store); the log is unchanged and reads back whole', async () => {
+  const rec = (key: string, text = key): LlmRecord => ({
+    v: 1, key, configId: 'x', provider: 'openai', requestedModel: 'm',
+    request: { messages: [{ role: 'user', content: key }], tools: [], temperature: 0, maxTokens: null, sample: 0 },
+    response: { text, toolCalls: [], stopReason: 'stop', model: 'm', usage: { inputTokens: 1, outputTokens: 1 }, raw: null },
+    costUsd: 0, latencyMs: 1, timestamp: '2026-01-01T00:00:00Z',
+  } as LlmRecord);
+  const disk = smallDisk(4096);
+  try {
+    const file = path.join(disk.dir, 'records.jsonl');
+    const store = openRecordStore(file, { log: () => {} });
+    store.append(rec('a'));
+    const before = fs.readFileSync(file);
+    await rejects(() => store.append(rec('b', 'x'.repeat(64 * 1024))), 'DISK_FULL', file);
+    assert.equal(fs.readFileSync(file), before, `the log is as it was (${disk.how})`);
+    disk.grow();
+    const again = openRecordStore(file, { log: () => assert.unreachable('no torn line') });
+    assert.equal(again.records().map((r) => r.key), ['a']);
+    assert.equal(again.skipped(), []);
+    assertNoTemp(disk.dir);
+  } finally {
+    disk.dispose();
+  }
+});
+
+test('small disk: the hook cuts an append short and the writer undoes it (no half line), naming the file', async () => {
+  const dir = tmp('append');
+  const file = path.join(dir, 'log.jsonl');
+  appendLineWhole(file, '{"n":1}');
+  setWriteFaultForTests({ failAfterBytes: 3 });
+  try {
+    await rejects(() => appendLineWhole(file, '{"n":2,"pad":"' + 'y'.repeat(100) + '"}'), 'DISK_FULL', file);
+  } finally {
+    setWriteFaultForTests(null);
+  }
+  assert.is(fs.readFileSync(file, 'utf8'), '{"n":1}\n');
+});
+
+// -------------------------------------------------------------------------------------------- read-only folders
+
+/** A read-only folder: a read-only tmpfs (EROFS from the kernel), else the fault hook raising EACCES on open. */
+function readOnlyDir(): { dir: string; how: 'mount' | 'hook'; dispose: () => void } {
+  const dir = tmp('ro');
+  if (mountTmpfs(dir, 'ro,size=1m')) return { dir, how: 'mount', dispose: () => unmount(dir) };
+  setWriteFaultForTests({ code: 'EACCES' });
+  return { dir, how: 'hook', dispose: () => setWriteFaultForTests(null) };
+}
+
+test('read-only checkpoints/: the BM25 index cannot be stored: NOT_WRITABLE naming the file, nothing left behind', async () => {
+  const ro = readOnlyDir();
+  try {
+    const e = await rejects(() => loadOrBuildBm25(sample, { cacheDir: path.join(ro.dir, 'bm25') }), 'NOT_WRITABLE', /bm25[/\\]bm25-[0-9a-f]+\.bin/);
+    assert.match(e.message, ro.how === 'mount' ? /EROFS|read-only/ : /EACCES|permission/, e.message);
+    setWriteFaultForTests(null);
+    assert.equal(filesUnder(ro.dir), []);
+  } finally {
+    ro.dispose();
+  }
+});
+
+test('read-only checkpoints/: embedding the corpus cannot store its matrix: NOT_WRITABLE naming the cache path, nothing left behind', async () => {
+  const ro = readOnlyDir();
+  try {
+    const cacheDir = path.join(ro.dir, 'embeddings');
+    const e = await rejects(() => embedCorpusCached({ encoder: fakeEncoder(16), texts: ['a b', 'c d'], key: 'corp', cacheDir }), 'NOT_WRITABLE', cacheDir);
+    assert.match(e.message, ro.how === 'mount' ? /EROFS/ : /EACCES/);
+    setWriteFaultForTests(null);
+    assert.equal(filesUnder(ro.dir), []);
+  } finally {
+    ro.dispose();
+  }
+});
+
+test('read-only checkpoints/: a computed α is still used for the run, and the log and source line say it was not stored', async () => {
+  const lexical = bm25Scorer(buildBm25(toyCorpus));
+  const ok = await fusionAlpha({ corpus: toyCorpus, train: toySplits.train, semantic: toySemantic(), lexical, dir: tmp('fusion') });
+  const ro = readOnlyDir();
+  try {
+    const logs: string[] = [];
+    const r = await fusionAlpha({ corpus: toyCorpus, train: toySplits.train, semantic: toySemantic(), lexical, dir: path.join(ro.dir, 'fusion'), log: (l) => logs.push(l) });
+    setWriteFaultForTests(null);
+    assert.is(r.record.alpha, ok.record.alpha, 'the same α as a run that could store it');
+    assert.is(r.reused, false);
+    assert.ok(r.notStored && /NOT_WRITABLE/.test(r.notStored) && r.notStored.includes(path.basename(r.file)), String(r.notStored));
+    assert.is(logs.length, 1);
+    assert.match(logs[0], /used for this run but not stored \(NOT_WRITABLE: cannot write .*fusion.*\.json/);
+    assert.match(describeFusionRecord(r.record, r.file, r.notStored), /set for this run only: not stored in/);
+    assert.equal(filesUnder(ro.dir), []);
+  } finally {
+    ro.dispose();
+  }
+});
+
+test('a file where the checkpoints folder should be: NOT_WRITABLE naming the file (real ENOTDIR/EEXIST, any user)', async () => {
+  const dir = tmp('notdir');
+  const blocker = path.join(dir, 'checkpoints');
+  fs.writeFileSync(blocker, 'not a folder');
+  const target = path.join(blocker, 'fusion', 'alpha.json');
+  const e = await rejects(() => writeFileAtomic(target, '{}'), 'NOT_WRITABLE', target);
+  assert.match(e.message, /a file stands where a folder is needed \((ENOTDIR|EEXIST)/);
+  assert.equal(filesUnder(dir), ['checkpoints']);
+});
+
+// ------------------------------------------------------------------------------------------ byte flips in caches
+
+test('byte flip in the BM25 .bin or .json: CACHE_MISMATCH naming the file, both hashes and eo cache rebuild bm25', async () => {
+  for (const which of ['bin', 'meta'] as const) {
+    const dir = tmp('bm25');
+    loadOrBuildBm25(sample, { cacheDir: dir });
+    const p = bm25CachePaths(dir, bm25CacheKey(sample));
+    if (which === 'bin') flipByte(p.bin, 0.7);
+    else {
+      const meta = JSON.parse(fs.readFileSync(p.meta, 'utf8'));
+      meta.terms[5] += 'x'; // one term's id moved: every score of it would land on another term
+      fs.writeFileSync(p.meta, JSON.stringify(meta));
+    }
+    const e = await rejects(() => loadOrBuildBm25(sample, { cacheDir: dir }), 'CACHE_MISMATCH', p.bin);
+    assert.match(e.message, /content hash [0-9a-f]{64} differs from [0-9a-f]{64}/);
+    assert.match(e.message, /rebuild it: eo cache rebuild bm25 --sample$/);
+    assertNoTemp(dir);
+  }
+});
+
+test('byte flip in an embedding .f32 (same size): CACHE_MISMATCH naming the file, both hashes and the rebuild command', async () => {
+  const dir = tmp('emb');
+  const enc = fakeEncoder(16);
+  const texts = sample.datasets.slice(0, 40).map((d) => d.longName);
+  await embedCorpusCached({ encoder: enc, texts, key: 'corp', cacheDir: dir });
+  const p = embeddingCachePaths(dir, enc.id, 'corp', hashTexts(texts));
+  flipByte(p.data, 0.3);
+  const e = await rejects(() => embedCorpusCached({ encoder: enc, texts, key: 'corp', cacheDir: dir, rebuild: 'eo cache rebuild embeddings --sample' }), 'CACHE_MISMATCH', p.data);
+  assert.match(e.message, /content hash [0-9a-f]{64} differs from [0-9a-f]{64}.*rebuild it: eo cache rebuild embeddings --sample$/);
+  // on request it is rebuilt, whole
+  const m = await embedCorpusCached({ encoder: enc, texts, key: 'corp', cacheDir: dir, onMismatch: 'rebuild' });
+  assert.equal(Array.from(m), Array.from(await embedCorpusCached({ encoder: enc, texts, key: 'corp', noCache: true })));
+  assertNoTemp(dir);
+});
+
+test('byte flip in an NN-SSC or fine-tuned checkpoint: CACHE_MISMATCH naming weights.bin, both hashes and the notebook', async () => {
+  for (const [kind, notebook] of [['nnssc', '04-nnssc'], ['finetune-use-lite', '03-encoder-finetune']] as const) {
+    const dir = path.join(tmp('ckpt'), kind);
+    saveCheckpoint(dir, {
+      kind, config: {}, seed: 1, backend: 'js', dataHash: 'd',
+      trainingData: { hash: 'h', dataHash: 'd', benchmark: 'eo-title-sample', writer: 'title', seed: 42, testFraction: 0.2, relations: null, queries: 1 },
+      tensors: { w: { shape: [64], data: new Float32Array(64).fill(0.25) } },
+    });
+    flipByte(path.join(dir, 'weights.bin'));
+    const e = await rejects(() => loadCheckpoint(dir, { kind }), 'CACHE_MISMATCH', path.join(dir, 'weights.bin'));
+    assert.match(e.message, new RegExp(`SHA-256 [0-9a-f]{64} differs from [0-9a-f]{64}.*rebuild it: npm start -- --only ${notebook} --sample$`));
+  }
+});
+
+test('the search path refuses a corrupt NN-SSC checkpoint as CACHE_MISMATCH with the notebook command (was DATA_NOT_FOUND, "re-run the training")', async () => {
+  const dir = path.join(tmp('nnssc-path'), 'use-lite-eo-title-sample');
+  saveCheckpoint(dir, { kind: 'nnssc', config: {}, seed: 1, backend: 'js', dataHash: 'd', tensors: { w: { shape: [8], data: new Float32Array(8).fill(1) } } });
+  flipByte(path.join(dir, 'weights.bin'));
+  const enc = fakeEncoder(16);
+  const nn = loadNnsscScorer(sample, enc, new Float32Array(sample.datasets.length * 16), { dir, benchmarkName: 'eo-title-sample' });
+  assert.is(nn.scorer, null);
+  assert.is(nn.code, 'CACHE_MISMATCH', 'the code the engine throws for --retriever nnssc');
+  assert.match(nn.note, /weights\.bin: SHA-256 [0-9a-f]{64} differs from [0-9a-f]{64}.*rebuild it: npm start -- --only 04-nnssc/);
+  const none = loadNnsscScorer(sample, enc, new Float32Array(0), { dir: path.join(dir, 'absent'), benchmarkName: 'eo-title-sample' });
+  assert.is(none.code, 'DATA_NOT_FOUND');
+  assert.match(none.note, /train it: npm start -- --only 04-nnssc --sample/);
+});
+
+test('byte flip in a benchmark JSON: CACHE_MISMATCH naming the file, both hashes and eo bench build', async () => {
+  const dir = tmp('bench');
+  const file = path.join(dir, 'benchmark.json');
+  const bench = await buildBenchmark(sample, benchmarkSettings({ sample: true }));
+  saveBenchmark(file, bench);
+  assert.is(loadBenchmark(file, sample).queries.length, bench.queries.length);
+  const text = fs.readFileSync(file, 'utf8');
+  const q = bench.queries[3].text;
+  fs.writeFileSync(file, text.replace(JSON.stringify(q), JSON.stringify(q.slice(0, -1) + (q.endsWith('x') ? 'y' : 'x'))));
+  const e = await rejects(() => loadBenchmark(file, sample), 'CACHE_MISMATCH', file);
+  assert.match(e.message, new RegExp(`content hash [0-9a-f]{64} differs from [0-9a-f]{64}.*rebuild it: eo bench build --out ${dir} --sample$`));
+});
+
+test('byte flip in an HNSW index: CACHE_MISMATCH naming the file and both hashes (or rebuilt, the default)', async () => {
+  const dir = tmp('hnsw');
+  const dim = 8;
+  const matrix = new Float32Array(50 * dim).map((_, i) => Math.sin(i * 1.7));
+  const idx = hnswCached({ matrix, dim, key: 'k', cacheDir: dir });
+  const file = filesUnder(dir).find((f) => f.endsWith('.hnsw'))!;
+  flipByte(path.join(dir, file), 0.6);
+  const e = await rejects(() => hnswCached({ matrix, dim, key: 'k', cacheDir: dir, onMismatch: 'error' }), 'CACHE_MISMATCH', path.join(dir, file));
+  assert.match(e.message, /content hash [0-9a-f]{64} differs from [0-9a-f]{64}/);
+  const again = hnswCached({ matrix, dim, key: 'k', cacheDir: dir });
+  assert.is(again.meta.sha256, idx.meta.sha256, 'rebuilt to the same bytes');
+  assertNoTemp(dir);
+});
+
+test('a flipped digit of a stored α is never read: the record is recomputed to the true α', async () => {
+  const dir = tmp('alpha');
+  const lexical = bm25Scorer(buildBm25(toyCorpus));
+  const first = await fusionAlpha({ corpus: toyCorpus, train: toySplits.train, semantic: toySemantic(), lexical, dir });
+  const text = fs.readFileSync(first.file, 'utf8');
+  const alphaText = JSON.stringify(first.record.alpha);
+  const wrong = first.record.alpha > 0.5 ? first.record.alpha - 0.3 : first.record.alpha + 0.3;
+  fs.writeFileSync(first.file, text.replace(`"alpha": ${alphaText}`, `"alpha": ${JSON.stringify(wrong)}`));
+  assert.ok(fs.readFileSync(first.file, 'utf8').includes(JSON.stringify(wrong)), 'the record was changed');
+  const again = await fusionAlpha({ corpus: toyCorpus, train: toySplits.train, semantic: toySemantic(), lexical, dir });
+  assert.is(again.reused, false);
+  assert.is(again.record.alpha, first.record.alpha);
+});
+
+test('caches written before hashes were recorded are never trusted: BM25 and embeddings rebuilt, a benchmark refused with the command', async () => {
+  const dir = tmp('legacy');
+  const bm = loadOrBuildBm25(sample, { cacheDir: dir });
+  const p = bm25CachePaths(dir, bm.key);
+  const meta = JSON.parse(fs.readFileSync(p.meta, 'utf8'));
+  delete meta.sha256;
+  fs.writeFileSync(p.meta, JSON.stringify(meta));
+  flipByte(p.bin); // a legacy cache could hold anything: it must not be read
+  assert.ok(loadOrBuildBm25(sample, { cacheDir: dir }).lunrIndex, 'rebuilt, not read');
+  assert.ok(JSON.parse(fs.readFileSync(p.meta, 'utf8')).sha256, 'and now records its hash');
+
+  const enc = fakeEncoder(16);
+  const texts = ['a b', 'c d', 'e f'];
+  await embedCorpusCached({ encoder: enc, texts, key: 'corp', cacheDir: dir });
+  const ep = embeddingCachePaths(dir, enc.id, 'corp', hashTexts(texts));
+  const em = JSON.parse(fs.readFileSync(ep.meta, 'utf8'));
+  delete em.sha256;
+  fs.writeFileSync(ep.meta, JSON.stringify(em));
+  fs.writeFileSync(ep.data, Buffer.alloc(fs.statSync(ep.data).size, 0x7f)); // same size, other bytes
+  const m = await embedCorpusCached({ encoder: enc, texts, key: 'corp', cacheDir: dir });
+  assert.equal(Array.from(m), Array.from(await embedCorpusCached({ encoder: enc, texts, key: 'corp', noCache: true })), 're-embedded, not read');
+
+  const file = path.join(dir, 'benchmark.json');
+  const bench = await buildBenchmark(sample, benchmarkSettings({ sample: true }));
+  fs.writeFileSync(file, JSON.stringify(bench, null, 2));
+  const e = await rejects(() => loadBenchmark(file, sample), 'CACHE_MISMATCH', file);
+  assert.match(e.message, /records no content hash .*rebuild it: eo bench build/);
+});
+
+test('eo cache verify: one line per cache file, ok / MISMATCH / STALE, naming the file', async () => {
+  const ck = tmp('verify');
+  const benchDir = path.join(ck, 'bench');
+  loadOrBuildBm25(sample, { cacheDir: path.join(ck, 'bm25') });
+  const enc = fakeEncoder(16);
+  await embedCorpusCached({ encoder: enc, texts: ['a', 'b'], key: 'corp', cacheDir: path.join(ck, 'embeddings') });
+  saveCheckpoint(path.join(ck, 'nnssc', 'x'), { kind: 'nnssc', config: {}, seed: 1, backend: 'js', dataHash: 'd', tensors: { w: { shape: [2], data: new Float32Array([1, 2]) } } });
+  saveBenchmark(path.join(benchDir, 'b', 'benchmark.json'), await buildBenchmark(sample, benchmarkSettings({ sample: true })));
+  const first = verifyCaches({ checkpointsDir: ck, benchDir });
+  assert.equal(first.map((c) => [c.kind, c.status]), [['bm25', 'ok'], ['embeddings', 'ok'], ['checkpoint', 'ok'], ['benchmark', 'ok']]);
+  flipByte(path.join(ck, 'nnssc', 'x', 'weights.bin'));
+  const binFile = filesUnder(path.join(ck, 'bm25')).find((f) => f.endsWith('.bin'))!;
+  flipByte(path.join(ck, 'bm25', binFile));
+  const embMeta = path.join(ck, 'embeddings', filesUnder(path.join(ck, 'embeddings')).find((f) => f.endsWith('.json'))!);
+  const m = JSON.parse(fs.readFileSync(embMeta, 'utf8'));
+  delete m.sha256;
+  fs.writeFileSync(embMeta, JSON.stringify(m));
+  const second = verifyCaches({ checkpointsDir: ck, benchDir });
+  assert.equal(second.map((c) => [c.kind, c.status]), [['bm25', 'mismatch'], ['embeddings', 'stale'], ['checkpoint', 'mismatch'], ['benchmark', 'ok']]);
+  const lines = second.map(formatCacheCheck);
+  assert.match(lines[0], /^MISMATCH\tbm25\t.*bm25-[0-9a-f]+\.json\t[\d.]+ ms\t\[CACHE_MISMATCH\] .*\.bin: content hash .* eo cache rebuild bm25/);
+  assert.match(lines[1], /^STALE\tembeddings\t/);
+  assert.match(lines[2], /^MISMATCH\tcheckpoint\t.*weights\.bin: SHA-256 .*npm start -- --only 04-nnssc/);
+  assert.match(lines[3], /^ok\tbenchmark\t/);
+});
+
+test('eo cache rebuild bm25 --sample rebuilds the index a CACHE_MISMATCH names; eo cache verify then calls it ok; bad usage exits 2', () => {
+  const EO = path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js');
+  const eo = (...args: string[]) => spawnSync(process.execPath, [EO, ...args], { cwd: repoRoot(), encoding: 'utf8', timeout: 120_000 });
+  const p = bm25CachePaths(path.join(repoRoot(), 'checkpoints', 'bm25'), bm25CacheKey(sample));
+  if (fs.existsSync(p.bin)) flipByte(p.bin); // a damaged index (or none yet): the command must leave a good one
+  const r = eo('cache', 'rebuild', 'bm25', '--sample');
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`^rebuilt bm25 checkpoints/bm25/${path.basename(p.meta).replace('.', '\\.')} \\(200 datasets, [\\d.]+ s\\)$`, 'm'));
+  loadOrBuildBm25(sample); // accepted by the loader
+  const v = eo('cache', 'verify');
+  assert.match(v.stdout, new RegExp(`^ok\\tbm25\\tcheckpoints/bm25/${path.basename(p.meta).replace('.', '\\.')}\\t`, 'm'));
+  assert.match(v.stdout, /^\d+ cache files checked in \d+ ms: \d+ ok, \d+ stale, \d+ damaged$/m);
+  const bad = eo('cache', 'rebuild', 'everything');
+  assert.is(bad.status, 2);
+  assert.match(bad.stderr, /\[INVALID_ARGUMENT\] eo cache rebuild needs bm25, embeddings or all \(got "everything"\)/);
+  assert.is(eo('cache', 'verify', '--bogus').status, 2);
+});
+
+// ------------------------------------------------------------------------------------------ truncated gzip inputs
+
+/** The sample snapshot gzipped into a temp folder, with `damage` applied to one file's bytes. */
+function gzSnapshot(stem: 'datasets' | 'links' | 'publications', damage: (gz: Buffer) => Buffer): string {
+  const dir = tmp('gz');
+  for (const s of ['datasets', 'publications', 'links']) {
+    const gz = zlib.gzipSync(fs.readFileSync(path.join(sample.origin, `${s}.jsonl`)));
+    fs.writeFileSync(path.join(dir, `${s}.jsonl.gz`), s === stem ? damage(gz) : gz);
+  }
+  return dir;
+}
+
+test('truncated, non-gzip or corrupt .jsonl.gz inputs: DATA_PARSE naming the file and the cause', async () => {
+  const whole = gzSnapshot('datasets', (gz) => gz);
+  assert.is(loadSnapshot({ dir: whole }).datasets.length, sample.datasets.length, 'an undamaged copy loads');
+  const cases: ['datasets' | 'links' | 'publications', (gz: Buffer) => Buffer, RegExp][] = [
+    ['datasets', (gz) => gz.subarray(0, Math.floor(gz.length / 2)), /cannot read \(unexpected end of file\): the gzip file is truncated; replace it/],
+    ['links', () => Buffer.from('{"publicationId":"p","datasetId":"d"}\n'), /cannot read \(incorrect header check\): not a gzip file/],
+    ['publications', (gz) => gz.subarray(0, gz.length - 6), /truncated/],
+    ['datasets', (gz) => {
+      const b = Buffer.from(gz);
+      for (let i = 40; i < 60; i++) b[i] ^= 0xff;
+      return b;
+    }, /the gzip (data is corrupt|file is truncated)/],
+  ];
+  for (const [stem, damage, cause] of cases) {
+    const dir = gzSnapshot(stem, damage);
+    const file = path.join(dir, `${stem}.jsonl.gz`);
+    const e = await rejects(() => loadSnapshot({ dir }), 'DATA_PARSE', `${file}: cannot read (`);
+    assert.match(e.message, cause);
+  }
+});
+
+// ---------------------------------------------------------------------------------------- torn append-only logs
+
+test('a log written by a process killed with SIGKILL mid-append keeps whole lines; at most the last is torn, skipped and repaired', async () => {
+  const dir = tmp('kill');
+  const file = path.join(dir, 'log.jsonl');
+  const fsJs = path.join(repoRoot(), 'dist', 'lib', 'util', 'fs.js');
+  const child = spawn(process.execPath, ['-e', `
+    const { appendLineWhole } = require(${JSON.stringify(fsJs)});
+    const pad = 'z'.repeat(256 * 1024);
+    for (let i = 0; ; i++) { appendLineWhole(${JSON.stringify(file)}, JSON.stringify({ key: 'k' + i, pad })); if (i === 3) process.stdout.write('go\\n'); }
+  `], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+  await new Promise((r) => setTimeout(r, 150));
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+  const warnings: string[] = [];
+  const log = openKeyedJsonlLog<{ key: string }>(file, {
+    validate: (v) => v as { key: string }, keyOf: (v) => v.key, log: (l) => warnings.push(l),
+  });
+  assert.ok(log.size() >= 4, `${log.size()} whole lines`);
+  const keys = log.records().map((r) => r.key);
+  assert.equal(keys, keys.map((_, i) => `k${i}`), 'every line before the last is whole and in order');
+  assert.ok(log.skipped().length <= 1 && log.skipped().every((s) => s.reason === 'torn last line'), JSON.stringify(log.skipped()));
+  log.append({ key: 'after' });
+  const again = openKeyedJsonlLog<{ key: string }>(file, { validate: (v) => v as { key: string }, keyOf: (v) => v.key, log: () => assert.unreachable('repaired') });
+  assert.is(again.records().at(-1)!.key, 'after');
+  assertNoTemp(dir);
+});
+
+test('batch log with a corrupt line, an event of an unknown submission and a torn last line: all skipped and reported, the rest read', () => {
+  const dir = tmp('batch');
+  const file = path.join(dir, 'records.jsonl.batches.jsonl');
+  const intent = { type: 'intent', sid: 's1', configId: 'c', api: 'openai', attempt: 1, at: '2026-01-01T00:00:00Z', keys: ['k1'], requests: [{}], stages: [null] };
+  fs.writeFileSync(file, [
+    JSON.stringify(intent),
+    '{"type":"submitted","sid":"s1","batchId":"b-1"',
+    JSON.stringify({ type: 'uploaded', sid: 's1', fileId: 'f-1' }),
+    JSON.stringify({ type: 'ended', sid: 'zz', status: 'completed' }),
+    '{"type":"ended","sid":"s1","sta',
+  ].join('\n'));
+  const warnings: string[] = [];
+  const r = readBatchLogChecked(file, { log: (l) => warnings.push(l) });
+  assert.is(r.submissions.length, 1);
+  assert.is(r.submissions[0].fileId, 'f-1');
+  assert.is(r.submissions[0].batchId, null, 'the corrupt event is not read as one');
+  assert.equal(r.skipped.map((s) => s.line), [2, 4, 5]);
+  assert.match(r.skipped[1].reason, /unknown submission zz/);
+  assert.match(r.skipped[2].reason, /torn last line/);
+  assert.is(warnings.length, 3);
+  assert.ok(warnings.every((w) => w.includes(file)), warnings.join('\n'));
+});
+
+test('record store: a corrupt line in the middle and a torn last line are skipped and listed, never a crash', () => {
+  const dir = tmp('store');
+  const file = path.join(dir, 'records.jsonl');
+  const rec = (key: string) => JSON.stringify({
+    v: 1, key, configId: 'x', provider: 'openai', requestedModel: 'm',
+    request: { messages: [{ role: 'user', content: key }], tools: [], temperature: 0, maxTokens: null, sample: 0 },
+    response: { text: key, toolCalls: [], stopReason: 'stop', model: 'm', usage: { inputTokens: 1, outputTokens: 1 }, raw: null },
+    costUsd: 0, latencyMs: 1, timestamp: '2026-01-01T00:00:00Z',
+  });
+  const flipped = rec('b').replace('"key":"b"', '"key":"b"\u0000').replace('{', '{{');
+  fs.writeFileSync(file, [rec('a'), flipped, rec('c'), rec('d').slice(0, 40)].join('\n'));
+  const warnings: string[] = [];
+  const s = openRecordStore(file, { log: (l) => warnings.push(l) });
+  assert.equal(s.records().map((r) => r.key), ['a', 'c']);
+  assert.equal(s.skipped().map((x) => x.line), [2, 4]);
+  assert.ok(warnings.length === 2 && warnings.every((w) => w.includes(file)), warnings.join('\n'));
+});
+
+test.after(() => {
+  setWriteFaultForTests(null);
+  for (const d of made) {
+    unmount(d);
+    fs.rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test.run();
