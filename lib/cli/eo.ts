@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `eo` command. Thin: parses flags and calls the same library functions the notebooks call.
- *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--sample] [--data DIR]
+ *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
  *   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations cites,...] [--out DIR] [--sample]
  *   eo eval --run FILE --qrels FILE [--depth 100] [--json]
  *   eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json]
@@ -26,13 +26,14 @@ import { METRIC_NAMES, type MetricRow } from '../metrics/types';
 import { parseEncoderName } from '../encode/registry';
 import { searchBatch } from '../search/batch';
 import { loadSearchEngine } from '../search/engine';
+import { describeRepair } from '../search/repair';
 import { search } from '../search/search';
 import type { SearchEngine } from '../search/types';
 import { fusionFlag, LLM_USAGE, nnsscTopMFlag, SERVE_USAGE } from './usage';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 
 const USAGE = `usage:
-  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--sample] [--data DIR]
+  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
   eo eval --run FILE --qrels FILE [--depth 100] [--json]
   eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json] [--sample] [--data DIR]
@@ -131,6 +132,7 @@ async function main(rawArgv: string[]): Promise<void> {
       relations: { type: 'string' }, out: { type: 'string' }, run: { type: 'string' }, qrels: { type: 'string' },
       depth: { type: 'string' }, system: { type: 'string' }, split: { type: 'string' }, bench: { type: 'string' },
       fusion: { type: 'string' }, alpha: { type: 'string' }, semantic: { type: 'string' }, 'nnssc-top-m': { type: 'string' },
+      'no-repair': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -148,7 +150,9 @@ async function main(rawArgv: string[]): Promise<void> {
     const corpus = load();
     const engine = await engineFor(values.retriever ?? 'best', corpus, values);
     try {
-      const res = await search(engine, query, { k });
+      const res = await search(engine, query, { k, repair: !values['no-repair'] });
+      // the page's "showing results for …" line, on stderr so that stdout stays the results
+      if (res.repair) process.stderr.write(`${describeRepair(res.repair, query)}${res.repair.repaired !== res.repair.original ? ' (--no-repair)' : ''}\n`);
       if (values.json) {
         process.stdout.write(JSON.stringify(res, null, 2) + '\n');
       } else {

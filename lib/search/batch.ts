@@ -3,6 +3,7 @@ import type { EmbedProgress } from '../encode/types';
 import { fuseScoreVectors, type FusionSpec } from '../fuse/scorer';
 import type { Run } from '../metrics/types';
 import { runFromScores, type CorpusScorer, type ScoredRun } from '../retrieve/scorers';
+import { loadRepairVocabulary, repairQuery, type RepairVocabulary } from './repair';
 import { retrievalQueryText } from './text';
 import type { SearchEngine } from './types';
 
@@ -13,11 +14,15 @@ export interface BatchQuery {
 
 /**
  * Retrieve step for many queries with one scorer: every query goes through `retrievalQueryText` (the one rule),
- * then the scorer scores the whole corpus. Returns the top-`depth` run (default 100) and the full score vectors
- * (aligned with `queries`), kept for fusion.
+ * then (with `repair`, default none) `repairQuery`; then the scorer scores the whole corpus. Returns the top-`depth` run
+ * (default 100) and the full score vectors (aligned with `queries`), kept for fusion.
  */
-export async function retrieveBatch(scorer: CorpusScorer, queries: readonly BatchQuery[], corpus: Corpus, opts: { depth?: number; onProgress?: EmbedProgress } = {}): Promise<ScoredRun> {
-  const scores = await scorer.scoreBatch(queries.map((q) => retrievalQueryText(q.text)), opts.onProgress);
+export async function retrieveBatch(scorer: CorpusScorer, queries: readonly BatchQuery[], corpus: Corpus, opts: { depth?: number; onProgress?: EmbedProgress; repair?: RepairVocabulary | null } = {}): Promise<ScoredRun> {
+  const text = (q: BatchQuery) => {
+    const t = retrievalQueryText(q.text);
+    return opts.repair ? (repairQuery(t, opts.repair)?.repaired ?? t) : t;
+  };
+  const scores = await scorer.scoreBatch(queries.map(text), opts.onProgress);
   return { run: runFromScores(queries.map((q) => q.id), scores, corpus, opts.depth ?? 100), scores };
 }
 
@@ -36,12 +41,14 @@ export interface BatchResult extends ScoredRun {
 /**
  * The search path for a batch of queries (evaluation runs, rerank backbones): retrieve with each of the engine's
  * scorers, fuse as the engine says. No routing (benchmark queries ask for datasets) and no zero-score filtering:
- * runs keep their full depth, as trec_eval expects.
+ * runs keep their full depth, as trec_eval expects. `repair` (default false, so published runs stay as they are)
+ * repairs each query as `search` does.
  */
-export async function searchBatch(engine: SearchEngine, queries: readonly BatchQuery[], opts: { depth?: number; onProgress?: EmbedProgress } = {}): Promise<BatchResult> {
+export async function searchBatch(engine: SearchEngine, queries: readonly BatchQuery[], opts: { depth?: number; onProgress?: EmbedProgress; repair?: boolean } = {}): Promise<BatchResult> {
   const depth = opts.depth ?? 100;
-  const lex = engine.lexical ? await retrieveBatch(engine.lexical, queries, engine.corpus, { depth, onProgress: engine.semantic ? undefined : opts.onProgress }) : null;
-  const sem = engine.semantic ? await retrieveBatch(engine.semantic, queries, engine.corpus, { depth, onProgress: opts.onProgress }) : null;
+  const repair = opts.repair ? loadRepairVocabulary(engine.corpus) : null;
+  const lex = engine.lexical ? await retrieveBatch(engine.lexical, queries, engine.corpus, { depth, repair, onProgress: engine.semantic ? undefined : opts.onProgress }) : null;
+  const sem = engine.semantic ? await retrieveBatch(engine.semantic, queries, engine.corpus, { depth, repair, onProgress: opts.onProgress }) : null;
   if (lex && sem) {
     const fused = fuseBatch(engine.fusion.spec!, queries, sem.scores, lex.scores, engine.corpus, depth);
     return { ...fused, lexical: lex.scores, semantic: sem.scores };

@@ -9,3 +9,4 @@ export * from './backbone';
 export * from './experiment';
 export * from './study';
 export * from './self-supervised';
+export * from './repair';

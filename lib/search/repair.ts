@@ -1,0 +1,684 @@
+/**
+ * Query repair: what a user types is mended before retrieval, and the answer says so ("showing results for …,
+ * search instead for …").
+ *   - spelling: a token the corpus does not know is corrected to the most frequent known token within a small
+ *     Damerau–Levenshtein distance (candidates from a SymSpell-style deletes index, never a scan of the vocabulary);
+ *   - split / join: "landsurface" → "land surface", "land sat" → "landsat" (both parts, or the whole, known);
+ *   - abbreviations ("temp", "precip", "sst", "ndvi"… from `data/repair.json`) and acronyms found in the corpus
+ *     ("Land Surface Temperature (LST)") and GCMD keywords: the token stays and its expansion is added after it;
+ *   - another language (French, Spanish, German, Portuguese, Italian by function words and diacritics; CJK,
+ *     Cyrillic, Arabic by script): a note that the corpus is English; the query is then searched as typed.
+ * Left alone: words with digits or joined by `-_./` (MOD11A2, L3, 2015, OCO-2), identifiers of the corpus (any
+ * token of a platform, instrument, project, short name or DAAC, any case), tokens of fewer than `minLetters`
+ * letters, English function words, and known words (their inflections included).
+ *
+ * The vocabulary comes from the datasets' fields (longName, shortName, keywords, platforms, instruments, projects,
+ * abstract), with token frequencies, plus the GCMD keyword file beside the corpus, `vocabulary.json` and the
+ * router's gazetteer (place names); it is built once per corpus object (`loadRepairVocabulary`).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Corpus } from '../data/types';
+import { EoError } from '../errors';
+import { loadGazetteer } from '../router/gazetteer';
+import { loadGcmdKeywords } from '../router/variables';
+import { packageFile } from '../util/paths';
+import { readVocabularyGroups } from './expand';
+
+/** Why a query token changed. */
+export type RepairReason = 'spelling' | 'split' | 'join' | 'abbreviation' | 'acronym';
+
+/** One change of a query. */
+export interface RepairChange {
+  /** The query text that changed (one token, or two for a join). */
+  from: string;
+  /**
+   * What it became (`spelling`, `split`, `join`); for `abbreviation` and `acronym` the words added after `from`,
+   * which stays in the query.
+   */
+  to: string;
+  reason: RepairReason;
+  /** Edit distance of a spelling correction. */
+  distance?: number;
+  /** Where an expansion comes from: `repair.json`, `corpus` (a long name or abstract) or `gcmd`. */
+  source?: string;
+}
+
+/** What `repairQuery` did to a query. */
+export interface QueryRepair {
+  /** The text before repair. */
+  original: string;
+  /** The text after repair (equal to `original` when only a note is given). */
+  repaired: string;
+  changes: RepairChange[];
+  /** Set when the query looks written in another language: the corpus is English. */
+  note?: string;
+  /** The language detected (`fr`, `es`, `de`, `pt`, `it`, `cjk`, `cyrillic`, `arabic`), with `note`. */
+  language?: string;
+}
+
+/** Thresholds of query repair. Every field has a default. */
+export interface RepairOptions {
+  /** A token is known when it occurs at least this often in the corpus fields. Default 2 (once may be a typo). */
+  minKnownFrequency?: number;
+  /** A correction, split part or join must occur at least this often. Default 3. */
+  minTargetFrequency?: number;
+  /** ... and at least this many times as often as the token it replaces. Default 10. */
+  targetRatio?: number;
+  /** Tokens with fewer letters are never corrected. Default 4. */
+  minLetters?: number;
+  /** Tokens of at least this many letters may be corrected by 2 edits; shorter ones by 1. Default 8. */
+  twoEditsFrom?: number;
+  /**
+   * Frequency weight of the edit distance: a candidate's cost is `distance − w · log10(frequency)`, so among
+   * candidates within the allowed edits the nearest wins unless another is far more frequent (w = 0.5: 100 times as
+   * frequent buys one edit). Default 0.5.
+   */
+  frequencyWeight?: number;
+  /** An acronym found in the corpus needs this many occurrences with the same expansion. Default 2. */
+  minAcronymCount?: number;
+  /**
+   * GCMD science keywords CSV; `null`: none. Default: `gcmd-sciencekeywords.csv` in the corpus's folder
+   * (`corpus.origin`) or the folder above it (the sample snapshot lies inside the full one); none when neither has it.
+   */
+  gcmdFile?: string | null;
+}
+
+/** Resolved options (every default filled in). */
+export type ResolvedRepairOptions = Required<Omit<RepairOptions, 'gcmdFile'>>;
+
+const DEFAULTS: ResolvedRepairOptions = {
+  minKnownFrequency: 2, minTargetFrequency: 3, targetRatio: 10, minLetters: 4, twoEditsFrom: 8, frequencyWeight: 0.5, minAcronymCount: 2,
+};
+
+/** The corpus's vocabulary for repair. */
+export interface RepairVocabulary {
+  /** Lower-case token → occurrences in the datasets' fields (dictionary words count `minTargetFrequency` each). */
+  frequency: Map<string, number>;
+  /** Lower-case token → occurrences written in capitals (tells acronyms from words: "LST" vs "ice"). */
+  capitals: Map<string, number>;
+  /** Lower-case tokens of platforms, instruments, projects, short names and DAACs (never corrected). */
+  identifiers: Set<string>;
+  /**
+   * SymSpell deletes index, sorted: `hash · 2^20 + t` for every deletion variant (hashed) of the first `PREFIX`
+   * letters of correction target `targets[t]`.
+   */
+  deletes: Float64Array;
+  /** Correction targets: known letter-only tokens, in the order the index numbers them. */
+  targets: string[];
+  /** Lower-case abbreviation → expansion (`repair.json`). */
+  abbreviations: Map<string, string>;
+  /** Lower-case acronym → its most frequent expansion in the corpus / GCMD. */
+  acronyms: Map<string, { expansion: string; source: 'corpus' | 'gcmd' }>;
+  /** English function words. */
+  english: Set<string>;
+  /** Other languages' function words (English ones removed) and diacritics. */
+  languages: { code: string; name: string; words: Set<string>; diacritics: string }[];
+  options: ResolvedRepairOptions;
+  /** The GCMD file read, or null. */
+  gcmdFile: string | null;
+  /** Milliseconds the build took, and per stage: `corpus` (tokens, identifiers, acronyms), `dictionary`, `deletes`. */
+  buildMs: number;
+  buildStages: Record<string, number>;
+}
+
+/** SymSpell's prefix length: deletes are indexed over a target's first letters only (corrections past them stay found). */
+const PREFIX = 7;
+
+interface RepairFile {
+  abbreviations: Record<string, string>;
+  functionWords: Record<string, string[]>;
+  diacritics: Record<string, string>;
+  languageNames: Record<string, string>;
+}
+
+/** The repair data file beside this module. */
+export function repairDataFile(): string {
+  return packageFile('search', 'data', 'repair.json');
+}
+
+/** Read and check `repair.json`. */
+export function readRepairData(file = repairDataFile()): RepairFile {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new EoError('DATA_PARSE', `${file}: cannot read repair data (${(e as Error).message})`, { file });
+  }
+  const obj = (f: string): Record<string, unknown> => {
+    const v = raw[f];
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new EoError('DATA_INVALID', `${file}: field "${f}" must be an object`, { file, field: f });
+    return v as Record<string, unknown>;
+  };
+  const abbreviations = obj('abbreviations');
+  for (const [k, v] of Object.entries(abbreviations))
+    if (typeof v !== 'string' || v.trim() === '' || k !== k.toLowerCase()) throw new EoError('DATA_INVALID', `${file}: abbreviations["${k}"] must be a lower-case key with a non-empty expansion`, { file, field: 'abbreviations' });
+  const functionWords = obj('functionWords');
+  if (!Array.isArray(functionWords.en)) throw new EoError('DATA_INVALID', `${file}: functionWords.en must be an array`, { file, field: 'functionWords' });
+  for (const [k, v] of Object.entries(functionWords))
+    if (!Array.isArray(v) || v.some((w) => typeof w !== 'string' || w !== w.toLowerCase())) throw new EoError('DATA_INVALID', `${file}: functionWords.${k} must be an array of lower-case words`, { file, field: 'functionWords' });
+  const diacritics = obj('diacritics');
+  const languageNames = obj('languageNames');
+  for (const k of Object.keys(functionWords))
+    if (k !== 'en' && (typeof diacritics[k] !== 'string' || typeof languageNames[k] !== 'string'))
+      throw new EoError('DATA_INVALID', `${file}: language "${k}" needs diacritics and languageNames entries`, { file, field: 'diacritics' });
+  return { abbreviations, functionWords, diacritics, languageNames } as RepairFile;
+}
+
+/** The GCMD keyword file of a corpus: in its folder, or the folder above (see `RepairOptions.gcmdFile`). */
+export function corpusGcmdFile(corpus: Pick<Corpus, 'origin'>): string | null {
+  for (const dir of [corpus.origin, path.dirname(corpus.origin)]) {
+    const f = path.join(dir, 'gcmd-sciencekeywords.csv');
+    if (fs.existsSync(f)) return f;
+  }
+  return null;
+}
+
+const isWordCode = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || (c > 127 && c !== 160 && c !== 0x2019 && c !== 0x2013 && c !== 0x2014);
+
+/**
+ * Token counts by lower-case token, as an open-addressing hash table keyed by the characters in place: counting the
+ * ~2 million tokens of the corpus's fields this way (no substring per occurrence) is what keeps the build small at
+ * service start-up.
+ */
+class TokenCounter {
+  private mask: number;
+  private keys: (string | undefined)[];
+  private hashes: Int32Array;
+  counts: Float64Array;
+  capitals: Float64Array;
+  size = 0;
+  constructor(bits = 16) {
+    this.mask = (1 << bits) - 1;
+    this.keys = new Array(1 << bits);
+    this.hashes = new Int32Array(1 << bits);
+    this.counts = new Float64Array(1 << bits);
+    this.capitals = new Float64Array(1 << bits);
+  }
+
+  private grow(): void {
+    const { keys, counts, capitals } = this;
+    const bits = Math.log2(this.mask + 1) + 1;
+    this.mask = (1 << bits) - 1;
+    this.keys = new Array(1 << bits);
+    this.hashes = new Int32Array(1 << bits);
+    this.counts = new Float64Array(1 << bits);
+    this.capitals = new Float64Array(1 << bits);
+    this.size = 0;
+    keys.forEach((k, i) => {
+      if (k !== undefined) this.addKey(k, counts[i], capitals[i]);
+    });
+  }
+
+  private static hashOf(k: string): number {
+    let h = 0x811c9dc5 | 0;
+    for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k.charCodeAt(i), 0x01000193);
+    return h;
+  }
+
+  /** Add `n` occurrences (`caps` of them in capitals) of a lower-case key. */
+  addKey(k: string, n: number, caps: number): void {
+    const h = TokenCounter.hashOf(k);
+    let slot = h & this.mask;
+    while (this.keys[slot] !== undefined && !(this.hashes[slot] === h && this.keys[slot] === k)) slot = (slot + 1) & this.mask;
+    this.place(slot, h, k, n, caps);
+  }
+
+  private place(slot: number, h: number, k: string, n: number, caps: number): void {
+    if (this.keys[slot] === undefined) {
+      this.keys[slot] = k;
+      this.hashes[slot] = h;
+      if (++this.size * 2 > this.mask) {
+        const key = this.keys[slot]!;
+        const c0 = this.counts[slot];
+        const p0 = this.capitals[slot];
+        this.counts[slot] = this.capitals[slot] = 0;
+        this.keys[slot] = undefined;
+        this.size--;
+        this.grow();
+        this.addKey(key, c0 + n, p0 + caps);
+        return;
+      }
+    }
+    this.counts[slot] += n;
+    this.capitals[slot] += caps;
+  }
+
+  /** Count the tokens of `s` (runs of letters and digits), lower-cased; all-capital ones of 2+ letters as capitals too. */
+  addText(s: string, weight = 1): void {
+    let start = -1;
+    let upper = 0;
+    let lower = 0;
+    let ascii = true;
+    let h = 0;
+    for (let i = 0; i <= s.length; i++) {
+      let c = i < s.length ? s.charCodeAt(i) : 32;
+      if (isWordCode(c)) {
+        if (start < 0) {
+          start = i;
+          upper = lower = 0;
+          ascii = true;
+          h = 0x811c9dc5 | 0;
+        }
+        if (c >= 65 && c <= 90) {
+          upper++;
+          c += 32;
+        } else if (c >= 97 && c <= 122) lower++;
+        else if (c > 127) ascii = false;
+        h = Math.imul(h ^ c, 0x01000193);
+      } else if (start >= 0) {
+        const caps = upper >= 2 && lower === 0 ? weight : 0;
+        if (!ascii) this.addKey(s.slice(start, i).toLowerCase(), weight, caps);
+        else {
+          let slot = h & this.mask;
+          const len = i - start;
+          for (;;) {
+            const k = this.keys[slot];
+            if (k === undefined) break;
+            if (this.hashes[slot] === h && k.length === len) {
+              let j = 0;
+              for (; j < len; j++) {
+                let c2 = s.charCodeAt(start + j);
+                if (c2 >= 65 && c2 <= 90) c2 += 32;
+                if (c2 !== k.charCodeAt(j)) break;
+              }
+              if (j === len) break;
+            }
+            slot = (slot + 1) & this.mask;
+          }
+          if (this.keys[slot] !== undefined) {
+            this.counts[slot] += weight;
+            this.capitals[slot] += caps;
+          } else this.place(slot, h, s.slice(start, i).toLowerCase(), weight, caps);
+        }
+        start = -1;
+      }
+    }
+  }
+
+  /** Every key with its count and capitals. */
+  *entries(): IterableIterator<[string, number, number]> {
+    for (let i = 0; i < this.keys.length; i++) if (this.keys[i] !== undefined) yield [this.keys[i]!, this.counts[i], this.capitals[i]];
+  }
+}
+
+/** Lower-case tokens of an identifier field ("NOAA-20" → noaa-20, noaa, 20). */
+function identifierTokens(s: string): string[] {
+  const whole = s.toLowerCase().trim();
+  return [whole, ...whole.split(/[^\p{L}\p{N}]+/u)].filter((t) => t !== '');
+}
+
+/** Words skipped inside an acronym's expansion ("Moderate Resolution Imaging Spectroradiometer", "Top of Atmosphere"). */
+const ACRONYM_GLUE = new Set(['of', 'and', 'the', 'for', 'in', 'on', 'at', 'to', 'a', 'an', '&', 'from', 'by', 'with']);
+
+/**
+ * Acronyms defined in a text: "Expansion Words (ACR)" where the acronym's letters are the initials of the words
+ * before it (glue words such as "of" and "and" may sit between). Calls `add(acronym, expansion)`, both lower case.
+ */
+export function findAcronymDefinitions(text: string, add: (acronym: string, expansion: string) => void): void {
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf('(', from);
+    if (open < 0) return;
+    from = open + 1;
+    const close = text.indexOf(')', open);
+    if (close < 0 || close - open > 12 || close - open < 3) continue;
+    const acr = text.slice(open + 1, close);
+    if (!/^[A-Za-z][A-Za-z-]{1,9}$/.test(acr)) continue;
+    const alpha = acr.replace(/-/g, '');
+    const uppers = alpha.replace(/[^A-Z]/g, '');
+    if (uppers.length < 2) continue;
+    const letters = (uppers.length === alpha.length ? alpha : uppers).toLowerCase();
+    // walk back over the words before "(": each must start with the acronym's next letter (from its end) or be glue
+    let li = letters.length - 1;
+    let end = open;
+    const span: string[] = [];
+    while (li >= 0 && span.length < letters.length + 4) {
+      while (end > 0 && (text[end - 1] === ' ' || text[end - 1] === '-' || text[end - 1] === '/')) end--;
+      let b = end;
+      while (b > 0 && /[A-Za-z]/.test(text[b - 1])) b--;
+      if (b === end || (b > 0 && !/[\s\-/]/.test(text[b - 1]))) break; // not a plain word (digits, punctuation)
+      const w = text.slice(b, end).toLowerCase();
+      if (w[0] === letters[li]) {
+        span.unshift(w);
+        li--;
+      } else if (ACRONYM_GLUE.has(w) && span.length > 0) span.unshift(w);
+      else break;
+      end = b;
+    }
+    if (li < 0 && span.length >= 2) add(letters, span.join(' '));
+  }
+}
+
+/**
+ * FNV-1a hashes of the strings made from `w` by deleting up to `d` characters (`w` itself included), computed over
+ * the kept characters without building the strings. Equal strings give equal hashes; a collision only adds a
+ * candidate, which the edit distance then rejects.
+ */
+function deleteHashes(w: string, d: number, out: number[]): number[] {
+  const n = w.length;
+  const hashSkipping = (i: number, j: number) => {
+    let h = 0x811c9dc5 | 0;
+    for (let k = 0; k < n; k++) if (k !== i && k !== j) h = Math.imul(h ^ w.charCodeAt(k), 0x01000193);
+    return h >>> 0;
+  };
+  out.push(hashSkipping(-1, -1));
+  if (d >= 1 && n > 1) for (let i = 0; i < n; i++) out.push(hashSkipping(i, -1));
+  if (d >= 2 && n > 2) for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) out.push(hashSkipping(i, j));
+  return out;
+}
+
+/** 2^20: a deletes-index entry is `hash · 2^20 + target`, exact in a double (32 + 20 bits). */
+const TARGET_SLOTS = 1 << 20;
+
+/** Optimal-string-alignment Damerau–Levenshtein distance, or `max + 1` once it must exceed `max`. */
+export function damerauLevenshtein(a: string, b: string, max = Infinity): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const n = b.length;
+  let prev2 = new Array<number>(n + 1).fill(0);
+  let prev = Array.from({ length: n + 1 }, (_, j) => j);
+  let cur = new Array<number>(n + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    cur[0] = i;
+    let rowMin = i;
+    for (let j = 1; j <= n; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, prev2[j - 2] + 1);
+      cur[j] = v;
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > max) return max + 1;
+    [prev2, prev, cur] = [prev, cur, prev2];
+  }
+  return prev[n];
+}
+
+/**
+ * Build the repair vocabulary of a corpus (see the module comment). Deterministic; `buildMs` records its cost.
+ * Prefer `loadRepairVocabulary`, which builds it once per corpus object.
+ */
+export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'>, opts: RepairOptions = {}): RepairVocabulary {
+  const t0 = performance.now();
+  const o: ResolvedRepairOptions = { ...DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([k, v]) => v !== undefined && k !== 'gcmdFile')) };
+  for (const [k, v] of Object.entries(o))
+    if (!(typeof v === 'number' && v >= 0 && Number.isFinite(v))) throw new EoError('INVALID_ARGUMENT', `repair option ${k} must be a number >= 0 (got ${v})`, { field: k });
+  const data = readRepairData();
+  const counter = new TokenCounter();
+  const identifiers = new Set<string>();
+  const acronymCounts = new Map<string, Map<string, number>>();
+  const addAcronym = (weight: number) => (acr: string, exp: string) => {
+    let m = acronymCounts.get(acr);
+    if (!m) acronymCounts.set(acr, (m = new Map()));
+    m.set(exp, (m.get(exp) ?? 0) + weight);
+  };
+  const fromCorpus = addAcronym(1);
+  for (const d of corpus.datasets) {
+    counter.addText(d.longName);
+    counter.addText(d.abstract);
+    for (const k of d.keywords) counter.addText(k);
+    for (const field of [d.platforms, d.instruments, d.projects])
+      for (const v of field) {
+        counter.addText(v);
+        for (const t of identifierTokens(v)) identifiers.add(t);
+      }
+    if (d.shortName) {
+      counter.addText(d.shortName);
+      identifiers.add(d.shortName.toLowerCase()); // whole: its parts are words ("PRECIP_AMSRE_AQUA")
+    }
+    for (const t of identifierTokens(d.daac)) identifiers.add(t);
+    if (d.abstract.includes('(')) findAcronymDefinitions(d.abstract, fromCorpus);
+    if (d.longName.includes('(')) findAcronymDefinitions(d.longName, fromCorpus);
+  }
+  const t1 = performance.now();
+  // dictionary words (GCMD, vocabulary.json, place names) are known and may be targets whatever the corpus says
+  const dictionary = new TokenCounter(12);
+  const gcmdFile = opts.gcmdFile === undefined ? corpusGcmdFile(corpus) : opts.gcmdFile;
+  if (gcmdFile) {
+    const fromGcmd = addAcronym(o.minAcronymCount); // curated: one definition is enough
+    for (const k of loadGcmdKeywords(gcmdFile)) {
+      dictionary.addText(k.name);
+      if (k.name.includes('(')) findAcronymDefinitions(k.name, (a, e) => fromGcmd(a, `gcmd:${e}`));
+    }
+  }
+  for (const g of readVocabularyGroups()) {
+    for (const n of [...g.names, ...g.formulas]) dictionary.addText(n);
+    for (const ins of g.instruments) for (const t of identifierTokens(ins)) identifiers.add(t);
+  }
+  for (const p of loadGazetteer().places) for (const n of p.names) dictionary.addText(n);
+  const frequency = new Map<string, number>();
+  const capitals = new Map<string, number>();
+  for (const [w, n, caps] of counter.entries()) {
+    frequency.set(w, n);
+    if (caps > 0) capitals.set(w, caps);
+  }
+  for (const [w] of dictionary.entries()) frequency.set(w, (frequency.get(w) ?? 0) + o.minTargetFrequency);
+  const english = new Set(data.functionWords.en);
+  for (const w of english) if (!frequency.has(w)) frequency.set(w, o.minTargetFrequency);
+  const t2 = performance.now();
+  // the deletes index over correction targets
+  const targets: string[] = [];
+  let entries = new Float64Array(1 << 18);
+  let used = 0;
+  const hashes: number[] = [];
+  for (const [w, f] of frequency) {
+    if (f < o.minTargetFrequency || w.length < o.minLetters - 1 || !/^[a-z]+$/.test(w)) continue;
+    if (targets.length === TARGET_SLOTS) break;
+    hashes.length = 0;
+    // a query token of twoEditsFrom+ letters may be 2 edits from a target 2 letters shorter
+    deleteHashes(w.slice(0, PREFIX), w.length >= o.twoEditsFrom - 2 ? 2 : 1, hashes);
+    if (used + hashes.length > entries.length) {
+      const bigger = new Float64Array(entries.length * 2);
+      bigger.set(entries);
+      entries = bigger;
+    }
+    for (const h of hashes) entries[used++] = h * TARGET_SLOTS + targets.length;
+    targets.push(w);
+  }
+  const deletes = entries.slice(0, used).sort();
+  const t3 = performance.now();
+  const acronyms = new Map<string, { expansion: string; source: 'corpus' | 'gcmd' }>();
+  for (const [acr, m] of [...acronymCounts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const best = [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
+    if (best[1] < o.minAcronymCount || identifiers.has(acr)) continue;
+    const gcmd = best[0].startsWith('gcmd:');
+    acronyms.set(acr, { expansion: gcmd ? best[0].slice(5) : best[0], source: gcmd ? 'gcmd' : 'corpus' });
+  }
+  const languages = Object.keys(data.functionWords)
+    .filter((k) => k !== 'en')
+    .map((code) => ({ code, name: data.languageNames[code], words: new Set(data.functionWords[code].filter((w) => !english.has(w))), diacritics: data.diacritics[code] }));
+  return {
+    frequency, capitals, identifiers, deletes, targets, abbreviations: new Map(Object.entries(data.abbreviations)), acronyms, english, languages,
+    options: o, gcmdFile, buildMs: performance.now() - t0, buildStages: { corpus: t1 - t0, dictionary: t2 - t1, deletes: t3 - t2 },
+  };
+}
+
+const cache = new WeakMap<object, RepairVocabulary>();
+
+/** The repair vocabulary of a corpus with the default options, built on the first call per corpus object. */
+export function loadRepairVocabulary(corpus: Corpus): RepairVocabulary {
+  let v = cache.get(corpus);
+  if (!v) cache.set(corpus, (v = buildRepairVocabulary(corpus)));
+  return v;
+}
+
+/** Suffixes whose removal from an unknown token may give a known word ("retrievals" → "retrieval"). */
+const SUFFIXES = ['s', 'es', 'ies', 'ed', 'd', 'ing', 'ly', 'al', 'ally', 'er', 'ers', 'ic', 'ical', 'ity', 'ities', 'ion', 'ions', 'ation', 'ations', 'ment', 'ments', 'ness', 'ous', 'ive', 'ize', 'ized', 'izing', 'ise', 'ised', 'ising', 'an', 'ian', 'n'];
+
+function known(v: RepairVocabulary, w: string): boolean {
+  const k = v.options.minKnownFrequency;
+  if ((v.frequency.get(w) ?? 0) >= k) return true;
+  for (const s of SUFFIXES) {
+    if (!w.endsWith(s) || w.length - s.length < 3) continue;
+    const stem = w.slice(0, w.length - s.length);
+    if ((v.frequency.get(stem) ?? 0) >= k || (v.frequency.get(stem + 'e') ?? 0) >= k || (s === 'ies' && (v.frequency.get(stem + 'y') ?? 0) >= k)) return true;
+  }
+  return false;
+}
+
+/** The best correction of an unknown lower-case token, or null (see `RepairOptions.frequencyWeight`). */
+export function correctToken(v: RepairVocabulary, w: string): { to: string; distance: number } | null {
+  const o = v.options;
+  const maxD = w.length >= o.twoEditsFrom ? 2 : 1;
+  const minF = Math.max(o.minTargetFrequency, o.targetRatio * Math.max(1, v.frequency.get(w) ?? 0));
+  const seen = new Set<string>();
+  let best: { to: string; distance: number; cost: number; f: number } | null = null;
+  for (const h of deleteHashes(w.slice(0, PREFIX), maxD, [])) {
+    // the index's entries of hash h: [h · 2^20, (h + 1) · 2^20)
+    const lo = h * TARGET_SLOTS;
+    let a = 0;
+    let b = v.deletes.length;
+    while (a < b) {
+      const m = (a + b) >>> 1;
+      if (v.deletes[m] < lo) a = m + 1;
+      else b = m;
+    }
+    for (let e = a; e < v.deletes.length && v.deletes[e] < lo + TARGET_SLOTS; e++) {
+      const c = v.targets[v.deletes[e] - lo];
+      if (seen.has(c) || c === w) continue;
+      seen.add(c);
+      const f = v.frequency.get(c) ?? 0;
+      if (f < minF || c.length < o.minLetters) continue;
+      const d = damerauLevenshtein(w, c, maxD);
+      if (d > maxD) continue;
+      const cost = d - o.frequencyWeight * Math.log10(f);
+      if (!best || cost < best.cost || (cost === best.cost && c < best.to)) best = { to: c, distance: d, cost, f };
+    }
+  }
+  return best ? { to: best.to, distance: best.distance } : null;
+}
+
+/** "landsurface" → ["land", "surface"]: the split into two known parts (3+ letters each) whose rarer part is most frequent. */
+export function splitToken(v: RepairVocabulary, w: string): [string, string] | null {
+  const min = v.options.minTargetFrequency;
+  let best: { parts: [string, string]; f: number } | null = null;
+  for (let i = 3; i <= w.length - 3; i++) {
+    const a = w.slice(0, i);
+    const b = w.slice(i);
+    if (v.english.has(a) || v.english.has(b)) continue;
+    const f = Math.min(v.frequency.get(a) ?? 0, v.frequency.get(b) ?? 0);
+    if (f >= min && (!best || f > best.f)) best = { parts: [a, b], f };
+  }
+  return best?.parts ?? null;
+}
+
+/** Scripts whose text is noted as another language than English. */
+const SCRIPTS: { code: string; name: string; re: RegExp }[] = [
+  { code: 'cjk', name: 'Chinese, Japanese or Korean', re: /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u },
+  { code: 'cyrillic', name: 'a Cyrillic script', re: /\p{Script=Cyrillic}/u },
+  { code: 'arabic', name: 'Arabic', re: /\p{Script=Arabic}/u },
+];
+
+/**
+ * The language a query is mostly written in, when not English: more than half its letters in a CJK, Cyrillic or
+ * Arabic script; or at least 2 of its words (and at least 40% of them, and more than its English function words)
+ * are one language's function words or carry its diacritics. Null for English (and for mixed queries such as
+ * "sea ice in La Niña years").
+ */
+export function detectQueryLanguage(v: RepairVocabulary, text: string): { code: string; name: string } | null {
+  const letters = [...text].filter((c) => /\p{L}/u.test(c));
+  if (letters.length === 0) return null;
+  for (const s of SCRIPTS) if (letters.filter((c) => s.re.test(c)).length > letters.length / 2) return { code: s.code, name: s.name };
+  const words = text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const en = words.filter((w) => v.english.has(w)).length;
+  let best: { code: string; name: string; n: number } | null = null;
+  for (const l of v.languages) {
+    const n = words.filter((w) => l.words.has(w) || (!v.english.has(w) && [...w].some((c) => l.diacritics.includes(c)))).length;
+    if (!best || n > best.n) best = { code: l.code, name: l.name, n };
+  }
+  if (!best || best.n < 2 || best.n < 0.4 * words.length || best.n <= en) return null;
+  return { code: best.code, name: best.name };
+}
+
+/** A query word: its text, and the part of it repair may change (punctuation around it kept). */
+interface Word {
+  lead: string;
+  core: string;
+  tail: string;
+}
+
+function splitWords(text: string): Word[] {
+  return text.split(/\s+/).filter(Boolean).map((w) => {
+    const m = /^([^\p{L}\p{N}]*)(.*?)([^\p{L}\p{N}]*)$/u.exec(w)!;
+    return { lead: m[1], core: m[2], tail: m[3] };
+  });
+}
+
+/** A word repair may change: letters only (no digits, no `-_./` inside), not an identifier or function word. */
+function repairable(v: RepairVocabulary, core: string): boolean {
+  if (!/^\p{L}+$/u.test(core)) return false;
+  const w = core.toLowerCase();
+  return !v.identifiers.has(w) && !v.english.has(w);
+}
+
+/** Keep the case of the first letter ("Temprature" → "Temperature"). */
+const likeCase = (orig: string, w: string) => (/^\p{Lu}/u.test(orig) && !/^\p{Lu}+$/u.test(orig) ? w[0].toUpperCase() + w.slice(1) : orig === orig.toUpperCase() && orig.length > 1 ? w.toUpperCase() : w);
+
+/**
+ * Repair one query (the text retrieval scores). Returns null when nothing changed and no note is due; otherwise the
+ * repaired text, each change and its reason, and a note for a query in another language (searched as typed).
+ */
+export function repairQuery(text: string, v: RepairVocabulary): QueryRepair | null {
+  const lang = detectQueryLanguage(v, text);
+  if (lang)
+    return {
+      original: text, repaired: text, changes: [], language: lang.code,
+      note: `This query looks written in ${lang.name}; the corpus (NASA CMR collection metadata) is in English, so few of its words can match. It was searched as typed; English words find more.`,
+    };
+  const o = v.options;
+  const words = splitWords(text);
+  const changes: RepairChange[] = [];
+  const out: string[] = [];
+  const lowerQuery = text.toLowerCase();
+  const isUnknown = (core: string) => repairable(v, core) && !known(v, core.toLowerCase());
+  for (let i = 0; i < words.length; i++) {
+    const { lead, core, tail } = words[i];
+    const lw = core.toLowerCase();
+    // join: "land sat" → "landsat" when one part is unknown and the whole is a known word
+    const next = words[i + 1];
+    if (next && tail === '' && next.lead === '' && repairable(v, core) && repairable(v, next.core) && (isUnknown(core) || isUnknown(next.core))) {
+      const joined = lw + next.core.toLowerCase();
+      if ((v.frequency.get(joined) ?? 0) >= o.minTargetFrequency && joined.length >= o.minLetters) {
+        changes.push({ from: `${core} ${next.core}`, to: joined, reason: 'join' });
+        out.push(lead + joined + next.tail);
+        i++;
+        continue;
+      }
+    }
+    let word = core;
+    const added: string[] = [];
+    if (/^\p{L}+$/u.test(core) && !v.identifiers.has(lw)) {
+      const abbr = v.abbreviations.get(lw);
+      const acr = abbr ? undefined : v.acronyms.get(lw);
+      // an acronym found in the corpus counts when written in capitals, or when the corpus writes it so ("lst", not "ice")
+      const acronymLike = core.length >= 2 && (core === core.toUpperCase() || (v.capitals.get(lw) ?? 0) * 2 >= (v.frequency.get(lw) ?? 0));
+      const exp = abbr ?? (acr && acronymLike && !v.english.has(lw) ? acr.expansion : undefined);
+      if (exp && !lowerQuery.includes(exp.toLowerCase())) {
+        added.push(exp);
+        changes.push({ from: core, to: exp, reason: abbr ? 'abbreviation' : 'acronym', source: abbr ? 'repair.json' : acr!.source });
+      } else if (!exp && [...core].length >= o.minLetters && /^[a-zA-Z]+$/.test(core) && isUnknown(core)) {
+        // a 1-edit correction is likelier than a split ("aersol" is not "aer sol"); a split than a 2-edit one
+        const fix = correctToken(v, lw);
+        const split = fix?.distance === 1 ? null : splitToken(v, lw);
+        if (split) {
+          word = split.join(' ');
+          changes.push({ from: core, to: word, reason: 'split' });
+        } else if (fix) {
+          word = likeCase(core, fix.to);
+          changes.push({ from: core, to: word, reason: 'spelling', distance: fix.distance });
+        }
+      }
+    }
+    out.push(lead + [word, ...added].join(' ') + tail);
+  }
+  if (changes.length === 0) return null;
+  return { original: text, repaired: out.join(' '), changes };
+}
+
+/** One line for people: `Showing results for "…". Search instead for "…"` (with the note, when there is one). */
+export function describeRepair(r: QueryRepair, original = r.original): string {
+  const parts: string[] = [];
+  if (r.repaired !== r.original) parts.push(`Showing results for "${r.repaired}". Search instead for "${original}"`);
+  if (r.note) parts.push(r.note);
+  return parts.join('. ');
+}
