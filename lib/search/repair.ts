@@ -67,7 +67,7 @@ export interface RepairOptions {
   targetRatio?: number;
   /** Tokens with fewer letters are never corrected. Default 4. */
   minLetters?: number;
-  /** Tokens of at least this many letters may be corrected by 2 edits; shorter ones by 1. Default 8. */
+  /** Tokens of at least this many letters may be corrected by 2 edits; shorter ones by 1. Default 10. */
   twoEditsFrom?: number;
   /**
    * Frequency weight of the edit distance: a candidate's cost is `distance − w · log10(frequency)`, so among
@@ -75,6 +75,8 @@ export interface RepairOptions {
    * frequent buys one edit). Default 0.5.
    */
   frequencyWeight?: number;
+  /** A split ("landsurface" → "land surface") needs the two words side by side this often in the corpus. Default 2. */
+  minSplitPhraseCount?: number;
   /** An acronym found in the corpus needs this many occurrences with the same expansion. Default 2. */
   minAcronymCount?: number;
   /**
@@ -88,7 +90,7 @@ export interface RepairOptions {
 export type ResolvedRepairOptions = Required<Omit<RepairOptions, 'gcmdFile'>>;
 
 const DEFAULTS: ResolvedRepairOptions = {
-  minKnownFrequency: 2, minTargetFrequency: 3, targetRatio: 10, minLetters: 4, twoEditsFrom: 8, frequencyWeight: 0.5, minAcronymCount: 2,
+  minKnownFrequency: 2, minTargetFrequency: 3, targetRatio: 10, minLetters: 4, twoEditsFrom: 10, frequencyWeight: 0.5, minSplitPhraseCount: 2, minAcronymCount: 2,
 };
 
 /** The corpus's vocabulary for repair. */
@@ -115,6 +117,11 @@ export interface RepairVocabulary {
   /** Other languages' function words (English ones removed) and diacritics. */
   languages: { code: string; name: string; words: Set<string>; diacritics: string }[];
   options: ResolvedRepairOptions;
+  /**
+   * The datasets' long names, abstracts and keywords as one lower-case text, words separated by one space: built on
+   * the first split that needs it (a rare event), then kept.
+   */
+  phraseText: () => string;
   /** The GCMD file read, or null. */
   gcmdFile: string | null;
   /** Milliseconds the build took, and per stage: `corpus` (tokens, identifiers, acronyms), `dictionary`, `deletes`. */
@@ -489,8 +496,22 @@ export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'
     .map((code) => ({ code, name: data.languageNames[code], words: new Set(data.functionWords[code].filter((w) => !english.has(w))), diacritics: data.diacritics[code] }));
   return {
     frequency, capitals, identifiers, deletes, targets, abbreviations: new Map(Object.entries(data.abbreviations)), acronyms, english, languages,
-    options: o, gcmdFile, buildMs: performance.now() - t0, buildStages: { corpus: t1 - t0, dictionary: t2 - t1, deletes: t3 - t2 },
+    phraseText: lazyPhraseText(corpus), options: o, gcmdFile, buildMs: performance.now() - t0, buildStages: { corpus: t1 - t0, dictionary: t2 - t1, deletes: t3 - t2 },
   };
+}
+
+function lazyPhraseText(corpus: Pick<Corpus, 'datasets'>): () => string {
+  let text: string | null = null;
+  return () => (text ??= ` ${corpus.datasets.map((d) => `${d.longName} ${d.abstract} ${d.keywords.join(' ')}`).join(' ').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ')} `);
+}
+
+/** How often `phrase` (lower-case words, one space apart) occurs in the corpus text, counting up to `max`. */
+function phraseCount(v: RepairVocabulary, phrase: string, max: number): number {
+  const text = v.phraseText();
+  const needle = ` ${phrase} `;
+  let n = 0;
+  for (let at = text.indexOf(needle); at >= 0 && n < max; at = text.indexOf(needle, at + 1)) n++;
+  return n;
 }
 
 const cache = new WeakMap<object, RepairVocabulary>();
@@ -516,6 +537,8 @@ function known(v: RepairVocabulary, w: string): boolean {
   return false;
 }
 
+const singular = (w: string) => w.replace(/(?:es|s)$/, '');
+
 /** The best correction of an unknown lower-case token, or null (see `RepairOptions.frequencyWeight`). */
 export function correctToken(v: RepairVocabulary, w: string): { to: string; distance: number } | null {
   const o = v.options;
@@ -537,6 +560,9 @@ export function correctToken(v: RepairVocabulary, w: string): { to: string; dist
       const c = v.targets[v.deletes[e] - lo];
       if (seen.has(c) || c === w) continue;
       seen.add(c);
+      // the first letter is kept (it is rarely the one mistyped, and names differ from words there: Herman, German);
+      // a plural's "s" is no correction (BM25's stemmer already joins them)
+      if (c[0] !== w[0] || singular(c) === singular(w)) continue;
       const f = v.frequency.get(c) ?? 0;
       if (f < minF || c.length < o.minLetters) continue;
       const d = damerauLevenshtein(w, c, maxD);
@@ -548,16 +574,25 @@ export function correctToken(v: RepairVocabulary, w: string): { to: string; dist
   return best ? { to: best.to, distance: best.distance } : null;
 }
 
-/** "landsurface" → ["land", "surface"]: the split into two known parts (3+ letters each) whose rarer part is most frequent. */
+/** Word-forming prefixes: "multisatellite", "subseasonal", "preface" are words, not two run together. */
+const PREFIXES = new Set(['multi', 'sub', 'super', 'pre', 'counter', 'trans', 'inter', 'intra', 'over', 'under', 'non', 'semi', 'micro', 'macro', 'hyper', 'ultra', 'anti', 'post', 'mid', 'out', 'down', 'back', 'geo', 'hydro', 'photo', 'thermo', 'bio', 'eco', 'meso', 'mega', 'nano', 'poly', 'mono', 'tele', 'auto', 'cross', 'self', 'extra', 'infra', 'para', 'peri', 'pro', 'bio', 'cyber', 'agro']);
+
+/**
+ * "landsurface" → ["land", "surface"]: the split into two known parts (3+ letters each, the first no word-forming
+ * prefix) that the corpus writes side by side (`minSplitPhraseCount` times, and `targetRatio` times as often as the
+ * token itself), the one whose rarer part is most frequent.
+ */
 export function splitToken(v: RepairVocabulary, w: string): [string, string] | null {
   const min = v.options.minTargetFrequency;
+  // the two words side by side must be far commoner than the token itself ("eyewall" is a word, "landsurface" a slip)
+  const need = Math.max(v.options.minSplitPhraseCount, v.options.targetRatio * (v.frequency.get(w) ?? 0));
   let best: { parts: [string, string]; f: number } | null = null;
   for (let i = 3; i <= w.length - 3; i++) {
     const a = w.slice(0, i);
     const b = w.slice(i);
-    if (v.english.has(a) || v.english.has(b)) continue;
+    if (v.english.has(a) || v.english.has(b) || PREFIXES.has(a)) continue;
     const f = Math.min(v.frequency.get(a) ?? 0, v.frequency.get(b) ?? 0);
-    if (f >= min && (!best || f > best.f)) best = { parts: [a, b], f };
+    if (f >= min && (!best || f > best.f) && phraseCount(v, `${a} ${b}`, need) >= need) best = { parts: [a, b], f };
   }
   return best?.parts ?? null;
 }
@@ -604,9 +639,12 @@ function splitWords(text: string): Word[] {
   });
 }
 
-/** A word repair may change: letters only (no digits, no `-_./` inside), not an identifier or function word. */
+/**
+ * A word spelling repair may change: letters only (no digits, no `-_./` inside), no capital after the first letter
+ * (acronyms such as GCIP, names such as SmallSat), not an identifier or function word.
+ */
 function repairable(v: RepairVocabulary, core: string): boolean {
-  if (!/^\p{L}+$/u.test(core)) return false;
+  if (!/^\p{L}\p{Ll}*$/u.test(core)) return false;
   const w = core.toLowerCase();
   return !v.identifiers.has(w) && !v.english.has(w);
 }
@@ -651,7 +689,7 @@ export function repairQuery(text: string, v: RepairVocabulary): QueryRepair | nu
       const abbr = v.abbreviations.get(lw);
       const acr = abbr ? undefined : v.acronyms.get(lw);
       // an acronym found in the corpus counts when written in capitals, or when the corpus writes it so ("lst", not "ice")
-      const acronymLike = core.length >= 2 && (core === core.toUpperCase() || (v.capitals.get(lw) ?? 0) * 2 >= (v.frequency.get(lw) ?? 0));
+      const acronymLike = core.length >= 2 && (core === core.toUpperCase() || (core === lw && (v.capitals.get(lw) ?? 0) * 2 >= (v.frequency.get(lw) ?? 0)));
       const exp = abbr ?? (acr && acronymLike && !v.english.has(lw) ? acr.expansion : undefined);
       if (exp && !lowerQuery.includes(exp.toLowerCase())) {
         added.push(exp);
