@@ -114,7 +114,9 @@ export interface RepairVocabulary {
   acronyms: Map<string, { expansion: string; source: 'corpus' | 'gcmd' }>;
   /** English function words. */
   english: Set<string>;
-  /** Other languages' function words (English ones removed) and diacritics. */
+  /** Tokens of the gazetteer's place names (not evidence that a query is English). */
+  placeWords: Set<string>;
+  /** Other languages' function words and diacritics. */
   languages: { code: string; name: string; words: Set<string>; diacritics: string }[];
   options: ResolvedRepairOptions;
   /**
@@ -452,7 +454,12 @@ export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'
     for (const n of [...g.names, ...g.formulas]) dictionary.addText(n);
     for (const ins of g.instruments) for (const t of identifierTokens(ins)) identifiers.add(t);
   }
-  for (const p of loadGazetteer().places) for (const n of p.names) dictionary.addText(n);
+  const placeWords = new Set<string>();
+  for (const p of loadGazetteer().places)
+    for (const n of p.names) {
+      dictionary.addText(n);
+      for (const t of n.toLowerCase().split(/[^\p{L}\p{N}]+/u)) if (t) placeWords.add(t);
+    }
   const frequency = new Map<string, number>();
   const capitals = new Map<string, number>();
   for (const [w, n, caps] of counter.entries()) {
@@ -493,9 +500,9 @@ export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'
   }
   const languages = Object.keys(data.functionWords)
     .filter((k) => k !== 'en')
-    .map((code) => ({ code, name: data.languageNames[code], words: new Set(data.functionWords[code].filter((w) => !english.has(w))), diacritics: data.diacritics[code] }));
+    .map((code) => ({ code, name: data.languageNames[code], words: new Set(data.functionWords[code]), diacritics: data.diacritics[code] }));
   return {
-    frequency, capitals, identifiers, deletes, targets, abbreviations: new Map(Object.entries(data.abbreviations)), acronyms, english, languages,
+    frequency, capitals, identifiers, deletes, targets, abbreviations: new Map(Object.entries(data.abbreviations)), acronyms, english, placeWords, languages,
     phraseText: lazyPhraseText(corpus), options: o, gcmdFile, buildMs: performance.now() - t0, buildStages: { corpus: t1 - t0, dictionary: t2 - t1, deletes: t3 - t2 },
   };
 }
@@ -532,7 +539,9 @@ function known(v: RepairVocabulary, w: string): boolean {
   for (const s of SUFFIXES) {
     if (!w.endsWith(s) || w.length - s.length < 3) continue;
     const stem = w.slice(0, w.length - s.length);
-    if ((v.frequency.get(stem) ?? 0) >= k || (v.frequency.get(stem + 'e') ?? 0) >= k || (s === 'ies' && (v.frequency.get(stem + 'y') ?? 0) >= k)) return true;
+    // a silent e goes before a vowel suffix only ("profiling" → profile, but "profils" is no inflection of it)
+    const e = /^[aeiou]/.test(s) && (v.frequency.get(stem + 'e') ?? 0) >= k;
+    if ((v.frequency.get(stem) ?? 0) >= k || e || (s === 'ies' && (v.frequency.get(stem + 'y') ?? 0) >= k)) return true;
   }
   return false;
 }
@@ -606,22 +615,26 @@ const SCRIPTS: { code: string; name: string; re: RegExp }[] = [
 
 /**
  * The language a query is mostly written in, when not English: more than half its letters in a CJK, Cyrillic or
- * Arabic script; or at least 2 of its words (and at least 40% of them, and more than its English function words)
- * are one language's function words or carry its diacritics. Null for English (and for mixed queries such as
- * "sea ice in La Niña years").
+ * Arabic script; or at least 2 of its words are one language's own function words (no English word) or carry its
+ * diacritics, and with the function words it shares with English ("no", "do") they make at least 40% of the words
+ * and outnumber the English words (function words, and corpus words of 4+ letters that are not place names). Null
+ * for English, and for English with foreign names ("El Niño sea surface temperature", "Rio de Janeiro rainfall").
  */
 export function detectQueryLanguage(v: RepairVocabulary, text: string): { code: string; name: string } | null {
   const letters = [...text].filter((c) => /\p{L}/u.test(c));
   if (letters.length === 0) return null;
   for (const s of SCRIPTS) if (letters.filter((c) => s.re.test(c)).length > letters.length / 2) return { code: s.code, name: s.name };
   const words = text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  const en = words.filter((w) => v.english.has(w)).length;
-  let best: { code: string; name: string; n: number } | null = null;
+  let best: { code: string; name: string; n: number; own: number; en: number } | null = null;
   for (const l of v.languages) {
-    const n = words.filter((w) => l.words.has(w) || (!v.english.has(w) && [...w].some((c) => l.diacritics.includes(c)))).length;
-    if (!best || n > best.n) best = { code: l.code, name: l.name, n };
+    // own: the language's words that are no English word, and words with its diacritics; shared: "no", "do", "in"…
+    const own = words.filter((w) => (l.words.has(w) && !v.english.has(w)) || [...w].some((c) => l.diacritics.includes(c))).length;
+    const shared = words.filter((w) => l.words.has(w) && v.english.has(w)).length;
+    // English: its function words, and corpus words of 4+ letters that are no place name ("El Niño sea surface temperature")
+    const en = words.filter((w) => !l.words.has(w) && (v.english.has(w) || (w.length >= 4 && !v.placeWords.has(w) && known(v, w) && ![...w].some((c) => l.diacritics.includes(c))))).length;
+    if (!best || own + shared > best.n) best = { code: l.code, name: l.name, n: own + shared, own, en };
   }
-  if (!best || best.n < 2 || best.n < 0.4 * words.length || best.n <= en) return null;
+  if (!best || best.own < 2 || best.n < 0.4 * words.length || best.n <= best.en) return null;
   return { code: best.code, name: best.name };
 }
 
