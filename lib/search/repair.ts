@@ -13,8 +13,9 @@
  * letters, English function words, and known words (their inflections included).
  *
  * The vocabulary comes from the datasets' fields (longName, shortName, keywords, platforms, instruments, projects,
- * abstract), with token frequencies, plus the GCMD keyword file beside the corpus, `vocabulary.json` and the
- * router's gazetteer (place names); it is built once per corpus object (`loadRepairVocabulary`).
+ * abstract), with token frequencies, plus the GCMD keyword file beside the corpus, `vocabulary.json`, the router's
+ * gazetteer (place names) and everyday English words (`repair.json`); built once per corpus object
+ * (`loadRepairVocabulary`). English function words are known but never a correction ("haze" is not "have").
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -75,6 +76,11 @@ export interface RepairOptions {
    * frequent buys one edit). Default 0.5.
    */
   frequencyWeight?: number;
+  /**
+   * Spelling, split and join need a corpus of at least this many datasets: in a handful of records most correct words
+   * are unknown. Abbreviations, acronyms and the language note work on any corpus. Default 100.
+   */
+  minCorpusDatasets?: number;
   /** A split ("landsurface" → "land surface") needs the two words side by side this often in the corpus. Default 2. */
   minSplitPhraseCount?: number;
   /** An acronym found in the corpus needs this many occurrences with the same expansion. Default 2. */
@@ -90,7 +96,7 @@ export interface RepairOptions {
 export type ResolvedRepairOptions = Required<Omit<RepairOptions, 'gcmdFile'>>;
 
 const DEFAULTS: ResolvedRepairOptions = {
-  minKnownFrequency: 2, minTargetFrequency: 3, targetRatio: 10, minLetters: 4, twoEditsFrom: 10, frequencyWeight: 0.5, minSplitPhraseCount: 2, minAcronymCount: 2,
+  minKnownFrequency: 2, minTargetFrequency: 3, targetRatio: 10, minLetters: 4, twoEditsFrom: 10, frequencyWeight: 0.5, minCorpusDatasets: 100, minSplitPhraseCount: 2, minAcronymCount: 2,
 };
 
 /** The corpus's vocabulary for repair. */
@@ -124,6 +130,8 @@ export interface RepairVocabulary {
    * the first split that needs it (a rare event), then kept.
    */
   phraseText: () => string;
+  /** Whether spelling, split and join are on (the corpus has `minCorpusDatasets` datasets). */
+  spelling: boolean;
   /** The GCMD file read, or null. */
   gcmdFile: string | null;
   /** Milliseconds the build took, and per stage: `corpus` (tokens, identifiers, acronyms), `dictionary`, `deletes`. */
@@ -136,6 +144,7 @@ const PREFIX = 7;
 
 interface RepairFile {
   abbreviations: Record<string, string>;
+  commonWords: string[];
   functionWords: Record<string, string[]>;
   diacritics: Record<string, string>;
   languageNames: Record<string, string>;
@@ -162,6 +171,9 @@ export function readRepairData(file = repairDataFile()): RepairFile {
   const abbreviations = obj('abbreviations');
   for (const [k, v] of Object.entries(abbreviations))
     if (typeof v !== 'string' || v.trim() === '' || k !== k.toLowerCase()) throw new EoError('DATA_INVALID', `${file}: abbreviations["${k}"] must be a lower-case key with a non-empty expansion`, { file, field: 'abbreviations' });
+  const commonWords = raw.commonWords;
+  if (!Array.isArray(commonWords) || commonWords.some((w) => typeof w !== 'string' || !/^[a-z]+$/.test(w)))
+    throw new EoError('DATA_INVALID', `${file}: field "commonWords" must be an array of lower-case words`, { file, field: 'commonWords' });
   const functionWords = obj('functionWords');
   if (!Array.isArray(functionWords.en)) throw new EoError('DATA_INVALID', `${file}: functionWords.en must be an array`, { file, field: 'functionWords' });
   for (const [k, v] of Object.entries(functionWords))
@@ -171,7 +183,7 @@ export function readRepairData(file = repairDataFile()): RepairFile {
   for (const k of Object.keys(functionWords))
     if (k !== 'en' && (typeof diacritics[k] !== 'string' || typeof languageNames[k] !== 'string'))
       throw new EoError('DATA_INVALID', `${file}: language "${k}" needs diacritics and languageNames entries`, { file, field: 'diacritics' });
-  return { abbreviations, functionWords, diacritics, languageNames } as RepairFile;
+  return { abbreviations, commonWords, functionWords, diacritics, languageNames } as RepairFile;
 }
 
 /** The GCMD keyword file of a corpus: in its folder, or the folder above (see `RepairOptions.gcmdFile`). */
@@ -433,7 +445,8 @@ export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'
     if (d.longName.includes('(')) findAcronymDefinitions(d.longName, fromCorpus);
   }
   const t1 = performance.now();
-  // dictionary words (GCMD, vocabulary.json, place names) are known and may be targets whatever the corpus says
+  // dictionary words (GCMD, common English words, vocabulary.json, place names) are known and may be targets
+  // whatever the corpus says
   const dictionary = new TokenCounter(12);
   const gcmdFile = opts.gcmdFile === undefined ? corpusGcmdFile(corpus) : opts.gcmdFile;
   if (gcmdFile) {
@@ -443,6 +456,7 @@ export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'
       if (k.name.includes('(')) findAcronymDefinitions(k.name, (a, e) => fromGcmd(a, `gcmd:${e}`));
     }
   }
+  for (const w of data.commonWords) dictionary.addKey(w, 1, 0);
   for (const g of readVocabularyGroups()) {
     for (const n of [...g.names, ...g.formulas]) dictionary.addText(n);
     for (const ins of g.instruments) for (const t of identifierTokens(ins)) identifiers.add(t);
@@ -469,7 +483,7 @@ export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'
   let used = 0;
   const hashes: number[] = [];
   for (const [w, f] of frequency) {
-    if (f < o.minTargetFrequency || w.length < o.minLetters - 1 || !/^[a-z]+$/.test(w)) continue;
+    if (f < o.minTargetFrequency || w.length < o.minLetters - 1 || !/^[a-z]+$/.test(w) || english.has(w)) continue;
     if (targets.length === TARGET_SLOTS) break;
     hashes.length = 0;
     // a query token of twoEditsFrom+ letters may be 2 edits from a target 2 letters shorter
@@ -496,7 +510,7 @@ export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'
     .map((code) => ({ code, name: data.languageNames[code], words: new Set(data.functionWords[code]), diacritics: data.diacritics[code] }));
   return {
     frequency, capitals, identifiers, deletes, targets, abbreviations: new Map(Object.entries(data.abbreviations)), acronyms, english, placeWords, languages,
-    phraseText: lazyPhraseText(corpus), options: o, gcmdFile, buildMs: performance.now() - t0, buildStages: { corpus: t1 - t0, dictionary: t2 - t1, deletes: t3 - t2 },
+    phraseText: lazyPhraseText(corpus), spelling: corpus.datasets.length >= o.minCorpusDatasets, options: o, gcmdFile, buildMs: performance.now() - t0, buildStages: { corpus: t1 - t0, dictionary: t2 - t1, deletes: t3 - t2 },
   };
 }
 
@@ -674,7 +688,7 @@ export function repairQuery(text: string, v: RepairVocabulary): QueryRepair | nu
   const changes: RepairChange[] = [];
   const out: string[] = [];
   const lowerQuery = text.toLowerCase();
-  const isUnknown = (core: string) => repairable(v, core) && !known(v, core.toLowerCase());
+  const isUnknown = (core: string) => v.spelling && repairable(v, core) && !known(v, core.toLowerCase());
   for (let i = 0; i < words.length; i++) {
     const { lead, core, tail } = words[i];
     const lw = core.toLowerCase();
