@@ -126,10 +126,10 @@ export interface RepairVocabulary {
   languages: { code: string; name: string; words: Set<string>; diacritics: string }[];
   options: ResolvedRepairOptions;
   /**
-   * The datasets' long names, abstracts and keywords as one lower-case text, words separated by one space: built on
-   * the first split that needs it (a rare event), then kept.
+   * How often two words stand side by side (space or hyphen between) in the datasets' long names, abstracts and
+   * keywords, counting up to `max`: a scan of the corpus, run only for a split candidate (a rare event).
    */
-  phraseText: () => string;
+  phraseCount: (a: string, b: string, max: number) => number;
   /** Whether spelling, split and join are on (the corpus has `minCorpusDatasets` datasets). */
   spelling: boolean;
   /** The GCMD file read, or null. */
@@ -510,22 +510,23 @@ export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'
     .map((code) => ({ code, name: data.languageNames[code], words: new Set(data.functionWords[code]), diacritics: data.diacritics[code] }));
   return {
     frequency, capitals, identifiers, deletes, targets, abbreviations: new Map(Object.entries(data.abbreviations)), acronyms, english, placeWords, languages,
-    phraseText: lazyPhraseText(corpus), spelling: corpus.datasets.length >= o.minCorpusDatasets, options: o, gcmdFile, buildMs: performance.now() - t0, buildStages: { corpus: t1 - t0, dictionary: t2 - t1, deletes: t3 - t2 },
+    phraseCount: corpusPhraseCounter(corpus), spelling: corpus.datasets.length >= o.minCorpusDatasets, options: o, gcmdFile, buildMs: performance.now() - t0, buildStages: { corpus: t1 - t0, dictionary: t2 - t1, deletes: t3 - t2 },
   };
 }
 
-function lazyPhraseText(corpus: Pick<Corpus, 'datasets'>): () => string {
-  let text: string | null = null;
-  return () => (text ??= ` ${corpus.datasets.map((d) => `${d.longName} ${d.abstract} ${d.keywords.join(' ')}`).join(' ').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ')} `);
-}
-
-/** How often `phrase` (lower-case words, one space apart) occurs in the corpus text, counting up to `max`. */
-function phraseCount(v: RepairVocabulary, phrase: string, max: number): number {
-  const text = v.phraseText();
-  const needle = ` ${phrase} `;
-  let n = 0;
-  for (let at = text.indexOf(needle); at >= 0 && n < max; at = text.indexOf(needle, at + 1)) n++;
-  return n;
+function corpusPhraseCounter(corpus: Pick<Corpus, 'datasets'>): (a: string, b: string, max: number) => number {
+  return (a, b, max) => {
+    // a and b are letters only (split parts), so they need no escaping
+    const re = new RegExp(`(?<![\\p{L}\\p{N}])${a}[\\s-]+${b}(?![\\p{L}\\p{N}])`, 'giu');
+    let n = 0;
+    for (const d of corpus.datasets) {
+      for (const text of [d.longName, d.abstract, ...d.keywords]) {
+        re.lastIndex = 0;
+        while (re.exec(text)) if (++n >= max) return n;
+      }
+    }
+    return n;
+  };
 }
 
 const cache = new WeakMap<object, RepairVocabulary>();
@@ -596,21 +597,23 @@ const PREFIXES = new Set(['multi', 'sub', 'super', 'pre', 'counter', 'trans', 'i
 /**
  * "landsurface" → ["land", "surface"]: the split into two known parts (3+ letters each, the first no word-forming
  * prefix) that the corpus writes side by side (`minSplitPhraseCount` times, and `targetRatio` times as often as the
- * token itself), the one whose rarer part is most frequent.
+ * token itself), the first of the three whose rarer part is most frequent.
  */
 export function splitToken(v: RepairVocabulary, w: string): [string, string] | null {
   const min = v.options.minTargetFrequency;
   // the two words side by side must be far commoner than the token itself ("eyewall" is a word, "landsurface" a slip)
   const need = Math.max(v.options.minSplitPhraseCount, v.options.targetRatio * (v.frequency.get(w) ?? 0));
-  let best: { parts: [string, string]; f: number } | null = null;
+  const candidates: { parts: [string, string]; f: number }[] = [];
   for (let i = 3; i <= w.length - 3; i++) {
     const a = w.slice(0, i);
     const b = w.slice(i);
     if (v.english.has(a) || v.english.has(b) || PREFIXES.has(a)) continue;
     const f = Math.min(v.frequency.get(a) ?? 0, v.frequency.get(b) ?? 0);
-    if (f >= min && (!best || f > best.f) && phraseCount(v, `${a} ${b}`, need) >= need) best = { parts: [a, b], f };
+    if (f >= min) candidates.push({ parts: [a, b], f });
   }
-  return best?.parts ?? null;
+  // the phrase check scans the corpus: only for the three splits with the most frequent parts
+  candidates.sort((x, y) => y.f - x.f);
+  return candidates.slice(0, 3).find((c) => v.phraseCount(c.parts[0], c.parts[1], need) >= need)?.parts ?? null;
 }
 
 /** Scripts whose text is noted as another language than English. */
@@ -628,17 +631,21 @@ const SCRIPTS: { code: string; name: string; re: RegExp }[] = [
  * for English, and for English with foreign names ("El Niño sea surface temperature", "Rio de Janeiro rainfall").
  */
 export function detectQueryLanguage(v: RepairVocabulary, text: string): { code: string; name: string } | null {
-  const letters = [...text].filter((c) => /\p{L}/u.test(c));
-  if (letters.length === 0) return null;
-  for (const s of SCRIPTS) if (letters.filter((c) => s.re.test(c)).length > letters.length / 2) return { code: s.code, name: s.name };
+  const ascii = !/[^\x00-\x7f]/.test(text); // the common case: no other script, no diacritics
+  if (!ascii) {
+    const letters = [...text].filter((c) => /\p{L}/u.test(c));
+    for (const s of SCRIPTS) if (letters.filter((c) => s.re.test(c)).length > letters.length / 2) return { code: s.code, name: s.name };
+  }
   const words = text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  if (words.length === 0) return null;
+  const marked = (w: string, diacritics: string) => !ascii && [...w].some((c) => diacritics.includes(c));
   let best: { code: string; name: string; n: number; own: number; en: number } | null = null;
   for (const l of v.languages) {
     // own: the language's words that are no English word, and words with its diacritics; shared: "no", "do", "in"…
-    const own = words.filter((w) => (l.words.has(w) && !v.english.has(w)) || [...w].some((c) => l.diacritics.includes(c))).length;
+    const own = words.filter((w) => (l.words.has(w) && !v.english.has(w)) || marked(w, l.diacritics)).length;
     const shared = words.filter((w) => l.words.has(w) && v.english.has(w)).length;
     // English: its function words, and corpus words of 4+ letters that are no place name ("El Niño sea surface temperature")
-    const en = words.filter((w) => !l.words.has(w) && (v.english.has(w) || (w.length >= 4 && !v.placeWords.has(w) && known(v, w) && ![...w].some((c) => l.diacritics.includes(c))))).length;
+    const en = words.filter((w) => !l.words.has(w) && (v.english.has(w) || (w.length >= 4 && !v.placeWords.has(w) && known(v, w) && !marked(w, l.diacritics)))).length;
     if (!best || own + shared > best.n) best = { code: l.code, name: l.name, n: own + shared, own, en };
   }
   if (!best || best.own < 2 || best.n < 0.4 * words.length || best.n <= best.en) return null;
