@@ -319,7 +319,7 @@ class TokenCounter {
 /** Lower-case tokens of an identifier field ("NOAA-20" → noaa-20, noaa, 20). */
 function identifierTokens(s: string): string[] {
   const whole = s.toLowerCase().trim();
-  return [whole, ...whole.split(/[^\p{L}\p{N}]+/u)].filter((t) => t !== '');
+  return [whole, ...whole.split(/[^a-z0-9\u00c0-\uffff]+/)].filter((t) => t !== '');
 }
 
 /** Words skipped inside an acronym's expansion ("Moderate Resolution Imaging Spectroradiometer", "Top of Atmosphere"). */
@@ -335,6 +335,8 @@ export function findAcronymDefinitions(text: string, add: (acronym: string, expa
     const open = text.indexOf('(', from);
     if (open < 0) return;
     from = open + 1;
+    const first = text.charCodeAt(open + 1);
+    if (!((first >= 65 && first <= 90) || (first >= 97 && first <= 122))) continue; // "(1998)", "( see"
     const close = text.indexOf(')', open);
     if (close < 0 || close - open > 12 || close - open < 3) continue;
     const acr = text.slice(open + 1, close);
