@@ -2,15 +2,18 @@
  * Query repair: what a user types is mended before retrieval, and the answer says so ("showing results for …,
  * search instead for …").
  *   - spelling: a token the corpus does not know is corrected to the most frequent known token within a small
- *     Damerau–Levenshtein distance (candidates from a SymSpell-style deletes index, never a scan of the vocabulary);
- *   - split / join: "landsurface" → "land surface", "land sat" → "landsat" (both parts, or the whole, known);
+ *     Damerau–Levenshtein distance (1 edit under 10 letters, 2 from 10; candidates from a SymSpell-style deletes
+ *     index, never a scan of the vocabulary), its first letter kept;
+ *   - split / join: "landsurface" → "land surface" (the corpus writes the two words side by side), "strato
+ *     sphere" → "stratosphere" (one part unknown, the whole known);
  *   - abbreviations ("temp", "precip", "sst", "ndvi"… from `data/repair.json`) and acronyms found in the corpus
  *     ("Land Surface Temperature (LST)") and GCMD keywords: the token stays and its expansion is added after it;
  *   - another language (French, Spanish, German, Portuguese, Italian by function words and diacritics; CJK,
  *     Cyrillic, Arabic by script): a note that the corpus is English; the query is then searched as typed.
  * Left alone: words with digits or joined by `-_./` (MOD11A2, L3, 2015, OCO-2), identifiers of the corpus (any
- * token of a platform, instrument, project, short name or DAAC, any case), tokens of fewer than `minLetters`
- * letters, English function words, and known words (their inflections included).
+ * token of a platform, instrument, project or DAAC, a whole short name; any case), words with a capital after the
+ * first letter (GCIP, SmallSat), tokens of fewer than `minLetters` letters, English function words, and known words
+ * (their inflections included). Spelling needs a corpus of `minCorpusDatasets` datasets.
  *
  * The vocabulary comes from the datasets' fields (longName, shortName, keywords, platforms, instruments, projects,
  * abstract), with token frequencies, plus the GCMD keyword file beside the corpus, `vocabulary.json`, the router's
@@ -594,7 +597,7 @@ export function correctToken(v: RepairVocabulary, w: string): { to: string; dist
 }
 
 /** Word-forming prefixes: "multisatellite", "subseasonal", "preface" are words, not two run together. */
-const PREFIXES = new Set(['multi', 'sub', 'super', 'pre', 'counter', 'trans', 'inter', 'intra', 'over', 'under', 'non', 'semi', 'micro', 'macro', 'hyper', 'ultra', 'anti', 'post', 'mid', 'out', 'down', 'back', 'geo', 'hydro', 'photo', 'thermo', 'bio', 'eco', 'meso', 'mega', 'nano', 'poly', 'mono', 'tele', 'auto', 'cross', 'self', 'extra', 'infra', 'para', 'peri', 'pro', 'bio', 'cyber', 'agro']);
+const PREFIXES = new Set(['multi', 'sub', 'super', 'pre', 'counter', 'trans', 'inter', 'intra', 'over', 'under', 'non', 'semi', 'micro', 'macro', 'hyper', 'ultra', 'anti', 'post', 'mid', 'out', 'down', 'back', 'geo', 'hydro', 'photo', 'thermo', 'bio', 'eco', 'meso', 'mega', 'nano', 'poly', 'mono', 'tele', 'auto', 'cross', 'self', 'extra', 'infra', 'para', 'peri', 'pro', 'cyber', 'agro']);
 
 /**
  * "landsurface" → ["land", "surface"]: the split into two known parts (3+ letters each, the first no word-forming
@@ -701,7 +704,7 @@ export function repairQuery(text: string, v: RepairVocabulary): QueryRepair | nu
   for (let i = 0; i < words.length; i++) {
     const { lead, core, tail } = words[i];
     const lw = core.toLowerCase();
-    // join: "land sat" → "landsat" when one part is unknown and the whole is a known word
+    // join: "strato sphere" → "stratosphere" when one part is unknown and the whole is a known word
     const next = words[i + 1];
     if (next && tail === '' && next.lead === '' && repairable(v, core) && repairable(v, next.core) && (isUnknown(core) || isUnknown(next.core))) {
       const joined = lw + next.core.toLowerCase();
