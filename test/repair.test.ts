@@ -65,6 +65,8 @@ test('real misspellings are corrected against the full snapshot vocabulary', () 
   assert.is(repaired('strato sphere ozone'), 'stratosphere ozone');
   assert.is(repairQuery('strato sphere ozone', vocab)!.changes[0].reason, 'join');
   assert.is(repairQuery('sea ice', vocab), null, 'two known words stay two');
+  assert.is(repaired('lnd island'), 'lnd land island', 'an expansion is compared with whole words');
+  for (const q of ['', '???', '-', "Earth's energy budget"]) assert.is(repairQuery(q, vocab), null, JSON.stringify(q));
   // short tokens get 1 edit only
   assert.is(correctToken(vocab, 'aersl'), null, '"aersl" is 2 edits from aerosol: too far for 5 letters');
 });

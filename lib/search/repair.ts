@@ -699,7 +699,8 @@ export function repairQuery(text: string, v: RepairVocabulary): QueryRepair | nu
   const words = splitWords(text);
   const changes: RepairChange[] = [];
   const out: string[] = [];
-  const lowerQuery = text.toLowerCase();
+  // the query's words, space-delimited: an expansion the query already holds is not added ("lnd island" still gets "land")
+  const queryWords = ` ${text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean).join(' ')} `;
   const isUnknown = (core: string) => v.spelling && repairable(v, core) && !known(v, core.toLowerCase());
   for (let i = 0; i < words.length; i++) {
     const { lead, core, tail } = words[i];
@@ -723,7 +724,7 @@ export function repairQuery(text: string, v: RepairVocabulary): QueryRepair | nu
       // an acronym found in the corpus counts when written in capitals, or when the corpus writes it so ("lst", not "ice")
       const acronymLike = core.length >= 2 && (core === core.toUpperCase() || (core === lw && (v.capitals.get(lw) ?? 0) * 2 >= (v.frequency.get(lw) ?? 0)));
       const exp = abbr ?? (acr && acronymLike && !v.english.has(lw) ? acr.expansion : undefined);
-      if (exp && !lowerQuery.includes(exp.toLowerCase())) {
+      if (exp && !queryWords.includes(` ${exp.toLowerCase()} `)) {
         added.push(exp);
         changes.push({ from: core, to: exp, reason: abbr ? 'abbreviation' : 'acronym', source: abbr ? 'repair.json' : acr!.source });
       } else if (!exp && [...core].length >= o.minLetters && /^[a-zA-Z]+$/.test(core) && isUnknown(core)) {
