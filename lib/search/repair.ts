@@ -26,8 +26,10 @@ import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
 import { loadGazetteer } from '../router/gazetteer';
 import { loadGcmdKeywords } from '../router/variables';
-import { packageFile } from '../util/paths';
-import { readVocabularyGroups } from './expand';
+import { writeFileAtomic } from '../util/fs';
+import { shortHash } from '../util/hash';
+import { checkpointsDir, packageFile } from '../util/paths';
+import { readVocabularyGroups, vocabularyFile } from './expand';
 
 /** Why a query token changed. */
 export type RepairReason = 'spelling' | 'split' | 'join' | 'abbreviation' | 'acronym';
@@ -137,7 +139,9 @@ export interface RepairVocabulary {
   spelling: boolean;
   /** The GCMD file read, or null. */
   gcmdFile: string | null;
-  /** Milliseconds the build took, and per stage: `corpus` (tokens, identifiers, acronyms), `dictionary`, `deletes`. */
+  /** `built` from the corpus, or read from the disk `cache` (`loadRepairVocabulary`). */
+  source: 'built' | 'cache';
+  /** Milliseconds the build (or the cache read) took; per stage: `corpus` (tokens, identifiers, acronyms), `dictionary`, `deletes` (or `cache`). */
   buildMs: number;
   buildStages: Record<string, number>;
 }
@@ -515,7 +519,7 @@ export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'
     .map((code) => ({ code, name: data.languageNames[code], words: new Set(data.functionWords[code]), diacritics: data.diacritics[code] }));
   return {
     frequency, capitals, identifiers, deletes, targets, abbreviations: new Map(Object.entries(data.abbreviations)), acronyms, english, placeWords, languages,
-    phraseCount: corpusPhraseCounter(corpus), spelling: corpus.datasets.length >= o.minCorpusDatasets, options: o, gcmdFile, buildMs: performance.now() - t0, buildStages: { corpus: t1 - t0, dictionary: t2 - t1, deletes: t3 - t2 },
+    phraseCount: corpusPhraseCounter(corpus), spelling: corpus.datasets.length >= o.minCorpusDatasets, options: o, gcmdFile, source: 'built', buildMs: performance.now() - t0, buildStages: { corpus: t1 - t0, dictionary: t2 - t1, deletes: t3 - t2 },
   };
 }
 
@@ -536,10 +540,100 @@ function corpusPhraseCounter(corpus: Pick<Corpus, 'datasets'>): (a: string, b: s
 
 const cache = new WeakMap<object, RepairVocabulary>();
 
-/** The repair vocabulary of a corpus with the default options, built on the first call per corpus object. */
-export function loadRepairVocabulary(corpus: Corpus): RepairVocabulary {
+/** Bump when the cached fields or their meaning change: older cache files are then rebuilt. */
+const CACHE_FORMAT = 1;
+
+/** What the cache files hold besides the deletes index (`.bin`, the Float64Array's bytes). */
+interface RepairCacheMeta {
+  key: string;
+  words: string[];
+  counts: number[];
+  capitals: [string, number][];
+  identifiers: string[];
+  placeWords: string[];
+  targets: string[];
+  acronyms: [string, string, 'corpus' | 'gcmd'][];
+  gcmdFile: string | null;
+  deletes: number;
+}
+
+/**
+ * The key of a corpus's cached vocabulary: the corpus (its hash), every input file's content (repair.json,
+ * vocabulary.json, the GCMD file), the gazetteer's names and the default options, so a change to any rebuilds it.
+ */
+function repairCacheKey(corpus: Pick<Corpus, 'hash' | 'origin'>): string {
+  const gcmd = corpusGcmdFile(corpus);
+  const read = (f: string) => (fs.existsSync(f) ? shortHash(fs.readFileSync(f)) : 'absent');
+  const places = shortHash(loadGazetteer().places.map((p) => p.names.join('|')).join('\n'));
+  return shortHash(JSON.stringify([CACHE_FORMAT, corpus.hash, read(repairDataFile()), read(vocabularyFile()), gcmd ? read(gcmd) : null, places, DEFAULTS]), 16);
+}
+
+/** Options of `loadRepairVocabulary`. */
+export interface LoadRepairVocabularyOptions {
+  /**
+   * Folder of the disk cache (one `.json` + `.bin` pair per corpus and inputs, written atomically); `null`: no disk
+   * cache. Default `checkpoints/repair/`: a one-shot `eo search` then reads the vocabulary instead of building it.
+   */
+  cacheDir?: string | null;
+}
+
+function readRepairCache(corpus: Corpus, metaFile: string, binFile: string, key: string): RepairVocabulary | null {
+  const t0 = performance.now();
+  if (!fs.existsSync(metaFile) || !fs.existsSync(binFile)) return null;
+  let meta: RepairCacheMeta;
+  try {
+    meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
+  } catch {
+    return null; // unreadable: rebuilt and rewritten by the caller
+  }
+  const buf = fs.readFileSync(binFile);
+  if (meta.key !== key || buf.length !== 8 * meta.deletes || meta.words.length !== meta.counts.length) return null;
+  const deletes = new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length));
+  const data = readRepairData();
+  const english = new Set(data.functionWords.en);
+  const o = DEFAULTS;
+  return {
+    frequency: new Map(meta.words.map((w, i) => [w, meta.counts[i]])), capitals: new Map(meta.capitals), identifiers: new Set(meta.identifiers),
+    deletes, targets: meta.targets, abbreviations: new Map(Object.entries(data.abbreviations)),
+    acronyms: new Map(meta.acronyms.map(([a, expansion, source]) => [a, { expansion, source }])), english, placeWords: new Set(meta.placeWords),
+    languages: Object.keys(data.functionWords).filter((k) => k !== 'en')
+      .map((code) => ({ code, name: data.languageNames[code], words: new Set(data.functionWords[code]), diacritics: data.diacritics[code] })),
+    phraseCount: corpusPhraseCounter(corpus), spelling: corpus.datasets.length >= o.minCorpusDatasets, options: o, gcmdFile: meta.gcmdFile,
+    source: 'cache', buildMs: performance.now() - t0, buildStages: { cache: performance.now() - t0 },
+  };
+}
+
+function writeRepairCache(v: RepairVocabulary, metaFile: string, binFile: string, key: string): void {
+  const meta: RepairCacheMeta = {
+    key, words: [...v.frequency.keys()], counts: [...v.frequency.values()], capitals: [...v.capitals], identifiers: [...v.identifiers],
+    placeWords: [...v.placeWords], targets: v.targets, acronyms: [...v.acronyms].map(([a, x]) => [a, x.expansion, x.source]), gcmdFile: v.gcmdFile,
+    deletes: v.deletes.length,
+  };
+  // the index first: a meta file is only ever beside its own index
+  writeFileAtomic(binFile, new Uint8Array(v.deletes.buffer, v.deletes.byteOffset, v.deletes.byteLength));
+  writeFileAtomic(metaFile, JSON.stringify(meta));
+}
+
+/**
+ * The repair vocabulary of a corpus with the default options: kept in memory per corpus object; across processes
+ * read from the disk cache (`cacheDir`), or built (`buildRepairVocabulary`) and written there on the first call.
+ */
+export function loadRepairVocabulary(corpus: Corpus, opts: LoadRepairVocabularyOptions = {}): RepairVocabulary {
   let v = cache.get(corpus);
-  if (!v) cache.set(corpus, (v = buildRepairVocabulary(corpus)));
+  if (v) return v;
+  const dir = opts.cacheDir === undefined ? checkpointsDir('repair') : opts.cacheDir;
+  if (dir === null) v = buildRepairVocabulary(corpus);
+  else {
+    const key = repairCacheKey(corpus);
+    const metaFile = path.join(dir, `repair-${key}.json`);
+    const binFile = path.join(dir, `repair-${key}.bin`);
+    v = readRepairCache(corpus, metaFile, binFile, key) ?? undefined;
+    if (!v) {
+      v = buildRepairVocabulary(corpus);
+      writeRepairCache(v, metaFile, binFile, key);
+    }
+  }
+  cache.set(corpus, v);
   return v;
 }
 
