@@ -226,6 +226,8 @@ export {
 } from './report';
 export { finetuneTryDir, tryFinetuneSchedule, tryNnsscNegatives, type TryItResult } from './train';
 export { fuseSplitAtAlpha } from './search';
+// ── Query repair (search/repair.ts): misspellings against the corpus vocabulary, abbreviations and acronyms, another language noted
+export { buildRepairVocabulary, describeRepair, loadRepairVocabulary, repairQuery, type QueryRepair, type RepairChange, type RepairOptions, type RepairVocabulary } from './search';
 // ── Notebook 05's seed section: NN-SSC over several seeds (bench/nnssc-seeds.cjs), read from its JSON
 export {
   readSeedSpread, seedEpochRows, seedSpreadCommand, seedSpreadFiles, seedSpreadMissing, seedSpreadRows, seedSpreadVerdict, type SeedSpread,

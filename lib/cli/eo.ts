@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `eo` command. Thin: parses flags and calls the same library functions the notebooks call.
- *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--sample] [--data DIR]
+ *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
  *             [filters: --provider, --platform, --instrument, --processing-level-id (repeatable or comma-separated),
  *              --temporal=START,END, --bounding-box=W,S,E,N; --ignore period|place:NAME|identifier:TEXT; --facets]
  *   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations cites,...] [--out DIR] [--sample]
@@ -31,6 +31,7 @@ import { searchBatch } from '../search/batch';
 import { loadSearchEngine } from '../search/engine';
 import { FACET_NAMES } from '../search/facets';
 import { describeFilters } from '../search/filters';
+import { describeRepair } from '../search/repair';
 import { search } from '../search/search';
 import { checkFilters } from '../serve/validate';
 import type { SearchEngine } from '../search/types';
@@ -39,7 +40,7 @@ import { BENCH_USAGE, runBenchCommand } from './bench';
 import { runStyleEval } from './eval-styles';
 
 const USAGE = `usage:
-  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--sample] [--data DIR]
+  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
       [--provider DAAC] [--platform NAME] [--instrument NAME] [--processing-level-id L]   (each repeatable or comma-separated; values OR, filters AND)
       [--temporal=START,END] [--bounding-box=W,S,E,N]   (CMR syntax: ISO dates/date-times, a side empty = open; west > east crosses 180°; use = before a leading -)
       [--ignore period|place:NAME|identifier:TEXT]   (repeatable: leave a constraint parsed from the question out)   [--facets]   (facet counts of the top 100)
@@ -147,6 +148,7 @@ async function main(rawArgv: string[]): Promise<void> {
       provider: { type: 'string', multiple: true }, platform: { type: 'string', multiple: true }, instrument: { type: 'string', multiple: true },
       'processing-level-id': { type: 'string', multiple: true }, temporal: { type: 'string' }, 'bounding-box': { type: 'string' },
       ignore: { type: 'string', multiple: true }, facets: { type: 'boolean' }, 'no-rules': { type: 'boolean' },
+      'no-repair': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -170,7 +172,9 @@ async function main(rawArgv: string[]): Promise<void> {
     if ('problem' in cf) fail(`--${cf.problem.message.replace(/^\w+/, (p) => p.replace(/_/g, '-'))}`);
     const engine = await engineFor(values.retriever ?? 'best', corpus, values);
     try {
-      const res = await search(engine, query, { k, filters: cf.filters, ignore: cf.ignore, facets: !!values.facets });
+      const res = await search(engine, query, { k, filters: cf.filters, ignore: cf.ignore, facets: !!values.facets, repair: !values['no-repair'] });
+      // the page's "showing results for …" line, on stderr so that stdout stays the results
+      if (res.repair) process.stderr.write(`${describeRepair(res.repair, query)}${res.repair.repaired !== res.repair.original ? ' (--no-repair)' : ''}\n`);
       if (values.json) {
         process.stdout.write(JSON.stringify(res, null, 2) + '\n');
       } else {

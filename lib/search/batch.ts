@@ -6,6 +6,7 @@ import { runFromScores, type CorpusScorer, type ScoredRun } from '../retrieve/sc
 import { parseQuery } from '../router/parse';
 import { applyQueryRules, queryIdentifiers } from './rules';
 import { queryFusionSpec } from './adaptive-fusion';
+import { loadRepairVocabulary, repairQuery, type RepairVocabulary } from './repair';
 import { retrievalQueryText } from './text';
 import type { SearchEngine } from './types';
 
@@ -16,11 +17,15 @@ export interface BatchQuery {
 
 /**
  * Retrieve step for many queries with one scorer: every query goes through `retrievalQueryText` (the one rule),
- * then the scorer scores the whole corpus. Returns the top-`depth` run (default 100) and the full score vectors
- * (aligned with `queries`), kept for fusion.
+ * then (with `repair`, default none) `repairQuery`; then the scorer scores the whole corpus. Returns the top-`depth` run
+ * (default 100) and the full score vectors (aligned with `queries`), kept for fusion.
  */
-export async function retrieveBatch(scorer: CorpusScorer, queries: readonly BatchQuery[], corpus: Corpus, opts: { depth?: number; onProgress?: EmbedProgress } = {}): Promise<ScoredRun> {
-  const scores = await scorer.scoreBatch(queries.map((q) => retrievalQueryText(q.text)), opts.onProgress);
+export async function retrieveBatch(scorer: CorpusScorer, queries: readonly BatchQuery[], corpus: Corpus, opts: { depth?: number; onProgress?: EmbedProgress; repair?: RepairVocabulary | null } = {}): Promise<ScoredRun> {
+  const text = (q: BatchQuery) => {
+    const t = retrievalQueryText(q.text);
+    return opts.repair ? (repairQuery(t, opts.repair)?.repaired ?? t) : t;
+  };
+  const scores = await scorer.scoreBatch(queries.map(text), opts.onProgress);
   return { run: runFromScores(queries.map((q) => q.id), scores, corpus, opts.depth ?? 100), scores };
 }
 
@@ -48,21 +53,26 @@ export interface SearchBatchOptions {
   rules?: boolean;
   /** With `rules`: the day open periods ("since 2015") are read against. Default: the current date. */
   now?: Date;
+  /** Repair each query (spelling, abbreviations: `repair.ts`) as `search` does. Default false. */
+  repair?: boolean;
 }
 
 /**
  * The search path for a batch of queries (evaluation runs, rerank backbones): retrieve with each of the engine's
  * scorers, fuse as the engine says. No routing (benchmark queries ask for datasets) and no zero-score filtering:
- * runs keep their full depth, as trec_eval expects. With `rules`, each query is ranked as `search` ranks it.
+ * runs keep their full depth, as trec_eval expects. With `rules`, each query is ranked as `search` ranks it; `repair`
+ * (default false, so published runs stay as they are) repairs each query as `search` does.
  */
 export async function searchBatch(engine: SearchEngine, queries: readonly BatchQuery[], opts: SearchBatchOptions = {}): Promise<BatchResult> {
   const depth = opts.depth ?? 100;
-  const lex = engine.lexical ? await retrieveBatch(engine.lexical, queries, engine.corpus, { depth, onProgress: engine.semantic ? undefined : opts.onProgress }) : null;
-  const sem = engine.semantic ? await retrieveBatch(engine.semantic, queries, engine.corpus, { depth, onProgress: opts.onProgress }) : null;
+  const repair = opts.repair ? loadRepairVocabulary(engine.corpus) : null;
+  const lex = engine.lexical ? await retrieveBatch(engine.lexical, queries, engine.corpus, { depth, repair, onProgress: engine.semantic ? undefined : opts.onProgress }) : null;
+  const sem = engine.semantic ? await retrieveBatch(engine.semantic, queries, engine.corpus, { depth, repair, onProgress: opts.onProgress }) : null;
   if (opts.rules) {
     const now = opts.now ?? new Date();
     const scores = queries.map((q, i) => {
-      const text = retrievalQueryText(q.text);
+      const stripped = retrievalQueryText(q.text);
+      const text = repair ? (repairQuery(stripped, repair)?.repaired ?? stripped) : stripped;
       const named = queryIdentifiers(engine, text);
       const fused = lex && sem ? fuseScoreVectors(queryFusionSpec(engine, text, named, lex.scores[i], sem.scores[i], q.text), sem.scores[i], lex.scores[i]) : (lex ?? sem)!.scores[i];
       return applyQueryRules(engine, parseQuery(q.text, { now }), fused, text, {}, named).scores;

@@ -16,3 +16,4 @@ export * from './identifiers';
 export * from './rules';
 export * from './adaptive-fusion';
 export * from './style-eval';
+export * from './repair';

@@ -17,6 +17,7 @@ import { describeIdentifierEffects, type NamedIdentifier } from './identifiers';
 import { applyQueryRules, queryIdentifiers } from './rules';
 import { computeFacets } from './facets';
 import { applyFilters, canonicalIgnore, hasFilters } from './filters';
+import { loadRepairVocabulary, repairQuery } from './repair';
 import { retrievalQueryTextParsed } from './text';
 import type { RankedDataset, ScoreComponent, SearchEngine, SearchOptions, SearchResponse } from './types';
 
@@ -115,7 +116,7 @@ function routerSummary(route: RouteResult): NonNullable<SearchResponse['router']
 
 /**
  * THE query path for one question: parse once (router parser) → route (tool decisions, before retrieval) → retrieve
- * the query without its leading action phrase (`retrievalQueryText`) with every scorer of the engine → fuse (convex with the
+ * the query without its leading action phrase (`retrievalQueryText`), repaired (`repairQuery`), with every scorer of the engine → fuse (convex with the
  * stored α, or RRF) → optional rerank (Algorithm 1 over windows) → explanation of each result's score parts; the
  * router's actions are then built with the top datasets. `eo search`, `eo serve` and the notebooks call this.
  */
@@ -124,7 +125,11 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
   const now = opts.now ?? new Date();
   const t0 = performance.now();
   const parsed = parseQuery(query, { now });
-  const retrievalQuery = retrievalQueryTextParsed(parsed);
+  const stripped = retrievalQueryTextParsed(parsed);
+  const tr = performance.now();
+  // misspellings, abbreviations and another language are mended (or noted) before any scorer sees the text
+  const repair = opts.repair === false ? null : repairQuery(stripped, loadRepairVocabulary(engine.corpus));
+  const retrievalQuery = repair?.repaired ?? stripped;
   const t1 = performance.now();
   const routerChoice = opts.router ?? 'rules';
   let decisions: ToolDecision[] = [];
@@ -198,7 +203,7 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
   const t5 = performance.now();
   const spec = engine.fusion.spec;
   return {
-    query, k, retrievalQuery,
+    query, k, retrievalQuery, repair,
     router: route ? routerSummary(route) : null,
     retrieval: {
       label: engine.label, lexical: engine.lexical?.id ?? null, semantic: engine.semantic?.id ?? null, fusion: engine.fusion.mode,
@@ -215,7 +220,7 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
     ...(facets ? { facets } : {}),
     ...(rerankTraces ? { rerankTraces } : {}),
     timings: {
-      parseMs: t1 - t0, routeMs: t2 - t1 + (t5 - t4), lexicalMs: scores.lexicalMs, semanticMs: scores.semanticMs, fuseMs: scores.fuseMs,
+      parseMs: tr - t0, repairMs: t1 - tr, routeMs: t2 - t1 + (t5 - t4), lexicalMs: scores.lexicalMs, semanticMs: scores.semanticMs, fuseMs: scores.fuseMs,
       constraintsMs: te - tc, explainMs: t3 - te, rerankMs: t4 - t3, totalMs: performance.now() - t0,
       ...(Object.keys(semanticStages).length ? { semanticStages } : {}),
     },

@@ -9,11 +9,13 @@ import type { PairedOptions } from '../metrics/paired';
 import { searchBatch } from './batch';
 import type { SearchEngine } from './types';
 
-/** One system: an engine and whether it ranks with the user's query rules (`searchBatch`'s `rules`). */
+/** One system: an engine, whether it ranks with the user's query rules and repairs queries (`searchBatch`'s options). */
 export interface StyleSystem {
   label: string;
   engine: SearchEngine;
   rules: boolean;
+  /** Repair each query as `search` does (spelling, abbreviations). Default: as `rules`. */
+  repair?: boolean;
 }
 
 /** A query with its style. */
@@ -26,7 +28,7 @@ export interface StyledQuery {
 /** Runs of every system on the queries (depth 100). `now`: the day open periods are read against. */
 export async function styleRuns(systems: readonly StyleSystem[], queries: readonly StyledQuery[], now = new Date()): Promise<Map<string, Run>> {
   const out = new Map<string, Run>();
-  for (const s of systems) out.set(s.label, (await searchBatch(s.engine, queries, { rules: s.rules, now })).run);
+  for (const s of systems) out.set(s.label, (await searchBatch(s.engine, queries, { rules: s.rules, repair: s.repair ?? s.rules, now })).run);
   return out;
 }
 

@@ -9,6 +9,7 @@ import type { CorpusScorer } from '../retrieve/scorers';
 import type { ShortNameResolver } from '../router/decide';
 import type { RouteResult, RouterAction, RouterLlmClient, ToolDecision } from '../router/types';
 import type { Reranker, RerankTrace, WindowOptions } from '../rerank/types';
+import type { QueryRepair } from './repair';
 
 /** How the engine combines its scorers, and why. */
 export interface EngineFusion {
@@ -90,6 +91,8 @@ export interface RankedDataset {
 export interface SearchTimings {
   /** Router parser and the retrieval text. */
   parseMs: number;
+  /** Query repair (spelling, abbreviations, language note) of the retrieval text. */
+  repairMs: number;
   /** Tool decisions, and the actions built with the top results. */
   routeMs: number;
   /** BM25 over the corpus. */
@@ -154,14 +157,21 @@ export interface SearchOptions {
   facetDepth?: number;
   /** The question's parsed period, places or named identifiers to leave out of the ranking. Default: none. */
   ignore?: IgnoreParsed;
+  /**
+   * Repair the retrieval text before scoring (lib/search/repair.ts): misspellings corrected against the corpus
+   * vocabulary, abbreviations and acronyms expanded, a query in another language noted. Default true.
+   */
+  repair?: boolean;
 }
 
 /** The answer to one query: router decisions and actions, ranked datasets with explanations, timings. */
 export interface SearchResponse {
   query: string;
   k: number;
-  /** The text the retrievers scored (`retrievalQueryText`: the query without its leading action phrase). */
+  /** The text the retrievers scored (`retrievalQueryText`: the query without its leading action phrase; repaired). */
   retrievalQuery: string;
+  /** What query repair changed in the retrieval text, and its note; null when nothing changed (or repair is off). */
+  repair: QueryRepair | null;
   router: {
     router: string;
     fallThrough: boolean;

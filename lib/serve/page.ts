@@ -226,6 +226,17 @@ ${field('processing_level_id', 'Processing level', list('processing_level_id'), 
 </div>${k}</details>`;
 }
 
+/** "Showing results for *repaired*. Search instead for *original*" (a link with `repair=0`), and a language note. */
+function repairHtml(res: SearchResponse): string {
+  const rp = res.repair;
+  if (!rp) return '';
+  const asTyped = `/?q=${encodeURIComponent(res.query)}&k=${res.k}&repair=0`;
+  const line = rp.repaired !== rp.original
+    ? `<p class="repair" id="repair">Showing results for <i>${h(rp.repaired)}</i>. Search instead for <a id="repair-original" href="${h(asTyped)}"><i>${h(res.query)}</i></a></p>`
+    : '';
+  return line + (rp.note ? `<p class="note repair-note" id="repair-note">${h(rp.note)}</p>` : '');
+}
+
 /** The home page, with results when a search ran. */
 export function renderSearchPage(res: SearchResponse | null): string {
   if (!res) {
@@ -240,7 +251,7 @@ semantic scorer, fused.</p>`, '', filterInputs(null));
 <p class="note">${r.fallThrough ? 'The tools cover part of the request; matching datasets follow.' : 'These tools answer the request; datasets below for reference.'}
 Decided by ${h(r.router)}: ${applied.map((d) => `${h(d.tool)} ${d.confidence.toFixed(2)} (${h(d.rule)}; ${h(d.evidence.map((e) => e.detail).join('; '))})`).join(' · ')}</p></section>`
     : `<section class="actions" id="router-actions"><p class="note">No NASA tool answers this directly; it goes to dataset retrieval.</p></section>`;
-  const notes = r.notes.map((n) => `<p class="note router-note">${h(n)}</p>`).join('');
+  const notes = r.notes.map((n) => `<p class="note router-note">${h(n)}</p>`).join('') + repairHtml(res);
   const parsedBits = [
     r.parsed.period ? `period ${h(r.parsed.period.start)}..${h(r.parsed.period.end)}` : '',
     ...r.parsed.places.map((p) => `place ${h(p.name)}`),

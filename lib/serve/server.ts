@@ -5,6 +5,7 @@ import { loadIntentMatcher, retrievalStripCues } from '../router/parse';
 import { routeQuery } from '../router/route';
 import { loadVariableIndex } from '../router/variables';
 import { canonicalFilters, canonicalIgnore } from '../search/filters';
+import { loadRepairVocabulary } from '../search/repair';
 import { search } from '../search/search';
 import type { SearchEngine, SearchResponse } from '../search/types';
 import { createLru } from '../util/lru';
@@ -29,7 +30,7 @@ const ms = (x: number) => Math.round(x * 100) / 100;
 
 /**
  * `Server-Timing` of one answer (one entry per stage, ms; W3C Server Timing, shown by browsers' dev tools and read by
- * bench/serve-load.cjs): `admission` (waiting for a search slot), `parse`, `route`, `bm25`, the semantic scorer's
+ * bench/serve-load.cjs): `admission` (waiting for a search slot), `parse`, `repair`, `route`, `bm25`, the semantic scorer's
  * stages (`queue`, `embed`, `cosine` / `nnssc` / `firstStage`; `semantic` when it reports none), `fuse`,
  * `constraints`, `explain`, `search` (all of the search), then `json` (or `html`): rendering the answer. `batch`
  * carries the micro-batch size in `desc`. A cached answer has only `cache;desc=hit` and the rendering.
@@ -40,7 +41,7 @@ function serverTiming(res: SearchResponse | null, admitMs: number, render: 'json
   else {
     const t = res.timings;
     const st = t.semanticStages ?? {};
-    parts.push(`admission;dur=${ms(admitMs)}`, `parse;dur=${ms(t.parseMs)}`, `route;dur=${ms(t.routeMs)}`, `bm25;dur=${ms(t.lexicalMs)}`);
+    parts.push(`admission;dur=${ms(admitMs)}`, `parse;dur=${ms(t.parseMs)}`, `repair;dur=${ms(t.repairMs)}`, `route;dur=${ms(t.routeMs)}`, `bm25;dur=${ms(t.lexicalMs)}`);
     const named = Object.entries(st).filter(([k]) => k !== 'batch');
     if (named.length) for (const [k, v] of named) parts.push(`${k};dur=${ms(v)}`);
     else parts.push(`semantic;dur=${ms(t.semanticMs)}`);
@@ -57,6 +58,7 @@ function serverTiming(res: SearchResponse | null, admitMs: number, render: 'json
  *   GET /api/search?q=&k=  JSON: router decisions/actions, ranked datasets with per-stage scores, facets, timings;
  *                          CMR-like filters `provider`, `platform`, `instrument`, `processing_level_id`, `temporal`,
  *                          `bounding_box` and `ignore` (lib/search/filters.ts; bad values 400 `BAD_FILTER`)
+ *                          (`repair=0` searches the query as typed; default 1: misspellings mended, see search/repair.ts)
  *   GET /dataset/:id       one dataset's record (HTML); GET /api/dataset/:id (JSON)
  *   GET /healthz           liveness and what is loaded
  * Bad queries get a 400 with a clear message that never echoes the query; a per-client rate limit answers 429;
@@ -77,6 +79,7 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
   loadVariableIndex();
   loadIntentMatcher();
   retrievalStripCues();
+  loadRepairVocabulary(engine.corpus); // query repair's vocabulary (tokens, deletes index) is built once, here
   routeQuery('warm-up: show me rainfall over Kenya in July 2019', { resolveShortName: engine.resolveShortName }); // compiles chrono-node's and our patterns
   const app = Fastify({ logger: opts.logger ?? false, routerOptions: { maxParamLength: 200 }, bodyLimit: 4096 });
 
@@ -120,10 +123,13 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
     if ('problem' in ck) return sendProblem(req, reply, ck.problem);
     const cf = checkFilters(q, engine.corpus);
     if ('problem' in cf) return sendProblem(req, reply, cf.problem);
+    if (q.repair !== undefined && q.repair !== '0' && q.repair !== '1')
+      return sendProblem(req, reply, { status: 400, code: 'BAD_PARAMETER', message: 'repair must be 0 (search the query as typed) or 1 (mend misspellings; the default)' });
+    const repair = q.repair !== '0';
     // whitespace runs do not change a query's meaning: one cache entry (and one answer) for all spellings
     const query = cq.query.normalize('NFC').trim().replace(/\s+/g, ' ');
     const now = opts.now?.() ?? new Date();
-    const key = JSON.stringify([query, ck.k, opts.llmRouter ? 'llm' : 'rules', now.toISOString().slice(0, 10), canonicalFilters(cf.filters), canonicalIgnore(cf.ignore)]);
+    const key = JSON.stringify([query, ck.k, opts.llmRouter ? 'llm' : 'rules', now.toISOString().slice(0, 10), canonicalFilters(cf.filters), canonicalIgnore(cf.ignore), repair]);
     let json = results.get(key);
     let res: SearchResponse | null = null;
     let admitMs = 0;
@@ -138,7 +144,7 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
       }
       try {
         res = await search(engine, query, {
-          k: ck.k, routerCandidates: opts.routerCandidates, now, router: opts.llmRouter ?? 'rules', log: (e) => req.log.error(e),
+          k: ck.k, routerCandidates: opts.routerCandidates, now, router: opts.llmRouter ?? 'rules', log: (e) => req.log.error(e), repair,
           filters: cf.filters, ignore: cf.ignore, facets: true,
         });
       } finally {
