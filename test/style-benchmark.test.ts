@@ -329,6 +329,7 @@ test('full snapshot: the shipped overrides select family datasets, narrow grade 
         }
         overrides++;
         assert.ok(two.length >= 1 && two.every((d) => family.has(d)), `${id}: grade 2 inside the family`);
+        assert.not.equal(two, topicLabels.exact, `${id}: the override changes nothing`);
         assert.is(grades.size, family.size, `${id}: the whole family keeps a grade`);
         for (const c of q.checked ?? []) assert.is(grades.get(c.id) ?? 0, c.grade, `${id}: checked ${c.id}`);
       });
