@@ -300,7 +300,7 @@ test('query overrides: grade 2 narrows to the override within the family for tha
   const broken = { ...t, queries: { ...t.queries, keyword: [...t.queries.keyword, noFamily] } } as StyleTopic;
   const m = benchError(() => buildStyleBenchmark(sample, { topics: [broken], strict: true }));
   assert.match(m, `topic "${t.id}".queries.keyword[${t.queries.keyword.length}].exact`);
-  assert.match(m, '"asks for a product outside the family"');
+  assert.match(m, `${t.id}/keyword/${t.queries.keyword.length + 1} "asks for a product outside the family"`);
   assert.match(m, "selects no dataset of the topic's family");
   const lenient = buildStyleBenchmark(sample, { topics: [broken] });
   const droppedId = `${t.id}/keyword/${t.queries.keyword.length + 1}`;
@@ -330,6 +330,8 @@ test('full snapshot: the shipped overrides select family datasets, narrow grade 
         overrides++;
         assert.ok(two.length >= 1 && two.every((d) => family.has(d)), `${id}: grade 2 inside the family`);
         assert.not.equal(two, topicLabels.exact, `${id}: the override changes nothing`);
+        const topicExact = new Set(topicLabels.exact);
+        assert.ok(two.every((d) => topicExact.has(d)), `${id}: the shipped overrides narrow the topic's grade-2 set`);
         assert.is(grades.size, family.size, `${id}: the whole family keeps a grade`);
         for (const c of q.checked ?? []) assert.is(grades.get(c.id) ?? 0, c.grade, `${id}: checked ${c.id}`);
       });

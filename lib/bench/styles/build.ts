@@ -111,13 +111,14 @@ export function buildStyleBenchmark(corpus: Corpus, opts: BuildStyleBenchmarkOpt
         const field = `queries.${style}[${i}].exact`;
         const exact = styleQueryOverrideSelection(corpus, sel, q, `topic "${topic.id}".${field}`);
         if (exact.length === 0) {
-          const reason = `${field} (query ${JSON.stringify(text)}) selects no dataset of the topic's family on this corpus (${corpus.datasets.length} datasets)`;
+          const reason = `${field} (query ${id} ${JSON.stringify(text)}) selects no dataset of the topic's family on this corpus (${corpus.datasets.length} datasets)`;
           if (strict) throw new EoError('BENCH', `topic "${topic.id}".${reason}`, { topic: topic.id, query: id, field });
           droppedQueries.push({ id, reason });
           return;
         }
-        const own = new Map<string, number>();
-        for (const d of [...sel.family, ...sel.exact]) own.set(d, 1);
+        // the topic's grade-2 datasets the override leaves out fall back to grade 1 (same family)
+        const own = new Map(grades);
+        for (const d of sel.exact) own.set(d, 1);
         for (const d of exact) own.set(d, 2);
         queries.push({ id, topicId: topic.id, style, text, split: side, narrowed: true });
         qrels.set(id, own);

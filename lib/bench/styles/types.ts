@@ -147,7 +147,8 @@ export interface BuildStyleBenchmarkOptions {
   testFraction?: number;
   /**
    * Fail with `EoError('BENCH')` when an `exact` or `family` rule, or a query's exact override (within the
-   * family), selects no dataset, instead of dropping the topic or the query. Default: true unless the corpus is the 200-dataset sample snapshot (its origin folder is `sample`).
+   * family), selects no dataset, instead of dropping the topic or the query. Default: true unless the corpus is
+   * the 200-dataset sample snapshot (its origin folder is `sample`).
    */
   strict?: boolean;
 }
