@@ -7,12 +7,25 @@ import { isEoError } from '../lib/errors';
 import { loadSnapshot, type DatasetRecord } from '../lib/data';
 import {
   QUERY_STYLES, buildStyleBenchmark, compileStyleRule, loadStyleTopics, datasetsMatchingRule, styleBenchmarkReport,
-  styleBenchmarkSplit, styleBenchmarkStats, styleTopicSelection, styleTopicSplit, styleTopicsFile, validateStyleTopics,
-  type StyleTopic,
+  styleBenchmarkSplit, styleBenchmarkStats, styleQueryText, styleTopicSelection, styleTopicSplit, styleTopicsFile, validateStyleTopics,
+  type StyleQueryOverride, type StyleTopic,
 } from '../lib/bench';
 
 const sample = loadSnapshot({ sample: true });
 const shipped = loadStyleTopics();
+let fullCorpus: ReturnType<typeof loadSnapshot> | undefined;
+/** The full snapshot, loaded once for the tests that need it. */
+function full(): ReturnType<typeof loadSnapshot> {
+  fullCorpus ??= loadSnapshot();
+  return fullCorpus;
+}
+
+/** Grade-2 dataset ids of one query, sorted. */
+function gradeTwo(bench: ReturnType<typeof buildStyleBenchmark>, queryId: string): string[] {
+  const grades = bench.qrels.get(queryId);
+  assert.ok(grades, `no qrels for ${queryId}`);
+  return [...grades].filter(([, g]) => g === 2).map(([id]) => id).sort();
+}
 
 /** A valid topic to vary in the error tests. */
 function topic(over: Record<string, unknown> = {}): Record<string, unknown> {
@@ -53,7 +66,7 @@ test('the shipped topics file parses and validates: ≥ 60 topics, every style p
   assert.is(new Set(shipped.map((t) => t.id)).size, shipped.length);
   for (const t of shipped) {
     for (const s of QUERY_STYLES) assert.ok(t.queries[s].length >= 1, `${t.id} ${s}`);
-    for (const q of t.queries.keyword) {
+    for (const q of t.queries.keyword.map(styleQueryText)) {
       const words = q.split(/\s+/).length;
       assert.ok(words >= 2 && words <= 5, `${t.id} keyword query "${q}" has ${words} words`);
     }
@@ -171,24 +184,25 @@ test('strict build: a family rule that selects nothing is an error even when exa
 });
 
 test('full snapshot: every rule selects something, exact ⊆ family, ≤ 40 grade-2 datasets, ≥ 60 queries per style, spot checks hold', () => {
-  const full = loadSnapshot();
-  const bench = buildStyleBenchmark(full); // strict by default on the full snapshot
+  const corpus = full();
+  const bench = buildStyleBenchmark(corpus); // strict by default on the full snapshot
   assert.is(bench.droppedTopics.length, 0);
   assert.is(bench.topics.length, shipped.length);
   const byId = new Map(shipped.map((t) => [t.id, t] as const));
   for (const labels of bench.topics) {
     const t = byId.get(labels.id) as StyleTopic;
-    const sel = styleTopicSelection(full, t);
+    const sel = styleTopicSelection(corpus, t);
     assert.ok(sel.exact.length >= 1 && sel.exact.length <= 40, `${t.id}: ${sel.exact.length} grade-2 datasets`);
     const familySet = new Set([...sel.family, ...sel.exact]);
     for (const id of sel.exact) assert.ok(familySet.has(id));
-    const grades = bench.qrels.get(`${t.id}/question/1`)!;
+    // the topic's own labels (a query with an exact override has its own grade 2, checked below)
+    const grades = new Map<string, number>([...sel.family.map((id) => [id, 1] as const), ...sel.exact.map((id) => [id, 2] as const)]);
     for (const c of t.checked ?? []) {
-      assert.ok(full.indexById.has(c.id), `${t.id}: checked ${c.id} is not in the corpus`);
+      assert.ok(corpus.indexById.has(c.id), `${t.id}: checked ${c.id} is not in the corpus`);
       assert.is(grades.get(c.id) ?? 0, c.grade, `${t.id}: checked ${c.id}`);
     }
   }
-  const titles = new Set(full.datasets.map((d) => d.longName.toLowerCase()));
+  const titles = new Set(corpus.datasets.map((d) => d.longName.toLowerCase()));
   for (const q of bench.queries) assert.not.ok(titles.has(q.text.toLowerCase()), `${q.id} copies a dataset title`);
   const stats = styleBenchmarkStats(bench);
   for (const s of QUERY_STYLES) {
@@ -222,6 +236,121 @@ test('full snapshot: every rule selects something, exact ⊆ family, ≤ 40 grad
     const line = `| ${Object.values(r).join(' | ')} |`;
     assert.ok(readme.includes(line), `README.md lacks the row ${line}`);
   }
+});
+
+test('query overrides: a query may be {text, exact, checked?, notes?}; a bad one is EoError BENCH naming the topic, the query and the field', () => {
+  const v = (t: Record<string, unknown>) => validateStyleTopics([t], 'mem');
+  const withIdentifier = (q: unknown) => topic({ queries: { question: ['I want NO2 over Delhi.'], keyword: ['no2 column'], identifier: ['OMNO2d', q], misspelled: ['omi no 2'] } });
+  const [ok] = v(withIdentifier({ text: ' OMNO2G ', exact: { shortName: '^OMNO2G$' }, checked: [{ id: 'C1', grade: 2 }], notes: 'the L2G product' }));
+  const q = ok.queries.identifier[1] as StyleQueryOverride;
+  assert.equal(q, { text: 'OMNO2G', exact: { shortName: '^OMNO2G$' }, checked: [{ id: 'C1', grade: 2 }], notes: 'the L2G product' });
+  assert.is(styleQueryText(q), 'OMNO2G');
+  assert.is(styleQueryText(ok.queries.identifier[0]), 'OMNO2d');
+  let m = benchError(() => v(withIdentifier({ text: 'OMNO2G' })));
+  assert.match(m, 'topic "omi-no2-test".queries.identifier[1].exact');
+  assert.match(m, '"OMNO2G"');
+  m = benchError(() => v(withIdentifier({ text: 'OMNO2G', exact: { shortName: 'OMNO2(' } })));
+  assert.match(m, 'topic "omi-no2-test".queries.identifier[1].exact.shortName');
+  assert.match(m, 'bad regular expression');
+  m = benchError(() => v(withIdentifier({ text: 'OMNO2G', exact: { shortname: 'x' } })));
+  assert.match(m, '.queries.identifier[1].exact.shortname');
+  m = benchError(() => v(withIdentifier({ text: 'OMNO2G', exact: { shortName: 'x' }, grade: 2 })));
+  assert.match(m, '.queries.identifier[1].grade');
+  assert.match(m, 'unknown query key');
+  m = benchError(() => v(withIdentifier({ exact: { shortName: 'x' } })));
+  assert.match(m, '.queries.identifier[1].text');
+  m = benchError(() => v(withIdentifier({ text: 'OMNO2G', exact: { shortName: 'x' }, checked: [{ id: 'C1', grade: 5 }] })));
+  assert.match(m, '.queries.identifier[1].checked[0].grade');
+  m = benchError(() => v(withIdentifier(42)));
+  assert.match(m, '.queries.identifier[1]');
+  m = benchError(() => v(withIdentifier({ text: 'omno2d', exact: { shortName: 'x' } })));
+  assert.match(m, 'duplicate query');
+});
+
+test('query overrides: grade 2 narrows to the override within the family for that query only; the rest of the family is grade 1', () => {
+  // a topic of the sample with several grade-2 datasets; the override keeps the first one
+  const base = buildStyleBenchmark(sample);
+  const labels = base.topics.find((t) => t.exact.length >= 2 && t.family.length >= 1)!;
+  assert.ok(labels, 'a sample topic with ≥ 2 grade-2 and ≥ 1 grade-1 datasets');
+  const t = shipped.find((x) => x.id === labels.id)!;
+  const keep = sample.datasets[sample.indexById.get(labels.exact[0])!];
+  const escaped = keep.longName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const override = { text: 'narrowed identifier query', exact: { longName: `^${escaped}$` } };
+  const outside = sample.datasets.find((d) => !labels.exact.includes(d.id) && !labels.family.includes(d.id))!;
+  const noFamily = { text: 'asks for a product outside the family', exact: { longName: `^${outside.longName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$` } };
+  const edited = { ...t, queries: { ...t.queries, identifier: [...t.queries.identifier, override] } } as StyleTopic;
+  const bench = buildStyleBenchmark(sample, { topics: [edited] });
+  const n = t.queries.identifier.length + 1;
+  const id = `${t.id}/identifier/${n}`;
+  const q = bench.queries.find((x) => x.id === id)!;
+  assert.ok(q.narrowed);
+  assert.is(q.text, 'narrowed identifier query');
+  assert.equal(gradeTwo(bench, id), [keep.id]);
+  const grades = bench.qrels.get(id)!;
+  for (const other of labels.exact.slice(1)) assert.is(grades.get(other), 1, `${other}: topic grade 2 → 1 for the narrowed query`);
+  for (const f of labels.family) assert.is(grades.get(f), 1);
+  assert.is(grades.size, labels.exact.length + labels.family.length);
+  // every other query keeps its labels (the topic's, or its own shipped override), and ids are unchanged
+  for (const other of bench.queries.filter((x) => x.id !== id)) {
+    assert.equal([...bench.qrels.get(other.id)!].sort(), [...base.qrels.get(other.id)!].sort(), other.id);
+    if (!other.narrowed) assert.equal(gradeTwo(bench, other.id), labels.exact);
+  }
+  assert.equal(bench.queries.filter((x) => x.id !== id).map((x) => x.id), base.queries.filter((x) => x.topicId === t.id).map((x) => x.id));
+  // an override that selects nothing in the family: strict → named error; lenient → the query is dropped and listed
+  const broken = { ...t, queries: { ...t.queries, keyword: [...t.queries.keyword, noFamily] } } as StyleTopic;
+  const m = benchError(() => buildStyleBenchmark(sample, { topics: [broken], strict: true }));
+  assert.match(m, `topic "${t.id}".queries.keyword[${t.queries.keyword.length}].exact`);
+  assert.match(m, `${t.id}/keyword/${t.queries.keyword.length + 1} "asks for a product outside the family"`);
+  assert.match(m, "selects no dataset of the topic's family");
+  const lenient = buildStyleBenchmark(sample, { topics: [broken] });
+  const droppedId = `${t.id}/keyword/${t.queries.keyword.length + 1}`;
+  assert.equal(lenient.droppedQueries.map((d) => d.id), [droppedId]);
+  assert.not.ok(lenient.qrels.has(droppedId));
+  assert.is(lenient.queries.length, base.queries.filter((x) => x.topicId === t.id).length);
+});
+
+test('full snapshot: the shipped overrides select family datasets, narrow grade 2, keep their spot checks, and fix the reported examples', () => {
+  const corpus = full();
+  const bench = buildStyleBenchmark(corpus);
+  assert.is(bench.droppedQueries.length, 0);
+  const labels = new Map(bench.topics.map((t) => [t.id, t] as const));
+  let overrides = 0;
+  for (const t of shipped) {
+    const topicLabels = labels.get(t.id)!;
+    const family = new Set([...topicLabels.exact, ...topicLabels.family]);
+    for (const style of QUERY_STYLES) {
+      t.queries[style].forEach((q, i) => {
+        const id = `${t.id}/${style}/${i + 1}`;
+        const grades = bench.qrels.get(id)!;
+        const two = gradeTwo(bench, id);
+        if (typeof q === 'string') {
+          assert.equal(two, topicLabels.exact, `${id}: topic labels`);
+          return;
+        }
+        overrides++;
+        assert.ok(two.length >= 1 && two.every((d) => family.has(d)), `${id}: grade 2 inside the family`);
+        assert.not.equal(two, topicLabels.exact, `${id}: the override changes nothing`);
+        const topicExact = new Set(topicLabels.exact);
+        assert.ok(two.every((d) => topicExact.has(d)), `${id}: the shipped overrides narrow the topic's grade-2 set`);
+        assert.is(grades.size, family.size, `${id}: the whole family keeps a grade`);
+        for (const c of q.checked ?? []) assert.is(grades.get(c.id) ?? 0, c.grade, `${id}: checked ${c.id}`);
+      });
+    }
+  }
+  assert.ok(overrides >= 100, `${overrides} overrides`);
+  // the examples that motivated per-query labels (ids and titles read on the full snapshot)
+  assert.equal(gradeTwo(bench, 'seawifs-deep-blue-aerosol/identifier/2'), ['C1239900189-GES_DISC']); // SWDB_L2 only
+  assert.is(bench.qrels.get('seawifs-deep-blue-aerosol/identifier/2')!.get('C1239900202-GES_DISC'), 1); // SWDB_L3M10
+  assert.equal(gradeTwo(bench, 'omi-no2/identifier/1'), ['C1266136111-GES_DISC', 'C2215175232-GES_DISC', 'C3333493715-GES_DISC']); // L3 daily, not OMNO2G
+  assert.equal(gradeTwo(bench, 'viirs-dark-target-aerosol/identifier/2'), ['C2772641628-LAADS', 'C2859228520-LAADS']); // NOAA-20 only
+  assert.equal(gradeTwo(bench, 'viirs-dark-target-aerosol/identifier/1'), ['C2771506686-LAADS', 'C2859232902-LAADS']); // SNPP only
+  assert.equal(gradeTwo(bench, 'amsr-snow-water-equivalent/identifier/1'), ['C1587882982-NSIDC_ECS', 'C1587883062-NSIDC_ECS', 'C1601063219-NSIDC_ECS']);
+  assert.equal(gradeTwo(bench, 'mls-ozone-profiles/identifier/2'), ['C1725332420-GES_DISC', 'C1725336747-GES_DISC', 'C2042566088-GES_DISC', 'C2042567177-GES_DISC']);
+  assert.equal(gradeTwo(bench, 'omi-uv-aerosol/identifier/2'), ['C1266136096-GES_DISC']); // OMAERUVd
+  assert.equal(gradeTwo(bench, 'modis-aqua-chlorophyll/identifier/2'), ['C2330512018-OB_DAAC']); // mapped R2022, not binned or NRT
+  assert.equal(gradeTwo(bench, 'gedi-biomass/identifier/1'), ['C2237824918-ORNL_CLOUD', 'C2734289572-ORNL_CLOUD']); // L4A
+  // a plain query of the same topic keeps the topic's labels
+  assert.equal(gradeTwo(bench, 'seawifs-deep-blue-aerosol/keyword/1'), labels.get('seawifs-deep-blue-aerosol')!.exact);
 });
 
 test.run();

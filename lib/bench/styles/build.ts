@@ -4,10 +4,11 @@ import type { Corpus } from '../../data/types';
 import type { Qrels } from '../../metrics/types';
 import { shortHash } from '../../util/hash';
 import { stratifiedSample } from '../split';
-import { compileStyleRule, loadStyleTopics, datasetsMatchingRule } from './rules';
+import { compileStyleRule, loadStyleTopics, datasetsMatchingRule, styleQueryText } from './rules';
 import {
   QUERY_STYLES,
   type BuildStyleBenchmarkOptions,
+  type DroppedStyleQuery,
   type DroppedStyleTopic,
   type QueryStyle,
   type StyleBenchmark,
@@ -15,6 +16,7 @@ import {
   type StyleSplit,
   type StyleSplitView,
   type StyleStatsRow,
+  type StyleQueryOverride,
   type StyleTopic,
   type StyleTopicLabels,
 } from './types';
@@ -55,10 +57,23 @@ export function styleTopicSelection(corpus: Corpus, topic: StyleTopic, source = 
 }
 
 /**
+ * Grade-2 ids (sorted) of one query override: the datasets of the topic's family (`family` ∪ `exact` of
+ * `styleTopicSelection`) that the override's `exact` rule selects. `where` names the override in errors.
+ */
+export function styleQueryOverrideSelection(corpus: Corpus, topicSelection: { exact: readonly string[]; family: readonly string[] }, override: StyleQueryOverride, where: string): string[] {
+  const predicate = compileStyleRule(override.exact, where);
+  const out: string[] = [];
+  for (const id of [...topicSelection.exact, ...topicSelection.family]) if (predicate(corpus.datasets[corpus.indexById.get(id)!])) out.push(id);
+  return out.sort();
+}
+
+/**
  * Build the style benchmark on a corpus: labels from each topic's rules (grade 2 `exact`, grade 1 `family`
- * minus exact), one query per listed text, the seeded topic-level dev/test split. A topic whose `exact` selects
- * nothing on this corpus is dropped (listed in `droppedTopics`) unless `strict`, where it — or a `family` rule
- * that selects nothing — is an `EoError('BENCH')` naming the topic and field.
+ * minus exact), one query per listed text, the seeded topic-level dev/test split. A query written with an exact
+ * override gets its own grade 2 (the family datasets the override selects) and grade 1 for the rest of the family.
+ * A topic whose `exact` selects nothing on this corpus is dropped (listed in `droppedTopics`), and a query whose
+ * override selects no family dataset is dropped (listed in `droppedQueries`), unless `strict`, where either — or a
+ * `family` rule that selects nothing — is an `EoError('BENCH')` naming the topic, the query and the field.
  */
 export function buildStyleBenchmark(corpus: Corpus, opts: BuildStyleBenchmarkOptions = {}): StyleBenchmark {
   const topics = opts.topics ?? loadStyleTopics();
@@ -68,6 +83,7 @@ export function buildStyleBenchmark(corpus: Corpus, opts: BuildStyleBenchmarkOpt
   const split = styleTopicSplit(topics, seed, testFraction);
   const labels: StyleTopicLabels[] = [];
   const droppedTopics: DroppedStyleTopic[] = [];
+  const droppedQueries: DroppedStyleQuery[] = [];
   const queries: StyleQuery[] = [];
   const qrels: Qrels = new Map();
   for (const topic of topics) {
@@ -84,10 +100,28 @@ export function buildStyleBenchmark(corpus: Corpus, opts: BuildStyleBenchmarkOpt
     for (const id of sel.family) grades.set(id, 1);
     for (const id of sel.exact) grades.set(id, 2);
     for (const style of QUERY_STYLES) {
-      topic.queries[style].forEach((text, i) => {
+      topic.queries[style].forEach((q, i) => {
         const id = `${topic.id}/${style}/${i + 1}`;
-        queries.push({ id, topicId: topic.id, style, text, split: side });
-        qrels.set(id, new Map(grades));
+        const text = styleQueryText(q);
+        if (typeof q === 'string') {
+          queries.push({ id, topicId: topic.id, style, text, split: side, narrowed: false });
+          qrels.set(id, new Map(grades));
+          return;
+        }
+        const field = `queries.${style}[${i}].exact`;
+        const exact = styleQueryOverrideSelection(corpus, sel, q, `topic "${topic.id}".${field}`);
+        if (exact.length === 0) {
+          const reason = `${field} (query ${id} ${JSON.stringify(text)}) selects no dataset of the topic's family on this corpus (${corpus.datasets.length} datasets)`;
+          if (strict) throw new EoError('BENCH', `topic "${topic.id}".${reason}`, { topic: topic.id, query: id, field });
+          droppedQueries.push({ id, reason });
+          return;
+        }
+        // the topic's grade-2 datasets the override leaves out fall back to grade 1 (same family)
+        const own = new Map(grades);
+        for (const d of sel.exact) own.set(d, 1);
+        for (const d of exact) own.set(d, 2);
+        queries.push({ id, topicId: topic.id, style, text, split: side, narrowed: true });
+        qrels.set(id, own);
       });
     }
   }
@@ -101,6 +135,7 @@ export function buildStyleBenchmark(corpus: Corpus, opts: BuildStyleBenchmarkOpt
     qrels,
     split,
     droppedTopics,
+    droppedQueries,
   };
 }
 

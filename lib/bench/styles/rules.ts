@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { EoError } from '../../errors';
 import type { DatasetRecord } from '../../data/types';
 import { packageFile } from '../../util/paths';
-import { QUERY_STYLES, RULE_TEXT_FIELDS, type CheckedDataset, type QueryStyle, type RuleTextField, type StyleRule, type StyleTopic } from './types';
+import { QUERY_STYLES, RULE_TEXT_FIELDS, type CheckedDataset, type QueryStyle, type RuleTextField, type StyleQueryOverride, type StyleRule, type StyleTopic, type StyleTopicQuery } from './types';
 
 /** A compiled rule: true when the dataset is selected. */
 export type DatasetPredicate = (d: DatasetRecord) => boolean;
@@ -10,6 +10,7 @@ export type DatasetPredicate = (d: DatasetRecord) => boolean;
 const TEXT_FIELDS = new Set<string>(RULE_TEXT_FIELDS);
 const COMBINATORS = new Set(['all', 'any', 'not']);
 const TOPIC_KEYS = new Set(['id', 'need', 'discipline', 'exact', 'family', 'queries', 'notes', 'checked']);
+const QUERY_KEYS = new Set(['text', 'exact', 'checked', 'notes']);
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -100,18 +101,37 @@ function nonEmptyString(v: unknown, where: string): string {
   return v;
 }
 
-function validateQueries(v: unknown, where: string): Record<QueryStyle, string[]> {
+/** The text of a topic query (a plain string, or the `text` of an override). */
+export function styleQueryText(q: StyleTopicQuery): string {
+  return typeof q === 'string' ? q : q.text;
+}
+
+function validateQuery(q: unknown, where: string): StyleTopicQuery {
+  if (typeof q === 'string') return nonEmptyString(q, where).trim();
+  if (!isPlainObject(q)) fail(where, 'expected a query string or {"text": "...", "exact": <rule>}');
+  for (const k of Object.keys(q)) if (!QUERY_KEYS.has(k)) fail(`${where}.${k}`, `unknown query key (known: ${[...QUERY_KEYS].join(', ')})`);
+  const text = nonEmptyString(q.text, `${where}.text`).trim();
+  if (q.exact === undefined) fail(`${where}.exact`, `query ${JSON.stringify(text)}: an object query needs an exact rule (or write the query as a plain string)`);
+  compileStyleRule(q.exact, `${where}.exact`);
+  const out: StyleQueryOverride = { text, exact: q.exact as StyleRule };
+  if (q.checked !== undefined) out.checked = validateChecked(q.checked, `${where}.checked`);
+  if (q.notes !== undefined) out.notes = nonEmptyString(q.notes, `${where}.notes`);
+  return out;
+}
+
+function validateQueries(v: unknown, where: string): Record<QueryStyle, StyleTopicQuery[]> {
   if (!isPlainObject(v)) fail(where, `expected an object with the styles ${QUERY_STYLES.join(', ')}`);
   for (const k of Object.keys(v)) if (!(QUERY_STYLES as readonly string[]).includes(k)) fail(`${where}.${k}`, `unknown query style (known: ${QUERY_STYLES.join(', ')})`);
-  const out = {} as Record<QueryStyle, string[]>;
+  const out = {} as Record<QueryStyle, StyleTopicQuery[]>;
   for (const style of QUERY_STYLES) {
     const list = v[style];
     if (!Array.isArray(list) || list.length === 0) fail(`${where}.${style}`, 'needs at least one query');
-    out[style] = list.map((q, i) => nonEmptyString(q, `${where}.${style}[${i}]`).trim());
+    out[style] = list.map((q, i) => validateQuery(q, `${where}.${style}[${i}]`));
     const seen = new Set<string>();
     out[style].forEach((q, i) => {
-      if (seen.has(q.toLowerCase())) fail(`${where}.${style}[${i}]`, `duplicate query ${JSON.stringify(q)}`);
-      seen.add(q.toLowerCase());
+      const text = styleQueryText(q).toLowerCase();
+      if (seen.has(text)) fail(`${where}.${style}[${i}]`, `duplicate query ${JSON.stringify(styleQueryText(q))}`);
+      seen.add(text);
     });
   }
   return out;
@@ -131,8 +151,9 @@ function validateChecked(v: unknown, where: string): CheckedDataset[] {
 
 /**
  * Check a parsed topics file and return it typed. Every problem is an `EoError('BENCH')` naming the source, the
- * topic id and the field: an unknown key, a bad rule (see `compileStyleRule`), a style with no query, a
- * duplicate or non-kebab-case id. Whether each rule selects anything is checked by the builder (it needs a corpus).
+ * topic id and the field: an unknown key, a bad rule (see `compileStyleRule`), a style with no query, a bad
+ * query override (not a string nor `{text, exact, checked?, notes?}`, a bad rule or `checked`), a duplicate or
+ * non-kebab-case id. Whether each rule selects anything is checked by the builder (it needs a corpus).
  */
 export function validateStyleTopics(raw: unknown, source = 'topics'): StyleTopic[] {
   const list = isPlainObject(raw) && Array.isArray(raw.topics) ? raw.topics : raw;

@@ -41,6 +41,29 @@ export interface CheckedDataset {
   grade: 0 | 1 | 2;
 }
 
+/**
+ * A query that asks for something narrower than its topic's `exact` rule (one processing level, one platform, one
+ * resolution, one temporal resolution, one version, a named short name). In topics.json it is written as an object
+ * where a plain query is a string.
+ */
+export interface StyleQueryOverride {
+  /** The query as the user types it. */
+  text: string;
+  /**
+   * Grade 2 for this query only: the datasets of the topic's family (family rule ∪ topic exact) that this rule
+   * selects. The rest of the family, the topic's other exact datasets included, is grade 1 for this query. On a
+   * strict build it must select at least one family dataset.
+   */
+  exact: StyleRule;
+  /** Datasets looked at by hand for this query, with the grade this query gives them. */
+  checked?: CheckedDataset[];
+  /** Why this query is narrower than its topic. */
+  notes?: string;
+}
+
+/** A query of a topic: its text (labels of the topic), or an object with a per-query exact override. */
+export type StyleTopicQuery = string | StyleQueryOverride;
+
 /** One information need with its label rules and the queries that express it. */
 export interface StyleTopic {
   /** Kebab-case, unique in the file. */
@@ -53,8 +76,8 @@ export interface StyleTopic {
   exact: StyleRule;
   /** Grade 1: the same product family (every exact dataset is added to it). */
   family: StyleRule;
-  /** At least one query per style. */
-  queries: Record<QueryStyle, string[]>;
+  /** At least one query per style; a query is a string or a `StyleQueryOverride` (its own grade-2 rule). */
+  queries: Record<QueryStyle, StyleTopicQuery[]>;
   /** Why the rule is right, edge cases. */
   notes?: string;
   /** Datasets looked at by hand when spot-checking the rules. */
@@ -68,10 +91,18 @@ export interface StyleQuery {
   style: QueryStyle;
   text: string;
   split: StyleSplit;
+  /** True when the query's grade-2 labels come from its own `exact` override instead of the topic's. */
+  narrowed: boolean;
 }
 
 /** A topic the builder left out on this corpus, and why. */
 export interface DroppedStyleTopic {
+  id: string;
+  reason: string;
+}
+
+/** A query the builder left out on this corpus (its override selects no family dataset; only without `strict`). */
+export interface DroppedStyleQuery {
   id: string;
   reason: string;
 }
@@ -103,6 +134,8 @@ export interface StyleBenchmark {
   split: Map<string, StyleSplit>;
   /** Topics left out because no dataset of this corpus has grade 2 (only without `strict`). */
   droppedTopics: DroppedStyleTopic[];
+  /** Queries of kept topics left out because their exact override selects no family dataset (only without `strict`). */
+  droppedQueries: DroppedStyleQuery[];
 }
 
 export interface BuildStyleBenchmarkOptions {
@@ -113,8 +146,9 @@ export interface BuildStyleBenchmarkOptions {
   /** Share of topics on the test side (per stratum, rounded). Default 0.5. */
   testFraction?: number;
   /**
-   * Fail with `EoError('BENCH')` when an `exact` or `family` rule selects no dataset, instead of dropping the
-   * topic. Default: true unless the corpus is the 200-dataset sample snapshot (its origin folder is `sample`).
+   * Fail with `EoError('BENCH')` when an `exact` or `family` rule, or a query's exact override (within the
+   * family), selects no dataset, instead of dropping the topic or the query. Default: true unless the corpus is
+   * the 200-dataset sample snapshot (its origin folder is `sample`).
    */
   strict?: boolean;
 }
