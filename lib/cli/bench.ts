@@ -17,6 +17,7 @@ import { loadSnapshot } from '../data/snapshot';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
 import { writeJsonl } from '../util/fs';
+import { numberFlag } from './usage';
 
 export const BENCH_USAGE = `usage:
   eo bench build --kg FILE [--writer title|llm:<model>] [--seed 42] [--test-fraction 0.2] [--subset 200] [--out DIR]
@@ -39,10 +40,7 @@ const OPTIONS = {
 } as const;
 
 function positiveInt(v: string | undefined, name: string, def: number): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new EoError('INVALID_ARGUMENT', `--${name} must be a positive integer (got "${v}")`);
-  return n;
+  return numberFlag(v, name, def, { integer: true, min: 1 });
 }
 
 /** `--field query=task` flags → overrides per role. */
@@ -96,7 +94,7 @@ export async function runBenchCommand(
 
   if (sub === 'build') {
     if (!values.kg) throw new EoError('INVALID_ARGUMENT', `bench build --kg needs the export file\n${BENCH_USAGE}`);
-    const testFraction = values['test-fraction'] === undefined ? BENCHMARK_DEFAULTS.testFraction : Number(values['test-fraction']);
+    const testFraction = numberFlag(values['test-fraction'], 'test-fraction', BENCHMARK_DEFAULTS.testFraction);
     if (!(testFraction > 0 && testFraction < 1)) throw new EoError('INVALID_ARGUMENT', `--test-fraction must be in (0, 1) (got "${values['test-fraction']}")`);
     const writer = await writerFor(values.writer);
     const corpus = await loadKg(values.kg, log);

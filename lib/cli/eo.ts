@@ -13,7 +13,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 // Per-module imports (not '../index'): `eo search` loads only the stages it uses.
-import { isEoError } from '../errors';
+import { EoError } from '../errors';
+import { MAX_QUERY_CHARS } from '../serve/validate';
+import { gcmdKeywordsFile } from '../router/variables';
 import { repoReportsDir } from '../util/paths';
 import { loadSnapshot } from '../data/snapshot';
 import type { Corpus } from '../data/types';
@@ -28,7 +30,8 @@ import { searchBatch } from '../search/batch';
 import { loadSearchEngine } from '../search/engine';
 import { search } from '../search/search';
 import type { SearchEngine } from '../search/types';
-import { fusionFlag, LLM_USAGE, nnsscTopMFlag, SERVE_USAGE } from './usage';
+import { commandUsage, fusionFlag, LLM_USAGE, nnsscTopMFlag, numberFlag, SERVE_USAGE } from './usage';
+import { checkArgvLength, exitWithError } from './exit';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 
 const USAGE = `usage:
@@ -40,28 +43,33 @@ const USAGE = `usage:
 ${BENCH_USAGE.replace('usage:\n', '')}
 ${LLM_USAGE}`;
 
+/** A usage error: exit status 2 (lib/cli/exit.ts). */
 function fail(msg: string): never {
-  process.stderr.write(`eo: ${msg}\n`);
-  process.exit(2);
+  throw new EoError('INVALID_ARGUMENT', msg);
 }
 
 function intFlag(v: string | undefined, name: string, def: number): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) fail(`--${name} must be a positive integer (got "${v}")`);
-  return n;
+  return numberFlag(v, name, def, { integer: true, min: 1 });
+}
+
+/** `--test-fraction`: a number strictly between 0 and 1 (both splits non-empty). */
+function testFractionFlag(v: string | undefined, def: number): number {
+  const f = numberFlag(v, 'test-fraction', def, { min: 0, max: 1 });
+  if (f === 0 || f === 1) fail(`--test-fraction must be strictly between 0 and 1 (got "${v}")`);
+  return f;
 }
 
 /**
  * The search engine of a retriever name: `best` (BM25 + the best semantic scorer, fused with the stored α), `bm25`,
  * `cosine` (USE-lite alone) or `nnssc` (NN-SSC alone).
  */
-async function engineFor(name: string, corpus: Corpus, values: { sample?: boolean; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string }): Promise<SearchEngine> {
+async function engineFor(name: string, corpus: Corpus, values: { sample?: boolean; data?: string; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string }): Promise<SearchEngine> {
   const log = (l: string) => process.stderr.write(l.startsWith('embedding') ? `\r${l}` : `${l}\n`);
   // exact NN-SSC unless asked: the published runs; `eo serve` defaults to two-stage (SERVICE_NNSSC_TWO_STAGE)
-  const common = { sample: !!values.sample, fusion: fusionFlag(values.fusion, USAGE), nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], USAGE, false), log };
-  const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
-  if (alpha !== undefined && !(alpha >= 0 && alpha <= 1)) fail(`--alpha must be a number in [0, 1] (got "${values.alpha}")`);
+  // --data names the router's GCMD keywords too (the default data folder's otherwise)
+  const gcmdFile = values.data === undefined ? undefined : gcmdKeywordsFile(values.data);
+  const common = { sample: !!values.sample, fusion: fusionFlag(values.fusion, USAGE), nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], USAGE, false), gcmdFile, log };
+  const alpha = numberFlag(values.alpha, 'alpha', undefined, { min: 0, max: 1 });
   const semantic = values.semantic ?? 'best';
   if (!['best', 'nnssc', 'use-lite'].includes(semantic)) fail(`--semantic must be best, nnssc or use-lite (got "${semantic}")`);
   if (name === 'best') return loadSearchEngine(corpus, { ...common, alpha, semantic: semantic as 'best' | 'nnssc' | 'use-lite' });
@@ -99,8 +107,14 @@ function takeEncoderFlag(argv: string[]): string[] {
   return out;
 }
 
+const wantsHelp = (argv: readonly string[]) => argv.includes('--help') || argv.includes('-h');
+
 async function main(rawArgv: string[]): Promise<void> {
+  // first: a long argument stays in process.argv, where onnxruntime-node crashes on it when it loads (lib/cli/exit.ts)
+  checkArgvLength(process.argv);
   const argv = takeEncoderFlag(rawArgv);
+  if (argv[0] === 'llm' && wantsHelp(argv)) return void process.stdout.write(`usage:\n${LLM_USAGE}\n`);
+  if (argv[0] === 'serve' && wantsHelp(argv)) return void process.stdout.write(SERVE_USAGE + '\n');
   // loaded here only: `eo llm` pulls in both LLM SDKs
   if (argv[0] === 'llm') return (await import('./llm')).runLlmCommand(argv.slice(1));
   if (argv[0] === 'serve') {
@@ -136,7 +150,7 @@ async function main(rawArgv: string[]): Promise<void> {
   });
   const [cmd, ...rest] = positionals;
   if (values.help || !cmd) {
-    process.stdout.write(USAGE + '\n');
+    process.stdout.write((cmd ? commandUsage(USAGE, cmd) : USAGE) + '\n');
     return;
   }
   const load = () => loadSnapshot({ dir: values.data, sample: values.sample });
@@ -144,6 +158,9 @@ async function main(rawArgv: string[]): Promise<void> {
   if (cmd === 'search') {
     const query = rest.join(' ');
     if (query.trim() === '') fail('search needs a query, e.g. eo search "sea ice extent Arctic"');
+    // the service's limit and code, checked before anything loads (a long query would crash onnxruntime-node)
+    if (query.length > MAX_QUERY_CHARS)
+      throw new EoError('QUERY_TOO_LONG', `the query is too long (${query.length} characters; at most ${MAX_QUERY_CHARS}, as for eo serve)`, { chars: query.length, max: MAX_QUERY_CHARS });
     const k = intFlag(values.k, 'k', 10);
     const corpus = load();
     const engine = await engineFor(values.retriever ?? 'best', corpus, values);
@@ -154,6 +171,7 @@ async function main(rawArgv: string[]): Promise<void> {
       } else {
         const tools = res.router?.decisions.filter((d) => d.applies).map((d) => d.tool) ?? [];
         if (tools.length) process.stdout.write(`NASA tools for this request: ${tools.join(', ')} (eo serve shows their links)\n`);
+        for (const n of res.router?.notes ?? []) process.stdout.write(`note: ${n}\n`);
         if (res.results.length === 0) process.stdout.write('no dataset matches\n');
         for (const r of res.results)
           process.stdout.write(`${String(r.rank).padStart(3)}. ${r.id}  ${r.shortName ?? '-'}  score ${r.score.toFixed(4)}\n     ${r.longName}\n     ${r.why}\n     ${r.links.landingPage}\n`);
@@ -171,7 +189,7 @@ async function main(rawArgv: string[]): Promise<void> {
     const bench = await buildBenchmark(corpus, {
       ...benchmarkSettings({ sample: !!values.sample }),
       seed: intFlag(values.seed, 'seed', d.seed),
-      testFraction: values['test-fraction'] ? Number(values['test-fraction']) : d.testFraction,
+      testFraction: testFractionFlag(values['test-fraction'], d.testFraction),
       subsetSize: intFlag(values.subset, 'subset', d.subsetSize),
       relations: values.relations ? values.relations.split(',') : d.relations,
     });
@@ -194,7 +212,7 @@ async function main(rawArgv: string[]): Promise<void> {
     const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system best|bm25|cosine|nnssc');
     const corpus = load();
     const benchFile = values.bench ?? path.join(defaultBenchDir(!!values.sample), 'benchmark.json');
-    if (!fs.existsSync(benchFile)) fail(`no benchmark at ${benchFile}; run "eo bench build${values.sample ? ' --sample' : ''}" first`);
+    if (!fs.existsSync(benchFile)) throw new EoError('DATA_NOT_FOUND', `no benchmark at ${benchFile}; run "eo bench build${values.sample ? ' --sample' : ''}" first`, { file: benchFile });
     const bench = loadBenchmark(benchFile, corpus);
     const split = (values.split ?? 'test') as 'test' | 'train' | 'test-subset';
     if (!['test', 'train', 'test-subset'].includes(split)) fail(`--split must be test, train or test-subset`);
@@ -216,7 +234,4 @@ async function main(rawArgv: string[]): Promise<void> {
   fail(`unknown command "${cmd}"\n${USAGE}`);
 }
 
-main(process.argv.slice(2)).catch((e) => {
-  process.stderr.write(`eo: ${isEoError(e) ? `[${e.code}] ` : ''}${(e as Error).message}\n`);
-  process.exit(1);
-});
+main(process.argv.slice(2)).catch((e) => exitWithError('eo', e));

@@ -7,7 +7,8 @@
  * Budget: EO_LLM_BUDGET_USD; store: EO_LLM_STORE; models: LLM_MODELS_FILE (see lib/llm/README.md).
  */
 import { parseArgs } from 'node:util';
-import { LLM_USAGE } from './usage';
+import { EoError } from '../errors';
+import { LLM_USAGE, numberFlag } from './usage';
 import { loadSnapshot } from '../data/snapshot';
 import { loadQueryWriterPrompt, queryWriterRequests } from '../bench/writers';
 import { defaultLlmStorePath } from '../llm/client';
@@ -25,9 +26,9 @@ import { prepareRerankExperiment } from '../search/experiment';
 
 
 
+/** A usage error: exit status 2 (lib/cli/exit.ts). */
 function fail(msg: string): never {
-  process.stderr.write(`eo llm: ${msg}\n`);
-  process.exit(2);
+  throw new EoError('INVALID_ARGUMENT', `llm: ${msg}`);
 }
 
 function progressLine(p: { configId: string; done: number; total: number; inFlight: number; failed: number; inputTokens: number; outputTokens: number; costUsd: number; event: string }): string {
@@ -42,17 +43,20 @@ export async function runLlmCommand(argv: string[]): Promise<void> {
       queries: { type: 'string' }, writer: { type: 'boolean' }, models: { type: 'string' }, agentic: { type: 'string' }, json: { type: 'boolean' },
       sample: { type: 'boolean' }, data: { type: 'string' }, stage: { type: 'string' }, model: { type: 'string' }, 'no-wait': { type: 'boolean' },
       'poll-seconds': { type: 'string' }, 'max-attempts': { type: 'string' }, field: { type: 'string', multiple: true }, store: { type: 'string' },
-      'dry-run': { type: 'boolean' },
+      'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
+  if (values.help) return void process.stdout.write(`usage:\n${LLM_USAGE}\n`);
+  // numeric flags checked before anything loads
+  const queries = numberFlag(values.queries, 'queries', 200, { integer: true, min: 1 });
+  const pollSeconds = numberFlag(values['poll-seconds'], 'poll-seconds', undefined, { min: 0 });
+  const maxAttempts = numberFlag(values['max-attempts'], 'max-attempts', undefined, { integer: true, min: 1 });
   const [sub, ...rest] = positionals;
   const models = loadModelsFile().models;
   const storePath = values.store ?? defaultLlmStorePath();
 
   if (sub === 'plan') {
     const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
-    const queries = values.queries ? Number(values.queries) : 200;
-    if (!Number.isInteger(queries) || queries <= 0) fail(`--queries must be a positive integer (got "${values.queries}")`);
     const sizes = paperPromptSizes(corpus);
     const linked = new Set(corpus.links.map((l) => l.publicationId));
     const writerCalls = values.writer ? 2 * corpus.publications.filter((p) => linked.has(p.id)).length : 0;
@@ -103,8 +107,8 @@ export async function runLlmCommand(argv: string[]): Promise<void> {
     process.stderr.write(formatCostPlan(plan, `before submitting (${stage}, ${config.id})`));
     const r = await runBatch({
       config, requests, store: storePath, wait: !values['no-wait'],
-      pollIntervalMs: values['poll-seconds'] ? Number(values['poll-seconds']) * 1000 : undefined,
-      maxAttempts: values['max-attempts'] ? Number(values['max-attempts']) : undefined,
+      pollIntervalMs: pollSeconds === undefined ? undefined : pollSeconds * 1000,
+      maxAttempts,
       onProgress: (p) => process.stderr.write(progressLine(p)),
     });
     process.stdout.write(JSON.stringify(r, null, 2) + '\n');

@@ -51,7 +51,14 @@ export function finishRoute(
       : d);
   const actions = buildActions({ parsed, candidates: opts.candidates, now: opts.now, resolveShortName: opts.resolveShortName, endpoints: opts.endpoints ?? DEFAULT_TOOL_ENDPOINTS }, withEvidence);
   const fallThrough = !withEvidence.some((d) => d.applies && d.fullyAnswers);
-  return { query: parsed.text, parsed, decisions: withEvidence, actions, fallThrough, router: opts.router, notes: opts.notes ?? [] };
+  // the period left out is said, so that no one reads the answer as filtered by it
+  const notes = [...(parsed.periodIgnored ? [periodIgnoredNote(parsed.periodIgnored)] : []), ...(opts.notes ?? [])];
+  return { query: parsed.text, parsed, decisions: withEvidence, actions, fallThrough, router: opts.router, notes };
+}
+
+/** The note of a period the router left out (`ParsedQuery.periodIgnored`), as the page, the API and `eo search` show it. */
+export function periodIgnoredNote(why: string): string {
+  return `period ignored: ${why}`;
 }
 
 /** Tools that apply in a route result, in TOOL_NAMES order. */

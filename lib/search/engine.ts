@@ -18,6 +18,7 @@ import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
 import { microBatchingScorer } from '../retrieve/microbatch';
 import { corpusShortNameResolver } from '../router/route';
+import { loadVariableIndex, type VariableIndex } from '../router/variables';
 import { describeFusionRecord, fusionAlpha, fusionRecordFile, fusionRecordKey, readFusionRecord } from './fusion-record';
 import { loadNnsscScorer, type LoadNnsscOptions } from './nnssc';
 import type { EngineFusion, SearchEngine } from './types';
@@ -40,6 +41,8 @@ export function createSearchEngine(corpus: Corpus, parts: {
   fusion?: FusionSpec;
   source?: string;
   recordFile?: string;
+  /** The router's variable vocabulary. Default: the process-wide one (GCMD keywords of the default data folder). */
+  variables?: VariableIndex;
   dispose?: () => void;
 }): SearchEngine {
   const { lexical, semantic } = parts;
@@ -53,6 +56,7 @@ export function createSearchEngine(corpus: Corpus, parts: {
   return {
     corpus, lexical, semantic, fusion, label: engineLabel(lexical, semantic, fusion),
     resolveShortName: corpusShortNameResolver(corpus),
+    ...(parts.variables ? { variables: parts.variables } : {}),
     dispose: parts.dispose ?? (() => {}),
   };
 }
@@ -131,6 +135,11 @@ export interface LoadSearchEngineOptions {
    * another runtime); the corpus embeddings and the NN-SSC checkpoint are checked against its id.
    */
   encoderSpec?: EncoderSpec;
+  /**
+   * The GCMD science keywords CSV the router reads (`gcmdKeywordsFile(dataDir)`: `--data DIR` names it). Default:
+   * the one of the default data folder ($EO_DATA_DIR, else ../shared/data/eo).
+   */
+  gcmdFile?: string;
   /** Progress and decision lines (embedding the corpus the first time, α computed and stored). Default: none. */
   log?: (line: string) => void;
 }
@@ -145,6 +154,8 @@ function onnxThreadOf(opts: LoadSearchEngineOptions): OnnxThread {
  */
 export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOptions = {}): Promise<SearchEngine> {
   const log = opts.log ?? (() => {});
+  // read first: a missing or invalid keywords file fails before any scorer loads
+  const variables = opts.gcmdFile ? loadVariableIndex({ gcmdFile: opts.gcmdFile }) : undefined;
   const settings = benchmarkSettings({ sample: !!opts.sample });
   const benchName = settings.name;
   // the benchmark on disk, read once (never built here): α is set on its training split, and it lets the NN-SSC
@@ -217,11 +228,11 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   const dispose = () => disposers.forEach((d) => d());
   if (!semantic || !lexical) {
     if (!semantic && !lexical) throw new EoError('INVALID_ARGUMENT', 'loadSearchEngine: semantic "none" needs BM25 (lexical: true)');
-    return createSearchEngine(corpus, { lexical, semantic, dispose });
+    return createSearchEngine(corpus, { lexical, semantic, variables, dispose });
   }
   try {
     const { spec, source, recordFile } = await resolveFusion(corpus, lexical, semantic, opts, onDisk, log);
-    return createSearchEngine(corpus, { lexical, semantic, fusion: spec, source: source + semanticNote, recordFile, dispose });
+    return createSearchEngine(corpus, { lexical, semantic, fusion: spec, source: source + semanticNote, recordFile, variables, dispose });
   } catch (e) {
     dispose();
     throw e;

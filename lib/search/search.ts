@@ -115,7 +115,7 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
   const k = opts.k ?? 10;
   const now = opts.now ?? new Date();
   const t0 = performance.now();
-  const parsed = parseQuery(query, { now });
+  const parsed = parseQuery(query, { now, variables: engine.variables });
   const retrievalQuery = retrievalQueryTextParsed(parsed);
   const t1 = performance.now();
   const routerChoice = opts.router ?? 'rules';

@@ -3,6 +3,7 @@ import type { Corpus } from '../data/types';
 import type { AlphaMethod, FusionSpec } from '../fuse';
 import type { CorpusScorer } from '../retrieve/scorers';
 import type { ShortNameResolver } from '../router/decide';
+import type { VariableIndex } from '../router/variables';
 import type { RouteResult, RouterAction, RouterLlmClient, ToolDecision } from '../router/types';
 import type { Reranker, RerankTrace, WindowOptions } from '../rerank/types';
 
@@ -35,6 +36,8 @@ export interface SearchEngine {
   label: string;
   /** ShortName → dataset of this corpus (the router's Harmony collections). */
   resolveShortName: ShortNameResolver;
+  /** The router's variable vocabulary (GCMD keywords of the run's data folder); absent: the process-wide default. */
+  variables?: VariableIndex;
   /** Free encoders and backend memory the engine owns. */
   dispose(): void;
 }

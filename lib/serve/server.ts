@@ -10,7 +10,7 @@ import { createLru } from '../util/lru';
 import { createAdmission } from './admission';
 import { PAGE_CSS, PAGE_JS, renderDatasetPage, renderErrorPage, renderSearchPage } from './page';
 import type { SearchServerOptions } from './types';
-import { checkK, checkQuery, type QueryProblem } from './validate';
+import { checkK, checkQuery, MAX_QUERY_CHARS, type QueryProblem } from './validate';
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
@@ -63,14 +63,14 @@ function serverTiming(res: SearchResponse | null, admitMs: number, render: 'json
  * that (or after `queueTimeoutMs` in the queue) the answer is 503 with `Retry-After: 1`, so no request hangs.
  */
 export async function createSearchServer(engine: SearchEngine, opts: SearchServerOptions = {}): Promise<FastifyInstance> {
-  const maxChars = opts.maxQueryChars ?? 500;
+  const maxChars = opts.maxQueryChars ?? MAX_QUERY_CHARS;
   const maxK = opts.maxK ?? 50;
   // answers kept as their JSON text: a third of the memory of the object graph, and a hit skips serialising
   const results = createLru<string, string>(opts.resultCacheEntries ?? 1000);
   const admission = createAdmission({ maxConcurrent: opts.maxConcurrentSearches, maxQueued: opts.maxQueuedSearches, queueTimeoutMs: opts.queueTimeoutMs });
   // Load the router's gazetteer, variable vocabulary and intent cues now, not on the first request.
   loadGazetteer();
-  loadVariableIndex();
+  if (!engine.variables) loadVariableIndex();
   loadIntentMatcher();
   retrievalStripCues();
   routeQuery('warm-up: show me rainfall over Kenya in July 2019', { resolveShortName: engine.resolveShortName }); // compiles chrono-node's and our patterns

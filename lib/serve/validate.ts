@@ -1,3 +1,9 @@
+/**
+ * The longest query the service accepts (characters), and `eo search` too: one limit, one code (QUERY_TOO_LONG).
+ * `eo serve --max-query` changes the service's.
+ */
+export const MAX_QUERY_CHARS = 500;
+
 /** Why a query was refused (HTTP 400 unless noted). The message never repeats the query text. */
 export interface QueryProblem {
   status: number;
