@@ -110,9 +110,10 @@ function takeEncoderFlag(argv: string[]): string[] {
 const wantsHelp = (argv: readonly string[]) => argv.includes('--help') || argv.includes('-h');
 
 async function main(rawArgv: string[]): Promise<void> {
-  // first: a long argument stays in process.argv, where onnxruntime-node crashes on it when it loads (lib/cli/exit.ts)
-  checkArgvLength(process.argv);
   const argv = takeEncoderFlag(rawArgv);
+  // before anything loads: a long argument stays in process.argv, where onnxruntime-node crashes on it when it loads
+  // (lib/cli/exit.ts); `eo search` first refuses a long query with the service's code, then checks the same
+  if (argv[0] !== 'search') checkArgvLength(process.argv);
   if (argv[0] === 'llm' && wantsHelp(argv)) return void process.stdout.write(`usage:\n${LLM_USAGE}\n`);
   if (argv[0] === 'serve' && wantsHelp(argv)) return void process.stdout.write(SERVE_USAGE + '\n');
   // loaded here only: `eo llm` pulls in both LLM SDKs
@@ -161,6 +162,7 @@ async function main(rawArgv: string[]): Promise<void> {
     // the service's limit and code, checked before anything loads (a long query would crash onnxruntime-node)
     if (query.length > MAX_QUERY_CHARS)
       throw new EoError('QUERY_TOO_LONG', `the query is too long (${query.length} characters; at most ${MAX_QUERY_CHARS}, as for eo serve)`, { chars: query.length, max: MAX_QUERY_CHARS });
+    checkArgvLength(process.argv);
     const k = intFlag(values.k, 'k', 10);
     const corpus = load();
     const engine = await engineFor(values.retriever ?? 'best', corpus, values);
