@@ -205,7 +205,10 @@ async function main(rawArgv: string[]): Promise<void> {
   if (cmd === 'eval') {
     if (values.run) {
       if (!values.qrels) fail('eval --run needs --qrels');
-      const pq = evaluateRun(readTrecRun(values.run), readTrecQrels(values.qrels), { depth: intFlag(values.depth, 'depth', 100) });
+      const depth = intFlag(values.depth, 'depth', 100);
+      for (const [flag, file] of [['--run', values.run], ['--qrels', values.qrels]])
+        if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `${flag}: no such file: ${file}`, { file });
+      const pq = evaluateRun(readTrecRun(values.run), readTrecQrels(values.qrels), { depth });
       const row = summarize(path.basename(values.run), pq);
       if (values.json) process.stdout.write(JSON.stringify({ ...row, queries: pq.queryIds.length, skippedNoPositives: pq.skippedNoPositives.length }, null, 2) + '\n');
       else printTable([row]);

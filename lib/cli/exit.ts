@@ -40,6 +40,7 @@ export function describeCliError(e: unknown): { code: string; status: number; me
   const nodeCode = (e as { code?: unknown } | null)?.code;
   if (typeof nodeCode === 'string' && nodeCode.startsWith('ERR_PARSE_ARGS_')) return { code: 'INVALID_ARGUMENT', status: EXIT_STATUS.usage, message };
   if (typeof nodeCode === 'string' && ENVIRONMENT_ERRNO.has(nodeCode)) return { code: nodeCode, status: EXIT_STATUS.environment, message };
+  if (nodeCode === 'ENOENT' || nodeCode === 'EISDIR' || nodeCode === 'ENOTDIR') return { code: 'DATA_NOT_FOUND', status: EXIT_STATUS.data, message };
   return { code: 'INTERNAL', status: EXIT_STATUS.internal, message };
 }
 

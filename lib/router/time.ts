@@ -73,7 +73,11 @@ export function periodProblem(text: string, now: Date = new Date(), found: chron
     if (!r.end) continue;
     const ends = r.text.split(RANGE_JOIN);
     if (ends.length !== 2) continue;
-    const [a, b] = ends.map((e) => chrono.parse(e, now, { forwardDate: false })[0]?.start.date().getTime());
+    // only ends that name their year: "March to May 2020" borrows the year of its second end
+    const [a, b] = ends.map((e) => {
+      const k = chrono.parse(e, now, { forwardDate: false })[0]?.start;
+      return k && k.isCertain('year') ? k.date().getTime() : undefined;
+    });
     if (a !== undefined && b !== undefined && b < a) return `"${r.text}" ends before it starts`;
   }
   return null;
