@@ -31,10 +31,12 @@ test('paper stages: five listwise rerankers, two agentic (live only), judge over
 });
 
 test('cost: standard and batch prices from the models file; recorded calls cost nothing; no batch for agentic or DeepSeek', () => {
-  const store = memoryRecordStore([rec('o4-mini', 'listwise', 'a'), rec('o4-mini', 'listwise', 'b'), rec('o4-mini', 'judge', 'c')]);
-  const rows = llmCostPlan(paperPlanStages({ queries: 10, sizes: SIZES, judge: null }), { models: MODELS, store });
+  const store = memoryRecordStore([rec('o4-mini', 'listwise', 'a'), rec('o4-mini', 'listwise', 'b'), rec('o4-mini', 'judge', 'c'), rec('o4-mini', 'listwise', 'other-corpus')]);
+  // this run's ten listwise keys: two of them recorded ('c' is the judge's, 'other-corpus' another run's)
+  const stages = paperPlanStages({ queries: 10, sizes: SIZES, judge: null }).map((s) => (s.configId === 'o4-mini' && s.stage === 'listwise' ? { ...s, keys: ['a', 'b', 'c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'] } : s));
+  const rows = llmCostPlan(stages, { models: MODELS, store });
   const o4 = rows.find((r) => r.model === 'o4-mini')!;
-  assert.is(o4.recorded, 2, 'only its listwise records count');
+  assert.is(o4.recorded, 2, 'only its own keys count');
   const o4cfg = MODELS.find((m) => m.id === 'o4-mini')!;
   const out = 40 + o4cfg.estimatedReasoningTokens!;
   const expected = (8 * 2000 * o4cfg.inputPricePerMTok + 8 * out * o4cfg.outputPricePerMTok) / 1e6;
@@ -42,7 +44,15 @@ test('cost: standard and batch prices from the models file; recorded calls cost 
   assert.ok(Math.abs(o4.batchUsd! - expected / 2) < 1e-12);
   assert.is(rows.find((r) => r.model === 'deepseek-v4-pro' && r.stage === 'listwise')!.batchUsd, null);
   assert.is(rows.find((r) => r.model === 'claude-opus-4-7' && r.stage === 'agentic')!.batchApi, 'none');
+  // a stage without keys counts nothing as recorded: the records of the same model and stage may be another run's
+  const unknown = rows.find((r) => r.model === 'gpt-5.5')!;
+  assert.is(unknown.recorded, null);
+  const blind = llmCostPlan(paperPlanStages({ queries: 10, sizes: SIZES, judge: null }), { models: MODELS, store }).find((r) => r.model === 'o4-mini')!;
+  assert.is(blind.recorded, null, 'o4-mini listwise records of another corpus are not counted');
+  assert.ok(Math.abs(blind.standardUsd - (expected * 10) / 8) < 1e-12, 'every call costed');
   const md = formatCostPlan(rows, 'test');
+  assert.match(md, /\| gpt-5\.5\* \| listwise \| 10 \| – \|/);
+  assert.match(md, /recorded –: the calls' request keys are not known here/);
   assert.match(md, /\| o4-mini\* \| listwise \| 10 \| 2 \|/);
   assert.match(md, /live only/);
   assert.match(md, /\*\*total\*\*/);
