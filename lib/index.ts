@@ -150,7 +150,7 @@ export {
   parseJudgeAnswer, type JudgeRunResult, type JudgeVerdict, type LlmJudge,
 } from './judge';
 
-export { judgeBatchRequests, judgeColumns, judgeVsCitation, kendallTauB } from './judge';
+export { isJudgeRefusal, judgeBatchRequests, judgeColumns, judgeFailureNote, judgeVsCitation, kendallTauB } from './judge';
 
 export { llmJudgePlan, plannedJudge, type JudgePlan } from './judge';
 

@@ -4,7 +4,7 @@
  * table shows (computed from the numbers, never typed).
  */
 import type { DatasetRecord } from '../data/types';
-import { judgeColumns, judgeVsCitation, type JudgeColumns, type JudgeVsCitation } from '../judge';
+import { judgeColumns, judgeFailureNote, judgeVsCitation, type JudgeColumns, type JudgeVsCitation } from '../judge';
 import type { JudgeRunQuery, LlmJudge } from '../judge/types';
 import { STAND_IN_LABEL } from '../llm/standin';
 import { pairedRows } from '../metrics/systems';
@@ -92,7 +92,8 @@ export function judgeColumnsExtra(j: RerankJudge): RerankRowExtra {
   return ({ label }) => {
     const v = j.byLabel.get(label);
     if (!v) return { judge: j.notConfigured ?? 'not judged' };
-    return { ...v, judge: j.standIn ? STAND_IN_LABEL : 'judge' };
+    const r = j.columns.results.get(label);
+    return { ...v, judge: j.standIn ? STAND_IN_LABEL : 'judge', ...(r ? { 'judge calls': judgeFailureNote(r) } : {}) };
   };
 }
 
