@@ -13,7 +13,7 @@ export {
 // ── Utilities: atomic files, hashes, seeded random, repository paths, the prompt-file loader
 export {
   benchDataDir, checkpointsDir, loadPromptTemplate, mulberry32, packageFile, recordingsDir, repoReportsDir,
-  repoRoot, sha256, shortHash, writeFileAtomic, writeJsonAtomic, type PromptTemplate, type Rng,
+  repoRelativePath, repoRoot, sha256, shortHash, writeFileAtomic, writeJsonAtomic, type PromptTemplate, type Rng,
 } from './util';
 
 // ── Checkpoint file format (what train writes and retrieve/encode read)
