@@ -2,8 +2,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { defaultModelsFilePath, formatCostPlan, llmCostPlan, loadModelsFile, loadSnapshot, memoryRecordStore, paperCostPlanTable, paperPlanStages, repoRoot, type LlmRecord } from '../lib';
+import { defaultModelsFilePath, formatCostPlan, getModelConfig, llmCostPlan, llmRecordKey, loadModelsFile, loadSnapshot, memoryRecordStore, normalizeChatRequest, paperCostPlanTable, paperPlanStages, queryWriterRequests, repoRoot, type LlmRecord } from '../lib';
 
 const MODELS = loadModelsFile(defaultModelsFilePath(), {}).models;
 const SIZES = { listwiseInputTokens: 2000, writerInputTokens: 600, judgeInputTokens: 450 };
@@ -72,6 +74,32 @@ test('the notebooks\' table: paperCostPlanTable on the sample snapshot', () => {
   assert.match(md, /^### LLM cost plan: 20 queries/);
   assert.match(md, /\| gpt-5\.5\* \| listwise \| 20 \| 0 \|/);
   assert.match(md, /\| qwen3\.6-35b-a3b-judge \| judge \| 400 \|/);
+});
+
+test('eo llm plan: "recorded" counts this run\'s writer keys only; listwise rows of a non-empty store say – (unknown)', () => {
+  const corpus = loadSnapshot({ sample: true });
+  const linked = new Set(corpus.links.map((l) => l.publicationId));
+  const pub = corpus.publications.find((p) => linked.has(p.id))!;
+  const writer = getModelConfig('gpt-5.4-writer', MODELS);
+  const ours = queryWriterRequests(pub).map((r) => llmRecordKey(writer, normalizeChatRequest(writer, r)));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-plan-'));
+  try {
+    const file = path.join(dir, 'records.jsonl');
+    // two of this corpus's writer calls, one writer call of another corpus, one gpt-5.5 listwise call of another run
+    const lines = [rec('gpt-5.4-writer', 'writer', ours[0]), rec('gpt-5.4-writer', 'writer', ours[1]), rec('gpt-5.4-writer', 'writer', 'elsewhere'), rec('gpt-5.5', 'listwise', 'another-run')];
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const out = execFileSync(process.execPath, [path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js'), 'llm', 'plan', '--sample', '--writer', '--json', '--queries', '20', '--store', file], { encoding: 'utf8' });
+    const rows = JSON.parse(out).rows as { stage: string; model: string; recorded: number | null; calls: number }[];
+    const w = rows.find((r) => r.stage === 'writer')!;
+    assert.is(w.calls, 2 * linked.size);
+    assert.is(w.recorded, 2, 'only the keys of this corpus\'s writer requests');
+    assert.is(rows.find((r) => r.stage === 'listwise' && r.model === 'gpt-5.5')!.recorded, null, 'another run\'s listwise records are not this run\'s');
+    const md = execFileSync(process.execPath, [path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js'), 'llm', 'plan', '--sample', '--queries', '20', '--store', file], { encoding: 'utf8' });
+    assert.match(md, /\| gpt-5\.5\* \| listwise \| 20 \| – \|/);
+    assert.match(md, /eo llm plan --exact/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();
