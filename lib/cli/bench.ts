@@ -2,6 +2,7 @@
  * `eo bench build --kg FILE` and `eo bench import FILE`: the paper's benchmark from a knowledge-graph export, and a
  * user's copy of NASA-EO-Bench mapped to our benchmark layout (BEIR + TREC + benchmark.json, see exportBenchmark).
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 // Per-module imports, as in eo.ts: loading the `eo` command stays cheap.
@@ -16,7 +17,8 @@ import { formatKgCorpusReport, KG_USES_DATASET_RELATION, streamKgCorpus } from '
 import { loadSnapshot } from '../data/snapshot';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
-import { writeJsonl } from '../util/fs';
+import { writeFileAtomic, writeJsonl } from '../util/fs';
+import { gcmdKeywordsFile } from '../router/variables';
 import { numberFlag } from './usage';
 
 export const BENCH_USAGE = `usage:
@@ -73,11 +75,16 @@ async function loadKg(file: string, log: (s: string) => void): Promise<Corpus> {
   return corpus;
 }
 
-/** The corpus as a snapshot folder, so that `--data <out>/snapshot` points every other command at it. */
+/**
+ * The corpus as a snapshot folder, so that `--data <out>/snapshot` points every other command at it; with the GCMD
+ * keywords of the default data folder, which the router reads from the `--data` folder too.
+ */
 function writeSnapshot(dir: string, corpus: Corpus): void {
   writeJsonl(path.join(dir, 'datasets.jsonl'), corpus.datasets);
   writeJsonl(path.join(dir, 'publications.jsonl'), corpus.publications);
   writeJsonl(path.join(dir, 'links.jsonl'), corpus.links);
+  const gcmd = gcmdKeywordsFile();
+  if (fs.existsSync(gcmd)) writeFileAtomic(path.join(dir, path.basename(gcmd)), fs.readFileSync(gcmd));
 }
 
 /** Run `eo bench build --kg …` or `eo bench import …` (argv after `bench`). Lines go to `out` (results) and `log` (progress). */

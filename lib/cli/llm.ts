@@ -2,8 +2,8 @@
  * `eo llm …`: the LLM stages' cost plan, batch submission and the import of released payloads.
  *   eo llm plan [--queries 200] [--writer] [--exact] [--models a,b] [--agentic a,b] [--json] [--sample] [--data DIR]
  *     --exact: build the rerank experiment's listwise and judge requests, so that `recorded` counts their keys
- *   eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample]
- *   eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample]
+ *   eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample] [--data DIR]
+ *   eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample] [--data DIR]
  *   eo llm status            (batch log summary of the record store)
  * Budget: EO_LLM_BUDGET_USD; store: EO_LLM_STORE; models: LLM_MODELS_FILE (see lib/llm/README.md).
  */
@@ -50,8 +50,8 @@ function writerRequests(corpus: Corpus): ChatRequest[] {
 }
 
 /** The listwise and judge requests of the rerank experiment (its strong backbone's lists), as `eo llm batch` submits them. */
-async function experimentRequests(sample: boolean | undefined): Promise<{ listwise: ChatRequest[]; judge: ChatRequest[] }> {
-  const exp = await prepareRerankExperiment({ sample, log: (l) => process.stderr.write(l + '\n') });
+async function experimentRequests(sample: boolean | undefined, dataDir: string | undefined): Promise<{ listwise: ChatRequest[]; judge: ChatRequest[] }> {
+  const exp = await prepareRerankExperiment({ sample, dataDir, log: (l) => process.stderr.write(l + '\n') });
   const run = new Map(exp.strong.lists.map((l) => [l.query.id, l.candidates.map((c) => ({ docId: c.id, score: c.retrievalScore }))]));
   return {
     listwise: listwiseBatchRequests(exp.strong.lists),
@@ -92,7 +92,7 @@ export async function runLlmCommand(argv: string[]): Promise<void> {
     // recorded counts the run's own request keys: the writer's are cheap to build; listwise and judge ones need the
     // experiment's lists (--exact); agentic loops are multi-turn (their later turns depend on the answers)
     const byModel = (id: string) => getModelConfig(id, models);
-    const exact = values.exact ? await experimentRequests(values.sample) : null;
+    const exact = values.exact ? await experimentRequests(values.sample, values.data) : null;
     const writer = values.writer ? writerRequests(corpus) : [];
     for (const st of stages) {
       if (st.stage === 'writer') st.keys = requestKeys(byModel(st.configId), writer);
@@ -125,7 +125,7 @@ export async function runLlmCommand(argv: string[]): Promise<void> {
     const config: ModelConfig = getModelConfig(values.model ?? fail('batch needs --model ID (see lib/llm/models.json)'), models);
     let requests: ChatRequest[];
     if (stage === 'writer') requests = writerRequests(loadSnapshot({ dir: values.data, sample: values.sample }));
-    else if (stage === 'listwise' || stage === 'judge') requests = (await experimentRequests(values.sample))[stage];
+    else if (stage === 'listwise' || stage === 'judge') requests = (await experimentRequests(values.sample, values.data))[stage];
     else fail(`--stage must be listwise, judge or writer (got "${stage}")`);
     const plan = llmCostPlan(
       [{ stage, configId: config.id, calls: requests.length, keys: requestKeys(config, requests), inputTokensPerCall: Math.round(requests.reduce((a, r) => a + estimateCallTokens(normalizeChatRequest(config, r), 0).inputTokens, 0) / Math.max(1, requests.length)), answerTokensPerCall: stage === 'judge' ? 2 : stage === 'writer' ? 60 : 40 }],
@@ -146,7 +146,7 @@ export async function runLlmCommand(argv: string[]): Promise<void> {
     const file = rest[0] ?? fail('import needs a payload FILE (JSONL or a JSON array, one row per query and model)');
     const fields = payloadFieldMap(values.field ?? []);
     process.stdout.write(`field mapping (override with --field ours=theirs):\n${describePayloadFields(fields).map((l) => `  ${l}`).join('\n')}\n`);
-    const exp = await prepareRerankExperiment({ sample: values.sample, log: (l) => process.stderr.write(l + '\n') });
+    const exp = await prepareRerankExperiment({ sample: values.sample, dataDir: values.data, log: (l) => process.stderr.write(l + '\n') });
     const r = importRerankPayloads({ file, lists: exp.strong.lists, models, store: storePath, fields, dryRun: values['dry-run'] });
     process.stdout.write(`${r.rows} rows: ${r.imported} imported (${r.remapped} renumbered onto our window), ${r.alreadyRecorded} already recorded; not used: ${Object.entries(r.skipped).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
     for (const e of r.examples) process.stdout.write(`  line ${e.line}: ${e.reason}: ${e.detail}\n`);

@@ -27,8 +27,8 @@ export function nnsscTopMFlag(v: string | undefined, usage: string, def: { topM:
 
 /** Usage text of `eo llm`, here so that `eo --help` prints it without loading the LLM SDKs. */
 export const LLM_USAGE = `  eo llm plan [--queries 200] [--writer] [--exact] [--models ID,ID] [--agentic ID,ID] [--json] [--sample] [--data DIR]
-  eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample]
-  eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample]
+  eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample] [--data DIR]
+  eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample] [--data DIR]
   eo llm status`;
 
 /** A decimal number as a user types it: no empty string, no spaces, no hex, no `Infinity` (Number() takes them all). */

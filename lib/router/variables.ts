@@ -48,7 +48,7 @@ export function gcmdKeywordsFile(dataDir?: string): string {
  * folder (`resolveDataDir()`).
  */
 export function loadGcmdKeywords(file = gcmdKeywordsFile()): GcmdKeyword[] {
-  if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `GCMD keywords file not found: ${file}`, { file });
+  if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `GCMD keywords file not found: ${file} (the router reads it from the data folder: copy gcmd-sciencekeywords.csv from the default one, ../shared/data/eo)`, { file });
   const lines = fs.readFileSync(file, 'utf8').split(/\r?\n/);
   const header = splitCsvLine(lines[0]);
   const want = ['Category', 'Topic', 'Term', 'Variable_Level_1', 'Variable_Level_2', 'Variable_Level_3', 'Detailed_Variable'];
