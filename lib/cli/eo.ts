@@ -29,7 +29,7 @@ import { parseEncoderName } from '../encode/registry';
 import { searchBatch } from '../search/batch';
 import { loadSearchEngine } from '../search/engine';
 import { search } from '../search/search';
-import type { SearchEngine } from '../search/types';
+import type { LoadSearchEngineOptions } from '../search/engine';
 import { commandUsage, fusionFlag, LLM_USAGE, nnsscTopMFlag, numberFlag, SERVE_USAGE } from './usage';
 import { checkArgvLength, exitWithError } from './exit';
 import { BENCH_USAGE, runBenchCommand } from './bench';
@@ -59,11 +59,14 @@ function testFractionFlag(v: string | undefined, def: number): number {
   return f;
 }
 
+const RETRIEVERS = ['best', 'bm25', 'cosine', 'nnssc'] as const;
+
 /**
- * The search engine of a retriever name: `best` (BM25 + the best semantic scorer, fused with the stored α), `bm25`,
- * `cosine` (USE-lite alone) or `nnssc` (NN-SSC alone).
+ * The `loadSearchEngine` options of a retriever name, every flag checked (before any file is read): `best` (BM25 +
+ * the best semantic scorer, fused with the stored α), `bm25`, `cosine` (USE-lite alone) or `nnssc` (NN-SSC alone).
  */
-async function engineFor(name: string, corpus: Corpus, values: { sample?: boolean; data?: string; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string }): Promise<SearchEngine> {
+function engineOptions(name: string, values: { sample?: boolean; data?: string; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string }): LoadSearchEngineOptions {
+  if (!(RETRIEVERS as readonly string[]).includes(name)) fail(`unknown retriever "${name}" (best, bm25, cosine or nnssc)`);
   const log = (l: string) => process.stderr.write(l.startsWith('embedding') ? `\r${l}` : `${l}\n`);
   // exact NN-SSC unless asked: the published runs; `eo serve` defaults to two-stage (SERVICE_NNSSC_TWO_STAGE)
   // --data names the router's GCMD keywords too (the default data folder's otherwise)
@@ -72,11 +75,10 @@ async function engineFor(name: string, corpus: Corpus, values: { sample?: boolea
   const alpha = numberFlag(values.alpha, 'alpha', undefined, { min: 0, max: 1 });
   const semantic = values.semantic ?? 'best';
   if (!['best', 'nnssc', 'use-lite'].includes(semantic)) fail(`--semantic must be best, nnssc or use-lite (got "${semantic}")`);
-  if (name === 'best') return loadSearchEngine(corpus, { ...common, alpha, semantic: semantic as 'best' | 'nnssc' | 'use-lite' });
-  if (name === 'bm25') return loadSearchEngine(corpus, { ...common, semantic: 'none' });
-  if (name === 'cosine') return loadSearchEngine(corpus, { ...common, semantic: 'use-lite', lexical: false });
-  if (name === 'nnssc') return loadSearchEngine(corpus, { ...common, semantic: 'nnssc', lexical: false });
-  return fail(`unknown retriever "${name}" (best, bm25, cosine or nnssc)`);
+  if (name === 'best') return { ...common, alpha, semantic: semantic as 'best' | 'nnssc' | 'use-lite' };
+  if (name === 'bm25') return { ...common, semantic: 'none' };
+  if (name === 'cosine') return { ...common, semantic: 'use-lite', lexical: false };
+  return { ...common, semantic: 'nnssc', lexical: false };
 }
 
 function defaultBenchDir(sample: boolean): string {
@@ -164,8 +166,9 @@ async function main(rawArgv: string[]): Promise<void> {
       throw new EoError('QUERY_TOO_LONG', `the query is too long (${query.length} characters; at most ${MAX_QUERY_CHARS}, as for eo serve)`, { chars: query.length, max: MAX_QUERY_CHARS });
     checkArgvLength(process.argv);
     const k = intFlag(values.k, 'k', 10);
+    const engineOpts = engineOptions(values.retriever ?? 'best', values);
     const corpus = load();
-    const engine = await engineFor(values.retriever ?? 'best', corpus, values);
+    const engine = await loadSearchEngine(corpus, engineOpts);
     try {
       const res = await search(engine, query, { k });
       if (values.json) {
@@ -186,15 +189,17 @@ async function main(rawArgv: string[]): Promise<void> {
   }
 
   if (cmd === 'bench' && rest[0] === 'build') {
-    const corpus = load();
     const d = BENCHMARK_DEFAULTS;
-    const bench = await buildBenchmark(corpus, {
+    // flags first, then the snapshot
+    const settings = {
       ...benchmarkSettings({ sample: !!values.sample }),
       seed: intFlag(values.seed, 'seed', d.seed),
       testFraction: testFractionFlag(values['test-fraction'], d.testFraction),
       subsetSize: intFlag(values.subset, 'subset', d.subsetSize),
       relations: values.relations ? values.relations.split(',') : d.relations,
-    });
+    };
+    const corpus = load();
+    const bench = await buildBenchmark(corpus, settings);
     const out = values.out ?? defaultBenchDir(!!values.sample);
     exportBenchmark(out, bench, corpus);
     const tr = bench.queries.filter((q) => q.split === 'train').length;
@@ -215,14 +220,15 @@ async function main(rawArgv: string[]): Promise<void> {
       return;
     }
     const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system best|bm25|cosine|nnssc');
+    const engineOpts = engineOptions(system, values);
+    const split = (values.split ?? 'test') as 'test' | 'train' | 'test-subset';
+    if (!['test', 'train', 'test-subset'].includes(split)) fail(`--split must be test, train or test-subset`);
     const corpus = load();
     const benchFile = values.bench ?? path.join(defaultBenchDir(!!values.sample), 'benchmark.json');
     if (!fs.existsSync(benchFile)) throw new EoError('DATA_NOT_FOUND', `no benchmark at ${benchFile}; run "eo bench build${values.sample ? ' --sample' : ''}" first`, { file: benchFile });
     const bench = loadBenchmark(benchFile, corpus);
-    const split = (values.split ?? 'test') as 'test' | 'train' | 'test-subset';
-    if (!['test', 'train', 'test-subset'].includes(split)) fail(`--split must be test, train or test-subset`);
     const view = benchmarkSplit(bench, split);
-    const engine = await engineFor(system, corpus, values);
+    const engine = await loadSearchEngine(corpus, engineOpts);
     try {
       const { run } = await searchBatch(engine, view.queries);
       const row = summarize(engine.label, evaluateRun(run, view.qrels));

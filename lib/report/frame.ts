@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import type { DataFrame } from 'danfojs-node';
 import { repoRelativePath } from '../util/paths';
 import { EoError } from '../errors';
