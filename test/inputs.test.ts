@@ -187,6 +187,15 @@ test('the router reads the GCMD keywords of the engine\'s data folder (--data), 
     // the default folder has no such keyword
     const dflt = await search(engine(), 'zorblax flux over the sea', { k: 1, now: NOW });
     assert.equal(dflt.router!.parsed.variables, []);
+    // the service and the rule router take the same vocabulary
+    assert.equal(routeQuery('zorblax flux', { now: NOW, variables }).parsed.variables.map((v) => v.gcmd), ['ZORBLAX FLUX']);
+    const app = await createSearchServer(own, { now: () => NOW });
+    try {
+      const r = await app.inject({ method: 'GET', url: '/api/search?q=zorblax+flux+over+the+sea', remoteAddress: '127.0.0.1' });
+      assert.equal(r.json().router.parsed.variables.map((v: { gcmd: string }) => v.gcmd), ['ZORBLAX FLUX']);
+    } finally {
+      await app.close();
+    }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -2,6 +2,7 @@ import type { Corpus } from '../data/types';
 import { buildActions, DEFAULT_TOOL_ENDPOINTS, type ToolEndpoints } from './actions';
 import { decideTools, type ShortNameResolver } from './decide';
 import { parseQuery } from './parse';
+import type { VariableIndex } from './variables';
 import type { CandidateDataset, ParsedQuery, RouteOptions, RouteResult, ToolDecision } from './types';
 
 /** A dataset record as the router sees it. */
@@ -24,12 +25,14 @@ export interface RouterConfig {
   resolveShortName?: ShortNameResolver;
   /** Tool base URLs; default DEFAULT_TOOL_ENDPOINTS. */
   endpoints?: ToolEndpoints;
+  /** The variable vocabulary (GCMD keywords of the run's data folder). Default: `loadVariableIndex()`. */
+  variables?: VariableIndex;
 }
 
 /** The rule-based router: parse → decide → actions. Pure apart from reading its data files once. */
 export function routeQuery(text: string, opts: RouteOptions & RouterConfig = {}): RouteResult {
   const now = opts.now ?? new Date();
-  const parsed = parseQuery(text, { now });
+  const parsed = parseQuery(text, { now, variables: opts.variables });
   const candidates = opts.candidates ?? [];
   const decisions = decideTools(parsed, { resolveShortName: opts.resolveShortName, candidates, minConfidence: opts.minConfidence });
   return finishRoute(parsed, decisions, { ...opts, now, candidates, router: 'rules' });

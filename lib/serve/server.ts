@@ -98,7 +98,7 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
   if (!engine.variables) loadVariableIndex();
   loadIntentMatcher();
   retrievalStripCues();
-  routeQuery('warm-up: show me rainfall over Kenya in July 2019', { resolveShortName: engine.resolveShortName }); // compiles chrono-node's and our patterns
+  routeQuery('warm-up: show me rainfall over Kenya in July 2019', { resolveShortName: engine.resolveShortName, variables: engine.variables }); // compiles chrono-node's and our patterns
   const app = Fastify({
     logger: opts.logger ?? false, routerOptions: { maxParamLength: 200 }, bodyLimit: 4096,
     // a path that is not a URL, or a parameter over maxParamLength: our shape, never the decoded path
@@ -130,7 +130,7 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
       reply.code(429);
       const body = (err as { error?: { message?: string } }).error;
       const msg = body?.message ?? 'too many requests; retry later';
-      return wantsHtml(req) ? reply.type('text/html; charset=utf-8').send(renderErrorPage(429, msg)) : reply.send({ error: { code: 'RATE_LIMITED', message: msg } });
+      return sendProblem(req, reply, { status: 429, code: 'RATE_LIMITED', message: msg });
     }
     if (status === 500) {
       req.log.error(err);
