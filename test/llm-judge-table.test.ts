@@ -1,6 +1,7 @@
 /** The judge's table columns (P@5/10/20 or "not configured") and the judge-vs-citation comparison. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { judgeVerdict } from '../lib/report';
 import { evaluateRun, isJudgeRefusal, judgeColumns, judgeFailureNote, judgeVsCitation, kendallTauB, withJudgeColumns, type DatasetRecord, type JudgeVerdict, type LlmJudge, type Qrels, type Run } from '../lib';
 
 function dataset(id: string): DatasetRecord {
@@ -92,6 +93,10 @@ test('judge refusals and unreadable answers are counted in every judge column ("
   const t2 = withJudgeColumns([{ system: 'A', MAP: 0.5 }, { system: 'C', MAP: 0.1 }] as never, cols.rows);
   assert.is(t2[0]['judge calls'], '4 of 20 calls refused and 2 unreadable, scored NO');
   assert.is(t2[1].judge, 'not judged');
+  // and the rerank notebooks' verdict says so
+  const comparison = judgeVsCitation(['A', 'B'].map((sys) => ({ system: sys, citation: evaluateRun(sys === 'A' ? A : B, QRELS), judge: cols.results.get(sys)! })));
+  const verdict = judgeVerdict({ judgeId: 'even@test', notConfigured: null, columns: cols, byLabel: new Map([...cols.results].map(([k, r]) => [k, r.macro])), comparison, standIn: false });
+  assert.match(verdict, '- Judge answers refused or unreadable, scored NO: 2 of 2 systems have some (column "judge calls"; A: 4 of 20 calls refused and 2 unreadable, scored NO).');
 });
 
 test.run();
