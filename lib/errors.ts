@@ -10,6 +10,8 @@ export type EoErrorCode =
   | 'TREC_PARSE'
   | 'BENCH'
   | 'INVALID_ARGUMENT'
+  /** A query over the service's length limit (MAX_QUERY_CHARS), refused by `eo search` as by the API. */
+  | 'QUERY_TOO_LONG'
   | 'NOT_IMPLEMENTED_OFFLINE'
   | 'LLM'
   | 'LLM_REPLAY_MISS'

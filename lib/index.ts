@@ -13,7 +13,7 @@ export {
 // ── Utilities: atomic files, hashes, seeded random, repository paths, the prompt-file loader
 export {
   benchDataDir, checkpointsDir, loadPromptTemplate, mulberry32, packageFile, recordingsDir, repoReportsDir,
-  repoRoot, sha256, shortHash, writeFileAtomic, writeJsonAtomic, type PromptTemplate, type Rng,
+  repoRelativePath, repoRoot, sha256, shortHash, writeFileAtomic, writeJsonAtomic, type PromptTemplate, type Rng,
 } from './util';
 
 // ── Checkpoint file format (what train writes and retrieve/encode read)
@@ -156,7 +156,7 @@ export {
   parseJudgeAnswer, type JudgeRunResult, type JudgeVerdict, type LlmJudge,
 } from './judge';
 
-export { judgeBatchRequests, judgeColumns, judgeVsCitation, kendallTauB } from './judge';
+export { isJudgeRefusal, judgeBatchRequests, judgeColumns, judgeFailureNote, judgeVsCitation, kendallTauB } from './judge';
 
 export { llmJudgePlan, plannedJudge, type JudgePlan } from './judge';
 

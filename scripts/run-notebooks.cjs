@@ -201,7 +201,9 @@ function runNotebook(opts) {
       }
       if (status) {
         // What the report site shows beside the driver's timings: when, from which commit, on which snapshot.
-        status = { ...status, startedAt: new Date(t0).toISOString(), finishedAt: new Date().toISOString(), git, sample: !!opts.sample };
+        // the files by their place in the project (run.json is published with the site; an absolute path names this machine)
+        const inRepo = (f) => (typeof f === 'string' && path.isAbsolute(f) && !path.relative(ROOT, f).startsWith('..') ? path.relative(ROOT, f) : f);
+        status = { ...status, notebook: inRepo(status.notebook), output: inRepo(status.output), startedAt: new Date(t0).toISOString(), finishedAt: new Date().toISOString(), git, sample: !!opts.sample };
         try {
           writeJsonAtomic(statusFile, status);
         } catch {

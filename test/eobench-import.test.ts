@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { eoBenchToBenchmark, exportBenchmark, importEoBench, loadBenchmark, loadEoBench, formatEoBenchFieldMapping } from '../lib';
 import { cmrFixtureCorpus, throwsWith } from './helpers/data';
 import { parseFieldOverrides, runBenchCommand } from '../lib/cli/bench';
+import { gcmdKeywordsFile } from '../lib/router/variables';
 
 const FIX = path.join(__dirname, 'fixtures');
 const IMP = path.join(FIX, 'eobench', 'import');
@@ -105,6 +106,8 @@ test('eo bench import and eo bench build --kg end to end', async () => {
     'USES_DATASET labels only (the CITES link is not a label)',
   );
   assert.is(fs.readFileSync(path.join(dir, 'kg', 'snapshot', 'datasets.jsonl'), 'utf8').trim().split('\n').length, 3);
+  // the router's GCMD keywords travel with the snapshot folder, since --data names them too
+  assert.is(fs.readFileSync(path.join(dir, 'kg', 'snapshot', 'gcmd-sciencekeywords.csv'), 'utf8'), fs.readFileSync(gcmdKeywordsFile(), 'utf8'));
   try {
     await runBenchCommand(['build', '--kg', KG, '--writer', 'gpt-4o', '--out', path.join(dir, 'x')], () => undefined, () => undefined);
     assert.unreachable('a writer without the llm: prefix is refused');

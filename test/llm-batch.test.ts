@@ -243,4 +243,96 @@ test('a model without a batch API (deepseek-v4-pro) runs live through the same s
   }
 });
 
+test('progress lines show live in-flight and failed counts (not the end-of-run fields)', async () => {
+  const srv = await startFakeOpenAIBatch({ answer: flakyAnswer(), pollsToEnd: 1 });
+  try {
+    const config = at('o4-mini', srv.url);
+    const seen: { inFlight: number; failed: number; event: string }[] = [];
+    const r = await runBatch({ config, requests: REQUESTS, store: storeFile(), env: ENV, sleep: noSleep, log: quiet, onProgress: (p) => seen.push({ inFlight: p.inFlight, failed: p.failed, event: p.event }) });
+    assert.is(r.collected, 6);
+    const show = seen.map((p) => `${p.inFlight} in flight, ${p.failed} failed — ${p.event}`).join('\n');
+    const first = seen.find((p) => /^submitted batch/.test(p.event))!;
+    assert.is(first.inFlight, 6, show);
+    assert.ok(seen.some((p) => /^waiting for 1 batch/.test(p.event) && p.inFlight === 6), show);
+    // q2 failed and q4 expired in the first batch: 2 failed until their retry is submitted
+    const collected = seen.find((p) => /^collected batch .*2 failed/.test(p.event))!;
+    assert.equal([collected.inFlight, collected.failed], [0, 2], show);
+    const retry = seen.filter((p) => /^submitted batch/.test(p.event))[1];
+    assert.equal([retry.inFlight, retry.failed], [2, 0], show);
+    assert.equal([seen.at(-1)!.inFlight, seen.at(-1)!.failed, seen.at(-1)!.event], [0, 0, 'done']);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('live path (no batch API): progress counts calls in flight and failures as they happen', async () => {
+  const srv = await startFakeOpenAI((req) => (/q3/.test(JSON.stringify(req.body.messages)) ? { status: 400, message: 'bad request (scripted)' } : { text: 'ok' }));
+  try {
+    const seen: { done: number; inFlight: number; failed: number; event: string }[] = [];
+    const r = await runBatch({ config: at('deepseek-v4-pro', srv.url), requests: REQUESTS.slice(0, 4), store: storeFile(), env: ENV, sleep: noSleep, maxRetries: 0, log: quiet, onProgress: (p) => seen.push({ done: p.done, inFlight: p.inFlight, failed: p.failed, event: p.event }) });
+    assert.is(r.failed.length, 1);
+    const show = seen.map((p) => `${p.done} done, ${p.inFlight} in flight, ${p.failed} failed — ${p.event}`).join('\n');
+    const failure = seen.find((p) => / failed$/.test(p.event))!;
+    assert.is(failure.failed, 1, show);
+    // each line: in flight = calls started and not yet answered or failed
+    for (const p of seen) assert.is(p.inFlight, 4 - p.done - p.failed, show);
+    assert.ok(seen.some((p) => p.inFlight > 0), show);
+    assert.equal(seen.at(-1), { done: 3, inFlight: 0, failed: 1, event: 'done' });
+  } finally {
+    await srv.close();
+  }
+});
+
+/** A record of an earlier run (another process) in a store file: what it cost is in its costUsd. */
+function earlierRecord(file: string, costUsd: number): void {
+  const rec = {
+    v: 1, key: `earlier-${costUsd}`, configId: 'gpt-5.4', provider: 'openai', requestedModel: 'gpt-5.4', stage: 'listwise', costUsd, latencyMs: 1, timestamp: '2026-01-01T00:00:00Z',
+    request: { messages: [{ role: 'user', content: 'earlier' }], tools: [], temperature: 0, maxTokens: null, sample: 0 },
+    response: { text: 'x', toolCalls: [], stopReason: 'stop', model: 'gpt-5.4', usage: { inputTokens: 1, outputTokens: 1 }, raw: null },
+  };
+  fs.appendFileSync(file, JSON.stringify(rec) + '\n');
+}
+
+test('budget: cumulative per store — what earlier runs recorded counts, and the message says how to continue', async () => {
+  const srv = await startFakeOpenAI(() => ({ text: 'ok', usage: { inputTokens: 10, outputTokens: 10 } }));
+  try {
+    const spentStore = storeFile();
+    earlierRecord(spentStore, 1);
+    const client = createLlmClient(at('gpt-5.4', srv.url), { mode: 'record', store: spentStore, env: ENV, budgetUsd: 1, log: quiet });
+    const e = (await client.chat(REQUESTS[0]).catch((x) => x)) as EoError;
+    assert.is(e.code, 'LLM_BUDGET');
+    assert.match(e.message, `the record store ${spentStore} has recorded 1.0000 USD of calls`);
+    assert.match(e.message, /rerun with a higher budget to resume: EO_LLM_BUDGET_USD=\d+\.\d\d or more/);
+    assert.match(e.message, 'earlier runs\' included');
+    assert.is(srv.requests.length, 0, 'nothing sent');
+    // the same budget on a store without those records lets the call through
+    const fresh = createLlmClient(at('gpt-5.4', srv.url), { mode: 'record', store: storeFile(), env: ENV, budgetUsd: 1, log: quiet });
+    assert.is((await fresh.chat(REQUESTS[0])).text, 'ok');
+    // the batch path counts the store's recordings too
+    const lines: string[] = [];
+    const b = await runBatch({ config: at('gpt-5.5', srv.url), requests: REQUESTS, store: spentStore, env: { ...ENV, EO_LLM_BUDGET_USD: '1' }, sleep: noSleep, log: (l) => lines.push(l) });
+    assert.is(b.submittedRequests, 0);
+    assert.is(b.notSubmittedForBudget, 6);
+    assert.ok(lines.some((l) => /the store has recorded 1\.0000 USD/.test(l) && /EO_LLM_BUDGET_USD=\d+\.\d\d or more/.test(l)), lines.join('\n'));
+  } finally {
+    await srv.close();
+  }
+});
+
+test('a live answer is scrubbed as its recording is: live and replay return the same text', async () => {
+  const leaked = 'sk-proj-abcdefghijklmnop0123456789';
+  const srv = await startFakeOpenAI(() => ({ text: `the key is ${leaked} and ${ENV.OPENAI_API_KEY}` }));
+  try {
+    const file = storeFile();
+    const live = await createLlmClient(at('gpt-5.4', srv.url), { mode: 'record', store: file, env: ENV, log: quiet }).chat(REQUESTS[1]);
+    assert.not.match(live.text, leaked);
+    assert.not.match(live.text, ENV.OPENAI_API_KEY);
+    assert.match(live.text, '[REDACTED]');
+    const replay = await createLlmClient(at('gpt-5.4', srv.url), { mode: 'replay', store: file, env: {}, log: quiet }).chat(REQUESTS[1]);
+    assert.is(replay.text, live.text);
+  } finally {
+    await srv.close();
+  }
+});
+
 test.run();

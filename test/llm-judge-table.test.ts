@@ -1,7 +1,8 @@
 /** The judge's table columns (P@5/10/20 or "not configured") and the judge-vs-citation comparison. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { evaluateRun, judgeColumns, judgeVsCitation, kendallTauB, type DatasetRecord, type JudgeVerdict, type LlmJudge, type Qrels, type Run } from '../lib';
+import { judgeVerdict } from '../lib/report';
+import { evaluateRun, isJudgeRefusal, judgeColumns, judgeFailureNote, judgeVsCitation, kendallTauB, withJudgeColumns, type DatasetRecord, type JudgeVerdict, type LlmJudge, type Qrels, type Run } from '../lib';
 
 function dataset(id: string): DatasetRecord {
   return {
@@ -57,6 +58,45 @@ test('judge vs citation: each family picks its system; per-query agreement and K
   assert.is(cmp.agreement, 0.5);
   assert.is(cmp.kendallTau, -1);
   assert.is(kendallTauB([1, 2, 3], [1, 2, 3]), 1);
+});
+
+/** Says YES for even datasets, refuses d1 and d3, and answers d5 with something that is neither YES nor NO. */
+function refusingJudge(): LlmJudge {
+  const base = evenJudge();
+  return {
+    ...base,
+    async judge(q: string, d: DatasetRecord): Promise<JudgeVerdict> {
+      if (d.id === 'd1' || d.id === 'd3') return { datasetId: d.id, relevant: null, kind: 'failed', thinkStripped: false, text: "I'm sorry, I can't judge this dataset.", model: 'm', costUsd: 0, fromCache: false };
+      if (d.id === 'd5') return { datasetId: d.id, relevant: null, kind: 'failed', thinkStripped: false, text: 'Perhaps; it depends on the region.', model: 'm', costUsd: 0, fromCache: false };
+      return base.judge(q, d);
+    },
+  };
+}
+
+test('judge refusals and unreadable answers are counted in every judge column ("N of M calls refused, scored NO")', async () => {
+  assert.ok(isJudgeRefusal("I'm sorry, I can't judge this dataset."));
+  assert.ok(isJudgeRefusal('<think>hmm</think>'));
+  assert.ok(isJudgeRefusal('I cannot determine relevance from the summary.'));
+  assert.not.ok(isJudgeRefusal('Perhaps; it depends on the region.'));
+  const cols = await judgeColumns({ systems: [{ system: 'A', run: A }, { system: 'B', run: B }], queries: QUERIES, datasets: DS, judge: refusingJudge() });
+  const a = cols.results.get('A')!;
+  // A's top 20 per query holds d0-d9 (10 distinct datasets per query text, 2 texts): d1, d3 refused, d5 unreadable, each in both queries
+  assert.is(a.pairs, 20);
+  assert.is(a.failures.length, 6);
+  assert.is(a.refused, 4);
+  assert.is(cols.rows[0]['judge calls'], '4 of 20 calls refused and 2 unreadable, scored NO');
+  assert.is(judgeFailureNote({ pairs: 278, failures: Array.from({ length: 12 }, () => ({ queryId: 'q', datasetId: 'd', text: '' })), refused: 12 }), '12 of 278 calls refused, scored NO');
+  assert.is(judgeFailureNote({ pairs: 10, failures: [{ queryId: 'q', datasetId: 'd', text: 'maybe' }], refused: 0 }), '1 of 10 calls unreadable, scored NO');
+  const ok = await judgeColumns({ systems: [{ system: 'A', run: A }], queries: QUERIES, datasets: DS, judge: evenJudge() });
+  assert.is(ok.rows[0]['judge calls'], 'all 20 calls answered YES/NO');
+  // Table 2's view carries the count beside the P@K
+  const t2 = withJudgeColumns([{ system: 'A', MAP: 0.5 }, { system: 'C', MAP: 0.1 }] as never, cols.rows);
+  assert.is(t2[0]['judge calls'], '4 of 20 calls refused and 2 unreadable, scored NO');
+  assert.is(t2[1].judge, 'not judged');
+  // and the rerank notebooks' verdict says so
+  const comparison = judgeVsCitation(['A', 'B'].map((sys) => ({ system: sys, citation: evaluateRun(sys === 'A' ? A : B, QRELS), judge: cols.results.get(sys)! })));
+  const verdict = judgeVerdict({ judgeId: 'even@test', notConfigured: null, columns: cols, byLabel: new Map([...cols.results].map(([k, r]) => [k, r.macro])), comparison, standIn: false });
+  assert.match(verdict, '- Judge answers refused or unreadable, scored NO: 2 of 2 systems have some (column "judge calls"; A: 4 of 20 calls refused and 2 unreadable, scored NO).');
 });
 
 test.run();

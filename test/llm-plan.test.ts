@@ -2,8 +2,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { defaultModelsFilePath, formatCostPlan, llmCostPlan, loadModelsFile, loadSnapshot, memoryRecordStore, paperCostPlanTable, paperPlanStages, repoRoot, type LlmRecord } from '../lib';
+import { defaultModelsFilePath, formatCostPlan, getModelConfig, llmCostPlan, llmRecordKey, loadModelsFile, loadSnapshot, memoryRecordStore, normalizeChatRequest, paperCostPlanTable, paperPlanStages, queryWriterRequests, repoRoot, type LlmRecord } from '../lib';
 
 const MODELS = loadModelsFile(defaultModelsFilePath(), {}).models;
 const SIZES = { listwiseInputTokens: 2000, writerInputTokens: 600, judgeInputTokens: 450 };
@@ -31,10 +33,12 @@ test('paper stages: five listwise rerankers, two agentic (live only), judge over
 });
 
 test('cost: standard and batch prices from the models file; recorded calls cost nothing; no batch for agentic or DeepSeek', () => {
-  const store = memoryRecordStore([rec('o4-mini', 'listwise', 'a'), rec('o4-mini', 'listwise', 'b'), rec('o4-mini', 'judge', 'c')]);
-  const rows = llmCostPlan(paperPlanStages({ queries: 10, sizes: SIZES, judge: null }), { models: MODELS, store });
+  const store = memoryRecordStore([rec('o4-mini', 'listwise', 'a'), rec('o4-mini', 'listwise', 'b'), rec('o4-mini', 'judge', 'c'), rec('o4-mini', 'listwise', 'other-corpus')]);
+  // this run's ten listwise keys: two of them recorded ('c' is the judge's, 'other-corpus' another run's)
+  const stages = paperPlanStages({ queries: 10, sizes: SIZES, judge: null }).map((s) => (s.configId === 'o4-mini' && s.stage === 'listwise' ? { ...s, keys: ['a', 'b', 'c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'] } : s));
+  const rows = llmCostPlan(stages, { models: MODELS, store });
   const o4 = rows.find((r) => r.model === 'o4-mini')!;
-  assert.is(o4.recorded, 2, 'only its listwise records count');
+  assert.is(o4.recorded, 2, 'only its own keys count');
   const o4cfg = MODELS.find((m) => m.id === 'o4-mini')!;
   const out = 40 + o4cfg.estimatedReasoningTokens!;
   const expected = (8 * 2000 * o4cfg.inputPricePerMTok + 8 * out * o4cfg.outputPricePerMTok) / 1e6;
@@ -42,7 +46,15 @@ test('cost: standard and batch prices from the models file; recorded calls cost 
   assert.ok(Math.abs(o4.batchUsd! - expected / 2) < 1e-12);
   assert.is(rows.find((r) => r.model === 'deepseek-v4-pro' && r.stage === 'listwise')!.batchUsd, null);
   assert.is(rows.find((r) => r.model === 'claude-opus-4-7' && r.stage === 'agentic')!.batchApi, 'none');
+  // a stage without keys counts nothing as recorded: the records of the same model and stage may be another run's
+  const unknown = rows.find((r) => r.model === 'gpt-5.5')!;
+  assert.is(unknown.recorded, null);
+  const blind = llmCostPlan(paperPlanStages({ queries: 10, sizes: SIZES, judge: null }), { models: MODELS, store }).find((r) => r.model === 'o4-mini')!;
+  assert.is(blind.recorded, null, 'o4-mini listwise records of another corpus are not counted');
+  assert.ok(Math.abs(blind.standardUsd - (expected * 10) / 8) < 1e-12, 'every call costed');
   const md = formatCostPlan(rows, 'test');
+  assert.match(md, /\| gpt-5\.5\* \| listwise \| 10 \| – \|/);
+  assert.match(md, /recorded –: the calls' request keys are not known here/);
   assert.match(md, /\| o4-mini\* \| listwise \| 10 \| 2 \|/);
   assert.match(md, /live only/);
   assert.match(md, /\*\*total\*\*/);
@@ -62,6 +74,32 @@ test('the notebooks\' table: paperCostPlanTable on the sample snapshot', () => {
   assert.match(md, /^### LLM cost plan: 20 queries/);
   assert.match(md, /\| gpt-5\.5\* \| listwise \| 20 \| 0 \|/);
   assert.match(md, /\| qwen3\.6-35b-a3b-judge \| judge \| 400 \|/);
+});
+
+test('eo llm plan: "recorded" counts this run\'s writer keys only; listwise rows of a non-empty store say – (unknown)', () => {
+  const corpus = loadSnapshot({ sample: true });
+  const linked = new Set(corpus.links.map((l) => l.publicationId));
+  const pub = corpus.publications.find((p) => linked.has(p.id))!;
+  const writer = getModelConfig('gpt-5.4-writer', MODELS);
+  const ours = queryWriterRequests(pub).map((r) => llmRecordKey(writer, normalizeChatRequest(writer, r)));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-plan-'));
+  try {
+    const file = path.join(dir, 'records.jsonl');
+    // two of this corpus's writer calls, one writer call of another corpus, one gpt-5.5 listwise call of another run
+    const lines = [rec('gpt-5.4-writer', 'writer', ours[0]), rec('gpt-5.4-writer', 'writer', ours[1]), rec('gpt-5.4-writer', 'writer', 'elsewhere'), rec('gpt-5.5', 'listwise', 'another-run')];
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const out = execFileSync(process.execPath, [path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js'), 'llm', 'plan', '--sample', '--writer', '--json', '--queries', '20', '--store', file], { encoding: 'utf8' });
+    const rows = JSON.parse(out).rows as { stage: string; model: string; recorded: number | null; calls: number }[];
+    const w = rows.find((r) => r.stage === 'writer')!;
+    assert.is(w.calls, 2 * linked.size);
+    assert.is(w.recorded, 2, 'only the keys of this corpus\'s writer requests');
+    assert.is(rows.find((r) => r.stage === 'listwise' && r.model === 'gpt-5.5')!.recorded, null, 'another run\'s listwise records are not this run\'s');
+    const md = execFileSync(process.execPath, [path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js'), 'llm', 'plan', '--sample', '--queries', '20', '--store', file], { encoding: 'utf8' });
+    assert.match(md, /\| gpt-5\.5\* \| listwise \| 20 \| – \|/);
+    assert.match(md, /eo llm plan --exact/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   benchDataDir, checkpointsDir, defaultBenchmarkDir, defaultEmbeddingCacheDir, defaultJudgePromptPath, isEoError, loadJudgePrompt,
-  loadPromptTemplate, loadQueryWriterPrompt, packageFile, recordingsDir, repoReportsDir, repoRoot,
+  llmJudgePlan, loadPromptTemplate, loadQueryWriterPrompt, packageFile, recordingsDir, repoRelativePath, repoReportsDir, repoRoot,
 } from '../lib';
 import { parsePromptTemplate } from '../lib/util';
 import { defaultModelsFilePath } from '../lib/llm';
@@ -60,6 +60,24 @@ test('prompt files: comments dropped, sections trimmed; a missing file or sectio
     assert.ok(isEoError(e, 'DATA_NOT_FOUND') && e.message.includes(missing), String(e));
   }
   assert.throws(() => loadQueryWriterPrompt(missing), (e: unknown) => isEoError(e, 'DATA_NOT_FOUND'));
+});
+
+test('repoRelativePath: outputs name files in the project or beside it (the data folder), never by this machine\'s path', () => {
+  assert.is(repoRelativePath(checkpointsDir('nnssc', 'x')), path.join('checkpoints', 'nnssc', 'x'));
+  assert.is(repoRelativePath(path.join(ROOT, '..', 'shared', 'data', 'eo', 'sample')), path.join('..', 'shared', 'data', 'eo', 'sample'));
+  assert.is(repoRelativePath('reports/x.run'), 'reports/x.run', 'relative paths stay');
+  const tmp = path.join(os.tmpdir(), 'x.run');
+  assert.is(repoRelativePath(tmp), path.relative(path.dirname(ROOT), tmp).startsWith('..') ? tmp : path.relative(ROOT, tmp));
+  // a judge status that is shown in every judge column of the published tables
+  const jp = llmJudgePlan({ env: { EO_LLM_STORE: path.join(ROOT, 'recordings', 'llm', 'no-such-store.jsonl') } });
+  assert.match(jp.status, 'recordings/llm/no-such-store.jsonl');
+  assert.not.match(jp.status, ROOT);
+});
+
+test('the notebook runner writes run.json with the notebook and output named inside the project', () => {
+  const src = fs.readFileSync(path.join(ROOT, 'scripts', 'run-notebooks.cjs'), 'utf8');
+  assert.match(src, /notebook: inRepo\(status\.notebook\), output: inRepo\(status\.output\)/);
+  for (const nb of ['03-encoder-finetune', '04-nnssc']) assert.match(fs.readFileSync(path.join(ROOT, 'notebooks', `${nb}.ipynb`), 'utf8'), 'runFiles.map(repoRelativePath)', nb);
 });
 
 test.run();

@@ -104,7 +104,9 @@ test('rerank views: backbone π, offline weights, distinct outcomes and rows, ga
   assert.is(first.trace.toolCalls.length, 2);
   assert.is(firstToolTrace(a2.reranked as never), null);
   const runs = rerankSystemRuns([weak, standIn] as never, [{ ...a2, reranker: 'llm:gpt/4o' }] as never);
-  assert.equal(runs.map((r) => r.id), ['weak', 'weak-llm_gpt_4o'], 'a stand-in backbone with the same lists is written once; ids are file-safe');
+  assert.equal(runs.map((r) => r.id), ['weak', 'strong', 'weak-llm_gpt_4o'], 'a stand-in backbone with the same lists keeps its row; ids are file-safe');
+  assert.equal(runs.map((r) => r.label), ['W', 'W [stand-in]', a2.label]);
+  assert.is(runs[1].run, runs[0].run, 'the same lists: one run object, built once');
 });
 
 test.run();

@@ -2,6 +2,7 @@
  * `eo bench build --kg FILE` and `eo bench import FILE`: the paper's benchmark from a knowledge-graph export, and a
  * user's copy of NASA-EO-Bench mapped to our benchmark layout (BEIR + TREC + benchmark.json, see exportBenchmark).
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 // Per-module imports, as in eo.ts: loading the `eo` command stays cheap.
@@ -16,7 +17,9 @@ import { formatKgCorpusReport, KG_USES_DATASET_RELATION, streamKgCorpus } from '
 import { loadSnapshot } from '../data/snapshot';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
-import { writeJsonl } from '../util/fs';
+import { writeFileAtomic, writeJsonl } from '../util/fs';
+import { gcmdKeywordsFile } from '../router/variables';
+import { numberFlag } from './usage';
 
 export const BENCH_USAGE = `usage:
   eo bench build --kg FILE [--writer title|llm:<model>] [--seed 42] [--test-fraction 0.2] [--subset 200] [--out DIR]
@@ -39,10 +42,7 @@ const OPTIONS = {
 } as const;
 
 function positiveInt(v: string | undefined, name: string, def: number): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new EoError('INVALID_ARGUMENT', `--${name} must be a positive integer (got "${v}")`);
-  return n;
+  return numberFlag(v, name, def, { integer: true, min: 1 });
 }
 
 /** `--field query=task` flags → overrides per role. */
@@ -75,11 +75,16 @@ async function loadKg(file: string, log: (s: string) => void): Promise<Corpus> {
   return corpus;
 }
 
-/** The corpus as a snapshot folder, so that `--data <out>/snapshot` points every other command at it. */
+/**
+ * The corpus as a snapshot folder, so that `--data <out>/snapshot` points every other command at it; with the GCMD
+ * keywords of the default data folder, which the router reads from the `--data` folder too.
+ */
 function writeSnapshot(dir: string, corpus: Corpus): void {
   writeJsonl(path.join(dir, 'datasets.jsonl'), corpus.datasets);
   writeJsonl(path.join(dir, 'publications.jsonl'), corpus.publications);
   writeJsonl(path.join(dir, 'links.jsonl'), corpus.links);
+  const gcmd = gcmdKeywordsFile();
+  if (fs.existsSync(gcmd)) writeFileAtomic(path.join(dir, path.basename(gcmd)), fs.readFileSync(gcmd));
 }
 
 /** Run `eo bench build --kg …` or `eo bench import …` (argv after `bench`). Lines go to `out` (results) and `log` (progress). */
@@ -96,7 +101,7 @@ export async function runBenchCommand(
 
   if (sub === 'build') {
     if (!values.kg) throw new EoError('INVALID_ARGUMENT', `bench build --kg needs the export file\n${BENCH_USAGE}`);
-    const testFraction = values['test-fraction'] === undefined ? BENCHMARK_DEFAULTS.testFraction : Number(values['test-fraction']);
+    const testFraction = numberFlag(values['test-fraction'], 'test-fraction', BENCHMARK_DEFAULTS.testFraction);
     if (!(testFraction > 0 && testFraction < 1)) throw new EoError('INVALID_ARGUMENT', `--test-fraction must be in (0, 1) (got "${values['test-fraction']}")`);
     const writer = await writerFor(values.writer);
     const corpus = await loadKg(values.kg, log);

@@ -16,7 +16,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 // Per-module imports (not '../index'): `eo search` loads only the stages it uses.
-import { isEoError } from '../errors';
+import { EoError } from '../errors';
+import { MAX_QUERY_CHARS } from '../serve/validate';
+import { gcmdKeywordsFile } from '../router/variables';
 import { repoReportsDir } from '../util/paths';
 import { loadSnapshot } from '../data/snapshot';
 import type { Corpus } from '../data/types';
@@ -34,8 +36,9 @@ import { describeFilters } from '../search/filters';
 import { describeRepair } from '../search/repair';
 import { search } from '../search/search';
 import { checkFilters } from '../serve/validate';
-import type { SearchEngine } from '../search/types';
-import { CACHE_USAGE, fusionFlag, LLM_USAGE, nnsscTopMFlag, SERVE_USAGE } from './usage';
+import type { LoadSearchEngineOptions } from '../search/engine';
+import { CACHE_USAGE, commandUsage, fusionFlag, LLM_USAGE, nnsscTopMFlag, numberFlag, SERVE_USAGE } from './usage';
+import { checkArgvLength, exitWithError } from './exit';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 import { runStyleEval } from './eval-styles';
 
@@ -53,35 +56,42 @@ ${BENCH_USAGE.replace('usage:\n', '')}
 ${CACHE_USAGE.replace('usage:\n', '')}
 ${LLM_USAGE}`;
 
+/** A usage error: exit status 2 (lib/cli/exit.ts). */
 function fail(msg: string): never {
-  process.stderr.write(`eo: ${msg}\n`);
-  process.exit(2);
+  throw new EoError('INVALID_ARGUMENT', msg);
 }
 
 function intFlag(v: string | undefined, name: string, def: number): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) fail(`--${name} must be a positive integer (got "${v}")`);
-  return n;
+  return numberFlag(v, name, def, { integer: true, min: 1 });
 }
 
+/** `--test-fraction`: a number strictly between 0 and 1 (both splits non-empty). */
+function testFractionFlag(v: string | undefined, def: number): number {
+  const f = numberFlag(v, 'test-fraction', def, { min: 0, max: 1 });
+  if (f === 0 || f === 1) fail(`--test-fraction must be strictly between 0 and 1 (got "${v}")`);
+  return f;
+}
+
+const RETRIEVERS = ['best', 'bm25', 'cosine', 'nnssc'] as const;
+
 /**
- * The search engine of a retriever name: `best` (BM25 + the best semantic scorer, fused with the stored α), `bm25`,
- * `cosine` (USE-lite alone) or `nnssc` (NN-SSC alone).
+ * The `loadSearchEngine` options of a retriever name, every flag checked (before any file is read): `best` (BM25 +
+ * the best semantic scorer, fused with the stored α), `bm25`, `cosine` (USE-lite alone) or `nnssc` (NN-SSC alone).
  */
-async function engineFor(name: string, corpus: Corpus, values: { sample?: boolean; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string }): Promise<SearchEngine> {
+function engineOptions(name: string, values: { sample?: boolean; data?: string; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string }): LoadSearchEngineOptions {
+  if (!(RETRIEVERS as readonly string[]).includes(name)) fail(`unknown retriever "${name}" (best, bm25, cosine or nnssc)`);
   const log = (l: string) => process.stderr.write(l.startsWith('embedding') ? `\r${l}` : `${l}\n`);
   // unset flags leave the default ranking (DEFAULT_RANKING): the same engine as `eo serve`'s page and API
-  const common = { sample: !!values.sample, fusion: fusionFlag(values.fusion, USAGE), nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], USAGE), log };
-  const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
-  if (alpha !== undefined && !(alpha >= 0 && alpha <= 1)) fail(`--alpha must be a number in [0, 1] (got "${values.alpha}")`);
+  // --data names the router's GCMD keywords too (the default data folder's otherwise)
+  const gcmdFile = values.data === undefined ? undefined : gcmdKeywordsFile(values.data);
+  const common = { sample: !!values.sample, fusion: fusionFlag(values.fusion, USAGE), nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], USAGE), gcmdFile, log };
+  const alpha = numberFlag(values.alpha, 'alpha', undefined, { min: 0, max: 1 });
   const semantic = values.semantic ?? 'best';
   if (!['best', 'nnssc', 'use-lite'].includes(semantic)) fail(`--semantic must be best, nnssc or use-lite (got "${semantic}")`);
-  if (name === 'best') return loadSearchEngine(corpus, { ...common, alpha, semantic: semantic as 'best' | 'nnssc' | 'use-lite' });
-  if (name === 'bm25') return loadSearchEngine(corpus, { ...common, semantic: 'none' });
-  if (name === 'cosine') return loadSearchEngine(corpus, { ...common, semantic: 'use-lite', lexical: false });
-  if (name === 'nnssc') return loadSearchEngine(corpus, { ...common, semantic: 'nnssc', lexical: false });
-  return fail(`unknown retriever "${name}" (best, bm25, cosine or nnssc)`);
+  if (name === 'best') return { ...common, alpha, semantic: semantic as 'best' | 'nnssc' | 'use-lite' };
+  if (name === 'bm25') return { ...common, semantic: 'none' };
+  if (name === 'cosine') return { ...common, semantic: 'use-lite', lexical: false };
+  return { ...common, semantic: 'nnssc', lexical: false };
 }
 
 function defaultBenchDir(sample: boolean): string {
@@ -112,8 +122,15 @@ function takeEncoderFlag(argv: string[]): string[] {
   return out;
 }
 
+const wantsHelp = (argv: readonly string[]) => argv.includes('--help') || argv.includes('-h');
+
 async function main(rawArgv: string[]): Promise<void> {
   const argv = takeEncoderFlag(rawArgv);
+  // before anything loads: a long argument stays in process.argv, where onnxruntime-node crashes on it when it loads
+  // (lib/cli/exit.ts); `eo search` first refuses a long query with the service's code, then checks the same
+  if (argv[0] !== 'search') checkArgvLength(process.argv);
+  if (argv[0] === 'llm' && wantsHelp(argv)) return void process.stdout.write(`usage:\n${LLM_USAGE}\n`);
+  if (argv[0] === 'serve' && wantsHelp(argv)) return void process.stdout.write(SERVE_USAGE + '\n');
   if (argv[0] === 'cache') return (await import('./cache')).runCacheCommand(argv.slice(1));
   // loaded here only: `eo llm` pulls in both LLM SDKs
   if (argv[0] === 'llm') return (await import('./llm')).runLlmCommand(argv.slice(1));
@@ -154,7 +171,7 @@ async function main(rawArgv: string[]): Promise<void> {
   });
   const [cmd, ...rest] = positionals;
   if (values.help || !cmd) {
-    process.stdout.write(USAGE + '\n');
+    process.stdout.write((cmd ? commandUsage(USAGE, cmd) : USAGE) + '\n');
     return;
   }
   const load = () => loadSnapshot({ dir: values.data, sample: values.sample });
@@ -162,7 +179,12 @@ async function main(rawArgv: string[]): Promise<void> {
   if (cmd === 'search') {
     const query = rest.join(' ');
     if (query.trim() === '') fail('search needs a query, e.g. eo search "sea ice extent Arctic"');
+    // the service's limit and code, checked before anything loads (a long query would crash onnxruntime-node)
+    if (query.length > MAX_QUERY_CHARS)
+      throw new EoError('QUERY_TOO_LONG', `the query is too long (${query.length} characters; at most ${MAX_QUERY_CHARS}, as for eo serve)`, { chars: query.length, max: MAX_QUERY_CHARS });
+    checkArgvLength(process.argv);
     const k = intFlag(values.k, 'k', 10);
+    const engineOpts = engineOptions(values.retriever ?? 'best', values);
     const corpus = load();
     // the service's parser (lib/serve/validate.ts → lib/search/filters.ts): one set of rules and messages for both
     const cf = checkFilters({
@@ -170,7 +192,7 @@ async function main(rawArgv: string[]): Promise<void> {
       temporal: values.temporal, bounding_box: values['bounding-box'], ignore: values.ignore,
     }, corpus);
     if ('problem' in cf) fail(`--${cf.problem.message.replace(/^\w+/, (p) => p.replace(/_/g, '-'))}`);
-    const engine = await engineFor(values.retriever ?? 'best', corpus, values);
+    const engine = await loadSearchEngine(corpus, engineOpts);
     try {
       const res = await search(engine, query, { k, filters: cf.filters, ignore: cf.ignore, facets: !!values.facets, repair: !values['no-repair'] });
       // the page's "showing results for …" line, on stderr so that stdout stays the results
@@ -180,6 +202,7 @@ async function main(rawArgv: string[]): Promise<void> {
       } else {
         const tools = res.router?.decisions.filter((d) => d.applies).map((d) => d.tool) ?? [];
         if (tools.length) process.stdout.write(`NASA tools for this request: ${tools.join(', ')} (eo serve shows their links)\n`);
+        for (const n of res.router?.notes ?? []) process.stdout.write(`note: ${n}\n`);
         if (res.retrieval.filters) process.stdout.write(`filters: ${describeFilters(res.retrieval.filters)}\n`);
         if (res.retrieval.ignored) process.stdout.write(`ignored from the question: ${JSON.stringify(res.retrieval.ignored)}\n`);
         if (res.results.length === 0) process.stdout.write('no dataset matches\n');
@@ -198,15 +221,17 @@ async function main(rawArgv: string[]): Promise<void> {
   }
 
   if (cmd === 'bench' && rest[0] === 'build') {
-    const corpus = load();
     const d = BENCHMARK_DEFAULTS;
-    const bench = await buildBenchmark(corpus, {
+    // flags first, then the snapshot
+    const settings = {
       ...benchmarkSettings({ sample: !!values.sample }),
       seed: intFlag(values.seed, 'seed', d.seed),
-      testFraction: values['test-fraction'] ? Number(values['test-fraction']) : d.testFraction,
+      testFraction: testFractionFlag(values['test-fraction'], d.testFraction),
       subsetSize: intFlag(values.subset, 'subset', d.subsetSize),
       relations: values.relations ? values.relations.split(',') : d.relations,
-    });
+    };
+    const corpus = load();
+    const bench = await buildBenchmark(corpus, settings);
     const out = values.out ?? defaultBenchDir(!!values.sample);
     exportBenchmark(out, bench, corpus);
     const tr = bench.queries.filter((q) => q.split === 'train').length;
@@ -217,18 +242,22 @@ async function main(rawArgv: string[]): Promise<void> {
   if (cmd === 'eval') {
     if (values.run) {
       if (!values.qrels) fail('eval --run needs --qrels');
-      const pq = evaluateRun(readTrecRun(values.run), readTrecQrels(values.qrels), { depth: intFlag(values.depth, 'depth', 100) });
+      const depth = intFlag(values.depth, 'depth', 100);
+      for (const [flag, file] of [['--run', values.run], ['--qrels', values.qrels]])
+        if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `${flag}: no such file: ${file}`, { file });
+      const pq = evaluateRun(readTrecRun(values.run), readTrecQrels(values.qrels), { depth });
       const row = summarize(path.basename(values.run), pq);
       if (values.json) process.stdout.write(JSON.stringify({ ...row, queries: pq.queryIds.length, skippedNoPositives: pq.skippedNoPositives.length }, null, 2) + '\n');
       else printTable([row]);
       return;
     }
     const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system best|bm25|cosine|nnssc');
-    const corpus = load();
+    const engineOpts = engineOptions(system, values);
     if (values.bench === 'styles') {
       const split = values.split ?? 'test';
       if (split !== 'dev' && split !== 'test') fail('--split must be dev or test with --bench styles');
-      const engine = await engineFor(system, corpus, values);
+      const corpus = load();
+      const engine = await loadSearchEngine(corpus, engineOpts);
       try {
         await runStyleEval(corpus, engine, { system, split, rules: !values['no-rules'], json: !!values.json, out: values.out ?? repoReportsDir('cli') });
       } finally {
@@ -236,16 +265,17 @@ async function main(rawArgv: string[]): Promise<void> {
       }
       return;
     }
-    const benchFile = values.bench ?? path.join(defaultBenchDir(!!values.sample), 'benchmark.json');
-    if (!fs.existsSync(benchFile)) fail(`no benchmark at ${benchFile}; run "eo bench build${values.sample ? ' --sample' : ''}" first`);
-    const bench = loadBenchmark(benchFile, corpus);
     const split = (values.split ?? 'test') as 'test' | 'train' | 'test-subset';
     if (!['test', 'train', 'test-subset'].includes(split)) fail(`--split must be test, train or test-subset`);
+    const corpus = load();
+    const benchFile = values.bench ?? path.join(defaultBenchDir(!!values.sample), 'benchmark.json');
+    if (!fs.existsSync(benchFile)) throw new EoError('DATA_NOT_FOUND', `no benchmark at ${benchFile}; run "eo bench build${values.sample ? ' --sample' : ''}" first`, { file: benchFile });
+    const bench = loadBenchmark(benchFile, corpus);
     const view = benchmarkSplit(bench, split);
-    const engine = await engineFor(system, corpus, values);
+    const engine = await loadSearchEngine(corpus, engineOpts);
     try {
-      // ranked as `eo search` ranks (the query rules on) unless --no-rules: the paper's path, as notebook 05's tables
-      const { run } = await searchBatch(engine, view.queries, { rules: !values['no-rules'] });
+      // ranked as `eo search` ranks (query rules and repair on) unless --no-rules: the paper's path, as notebook 05's tables
+      const { run } = await searchBatch(engine, view.queries, { rules: !values['no-rules'], repair: !values['no-rules'] });
       const row = summarize(engine.label, evaluateRun(run, view.qrels));
       const out = values.out ?? repoReportsDir('cli');
       writeTrecRun(path.join(out, `${system}.${split}.run`), run, system);
@@ -260,7 +290,4 @@ async function main(rawArgv: string[]): Promise<void> {
   fail(`unknown command "${cmd}"\n${USAGE}`);
 }
 
-main(process.argv.slice(2)).catch((e) => {
-  process.stderr.write(`eo: ${isEoError(e) ? `[${e.code}] ` : ''}${(e as Error).message}\n`);
-  process.exit(1);
-});
+main(process.argv.slice(2)).catch((e) => exitWithError('eo', e));

@@ -1,19 +1,22 @@
 /**
  * `eo llm …`: the LLM stages' cost plan, batch submission and the import of released payloads.
- *   eo llm plan [--queries 200] [--writer] [--models a,b] [--agentic a,b] [--json] [--sample] [--data DIR]
- *   eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample]
- *   eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample]
+ *   eo llm plan [--queries 200] [--writer] [--exact] [--models a,b] [--agentic a,b] [--json] [--sample] [--data DIR]
+ *     --exact: build the rerank experiment's listwise and judge requests, so that `recorded` counts their keys
+ *   eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample] [--data DIR]
+ *   eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample] [--data DIR]
  *   eo llm status            (batch log summary of the record store)
  * Budget: EO_LLM_BUDGET_USD; store: EO_LLM_STORE; models: LLM_MODELS_FILE (see lib/llm/README.md).
  */
 import { parseArgs } from 'node:util';
-import { LLM_USAGE } from './usage';
+import { EoError } from '../errors';
+import { LLM_USAGE, numberFlag } from './usage';
 import { loadSnapshot } from '../data/snapshot';
 import { loadQueryWriterPrompt, queryWriterRequests } from '../bench/writers';
 import { defaultLlmStorePath } from '../llm/client';
 import { defaultBatchLogPath, readBatchLog, runBatch } from '../llm/batch';
 import { getModelConfig, loadModelsFile } from '../llm/models';
-import { normalizeChatRequest } from '../llm/key';
+import { llmRecordKey, normalizeChatRequest } from '../llm/key';
+import type { Corpus } from '../data/types';
 import { estimateCallTokens, formatCostPlan, llmCostPlan, paperPlanStages } from '../llm/plan';
 import { paperPromptSizes } from '../report/llm-cost';
 import { openRecordStore } from '../llm/store';
@@ -25,13 +28,35 @@ import { prepareRerankExperiment } from '../search/experiment';
 
 
 
+/** A usage error: exit status 2 (lib/cli/exit.ts). */
 function fail(msg: string): never {
-  process.stderr.write(`eo llm: ${msg}\n`);
-  process.exit(2);
+  throw new EoError('INVALID_ARGUMENT', `llm: ${msg}`);
 }
 
 function progressLine(p: { configId: string; done: number; total: number; inFlight: number; failed: number; inputTokens: number; outputTokens: number; costUsd: number; event: string }): string {
   return `[${p.configId}] ${p.done}/${p.total} done, ${p.inFlight} in flight, ${p.failed} failed; tokens in ${p.inputTokens} out ${p.outputTokens}; cost so far $${p.costUsd.toFixed(4)} — ${p.event}\n`;
+}
+
+/** Record keys of a run's requests for one model (what `recorded` counts in the store). */
+function requestKeys(config: ModelConfig, requests: readonly ChatRequest[]): string[] {
+  return requests.map((r) => llmRecordKey(config, normalizeChatRequest(config, r)));
+}
+
+/** The writer's requests: two samples per linked publication. */
+function writerRequests(corpus: Corpus): ChatRequest[] {
+  const linked = new Set(corpus.links.map((l) => l.publicationId));
+  const tpl = loadQueryWriterPrompt();
+  return corpus.publications.filter((p) => linked.has(p.id)).flatMap((p) => queryWriterRequests(p, tpl).map((r) => ({ ...r, stage: 'writer' })));
+}
+
+/** The listwise and judge requests of the rerank experiment (its strong backbone's lists), as `eo llm batch` submits them. */
+async function experimentRequests(sample: boolean | undefined, dataDir: string | undefined): Promise<{ listwise: ChatRequest[]; judge: ChatRequest[] }> {
+  const exp = await prepareRerankExperiment({ sample, dataDir, log: (l) => process.stderr.write(l + '\n') });
+  const run = new Map(exp.strong.lists.map((l) => [l.query.id, l.candidates.map((c) => ({ docId: c.id, score: c.retrievalScore }))]));
+  return {
+    listwise: listwiseBatchRequests(exp.strong.lists),
+    judge: judgeBatchRequests(run, exp.strong.lists.map((l) => l.query), (id) => exp.corpus.datasets[exp.corpus.indexById.get(id) ?? -1]),
+  };
 }
 
 export async function runLlmCommand(argv: string[]): Promise<void> {
@@ -42,17 +67,20 @@ export async function runLlmCommand(argv: string[]): Promise<void> {
       queries: { type: 'string' }, writer: { type: 'boolean' }, models: { type: 'string' }, agentic: { type: 'string' }, json: { type: 'boolean' },
       sample: { type: 'boolean' }, data: { type: 'string' }, stage: { type: 'string' }, model: { type: 'string' }, 'no-wait': { type: 'boolean' },
       'poll-seconds': { type: 'string' }, 'max-attempts': { type: 'string' }, field: { type: 'string', multiple: true }, store: { type: 'string' },
-      'dry-run': { type: 'boolean' },
+      'dry-run': { type: 'boolean' }, exact: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
+  if (values.help) return void process.stdout.write(`usage:\n${LLM_USAGE}\n`);
+  // numeric flags checked before anything loads
+  const queries = numberFlag(values.queries, 'queries', 200, { integer: true, min: 1 });
+  const pollSeconds = numberFlag(values['poll-seconds'], 'poll-seconds', undefined, { min: 0 });
+  const maxAttempts = numberFlag(values['max-attempts'], 'max-attempts', undefined, { integer: true, min: 1 });
   const [sub, ...rest] = positionals;
   const models = loadModelsFile().models;
   const storePath = values.store ?? defaultLlmStorePath();
 
   if (sub === 'plan') {
     const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
-    const queries = values.queries ? Number(values.queries) : 200;
-    if (!Number.isInteger(queries) || queries <= 0) fail(`--queries must be a positive integer (got "${values.queries}")`);
     const sizes = paperPromptSizes(corpus);
     const linked = new Set(corpus.links.map((l) => l.publicationId));
     const writerCalls = values.writer ? 2 * corpus.publications.filter((p) => linked.has(p.id)).length : 0;
@@ -61,6 +89,19 @@ export async function runLlmCommand(argv: string[]): Promise<void> {
       rerankers: values.models?.split(',').map((s) => s.trim()).filter((s) => s !== ''),
       agentic: values.agentic?.split(',').map((s) => s.trim()).filter((s) => s !== ''),
     });
+    // recorded counts the run's own request keys: the writer's are cheap to build; listwise and judge ones need the
+    // experiment's lists (--exact); agentic loops are multi-turn (their later turns depend on the answers)
+    const byModel = (id: string) => getModelConfig(id, models);
+    const exact = values.exact ? await experimentRequests(values.sample, values.data) : null;
+    const writer = values.writer ? writerRequests(corpus) : [];
+    for (const st of stages) {
+      if (st.stage === 'writer') st.keys = requestKeys(byModel(st.configId), writer);
+      else if (exact && (st.stage === 'listwise' || st.stage === 'judge')) {
+        st.keys = requestKeys(byModel(st.configId), exact[st.stage]);
+        st.calls = st.keys.length;
+        st.note = `${st.note ? `${st.note}; ` : ''}--exact: the experiment's ${st.stage} requests (${st.keys.length})`;
+      }
+    }
     const store = openRecordStore(storePath);
     const rows = llmCostPlan(stages, { models, store });
     if (values.json) process.stdout.write(JSON.stringify({ queries, sizes, rows }, null, 2) + '\n');
@@ -83,28 +124,18 @@ export async function runLlmCommand(argv: string[]): Promise<void> {
     const stage = values.stage ?? fail('batch needs --stage listwise|judge|writer');
     const config: ModelConfig = getModelConfig(values.model ?? fail('batch needs --model ID (see lib/llm/models.json)'), models);
     let requests: ChatRequest[];
-    if (stage === 'writer') {
-      const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
-      const linked = new Set(corpus.links.map((l) => l.publicationId));
-      const tpl = loadQueryWriterPrompt();
-      requests = corpus.publications.filter((p) => linked.has(p.id)).flatMap((p) => queryWriterRequests(p, tpl).map((r) => ({ ...r, stage: 'writer' })));
-    } else if (stage === 'listwise' || stage === 'judge') {
-      const exp = await prepareRerankExperiment({ sample: values.sample, log: (l) => process.stderr.write(l + '\n') });
-      if (stage === 'listwise') requests = listwiseBatchRequests(exp.strong.lists);
-      else {
-        const run = new Map(exp.strong.lists.map((l) => [l.query.id, l.candidates.map((c) => ({ docId: c.id, score: c.retrievalScore }))]));
-        requests = judgeBatchRequests(run, exp.strong.lists.map((l) => l.query), (id) => exp.corpus.datasets[exp.corpus.indexById.get(id) ?? -1]);
-      }
-    } else fail(`--stage must be listwise, judge or writer (got "${stage}")`);
+    if (stage === 'writer') requests = writerRequests(loadSnapshot({ dir: values.data, sample: values.sample }));
+    else if (stage === 'listwise' || stage === 'judge') requests = (await experimentRequests(values.sample, values.data))[stage];
+    else fail(`--stage must be listwise, judge or writer (got "${stage}")`);
     const plan = llmCostPlan(
-      [{ stage, configId: config.id, calls: requests.length, keys: undefined, inputTokensPerCall: Math.round(requests.reduce((a, r) => a + estimateCallTokens(normalizeChatRequest(config, r), 0).inputTokens, 0) / Math.max(1, requests.length)), answerTokensPerCall: stage === 'judge' ? 2 : stage === 'writer' ? 60 : 40 }],
+      [{ stage, configId: config.id, calls: requests.length, keys: requestKeys(config, requests), inputTokensPerCall: Math.round(requests.reduce((a, r) => a + estimateCallTokens(normalizeChatRequest(config, r), 0).inputTokens, 0) / Math.max(1, requests.length)), answerTokensPerCall: stage === 'judge' ? 2 : stage === 'writer' ? 60 : 40 }],
       { models, store: openRecordStore(storePath) },
     );
     process.stderr.write(formatCostPlan(plan, `before submitting (${stage}, ${config.id})`));
     const r = await runBatch({
       config, requests, store: storePath, wait: !values['no-wait'],
-      pollIntervalMs: values['poll-seconds'] ? Number(values['poll-seconds']) * 1000 : undefined,
-      maxAttempts: values['max-attempts'] ? Number(values['max-attempts']) : undefined,
+      pollIntervalMs: pollSeconds === undefined ? undefined : pollSeconds * 1000,
+      maxAttempts,
       onProgress: (p) => process.stderr.write(progressLine(p)),
     });
     process.stdout.write(JSON.stringify(r, null, 2) + '\n');
@@ -115,7 +146,7 @@ export async function runLlmCommand(argv: string[]): Promise<void> {
     const file = rest[0] ?? fail('import needs a payload FILE (JSONL or a JSON array, one row per query and model)');
     const fields = payloadFieldMap(values.field ?? []);
     process.stdout.write(`field mapping (override with --field ours=theirs):\n${describePayloadFields(fields).map((l) => `  ${l}`).join('\n')}\n`);
-    const exp = await prepareRerankExperiment({ sample: values.sample, log: (l) => process.stderr.write(l + '\n') });
+    const exp = await prepareRerankExperiment({ sample: values.sample, dataDir: values.data, log: (l) => process.stderr.write(l + '\n') });
     const r = importRerankPayloads({ file, lists: exp.strong.lists, models, store: storePath, fields, dryRun: values['dry-run'] });
     process.stdout.write(`${r.rows} rows: ${r.imported} imported (${r.remapped} renumbered onto our window), ${r.alreadyRecorded} already recorded; not used: ${Object.entries(r.skipped).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
     for (const e of r.examples) process.stdout.write(`  line ${e.line}: ${e.reason}: ${e.detail}\n`);

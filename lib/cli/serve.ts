@@ -18,7 +18,9 @@ import { EoError } from '../errors';
 import { loadSearchEngine } from '../search/engine';
 import { createSearchServer } from '../serve/server';
 import { createLlmClientFromEnv } from '../llm/client';
-import { fusionFlag, nnsscTopMFlag, SERVE_USAGE } from './usage';
+import { fusionFlag, nnsscTopMFlag, numberFlag, SERVE_USAGE } from './usage';
+import { MAX_QUERY_CHARS } from '../serve/validate';
+import { gcmdKeywordsFile } from '../router/variables';
 import { SERVE_PROCESS, SERVICE_ENCODER_SPEC } from '../serve/types';
 import { chosenEncoderSpec } from '../encode/registry';
 import { stopOnnxWorkers } from '../tensor/onnx-session';
@@ -27,12 +29,7 @@ export { SERVE_PROCESS };
 
 export { SERVE_USAGE };
 
-function num(v: string | undefined, name: string, def: number, ok: (n: number) => boolean): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!ok(n)) throw new EoError('INVALID_ARGUMENT', `--${name}: bad value "${v}"\n${SERVE_USAGE}`);
-  return n;
-}
+
 
 /** Start the service; resolves once it listens, with a `close()` that stops it. */
 export async function runServe(argv: string[], log: (line: string) => void = (l) => process.stderr.write(l + '\n')): Promise<{ url: string; close: () => Promise<void> }> {
@@ -44,11 +41,16 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
       log: { type: 'boolean' }, 'llm-router': { type: 'string' }, 'no-batch': { type: 'boolean' }, 'nnssc-top-m': { type: 'string' }, encoder: { type: 'string' },
     },
   });
-  const port = num(values.port, 'port', 8765, (n) => Number.isInteger(n) && n >= 0 && n < 65536);
+  const port = numberFlag(values.port, 'port', 8765, { integer: true, min: 0, max: 65535, usage: SERVE_USAGE });
   const host = values.host ?? '127.0.0.1';
   const semantic = values.semantic ?? 'best';
   if (semantic !== 'best' && semantic !== 'nnssc' && semantic !== 'use-lite' && semantic !== 'none') throw new EoError('INVALID_ARGUMENT', `--semantic must be best, nnssc, use-lite or none\n${SERVE_USAGE}`);
   const fusion = fusionFlag(values.fusion, SERVE_USAGE);
+  // every flag is checked before anything loads
+  const alpha = numberFlag(values.alpha, 'alpha', undefined, { min: 0, max: 1, usage: SERVE_USAGE });
+  const rateLimitMax = numberFlag(values['rate-limit'], 'rate-limit', 300, { integer: true, min: 1, usage: SERVE_USAGE });
+  const maxQueryChars = numberFlag(values['max-query'], 'max-query', MAX_QUERY_CHARS, { integer: true, min: 1, usage: SERVE_USAGE });
+  const nnsscTwoStage = nnsscTopMFlag(values['nnssc-top-m'], SERVE_USAGE);
   const t0 = Date.now();
   const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
   log(`loaded ${corpus.datasets.length} datasets from ${corpus.origin}`);
@@ -59,8 +61,10 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
     // concurrent requests share the encoder's calls (micro-batches, no wait when idle) and an LRU of query embeddings
     queryBatching: values['no-batch'] ? false : {},
     encoderSpec,
-    nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], SERVE_USAGE),
-    alpha: values.alpha !== undefined ? num(values.alpha, 'alpha', 0, (n) => n >= 0 && n <= 1) : undefined,
+    nnsscTwoStage,
+    // --data names the router's GCMD keywords too
+    gcmdFile: values.data === undefined ? undefined : gcmdKeywordsFile(values.data),
+    alpha,
     log: (line: string) => {
       // progress lines (embedding) are throttled; decisions (α computed and stored) always show
       if (!line.startsWith('embedding') || Date.now() - lastLine > 2000) {
@@ -70,8 +74,8 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
     },
   });
   const app = await createSearchServer(engine, {
-    rateLimitMax: num(values['rate-limit'], 'rate-limit', 300, (n) => Number.isInteger(n) && n > 0),
-    maxQueryChars: num(values['max-query'], 'max-query', 500, (n) => Number.isInteger(n) && n > 0),
+    rateLimitMax,
+    maxQueryChars,
     logger: !!values.log,
     resultCacheEntries: values['no-batch'] ? 0 : undefined,
     // the LLM layer reads mode (live/record/replay), record store and API key from the environment; calls are recorded

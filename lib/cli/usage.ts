@@ -1,10 +1,11 @@
 import { EoError } from '../errors';
+import { MAX_QUERY_CHARS } from '../serve/validate';
 
 /**
  * Usage text of `eo serve`, apart from lib/cli/serve.ts so that `eo --help` and `eo search` print it without
  * loading the service (Fastify, LLM SDKs, the search pipeline): eo.ts imports ./serve only for `eo serve`.
  */
-export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID] [--nnssc-top-m M|exact] [--encoder use-lite:onnx|use-lite:tfjs|onnx:<dir>] [--no-batch] [--log]`;
+export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query ${MAX_QUERY_CHARS}] [--llm-router MODEL_ID] [--nnssc-top-m M|exact] [--encoder use-lite:onnx|use-lite:tfjs|onnx:<dir>] [--no-batch] [--log]`;
 
 /** `--fusion` values of `eo search`, `eo eval` and `eo serve`; absent: the default ranking's (`DEFAULT_RANKING.fusion`). */
 export function fusionFlag(v: string | undefined, usage: string): 'analytic' | 'grid' | 'rrf' | 'adaptive' | undefined {
@@ -21,18 +22,53 @@ export function fusionFlag(v: string | undefined, usage: string): 'analytic' | '
 export function nnsscTopMFlag(v: string | undefined, usage: string): { topM: number } | false | undefined {
   if (v === undefined) return undefined;
   if (v === 'exact') return false;
-  const m = Number(v);
-  if (!/^\d+$/.test(v) || !Number.isInteger(m) || m < 1) throw new EoError('INVALID_ARGUMENT', `--nnssc-top-m must be a positive integer or "exact" (got "${v}")\n${usage}`);
-  return { topM: m };
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new EoError('INVALID_ARGUMENT', `--nnssc-top-m must be a positive integer or "exact" (got ${JSON.stringify(v)})\n${usage}`, { flag: 'nnssc-top-m', value: v });
+  return { topM: Number(v) };
 }
 
 /** Usage text of `eo llm`, here so that `eo --help` prints it without loading the LLM SDKs. */
-export const LLM_USAGE = `  eo llm plan [--queries 200] [--writer] [--models ID,ID] [--agentic ID,ID] [--json] [--sample] [--data DIR]
-  eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample]
-  eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample]
+export const LLM_USAGE = `  eo llm plan [--queries 200] [--writer] [--exact] [--models ID,ID] [--agentic ID,ID] [--json] [--sample] [--data DIR]
+  eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample] [--data DIR]
+  eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample] [--data DIR]
   eo llm status`;
 
 /** `eo cache` (lib/cli/cache.ts). */
 export const CACHE_USAGE = `usage:
   eo cache verify                                              check every cache's content hash: one line per file
   eo cache rebuild bm25|embeddings|all [--sample] [--data DIR]  remove damaged or stale caches and rebuild the snapshot's`;
+
+/** A decimal number as a user types it: no empty string, no spaces, no hex, no `Infinity` (Number() takes them all). */
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+export interface NumberFlagOptions {
+  /** Only integers. Default false. */
+  integer?: boolean;
+  /** Smallest allowed value (inclusive). Default: none. */
+  min?: number;
+  /** Largest allowed value (inclusive). Default: none. */
+  max?: number;
+  /** Appended to the error message (the command's usage). Default none. */
+  usage?: string;
+}
+
+/**
+ * A numeric flag of `eo`, `eo serve`, `eo llm` or `eo bench`: `def` when absent; an empty, non-numeric or
+ * out-of-range value (`--alpha ""`, `--k abc`, `--k 0`) → INVALID_ARGUMENT naming the flag and the value.
+ */
+export function numberFlag(v: string | undefined, name: string, def: number, opts?: NumberFlagOptions): number;
+export function numberFlag(v: string | undefined, name: string, def: undefined, opts?: NumberFlagOptions): number | undefined;
+export function numberFlag(v: string | undefined, name: string, def: number | undefined, opts: NumberFlagOptions = {}): number | undefined {
+  if (v === undefined) return def;
+  const n = DECIMAL.test(v) ? Number(v) : NaN;
+  const range = opts.min !== undefined && opts.max !== undefined ? ` from ${opts.min} to ${opts.max}` : opts.min !== undefined ? ` ≥ ${opts.min}` : opts.max !== undefined ? ` ≤ ${opts.max}` : '';
+  const want = `${opts.integer ? 'an integer' : 'a number'}${range}`;
+  if (!Number.isFinite(n) || (opts.integer && !Number.isInteger(n)) || (opts.min !== undefined && n < opts.min) || (opts.max !== undefined && n > opts.max))
+    throw new EoError('INVALID_ARGUMENT', `--${name} must be ${want} (got ${JSON.stringify(v)})${opts.usage ? `\n${opts.usage}` : ''}`, { flag: name, value: v });
+  return n;
+}
+
+/** `--help` text of one command: the lines of `usage` that start with `eo <command>` (all of it when none does). */
+export function commandUsage(usage: string, command: string): string {
+  const lines = usage.split('\n').filter((l) => l.trim().startsWith(`eo ${command}`));
+  return lines.length ? `usage:\n${lines.map((l) => `  ${l.trim()}`).join('\n')}` : usage;
+}

@@ -6,7 +6,7 @@
 import type { DatasetRecord } from '../data/types';
 import { mean } from '../metrics/metrics';
 import type { MetricName, PerQueryMetrics, Run } from '../metrics/types';
-import { judgeRun } from './judge';
+import { judgeFailureNote, judgeRun } from './judge';
 import type { JudgeRunQuery, JudgeRunResult, LlmJudge } from './types';
 
 export interface JudgeColumnsOptions {
@@ -25,7 +25,7 @@ export interface JudgeColumnsOptions {
 }
 
 export interface JudgeColumns {
-  /** One row per system: `P@5`… numbers, or `judge: 'not configured: …'`. */
+  /** One row per system: `P@5`… numbers and `judge calls` (`judgeFailureNote`), or `judge: 'not configured: …'`. */
   rows: ({ system: string; judge: string } & Record<string, number | string>)[];
   /** Per-system judge results (empty without a judge). */
   results: Map<string, JudgeRunResult>;
@@ -42,7 +42,8 @@ export async function judgeColumns(opts: JudgeColumnsOptions): Promise<JudgeColu
   for (const s of opts.systems) {
     const r = await judgeRun({ run: s.run, queries: opts.queries, datasets: opts.datasets, judge: opts.judge, ks: opts.ks, concurrency: opts.concurrency, onProgress: (d, t) => opts.onProgress?.(s.system, d, t) });
     results.set(s.system, r);
-    rows.push({ system: s.system, judge: r.judgeId, ...r.macro });
+    // refusals and unreadable answers count as NO: every row says how many
+    rows.push({ system: s.system, judge: r.judgeId, ...r.macro, 'judge calls': judgeFailureNote(r) });
   }
   return { rows, results };
 }

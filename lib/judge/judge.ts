@@ -229,6 +229,23 @@ export function createLlmJudge(opts: LlmJudgeOptions): LlmJudge {
   return { id, judge, stats };
 }
 
+/** Whether an unreadable judge answer is a refusal to judge (an apology, "cannot determine", or nothing at all). */
+export function isJudgeRefusal(text: string): boolean {
+  const t = text.replace(/<think>[\s\S]*?<\/think>/gi, '').trim();
+  return t === '' || /\b(?:i'?m sorry|i am sorry|i apologi[sz]e|i can(?:no|')?t|i am unable|i'm unable|unable to (?:determine|judge|assess|answer)|cannot (?:determine|judge|assess|help|assist|answer)|as an ai)\b/i.test(t);
+}
+
+/**
+ * How a judge run's calls went, for every judge column: `"12 of 278 calls refused, scored NO"`, `"… refused and 3
+ * unreadable, scored NO"`, or `"all 278 calls answered YES/NO"`.
+ */
+export function judgeFailureNote(r: Pick<JudgeRunResult, 'pairs' | 'failures' | 'refused'>): string {
+  const unreadable = r.failures.length - r.refused;
+  if (r.failures.length === 0) return `all ${r.pairs} calls answered YES/NO`;
+  const parts = [r.refused > 0 ? `${r.refused} refused` : '', unreadable > 0 ? `${unreadable} unreadable` : ''].filter((x) => x !== '');
+  return `${parts.join(' and ').replace(/^(\d+)/, `$1 of ${r.pairs} calls`)}, scored NO`;
+}
+
 /**
  * Judge-based P@K (default P@5/10/20) for every query, and the macro mean, with `precisionAtFromJudge`.
  * The top max(K) of each query's run (sorted with the metrics' tie rule) is judged once per distinct
@@ -297,7 +314,8 @@ export async function judgeRun(opts: JudgeRunOptions): Promise<JudgeRunResult> {
   const macro: Record<string, number> = {};
   for (const k of ks) macro[`P@${k}`] = mean(perQuery.map((r) => r.values[`P@${k}`]));
   failures.sort((a, b) => (a.queryId < b.queryId ? -1 : a.queryId > b.queryId ? 1 : a.datasetId < b.datasetId ? -1 : 1));
-  return { judgeId: judge.id, ks, perQuery, macro, missingFromRun, pairs: pairs.length, cacheHits, llmCalls, failures, byKind, costUsd };
+  const refused = failures.filter((f) => isJudgeRefusal(f.text)).length;
+  return { judgeId: judge.id, ks, perQuery, macro, missingFromRun, pairs: pairs.length, cacheHits, llmCalls, failures, refused, byKind, costUsd };
 }
 
 /** One table row `{system, 'P@5', 'P@10', 'P@20'}` from a judge run. */

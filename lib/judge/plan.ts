@@ -11,6 +11,7 @@ import { openRecordStore } from '../llm/store';
 import type { LlmMode, ModelConfig, RecordStore } from '../llm/types';
 import { createLlmJudge } from './judge';
 import type { LlmJudge } from './types';
+import { repoRelativePath } from '../util/paths';
 
 /** Env var: the model config id of the P@K judge (e.g. qwen3.6-35b-a3b-judge). Default: see `llmJudgePlan`. */
 export const JUDGE_MODEL_ENV = 'EO_JUDGE_MODEL';
@@ -54,7 +55,7 @@ export function llmJudgePlan(opts: { env?: Record<string, string | undefined> } 
   if (!id) {
     if (mode !== 'replay') return none(`not configured: set ${JUDGE_MODEL_ENV} (e.g. qwen3.6-35b-a3b-judge on a vLLM server) to judge in ${mode} mode`);
     const best = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
-    if (!best) return none(`not configured: no judge recordings in ${storePath} (set ${JUDGE_MODEL_ENV} and EO_LLM_MODE=record to record some)`);
+    if (!best) return none(`not configured: no judge recordings in ${repoRelativePath(storePath)} (set ${JUDGE_MODEL_ENV} and EO_LLM_MODE=record to record some)`);
     id = best[0];
   }
   const config = getModelConfig(id, models);
@@ -62,7 +63,7 @@ export function llmJudgePlan(opts: { env?: Record<string, string | undefined> } 
   const recorded = counts.get(id) ?? 0;
   const label = standIn.has(id) ? `; ${STAND_IN_LABEL}` : '';
   if (mode === 'replay') {
-    if (recorded === 0) return none(`not configured: no recorded judge calls of ${id} in ${storePath}`);
+    if (recorded === 0) return none(`not configured: no recorded judge calls of ${id} in ${repoRelativePath(storePath)}`);
     return { ...base, config, status: `replay (${recorded} recorded judge calls${label})`, recordedCalls: recorded, standIn: standIn.has(id) };
   }
   const avail = modelAvailability([config], { env })[0];

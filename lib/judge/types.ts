@@ -126,7 +126,10 @@ export interface JudgeRunResult {
   pairs: number;
   cacheHits: number;
   llmCalls: number;
+  /** Answers that could not be read as YES/NO (scored not relevant), each with its text. */
   failures: { queryId: string; datasetId: string; text: string }[];
+  /** Of `failures`, the answers that refuse to judge ("I'm sorry, I can't…", an empty answer: `isJudgeRefusal`). */
+  refused: number;
   /** Repairs by kind over this run's pairs. */
   byKind: Record<JudgeParseKind, number>;
   costUsd: number;

@@ -24,7 +24,7 @@ import OpenAI, { toFile } from 'openai';
 import { EoError } from '../errors';
 import { appendLineWhole, writeFailure } from '../util/fs';
 import { fromAnthropicResponse, toAnthropicRequest } from './anthropic';
-import { createLlmClient, LLM_BUDGET_ENV, budgetFromEnv } from './client';
+import { budgetContinueHint, budgetFromEnv, createLlmClient, LLM_BUDGET_ENV, noteRecordedUsd, storeRecordedUsd } from './client';
 import { llmRecordKey, normalizeChatRequest } from './key';
 import { apiKeyEnvOf, batchApiOf, batchCallCostUsd, callCostUsd, resolveBaseUrl } from './models';
 import { fromOpenAIResponse, toOpenAIRequest } from './openai';
@@ -165,7 +165,10 @@ export interface RunBatchOptions {
   maxAttempts?: number;
   /** Requests per batch. Default 10000. */
   maxBatchSize?: number;
-  /** Stop submitting before the estimated cost of this run would exceed this (USD). Default `$EO_LLM_BUDGET_USD`, else none. */
+  /**
+   * Stop submitting before what the store has recorded (`storeRecordedUsd`, earlier runs included), plus the estimate of
+   * its open batches and of this submission, would exceed this (USD). Default `$EO_LLM_BUDGET_USD`, else none.
+   */
   budgetUsd?: number | null;
   /** Output tokens per call assumed for the budget estimate. Default: 64 + the entry's estimatedReasoningTokens, capped by maxTokens. */
   estimatedOutputTokens?: number;
@@ -338,11 +341,16 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
     configId: config.id, api, total: byKey.size, alreadyRecorded, submittedBatches: [], submittedRequests: 0, collected: 0, inFlight: 0, failed: [],
     notSubmittedForBudget: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, estimatedCostUsd: 0,
   };
-  const progress = (event: string) =>
-    opts.onProgress?.({
-      configId: config.id, total: byKey.size, done: [...byKey.keys()].filter((k) => store.has(k)).length, inFlight: result.inFlight,
-      failed: result.failed.length, inputTokens: result.inputTokens, outputTokens: result.outputTokens, costUsd: result.costUsd, event,
+  /** In flight and failed now (result.inFlight / result.failed are set only at the end): `liveCounts`, set per path below. */
+  let liveCounts = (): { inFlight: number; failed: number } => ({ inFlight: 0, failed: 0 });
+  const progress = (event: string) => {
+    if (!opts.onProgress) return;
+    const now = liveCounts();
+    opts.onProgress({
+      configId: config.id, total: byKey.size, done: [...byKey.keys()].filter((k) => store.has(k)).length, inFlight: now.inFlight,
+      failed: now.failed, inputTokens: result.inputTokens, outputTokens: result.outputTokens, costUsd: result.costUsd, event,
     });
+  };
 
   const outTokens = (req: LlmRecord['request']) => opts.estimatedOutputTokens ?? Math.min(req.maxTokens ?? Infinity, 64 + (config.estimatedReasoningTokens ?? 0));
   const estimate = (req: LlmRecord['request']) => {
@@ -354,6 +362,7 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
     // no batch API: live calls with the model's concurrency, recorded in the same store
     const client = createLlmClient(config, { mode: 'record', store, env, timeoutMs: opts.timeoutMs, maxRetries: opts.maxRetries, fetch: opts.fetch, log: opts.log, budgetUsd: budget });
     const todo = [...byKey.entries()].filter(([k]) => !store.has(k));
+    liveCounts = () => ({ inFlight: todo.length - result.collected - result.failed.length - result.notSubmittedForBudget, failed: result.failed.length });
     await Promise.all(
       todo.map(async ([key, { request, stage }]) => {
         try {
@@ -366,10 +375,14 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
           progress(`live call ${key}`);
         } catch (e) {
           if ((e as EoError).code === 'LLM_BUDGET') result.notSubmittedForBudget++;
-          else result.failed.push({ key, reason: (e as Error).message, attempts: 1 });
+          else {
+            result.failed.push({ key, reason: (e as Error).message, attempts: 1 });
+            progress(`live call ${key} failed`);
+          }
         }
       }),
     );
+    progress('done');
     return result;
   }
 
@@ -429,6 +442,7 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
       if (notes.length > 0) rec.notes = notes;
       if (s.stages[i]) rec.stage = s.stages[i]!;
       store.append(JSON.parse(redact(JSON.stringify(rec))));
+      noteRecordedUsd(store, rec.costUsd);
       ok++;
       if (byKey.has(key)) {
         result.collected++;
@@ -475,9 +489,26 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
     return { inFlight, attempts, lastFailure };
   };
 
+  liveCounts = () => {
+    const { inFlight, lastFailure } = keyStates();
+    let open = 0;
+    let failed = 0;
+    for (const k of byKey.keys()) {
+      if (store.has(k)) continue;
+      if (inFlight.has(k)) open++;
+      else if (lastFailure.has(k)) failed++;
+    }
+    return { inFlight: open, failed };
+  };
+
   const wait = opts.wait ?? true;
   const batchSize = opts.maxBatchSize ?? 10_000;
-  let spentEstimate = 0;
+  // the budget is cumulative per store: what it has recorded, plus the estimate of this config's open batches
+  const openEstimate = () => {
+    const { inFlight } = keyStates();
+    return mine().filter((s) => s.batchId && !s.collected && !s.abandoned).reduce((a, s) => a + s.keys.reduce((b, k, i) => b + (inFlight.has(k) && !store.has(k) ? estimate(s.requests[i]) : 0), 0), 0);
+  };
+  let submittedEstimate = 0;
   for (;;) {
     const stillOpen = await pollOpen(wait);
     const { inFlight, attempts } = keyStates();
@@ -488,14 +519,18 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
       const costs = chunk.map((k) => estimate(byKey.get(k)!.request));
       let n = chunk.length;
       if (budget !== null) {
+        const already = storeRecordedUsd(store) + openEstimate();
+        let add = 0;
         n = 0;
-        while (n < chunk.length && spentEstimate + costs[n] <= budget) spentEstimate += costs[n++];
-      } else spentEstimate += costs.reduce((x, y) => x + y, 0);
-      if (n < chunk.length) {
-        result.notSubmittedForBudget = todo.length - i - n;
-        log(`${config.id}: ${result.notSubmittedForBudget} request(s) not submitted: their estimated cost would exceed ${LLM_BUDGET_ENV}=${budget} USD (rerun with a higher budget to continue; nothing is submitted twice)`);
-        chunk = chunk.slice(0, n);
-      }
+        while (n < chunk.length && already + add + costs[n] <= budget) add += costs[n++];
+        submittedEstimate += add;
+        if (n < chunk.length) {
+          result.notSubmittedForBudget = todo.length - i - n;
+          const rest = todo.slice(i + n).reduce((a, k) => a + estimate(byKey.get(k)!.request), 0);
+          log(`${config.id}: ${result.notSubmittedForBudget} request(s) not submitted: the store has recorded ${storeRecordedUsd(store).toFixed(4)} USD and open batches are estimated at ${(already - storeRecordedUsd(store)).toFixed(4)}; with the ${result.notSubmittedForBudget} (≈ ${rest.toFixed(4)} USD) that would exceed ${LLM_BUDGET_ENV}=${budget} USD. Nothing is submitted twice; ${budgetContinueHint(already + add, rest, store.path)}`);
+          chunk = chunk.slice(0, n);
+        }
+      } else submittedEstimate += costs.reduce((x, y) => x + y, 0);
       if (chunk.length > 0) {
         const sid = `${config.id.replace(/[^A-Za-z0-9_-]/g, '_')}-${crypto.randomBytes(6).toString('hex')}`;
         const attempt = Math.max(...chunk.map((k) => (attempts.get(k) ?? 0) + 1));
@@ -510,7 +545,7 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
       }
       if (result.notSubmittedForBudget > 0) break;
     }
-    result.estimatedCostUsd = spentEstimate;
+    result.estimatedCostUsd = submittedEstimate;
     if (!wait || stillOpen > 0 || submittedNow === 0 || result.notSubmittedForBudget > 0) {
       if (wait && submittedNow > 0 && stillOpen === 0) await pollOpen(true);
       break;

@@ -19,7 +19,10 @@ export const LLM_MODE_ENV = 'EO_LLM_MODE';
 /** Env var naming the JSONL record store. Default `<repo>/recordings/llm/records.jsonl`. */
 export const LLM_STORE_ENV = 'EO_LLM_STORE';
 
-/** Env var: a USD budget for the live and batch calls of one run (one process); unset: no budget. */
+/**
+ * Env var: a USD budget for the live and batch calls recorded in one record store, cumulative over runs (what the store
+ * has recorded so far counts: `storeRecordedUsd`); unset: no budget. Without a store, the calls of this process.
+ */
 export const LLM_BUDGET_ENV = 'EO_LLM_BUDGET_USD';
 
 const MODES: readonly LlmMode[] = ['live', 'record', 'replay'];
@@ -38,6 +41,41 @@ export function budgetFromEnv(env: Record<string, string | undefined> = process.
  * models together). `reserved` is the estimate of calls in flight.
  */
 export const llmSpend = { spentUsd: 0, reservedUsd: 0 };
+
+/** USD of the calls recorded per store file (keyed by path; in-memory stores by object): read once, then kept up by every append of this layer. */
+const recordedUsdByPath = new Map<string, number>();
+const recordedUsdByStore = new WeakMap<RecordStore, number>();
+
+function sumRecordedUsd(store: RecordStore): number {
+  return store.records().reduce((a, r) => a + (Number.isFinite(r.costUsd) ? r.costUsd : 0), 0);
+}
+
+/**
+ * What the calls recorded in `store` cost (USD), earlier runs' included: the sum of their `costUsd`, read from the
+ * store the first time a store at that path is seen in this process and kept up by `noteRecordedUsd` after each append.
+ */
+export function storeRecordedUsd(store: RecordStore): number {
+  const known = store.path ? recordedUsdByPath.get(store.path) : recordedUsdByStore.get(store);
+  if (known !== undefined) return known;
+  const usd = sumRecordedUsd(store);
+  if (store.path) recordedUsdByPath.set(store.path, usd);
+  else recordedUsdByStore.set(store, usd);
+  return usd;
+}
+
+/** Count a record just appended to `store` (call after the append: a store seen the first time is summed, the record with it). */
+export function noteRecordedUsd(store: RecordStore, usd: number): void {
+  const known = store.path ? recordedUsdByPath.get(store.path) : recordedUsdByStore.get(store);
+  if (known === undefined) return void storeRecordedUsd(store);
+  if (store.path) recordedUsdByPath.set(store.path, known + usd);
+  else recordedUsdByStore.set(store, known + usd);
+}
+
+/** How to go on after the budget stopped a run: the budget that would let the next call (or batch) through. */
+export function budgetContinueHint(spentUsd: number, nextUsd: number, storePath: string | null): string {
+  const need = Math.ceil((spentUsd + nextUsd) * 100 + 1e-9) / 100;
+  return `rerun with a higher budget to resume: ${LLM_BUDGET_ENV}=${need.toFixed(2)} or more lets the next call through${storePath ? ` (the budget counts every call recorded in ${storePath}, earlier runs' included; calls already recorded are replayed, not paid again)` : ''}`;
+}
 
 /** Placeholder key for OpenAI-compatible servers that need none (vLLM, Ollama, llama.cpp). */
 const NO_KEY_PLACEHOLDER = 'EMPTY';
@@ -179,11 +217,13 @@ export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOption
       if (budget !== null) {
         const outTok = Math.min(normalized.maxTokens ?? Infinity, 64 + (config.estimatedReasoningTokens ?? 0));
         reserved = callCostUsd(config, estimateCallTokens(normalized, outTok));
-        if (llmSpend.spentUsd + llmSpend.reservedUsd + reserved > budget)
+        // cumulative per store: what it has recorded (earlier runs too), else what this process spent
+        const spent = store ? storeRecordedUsd(store) : llmSpend.spentUsd;
+        if (spent + llmSpend.reservedUsd + reserved > budget)
           throw new EoError(
             'LLM_BUDGET',
-            `${config.id}: stopped before a call estimated at ${reserved.toFixed(4)} USD: this run has spent ${llmSpend.spentUsd.toFixed(4)} USD (+${llmSpend.reservedUsd.toFixed(4)} in flight) of ${LLM_BUDGET_ENV}=${budget}. Recorded calls are kept; rerun with a higher budget to resume.`,
-            { configId: config.id, budget, spent: llmSpend.spentUsd },
+            `${config.id}: stopped before a call estimated at ${reserved.toFixed(4)} USD: ${store ? `the record store ${store.path ?? '(in memory)'} has recorded ${spent.toFixed(4)} USD of calls` : `this run has spent ${spent.toFixed(4)} USD`} (+${llmSpend.reservedUsd.toFixed(4)} in flight) of ${LLM_BUDGET_ENV}=${budget}. Recorded calls are kept; ${budgetContinueHint(spent + llmSpend.reservedUsd, reserved, store?.path ?? null)}.`,
+            { configId: config.id, budget, spent },
           );
         llmSpend.reservedUsd += reserved;
       }
@@ -235,11 +275,16 @@ export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOption
       const notes = wireOptions(config, normalized).notes;
       if (notes.length > 0) rec.notes = notes;
       if (req.stage !== undefined) rec.stage = req.stage;
-      if (store) store.append(scrubRecord(rec, redact));
+      // the answer returned is the one recorded: scrubbed alike, so live and replay give the same text
+      const scrubbed = scrubRecord(rec, redact);
+      if (store) {
+        store.append(scrubbed);
+        noteRecordedUsd(store, costUsd);
+      }
       stats.liveCalls++;
       stats.liveCostUsd += costUsd;
       llmSpend.spentUsd += costUsd;
-      return responseFromRecord(rec, false);
+      return responseFromRecord(scrubbed, false);
     }
   }
 

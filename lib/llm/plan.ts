@@ -27,7 +27,11 @@ export interface PlanStage {
   inputTokensPerCall: number;
   /** Estimated visible answer tokens per call (the entry's estimatedReasoningTokens are added). */
   answerTokensPerCall: number;
-  /** Record keys of the calls, when known exactly: `recorded` then counts these keys in the store. */
+  /**
+   * Record keys of the calls (`llmRecordKey`), when known: `recorded` counts these keys in the store. Without them
+   * nothing is counted as recorded (`recorded: null`): another run's recordings of the same model and stage (another
+   * corpus, other queries) say nothing about this one's.
+   */
   keys?: string[];
   /** Free text shown in the table (how the numbers were estimated). */
   note?: string;
@@ -39,8 +43,8 @@ export interface CostPlanRow {
   model: string;
   stage: string;
   calls: number;
-  /** Calls already in the record store (they cost nothing to rerun). */
-  recorded: number;
+  /** Calls of this run already in the record store (they cost nothing to rerun); null: the run's keys are not known here (and the store is not empty). */
+  recorded: number | null;
   inputTokens: number;
   outputTokens: number;
   /** Cost of the calls not yet recorded at standard prices (USD). */
@@ -54,19 +58,15 @@ export interface CostPlanRow {
 }
 
 /**
- * The cost plan of `stages` (see the module comment). `recorded` counts the exact keys when a stage lists them,
- * else the store's records of that model config and stage. Costs cover only the calls not yet recorded.
+ * The cost plan of `stages` (see the module comment). `recorded` counts the stage's keys found in the store (distinct
+ * keys), null for a stage without keys (0 when the store is absent or empty). Costs cover only the calls not yet recorded (all of them when unknown).
  */
 export function llmCostPlan(stages: readonly PlanStage[], opts: { models: readonly ModelConfig[]; store?: RecordStore | null }): CostPlanRow[] {
-  const byStage = new Map<string, number>();
-  for (const r of opts.store?.records() ?? []) {
-    const k = `${r.configId}\u0000${r.stage ?? ''}`;
-    byStage.set(k, (byStage.get(k) ?? 0) + 1);
-  }
   return stages.map((s) => {
     const config = getModelConfig(s.configId, opts.models);
-    const recorded = s.keys ? s.keys.filter((k) => opts.store?.has(k)).length : Math.min(s.calls, byStage.get(`${s.configId}\u0000${s.stage}`) ?? 0);
-    const toRun = Math.max(0, s.calls - recorded);
+    // an absent or empty store holds none of the run's calls, keys known or not
+    const recorded = s.keys ? [...new Set(s.keys)].filter((k) => opts.store?.has(k) ?? false).length : !opts.store || opts.store.size() === 0 ? 0 : null;
+    const toRun = Math.max(0, s.calls - (recorded ?? 0));
     const perCallOut = s.answerTokensPerCall + (config.estimatedReasoningTokens ?? 0);
     const usage = { inputTokens: s.inputTokensPerCall * toRun, outputTokens: perCallOut * toRun };
     const api = s.batchable === false ? 'none' : batchApiOf(config);
@@ -89,6 +89,14 @@ export function llmCostPlan(stages: readonly PlanStage[], opts: { models: readon
 function fmtInt(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
+/** The footnote of a plan with stages whose keys are unknown (`recorded: null`, shown as –). */
+export const UNKNOWN_RECORDED_NOTE =
+  'recorded –: the calls\' request keys are not known here, so no recording is counted and the cost assumes every call is new (recordings of the same model and stage may come from another corpus or other queries); `eo llm plan --exact` builds the run\'s requests, as `eo llm batch` does, and counts exactly.';
+
+function fmtRecorded(n: number | null): string {
+  return n === null ? '–' : fmtInt(n);
+}
+
 function fmtUsd(n: number | null): string {
   return n === null ? 'n/a' : `$${n < 10 ? n.toFixed(2) : fmtInt(n)}`;
 }
@@ -97,15 +105,16 @@ function fmtUsd(n: number | null): string {
 export function formatCostPlan(rows: readonly CostPlanRow[], title?: string): string {
   const head = '| model | stage | calls | recorded | input tokens | output tokens | standard | batch |\n|---|---|---:|---:|---:|---:|---:|---:|';
   const lines = rows.map(
-    (r) => `| ${r.model}${r.pricesToBeChecked ? '*' : ''} | ${r.stage} | ${fmtInt(r.calls)} | ${fmtInt(r.recorded)} | ${fmtInt(r.inputTokens)} | ${fmtInt(r.outputTokens)} | ${fmtUsd(r.standardUsd)} | ${r.batchApi === 'none' ? 'live only' : fmtUsd(r.batchUsd)} |`,
+    (r) => `| ${r.model}${r.pricesToBeChecked ? '*' : ''} | ${r.stage} | ${fmtInt(r.calls)} | ${fmtRecorded(r.recorded)} | ${fmtInt(r.inputTokens)} | ${fmtInt(r.outputTokens)} | ${fmtUsd(r.standardUsd)} | ${r.batchApi === 'none' ? 'live only' : fmtUsd(r.batchUsd)} |`,
   );
   const sum = (f: (r: CostPlanRow) => number) => rows.reduce((a, r) => a + f(r), 0);
   // batch total: batch price where there is one, standard otherwise (what a --batch run pays)
   const batchTotal = sum((r) => r.batchUsd ?? r.standardUsd);
-  lines.push(`| **total** | | ${fmtInt(sum((r) => r.calls))} | ${fmtInt(sum((r) => r.recorded))} | ${fmtInt(sum((r) => r.inputTokens))} | ${fmtInt(sum((r) => r.outputTokens))} | ${fmtUsd(sum((r) => r.standardUsd))} | ${fmtUsd(batchTotal)} |`);
+  lines.push(`| **total** | | ${fmtInt(sum((r) => r.calls))} | ${rows.every((r) => r.recorded === null) ? '–' : fmtInt(sum((r) => r.recorded ?? 0))} | ${fmtInt(sum((r) => r.inputTokens))} | ${fmtInt(sum((r) => r.outputTokens))} | ${fmtUsd(sum((r) => r.standardUsd))} | ${fmtUsd(batchTotal)} |`);
   const notes = [...new Set(rows.map((r) => r.note).filter((n) => n !== ''))];
   const foot = [
     rows.some((r) => r.pricesToBeChecked) ? '`*` placeholder prices marked pricesToBeChecked in lib/llm/models.json: check them before quoting a cost.' : '',
+    rows.some((r) => r.recorded === null) ? UNKNOWN_RECORDED_NOTE : '',
     'Costs cover the calls not yet recorded; the batch column uses batch prices where the model has a batch API and the stage is single-shot ("live only": DeepSeek and a local vLLM have no batch API, agentic loops are multi-turn); its total adds the standard cost of the live-only rows.',
     ...notes,
   ].filter((x) => x !== '');

@@ -1,6 +1,5 @@
-import * as path from 'node:path';
 import type { DataFrame } from 'danfojs-node';
-import { repoRoot } from '../util/paths';
+import { repoRelativePath } from '../util/paths';
 import { EoError } from '../errors';
 import type { BestSpec, TableInput, TableRow, TableSource } from './types';
 
@@ -134,12 +133,8 @@ export function bestCells(rows: readonly TableRow[], columns: readonly string[],
   return marked;
 }
 
-/** A path relative to the repository when it is inside it, else as given (footers, console lines). */
-export function repoRelativePath(p: string): string {
-  if (!path.isAbsolute(p)) return p;
-  const rel = path.relative(repoRoot(), p);
-  return rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
-}
+/** Re-exported from lib/util/paths.ts (its home), where the report modules have always imported it. */
+export { repoRelativePath };
 
 function settingValue(v: unknown): string {
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));

@@ -5,7 +5,7 @@
 import type { Benchmark } from '../bench/types';
 import type { Corpus, DatasetRecord } from '../data/types';
 import { loadQueryWriterPrompt, queryWriterMessages } from '../bench/writers';
-import { estimateCallTokens, formatCostPlan, llmCostPlan, paperPlanStages, type CostPlanRow, type PaperPlanOptions, type PromptSizes } from '../llm/plan';
+import { estimateCallTokens, formatCostPlan, llmCostPlan, paperPlanStages, UNKNOWN_RECORDED_NOTE, type CostPlanRow, type PaperPlanOptions, type PromptSizes } from '../llm/plan';
 import type { ChatRequest, ModelConfig, RecordStore } from '../llm/types';
 import { judgeMessages, loadJudgePrompt } from '../judge/judge';
 import { listwiseMessages } from '../rerank/listwise';
@@ -68,12 +68,12 @@ export function notebookCostPlans(corpus: Corpus, bench: Pick<Benchmark, 'querie
 export function costPlanRows(rows: readonly CostPlanRow[]): Record<string, string | number>[] {
   const usd = (n: number) => Math.round(n * 100) / 100;
   const out: Record<string, string | number>[] = rows.map((r) => ({
-    model: `${r.model}${r.pricesToBeChecked ? '*' : ''}`, stage: r.stage, calls: r.calls, recorded: r.recorded,
+    model: `${r.model}${r.pricesToBeChecked ? '*' : ''}`, stage: r.stage, calls: r.calls, recorded: r.recorded ?? '–',
     'input tokens': r.inputTokens, 'output tokens': r.outputTokens, 'standard $': usd(r.standardUsd), 'batch $': r.batchApi === 'none' || r.batchUsd === null ? 'live only' : usd(r.batchUsd),
   }));
   const sum = (f: (r: CostPlanRow) => number) => rows.reduce((a, r) => a + f(r), 0);
   out.push({
-    model: 'total', stage: '', calls: sum((r) => r.calls), recorded: sum((r) => r.recorded), 'input tokens': sum((r) => r.inputTokens), 'output tokens': sum((r) => r.outputTokens),
+    model: 'total', stage: '', calls: sum((r) => r.calls), recorded: rows.every((r) => r.recorded === null) ? '–' : sum((r) => r.recorded ?? 0), 'input tokens': sum((r) => r.inputTokens), 'output tokens': sum((r) => r.outputTokens),
     'standard $': usd(sum((r) => r.standardUsd)), 'batch $': usd(sum((r) => r.batchUsd ?? r.standardUsd)),
   });
   return out;
@@ -83,6 +83,7 @@ export function costPlanRows(rows: readonly CostPlanRow[]): Record<string, strin
 export function costPlanNote(rows: readonly CostPlanRow[]): string {
   return [
     rows.some((r) => r.pricesToBeChecked) ? '* placeholder prices (pricesToBeChecked in lib/llm/models.json): check before quoting.' : '',
+    rows.some((r) => r.recorded === null) ? UNKNOWN_RECORDED_NOTE : '',
     'Costs cover calls not yet recorded; "live only": no batch API for the model or stage (batch total adds their standard cost).',
     'Tokens: prompts measured on this corpus with the real prompt builders (4 characters per token); answers estimated per stage.',
   ].filter((x) => x !== '').join(' ');

@@ -4,7 +4,7 @@
  * table shows (computed from the numbers, never typed).
  */
 import type { DatasetRecord } from '../data/types';
-import { judgeColumns, judgeVsCitation, type JudgeColumns, type JudgeVsCitation } from '../judge';
+import { judgeColumns, judgeFailureNote, judgeVsCitation, type JudgeColumns, type JudgeVsCitation } from '../judge';
 import type { JudgeRunQuery, LlmJudge } from '../judge/types';
 import { STAND_IN_LABEL } from '../llm/standin';
 import { pairedRows } from '../metrics/systems';
@@ -92,7 +92,8 @@ export function judgeColumnsExtra(j: RerankJudge): RerankRowExtra {
   return ({ label }) => {
     const v = j.byLabel.get(label);
     if (!v) return { judge: j.notConfigured ?? 'not judged' };
-    return { ...v, judge: j.standIn ? STAND_IN_LABEL : 'judge' };
+    const r = j.columns.results.get(label);
+    return { ...v, judge: j.standIn ? STAND_IN_LABEL : 'judge', ...(r ? { 'judge calls': judgeFailureNote(r) } : {}) };
   };
 }
 
@@ -184,7 +185,16 @@ export function judgeVerdict(j: RerankJudge, opts: VerdictOptions = {}): string 
     `- ${c.citationMetric} (citations) picks **${cm?.systems.join(' | ')}** (${cm ? f3(cm.value) : 'n/a'}); the judge's ${c.judgeMetric} picks **${jm?.systems.join(' | ')}** (${jm ? f3(jm.value) : 'n/a'}): the two families ${same ? 'agree on the best system' : '**disagree** on the best system'}.`,
     `- Per query, the best systems by ${c.citationMetric} and by ${c.judgeMetric} overlap on ${(c.agreement * 100).toFixed(1)}% of ${c.queries} queries; Kendall's τ-b between the two system orderings: ${Number.isNaN(c.kendallTau) ? 'n/a' : c.kendallTau.toFixed(2)}.`,
     `- Why they can differ: the judge says YES to any dataset that measures the variable the query asks for; a citation label marks only the datasets the source publication used.`,
+    judgeFailureLine(j),
   ].filter((x) => x !== '').join('\n') + sampleSuffix(opts.sample);
+}
+
+/** The verdict's line on refused or unreadable judge answers (scored NO, which lowers P@K); empty when there are none. */
+function judgeFailureLine(j: RerankJudge): string {
+  const failing = [...j.columns.results].filter(([, r]) => r.failures.length > 0);
+  if (failing.length === 0) return '';
+  const [system, r] = failing[0];
+  return `- Judge answers refused or unreadable, scored NO: ${failing.length} of ${j.columns.results.size} systems have some (column "judge calls"; ${system}: ${judgeFailureNote(r)}).`;
 }
 
 const ZERO_LINE = { shapes: [{ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 0, y1: 0, line: { color: '#999' } }] };

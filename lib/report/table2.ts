@@ -153,7 +153,8 @@ export function withPaperColumns(
 
 /**
  * Table 2's rows with the judge's P@5/10/20 beside them (rows of `judgeColumns`, matched by system label) and a
- * `judge` column naming the judge, or why there is none ("not configured: …"); P@K stay null without a judge.
+ * `judge` column naming the judge, or why there is none ("not configured: …"), and `judge calls` (refused or
+ * unreadable answers, scored NO) when judged; P@K stay null without a judge.
  */
 export function withJudgeColumns(rows: readonly TableRow[], judged: readonly ({ system: string; judge: string } & Record<string, number | string>)[]): TableRow[] {
   const by = new Map(judged.map((j) => [j.system, j]));
@@ -162,6 +163,8 @@ export function withJudgeColumns(rows: readonly TableRow[], judged: readonly ({ 
     const out: TableRow = { ...r };
     for (const k of JUDGE_COLUMNS) out[k] = j && typeof j[k] === 'number' ? j[k] : null;
     out.judge = j ? j.judge : 'not judged';
+    // refusals and unreadable answers (scored NO) beside the P@K they lower
+    if (j && typeof j['judge calls'] === 'string') out['judge calls'] = j['judge calls'];
     return out;
   });
 }

@@ -5,6 +5,7 @@ import type { FinetuneStep, FinetuneValidation } from '../train/finetune';
 import type { NnsscEpochLog } from '../train/nnssc';
 import { scatterFigure } from './figures';
 import type { Figure } from './types';
+import { repoRelativePath } from '../util/paths';
 
 /**
  * A configuration as table rows `{ setting, value }`, or `{ setting, "this run", <referenceLabel> }` beside a
@@ -35,8 +36,8 @@ export function nnsscTrainingLine(nn: NnsscArtefact): string {
   const s = nn.summary;
   const what = `${s.curve.length} epochs, best epoch ${s.bestEpoch} (${s.stoppedBecause}); ${s.trainQueries} training / ${s.valQueries} validation queries, ${s.positivesPerSecond.toFixed(0)} positives/s`;
   return nn.trained
-    ? `trained on tfjs backend "${s.backend}" in ${s.wallSeconds.toFixed(0)} s (${nn.why}): ${what}; saved to ${nn.dir}`
-    : `reusing ${nn.dir}, trained ${nn.checkpoint.created} on "${s.backend}" in ${s.wallSeconds.toFixed(0)} s on training data ${nn.trainingData.hash}: ${what}`;
+    ? `trained on tfjs backend "${s.backend}" in ${s.wallSeconds.toFixed(0)} s (${nn.why}): ${what}; saved to ${repoRelativePath(nn.dir)}`
+    : `reusing ${repoRelativePath(nn.dir)}, trained ${nn.checkpoint.created} on "${s.backend}" in ${s.wallSeconds.toFixed(0)} s on training data ${nn.trainingData.hash}: ${what}`;
 }
 
 /** NN-SSC learning curves: loss (train, validation) per epoch, and validation MAP/MRR with the best epoch marked (null without validation). */
@@ -75,7 +76,7 @@ export function finetuneTrainingLine(ft: FinetunedEncoderArtefact): string {
   return ft.trained
     ? `trained ${s.trainableParams.toLocaleString()} parameters (${ft.trained.trainableWeights.length} weight tensors, scope "${ft.trained.scope}") on "${s.backend}" (${ft.why}): ` +
         `${s.steps.length} steps, ${s.pairsSeen} pairs, ${s.wallSeconds.toFixed(0)} s (stopped by ${s.stoppedBy}); encoder ${ft.encoder.id}`
-    : `reusing ${ft.dir} (trained on "${s.backend}" in ${s.wallSeconds.toFixed(0)} s on training data ${ft.trainingData.hash}); encoder ${ft.encoder.id}`;
+    : `reusing ${repoRelativePath(ft.dir)} (trained on "${s.backend}" in ${s.wallSeconds.toFixed(0)} s on training data ${ft.trainingData.hash}); encoder ${ft.encoder.id}`;
 }
 
 /** Fine-tuning learning curve: MNRL loss per step. */

@@ -103,14 +103,19 @@ export function toolCallRows(trace: RerankTrace) {
   return trace.toolCalls.map((c) => ({ tool: c.name, arguments: JSON.stringify(c.arguments), results: c.results, 'removed by guard': c.removedByGuard, digest: c.resultDigest, ms: c.latencyMs }));
 }
 
-/** The runs to write as TREC files: each backbone once (by its lists), then every outcome (ids made file-safe). */
+/**
+ * The runs of a rerank table's systems (TREC files, judge columns): every backbone, then every outcome (ids made
+ * file-safe). A backbone whose lists are another's (a stand-in) keeps its own row and label, with the same run
+ * object: dropping it left its row "not judged" and moved the table's P@K columns.
+ */
 export function rerankSystemRuns(backbones: readonly Backbone[], outcomes: readonly RerankOutcome[], outcomeId: (o: RerankOutcome) => string = (o) => `${o.backbone}-${o.reranker}`): SystemRun[] {
-  const seen = new Set<Backbone['lists']>();
+  const byLists = new Map<Backbone['lists'], SystemRun['run']>();
   const runs: SystemRun[] = [];
   for (const b of backbones) {
-    if (seen.has(b.lists)) continue;
-    seen.add(b.lists);
-    runs.push({ id: b.id, label: b.label, run: runFromLists(b.lists) });
+    if (runs.some((r) => r.label === b.label)) continue; // the same backbone passed twice
+    const run = byLists.get(b.lists) ?? runFromLists(b.lists);
+    byLists.set(b.lists, run);
+    runs.push({ id: b.id.replace(/[^A-Za-z0-9_.-]/g, '_'), label: b.label, run });
   }
   for (const o of outcomes) runs.push({ id: outcomeId(o).replace(/[^A-Za-z0-9_.-]/g, '_'), label: o.label, run: o.reranked.run });
   return runs;

@@ -1,7 +1,7 @@
 import { readRouterJson } from './data';
 import { findPlaces, loadGazetteer, type Gazetteer } from './gazetteer';
 import { phraseMatcher, type PhraseMatcher } from './phrases';
-import { parsePeriod } from './time';
+import { parsePeriodChecked } from './time';
 import { INTENT_NAMES, type IntentMatch, type IntentName, type ParsedQuery } from './types';
 import { findVariables, loadVariableIndex, type VariableIndex } from './variables';
 
@@ -60,9 +60,11 @@ export interface ParseOptions {
 
 /** Rule-based query understanding (no LLM): period, places, physical variables and intents, each with its text span. */
 export function parseQuery(text: string, opts: ParseOptions = {}): ParsedQuery {
+  const { period, ignored } = parsePeriodChecked(text, opts.now ?? new Date());
   return {
     text,
-    period: parsePeriod(text, opts.now ?? new Date()),
+    period,
+    ...(ignored === null ? {} : { periodIgnored: ignored }),
     places: findPlaces(text, opts.gazetteer ?? loadGazetteer()),
     variables: findVariables(text, opts.variables ?? loadVariableIndex()),
     intents: findIntents(text),

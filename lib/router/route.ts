@@ -2,6 +2,7 @@ import type { Corpus } from '../data/types';
 import { buildActions, DEFAULT_TOOL_ENDPOINTS, type ToolEndpoints } from './actions';
 import { decideTools, type ShortNameResolver } from './decide';
 import { parseQuery } from './parse';
+import type { VariableIndex } from './variables';
 import type { CandidateDataset, ParsedQuery, RouteOptions, RouteResult, ToolDecision } from './types';
 
 /** A dataset record as the router sees it. */
@@ -24,12 +25,14 @@ export interface RouterConfig {
   resolveShortName?: ShortNameResolver;
   /** Tool base URLs; default DEFAULT_TOOL_ENDPOINTS. */
   endpoints?: ToolEndpoints;
+  /** The variable vocabulary (GCMD keywords of the run's data folder). Default: `loadVariableIndex()`. */
+  variables?: VariableIndex;
 }
 
 /** The rule-based router: parse → decide → actions. Pure apart from reading its data files once. */
 export function routeQuery(text: string, opts: RouteOptions & RouterConfig = {}): RouteResult {
   const now = opts.now ?? new Date();
-  const parsed = parseQuery(text, { now });
+  const parsed = parseQuery(text, { now, variables: opts.variables });
   const candidates = opts.candidates ?? [];
   const decisions = decideTools(parsed, { resolveShortName: opts.resolveShortName, candidates, minConfidence: opts.minConfidence });
   return finishRoute(parsed, decisions, { ...opts, now, candidates, router: 'rules' });
@@ -51,7 +54,14 @@ export function finishRoute(
       : d);
   const actions = buildActions({ parsed, candidates: opts.candidates, now: opts.now, resolveShortName: opts.resolveShortName, endpoints: opts.endpoints ?? DEFAULT_TOOL_ENDPOINTS }, withEvidence);
   const fallThrough = !withEvidence.some((d) => d.applies && d.fullyAnswers);
-  return { query: parsed.text, parsed, decisions: withEvidence, actions, fallThrough, router: opts.router, notes: opts.notes ?? [] };
+  // the period left out is said, so that no one reads the answer as filtered by it
+  const notes = [...(parsed.periodIgnored ? [periodIgnoredNote(parsed.periodIgnored)] : []), ...(opts.notes ?? [])];
+  return { query: parsed.text, parsed, decisions: withEvidence, actions, fallThrough, router: opts.router, notes };
+}
+
+/** The note of a period the router left out (`ParsedQuery.periodIgnored`), as the page, the API and `eo search` show it. */
+export function periodIgnoredNote(why: string): string {
+  return `period ignored: ${why}`;
 }
 
 /** Tools that apply in a route result, in TOOL_NAMES order. */

@@ -37,8 +37,55 @@ function seasonPeriod(season: string, year: number, m: RegExpExecArray, yearIsEn
   return { start: iso(y0, a, 1), end: iso(y1, b, lastDay(y1, b)), rule: 'season', granularity: 'season', span: span(m) };
 }
 
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTH_RE = '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+const monthOf = (name: string) => MONTHS.findIndex((m) => m.startsWith(name.toLowerCase().slice(0, 3))) + 1;
+/** Words that join the two ends of a range ("2003 to 2010", "March – May"). */
+const RANGE_JOIN = /\s+(?:to|until|till|through|and)\s+|\s*[–—]\s*/i;
+
 /**
- * The time period a query talks about, or null. Rules, most specific first: explicit dates (chrono-node), seasons
+ * Why the period of `text` cannot be trusted, or null: a date that does not exist ("2020-13-45", "February 30
+ * 2021") or a range that ends before it starts ("between 2025 and 2010", "from 2021-05-01 to 2020-01-01"). Without
+ * this check the other rules would read something else into the text (chrono-node drops impossible dates, so
+ * "from 2020-13-45" became "since 2020"; it swaps reversed ranges; a reversed year range fell back to its first year).
+ */
+export function periodProblem(text: string, now: Date = new Date(), found: chrono.ParsedResult[] = chrono.parse(text, now, { forwardDate: false })): string | null {
+  const lower = text.toLowerCase();
+  for (const m of lower.matchAll(/(?<![\w.-])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\w.-]|\.\d)/g)) {
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    if (mo < 1 || mo > 12 || d < 1 || d > lastDay(y, mo)) return `${m[0]} is not a date (${mo < 1 || mo > 12 ? `month ${mo}` : `day ${d} of ${MONTHS[mo - 1]} ${y}`})`;
+  }
+  const dayMonth = [
+    new RegExp(`\\b${MONTH_RE}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, 'g'),
+    new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH_RE}\\.?,?\\s+(\\d{4})\\b`, 'g'),
+  ];
+  for (const [i, re] of dayMonth.entries())
+    for (const m of lower.matchAll(re)) {
+      const mo = monthOf(i === 0 ? m[1] : m[2]);
+      const d = Number(i === 0 ? m[2] : m[1]);
+      const y = Number(m[3]);
+      if (d < 1 || d > lastDay(y, mo)) return `${text.slice(m.index!, m.index! + m[0].length)} is not a date (${MONTHS[mo - 1]} ${y} has ${lastDay(y, mo)} days)`;
+    }
+  const years = new RegExp(`\\b(?:from|between)?\\s*${YEAR}\\s*(?:-|–|—|to|and|through|until|till)\\s*${YEAR}\\b`).exec(lower);
+  if (years && Number(years[2]) < Number(years[1])) return `"${years[0].trim()}" ends before it starts`;
+  // chrono-node puts the earlier end first: parse each end of a range on its own to see the order the query gave
+  for (const r of found) {
+    if (!r.end) continue;
+    const ends = r.text.split(RANGE_JOIN);
+    if (ends.length !== 2) continue;
+    // only ends that name their year: "March to May 2020" borrows the year of its second end
+    const [a, b] = ends.map((e) => {
+      const k = chrono.parse(e, now, { forwardDate: false })[0]?.start;
+      return k && k.isCertain('year') ? k.date().getTime() : undefined;
+    });
+    if (a !== undefined && b !== undefined && b < a) return `"${r.text}" ends before it starts`;
+  }
+  return null;
+}
+
+/**
+ * The time period a query talks about, or null (also when `periodProblem` finds an impossible date or a reversed
+ * range: no period is better than another one). Rules, most specific first: explicit dates (chrono-node), seasons
  * with a year ("summer 2019", "winter 2019/2020": meteorological seasons, northern hemisphere), year ranges
  * ("2003-2010", "from 2003 to 2010", "between 2003 and 2010"), "since 2015" (to `now`), "last/past N years|months",
  * months and month ranges with a year (chrono-node: "July 2021", "March to May 2020"), decades ("the 2000s"), a bare
@@ -46,11 +93,21 @@ function seasonPeriod(season: string, year: number, m: RegExpExecArray, yearIsEn
  * seasons, year ranges, "since" and bare years, which is why those rules are ours.
  */
 export function parsePeriod(text: string, now: Date = new Date()): Period | null {
+  return parsePeriodChecked(text, now).period;
+}
+
+/** `parsePeriod` with the reason a period was left out (`periodProblem`), null when none was. */
+export function parsePeriodChecked(text: string, now: Date = new Date()): { period: Period | null; ignored: string | null } {
+  const found = chrono.parse(text, now, { forwardDate: false });
+  const ignored = periodProblem(text, now, found);
+  return { period: ignored === null ? periodOf(text, now, found) : null, ignored };
+}
+
+function periodOf(text: string, now: Date, found: chrono.ParsedResult[]): Period | null {
   const lower = text.toLowerCase();
   let m: RegExpExecArray | null;
 
   // Full dates (day known): chrono-node.
-  const found = chrono.parse(text, now, { forwardDate: false });
   for (const r of found) {
     const k = r.start;
     if (k.isCertain('day') && k.isCertain('month') && k.isCertain('year')) {

@@ -93,6 +93,8 @@ export interface IntentMatch {
 export interface ParsedQuery {
   text: string;
   period: Period | null;
+  /** Why the text's period was left out (`periodProblem`: an impossible date, a reversed range); absent when none. */
+  periodIgnored?: string;
   places: PlaceMatch[];
   variables: VariableMatch[];
   intents: IntentMatch[];

@@ -37,13 +37,18 @@ export function splitCsvLine(line: string): string[] {
   return out;
 }
 
+/** The GCMD science keywords CSV of a data folder (`resolveDataDir(dataDir)`: $EO_DATA_DIR, else ../shared/data/eo, when absent). */
+export function gcmdKeywordsFile(dataDir?: string): string {
+  return path.join(resolveDataDir(dataDir), 'gcmd-sciencekeywords.csv');
+}
+
 /**
  * Read the GCMD science keywords CSV (columns Category, Topic, Term, Variable_Level_1..3, Detailed_Variable, UUID):
  * one keyword per distinct name at Term level or below. Default file: `gcmd-sciencekeywords.csv` in the snapshot
  * folder (`resolveDataDir()`).
  */
-export function loadGcmdKeywords(file = path.join(resolveDataDir(), 'gcmd-sciencekeywords.csv')): GcmdKeyword[] {
-  if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `GCMD keywords file not found: ${file}`, { file });
+export function loadGcmdKeywords(file = gcmdKeywordsFile()): GcmdKeyword[] {
+  if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `GCMD keywords file not found: ${file} (the router reads it from the data folder: copy gcmd-sciencekeywords.csv from the default one, ../shared/data/eo)`, { file });
   const lines = fs.readFileSync(file, 'utf8').split(/\r?\n/);
   const header = splitCsvLine(lines[0]);
   const want = ['Category', 'Topic', 'Term', 'Variable_Level_1', 'Variable_Level_2', 'Variable_Level_3', 'Detailed_Variable'];

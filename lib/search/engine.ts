@@ -19,6 +19,7 @@ import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
 import { microBatchingScorer } from '../retrieve/microbatch';
 import { corpusShortNameResolver } from '../router/route';
+import { loadVariableIndex, type VariableIndex } from '../router/variables';
 import { describeFusionRecord, fusionAlpha, fusionRecordFile, fusionRecordKey, readFusionRecord } from './fusion-record';
 import { loadNnsscScorer, type LoadNnsscOptions } from './nnssc';
 import type { EngineFusion, SearchEngine } from './types';
@@ -48,6 +49,8 @@ export function createSearchEngine(corpus: Corpus, parts: {
   adaptive?: EngineFusion['adaptive'];
   /** The named-identifier rule. Default `DEFAULT_RANKING.identifiers`. */
   identifierRule?: IdentifierRule;
+  /** The router's variable vocabulary. Default: the process-wide one (GCMD keywords of the default data folder). */
+  variables?: VariableIndex;
   dispose?: () => void;
 }): SearchEngine {
   const { lexical, semantic } = parts;
@@ -63,6 +66,7 @@ export function createSearchEngine(corpus: Corpus, parts: {
     corpus, lexical, semantic, fusion, label: engineLabel(lexical, semantic, fusion),
     resolveShortName: corpusShortNameResolver(corpus),
     identifierRule: parts.identifierRule ?? DEFAULT_RANKING.identifiers,
+    ...(parts.variables ? { variables: parts.variables } : {}),
     dispose: parts.dispose ?? (() => {}),
   };
 }
@@ -151,6 +155,11 @@ export interface LoadSearchEngineOptions {
    * another runtime); the corpus embeddings and the NN-SSC checkpoint are checked against its id.
    */
   encoderSpec?: EncoderSpec;
+  /**
+   * The GCMD science keywords CSV the router reads (`gcmdKeywordsFile(dataDir)`: `--data DIR` names it). Default:
+   * the one of the default data folder ($EO_DATA_DIR, else ../shared/data/eo).
+   */
+  gcmdFile?: string;
   /** Progress and decision lines (embedding the corpus the first time, α computed and stored). Default: none. */
   log?: (line: string) => void;
 }
@@ -165,6 +174,8 @@ function onnxThreadOf(opts: LoadSearchEngineOptions): OnnxThread {
  */
 export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOptions = {}): Promise<SearchEngine> {
   const log = opts.log ?? (() => {});
+  // read first: a missing or invalid keywords file fails before any scorer loads
+  const variables = opts.gcmdFile ? loadVariableIndex({ gcmdFile: opts.gcmdFile }) : undefined;
   const settings = benchmarkSettings({ sample: !!opts.sample });
   const benchName = settings.name;
   // the benchmark on disk, read once (never built here): α is set on its training split, and it lets the NN-SSC
@@ -240,11 +251,11 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   const identifierRule = opts.identifiers ?? DEFAULT_RANKING.identifiers;
   if (!semantic || !lexical) {
     if (!semantic && !lexical) throw new EoError('INVALID_ARGUMENT', 'loadSearchEngine: semantic "none" needs BM25 (lexical: true)');
-    return createSearchEngine(corpus, { lexical, semantic, dispose, identifierRule });
+    return createSearchEngine(corpus, { lexical, semantic, variables, dispose, identifierRule });
   }
   try {
     const { spec, source, recordFile, adaptive } = await resolveFusion(corpus, lexical, semantic, opts, onDisk, log);
-    return createSearchEngine(corpus, { lexical, semantic, fusion: spec, source: source + semanticNote, recordFile, adaptive, dispose, identifierRule });
+    return createSearchEngine(corpus, { lexical, semantic, fusion: spec, source: source + semanticNote, recordFile, adaptive, variables, dispose, identifierRule });
   } catch (e) {
     dispose();
     throw e;

@@ -38,6 +38,8 @@ export interface RerankExperiment {
 export interface RerankExperimentOptions {
   /** Use the sample snapshot. Default false. */
   sample?: boolean;
+  /** The snapshot folder (`eo llm … --data DIR`). Default: the default data folder ($EO_DATA_DIR, else ../shared/data/eo). */
+  dataDir?: string;
   /**
    * The strong backbone's semantic scorer (the paper: NN-SSC). Default: the benchmark's NN-SSC checkpoint
    * (`loadNnsscScorer`); when there is none, the weak backbone stands in and is labelled so.
@@ -55,7 +57,7 @@ export interface RerankExperimentOptions {
 export async function prepareRerankExperiment(opts: RerankExperimentOptions = {}): Promise<RerankExperiment> {
   const log = opts.log ?? ((l: string) => console.log(l));
   const sample = !!opts.sample;
-  const corpus = loadSnapshot({ sample });
+  const corpus = loadSnapshot({ dir: opts.dataDir, sample });
   const bench = await loadOrBuildBenchmark(corpus, benchmarkSettings({ sample: sample }));
   const train = benchmarkSplit(bench, 'train');
   const subset = benchmarkSplit(bench, 'test-subset');

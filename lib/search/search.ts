@@ -124,7 +124,7 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
   const k = opts.k ?? 10;
   const now = opts.now ?? new Date();
   const t0 = performance.now();
-  const parsed = parseQuery(query, { now });
+  const parsed = parseQuery(query, { now, variables: engine.variables });
   const stripped = retrievalQueryTextParsed(parsed);
   const tr = performance.now();
   // misspellings, abbreviations and another language are mended (or noted) before any scorer sees the text

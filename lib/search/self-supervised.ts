@@ -9,7 +9,7 @@ import { checkpointExists, readCheckpointManifest } from '../store/checkpoint';
 import type { CheckpointManifest } from '../store/types';
 import { finetuneCheckpointName } from '../train/artefacts';
 import { defaultFinetuneDir, loadFinetunedEncoder } from '../train/finetune';
-import { repoRoot } from '../util/paths';
+import { repoRelativePath, repoRoot } from '../util/paths';
 import { loadNnsscScorer, nnsscCheckpointDir } from './nnssc';
 
 /**
@@ -95,7 +95,7 @@ export async function loadSelfSupervisedScorers(o: {
     const abs = o.dirOf?.(spec) ?? selfSupervisedCheckpointDir(spec, o.bench.name, o.sample);
     const dir = path.relative(repoRoot(), abs) || abs;
     if (!checkpointExists(abs)) {
-      missing.push({ spec, dir, why: `no checkpoint at ${dir}` });
+      missing.push({ spec, dir, why: `no checkpoint at ${repoRelativePath(dir)}` });
       continue;
     }
     if (spec.plain === 'nnssc') {

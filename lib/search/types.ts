@@ -7,6 +7,7 @@ import type { Corpus } from '../data/types';
 import type { AlphaMethod, FusionSpec } from '../fuse';
 import type { CorpusScorer } from '../retrieve/scorers';
 import type { ShortNameResolver } from '../router/decide';
+import type { VariableIndex } from '../router/variables';
 import type { RouteResult, RouterAction, RouterLlmClient, ToolDecision } from '../router/types';
 import type { Reranker, RerankTrace, WindowOptions } from '../rerank/types';
 import type { QueryRepair } from './repair';
@@ -47,6 +48,8 @@ export interface SearchEngine {
   resolveShortName: ShortNameResolver;
   /** The named-identifier rule of this engine's ranking (`identifiers.ts`). Default: `DEFAULT_IDENTIFIER_RULE`. */
   identifierRule?: IdentifierRule;
+  /** The router's variable vocabulary (GCMD keywords of the run's data folder); absent: the process-wide default. */
+  variables?: VariableIndex;
   /** Free encoders and backend memory the engine owns. */
   dispose(): void;
 }

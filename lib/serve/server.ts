@@ -12,19 +12,44 @@ import { createLru } from '../util/lru';
 import { createAdmission } from './admission';
 import { PAGE_CSS, PAGE_JS, renderDatasetPage, renderErrorPage, renderSearchPage } from './page';
 import type { SearchServerOptions } from './types';
-import { checkFilters, checkK, checkQuery, type QueryProblem } from './validate';
+import { BINARY_REQUEST, checkFilters, checkK, checkQuery, isUtf8RequestTarget, MAX_QUERY_CHARS, type QueryProblem, type ServiceErrorCode } from './validate';
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 function wantsHtml(req: FastifyRequest): boolean {
-  return !req.url.startsWith('/api/');
+  return !(req.raw.url ?? req.url).startsWith('/api/');
 }
 
+/** Headers of every answer, errors included (set here as well as in onSend: Fastify's URL errors skip the hooks). */
+function securityHeaders(reply: FastifyReply, html: boolean): void {
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('referrer-policy', 'no-referrer');
+  if (html) reply.header('content-security-policy', CSP);
+}
+
+/** Every refusal: `{ error: { code, message } }` on /api/, the HTML error page elsewhere, with the security headers. */
 function sendProblem(req: FastifyRequest, reply: FastifyReply, p: QueryProblem) {
   reply.code(p.status);
-  if (wantsHtml(req)) return reply.type('text/html; charset=utf-8').send(renderErrorPage(p.status, p.message));
-  return reply.send({ error: { code: p.code, message: p.message } });
+  const html = wantsHtml(req);
+  securityHeaders(reply, html);
+  if (html) return reply.type('text/html; charset=utf-8').send(renderErrorPage(p.status, p.message));
+  return reply.type('application/json; charset=utf-8').send({ error: { code: p.code, message: p.message } });
 }
+
+/**
+ * Fastify's own errors (body parsing, content types, sizes) as the service's codes; messages are ours, so that nothing
+ * of the request (the decoded path, the body) is echoed.
+ */
+const FRAMEWORK_PROBLEMS: Readonly<Record<number, { code: ServiceErrorCode; message: string }>> = {
+  400: { code: 'BAD_REQUEST', message: 'bad request' },
+  405: { code: 'METHOD_NOT_ALLOWED', message: 'method not allowed: the service answers GET' },
+  413: { code: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large' },
+  414: { code: 'URI_TOO_LONG', message: 'the path is too long' },
+  415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'unsupported content type' },
+};
+
+/** GET routes by path shape, to answer 405 (not 404) to another method on them. */
+const GET_PATHS = /^\/(?:|api\/search|healthz|static\/app\.(?:css|js)|(?:api\/)?dataset\/[^/]+)$/;
 
 const ms = (x: number) => Math.round(x * 100) / 100;
 
@@ -69,19 +94,31 @@ function serverTiming(res: SearchResponse | null, admitMs: number, render: 'json
  * `Retry-After: 1`, so no request hangs.
  */
 export async function createSearchServer(engine: SearchEngine, opts: SearchServerOptions = {}): Promise<FastifyInstance> {
-  const maxChars = opts.maxQueryChars ?? 500;
+  const maxChars = opts.maxQueryChars ?? MAX_QUERY_CHARS;
   const maxK = opts.maxK ?? 50;
   // answers kept as their JSON text: a third of the memory of the object graph, and a hit skips serialising
   const results = createLru<string, string>(opts.resultCacheEntries ?? 1000);
   const admission = createAdmission({ maxConcurrent: opts.maxConcurrentSearches, maxQueued: opts.maxQueuedSearches, queueTimeoutMs: opts.queueTimeoutMs });
   // Load the router's gazetteer, variable vocabulary and intent cues now, not on the first request.
   loadGazetteer();
-  loadVariableIndex();
+  if (!engine.variables) loadVariableIndex();
   loadIntentMatcher();
   retrievalStripCues();
   loadRepairVocabulary(engine.corpus); // query repair's vocabulary (tokens, deletes index) is built once, here
-  routeQuery('warm-up: show me rainfall over Kenya in July 2019', { resolveShortName: engine.resolveShortName }); // compiles chrono-node's and our patterns
-  const app = Fastify({ logger: opts.logger ?? false, routerOptions: { maxParamLength: 200 }, bodyLimit: 4096 });
+  routeQuery('warm-up: show me rainfall over Kenya in July 2019', { resolveShortName: engine.resolveShortName, variables: engine.variables }); // compiles chrono-node's and our patterns
+  const app = Fastify({
+    logger: opts.logger ?? false, routerOptions: { maxParamLength: 200 }, bodyLimit: 4096,
+    // a path that is not a URL, or a parameter over maxParamLength: our shape, never the decoded path
+    frameworkErrors: (err, req, reply) => {
+      if (!isUtf8RequestTarget(req.raw.url ?? '')) return sendProblem(req, reply, BINARY_REQUEST);
+      if ((err as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH') return sendProblem(req, reply, { status: 414, ...FRAMEWORK_PROBLEMS[414] });
+      return sendProblem(req, reply, { status: 400, code: 'BAD_URL', message: 'the path is not a valid URL' });
+    },
+  });
+  // bytes that are not UTF-8 anywhere in the request target: refused before any route reads a parameter
+  app.addHook('onRequest', async (req, reply) => {
+    if (!isUtf8RequestTarget(req.raw.url ?? '')) return sendProblem(req, reply, BINARY_REQUEST);
+  });
 
   await app.register(rateLimit, {
     max: opts.rateLimitMax ?? 300,
@@ -90,9 +127,7 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
   });
 
   app.addHook('onSend', async (_req, reply, payload) => {
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-    if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) reply.header('content-security-policy', CSP);
+    securityHeaders(reply, String(reply.getHeader('content-type') ?? '').startsWith('text/html'));
     return payload;
   });
 
@@ -102,17 +137,22 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
       reply.code(429);
       const body = (err as { error?: { message?: string } }).error;
       const msg = body?.message ?? 'too many requests; retry later';
-      return wantsHtml(req) ? reply.type('text/html; charset=utf-8').send(renderErrorPage(429, msg)) : reply.send({ error: { code: 'RATE_LIMITED', message: msg } });
+      return sendProblem(req, reply, { status: 429, code: 'RATE_LIMITED', message: msg });
     }
-    if (status === 500) req.log.error(err);
-    const p: QueryProblem = { status, code: 'BAD_PARAMETER', message: status === 500 ? 'internal error; the request was logged' : 'bad request' };
-    reply.code(status);
-    return wantsHtml(req) ? reply.type('text/html; charset=utf-8').send(renderErrorPage(status, p.message)) : reply.send({ error: { code: status === 500 ? 'INTERNAL' : p.code, message: p.message } });
+    if (status === 500) {
+      req.log.error(err);
+      return sendProblem(req, reply, { status, code: 'INTERNAL', message: 'internal error; the request was logged' });
+    }
+    return sendProblem(req, reply, { status, ...(FRAMEWORK_PROBLEMS[status] ?? { code: 'BAD_REQUEST', message: 'bad request' }) });
   });
 
   app.setNotFoundHandler((req, reply) => {
-    reply.code(404);
-    return wantsHtml(req) ? reply.type('text/html; charset=utf-8').send(renderErrorPage(404, 'no such page')) : reply.send({ error: { code: 'NOT_FOUND', message: 'no such endpoint' } });
+    const path = (req.raw.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD' && GET_PATHS.test(path)) {
+      reply.header('allow', 'GET, HEAD');
+      return sendProblem(req, reply, { status: 405, ...FRAMEWORK_PROBLEMS[405] });
+    }
+    return sendProblem(req, reply, wantsHtml(req) ? { status: 404, code: 'NOT_FOUND', message: 'no such page' } : { status: 404, code: 'NOT_FOUND', message: 'no such endpoint' });
   });
 
   const run = async (req: FastifyRequest, reply: FastifyReply, html: boolean) => {
@@ -175,7 +215,7 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
   };
   app.get('/dataset/:id', (req, reply) => {
     const d = dataset(req);
-    if (!d) return sendProblem(req, reply, { status: 404, code: 'BAD_PARAMETER', message: 'no dataset with that id' });
+    if (!d) return sendProblem(req, reply, { status: 404, code: 'NOT_FOUND', message: 'no dataset with that id' });
     return reply.type('text/html; charset=utf-8').send(renderDatasetPage(d));
   });
   app.get('/api/dataset/:id', (req, reply) => {

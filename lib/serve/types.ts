@@ -40,7 +40,7 @@ export const SERVICE_ENCODER_SPEC: EncoderSpec = { kind: 'use-lite', options: { 
 
 /** Options of `createSearchServer`. Every field has a default. */
 export interface SearchServerOptions {
-  /** Longest accepted query, in characters. Default 500. */
+  /** Longest accepted query, in characters. Default MAX_QUERY_CHARS (500, lib/serve/validate.ts; `eo search` has the same limit). */
   maxQueryChars?: number;
   /** Largest `k`. Default 50; `k` defaults to 10. */
   maxK?: number;

@@ -2,12 +2,55 @@ import type { Corpus } from '../data/types';
 import { isEoError } from '../errors';
 import { parseFilterParams, type IgnoreParsed, type SearchFilters } from '../search/filters';
 
-/** Why a query was refused (HTTP 400 unless noted). The message never repeats the query text. */
+/**
+ * The longest query the service accepts (characters), and `eo search` too: one limit, one code (QUERY_TOO_LONG).
+ * `eo serve --max-query` changes the service's.
+ */
+export const MAX_QUERY_CHARS = 500;
+
+/** Every `error.code` the service answers with (`{ error: { code, message } }`, or the HTML error page). */
+export type ServiceErrorCode =
+  | 'EMPTY_QUERY' | 'QUERY_TOO_LONG' | 'BINARY_QUERY' | 'MARKUP_QUERY' | 'BAD_K' | 'BAD_PARAMETER' | 'OVERLOADED'
+  | 'RATE_LIMITED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'BAD_URL' | 'URI_TOO_LONG' | 'BAD_REQUEST' | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE' | 'INTERNAL' | 'BAD_FILTER';
+
+/** Why a request was refused (HTTP 400 unless noted). The message never repeats the query text or the path. */
 export interface QueryProblem {
   status: number;
-  code: 'EMPTY_QUERY' | 'QUERY_TOO_LONG' | 'BINARY_QUERY' | 'MARKUP_QUERY' | 'BAD_K' | 'BAD_PARAMETER' | 'OVERLOADED' | 'BAD_FILTER';
+  code: ServiceErrorCode;
   message: string;
 }
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Whether a raw request target (`req.raw.url`: path and query string, still percent-encoded) is UTF-8 once decoded:
+ * false for `%ff%fe`, the overlong `%c0%af` and the surrogate `%ed%a0%80` anywhere in it. Node's query-string parser
+ * keeps such escapes as literal text and `decodeURIComponent` turns them into errors or U+FFFD, so the bytes are
+ * decoded here, strictly. Characters that arrive unescaped count as the bytes Node read (latin-1), or as UTF-8 above U+00FF.
+ */
+export function isUtf8RequestTarget(rawUrl: string): boolean {
+  if (!rawUrl.includes('%') && !/[^\x00-\x7f]/.test(rawUrl)) return true;
+  const bytes: number[] = [];
+  for (let i = 0; i < rawUrl.length; i++) {
+    const c = rawUrl.charCodeAt(i);
+    if (c === 0x25 && /^[0-9a-fA-F]{2}$/.test(rawUrl.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(rawUrl.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else if (c < 0x100) bytes.push(c);
+    else bytes.push(...Buffer.from(String.fromCodePoint(rawUrl.codePointAt(i)!), 'utf8'));
+    if (c >= 0xd800 && c <= 0xdbff) i++;
+  }
+  try {
+    STRICT_UTF8.decode(Uint8Array.from(bytes));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The answer to a request target that is not UTF-8 (`isUtf8RequestTarget`). */
+export const BINARY_REQUEST: QueryProblem = { status: 400, code: 'BINARY_QUERY', message: 'the request contains bytes that are not UTF-8 text (in the query or the path)' };
 
 /** Control characters other than tab/newline, U+FFFD (bytes that were not UTF-8), and NUL. */
 const BINARY = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFD]/;

@@ -21,6 +21,7 @@ import { USE_LITE_FT_KIND } from '../encode/trainable-use';
 import { mineHardNegatives } from './negatives';
 import { corpusSelfSupervisedPairs, DEFAULT_CORPUS_PAIRS_OPTIONS, type CorpusPairsOptions, type CorpusPairsResult } from './corpus-pairs';
 import type { Checkpoint, CheckpointManifest, TrainingData } from '../store/types';
+import { repoRelativePath } from '../util/paths';
 
 /**
  * What a load-or-train helper does with the checkpoint folder:
@@ -64,7 +65,7 @@ function decide(dir: string, kind: string, mode: ArtefactMode, current: Training
   if (mode === 'retrain') return 'retraining on request';
   if (!checkpointExists(dir)) {
     if (mode === 'load') throw new EoError('DATA_NOT_FOUND', `no ${kind} checkpoint at ${dir}; train it: ${rebuild}`, { dir });
-    return `no checkpoint at ${dir}`;
+    return `no checkpoint at ${repoRelativePath(dir)}`;
   }
   let why: string | null;
   try {

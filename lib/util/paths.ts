@@ -57,3 +57,18 @@ export function repoReportsDir(...sub: string[]): string {
 export function recordingsDir(...sub: string[]): string {
   return path.join(repoRoot(), 'recordings', ...sub);
 }
+
+/**
+ * A path as outputs meant for others name it (reports, run files, judge tables, messages): relative to the repository
+ * when inside it (`checkpoints/nnssc/…`), relative to it as well when it is beside the repository under the same
+ * parent (the default data folder `../shared/data/eo/…`), else as given (a temporary folder, another disk).
+ */
+export function repoRelativePath(p: string): string {
+  if (!path.isAbsolute(p)) return p;
+  const root = repoRoot();
+  const rel = path.relative(root, p);
+  if (path.isAbsolute(rel)) return p;
+  if (!rel.startsWith('..')) return rel === '' ? '.' : rel;
+  // one level up at most: a sibling folder of the clone travels with it (../shared/data/eo), /tmp does not
+  return path.relative(path.dirname(root), p).startsWith('..') ? p : rel;
+}
