@@ -25,7 +25,7 @@ import { corpusStyleQueries } from '../train/corpus-pairs';
 import { writeJsonAtomic } from '../util/fs';
 import { shortHash } from '../util/hash';
 import { checkpointsDir, repoRoot } from '../util/paths';
-import type { IdentifierRule, NamedIdentifier } from './identifiers';
+import { applyIdentifierRule, type IdentifierRule, type NamedIdentifier } from './identifiers';
 import { applyQueryRules, queryIdentifiers } from './rules';
 import { retrievalQueryText, retrievalRuleId } from './text';
 import type { SearchEngine } from './types';
@@ -129,12 +129,16 @@ export async function adaptiveAlphaRows(
   return queries.map((q, qi) => {
     const named = queryIdentifiers(engine, texts[qi]);
     const parsed = parseQuery(q.text, { now: TRAINING_NOW });
-    const factors = applyQueryRules(engine, parsed, ones, texts[qi], { identifiers: opts.identifierRule }, named).scores;
+    // the period/place rule multiplies scores by per-dataset factors (read once); the identifier rule depends on
+    // the ranking itself (its window), so it is applied at every α
+    const factors = applyQueryRules(engine, parsed, ones, texts[qi], { identifiers: { mode: 'off' } }, []).scores;
+    const idRule = opts.identifierRule ?? engine.identifierRule ?? {};
     const ln = minMaxNormalize(lex[qi]);
     const sn = minMaxNormalize(sem[qi]);
     const ap = grid.map((a) => {
       for (let i = 0; i < n; i++) fused[i] = (a * sn[i] + (1 - a) * ln[i]) * factors[i];
-      const ranked = topK(fused, depth, ids).map((i) => ({ docId: ids[i], score: fused[i] }));
+      const ruled = named.length && idRule.mode !== 'off' ? applyIdentifierRule(fused, named, idRule).scores : fused;
+      const ranked = topK(ruled, depth, ids).map((i) => ({ docId: ids[i], score: ruled[i] }));
       return averagePrecision(ranked, q.relevant as Set<string>);
     });
     return { features: fusionFeatures(queryWordCounts(texts[qi], named, q.text), lex[qi], sem[qi]), ap };

@@ -24,6 +24,7 @@
 import * as fs from 'node:fs';
 import type { Corpus, DatasetRecord } from '../data/types';
 import { EoError } from '../errors';
+import { topK } from '../retrieve/topk';
 import { packageFile } from '../util/paths';
 
 /** What kind of thing an identifier names. */
@@ -76,13 +77,27 @@ export interface IdentifierRule {
    * every carrier with a score above 1% of the best above every dataset that lacks it, i.e. carriers first.
    */
   penalty?: number;
+  /**
+   * A milder factor for some requirement classes (`platform` — platforms and missions —, `level`, …), replacing
+   * `penalty` for them: a platform or a processing level is a preference next to the instrument or product, and a
+   * same-family dataset of another level should stay above unrelated datasets. Default `{ platform: 0.5, level: 0.5 }`.
+   */
+  classPenalty?: Partial<Record<RequirementClass, number>>;
+  /**
+   * The rule reorders the top `window` candidates only: within them, a dataset lacking a named identifier keeps
+   * `penalty` of its margin over the first candidate outside the window, so the carriers come first and the others
+   * follow them, still above everything beyond the window. Why not the whole corpus: a same-family dataset of another
+   * instrument is still a useful answer, and pushing it below hundreds of carriers of unrelated products loses it.
+   * Default 20 (two pages of the page's 10). `Infinity`: every candidate keeps `penalty` of its score.
+   */
+  window?: number;
   /** Identifier kinds the rule applies to. Default: all kinds. */
   kinds?: readonly IdentifierKind[];
   /** Named identifiers to leave out (their display `id` or the query text, case-insensitive). Default none. */
   ignore?: readonly string[];
 }
 
-export const DEFAULT_IDENTIFIER_RULE: Required<Omit<IdentifierRule, 'kinds' | 'ignore'>> = { mode: 'demote', penalty: 0.01 };
+export const DEFAULT_IDENTIFIER_RULE: Required<Omit<IdentifierRule, 'kinds' | 'ignore'>> = { mode: 'demote', penalty: 0.01, classPenalty: { platform: 0.5, level: 0.5 }, window: 20 };
 
 interface AliasFile {
   groups: { id: string; kind: IdentifierKind; names: string[]; shortName?: string; daac?: string[] }[];
@@ -99,8 +114,11 @@ export interface IdentifierVocabularyOptions {
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
+/** A requirement of the rule: the names of one class are alternatives. */
+export type RequirementClass = 'platform' | 'instrument' | 'product' | 'project' | 'shortName' | 'acronym' | 'daac' | 'level';
+
 /** Kinds whose names are alternatives of one requirement (platforms and missions are one: "GPM", "Suomi NPP"). */
-const REQUIREMENT_CLASS: Record<IdentifierKind, string> = {
+const REQUIREMENT_CLASS: Record<IdentifierKind, RequirementClass> = {
   platform: 'platform', mission: 'platform', instrument: 'instrument', product: 'product', project: 'project', shortName: 'shortName', acronym: 'acronym', daac: 'daac', level: 'level',
 };
 
@@ -360,6 +378,9 @@ export function resolveIdentifierRule(rule: IdentifierRule = {}): Required<Omit<
   const r = { ...DEFAULT_IDENTIFIER_RULE, ...rule };
   if (r.mode !== 'demote' && r.mode !== 'off') throw new EoError('INVALID_ARGUMENT', `identifier rule mode must be demote or off (got "${r.mode}")`);
   if (!(r.penalty > 0 && r.penalty <= 1)) throw new EoError('INVALID_ARGUMENT', `identifier rule penalty must lie in (0, 1] (got ${r.penalty})`);
+  if (!(r.window >= 1)) throw new EoError('INVALID_ARGUMENT', `identifier rule window must be ≥ 1 or Infinity (got ${r.window})`);
+  for (const [c, p] of Object.entries(r.classPenalty ?? {}))
+    if (!(Object.values(REQUIREMENT_CLASS) as string[]).includes(c) || !(p! > 0 && p! <= 1)) throw new EoError('INVALID_ARGUMENT', `identifier rule classPenalty.${c} must be a requirement class with a factor in (0, 1] (got ${p})`);
   return r;
 }
 
@@ -370,7 +391,7 @@ export interface IdentifierEffect {
   kind: IdentifierKind;
   /** Applied: some candidate carries it. False: no candidate does, so it changes nothing. */
   applied: boolean;
-  /** Datasets among the top `window` candidates before the rule that lack it (moved down). */
+  /** Datasets among the rule's window of top candidates before the rule that lack it (moved down). */
   moved: number;
   /** Candidates (score > 0) that carry it. */
   carriers: number;
@@ -381,38 +402,39 @@ export interface IdentifierEffect {
 export interface IdentifierScores {
   scores: Float32Array;
   effects: IdentifierEffect[];
-  /** Named identifiers dataset `i` lacks (applied ones only); empty when it lacks none. */
+  /** Named identifiers dataset `i` lacks and was moved down for (applied ones only); empty when it was not moved. */
   lackedBy(i: number): string[];
-  /** The factor applied to dataset `i` (1: carries every applied identifier). */
+  /** The factor applied to dataset `i`'s score (or margin, within the window); 1: not moved. */
   factorOf(i: number): number;
 }
 
 /**
  * Apply the rule to corpus-aligned scores (≥ 0: fused, single-scorer, or after the constraint rule). A named
- * identifier applies only when at least one candidate (score > 0) carries it ("unless none carries it"); a
- * dataset lacking m applied identifiers keeps penalty^m of its score. `window`: how many top candidates the
- * `moved` counts look at (default 100).
+ * identifier applies only when at least one candidate (score > 0) carries it ("unless none carries it"); within the
+ * rule's window a dataset lacking applied identifiers keeps the product of their factors of its margin over the first
+ * candidate beyond the window (see `IdentifierRule.window`); the `moved` counts are of the window.
  */
-export function applyIdentifierRule(scores: Float32Array, named: readonly NamedIdentifier[], rule: IdentifierRule = {}, window = 100): IdentifierScores {
+export function applyIdentifierRule(scores: Float32Array, named: readonly NamedIdentifier[], rule: IdentifierRule = {}): IdentifierScores {
   const r = resolveIdentifierRule(rule);
   const n = scores.length;
   const ignore = new Set((r.ignore ?? []).map((s) => s.toLowerCase()));
   const active = named.filter((x) => r.mode !== 'off' && !x.context && (!r.kinds || r.kinds.includes(x.group.kind)) && !ignore.has(x.group.id.toLowerCase()) && !ignore.has(x.text.toLowerCase()));
   const lacks: Uint8Array[] = [];
+  const factors: number[] = [];
   const effects: IdentifierEffect[] = named.filter((x) => !active.includes(x)).map((x) => ({ text: x.text, id: x.group.id, kind: x.group.kind, applied: false, moved: 0, carriers: 0, ...(x.context ? { context: x.context } : {}) }));
-  // the top `window` before the rule, for the moved counts
-  const order = topIndices(scores, window);
+  // the window before the rule, for the moved counts
+  const order = topIndices(scores, Number.isFinite(r.window) ? r.window : 100);
   const appliedEffects: IdentifierEffect[] = [];
   // one requirement per class: names of one class are alternatives ("Terra and Aqua", "AMSR-E AMSR2"), classes are
   // all wanted ("MODIS Terra": the instrument and the platform)
-  const classes = new Map<string, NamedIdentifier[]>();
+  const classes = new Map<RequirementClass, NamedIdentifier[]>();
   for (const x of active) {
     const c = REQUIREMENT_CLASS[x.group.kind];
     const l = classes.get(c);
     if (l) l.push(x);
     else classes.set(c, [x]);
   }
-  for (const members of classes.values()) {
+  for (const [cls, members] of classes) {
     const lack = new Uint8Array(n).fill(1);
     let levelStated: Uint8Array | null = null;
     for (const x of members) {
@@ -432,34 +454,45 @@ export function applyIdentifierRule(scores: Float32Array, named: readonly NamedI
     const e: IdentifierEffect = { text: members.map((x) => x.text).join(', '), id, kind: members[0].group.kind, applied: carriers > 0, moved, carriers };
     if (e.applied) {
       lacks.push(lack);
+      factors.push(r.classPenalty?.[cls] ?? r.penalty);
       appliedEffects.push(e);
     }
     effects.push(e);
   }
   const out = new Float32Array(scores);
-  const count = new Uint8Array(n);
+  const factor = new Float64Array(n).fill(1);
+  lacks.forEach((lack, j) => {
+    for (let i = 0; i < n; i++) if (lack[i]) factor[i] *= factors[j];
+  });
   if (lacks.length) {
-    for (const lack of lacks) for (let i = 0; i < n; i++) count[i] += lack[i];
-    for (let i = 0; i < n; i++) if (count[i]) out[i] = scores[i] * r.penalty ** count[i];
+    if (Number.isFinite(r.window)) {
+      // only the top `window` move, towards the best candidate beyond it (T), never below it
+      const top = topIndices(scores, r.window + 1);
+      const T = top.length > r.window ? scores[top[r.window]] : 0;
+      const inWindow = new Uint8Array(n);
+      for (const i of top.slice(0, r.window)) inWindow[i] = 1;
+      for (let i = 0; i < n; i++) {
+        if (factor[i] === 1) continue;
+        if (inWindow[i]) out[i] = T + (scores[i] - T) * factor[i];
+        else factor[i] = 1; // beyond the window: not moved
+      }
+    } else for (let i = 0; i < n; i++) if (factor[i] !== 1) out[i] = scores[i] * factor[i];
   }
   return {
     scores: out,
     effects,
-    lackedBy: (i) => appliedEffects.filter((_, j) => lacks[j][i]).map((e) => e.id),
-    factorOf: (i) => r.penalty ** count[i],
+    lackedBy: (i) => (factor[i] === 1 ? [] : appliedEffects.filter((_, j) => lacks[j][i]).map((e) => e.id)),
+    factorOf: (i) => factor[i],
   };
 }
 
-/** Corpus positions of the `k` highest scores (> 0), best first. */
+/** Corpus positions of the `k` highest scores (> 0), best first (ties: lower position first). */
 function topIndices(scores: Float32Array, k: number): number[] {
-  const idx: number[] = [];
-  for (let i = 0; i < scores.length; i++) if (scores[i] > 0) idx.push(i);
-  idx.sort((a, b) => scores[b] - scores[a]);
-  return idx.slice(0, k);
+  return topK(scores, k).filter((i) => scores[i] > 0);
 }
 
-/** One line for the answer, e.g. `VIIRS named: 4 of the top 100 without it moved down`. */
-export function describeIdentifierEffects(effects: readonly IdentifierEffect[], window = 100): string[] {
+/** One line for the answer, e.g. `VIIRS named: 4 of the top 20 without it moved down`. */
+export function describeIdentifierEffects(effects: readonly IdentifierEffect[], window: number = DEFAULT_IDENTIFIER_RULE.window): string[] {
   return effects.map((e) =>
     e.applied
       ? `${e.id} named ("${e.text}"): ${e.moved} of the top ${window} without it moved down`
