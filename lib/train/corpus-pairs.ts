@@ -335,7 +335,11 @@ export function corpusStyleQueries(corpus: Pick<Corpus, 'datasets'>, options: Pa
     const ids = titleIdentifiers(d);
     const y0 = yearOf(d.temporalStart);
     const y1 = yearOf(d.temporalEnd) ?? (y0 !== null ? Math.max(y0, 2024) : null);
-    const short = topicPrefix(topicWords, 2 + Math.floor(r[0] * 3));
+    const keywordWords = 2 + Math.floor(r[0] * 3);
+    let short = topicPrefix(topicWords, keywordWords);
+    // a dangling function word was dropped ("biomass for …" → "biomass"): read on to the next content word, so a
+    // keyword query keeps at least two words
+    for (let n = keywordWords + 1; !short.includes(' ') && n <= topicWords.length; n++) short = topicPrefix(topicWords, n);
     add('keywordStyle', r[1] < 0.5 && res ? `${short} ${res}` : short, row);
     if (ids.length) add('identifierStyle', [pick(ids, r[2]), topicPrefix(topicWords, 3), level ? `L${level}` : '', r[3] < 0.5 ? res : ''].filter(Boolean).join(' '), row);
     if (y0 !== null && y1 !== null) {
