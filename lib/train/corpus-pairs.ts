@@ -335,11 +335,7 @@ export function corpusStyleQueries(corpus: Pick<Corpus, 'datasets'>, options: Pa
     const ids = titleIdentifiers(d);
     const y0 = yearOf(d.temporalStart);
     const y1 = yearOf(d.temporalEnd) ?? (y0 !== null ? Math.max(y0, 2024) : null);
-    const keywordWords = 2 + Math.floor(r[0] * 3);
-    let short = topicPrefix(topicWords, keywordWords);
-    // a dangling function word was dropped ("biomass for …" → "biomass"): read on to the next content word, so a
-    // keyword query keeps at least two words
-    for (let n = keywordWords + 1; !short.includes(' ') && n <= topicWords.length; n++) short = topicPrefix(topicWords, n);
+    const short = topicPrefix(topicWords, 2 + Math.floor(r[0] * 3));
     add('keywordStyle', r[1] < 0.5 && res ? `${short} ${res}` : short, row);
     if (ids.length) add('identifierStyle', [pick(ids, r[2]), topicPrefix(topicWords, 3), level ? `L${level}` : '', r[3] < 0.5 ? res : ''].filter(Boolean).join(' '), row);
     if (y0 !== null && y1 !== null) {
@@ -361,7 +357,9 @@ export function corpusStyleQueries(corpus: Pick<Corpus, 'datasets'>, options: Pa
   for (const kind of CORPUS_STYLE_KINDS) {
     const all = [...byText.values()].filter((v) => v.kind === kind && v.rows.size <= o.maxPositives)
       .map((v) => ({ id: `corpus:${kind}:${shortHash(v.text.toLowerCase(), 12)}`, kind, text: v.text, positives: [...v.rows].sort((a, b) => a - b) }));
-    const kept = shuffleInPlace(all, shuffleRng);
+    // a keyword query cut to one word ("biomass for …" → "biomass") is left out after the shuffle, so the draws (and
+    // every other style's queries) stay as they were
+    const kept = shuffleInPlace(all, shuffleRng).filter((q) => kind !== 'keywordStyle' || q.text.includes(' '));
     out.push(...(o.perStyle === 0 ? kept : kept.slice(0, o.perStyle)));
   }
   return out;
