@@ -8,8 +8,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   loadSnapshot, buildBenchmark, benchmarkSettings, benchmarkSplit, buildStyleBenchmark, loadOrTrainNnssc, readCheckpointManifest, initTfBackend,
-  isEoError, datasetEncoderText, nnsscSelfSupervisedIdentity, nnsscCheckpointName, DEFAULT_CORPUS_PAIRS_OPTIONS, type NnsscTrainConfig,
+  isEoError, datasetEncoderText, nnsscSelfSupervisedIdentity, nnsscCheckpointName, DEFAULT_CORPUS_PAIRS_OPTIONS, trainNnssc, type NnsscTrainConfig,
 } from '../lib';
+import { randMatrix } from './nnssc-fixtures';
 import {
   corpusStyleQueries, CORPUS_STYLE_KINDS, nnsscStyleExcludedRows, nnsscStyleTrainingQueries, DEFAULT_NNSSC_STYLE_QUERIES, type CorpusStyleQuery,
 } from '../lib/train';
@@ -161,6 +162,37 @@ test('loadOrTrainNnssc with user-style queries: trained on them, recorded, never
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
+});
+
+test('trainNnssc: extra pairs never draw a neverNegatives row as a negative (random or mined)', async () => {
+  await initTfBackend({ backend: 'wasm' });
+  const D = 8;
+  const N = 40;
+  const unit = (m: Float32Array) => {
+    for (let r = 0; r < m.length / D; r++) {
+      const v = m.subarray(r * D, (r + 1) * D);
+      const n = Math.hypot(...v) || 1;
+      for (let j = 0; j < D; j++) v[j] /= n;
+    }
+    return m;
+  };
+  const data = {
+    corpusMatrix: unit(randMatrix(N, D, 3)), dim: D, datasetIds: Array.from({ length: N }, (_, i) => `d${i}`),
+    queries: Array.from({ length: 8 }, (_, i) => ({ id: `q${i}`, group: `g${i}` })), queryMatrix: unit(randMatrix(8, D, 5)),
+    positives: Array.from({ length: 8 }, (_, i) => [5 + i]),
+  };
+  const config: Partial<NnsscTrainConfig> = { hidden1: 4, hidden2: 4, hardNegatives: 3, randomNegatives: 3, batchSize: 8, maxEpochs: 1, patience: 1, valFraction: 0 };
+  // one extra query whose positives are rows 0–2; every other row is never its negative → no negatives, loss 0
+  const extra = { schedule: 'pretrain' as const, epochs: 1, queryMatrix: unit(randMatrix(1, D, 9)), positives: [[0, 1, 2]] };
+  const never = Array.from({ length: N - 3 }, (_, i) => 3 + i);
+  const without = await trainNnssc(data, config, { extra });
+  const withNever = await trainNnssc(data, config, { extra: { ...extra, neverNegatives: never } });
+  assert.ok(without.pretrainCurve[0].trainLoss > 0.1, 'negatives drawn without neverNegatives');
+  assert.ok(Math.abs(withNever.pretrainCurve[0].trainLoss) < 1e-6, `a neverNegatives row was a negative (loss ${withNever.pretrainCurve[0].trainLoss})`);
+  // the main queries' negatives are untouched: with 0 pre-training epochs the extra pairs change nothing
+  const plain = await trainNnssc(data, config);
+  const zero = await trainNnssc(data, config, { extra: { ...extra, epochs: 0, neverNegatives: never } });
+  assert.equal(Array.from(zero.model.w1), Array.from(plain.model.w1), 'neverNegatives changed the main training');
 });
 
 test.run();
