@@ -325,8 +325,7 @@ export async function loadOrTrainNnssc(opts: LoadOrTrainNnsscOptions): Promise<N
       training.extra = {
         schedule: selfSupervised.schedule, queryMatrix: extraMatrix, positives: extraPositives, epochs: selfSupervised.epochs,
         ...(selfSupervised.perEpoch > 0 ? { perEpoch: selfSupervised.perEpoch } : {}),
-        neverNegatives,
-        hardNegatives: mineHardNegatives({ queryVecs: extraMatrix, corpusMatrix, dim: encoder.dim, positives: extraPositives.map((p) => [...p, ...neverNegatives]), k: config.hardNegatives }),
+        neverNegatives, // hard negatives mined by trainNnssc, outside these rows
       };
       sslRecord = { selfSupervised, selfSupervisedPairs: { hash: styleQueries.hash, pairs: styleQueries.queries.length, counts: styleQueries.counts, excludedRows: styleExclusion!.rows.size } };
     } else if (selfSupervised) {
