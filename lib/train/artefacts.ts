@@ -19,7 +19,9 @@ import {
 } from './nnssc';
 import { USE_LITE_FT_KIND } from '../encode/trainable-use';
 import { mineHardNegatives } from './negatives';
-import { corpusSelfSupervisedPairs, DEFAULT_CORPUS_PAIRS_OPTIONS, type CorpusPairsOptions, type CorpusPairsResult } from './corpus-pairs';
+import { corpusSelfSupervisedPairs, corpusStyleQueries, CORPUS_STYLE_KINDS, DEFAULT_CORPUS_PAIRS_OPTIONS, type CorpusPairsOptions, type CorpusPairsResult, type CorpusStyleKind, type CorpusStyleQuery } from './corpus-pairs';
+import { buildStyleBenchmark } from '../bench/styles/build';
+import { shortHash } from '../util/hash';
 import type { Checkpoint, CheckpointManifest, TrainingData } from '../store/types';
 import { repoRelativePath } from '../util/paths';
 
@@ -124,30 +126,101 @@ export interface NnsscSelfSupervisedConfig {
   perEpoch: number;
   /** Pair construction options (`CorpusPairsOptions`; the seed defaults to the NN-SSC config's seed). Default `DEFAULT_CORPUS_PAIRS_OPTIONS`. */
   pairs: Partial<CorpusPairsOptions>;
+  /**
+   * Queries in the users' styles instead of the corpus pairs (issue 21 item 4): `corpusStyleQueries` (keyword,
+   * identifier-led and question-style queries made from dataset fields, seed = the NN-SSC config's seed), every
+   * test label left out (`nnsscStyleExcludedRows`). Exclusive with `pairs`. Default null = the corpus pairs.
+   */
+  styles: Partial<NnsscStyleQueriesConfig> | null;
 }
 
-export const DEFAULT_NNSSC_SELF_SUPERVISED: NnsscSelfSupervisedConfig = { schedule: 'pretrain', epochs: 3, perEpoch: 0, pairs: {} };
+/** The user-style training queries of NN-SSC (`NnsscSelfSupervisedConfig.styles`). */
+export interface NnsscStyleQueriesConfig {
+  /** Queries per style (`corpusStyleQueries`' `perStyle`; three styles). Default 400. */
+  perStyle: number;
+  /** A query text yielded by more datasets than this is dropped (`corpusStyleQueries`' `maxPositives`). Default 20. */
+  maxPositives: number;
+}
+
+export const DEFAULT_NNSSC_SELF_SUPERVISED: NnsscSelfSupervisedConfig = { schedule: 'pretrain', epochs: 3, perEpoch: 0, pairs: {}, styles: null };
+
+export const DEFAULT_NNSSC_STYLE_QUERIES: NnsscStyleQueriesConfig = { perStyle: 400, maxPositives: 20 };
+
+/** The resolved user-style settings as a checkpoint records them. */
+export interface NnsscStyleQueriesIdentity extends NnsscStyleQueriesConfig {
+  seed: number;
+  /** Which test labels were kept out of the queries (`nnsscStyleExcludedRows`); set by `loadOrTrainNnssc`. */
+  excluded?: { titleTestSplit: string; styleTestHalf: string; asNegatives: boolean };
+}
 
 /**
  * Folder name of a benchmark's NN-SSC checkpoint under `checkpoints/nnssc/`: `use-lite-<benchmark>` for the paper's
- * recipe, `use-lite-<benchmark>-corpus-<schedule>` with corpus self-supervised pairs (so neither overwrites the other).
+ * recipe, `use-lite-<benchmark>-corpus-<schedule>` with corpus self-supervised pairs, `use-lite-<benchmark>-styles-<schedule>`
+ * with the user-style queries (`source` `styles`), so none overwrites another.
  */
-export function nnsscCheckpointName(benchmarkName: string, selfSupervisedSchedule: 'pretrain' | 'mix' | null = null): string {
-  return `use-lite-${benchmarkName}${selfSupervisedSchedule ? `-corpus-${selfSupervisedSchedule}` : ''}`;
+export function nnsscCheckpointName(benchmarkName: string, selfSupervisedSchedule: 'pretrain' | 'mix' | null = null, source: 'corpus' | 'styles' = 'corpus'): string {
+  return `use-lite-${benchmarkName}${selfSupervisedSchedule ? `-${source}-${selfSupervisedSchedule}` : ''}`;
 }
 
 /** The resolved self-supervised settings as a checkpoint records them (all defaults filled in), or null when off. */
 export function nnsscSelfSupervisedIdentity(
   ssl: Partial<NnsscSelfSupervisedConfig> | null | undefined, seed: number,
-): { schedule: 'pretrain' | 'mix'; epochs: number; perEpoch: number; pairs: CorpusPairsOptions } | null {
+): { schedule: 'pretrain' | 'mix'; epochs: number; perEpoch: number; pairs: CorpusPairsOptions | null; styles?: NnsscStyleQueriesIdentity } | null {
   if (!ssl) return null;
   const c = { ...DEFAULT_NNSSC_SELF_SUPERVISED, ...ssl };
   if (c.schedule !== 'pretrain' && c.schedule !== 'mix') throw new EoError('INVALID_ARGUMENT', `selfSupervised.schedule must be "pretrain" or "mix", got ${JSON.stringify(c.schedule)}`);
   if (!(Number.isInteger(c.epochs) && c.epochs >= 0)) throw new EoError('INVALID_ARGUMENT', `selfSupervised.epochs must be an integer ≥ 0, got ${c.epochs}`);
   if (!(Number.isInteger(c.perEpoch) && c.perEpoch >= 0)) throw new EoError('INVALID_ARGUMENT', `selfSupervised.perEpoch must be an integer ≥ 0, got ${c.perEpoch}`);
+  const epochs = c.schedule === 'pretrain' ? c.epochs : 0;
+  const perEpoch = c.schedule === 'mix' ? c.perEpoch : 0;
+  if (c.styles !== null && c.styles !== undefined) {
+    const styles = nnsscStyleQueriesIdentity(c.styles, seed);
+    if (ssl.pairs !== undefined) throw new EoError('INVALID_ARGUMENT', 'selfSupervised.pairs and selfSupervised.styles exclude each other (styles replaces the corpus pairs)');
+    // `styles` enters the identity only when set, so checkpoints trained with the corpus pairs keep matching
+    return { schedule: c.schedule, epochs, perEpoch, pairs: null, styles };
+  }
   const pairs: CorpusPairsOptions = { ...DEFAULT_CORPUS_PAIRS_OPTIONS, seed, ...c.pairs };
   // Only the settings that change the training enter the identity (epochs for pretrain, perEpoch for mix).
-  return c.schedule === 'pretrain' ? { schedule: c.schedule, epochs: c.epochs, perEpoch: 0, pairs } : { schedule: c.schedule, epochs: 0, perEpoch: c.perEpoch, pairs };
+  return { schedule: c.schedule, epochs, perEpoch, pairs };
+}
+
+/** `selfSupervised.styles` checked, defaults filled in, with the seed. */
+function nnsscStyleQueriesIdentity(styles: Partial<NnsscStyleQueriesConfig>, seed: number): NnsscStyleQueriesIdentity {
+  const bad = (why: string) => new EoError('INVALID_ARGUMENT', `selfSupervised.styles${why}`);
+  if (typeof styles !== 'object' || Array.isArray(styles)) throw bad(` must be an object like { perStyle: 400 } or null, got ${JSON.stringify(styles)}`);
+  for (const k of Object.keys(styles)) if (!(k in DEFAULT_NNSSC_STYLE_QUERIES)) throw bad(` has unknown setting ${JSON.stringify(k)} (known: ${Object.keys(DEFAULT_NNSSC_STYLE_QUERIES).join(', ')})`);
+  const s = { ...DEFAULT_NNSSC_STYLE_QUERIES, ...styles };
+  if (!(Number.isInteger(s.perStyle) && s.perStyle >= 1)) throw bad(`.perStyle must be an integer ≥ 1, got ${JSON.stringify(s.perStyle)}`);
+  if (!(Number.isInteger(s.maxPositives) && s.maxPositives >= 1)) throw bad(`.maxPositives must be an integer ≥ 1, got ${JSON.stringify(s.maxPositives)}`);
+  return { perStyle: s.perStyle, maxPositives: s.maxPositives, seed };
+}
+
+/**
+ * Corpus rows that user-style training queries must never use: every dataset that is a label (any grade) of the
+ * title benchmark's TEST split or of the style benchmark's TEST half (`buildStyleBenchmark`), so no test query's
+ * answer is ever a training positive. The style benchmark's own queries and labels are never training data either:
+ * only its test labels are read here, to leave them out. `styleTopicsHash` identifies the style topics read.
+ */
+export function nnsscStyleExcludedRows(corpus: Corpus, bench: Benchmark): { rows: Set<number>; styleTopicsHash: string } {
+  const rows = new Set<number>();
+  const addId = (id: string) => {
+    const i = corpus.indexById.get(id);
+    if (i !== undefined) rows.add(i);
+  };
+  for (const m of benchmarkSplit(bench, 'test').qrels.values()) for (const id of m.keys()) addId(id);
+  const styles = buildStyleBenchmark(corpus);
+  for (const t of styles.topics) if (t.split === 'test') for (const id of [...t.exact, ...t.family]) addId(id);
+  return { rows, styleTopicsHash: styles.topicsHash };
+}
+
+/** The user-style training queries of a `styles` identity, with their hash (corpus, settings, texts, positives). */
+export function nnsscStyleTrainingQueries(corpus: Corpus, styles: NnsscStyleQueriesIdentity, excludeRows: ReadonlySet<number>): {
+  queries: CorpusStyleQuery[]; counts: Record<CorpusStyleKind, number>; hash: string;
+} {
+  const queries = corpusStyleQueries(corpus, { perStyle: styles.perStyle, seed: styles.seed, maxPositives: styles.maxPositives, excludeRows });
+  const counts = Object.fromEntries(CORPUS_STYLE_KINDS.map((k) => [k, queries.filter((q) => q.kind === k).length])) as Record<CorpusStyleKind, number>;
+  const hash = shortHash([`corpus=${corpus.hash}`, ...queries.map((q) => `${q.id}\t${q.text}\t${q.positives.join(',')}`)].join('\n'));
+  return { queries, counts, hash };
 }
 
 /** Training figures of an NN-SSC checkpoint, from the run that just trained or from the checkpoint's record. */
@@ -185,6 +258,8 @@ export interface NnsscArtefact {
   selfSupervised: ReturnType<typeof nnsscSelfSupervisedIdentity>;
   /** The corpus pairs, when this call built them (it trained with them); null otherwise. */
   corpusPairs: CorpusPairsResult | null;
+  /** The user-style queries, when this call built them (it trained with them); null otherwise. */
+  styleQueries: ReturnType<typeof nnsscStyleTrainingQueries> | null;
 }
 
 /** What NN-SSC trains on, from a benchmark's training split: query ids and groups, positives (corpus rows), hashes. */
@@ -216,15 +291,20 @@ export async function loadOrTrainNnssc(opts: LoadOrTrainNnsscOptions): Promise<N
   const mode = opts.mode ?? 'load-or-train';
   const config: NnsscTrainConfig = { ...DEFAULT_NNSSC_CONFIG, ...(opts.config ?? {}) };
   const selfSupervised = nnsscSelfSupervisedIdentity(opts.selfSupervised, config.seed);
-  const dir = opts.dir ?? defaultNnsscDir(nnsscCheckpointName(bench.name, selfSupervised?.schedule ?? null));
+  // user-style queries: every test label of both benchmarks is left out (`nnsscStyleExcludedRows`); the identity names
+  // the title training data (checked below) and the style topics, so other test halves make another checkpoint
+  const styleExclusion = selfSupervised?.styles ? nnsscStyleExcludedRows(corpus, bench) : null;
+  if (selfSupervised?.styles && styleExclusion) selfSupervised.styles.excluded = { titleTestSplit: bench.name, styleTestHalf: `eo-styles topics ${styleExclusion.styleTopicsHash}`, asNegatives: true };
+  const dir = opts.dir ?? defaultNnsscDir(nnsscCheckpointName(bench.name, selfSupervised?.schedule ?? null, selfSupervised?.styles ? 'styles' : 'corpus'));
   const rebuild = opts.rebuild ?? notebookRebuildCommand('04-nnssc', bench);
   const pairs = nnsscTrainingPairs(corpus, bench, encoder.id);
   const identity = { ...config, encoderId: encoder.id, corpusHash: corpus.hash, selfSupervised };
   const why = decide(dir, NNSSC_KIND, mode, pairs.trainingData, identity, rebuild);
   let trained: NnsscTrainResult | null = null;
   let corpusPairs: CorpusPairsResult | null = null;
+  let styleQueries: NnsscArtefact['styleQueries'] = null;
   if (why !== null) {
-    opts.log?.(`training NN-SSC${selfSupervised ? ` with corpus self-supervised pairs (${selfSupervised.schedule})` : ''} (${why})`);
+    opts.log?.(`training NN-SSC${selfSupervised ? ` with ${selfSupervised.styles ? 'user-style queries' : 'corpus self-supervised pairs'} (${selfSupervised.schedule})` : ''} (${why})`);
     const corpusMatrix = opts.corpusMatrix ?? (await embedCorpusCached({ encoder, key: corpus.hash, texts: corpus.datasets.map((d) => datasetEncoderText(d)), workers: 2 }));
     const queryMatrix = await embedQueriesCached({ encoder, texts: pairs.queries.map((q) => q.text), cacheDir: opts.queryCacheDir });
     const data: NnsscTrainData = {
@@ -232,8 +312,25 @@ export async function loadOrTrainNnssc(opts: LoadOrTrainNnsscOptions): Promise<N
     };
     const training: NnsscTrainOptions = { ...(opts.training ?? {}) };
     let sslRecord: Record<string, unknown> = {};
-    if (selfSupervised) {
-      corpusPairs = corpusSelfSupervisedPairs(corpus, selfSupervised.pairs);
+    if (selfSupervised?.styles) {
+      styleQueries = nnsscStyleTrainingQueries(corpus, selfSupervised.styles, styleExclusion!.rows);
+      opts.log?.(`user-style queries: ${styleQueries.queries.length} (${Object.entries(styleQueries.counts).map(([k, c]) => `${k} ${c}`).join(', ')}), ${styleExclusion!.rows.size} test-label datasets left out, hash ${styleQueries.hash}`);
+      if (styleQueries.queries.length === 0) throw new EoError('INVALID_ARGUMENT', 'selfSupervised.styles: the corpus yields no user-style query');
+      const extraMatrix = await embedCorpusCached({
+        encoder, key: `style-queries-${corpus.hash}`, texts: styleQueries.queries.map((q) => q.text), workers: 2, cacheDir: opts.queryCacheDir ?? defaultQueryCacheDir(),
+      });
+      const extraPositives = styleQueries.queries.map((q) => q.positives);
+      // the left-out test labels are never the queries' negatives either: the user-style queries neither reward nor
+      // punish a test answer (as positives only, they would teach NN-SSC that test answers are never right)
+      const neverNegatives = [...styleExclusion!.rows].sort((a, b) => a - b);
+      training.extra = {
+        schedule: selfSupervised.schedule, queryMatrix: extraMatrix, positives: extraPositives, epochs: selfSupervised.epochs,
+        ...(selfSupervised.perEpoch > 0 ? { perEpoch: selfSupervised.perEpoch } : {}),
+        neverNegatives, // hard negatives mined by trainNnssc, outside these rows
+      };
+      sslRecord = { selfSupervised, selfSupervisedPairs: { hash: styleQueries.hash, pairs: styleQueries.queries.length, counts: styleQueries.counts, excludedRows: styleExclusion!.rows.size } };
+    } else if (selfSupervised) {
+      corpusPairs = corpusSelfSupervisedPairs(corpus, selfSupervised.pairs!);
       opts.log?.(`corpus self-supervised pairs: ${corpusPairs.pairs.length} (${Object.entries(corpusPairs.counts).map(([k, c]) => `${k} ${c.kept}`).join(', ')}), hash ${corpusPairs.hash}`);
       const extraMatrix = await embedCorpusCached({
         encoder, key: `corpus-pairs-${corpus.hash}`, texts: corpusPairs.pairs.map((p) => p.text), workers: 2, cacheDir: opts.queryCacheDir ?? defaultQueryCacheDir(),
@@ -261,7 +358,7 @@ export async function loadOrTrainNnssc(opts: LoadOrTrainNnsscOptions): Promise<N
     valQueries: m.valQueries ?? 0, trainableParams: m.trainableParams ?? 0, bestValScore: m.bestValScore ?? null, pretrainCurve: m.pretrainCurve ?? [],
   };
   return {
-    model, checkpoint, dir, trainingData: pairs.trainingData, dataHash: pairs.dataHash, trained, why: why ?? 'reused', config, summary, selfSupervised, corpusPairs,
+    model, checkpoint, dir, trainingData: pairs.trainingData, dataHash: pairs.dataHash, trained, why: why ?? 'reused', config, summary, selfSupervised, corpusPairs, styleQueries,
   };
 }
 

@@ -357,7 +357,9 @@ export function corpusStyleQueries(corpus: Pick<Corpus, 'datasets'>, options: Pa
   for (const kind of CORPUS_STYLE_KINDS) {
     const all = [...byText.values()].filter((v) => v.kind === kind && v.rows.size <= o.maxPositives)
       .map((v) => ({ id: `corpus:${kind}:${shortHash(v.text.toLowerCase(), 12)}`, kind, text: v.text, positives: [...v.rows].sort((a, b) => a - b) }));
-    const kept = shuffleInPlace(all, shuffleRng);
+    // a keyword query cut to one word ("biomass for …" → "biomass") is left out after the shuffle, so the draws (and
+    // every other style's queries) stay as they were
+    const kept = shuffleInPlace(all, shuffleRng).filter((q) => kind !== 'keywordStyle' || q.text.includes(' '));
     out.push(...(o.perStyle === 0 ? kept : kept.slice(0, o.perStyle)));
   }
   return out;

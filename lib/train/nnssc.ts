@@ -162,6 +162,12 @@ export interface NnsscExtraPairs {
   epochs?: number;
   /** `mix`: extra positives per epoch (a fresh seeded draw each epoch). Default: as many as the main training positives (1:1). */
   perEpoch?: number;
+  /**
+   * Corpus rows never drawn as negatives of the extra pairs (random negatives, and hard negatives when mined here):
+   * rows kept out of the extra pairs altogether (e.g. the test labels a measurement leaves out of the positives) are
+   * then neither rewarded nor punished by them. Default none.
+   */
+  neverNegatives?: readonly number[];
 }
 
 export interface NnsscTrainResult {
@@ -436,9 +442,10 @@ export async function trainNnssc(data: NnsscTrainData, config: Partial<NnsscTrai
   let allQueries = queryMatrix;
   let allPositives = positives;
   if (extra) {
+    const never = extra.neverNegatives ?? [];
     const extraHard =
       extra.hardNegatives ??
-      mineHardNegatives({ queryVecs: extra.queryMatrix, corpusMatrix, dim: D, positives: extra.positives as number[][], k: cfg.hardNegatives });
+      mineHardNegatives({ queryVecs: extra.queryMatrix, corpusMatrix, dim: D, positives: extra.positives.map((p) => (never.length ? [...p, ...never] : (p as number[]))), k: cfg.hardNegatives });
     allQueries = new Float32Array((Q + E) * D);
     allQueries.set(queryMatrix, 0);
     allQueries.set(extra.queryMatrix, Q * D);
@@ -446,9 +453,11 @@ export async function trainNnssc(data: NnsscTrainData, config: Partial<NnsscTrai
     hard = [...hard, ...extraHard];
   }
   const K = 1 + cfg.hardNegatives + cfg.randomNegatives;
+  const extraNever = extra?.neverNegatives ?? [];
   const negativesOf = (qi: number, rng: Rng): number[] => {
     const h = hard[qi].slice(0, cfg.hardNegatives);
     const ex = new Set<number>([...allPositives[qi], ...h]);
+    if (qi >= Q) for (const r of extraNever) ex.add(r);
     return h.concat(sampleRandomNegatives(cfg.randomNegatives, N, ex, rng));
   };
   const examples: Example[] = [];
