@@ -313,9 +313,9 @@ test('eo search: filter flags through the service\'s parser, applied filters and
   assert.is(res.facets, undefined, 'facets only with --facets');
   const bad = run('--bounding-box=0,0,10');
   assert.is(bad.status, 2);
-  assert.match(bad.stderr, /^eo: --bounding-box: give four numbers/);
+  assert.match(bad.stderr, /^eo: \[INVALID_ARGUMENT\] --bounding-box: give four numbers/);
   const badLevel = run('--processing-level-id', 'x');
-  assert.match(badLevel.stderr, /^eo: --processing-level-id: "x" is not a processing level/);
+  assert.match(badLevel.stderr, /^eo: \[INVALID_ARGUMENT\] --processing-level-id: "x" is not a processing level/);
 });
 
 test.run();

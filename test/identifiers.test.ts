@@ -62,18 +62,29 @@ test('the rule: carriers first; alternatives of one class are OR, classes are AN
   ], [], [], 'toy');
   const v = identifierVocabulary(toy);
   const scores = Float32Array.from([0.5, 0.4, 0.9, 0.8, 0.7]);
-  const rank = (q: string) => {
-    const r = applyIdentifierRule(scores, namedIdentifiers(v, q));
+  // the arithmetic with every candidate in play and one factor for every class
+  const flat = { window: Infinity, classPenalty: {} };
+  const rank = (q: string, rule = flat) => {
+    const r = applyIdentifierRule(scores, namedIdentifiers(v, q), rule);
     return [...r.scores.keys()].sort((a, b) => r.scores[b] - r.scores[a]).map((i) => toy.datasets[i].id);
   };
   // MODIS named: the VIIRS product (best raw score) and the one without an instrument go below every MODIS product
   assert.equal(rank('MODIS land surface temperature').slice(0, 3), ['C4-X', 'C1-X', 'C2-X']);
   // Terra and Aqua are alternatives: both MODIS L3 products stay on top, the L2 swath (another stated level) drops
   assert.equal(rank('MODIS Terra Aqua LST L3').slice(0, 2), ['C1-X', 'C2-X']);
-  const r = applyIdentifierRule(scores, namedIdentifiers(v, 'MODIS Terra Aqua LST L3'));
+  const r = applyIdentifierRule(scores, namedIdentifiers(v, 'MODIS Terra Aqua LST L3'), flat);
   assert.equal(r.lackedBy(3), ['L3']); // the swath lacks only the level
   assert.equal(r.lackedBy(4), ['MODIS', 'Terra or Aqua']); // no stated level: left alone on that count
   assert.is(r.factorOf(2), 0.01 ** 2); // VIIRS/NPP lacks MODIS and Terra-or-Aqua
+  // the default: platforms and levels are milder (×0.5), and only the top `window` move, never below the next one
+  const d = applyIdentifierRule(scores, namedIdentifiers(v, 'MODIS Terra Aqua LST L3'));
+  assert.is(d.factorOf(2), 0.01 * 0.5);
+  assert.is(d.factorOf(3), 0.5);
+  const w = applyIdentifierRule(scores, namedIdentifiers(v, 'MODIS land surface temperature'), { window: 2 });
+  // window 2 = C3 (0.9, lacks MODIS) and C4 (0.8): C3 drops to just above the third (C5, 0.7) and is not pushed further
+  assert.ok(w.scores[2] > scores[4] && w.scores[2] < w.scores[3], [...w.scores].join());
+  assert.equal([...w.scores].filter((_, i) => i !== 2), [...scores].filter((_, i) => i !== 2));
+  assert.equal(w.lackedBy(4), []); // beyond the window: not moved, so nothing to explain
   // a name no candidate carries changes nothing and says so
   const none = applyIdentifierRule(Float32Array.from([0, 0, 0.9, 0, 0.7]), namedIdentifiers(v, 'MODIS land surface temperature'));
   assert.equal([...none.scores], [0, 0, 0.9, 0, 0.7].map(Math.fround));
@@ -97,18 +108,27 @@ test('the issue\'s case on the full snapshot: a semantic half that favours SeaWi
   const engine = createSearchEngine(full, { lexical, semantic, fusion: { method: 'convex', alpha: 0.7 } });
   const off = await search(engine, 'VIIRS aerosol optical thickness', { k: 6, router: false, identifiers: { mode: 'off' } });
   assert.ok(off.results.filter((r) => /SeaWiFS/.test(r.longName)).length >= 3, 'without the rule SeaWiFS wins (the failure)');
-  const on = await search(engine, 'VIIRS aerosol optical thickness', { k: 6, router: false });
-  assert.ok(on.results.every((r) => /VIIRS/.test(r.longName)), on.results.map((r) => r.longName).join('\n'));
+  const on = await search(engine, 'VIIRS aerosol optical thickness', { k: 20, router: false });
+  // within the rule's window (the top 20) every VIIRS product now comes before every product without VIIRS
+  const firstLacking = on.results.findIndex((r) => !/VIIRS/.test(r.longName));
+  assert.ok(firstLacking > 0, 'some VIIRS products on top');
+  assert.ok(on.results.slice(firstLacking).every((r) => !/VIIRS/.test(r.longName)), on.results.map((r) => r.longName).join('\n'));
+  assert.ok(on.results.slice(0, 6).filter((r) => /VIIRS/.test(r.longName)).length > off.results.filter((r) => /VIIRS/.test(r.longName)).length);
+  // with the whole ranking as the window, no SeaWiFS product is left in the top 6
+  const all = await search(engine, 'VIIRS aerosol optical thickness', { k: 6, router: false, identifiers: { window: Infinity } });
+  assert.ok(all.results.every((r) => /VIIRS/.test(r.longName)), all.results.map((r) => r.longName).join('\n'));
   const named = on.retrieval.identifiers!.named;
   assert.equal(named.map((n) => n.id), ['VIIRS']);
   assert.ok(named[0].applied && named[0].moved > 0);
-  assert.match(on.retrieval.identifiers!.notes[0], /^VIIRS named \("VIIRS"\): \d+ of the top 100 without it moved down$/);
-  // a product few datasets carry: every carrier first, then the others, each saying what it lacks
-  const deep = await search(engine, 'IMERG precipitation', { k: 30, router: false });
-  const carriers = vocab.groups.find((g) => g.id === 'IMERG')!.carriers.length;
-  assert.ok(deep.results.slice(0, carriers).every((r) => /IMERG/.test(r.longName) && !r.identifier));
-  const lacking = deep.results.slice(carriers);
-  assert.ok(lacking.length > 0 && lacking.every((r) => /^lacks IMERG \(named in the query\) \(×0\.01\)$/.test(r.identifier ?? '')), lacking.map((r) => r.identifier).join());
+  assert.match(on.retrieval.identifiers!.notes[0], /^VIIRS named \("VIIRS"\): \d+ of the top 20 without it moved down$/);
+  // a product few datasets carry: its carriers first, then the others, each saying what it lacks
+  const bm25Only = createSearchEngine(full, { lexical, semantic: null });
+  const deep = await search(bm25Only, 'IMERG precipitation', { k: 20, router: false }); // the rule's window
+  const carrier = (r: { longName: string }) => /IMERG/.test(r.longName);
+  const cut = deep.results.findIndex((r) => !carrier(r));
+  assert.ok(cut > 0 && deep.results.slice(0, cut).every((r) => !r.identifier));
+  const lacking = deep.results.slice(cut);
+  assert.ok(lacking.length > 0 && lacking.every((r) => !carrier(r) && /^lacks IMERG \(named in the query\) \(×0\.01\)$/.test(r.identifier ?? '')), lacking.map((r) => r.identifier).join());
 });
 
 test.run();

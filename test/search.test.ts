@@ -14,6 +14,7 @@ import {
   type CorpusScorer, type DatasetRecord, type Reranker, type SearchResponse,
 } from '../lib';
 import { readTrecRun } from '../lib/metrics';
+import { runServe } from '../lib/cli/serve';
 
 const run = promisify(execFile);
 const EO = path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js');
@@ -88,7 +89,6 @@ test('CLI, JSON API and library call rank the same ids (sample snapshot, BM25 + 
 test('one default ranking: the library, the service (page/API) and eo search rank alike with NO ranking options', async () => {
   const corpus = loadSnapshot({ sample: true });
   const engine = await loadSearchEngine(corpus, { sample: true });
-  const { runServe } = await import('../lib/cli/serve');
   const service = await runServe(['--sample', '--port', '0'], () => {});
   try {
     for (const q of [...QUERIES, 'MODIS aerosol', 'OMI NO2 L3 daily']) {
@@ -271,8 +271,8 @@ test('eo bench build, eo eval and eo search end to end on the sample (spawned CL
     const bench = loadBenchmark(path.join(dir, 'bench', 'benchmark.json'), corpus);
     const view = benchmarkSplit(bench, 'test');
     const engine = await loadSearchEngine(corpus, { semantic: 'none', sample: true });
-    // eo eval ranks as eo search does (query rules on)
-    const lib = await searchBatch(engine, view.queries, { rules: true });
+    // eo eval ranks as eo search does (query rules and repair on)
+    const lib = await searchBatch(engine, view.queries, { rules: true, repair: true });
     const fromCli = readTrecRun(path.join(dir, 'out', 'bm25.test.run'));
     for (const q of view.queries.slice(0, 20)) assert.equal(fromCli.get(q.id)?.map((x) => x.docId), lib.run.get(q.id)?.map((x) => x.docId), q.id);
     assert.ok(Math.abs(summarize('x', evaluateRun(lib.run, view.qrels)).MAP - row.MAP) < 1e-9);
