@@ -187,9 +187,10 @@ export {
 
 // ── The default ranking (one place), the named-identifier rule, per-query (adaptive) fusion, per-style evaluation
 export {
-  DEFAULT_RANKING, adaptiveFusion, applyIdentifierRule, applyQueryRules, identifierVocabulary, namedIdentifiers, styleRows, styleRuns,
-  type DefaultRanking, type IdentifierRule, type NamedIdentifier, type StyleRow, type StyleSystem,
+  DEFAULT_RANKING, adaptiveFusion, applyIdentifierRule, applyQueryRules, identifierVocabulary, namedIdentifiers, hybridStyleRuns, scoreStyleQueries, styleRows, styleRuns,
+  type DefaultRanking, type IdentifierRule, type NamedIdentifier, type ScoredStyleQueries, type StyleHybrid, type StyleRow, type StyleSystem, type StyledQuery,
 } from './search';
+export { styleTableRows, styleVerdict } from './report';
 export { corpusStyleQueries, CORPUS_STYLE_KINDS, type CorpusStyleQuery } from './train';
 export { evaluateGraded, GRADED_METRIC_NAMES, gradedMeans, gradedPaired, ndcgAt, type GradedPerQuery } from './metrics';
 export { fitAdaptiveAlpha, fusionFeatures, FUSION_FEATURES, type AdaptiveAlphaModel } from './fuse';

@@ -19,3 +19,4 @@ export * from './try-it';
 export * from './router';
 export * from './paper-scale';
 export * from './seed-spread';
+export * from './styles';

@@ -307,8 +307,10 @@ async function resolveFusion(
     // reading only: a stored model or the analytic α
     const found = await adaptiveFusion({ corpus, train, lexical, semantic, startAlpha, l2: adaptiveOpts.l2, identifierRule: opts.identifiers ?? DEFAULT_RANKING.identifiers, training: { excludeDatasetIds: exclude }, dir: opts.fusionDir, readOnly: true });
     if (!found) return { ...fixed, source: `${fixed.source} (no stored adaptive model; computing it was switched off)` };
-    return { ...fixed, source: describeAdaptiveRecord(found.record, found.file), recordFile: found.file, adaptive: { model: found.record.model, recordFile: found.file } };
+    return { ...fixed, spec: { method: 'convex', alpha: startAlpha }, source: describeAdaptiveRecord(found.record, found.file), recordFile: found.file, adaptive: { model: found.record.model, recordFile: found.file } };
   }
   const a = (await adaptiveFusion({ corpus, train, lexical, semantic, startAlpha, l2: adaptiveOpts.l2, identifierRule: opts.identifiers ?? DEFAULT_RANKING.identifiers, training: { excludeDatasetIds: exclude }, dir: opts.fusionDir, log }))!;
+  // the label shows the start α: the α a query gets when its features say nothing
+  fixed.spec = { method: 'convex', alpha: startAlpha };
   return { ...fixed, source: describeAdaptiveRecord(a.record, a.file, a.notStored), ...(a.notStored ? {} : { recordFile: a.file }), adaptive: { model: a.record.model, ...(a.notStored ? {} : { recordFile: a.file }) } };
 }

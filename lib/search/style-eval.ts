@@ -6,7 +6,9 @@
 import type { Qrels, Run } from '../metrics/types';
 import { evaluateGraded, gradedMeans, gradedPaired, GRADED_METRIC_NAMES, type GradedMetricName, type GradedPerQuery } from '../metrics/graded';
 import type { PairedOptions } from '../metrics/paired';
-import { searchBatch } from './batch';
+import type { Corpus } from '../data/types';
+import type { CorpusScorer } from '../retrieve/scorers';
+import { fuseBatch, retrieveBatch, searchBatch } from './batch';
 import type { SearchEngine } from './types';
 
 /** One system: an engine, whether it ranks with the user's query rules and repairs queries (`searchBatch`'s options). */
@@ -64,4 +66,39 @@ export function styleRows(runs: ReadonlyMap<string, Run>, queries: readonly Styl
     }
   }
   return rows;
+}
+
+/** A fused system of two scorers at a fixed α (a Table 2 hybrid), for `scorerStyleRuns`. */
+export interface StyleHybrid {
+  label: string;
+  semantic: string;
+  lexical: string;
+  alpha: number;
+}
+
+/** One scorer's scores of the style queries (`retrieveBatch`'s), under its display label. */
+export interface ScoredStyleQueries {
+  label: string;
+  run: Run;
+  scores: Float32Array[];
+}
+
+/**
+ * Runs of plain scorers and their convex hybrids on the style queries (the paper's path: one α per hybrid, no query
+ * rules): Table 2's systems on the questions users type. `scored`: each scorer's scores of `queries` (scorer id →).
+ */
+export function hybridStyleRuns(corpus: Corpus, scored: Readonly<Record<string, ScoredStyleQueries>>, hybrids: readonly StyleHybrid[], queries: readonly StyledQuery[]): Map<string, Run> {
+  const out = new Map<string, Run>();
+  for (const s of Object.values(scored)) out.set(s.label, s.run);
+  for (const h of hybrids) {
+    if (!scored[h.semantic] || !scored[h.lexical]) continue;
+    out.set(h.label, fuseBatch({ method: 'convex', alpha: h.alpha }, queries, scored[h.semantic].scores, scored[h.lexical].scores, corpus).run);
+  }
+  return out;
+}
+
+/** Score the style queries with one scorer (for `hybridStyleRuns`). */
+export async function scoreStyleQueries(scorer: CorpusScorer, queries: readonly StyledQuery[], corpus: Corpus): Promise<ScoredStyleQueries> {
+  const r = await retrieveBatch(scorer, queries, corpus);
+  return { label: scorer.label, run: r.run, scores: r.scores };
 }
