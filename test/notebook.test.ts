@@ -40,10 +40,10 @@ const EPS = 1e-9;
 const EXPECTED: Record<string, { tables?: string[]; systems?: RegExp[]; runFiles?: boolean }> = {
   '00': { tables: ['relevant'] },
   '01': { tables: ['stats.splitBalance', 'vsPaper', 'tryIt.splitBalance'] },
-  '02': { tables: ['metrics'], systems: [/^BM25$/, /^Cosine \(base\)$/], runFiles: true },
+  '02': { tables: ['metrics', 'styles.rows'], systems: [/^BM25$/, /^Cosine \(base\)$/], runFiles: true },
   '03': { tables: ['metrics'], systems: [/^Cosine \(base\)$/, /^Cosine \(fine-tuned\)$/], runFiles: true },
   '04': { tables: ['metrics'], systems: [/^BM25$/, /^Cosine \(base\)$/, /^NN-SSC$/], runFiles: true },
-  '05': { tables: ['metrics', 'table2', 'alpha', 'table2View', 'judge', 'perQueryGains', 'tryIt.rows', 'tryIt.curve'], systems: [/^BM25$/, /^NN-SSC$/, /^NN-SSC \+ BM25$/, /^Cosine \(fine-tuned\) \+ BM25$/], runFiles: true },
+  '05': { tables: ['metrics', 'table2', 'alpha', 'table2View', 'judge', 'perQueryGains', 'tryIt.rows', 'tryIt.curve', 'styles.table2', 'styles.ranking', 'styles.titleDefault'], systems: [/^BM25$/, /^NN-SSC$/, /^NN-SSC \+ BM25$/, /^Cosine \(fine-tuned\) \+ BM25$/], runFiles: true },
   '06': { tables: ['metrics', 'costPlans', 'judge.columns'], systems: [/^NN-SSC \+ BM25$/, /^Cosine \(base\) \+ BM25$/], runFiles: true },
   '07': { tables: ['metrics', 'costPlans', 'judge.columns', 'offlineRouting.sweep'], systems: [/^NN-SSC \+ BM25$/], runFiles: true },
   '08': { tables: ['perTool', 'walkthrough'] },
