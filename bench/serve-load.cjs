@@ -20,6 +20,8 @@
 // Each row also prints where the time went: the mean of the server's Server-Timing stages (admission wait, parse,
 // route, bm25, queue for the micro-batch, embed incl. the worker hop, cosine / nnssc / firstStage, fuse, constraints,
 // explain, json) over the searched answers, and the mean micro-batch size.
+// --baseline DIR: mode `today`, the new-mode service of another checkout (built, with its own checkpoints/ and data/), e.g.
+// the tree before a change (`git worktree add DIR <commit>` + npm run build): `--modes today,new --baseline DIR`.
 // --alpha: a fixed convex α (the cost is that of a stored α; use it where no fusion record exists, which would fuse by RRF).
 // Overload (new mode, after the levels; --overload 0 skips it): far more connections than the admission bounds
 // hold (default 512 for 10 s): counts of 200 / 503 / other answers, whether every 503 carried Retry-After, the
@@ -46,6 +48,8 @@ const twoStageArg = opt('two-stage', undefined);
 // --concurrency: micro-batches in flight in the new mode (default: the engine's, 2 with the onnx worker threads)
 const concurrencyArg = opt('concurrency', undefined);
 const encoderSpec = opt('encoder-spec', undefined) === undefined ? undefined : JSON.parse(opt('encoder-spec'));
+const baseline = opt('baseline', undefined);
+if (modes.includes('today') && !baseline) throw new Error('--modes today needs --baseline DIR (a built checkout to compare with)');
 const soak = args.includes('--soak');
 // --soak SECONDS, or --soak alone with --soak-minutes (default 10)
 const soakSeconds = /^\d+$/.test(opt('soak', '')) ? Number(opt('soak')) : Number(opt('soak-minutes', '10')) * 60;
@@ -222,10 +226,14 @@ async function startServer(mode) {
   const extra = process.env.EO_SERVE_LOAD_NODE_ARGS ? process.env.EO_SERVE_LOAD_NODE_ARGS.split(/\s+/).filter(Boolean) : [];
   // new: the process as `eo serve` starts it (SERVE_PROCESS: glibc arenas, V8 young generation; the environment wins)
   // old: tfjs-wasm with its matMuls on XNNPACK, as the pre-batching service ran (EO_TF_MATMUL=wasm; the environment wins)
-  const proc = mode === 'new' ? require('../dist/lib').SERVE_PROCESS : { env: { EO_TF_MATMUL: 'wasm' }, nodeFlags: [] };
-  const env = { ...(process.platform === 'linux' || mode === 'old' ? proc.env : {}), ...process.env, EO_SERVE_LOAD_CHILD: mode };
+  // today: the baseline checkout's own script, in its new mode, on its own library, caches and defaults
+  const today = mode === 'today';
+  const lib = today ? require(path.resolve(baseline, 'dist', 'lib')) : require('../dist/lib');
+  const proc = mode === 'old' ? { env: { EO_TF_MATMUL: 'wasm' }, nodeFlags: [] } : lib.SERVE_PROCESS;
+  const env = { ...(process.platform === 'linux' || mode === 'old' ? proc.env : {}), ...process.env, EO_SERVE_LOAD_CHILD: today ? 'new' : mode };
   const execArgv = [...proc.nodeFlags, ...extra];
-  const child = fork(__filename, args, { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+  const script = today ? path.resolve(baseline, 'bench', 'serve-load.cjs') : __filename;
+  const child = fork(script, args.filter((a, i) => !today || (a !== '--baseline' && args[i - 1] !== '--baseline')), { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv, cwd: today ? path.resolve(baseline) : undefined });
   children.add(child);
   const mem = [];
   const ready = await new Promise((resolve, reject) => {
@@ -309,14 +317,15 @@ async function comparison(queries) {
   for (const mode of modes) await srvs[mode].stop();
   console.log('\nmode  queries    connections   req/s   p50 ms  p99 ms  max ms  requests  errors  rss MB');
   for (const r of rows)
-    console.log(`${r.mode.padEnd(4)}  ${r.kind.padEnd(9)}  ${String(r.connections).padStart(11)}  ${r.reqPerSec.toFixed(1).padStart(6)}  ${String(r.p50Ms).padStart(6)}  ${String(r.p99Ms).padStart(6)}  ${String(r.maxMs).padStart(6)}  ${String(r.requests).padStart(8)}  ${String(r.errors).padStart(6)}  ${String(r.rssMB).padStart(6)}`);
+    console.log(`${r.mode.padEnd(5)}  ${r.kind.padEnd(9)}  ${String(r.connections).padStart(11)}  ${r.reqPerSec.toFixed(1).padStart(6)}  ${String(r.p50Ms).padStart(6)}  ${String(r.p99Ms).padStart(6)}  ${String(r.maxMs).padStart(6)}  ${String(r.requests).padStart(8)}  ${String(r.errors).padStart(6)}  ${String(r.rssMB).padStart(6)}`);
   const ratios = [];
-  if (modes.includes('old') && modes.includes('new')) {
-    console.log('\nratios new/old (same run):');
+  for (const ref of ['old', 'today']) if (modes.includes(ref) && modes.includes('new')) {
+    console.log(`\nratios new/${ref} (same run):`);
     for (const kind of ['fresh', 'repeat-50']) for (const c of kind === 'fresh' ? levels : [16]) {
-      const o = rows.find((r) => r.mode === 'old' && r.kind === kind && r.connections === c);
+      const o = rows.find((r) => r.mode === ref && r.kind === kind && r.connections === c);
+      if (!o) continue;
       const n = rows.find((r) => r.mode === 'new' && r.kind === kind && r.connections === c);
-      const x = { kind, connections: c, reqPerSec: n.reqPerSec / o.reqPerSec, p99: n.p99Ms / o.p99Ms };
+      const x = { against: ref, kind, connections: c, reqPerSec: n.reqPerSec / o.reqPerSec, p99: n.p99Ms / o.p99Ms };
       ratios.push(x);
       console.log(`  ${kind.padEnd(9)} ${String(c).padStart(2)} connections: req/s ×${x.reqPerSec.toFixed(2)}, p99 ×${x.p99.toFixed(2)}`);
     }
