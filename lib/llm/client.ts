@@ -147,11 +147,11 @@ function errorStatus(e: unknown): number | undefined {
 }
 
 /**
- * An LLM client for one model config. Calls go through the config's vendor (`providerFor(config.provider)`, the
- * official SDKs for the built-in ones: `openai` for OpenAI and OpenAI-compatible base URLs, `@anthropic-ai/sdk` for
- * Claude) with the SDKs' own retry/backoff (429, 5xx,
- * timeouts; `maxRetries`, `timeoutMs`) and at most `config.maxConcurrency` live calls in flight per model config
- * (shared by all clients of that config id in the process).
+ * An LLM client for one model config. Calls go through the config's vendor (`providerFor(config.provider)`; the
+ * built-in ones use the official SDKs: `openai` for OpenAI and OpenAI-compatible base URLs, `@anthropic-ai/sdk` for
+ * Claude) with the SDKs' own retry/backoff (429, 5xx, timeouts; `maxRetries`, `timeoutMs`) and at most
+ * `config.maxConcurrency` live calls in flight per model config (shared by all clients of that config id in the
+ * process).
  *
  * Modes: `live` calls the API (and appends to `store` when one is given); `record` serves keys already in the
  * store and calls + appends the rest (so a rerun after an interruption re-issues nothing already recorded);
