@@ -1,9 +1,7 @@
 /**
- * Batch mode: many independent chat requests submitted through a provider's batch API (OpenAI Batch: JSONL file
- * upload with purpose `batch`, `POST /v1/batches`, poll, download `output_file_id` and `error_file_id`; Anthropic
- * Message Batches: `POST /v1/messages/batches`, poll `processing_status`, stream the `results_url` JSONL) through
- * the official SDKs. Every answer becomes an ordinary LlmRecord in the same record store as a live call, under the
- * same key, so replay does not change.
+ * Batch mode: many independent chat requests submitted through a vendor's batch protocol (`LlmProvider.openBatch`
+ * in lib/llm/providers: OpenAI Batch, Anthropic Message Batches). Every answer becomes an ordinary LlmRecord in the
+ * same record store as a live call, under the same key, so replay does not change.
  *
  * Never twice: every submission is written to an append-only batch log BEFORE any remote call (an intent holding
  * the keys and the normalised requests), then its file id and batch id as soon as the API returns them. A key that
@@ -19,16 +17,13 @@
  */
 import * as fs from 'node:fs';
 import * as crypto from 'node:crypto';
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI, { toFile } from 'openai';
 import { EoError } from '../errors';
 import { appendLineWhole, writeFailure } from '../util/fs';
-import { fromAnthropicResponse, toAnthropicRequest } from './anthropic';
 import { budgetContinueHint, budgetFromEnv, createLlmClient, LLM_BUDGET_ENV, noteRecordedUsd, storeRecordedUsd } from './client';
 import { llmRecordKey, normalizeChatRequest } from './key';
 import { apiKeyEnvOf, batchApiOf, batchCallCostUsd, callCostUsd, resolveBaseUrl } from './models';
-import { fromOpenAIResponse, toOpenAIRequest } from './openai';
 import { wireOptions } from './params';
+import { providerFor } from './providers';
 import { redactSecrets } from './redact';
 import { openRecordStore } from './store';
 import { estimateCallTokens } from './plan';
@@ -211,102 +206,6 @@ export interface RunBatchResult {
   estimatedCostUsd: number;
 }
 
-const OPENAI_ENDED = new Set(['completed', 'failed', 'expired', 'cancelled']);
-
-interface Provider {
-  submit(sid: string, items: { key: string; request: LlmRecord['request'] }[], onUploaded: (fileId: string) => void): Promise<string>;
-  /** Status and whether it ended. */
-  status(batchId: string): Promise<{ status: string; ended: boolean }>;
-  /** key → answer body or failure reason, for every item that has a line. */
-  results(batchId: string): Promise<Map<string, { body: unknown } | { error: string }>>;
-  /** Batch id of an intent that may have been accepted without being logged; null: it was not; throws when unsure. */
-  find(s: BatchSubmission, known: Set<string>): Promise<string | null>;
-}
-
-function openaiProvider(config: ModelConfig, sdk: OpenAI): Provider {
-  return {
-    async submit(sid, items, onUploaded) {
-      const jsonl = items.map((it) => JSON.stringify({ custom_id: it.key, method: 'POST', url: '/v1/chat/completions', body: toOpenAIRequest(config, it.request) })).join('\n') + '\n';
-      const file = await sdk.files.create({ file: await toFile(Buffer.from(jsonl, 'utf8'), `eo-${sid}.jsonl`, { type: 'application/jsonl' }), purpose: 'batch' });
-      onUploaded(file.id);
-      // no SDK retry here: a retried create could make a second batch; an unanswered create is resolved on resume
-      const b = await sdk.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { eo_sid: sid } }, { maxRetries: 0 });
-      return b.id;
-    },
-    async status(id) {
-      const b = await sdk.batches.retrieve(id);
-      return { status: b.status, ended: OPENAI_ENDED.has(b.status) };
-    },
-    async results(id) {
-      const b = await sdk.batches.retrieve(id);
-      const out = new Map<string, { body: unknown } | { error: string }>();
-      const read = async (fileId: string | null | undefined) => {
-        if (!fileId) return;
-        const text = await (await sdk.files.content(fileId)).text();
-        for (const line of text.split('\n')) {
-          if (line.trim() === '') continue;
-          const row = JSON.parse(line) as { custom_id: string; response?: { status_code: number; body: any } | null; error?: { code?: string; message?: string } | null };
-          if (row.response && row.response.status_code === 200) out.set(row.custom_id, { body: row.response.body });
-          else if (row.response) out.set(row.custom_id, { error: `HTTP ${row.response.status_code}: ${row.response.body?.error?.message ?? 'error'}` });
-          else out.set(row.custom_id, { error: `${row.error?.code ?? 'error'}: ${row.error?.message ?? 'no response'}` });
-        }
-      };
-      await read(b.output_file_id);
-      await read(b.error_file_id);
-      if (b.status === 'failed' && out.size === 0) {
-        const why = (b.errors?.data ?? []).map((e) => `${e.code}: ${e.message}`).join('; ') || 'batch failed';
-        out.set('*', { error: why });
-      }
-      return out;
-    },
-    async find(s, known) {
-      for await (const b of sdk.batches.list({ limit: 100 })) {
-        if (known.has(b.id)) continue;
-        if ((b.metadata as Record<string, string> | null)?.eo_sid === s.sid) return b.id;
-        if (b.created_at * 1000 < Date.parse(s.at) - 3_600_000) break; // listed newest first: older ones cannot be it
-      }
-      return null;
-    },
-  };
-}
-
-function anthropicProvider(config: ModelConfig, sdk: Anthropic): Provider {
-  return {
-    async submit(_sid, items) {
-      // no SDK retry here (see the OpenAI provider)
-      const b = await sdk.messages.batches.create({ requests: items.map((it) => ({ custom_id: it.key, params: toAnthropicRequest(config, it.request) as any })) }, { maxRetries: 0 });
-      return b.id;
-    },
-    async status(id) {
-      const b = await sdk.messages.batches.retrieve(id);
-      return { status: b.processing_status, ended: b.processing_status === 'ended' };
-    },
-    async results(id) {
-      const out = new Map<string, { body: unknown } | { error: string }>();
-      for await (const r of await sdk.messages.batches.results(id)) {
-        const res = r.result as any;
-        if (res.type === 'succeeded') out.set(r.custom_id, { body: res.message });
-        else if (res.type === 'errored') out.set(r.custom_id, { error: `errored: ${res.error?.error?.message ?? res.error?.message ?? 'error'}` });
-        else out.set(r.custom_id, { error: String(res.type) });
-      }
-      return out;
-    },
-    async find(s, known) {
-      const since = Date.parse(s.at) - 60_000;
-      const found: string[] = [];
-      for await (const b of sdk.messages.batches.list({ limit: 100 })) {
-        if (Date.parse(b.created_at) < since) break; // newest first
-        if (known.has(b.id)) continue;
-        const c = b.request_counts;
-        if (c.processing + c.succeeded + c.errored + c.canceled + c.expired === s.keys.length) found.push(b.id);
-      }
-      if (found.length > 1)
-        throw new EoError('LLM_BATCH_UNCERTAIN', `batch submission ${s.sid} (${s.keys.length} requests, ${s.at}) may have been accepted as any of ${found.join(', ')}; add {"type":"submitted","sid":"${s.sid}","batchId":"<id>"} or {"type":"abandoned","sid":"${s.sid}","reason":"checked"} to the batch log after checking, then resume`, { sid: s.sid, candidates: found });
-      return found[0] ?? null;
-    },
-  };
-}
-
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
@@ -389,7 +288,10 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
   if (keyEnv && !apiKey) throw new EoError('CONFIG', `model ${config.id}: environment variable ${keyEnv} is not set (needed to submit batches)`, { env: keyEnv });
   const baseURL = resolveBaseUrl(config, env) ?? undefined;
   const common = { baseURL, timeout: opts.timeoutMs ?? 120_000, maxRetries: opts.maxRetries ?? 3, ...(opts.fetch ? { fetch: opts.fetch } : {}) };
-  const provider = api === 'openai' ? openaiProvider(config, new OpenAI({ apiKey: apiKey!, ...common })) : anthropicProvider(config, new Anthropic({ apiKey: apiKey!, ...common }));
+  // the batch protocol's vendor submits and parses the answers (an openai-compatible entry may use OpenAI Batch)
+  const batchVendor = providerFor(api);
+  if (!batchVendor.openBatch) throw new EoError('CONFIG', `model ${config.id}: batchApi ${api} names provider ${api}, which has no batch protocol`, { configId: config.id });
+  const protocol = batchVendor.openBatch(config, { apiKey, ...common });
   const wrap = async <T>(what: string, f: () => Promise<T>): Promise<T> => {
     try {
       return await f();
@@ -407,7 +309,7 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
   for (const s of mine()) {
     if (s.batchId || s.abandoned) continue;
     const known = new Set(mine().map((x) => x.batchId).filter((x): x is string => !!x));
-    const id = await wrap('lookup', () => provider.find(s, known));
+    const id = await wrap('lookup', () => protocol.find(s, known));
     if (id) {
       appendEvent(logFile, { type: 'submitted', sid: s.sid, batchId: id, adopted: true });
       log(`batch ${s.sid}: found batch ${id} accepted before the interruption; collecting it instead of submitting again`);
@@ -415,7 +317,7 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
   }
 
   const collect = async (s: BatchSubmission): Promise<void> => {
-    const res = await wrap('results', () => provider.results(s.batchId!));
+    const res = await wrap('results', () => protocol.results(s.batchId!));
     const failed: { key: string; reason: string }[] = [];
     let ok = 0;
     s.keys.forEach((key, i) => {
@@ -425,7 +327,7 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
       if (store.has(key)) return void ok++;
       let answer;
       try {
-        answer = api === 'anthropic' ? fromAnthropicResponse(r.body, config.model) : fromOpenAIResponse(r.body, config.model);
+        answer = batchVendor.fromResponse(r.body, config.model);
       } catch (e) {
         return void failed.push({ key, reason: `unexpected answer shape: ${(e as Error).message}` });
       }
@@ -460,7 +362,7 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
     let open = mine().filter((s) => s.batchId && !s.collected);
     for (let poll = 0; open.length > 0; poll++) {
       for (const s of open) {
-        const st = await wrap('status', () => provider.status(s.batchId!));
+        const st = await wrap('status', () => protocol.status(s.batchId!));
         if (st.ended) {
           appendEvent(logFile, { type: 'ended', sid: s.sid, status: st.status });
           s.status = st.status;
@@ -535,7 +437,7 @@ export async function runBatch(opts: RunBatchOptions): Promise<RunBatchResult> {
         const sid = `${config.id.replace(/[^A-Za-z0-9_-]/g, '_')}-${crypto.randomBytes(6).toString('hex')}`;
         const attempt = Math.max(...chunk.map((k) => (attempts.get(k) ?? 0) + 1));
         appendEvent(logFile, { type: 'intent', sid, configId: config.id, api, attempt, at: new Date().toISOString(), keys: chunk, requests: chunk.map((k) => byKey.get(k)!.request), stages: chunk.map((k) => byKey.get(k)!.stage) });
-        const batchId = await wrap('submission', () => provider.submit(sid, chunk.map((k) => ({ key: k, request: byKey.get(k)!.request })), (fileId) => appendEvent(logFile, { type: 'uploaded', sid, fileId })));
+        const batchId = await wrap('submission', () => protocol.submit(sid, chunk.map((k) => ({ key: k, request: byKey.get(k)!.request })), (fileId) => appendEvent(logFile, { type: 'uploaded', sid, fileId })));
         opts.afterCreate?.(batchId);
         appendEvent(logFile, { type: 'submitted', sid, batchId });
         result.submittedBatches.push(batchId);

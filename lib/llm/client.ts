@@ -1,14 +1,11 @@
 import * as path from 'node:path';
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { recordingsDir } from '../util/paths';
 import { EoError, isEoError } from '../errors';
 import type { LlmComplete } from './types';
-import { fromAnthropicResponse, toAnthropicRequest } from './anthropic';
 import { describeChatRequest, llmRecordKey, normalizeChatRequest } from './key';
 import { apiKeyEnvOf, callCostUsd, getModelConfig, loadModelsFile, resolveBaseUrl } from './models';
-import { fromOpenAIResponse, toOpenAIRequest, type ProviderAnswer } from './openai';
 import { wireOptions } from './params';
+import { providerFor, type ProviderAnswer, type ProviderChatCall } from './providers';
 import { estimateCallTokens } from './plan';
 import { redactSecrets } from './redact';
 import { openRecordStore } from './store';
@@ -76,9 +73,6 @@ export function budgetContinueHint(spentUsd: number, nextUsd: number, storePath:
   const need = Math.ceil((spentUsd + nextUsd) * 100 + 1e-9) / 100;
   return `rerun with a higher budget to resume: ${LLM_BUDGET_ENV}=${need.toFixed(2)} or more lets the next call through${storePath ? ` (the budget counts every call recorded in ${storePath}, earlier runs' included; calls already recorded are replayed, not paid again)` : ''}`;
 }
-
-/** Placeholder key for OpenAI-compatible servers that need none (vLLM, Ollama, llama.cpp). */
-const NO_KEY_PLACEHOLDER = 'EMPTY';
 
 /** The mode from `$EO_LLM_MODE` (default `replay`); another value → CONFIG. */
 export function llmModeFromEnv(env: Record<string, string | undefined> = process.env): LlmMode {
@@ -153,10 +147,11 @@ function errorStatus(e: unknown): number | undefined {
 }
 
 /**
- * An LLM client for one model config. Providers go through the official SDKs (`openai` for OpenAI and
- * OpenAI-compatible base URLs, `@anthropic-ai/sdk` for Claude) with their own retry/backoff (429, 5xx,
- * timeouts; `maxRetries`, `timeoutMs`) and at most `config.maxConcurrency` live calls in flight per model config
- * (shared by all clients of that config id in the process).
+ * An LLM client for one model config. Calls go through the config's vendor (`providerFor(config.provider)`; the
+ * built-in ones use the official SDKs: `openai` for OpenAI and OpenAI-compatible base URLs, `@anthropic-ai/sdk` for
+ * Claude) with the SDKs' own retry/backoff (429, 5xx, timeouts; `maxRetries`, `timeoutMs`) and at most
+ * `config.maxConcurrency` live calls in flight per model config (shared by all clients of that config id in the
+ * process).
  *
  * Modes: `live` calls the API (and appends to `store` when one is given); `record` serves keys already in the
  * store and calls + appends the rest (so a rerun after an interruption re-issues nothing already recorded);
@@ -183,7 +178,7 @@ export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOption
   const limit = sharedLimiter(config);
   const stats = emptyStats();
   const inFlight = new Map<string, Promise<ChatResponse>>();
-  let sdkCall: ((body: Record<string, unknown>) => Promise<unknown>) | null = null;
+  let sdkCall: ProviderChatCall | null = null;
 
   const sdkLogger = {
     error: (...a: unknown[]) => log(`[${config.id}] ${a.map(String).join(' ')}`),
@@ -192,19 +187,12 @@ export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOption
     debug: () => {},
   };
 
-  function sdk(): (body: Record<string, unknown>) => Promise<unknown> {
+  function sdk(): ProviderChatCall {
     if (sdkCall) return sdkCall;
     if (keyEnv && !apiKey)
       throw new EoError('CONFIG', `model ${config.id}: environment variable ${keyEnv} is not set (needed for ${mode} calls; replay mode needs no key)`, { env: keyEnv });
     const baseURL = resolveBaseUrl(config, env) ?? undefined;
-    const common = { baseURL, timeout: timeoutMs, maxRetries, logger: sdkLogger, logLevel: 'warn' as const, ...(opts.fetch ? { fetch: opts.fetch } : {}) };
-    if (config.provider === 'anthropic') {
-      const c = new Anthropic({ apiKey: apiKey!, ...common });
-      sdkCall = (body) => c.messages.create(body as any) as Promise<unknown>;
-    } else {
-      const c = new OpenAI({ apiKey: apiKey ?? NO_KEY_PLACEHOLDER, ...common });
-      sdkCall = (body) => c.chat.completions.create(body as any) as Promise<unknown>;
-    }
+    sdkCall = providerFor(config.provider).openChat({ apiKey, baseURL, timeout: timeoutMs, maxRetries, logger: sdkLogger, logLevel: 'warn', ...(opts.fetch ? { fetch: opts.fetch } : {}) });
     return sdkCall;
   }
 
@@ -237,7 +225,8 @@ export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOption
 
   async function callLiveUnbudgeted(req: ChatRequest, normalized: LlmRecord['request'], key: string): Promise<ChatResponse> {
     {
-      const body = config.provider === 'anthropic' ? toAnthropicRequest(config, normalized) : toOpenAIRequest(config, normalized);
+      const vendor = providerFor(config.provider);
+      const body = vendor.toRequest(config, normalized);
       const t0 = Date.now();
       let raw: unknown;
       try {
@@ -255,7 +244,7 @@ export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOption
       const latencyMs = Date.now() - t0;
       let answer: ProviderAnswer;
       try {
-        answer = config.provider === 'anthropic' ? fromAnthropicResponse(raw, config.model) : fromOpenAIResponse(raw, config.model);
+        answer = vendor.fromResponse(raw, config.model);
       } catch (e) {
         throw new EoError('LLM', redact(`${config.id}: unexpected response shape (${(e as Error).message}) [request ${describeChatRequest(config, req, key)}]`), { configId: config.id, key });
       }

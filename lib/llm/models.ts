@@ -1,50 +1,57 @@
 import * as fs from 'node:fs';
 import { EoError } from '../errors';
 import { packageFile } from '../util/paths';
-import type { BatchApi, LlmProvider, ModelAvailability, ModelConfig, ModelParams, ModelsFile, RecordStore, TokenLimitField } from './types';
+import { batchApiNames, providerFor, providerNames } from './providers';
+import type { BatchApi, LlmProviderName, ModelAvailability, ModelConfig, ModelParams, ModelsFile, RecordStore, TokenLimitField } from './types';
 
 /** Env var naming a models file that replaces lib/llm/models.json. */
 export const LLM_MODELS_FILE_ENV = 'LLM_MODELS_FILE';
-
-const PROVIDERS: readonly LlmProvider[] = ['openai', 'anthropic', 'openai-compatible'];
 
 /** lib/llm/models.json (found beside the TypeScript source also when running from dist/). */
 export function defaultModelsFilePath(): string {
   return packageFile('llm', 'models.json');
 }
 
-/** Default key variable per provider (openai-compatible: none). */
-export function defaultApiKeyEnv(provider: LlmProvider): string | null {
-  return provider === 'openai' ? 'OPENAI_API_KEY' : provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : null;
+/** Default key variable of a vendor (`LlmProvider.defaultApiKeyEnv`; openai-compatible: none). */
+export function defaultApiKeyEnv(provider: LlmProviderName): string | null {
+  return providerFor(provider).defaultApiKeyEnv;
 }
 
-const BATCH_APIS: readonly BatchApi[] = ['openai', 'anthropic', 'none'];
 const TOKEN_LIMIT_FIELDS: readonly TokenLimitField[] = ['max_completion_tokens', 'max_tokens'];
 
 /** Validate an entry's `params` (what the model accepts); errors name the field (`models[2].params.temperature`). */
-export function validateModelParams(v: unknown, where: string, provider: LlmProvider): ModelParams {
+export function validateModelParams(v: unknown, where: string, provider: LlmProviderName): ModelParams {
+  const vendor = providerFor(provider);
   const o = v as Record<string, unknown> | null;
   if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new EoError('CONFIG', `${where}: expected an object, got ${JSON.stringify(v)}`, { field: 'params' });
   const out: ModelParams = {};
   for (const [k, x] of Object.entries(o)) {
     const bad = (expected: string) => new EoError('CONFIG', `${where}.${k}: expected ${expected}, got ${JSON.stringify(x)}`, { field: `params.${k}` });
+    // after the type check of a field: whether the vendor accepts the value
+    const vendorCheck = () => {
+      const why = vendor.rejectParam?.(k as keyof ModelParams, x) ?? null;
+      if (why !== null) throw bad(why);
+    };
     if (k === 'temperature') {
       if (x !== 'any' && x !== 'default-only' && x !== 'effort-none-only') throw bad('"any", "default-only" or "effort-none-only"');
+      vendorCheck();
       out.temperature = x;
     } else if (k === 'tokenLimit') {
       if (!TOKEN_LIMIT_FIELDS.includes(x as TokenLimitField)) throw bad(TOKEN_LIMIT_FIELDS.map((f) => `"${f}"`).join(' or '));
-      if (provider === 'anthropic' && x !== 'max_tokens') throw bad('"max_tokens" (the Anthropic API has no other limit field)');
+      vendorCheck();
       out.tokenLimit = x as TokenLimitField;
     } else if (k === 'reasoningEffort') {
       if (!Array.isArray(x) || x.length === 0 || x.some((e) => typeof e !== 'string' || e === '')) throw bad('a non-empty list of effort names');
-      if (provider === 'anthropic') throw bad('no reasoningEffort (not an Anthropic parameter; use thinking)');
+      vendorCheck();
       out.reasoningEffort = x as string[];
     } else if (k === 'thinking') {
       if (typeof x !== 'boolean') throw bad('true or false');
-      if (x && provider !== 'anthropic') throw bad('false (extended thinking is an Anthropic parameter)');
+      vendorCheck();
+      if (x && !vendor.acceptsThinking) throw bad(`false (provider ${provider} does not accept extended thinking)`);
       out.thinking = x;
     } else if (k === 'tools') {
       if (typeof x !== 'boolean') throw bad('true or false');
+      vendorCheck();
       out.tools = x;
     } else throw new EoError('CONFIG', `${where}.${k}: unknown parameter (known: temperature, tokenLimit, reasoningEffort, thinking, tools)`, { field: `params.${k}` });
   }
@@ -68,8 +75,9 @@ export function validateModelConfig(v: unknown, where: string): ModelConfig {
       throw new EoError('CONFIG', `${where}.${k}: expected ${positiveInt ? 'a positive integer' : 'a number ≥ 0'}, got ${JSON.stringify(x)}`, { field: k });
     return x;
   };
-  const provider = str('provider', true) as LlmProvider;
-  if (!PROVIDERS.includes(provider)) throw new EoError('CONFIG', `${where}.provider: expected one of ${PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}`, { field: 'provider' });
+  const provider = str('provider', true) as LlmProviderName;
+  if (!providerNames().includes(provider)) throw new EoError('CONFIG', `${where}.provider: expected one of ${providerNames().join(', ')}, got ${JSON.stringify(provider)}`, { field: 'provider' });
+  const vendor = providerFor(provider);
   const cfg: ModelConfig = {
     id: str('id', true)!,
     provider,
@@ -110,8 +118,8 @@ export function validateModelConfig(v: unknown, where: string): ModelConfig {
   }
   const batchApi = str('batchApi', false);
   if (batchApi !== undefined) {
-    if (!BATCH_APIS.includes(batchApi as BatchApi)) throw new EoError('CONFIG', `${where}.batchApi: expected one of ${BATCH_APIS.join(', ')}, got ${JSON.stringify(batchApi)}`, { field: 'batchApi' });
-    if (batchApi !== 'none' && batchApi !== (provider === 'anthropic' ? 'anthropic' : 'openai'))
+    if (!batchApiNames().includes(batchApi)) throw new EoError('CONFIG', `${where}.batchApi: expected one of ${batchApiNames().join(', ')}, got ${JSON.stringify(batchApi)}`, { field: 'batchApi' });
+    if (batchApi !== 'none' && !vendor.batchApis.includes(batchApi))
       throw new EoError('CONFIG', `${where}.batchApi: ${batchApi} batches cannot carry provider ${provider} requests`, { field: 'batchApi' });
     cfg.batchApi = batchApi as BatchApi;
   }
@@ -125,8 +133,8 @@ export function validateModelConfig(v: unknown, where: string): ModelConfig {
   }
   const known = new Set(['id', 'provider', 'model', 'baseUrl', 'baseUrlEnv', 'apiKeyEnv', 'inputPricePerMTok', 'outputPricePerMTok', 'maxConcurrency', 'maxTokens', 'note', 'params', 'reasoningEffort', 'defaultTemperature', 'batchApi', 'batchInputPricePerMTok', 'batchOutputPricePerMTok', 'pricesToBeChecked', 'estimatedReasoningTokens', 'paperRole']);
   for (const k of Object.keys(o)) if (!known.has(k)) throw new EoError('CONFIG', `${where}.${k}: unknown field (known: ${[...known].join(', ')})`, { field: k });
-  if (provider === 'openai-compatible' && cfg.baseUrl === undefined && cfg.baseUrlEnv === undefined)
-    throw new EoError('CONFIG', `${where}: provider openai-compatible needs baseUrl or baseUrlEnv`, { field: 'baseUrl' });
+  if (vendor.requiresBaseUrl && cfg.baseUrl === undefined && cfg.baseUrlEnv === undefined)
+    throw new EoError('CONFIG', `${where}: provider ${provider} needs baseUrl or baseUrlEnv`, { field: 'baseUrl' });
   return cfg;
 }
 
@@ -184,9 +192,9 @@ export function batchCallCostUsd(config: ModelConfig, usage: { inputTokens: numb
   return (usage.inputTokens * config.batchInputPricePerMTok + usage.outputTokens * config.batchOutputPricePerMTok) / 1e6;
 }
 
-/** The batch protocol of an entry (default: openai for OpenAI, anthropic for Anthropic, none otherwise). */
+/** The batch protocol of an entry (default: its vendor's `defaultBatchApi`: openai for OpenAI, anthropic for Anthropic, none otherwise). */
 export function batchApiOf(config: ModelConfig): BatchApi {
-  return config.batchApi ?? (config.provider === 'openai' ? 'openai' : config.provider === 'anthropic' ? 'anthropic' : 'none');
+  return config.batchApi ?? providerFor(config.provider).defaultBatchApi;
 }
 
 /**

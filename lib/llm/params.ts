@@ -2,6 +2,7 @@
  * What a model accepts on the wire (ModelConfig.params) and how a normalised request is adapted to it: options the
  * model does not accept are dropped or mapped, each with a note that is kept in the record; they are never sent.
  */
+import { providerFor } from './providers';
 import type { LlmRecord, ModelConfig, TokenLimitField } from './types';
 
 /** The wire options of one request after adaptation to the model's accepted parameters. */
@@ -20,10 +21,9 @@ export interface WireOptions {
   notes: string[];
 }
 
-/** The token-limit field of a config (default: `max_completion_tokens` for OpenAI, else `max_tokens`). */
+/** The token-limit field of a config: its vendor's choice (`LlmProvider.tokenLimitField`; OpenAI's default `max_completion_tokens`, else `max_tokens`). */
 export function tokenLimitField(config: ModelConfig): TokenLimitField {
-  if (config.provider === 'anthropic') return 'max_tokens';
-  return config.params?.tokenLimit ?? (config.provider === 'openai' ? 'max_completion_tokens' : 'max_tokens');
+  return providerFor(config.provider).tokenLimitField(config.params ?? {});
 }
 
 /** Adapt a normalised request to what the model accepts (see the module comment). */
@@ -32,7 +32,7 @@ export function wireOptions(config: ModelConfig, req: LlmRecord['request']): Wir
   const notes: string[] = [];
   const out: WireOptions = { tools: p.tools ?? true, notes };
   const thinkingAsked = req.thinking !== undefined;
-  const thinkingOk = config.provider === 'anthropic' && p.thinking === true;
+  const thinkingOk = p.thinking === true && providerFor(config.provider).acceptsThinking;
   if (thinkingAsked && !thinkingOk) notes.push(`thinking (budget ${req.thinking!.budgetTokens}) not sent: ${config.id} does not accept extended thinking`);
   if (thinkingAsked && thinkingOk) out.thinkingBudget = req.thinking!.budgetTokens;
   const tempMode = p.temperature ?? 'any';

@@ -74,7 +74,11 @@ export interface ChatResponse {
   fromRecording: boolean;
 }
 
-export type LlmProvider = 'openai' | 'anthropic' | 'openai-compatible';
+/**
+ * The `provider` of a models.json entry: a vendor registered in lib/llm/providers (`providerFor`). Built in:
+ * `openai`, `anthropic`, `openai-compatible`; `registerProvider` adds others.
+ */
+export type LlmProviderName = 'openai' | 'anthropic' | 'openai-compatible' | (string & {});
 
 /**
  * How a model treats `temperature`: `any` value is sent; `default-only` (o-series reasoning models) never sends
@@ -85,8 +89,8 @@ export type TemperatureSupport = 'any' | 'default-only' | 'effort-none-only';
 /** Which field carries the output token limit on the wire. */
 export type TokenLimitField = 'max_completion_tokens' | 'max_tokens';
 
-/** Which batch protocol a model can be submitted through. */
-export type BatchApi = 'openai' | 'anthropic' | 'none';
+/** Which batch protocol a model can be submitted through: a vendor with a batch protocol (`LlmProvider.openBatch`), or `none`. */
+export type BatchApi = 'openai' | 'anthropic' | 'none' | (string & {});
 
 /**
  * The request parameters a model entry accepts (validated when the models file is read). A request option the
@@ -108,7 +112,7 @@ export interface ModelParams {
 export interface ModelConfig {
   /** Our name, e.g. `gpt-4o-mini`; part of the record key. */
   id: string;
-  provider: LlmProvider;
+  provider: LlmProviderName;
   /** Snapshot id sent to the API, e.g. `gpt-4o-mini-2024-07-18`. */
   model: string;
   /** API base URL. Default: the SDK's (OpenAI `https://api.openai.com/v1`, Anthropic `https://api.anthropic.com`). */
@@ -138,7 +142,7 @@ export interface ModelConfig {
   reasoningEffort?: string;
   /** Temperature used when a request sets none (e.g. the paper's writer: 0.2). Default 0. */
   defaultTemperature?: number;
-  /** Batch protocol. Default: `openai` for provider openai, `anthropic` for anthropic, `none` otherwise. */
+  /** Batch protocol. Default: the vendor's (`LlmProvider.defaultBatchApi`: `openai` for openai, `anthropic` for anthropic, `none` otherwise). */
   batchApi?: BatchApi;
   /** Batch USD per million input tokens. Default: none (batch cost shown as n/a). */
   batchInputPricePerMTok?: number;
@@ -162,7 +166,7 @@ export interface LlmRecord {
   /** `llmRecordKey` of the request. */
   key: string;
   configId: string;
-  provider: LlmProvider;
+  provider: LlmProviderName;
   /** Snapshot id requested. */
   requestedModel: string;
   request: {
@@ -272,7 +276,7 @@ export interface ModelsFile {
 /** Whether a model can be called from this environment (for "not configured" notebook sections). */
 export interface ModelAvailability {
   id: string;
-  provider: LlmProvider;
+  provider: LlmProviderName;
   model: string;
   /** Env var that must hold the key (null: none needed). */
   apiKeyEnv: string | null;

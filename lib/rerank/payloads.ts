@@ -12,10 +12,10 @@
  */
 import * as fs from 'node:fs';
 import { EoError } from '../errors';
-import { fromAnthropicResponse } from '../llm/anthropic';
+import { fromAnthropicResponse } from '../llm/providers/anthropic';
 import { llmRecordKey, normalizeChatRequest } from '../llm/key';
 import { callCostUsd } from '../llm/models';
-import { fromOpenAIResponse } from '../llm/openai';
+import { fromOpenAIResponse } from '../llm/providers/openai';
 import { openRecordStore } from '../llm/store';
 import type { LlmRecord, ModelConfig, RecordStore, Usage } from '../llm/types';
 import type { BackboneList } from './compose';

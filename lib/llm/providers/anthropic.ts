@@ -1,7 +1,13 @@
-/** Mapping between the normalised chat types and the Anthropic messages wire format. */
-import type { ChatMessage, LlmRecord, ModelConfig, ToolCall, ToolSpec } from './types';
-import { describeBody, type ProviderAnswer } from './openai';
-import { wireOptions } from './params';
+/**
+ * The Anthropic vendor: the messages wire format, live calls through `@anthropic-ai/sdk`, and Message Batches
+ * (`POST /v1/messages/batches`, poll `processing_status`, stream the `results_url` JSONL).
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { EoError } from '../../errors';
+import { wireOptions } from '../params';
+import type { ChatMessage, LlmRecord, ModelConfig, ToolCall, ToolSpec } from '../types';
+import { describeBody } from './openai';
+import type { LlmProvider, ProviderAnswer, ProviderBatch, ProviderClientOptions, ProviderChatCall } from './types';
 
 /** Anthropic requires `max_tokens`; used when neither the request nor the config sets one. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -99,3 +105,71 @@ export function fromAnthropicResponse(body: any, requestedModel: string): Provid
     },
   };
 }
+
+/** A messages call through `@anthropic-ai/sdk`. */
+export function openAnthropicChat(opts: ProviderClientOptions): ProviderChatCall {
+  const c = new Anthropic({ ...opts, apiKey: opts.apiKey! });
+  return (body) => c.messages.create(body as any) as Promise<unknown>;
+}
+
+/** Message Batches for one entry. There is no metadata, so `find` adopts a batch only when exactly one fits. */
+export function openAnthropicBatch(config: ModelConfig, opts: ProviderClientOptions): ProviderBatch {
+  const sdk = new Anthropic({ ...opts, apiKey: opts.apiKey! });
+  return {
+    async submit(_sid, items) {
+      // no SDK retry here (see ProviderBatch.submit)
+      const b = await sdk.messages.batches.create({ requests: items.map((it) => ({ custom_id: it.key, params: toAnthropicRequest(config, it.request) as any })) }, { maxRetries: 0 });
+      return b.id;
+    },
+    async status(id) {
+      const b = await sdk.messages.batches.retrieve(id);
+      return { status: b.processing_status, ended: b.processing_status === 'ended' };
+    },
+    async results(id) {
+      const out = new Map<string, { body: unknown } | { error: string }>();
+      for await (const r of await sdk.messages.batches.results(id)) {
+        const res = r.result as any;
+        if (res.type === 'succeeded') out.set(r.custom_id, { body: res.message });
+        else if (res.type === 'errored') out.set(r.custom_id, { error: `errored: ${res.error?.error?.message ?? res.error?.message ?? 'error'}` });
+        else out.set(r.custom_id, { error: String(res.type) });
+      }
+      return out;
+    },
+    async find(s, known) {
+      const since = Date.parse(s.at) - 60_000;
+      const found: string[] = [];
+      for await (const b of sdk.messages.batches.list({ limit: 100 })) {
+        if (Date.parse(b.created_at) < since) break; // newest first
+        if (known.has(b.id)) continue;
+        const c = b.request_counts;
+        if (c.processing + c.succeeded + c.errored + c.canceled + c.expired === s.keys.length) found.push(b.id);
+      }
+      if (found.length > 1)
+        throw new EoError('LLM_BATCH_UNCERTAIN', `batch submission ${s.sid} (${s.keys.length} requests, ${s.at}) may have been accepted as any of ${found.join(', ')}; add {"type":"submitted","sid":"${s.sid}","batchId":"<id>"} or {"type":"abandoned","sid":"${s.sid}","reason":"checked"} to the batch log after checking, then resume`, { sid: s.sid, candidates: found });
+      return found[0] ?? null;
+    },
+  };
+}
+
+/**
+ * Anthropic (`provider: "anthropic"`): key `ANTHROPIC_API_KEY`, always `max_tokens`, extended thinking instead of
+ * `reasoning_effort`, Message Batches.
+ */
+export const anthropicProvider: LlmProvider = {
+  name: 'anthropic',
+  defaultApiKeyEnv: 'ANTHROPIC_API_KEY',
+  requiresBaseUrl: false,
+  acceptsThinking: true,
+  defaultBatchApi: 'anthropic',
+  batchApis: ['anthropic'],
+  tokenLimitField: () => 'max_tokens',
+  rejectParam(name, value) {
+    if (name === 'tokenLimit' && value !== 'max_tokens') return '"max_tokens" (the Anthropic API has no other limit field)';
+    if (name === 'reasoningEffort') return 'no reasoningEffort (not an Anthropic parameter; use thinking)';
+    return null;
+  },
+  toRequest: toAnthropicRequest,
+  fromResponse: fromAnthropicResponse,
+  openChat: openAnthropicChat,
+  openBatch: openAnthropicBatch,
+};
