@@ -7,18 +7,29 @@
 //   2. the hand-labelled constrained queries (lib/search/data/constrained-queries.jsonl): share of the top 10 that
 //      fail the labelled period/place by CMR semantics (temporal and bounding-box intersection), with and without
 //      the rule, and how often the router's parse agrees with the label.
-// Usage: node bench/search-quality.cjs [--sample] [--out bench/out/search-quality.json]
+// Usage: node bench/search-quality.cjs [--sample] [--out bench/out/search-quality.json]   (--help lists the flags)
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
+
+const args = benchArgs({
+  script: __filename,
+  measures: "BM25 with the question's constraints (period, place) and with query expansion on the test split, and top-10 constraint failures on the hand-labelled queries",
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    out: { type: 'string', default: null, placeholder: 'FILE', defaultText: 'bench/out/search-quality.json', help: 'where the JSON result is written' },
+  },
+});
+printHeader(args);
 const eo = require('../dist/lib');
 const { applyConstraints, constraintsFromParsed, temporalCoverage, spatialCoverage, hasConstraints } = require('../dist/lib/search/constraints');
 const { expandedBm25Scores, loadQueryVocabulary } = require('../dist/lib/search/expand');
 const { parseQuery } = require('../dist/lib/router/parse');
 
-const args = process.argv.slice(2);
-const sample = args.includes('--sample');
-const outFile = args.includes('--out') ? args[args.indexOf('--out') + 1] : path.join(__dirname, 'out', 'search-quality.json');
+const sample = args.sample;
+const outFile = args.out ?? path.join(__dirname, 'out', 'search-quality.json');
 /** Reference "today" for open periods ("since 2015"), fixed so that the numbers are reproducible. */
 const NOW = new Date('2026-11-30T00:00:00Z');
 const METRICS = ['R@10', 'R@20', 'R@100', 'MAP', 'MRR'];
