@@ -20,6 +20,7 @@ const { EoError } = require('../../dist/lib/errors');
  *   placeholder  the value's name in the help (default: N, X, TEXT, JSON, A,B,… by type)
  */
 const TYPES = new Set(['boolean', 'int', 'number', 'string', 'json', 'list', 'int-list']);
+const RESERVED = new Set(['help', 'argv', 'given', 'spec']);
 const INT = /^[-+]?\d+$/;
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
@@ -42,7 +43,7 @@ function checkSpec(spec) {
   for (const [name, f] of Object.entries(spec.flags ?? {})) {
     if (!TYPES.has(f.type)) throw new Error(`benchArgs: --${name} has unknown type ${f.type}`);
     if (typeof f.help !== 'string' || !f.help) throw new Error(`benchArgs: --${name} has no help`);
-    if (name === 'help') throw new Error('benchArgs: --help is built in');
+    if (RESERVED.has(camel(name))) throw new Error(`benchArgs: --${name} is reserved (help, argv, given, spec: built in or parts of the result)`);
   }
 }
 
