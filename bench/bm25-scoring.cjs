@@ -40,7 +40,7 @@ const [lunrMs] = ms(() => {
 });
 fs.rmSync(cacheDir, { recursive: true, force: true });
 const line = (k, v) => console.log(`${k.padEnd(44)} ${v}`);
-console.log(`BM25 over ${corpus.datasets.length} datasets, ${queries.length} title queries, node ${process.version}, ${os.cpus().length} cores`);
+console.log(`BM25 over ${corpus.datasets.length} datasets, ${queries.length} title queries`);
 line('build (lunr) + write cache', `${buildMs.toFixed(0)} ms`);
 line('load from cache', `${loadMs.toFixed(1)} ms   (rebuild/load = ${(buildMs / loadMs).toFixed(0)}x)`);
 line('lunr index.query, full score vector', `${(lunrMs / queries.length).toFixed(2)} ms/query`);

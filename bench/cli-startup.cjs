@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmark: start-up of `eo search`, old path vs new, measured in this one run (fresh node processes, the two
 // variants interleaved so machine load hits both alike).
-//   old: the CLI as it was: it required lib/index.js (all 17 stages: Fastify, both LLM SDKs, hnswlib, tfjs, …)
+//   old: the CLI as it was: it required lib/index.js (every stage: Fastify, both LLM SDKs, hnswlib, tfjs, …)
 //        and then ran the command. Reproduced by requiring dist/lib/index.js and @tensorflow/tfjs (which
 //        lib/tensor/backend.ts then imported at load; it now loads it on first use) before dist/lib/cli/eo.js.
 //   new: dist/lib/cli/eo.js as built: per-module imports, `eo serve`'s service loaded only for `eo serve`.
@@ -12,7 +12,6 @@
 //   (--help lists the flags)
 'use strict';
 const path = require('node:path');
-const os = require('node:os');
 const { spawnSync } = require('node:child_process');
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -79,7 +78,7 @@ for (let i = 0; i < runs; i++) {
 }
 
 const line = (k, v) => console.log(`${k.padEnd(46)} ${v}`);
-console.log(`eo search start-up: "${query}" --retriever ${retriever}${sample ? ' --sample' : ''}; median of ${runs} runs; node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}`);
+console.log(`eo search start-up: "${query}" --retriever ${retriever}${sample ? ' --sample' : ''}; median of ${runs} runs`);
 for (const name of ['old', 'new']) {
   line(`${name}: module load (require entry + eo --help)`, `${median(res[name].load).toFixed(0)} ms`);
   line(`${name}: time to first result (spawn → exit)`, `${median(res[name].search).toFixed(0)} ms   (${info[name].modules} modules)`);

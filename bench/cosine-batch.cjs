@@ -45,7 +45,7 @@ const { sample, batches, reps } = args;
     return (now() - t) / reps;
   };
   const maxDiff = (a, b) => a.reduce((m, v, i) => Math.max(m, ...v.map((x, j) => Math.abs(x - b[i][j]))), 0);
-  console.log(`cosine over ${n} × ${dim}, ${reps} reps per cell, node ${process.version}; onnxruntime: ${onnx ? 'yes' : 'not available'}`);
+  console.log(`cosine over ${n} × ${dim}, ${reps} reps per cell; onnxruntime: ${onnx ? 'yes' : 'not available'}`);
   console.log('batch  kernel            ms/batch  ms/query  ×today  max |Δ|');
   const rows = [];
   for (const Q of batches) {

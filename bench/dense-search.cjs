@@ -3,7 +3,6 @@
 // the exact top-k the index finds. Needs the corpus embeddings cache (run notebook 02 or `npm start` first).
 //   node bench/dense-search.cjs [--sample] [--queries 300]   (--help lists the flags)
 'use strict';
-const os = require('node:os');
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
 
@@ -35,7 +34,7 @@ let t = now();
 const idx = eo.buildHnsw(matrix, dim);
 const buildMs = now() - t;
 const line = (k, v) => console.log(`${k.padEnd(36)} ${v}`);
-console.log(`dense search over ${corpus.datasets.length} × ${dim}, ${nq} queries, node ${process.version}, ${os.cpus().length} cores`);
+console.log(`dense search over ${corpus.datasets.length} × ${dim}, ${nq} queries`);
 line('hnsw build (M16, efC 200)', `${(buildMs / 1000).toFixed(1)} s`);
 for (const k of [10, 100]) {
   t = now();

@@ -70,7 +70,7 @@ async function main() {
   eo.l2NormalizeRows(queries, dim);
   const info = eo.tfBackendInfo();
   console.log(`NN-SSC scoring over ${N} datasets × ${dim}-d${synthetic ? ' (synthetic random unit vectors)' : ''}, MLP ${2 * dim}→256→256→1, ${nq} queries; model: ${source}`);
-  console.log(`node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0].model}), tfjs ${info.tfVersion} backend ${info.name}${info.simd ? ' (simd)' : ''}`);
+  console.log(`tfjs ${info.tfVersion} backend ${info.name}${info.simd ? ' (simd)' : ''}`);
 
   const threads = Math.min(2, os.cpus().length);
   // 1. exact paths, interleaved rounds; the median queries/s of each path

@@ -7,7 +7,6 @@
 // The first step of each backend is a warm-up and not counted; the median of the other steps is reported.
 // (--help lists the flags)
 'use strict';
-const os = require('node:os');
 const { spawnSync } = require('node:child_process');
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -50,7 +49,7 @@ if (process.env.EO_TRAIN_BENCH_CHILD) {
 } else {
   printHeader(args);
   const backends = args.backends;
-  console.log(`Fine-tuning step (MNRL, scope "${scope}", batch ${batch} pairs + ${batch} negatives, ${steps} steps, first = warm-up), node ${process.version}, ${os.cpus().length} cores${sample ? ', sample snapshot' : ''}`);
+  console.log(`Fine-tuning step (MNRL, scope "${scope}", batch ${batch} pairs + ${batch} negatives, ${steps} steps, first = warm-up)${sample ? ', sample snapshot' : ''}`);
   const results = {};
   for (const b of backends) {
     const r = spawnSync(process.execPath, [__filename, ...args.argv], { env: { ...process.env, EO_TRAIN_BENCH_CHILD: b, EO_TF_BACKEND: '' }, encoding: 'utf8' });
