@@ -42,7 +42,7 @@ const nnsscEpochs = args.nnsscEpochs;
 const reportsRoot = args.reports ?? path.join(__dirname, '..', 'reports');
 const asJson = args.json;
 const embedOverride = args.embedCpuPerText;
-printHeader(args, { stream: asJson ? process.stderr : process.stdout, extra: { '--reports': reportsRoot } });
+const header = printHeader(args, { stream: asJson ? process.stderr : process.stdout, extra: { '--reports': reportsRoot } });
 const { finetuneBenchExamples, nnsscFullShapeData } = require('./lib/common.cjs');
 const CORES = 2;
 
@@ -177,6 +177,7 @@ function previousRun(root) {
     ['everything else (00–08)', other, other, otherCpu === null ? `no ${reportsRoot}/*/run.json: not counted` : `previous run's notebook CPU-s minus the stages above (${reportsRoot})`],
   ];
   const result = {
+    header,
     machine: `${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`, benchSeconds: (Date.now() - t0) / 1000,
     embed, finetune: ft, nnssc: nn, projection: { serialSeconds: serial, jobs2Seconds: parallel, goalSeconds: 25 * 60 }, stages: rows.map(([stage, cpuS, wallS, how]) => ({ stage, cpuS, wallS, how })),
   };

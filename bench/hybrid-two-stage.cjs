@@ -22,7 +22,7 @@ const args = benchArgs({
     out: { type: 'string', default: 'bench/out/hybrid-two-stage.json', placeholder: 'FILE', help: 'where the JSON result is written' },
   },
 });
-printHeader(args);
+const header = printHeader(args);
 const eo = require('../dist/lib');
 const sample = args.sample;
 const ms = args.m;
@@ -68,7 +68,7 @@ async function main() {
     console.log(`  M=${s.m}: ` + cmp.map((c) => `${c.metric} ${c.meanDiff >= 0 ? '+' : ''}${c.meanDiff.toFixed(4)} [${c.ciLow.toFixed(4)}, ${c.ciHigh.toFixed(4)}] p=${c.pValue.toFixed(3)}`).join('; '));
   }
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
-  eo.writeFileAtomic(outFile, JSON.stringify({ when: new Date().toISOString(), sample, testQueries: queries.length, systems: systems.map(({ pq, ...s }) => s), comparisons }, null, 2) + '\n');
+  eo.writeFileAtomic(outFile, JSON.stringify({ when: new Date().toISOString(), header, sample, testQueries: queries.length, systems: systems.map(({ pq, ...s }) => s), comparisons }, null, 2) + '\n');
   console.log(`written ${path.relative(process.cwd(), outFile)}`);
 }
 

@@ -40,7 +40,7 @@ const args = benchArgs({
     out: { type: 'string', default: null, placeholder: 'FILE', defaultText: 'bench/out/nnssc-seeds[-sample]-p<patience>e<maxEpochs>.json', help: 'where the JSON result is written' },
   },
 });
-printHeader(args);
+const header = printHeader(args);
 const eo = require('../dist/lib');
 const sample = args.sample;
 const seeds = args.seeds;
@@ -124,7 +124,7 @@ async function main() {
     }
 
   // 2. spread over seeds
-  const out = { format: 'eo-nnssc-seeds/1', created: new Date().toISOString(), sample, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash, seeds, variants, maxPairs, stopping: { maxEpochs: recipe.maxEpochs, patience: recipe.patience },
+  const out = { format: 'eo-nnssc-seeds/1', created: new Date().toISOString(), header, sample, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash, seeds, variants, maxPairs, stopping: { maxEpochs: recipe.maxEpochs, patience: recipe.patience },
     machine: { cores: os.cpus().length, loadAverageAtStart: load }, perSeed: {}, spread: {}, seedAveraged: {}, ensembles: {}, vsBm25R100: {} };
   console.log(`\ntest split: ${test.queries.length} queries. Spread over ${seeds.length} seeds (mean ± sd [min, max]); validation MAP of the kept weights`);
   for (const v of variants) {

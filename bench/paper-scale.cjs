@@ -41,7 +41,7 @@ const args = benchArgs({
     out: { type: 'string', default: null, placeholder: 'FILE', defaultText: 'bench/out/paper-scale[-quick].json', help: 'where the JSON result is written' },
   },
 });
-printHeader(args);
+const header = printHeader(args);
 // The public API plus the stage entry points whose full API the scale model needs (rerank prompt, LLM prices, runs).
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/rerank'), ...require('../dist/lib/llm'), ...require('../dist/lib/fuse') };
 const { nnsscAdamStep } = require('./lib/common.cjs');
@@ -307,6 +307,7 @@ async function main() {
   const out = {
     format: 'eo-paper-scale/1',
     created: new Date().toISOString(),
+    header,
     quick, seed,
     machine: { node: process.version, cores: os.cpus().length, cpu: os.cpus()[0].model, loadavg: os.loadavg(), memoryGB: Math.round(os.totalmem() / 2 ** 30), tfBackend: backend.reason },
     sizes: { measured: { datasets: datasets.length, queries: queries.length, test: test.length, labelsPerQuery: labels }, paper: PAPER },

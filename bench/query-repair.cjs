@@ -25,7 +25,7 @@ const args = benchArgs({
     out: { type: 'string', default: null, placeholder: 'FILE', defaultText: 'bench/out/query-repair.json', help: 'where the JSON result is written' },
   },
 });
-printHeader(args);
+const header = printHeader(args);
 const eo = require('../dist/lib');
 const { sample, seed } = args;
 const outFile = args.out ?? path.join(__dirname, 'out', 'query-repair.json');
@@ -122,7 +122,7 @@ async function main() {
     sets[name] = { queries: queries.length, typos: typoed.typos.length, changedClean, undone, recoveredMapShare: recovered, rows, typoExamples: typoed.typos.slice(0, 20) };
   }
   const out = {
-    created: new Date().toISOString(), sample, seed, corpus: corpus.hash, buildMs: vocab.buildMs, buildStages: vocab.buildStages, test: sets,
+    created: new Date().toISOString(), header, sample, seed, corpus: corpus.hash, buildMs: vocab.buildMs, buildStages: vocab.buildStages, test: sets,
     seconds: (performance.now() - t0) / 1000,
   };
   fs.mkdirSync(path.dirname(outFile), { recursive: true });

@@ -22,7 +22,7 @@ const args = benchArgs({
     out: { type: 'string', default: null, placeholder: 'FILE', defaultText: 'bench/out/search-quality.json', help: 'where the JSON result is written' },
   },
 });
-printHeader(args);
+const header = printHeader(args);
 const eo = require('../dist/lib');
 const { applyConstraints, constraintsFromParsed, temporalCoverage, spatialCoverage, hasConstraints } = require('../dist/lib/search/constraints');
 const { expandedBm25Scores, loadQueryVocabulary } = require('../dist/lib/search/expand');
@@ -120,7 +120,7 @@ async function main() {
   }
   console.log(`\nconstrained queries (${labelled.length}, labels by hand, CMR temporal/bbox semantics): top-10 results outside the asked period/place: BM25 ${before}/${n} (${(100 * before / n).toFixed(1)}%) → with constraints (demote ×0.5) ${after}/${n} (${(100 * after / n).toFixed(1)}%); router parse agrees with the label on ${parseOk}/${labelled.length}`);
   const out = {
-    created: new Date().toISOString(), sample, now: NOW.toISOString().slice(0, 10), corpus: corpus.hash,
+    created: new Date().toISOString(), header, sample, now: NOW.toISOString().slice(0, 10), corpus: corpus.hash,
     training: { queries: train.queries.length, bm25MAP: base, expansionWeights: weightMaps, penalties: penaltyMaps, chosen: { weight: bestW.w, penalty: bestP.p } },
     test: { queries: test.queries.length, withConstraints: constrainedTest, withExpansion: expandedTest, rows },
     constrainedQueries: { queries: labelled.length, top10Results: n, failBefore: before, failAfter: after, parseAgrees: parseOk, perQuery },

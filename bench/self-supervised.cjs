@@ -43,7 +43,7 @@ const args = benchArgs({
     combine: { type: 'list', default: null, placeholder: 'A.json,B.json', help: "join earlier runs' JSON files into one table instead of training" },
   },
 });
-printHeader(args);
+const header = printHeader(args);
 const eo = require('../dist/lib');
 const sample = args.sample;
 const scorerKind = args.scorer;
@@ -110,7 +110,7 @@ async function main() {
   const { rows, vsBm25 } = table(systems, test.queries.length);
 
   writeJson(outFile, {
-    created: new Date().toISOString(), sample, scorer: scorerKind, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash,
+    created: new Date().toISOString(), header, sample, scorer: scorerKind, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash,
     machine: { cores: os.cpus().length, loadAverageAtStart: load, loadAverageAtEnd: os.loadavg(), useLiteRuntime: process.env.EO_USE_LITE_RUNTIME ?? 'tfjs' },
     config, variants: records, chosenOnValidation: chosen,
     test: { queries: test.queries.length, rows, nnsscVsBm25R100: vsBm25, systems: systems.map((x) => ({ ...x, pq: { queryIds: x.pq.queryIds, values: x.pq.values } })) },
@@ -251,7 +251,7 @@ function combine(files) {
   const chosen = Object.fromEntries([...new Set(parts.map((p) => p.scorer ?? 'nnssc'))].map((k) => [k, chooseOnValidation(Object.fromEntries(Object.entries(variants).filter(([v]) => v.startsWith(`${k}:`)).map(([v, x]) => [v.slice(k.length + 1), x])))]));
   const { rows, vsBm25 } = table(systems, parts[0].test.queries);
   const outFile = args.out ?? path.join(__dirname, 'out', 'self-supervised.json');
-  writeJson(outFile, { created: new Date().toISOString(), combinedFrom: files, corpus: parts[0].corpus, benchmark: parts[0].benchmark, trainingData: parts[0].trainingData, machine: parts.map((p) => p.machine), variants, chosenOnValidation: chosen, test: { queries: parts[0].test.queries, rows, nnsscVsBm25R100: vsBm25, systems } });
+  writeJson(outFile, { created: new Date().toISOString(), header, combinedFrom: files, corpus: parts[0].corpus, benchmark: parts[0].benchmark, trainingData: parts[0].trainingData, machine: parts.map((p) => p.machine), variants, chosenOnValidation: chosen, test: { queries: parts[0].test.queries, rows, nnsscVsBm25R100: vsBm25, systems } });
 }
 
 main().then(

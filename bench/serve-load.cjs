@@ -74,7 +74,7 @@ const soakSeconds = typeof args.soak === 'number' ? args.soak : args.soakMinutes
 const soakMinutes = soakSeconds / 60;
 const rate = args.rate;
 const overloadConnections = args.overload;
-if (!process.env.EO_SERVE_LOAD_CHILD) printHeader(args);
+const header = process.env.EO_SERVE_LOAD_CHILD ? null : printHeader(args);
 const autocannon = require('autocannon');
 const WINDOW_S = Math.min(60, soakSeconds);
 
@@ -434,7 +434,7 @@ async function soakRun(queries) {
   const result = soak ? await soakRun(queries) : await comparison(queries);
   clearTimeout(killTimer);
   const out = path.join(__dirname, 'out', soak ? 'serve-soak.json' : 'serve-load.json');
-  require('../dist/lib').writeFileAtomic(out, JSON.stringify({ when: new Date().toISOString(), sample, semantic, seconds, queries: queries.length, ...result }, null, 2) + '\n');
+  require('../dist/lib').writeFileAtomic(out, JSON.stringify({ when: new Date().toISOString(), header, sample, semantic, seconds, queries: queries.length, ...result }, null, 2) + '\n');
   console.log(`written ${path.relative(process.cwd(), out)}`);
   process.exit(0);
 })().catch((e) => {

@@ -35,7 +35,7 @@ const args = benchArgs({
     out: { type: 'string', default: null, placeholder: 'FILE', defaultText: 'bench/out/user-style-pairs[-sample].json', help: 'where the JSON result is written' },
   },
 });
-printHeader(args);
+const header = printHeader(args);
 const eo = require('../dist/lib');
 const { styleRuns, styleRows } = require('../dist/lib/search/style-eval');
 const { DEFAULT_NNSSC_STYLE_QUERIES } = require('../dist/lib/train');
@@ -128,7 +128,7 @@ async function main() {
   }
 
   writeJson(outFile, {
-    created: new Date().toISOString(), sample, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash, styleTopics: styleBench.topicsHash,
+    created: new Date().toISOString(), header, sample, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash, styleTopics: styleBench.topicsHash,
     machine: { cores: os.cpus().length, loadAverageAtStart: load, loadAverageAtEnd: os.loadavg() },
     config, twoStage: { topM: TOP_M }, variants: records,
     title: { queries: test.queries.length, rows: titleRows },

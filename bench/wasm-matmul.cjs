@@ -83,7 +83,7 @@ if (process.env.EO_WASM_MATMUL_BENCH_CHILD) {
     process.exit(2);
   });
 } else {
-  printHeader(args, { stream: asJson ? process.stderr : process.stdout });
+  const header = printHeader(args, { stream: asJson ? process.stderr : process.stdout });
   const results = [];
   for (const mode of modes) {
     const r = spawnSync(process.execPath, [__filename, ...args.argv], { env: { ...process.env, ...MODE_ENV[mode], EO_WASM_MATMUL_BENCH_CHILD: mode }, encoding: 'utf8', maxBuffer: 1 << 26 });
@@ -96,7 +96,7 @@ if (process.env.EO_WASM_MATMUL_BENCH_CHILD) {
   const base = results.find((r) => r.mode === 'wasm') ?? results[0];
   const machine = { cores: os.cpus().length, cpu: os.cpus()[0]?.model, load: os.loadavg() };
   if (asJson) {
-    console.log(JSON.stringify({ machine, steps, results }, null, 2));
+    console.log(JSON.stringify({ header, machine, steps, results }, null, 2));
   } else {
     console.log(`tfjs-wasm matMul route, one run (${machine.cores} cores, load ${machine.load.map((l) => l.toFixed(2)).join(' ')})`);
     console.log('| mode | matMul GFLOP/s (3 shapes) | fine-tune step wall / CPU s | × XNNPACK (wall) | NN-SSC epoch wall / CPU s | × XNNPACK (wall) |');
