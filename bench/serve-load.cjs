@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Load benchmark of the search service (`eo serve`) on loopback with autocannon, today's path against the new one in
-// ONE run: each mode gets its own server child process (so the load generator does not disturb its memory numbers),
-// both up at once, the levels alternating old/new back to back:
+// Load benchmark of the search service (`eo serve`) on loopback with autocannon, the pre-batching service against the
+// current one in ONE run: each mode gets its own server child process (so the load generator does not disturb its
+// memory numbers), both up at once, the levels alternating old/new back to back:
 //   old: every request embeds its query alone on the event loop and scores the cosine in JS; no answer cache; no
 //        admission limit; tfjs matMuls on XNNPACK (EO_TF_MATMUL=wasm) and exact NN-SSC (the pre-batching service;
 //        its encoder is the default one, chosenEncoderSpec(): USE-lite on onnx where onnxruntime-node loads, unless

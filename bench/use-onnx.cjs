@@ -7,10 +7,11 @@
 //  2. corpus texts (a seeded random sample of dataset texts, shortName + longName + abstract[:512]), in blocks of
 //     256 texts (the embedding cache's chunk) with the paths alternating per block: texts/s and CPU seconds;
 //  3. max |onnx − tfjs| per component over every query and corpus text (goal ≤ 1e-5), and over the fine-tuned
-//     checkpoint (--finetuned DIR, default checkpoints/finetune/use-lite-mnrl when present) on --ft-texts texts;
+//     checkpoint (--finetuned DIR, default checkpoints/finetune/use-lite-mnrl[-sample] when present) on --ft-texts texts;
 //  4. an estimate of the full-corpus embedding time both ways (wall and CPU seconds, from part 2's rates);
-//  5. with --cosine-row: Table 2's Cosine (base) row on the test split both ways — the corpus matrix from the tfjs
-//     embedding cache (notebook 02 / `npm start`) vs the whole corpus embedded on onnx (cached in
+//  5. with --cosine-row: Table 2's Cosine (base) row on the test split both ways — the corpus matrix from the default
+//     embedding cache when tfjs wrote it (notebook 02 / `npm start` run with EO_USE_LITE_RUNTIME=tfjs; skipped when the
+//     cache was written on onnx, the default runtime) vs the whole corpus embedded on onnx (cached in
 //     checkpoints/embeddings-onnx: both runtimes share the encoder id, so they must not share a folder), queries
 //     embedded fresh by each — with R@10/R@20/R@100/MAP/MRR and how many top-100 lists differ.
 // Prints ratios onnx/tfjs; wall-clock numbers depend on machine load, CPU seconds and ratios much less.
@@ -177,7 +178,7 @@ async function cosineRow(corpus) {
   const tf = await eo.loadUseLite({ runtime: 'tfjs', backend: process.env.EO_TF_BACKEND || 'wasm' });
   const hit = eo.findEmbeddingCache({ encoderId: tf.id, dim: 512, texts, key: corpus.hash });
   if (!hit || hit.meta.backend === eo.USE_LITE_ONNX_BACKEND) {
-    console.log(`skipped: no tfjs-computed ${tf.id} corpus embeddings in the default cache (run notebook 02 first)`);
+    console.log(`skipped: no tfjs-computed ${tf.id} corpus embeddings in the default cache (run notebook 02 with EO_USE_LITE_RUNTIME=tfjs first)`);
     tf.dispose();
     return;
   }
