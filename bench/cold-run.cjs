@@ -2,9 +2,9 @@
 // Benchmark: where a cold `npm start` (no checkpoints/, full snapshot) spends its time, measured on slices of the
 // big stages in this one run and projected to the full run on 2 cores:
 //   - corpus embedding with USE-lite on its default runtime (onnx where onnxruntime-node loads, else tfjs-wasm;
-//     $EO_USE_LITE_RUNTIME chooses, as in `npm start`): CPU-s per text on a slice of real dataset texts, × the corpus size; paid
-//     twice in a cold run (base encoder in 00/02, fine-tuned encoder in 03; same graph, same cost). The same slice is
-//     also embedded in length-sorted batches (less padding) and the two results compared (max abs diff);
+//     $EO_USE_LITE_RUNTIME chooses, as in `npm start`): CPU-s per text on a slice of real dataset texts, × the corpus
+//     size; paid twice in a cold run (base encoder in 00/02, fine-tuned encoder in 03; same graph, same cost). The same
+//     slice is also embedded in length-sorted batches (less padding) and the two results compared (max abs diff);
 //   - encoder fine-tuning (03): CPU-s per MNRL step (CPU_FINETUNE_CONFIG, real texts) × its maxSteps;
 //   - NN-SSC training (04): CPU-s of one epoch plus its validation on the full corpus (random unit vectors of the full
 //     shape: the MLP's cost does not depend on the values) × the epochs of a full run (--nnssc-epochs);
