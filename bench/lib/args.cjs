@@ -61,13 +61,16 @@ function toNumber(spec, name, f, raw, integer) {
 /** The typed value of `--name raw`. */
 function convert(spec, name, f, raw) {
   if (raw === '') throw fail(spec, `--${name}: empty value`);
+  const items = () => {
+    const xs = raw.split(',');
+    if (xs.some((x) => x === '')) throw fail(spec, `--${name}: empty item in "${raw}"`);
+    return xs;
+  };
   let v;
   if (f.type === 'int' || f.type === 'number') v = toNumber(spec, name, f, raw, f.type === 'int');
-  else if (f.type === 'int-list') v = raw.split(',').map((x) => (x === '' ? (() => { throw fail(spec, `--${name}: empty item in "${raw}"`); })() : toNumber(spec, name, f, x, true)));
-  else if (f.type === 'list') {
-    v = raw.split(',');
-    if (v.some((x) => x === '')) throw fail(spec, `--${name}: empty item in "${raw}"`);
-  } else if (f.type === 'json') {
+  else if (f.type === 'int-list') v = items().map((x) => toNumber(spec, name, f, x, true));
+  else if (f.type === 'list') v = items();
+  else if (f.type === 'json') {
     try {
       v = JSON.parse(raw);
     } catch (e) {
