@@ -1,17 +1,26 @@
 #!/usr/bin/env node
 // Benchmark: full-corpus BM25 scoring through our compact postings vs lunr's own index.query, and index load
 // from the cache vs a rebuild. Prints times and ratios measured in this one run.
-//   node bench/bm25-scoring.cjs [--sample] [--queries 300]
+//   node bench/bm25-scoring.cjs [--sample] [--queries 300]   (--help lists the flags)
 'use strict';
 const path = require('node:path');
 const os = require('node:os');
 const fs = require('node:fs');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
+
+const args = benchArgs({
+  script: __filename,
+  measures: "full-corpus BM25 scoring, our compact postings vs lunr's index.query, and the index loaded from its cache vs rebuilt",
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    queries: { type: 'int', default: 300, min: 1, help: 'publication titles scored (the first N)' },
+  },
+});
+printHeader(args);
 const lunr = require('lunr');
 const eo = require('../dist/lib');
-
-const args = process.argv.slice(2);
-const sample = args.includes('--sample');
-const nq = Number(args[args.indexOf('--queries') + 1]) || 300;
+const { sample, queries: nq } = args;
 const corpus = eo.loadSnapshot({ sample });
 const queries = corpus.publications.slice(0, nq).map((p) => p.title);
 
@@ -31,7 +40,7 @@ const [lunrMs] = ms(() => {
 });
 fs.rmSync(cacheDir, { recursive: true, force: true });
 const line = (k, v) => console.log(`${k.padEnd(44)} ${v}`);
-console.log(`BM25 over ${corpus.datasets.length} datasets, ${queries.length} title queries, node ${process.version}, ${os.cpus().length} cores`);
+console.log(`BM25 over ${corpus.datasets.length} datasets, ${queries.length} title queries`);
 line('build (lunr) + write cache', `${buildMs.toFixed(0)} ms`);
 line('load from cache', `${loadMs.toFixed(1)} ms   (rebuild/load = ${(buildMs / loadMs).toFixed(0)}x)`);
 line('lunr index.query, full score vector', `${(lunrMs / queries.length).toFixed(2)} ms/query`);

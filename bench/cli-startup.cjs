@@ -1,25 +1,33 @@
 #!/usr/bin/env node
 // Benchmark: start-up of `eo search`, old path vs new, measured in this one run (fresh node processes, the two
 // variants interleaved so machine load hits both alike).
-//   old: the CLI as it was: it required lib/index.js (all 17 stages: Fastify, both LLM SDKs, hnswlib, tfjs, …)
+//   old: the CLI as it was: it required lib/index.js (every stage: Fastify, both LLM SDKs, hnswlib, tfjs, …)
 //        and then ran the command. Reproduced by requiring dist/lib/index.js and @tensorflow/tfjs (which
 //        lib/tensor/backend.ts then imported at load; it now loads it on first use) before dist/lib/cli/eo.js.
 //   new: dist/lib/cli/eo.js as built: per-module imports, `eo serve`'s service loaded only for `eo serve`.
 // Prints, per variant, the median of --runs: module-load time (require of the entry, in-process), time to the
 // first result (`eo search … --json`, spawn to exit, after one warm-up run that builds the BM25 cache), and which
 // heavy packages each one loads.
-//   node bench/cli-startup.cjs [--sample] [--runs 5] [--retriever bm25|best|cosine] [--query "sea ice extent"]
+//   node bench/cli-startup.cjs [--sample] [--runs 5] [--retriever bm25|best|cosine|nnssc] [--query "sea ice extent in the Arctic"]
+//   (--help lists the flags)
 'use strict';
 const path = require('node:path');
-const os = require('node:os');
 const { spawnSync } = require('node:child_process');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
 
-const args = process.argv.slice(2);
-const opt = (name, def) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : def; };
-const sample = args.includes('--sample');
-const runs = Number(opt('runs', 5));
-const retriever = opt('retriever', 'bm25');
-const query = opt('query', 'sea ice extent in the Arctic');
+const args = benchArgs({
+  script: __filename,
+  measures: 'start-up of `eo search` (module load, time to the first result, heavy packages loaded), the old all-stages path vs the CLI as built',
+  flags: {
+    sample: { type: 'boolean', help: 'search the 200-dataset sample snapshot' },
+    runs: { type: 'int', default: 5, min: 1, help: 'timed runs per variant (the median is printed)' },
+    retriever: { type: 'string', default: 'bm25', choices: ['best', 'bm25', 'cosine', 'nnssc'], help: "`eo search`'s --retriever" },
+    query: { type: 'string', default: 'sea ice extent in the Arctic', help: 'the query searched' },
+  },
+});
+printHeader(args);
+const { sample, runs, retriever, query } = args;
 
 const dist = path.resolve(__dirname, '..', 'dist', 'lib');
 const INDEX = path.join(dist, 'index.js');
@@ -31,7 +39,7 @@ const HEAVY = ['fastify', '@fastify/rate-limit', 'openai', '@anthropic-ai/sdk', 
 const child = (pre, argv) => `
 const t0 = process.hrtime.bigint();
 ${pre.map((p) => `require(${JSON.stringify(p)});`).join('\n')}
-process.argv = [process.argv[0], ${JSON.stringify(EO)}, ...${JSON.stringify(argv)}];
+process.argv = [process.execPath, ${JSON.stringify(EO)}, ...${JSON.stringify(argv)}];
 require(${JSON.stringify(EO)});
 const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
 const heavy = ${JSON.stringify(HEAVY)}.filter((p) => Object.keys(require.cache).some((f) => f.includes('/node_modules/' + p + '/')));
@@ -70,7 +78,7 @@ for (let i = 0; i < runs; i++) {
 }
 
 const line = (k, v) => console.log(`${k.padEnd(46)} ${v}`);
-console.log(`eo search start-up: "${query}" --retriever ${retriever}${sample ? ' --sample' : ''}; median of ${runs} runs; node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}`);
+console.log(`eo search start-up: "${query}" --retriever ${retriever}${sample ? ' --sample' : ''}; median of ${runs} runs`);
 for (const name of ['old', 'new']) {
   line(`${name}: module load (require entry + eo --help)`, `${median(res[name].load).toFixed(0)} ms`);
   line(`${name}: time to first result (spawn → exit)`, `${median(res[name].search).toFixed(0)} ms   (${info[name].modules} modules)`);

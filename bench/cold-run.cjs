@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Benchmark: where a cold `npm start` (no checkpoints/, full snapshot) spends its time, measured on slices of the
 // big stages in this one run and projected to the full run on 2 cores:
-//   - corpus embedding with USE-lite (tfjs): CPU-s per text on a slice of real dataset texts, × the corpus size; paid
-//     twice in a cold run (base encoder in 00/02, fine-tuned encoder in 03; same graph, same cost). The same slice is
-//     also embedded in length-sorted batches (less padding) and the two results compared (max abs diff);
+//   - corpus embedding with USE-lite on its default runtime (onnx where onnxruntime-node loads, else tfjs-wasm;
+//     $EO_USE_LITE_RUNTIME chooses, as in `npm start`): CPU-s per text on a slice of real dataset texts, × the corpus
+//     size; paid twice in a cold run (base encoder in 00/02, fine-tuned encoder in 03; same graph, same cost). The same
+//     slice is also embedded in length-sorted batches (less padding) and the two results compared (max abs diff);
 //   - encoder fine-tuning (03): CPU-s per MNRL step (CPU_FINETUNE_CONFIG, real texts) × its maxSteps;
 //   - NN-SSC training (04): CPU-s of one epoch plus its validation on the full corpus (random unit vectors of the full
 //     shape: the MLP's cost does not depend on the values) × the epochs of a full run (--nnssc-epochs);
@@ -15,24 +16,34 @@
 //   node bench/cold-run.cjs [--texts 48] [--steps 3] [--nnssc-epochs 47] [--reports DIR] [--json]
 //                           [--embed-cpu-per-text X]   (project with this embedding cost instead of the measured one,
 //                                                       e.g. another runtime's, measured separately)
+// With --json the result is printed as JSON on stdout and the header goes to stderr.   (--help lists the flags)
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { finetuneBenchExamples, nnsscFullShapeData } = require('./lib/common.cjs');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
 
-const args = process.argv.slice(2);
-const opt = (name, def) => (args.includes(name) ? args[args.indexOf(name) + 1] : def);
-const nTexts = Number(opt('--texts', 48));
-const ftSteps = Number(opt('--steps', 3));
-const nnsscEpochs = Number(opt('--nnssc-epochs', 47));
-const reportsRoot = opt('--reports', path.join(__dirname, '..', 'reports'));
-const asJson = args.includes('--json');
-const embedOverride = args.includes('--embed-cpu-per-text') ? Number(opt('--embed-cpu-per-text')) : null;
-if (embedOverride !== null && !(embedOverride > 0)) {
-  console.error('--embed-cpu-per-text must be a positive number of CPU seconds');
-  process.exit(2);
-}
+const args = benchArgs({
+  script: __filename,
+  measures: 'where a cold `npm start` spends its time: corpus embedding, fine-tuning and NN-SSC training measured on slices, projected to the full run on 2 cores',
+  flags: {
+    texts: { type: 'int', default: 48, min: 1, help: 'corpus texts embedded to measure the CPU-s per text' },
+    steps: { type: 'int', default: 3, min: 1, help: 'fine-tuning steps measured (the first is a warm-up)' },
+    'nnssc-epochs': { type: 'int', default: 47, min: 1, help: 'NN-SSC epochs of a full run, for the projection' },
+    reports: { type: 'string', default: null, defaultText: 'reports/ of the checkout', placeholder: 'DIR', help: "a previous run's notebook reports (<DIR>/*/run.json), for everything else" },
+    json: { type: 'boolean', help: 'print the result as JSON (the header goes to stderr)' },
+    'embed-cpu-per-text': { type: 'number', default: null, above: 0, help: 'project with this embedding cost (CPU-s per text) instead of the measured one' },
+  },
+});
+const nTexts = args.texts;
+const ftSteps = args.steps;
+const nnsscEpochs = args.nnsscEpochs;
+const reportsRoot = args.reports ?? path.join(__dirname, '..', 'reports');
+const asJson = args.json;
+const embedOverride = args.embedCpuPerText;
+const header = printHeader(args, { stream: asJson ? process.stderr : process.stdout, extra: { '--reports': reportsRoot } });
+const { finetuneBenchExamples, nnsscFullShapeData } = require('./lib/common.cjs');
 const CORES = 2;
 
 const cpu = () => {
@@ -48,6 +59,7 @@ async function embedStage(eo, corpus) {
   const texts = [];
   for (let i = 0; texts.length < nTexts && i < all.length; i += step) texts.push(all[i]);
   const enc = await eo.loadUseLite({ backend: 'wasm' });
+  const encoderBackend = enc.backend;
   const m = await eo.loadUseLiteModel();
   const lens = texts.map((t) => eo.useLiteTokens(m, t).length);
   const allLens = all.map((t) => eo.useLiteTokens(m, t).length);
@@ -79,7 +91,7 @@ async function embedStage(eo, corpus) {
     }
   }
   return {
-    texts: texts.length, corpusTexts: all.length, cpuPerText: plainCpu / texts.length, sortedCpuPerText: sortedCpu / texts.length, maxAbsDiff,
+    encoderBackend, texts: texts.length, corpusTexts: all.length, cpuPerText: plainCpu / texts.length, sortedCpuPerText: sortedCpu / texts.length, maxAbsDiff,
     atMaxTokens: allLens.filter((l) => l >= 128).length, realTokens: real, paddedTokens: padded, sortedPaddedTokens: sortedPadded,
   };
 }
@@ -158,13 +170,14 @@ function previousRun(root) {
   const parallel = embedCpu / CORES + window + other;
 
   const rows = [
-    ['corpus embedding, base (00/02)', embedCpu, embedCpu / CORES, `${embed.corpusTexts} texts × ${(embedOverride ?? embed.cpuPerText).toFixed(3)} CPU-s (${embedOverride !== null ? `given; measured ${embed.cpuPerText.toFixed(3)}` : `slice of ${embed.texts}`}), 2 workers`],
+    ['corpus embedding, base (00/02)', embedCpu, embedCpu / CORES, `${embed.corpusTexts} texts × ${(embedOverride ?? embed.cpuPerText).toFixed(3)} CPU-s (${embedOverride !== null ? `given; measured ${embed.cpuPerText.toFixed(3)}` : `slice of ${embed.texts}`}, ${embed.encoderBackend}), 2 workers`],
     ['fine-tuning (03)', ftCpu, ftCpu, `${ft.fullSteps} steps × ${ft.cpuPerStep.toFixed(2)} CPU-s (batch ${ft.batchSize}, scope ${ft.scope}), 1 thread`],
     ['corpus embedding, fine-tuned (03)', embedCpu, embedCpu / CORES, 'same graph and texts as the base embedding, 2 workers'],
     ['NN-SSC training (04)', nnCpu, nnCpu, `${nn.fullEpochs} epochs × ${nn.cpuPerEpoch.toFixed(1)} CPU-s (train + full-corpus validation), 1 thread`],
     ['everything else (00–08)', other, other, otherCpu === null ? `no ${reportsRoot}/*/run.json: not counted` : `previous run's notebook CPU-s minus the stages above (${reportsRoot})`],
   ];
   const result = {
+    header,
     machine: `${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`, benchSeconds: (Date.now() - t0) / 1000,
     embed, finetune: ft, nnssc: nn, projection: { serialSeconds: serial, jobs2Seconds: parallel, goalSeconds: 25 * 60 }, stages: rows.map(([stage, cpuS, wallS, how]) => ({ stage, cpuS, wallS, how })),
   };

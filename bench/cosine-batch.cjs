@@ -1,17 +1,27 @@
 #!/usr/bin/env node
 // Benchmark: exact full-corpus cosine for a micro-batch of Q queries, three kernels in ONE run over the cached base
-// USE-lite corpus matrix: per-query JS (`denseScores`, today's path), blocked JS (`denseScoresBatch`: one pass over
+// USE-lite corpus matrix: per-query JS (`denseScores`, the reference), blocked JS (`denseScoresBatch`: one pass over
 // the matrix for all Q), and one onnxruntime-node MatMul (`DenseOnnxIndex`). Prints ms per batch, ms per query,
-// the speed-up over today's path, and the largest difference from today's scores (must be < 1e-5).
-//   node bench/cosine-batch.cjs [--sample] [--batches 1,4,16,32] [--reps 20]
+// the speed-up over the per-query path, and the largest difference from its scores (must be < 1e-5).
+//   node bench/cosine-batch.cjs [--sample] [--batches 1,4,16,32] [--reps 20]   (--help lists the flags)
 'use strict';
-const eo = require('../dist/lib');
-const { benchArgs, cachedUseLiteCorpus } = require('./lib/common.cjs');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
 
-const { args, sample } = benchArgs(0);
-const opt = (name, def) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : def);
-const batches = opt('batches', '1,4,16,32').split(',').map(Number);
-const reps = Number(opt('reps', '20'));
+const args = benchArgs({
+  script: __filename,
+  measures: 'exact full-corpus cosine for a micro-batch of queries: per-query JS vs blocked JS vs one onnxruntime MatMul',
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    batches: { type: 'int-list', default: [1, 4, 16, 32], min: 1, help: 'queries per batch, one row each' },
+    reps: { type: 'int', default: 20, min: 1, help: 'timed repetitions per cell (after one warm-up)' },
+  },
+});
+printHeader(args);
+const eo = require('../dist/lib');
+const { cachedUseLiteCorpus } = require('./lib/common.cjs');
+
+const { sample, batches, reps } = args;
 
 (async () => {
   const corpus = eo.loadSnapshot({ sample });
@@ -35,7 +45,7 @@ const reps = Number(opt('reps', '20'));
     return (now() - t) / reps;
   };
   const maxDiff = (a, b) => a.reduce((m, v, i) => Math.max(m, ...v.map((x, j) => Math.abs(x - b[i][j]))), 0);
-  console.log(`cosine over ${n} × ${dim}, ${reps} reps per cell, node ${process.version}; onnxruntime: ${onnx ? 'yes' : 'not available'}`);
+  console.log(`cosine over ${n} × ${dim}, ${reps} reps per cell; onnxruntime: ${onnx ? 'yes' : 'not available'}`);
   console.log('batch  kernel            ms/batch  ms/query  ×today  max |Δ|');
   const rows = [];
   for (const Q of batches) {

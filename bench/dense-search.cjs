@@ -1,14 +1,24 @@
 #!/usr/bin/env node
 // Benchmark: exact cosine over the cached USE-lite corpus matrix vs the hnswlib index: ms/query and how many of
 // the exact top-k the index finds. Needs the corpus embeddings cache (run notebook 02 or `npm start` first).
-//   node bench/dense-search.cjs [--sample] [--queries 300]
+//   node bench/dense-search.cjs [--sample] [--queries 300]   (--help lists the flags)
 'use strict';
-const os = require('node:os');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
+
+const args = benchArgs({
+  script: __filename,
+  measures: 'exact cosine over the cached USE-lite corpus matrix vs the hnswlib index: ms/query and recall of the exact top-k',
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    queries: { type: 'int', default: 300, min: 1, help: 'query vectors (perturbed dataset vectors)' },
+  },
+});
+printHeader(args);
 const eo = require('../dist/lib');
+const { cachedUseLiteCorpus } = require('./lib/common.cjs');
 
-const { benchArgs, cachedUseLiteCorpus } = require('./lib/common.cjs');
-
-const { nq, sample } = benchArgs(300);
+const { queries: nq, sample } = args;
 const corpus = eo.loadSnapshot({ sample });
 const ids = corpus.datasets.map((d) => d.id);
 const { matrix, dim } = cachedUseLiteCorpus(eo, corpus);
@@ -24,7 +34,7 @@ let t = now();
 const idx = eo.buildHnsw(matrix, dim);
 const buildMs = now() - t;
 const line = (k, v) => console.log(`${k.padEnd(36)} ${v}`);
-console.log(`dense search over ${corpus.datasets.length} × ${dim}, ${nq} queries, node ${process.version}, ${os.cpus().length} cores`);
+console.log(`dense search over ${corpus.datasets.length} × ${dim}, ${nq} queries`);
 line('hnsw build (M16, efC 200)', `${(buildMs / 1000).toFixed(1)} s`);
 for (const k of [10, 100]) {
   t = now();

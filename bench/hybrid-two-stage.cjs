@@ -5,18 +5,28 @@
 // R@10, R@20, R@100, MAP, MRR per system, and for each M the paired difference to exact (bootstrap 95% CI and
 // randomization p, 10,000 each, seed 42), plus the semantic scorer's time per query (one batch, library path, this
 // machine's load). This is the ranking cost of the service's choice of M (bench/serve-load.cjs --two-stage M).
-//   node bench/hybrid-two-stage.cjs [--sample] [--m 200,500] [--out bench/out/hybrid-two-stage.json]
+//   node bench/hybrid-two-stage.cjs [--sample] [--m 200,500] [--out bench/out/hybrid-two-stage.json]   (--help lists the flags)
 // A two-stage α not stored yet is set on the training split once and stored (checkpoints/fusion), as the service does.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const eo = require('../dist/lib');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
 
-const args = process.argv.slice(2);
-const opt = (name, def) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : def);
-const sample = args.includes('--sample');
-const ms = opt('m', '200,500').split(',').map(Number);
-const outFile = opt('out', path.join(__dirname, 'out', 'hybrid-two-stage.json'));
+const args = benchArgs({
+  script: __filename,
+  measures: 'ranking quality and cost of the BM25 + NN-SSC hybrid with exact NN-SSC vs two-stage NN-SSC (top M) on the test split, paired',
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    m: { type: 'int-list', default: [200, 500], min: 1, help: 'two-stage candidate counts M, one system each' },
+    out: { type: 'string', default: 'bench/out/hybrid-two-stage.json', placeholder: 'FILE', help: 'where the JSON result is written' },
+  },
+});
+const header = printHeader(args);
+const eo = require('../dist/lib');
+const sample = args.sample;
+const ms = args.m;
+const outFile = args.given.has('out') ? args.out : path.join(__dirname, 'out', 'hybrid-two-stage.json');
 const METRICS = ['R@10', 'R@20', 'R@100', 'MAP', 'MRR'];
 
 async function main() {
@@ -58,7 +68,7 @@ async function main() {
     console.log(`  M=${s.m}: ` + cmp.map((c) => `${c.metric} ${c.meanDiff >= 0 ? '+' : ''}${c.meanDiff.toFixed(4)} [${c.ciLow.toFixed(4)}, ${c.ciHigh.toFixed(4)}] p=${c.pValue.toFixed(3)}`).join('; '));
   }
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
-  eo.writeFileAtomic(outFile, JSON.stringify({ when: new Date().toISOString(), sample, testQueries: queries.length, systems: systems.map(({ pq, ...s }) => s), comparisons }, null, 2) + '\n');
+  eo.writeFileAtomic(outFile, JSON.stringify({ when: new Date().toISOString(), header, sample, testQueries: queries.length, systems: systems.map(({ pq, ...s }) => s), comparisons }, null, 2) + '\n');
   console.log(`written ${path.relative(process.cwd(), outFile)}`);
 }
 

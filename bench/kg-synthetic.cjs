@@ -1,32 +1,42 @@
 #!/usr/bin/env node
 // Benchmark: load a synthetic NASA EO Knowledge Graph export of the real size and shape with the streaming
 // loader (streamKgCorpus) and print wall time and peak RSS. Goal: <= 90 s and <= 2 GB RSS on 2 cores.
-//   node bench/kg-synthetic.cjs [--scale 1] [--target-mb 0] [--gz] [--regenerate] [--sample]
+//   node bench/kg-synthetic.cjs [--scale 1] [--target-mb 0] [--gz] [--regenerate] [--sample]   (--help lists the flags)
 // --scale multiplies every size (--sample: 0.05, a quick run); --target-mb pads titled publications with an `authors`
 // list (parsed, then dropped by the loader) until the file is about that size (the published graph.json is
 // ~1.5 GB; 0 = no padding). The export is written to bench/out/ (git-ignored) and reused while its options match.
 // The load runs in a child process, so its peak RSS is the loader's alone; a second child only reads and parses
-// every line, the floor any loader pays, and the ratio of the two is printed.
+// every line, the floor any loader pays, and the ratio of the two is printed (the children: --load FILE, --floor FILE).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { PAPER_KG_SIZE, plan, writeSyntheticKgExport } = require('./lib/kg-synthetic-core.cjs');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
+
+const args = benchArgs({
+  script: __filename,
+  measures: 'streaming load (streamKgCorpus) of a synthetic NASA EO Knowledge Graph export of the real size: wall time, peak RSS, ratio to a read-and-parse floor',
+  flags: {
+    scale: { type: 'number', default: null, above: 0, defaultText: '1; 0.05 with --sample', help: 'multiplies every size of the export' },
+    'target-mb': { type: 'number', default: 0, min: 0, help: 'pad titled publications until the file is about this size (0: no padding)' },
+    gz: { type: 'boolean', help: 'load a gzip copy of the export' },
+    regenerate: { type: 'boolean', help: 'write the export again even when its options match' },
+    sample: { type: 'boolean', help: 'a quick run: --scale 0.05 unless given' },
+    load: { type: 'string', default: null, placeholder: 'FILE', help: 'internal (child process): load FILE with the loader, print one JSON line' },
+    floor: { type: 'string', default: null, placeholder: 'FILE', help: 'internal (child process): read and JSON.parse every line of FILE, print one JSON line' },
+  },
+});
 
 const GOAL_S = 90;
 const GOAL_RSS_MB = 2048;
 
-function arg(name, def) {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : def;
-}
-
-if (process.argv[2] === '--floor') {
+if (args.floor !== null) {
   // Child: the least any loader must do — read every line and JSON.parse it — as the yardstick for the loader.
   const { forEachLine } = require('../dist/lib/data');
   const t0 = process.hrtime.bigint();
   let n = 0;
-  forEachLine(process.argv[3], (line) => {
+  forEachLine(args.floor, (line) => {
     if (line !== '') n += JSON.parse(line) ? 1 : 0;
   }).then(() => {
     process.stdout.write(JSON.stringify({ wallS: Number(process.hrtime.bigint() - t0) / 1e9, maxRssMb: process.resourceUsage().maxRSS / 1024, lines: n }) + '\n');
@@ -34,10 +44,10 @@ if (process.argv[2] === '--floor') {
   return;
 }
 
-if (process.argv[2] === '--load') {
+if (args.load !== null) {
   // Child: load the export, print one JSON line.
   const eo = require('../dist/lib/data');
-  const file = process.argv[3];
+  const file = args.load;
   const t0 = process.hrtime.bigint();
   eo.streamKgCorpus(file).then(({ corpus, report }) => {
     const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -51,9 +61,11 @@ if (process.argv[2] === '--load') {
   return;
 }
 
-const scale = Number(arg('--scale', process.argv.includes('--sample') ? '0.05' : '1'));
-const targetMb = Number(arg('--target-mb', '0'));
-const gz = process.argv.includes('--gz');
+const scale = args.scale ?? (args.sample ? 0.05 : 1);
+const targetMb = args.targetMb;
+const gz = args.gz;
+printHeader(args, { extra: { '--scale': scale } });
+const { PAPER_KG_SIZE, plan, writeSyntheticKgExport } = require('./lib/kg-synthetic-core.cjs');
 const sizeKeys = ['datasets', 'publications', 'relationships', 'usesPublications', 'usesEdges', 'citesDatasetEdges', 'scienceKeywords', 'platforms', 'instruments', 'projects', 'dataCenters'];
 const sizes = {};
 for (const k of sizeKeys) sizes[k] = Math.max(1, Math.round(PAPER_KG_SIZE[k] * scale));
@@ -69,7 +81,7 @@ const file = path.join(outDir, `kg-synthetic-${scale}-${targetMb}.jsonl`);
 const meta = `${file}.options.json`;
 const same = fs.existsSync(file) && fs.existsSync(meta) && fs.readFileSync(meta, 'utf8') === JSON.stringify(options);
 let expected = plan(options).expected;
-if (!same || process.argv.includes('--regenerate')) {
+if (!same || args.regenerate) {
   const t = Date.now();
   const r = writeSyntheticKgExport(file, options);
   fs.writeFileSync(meta, JSON.stringify(options));

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Benchmark: NN-SSC full-corpus scoring over the cached USE-lite corpus matrix (~10k datasets).
 //  1. Exact paths, side by side in one run (rounds interleaved so load from other processes hits every path alike):
-//     today's tfjs-wasm decomposed index (1 thread, and 2 worker shards) vs onnxruntime-node's CPU kernels
-//     (1 intra-op thread, and 2), with the largest logit difference (goal: ≤ 1e-4) and the ratios new/old.
+//     the tfjs-wasm decomposed index (1 thread, and 2 worker shards; the path of the published runs) vs
+//     onnxruntime-node's CPU kernels (1 intra-op thread, and 2; openNnsscIndex's default engine where it loads),
+//     with the largest logit difference (goal: ≤ 1e-4) and the ratios onnx/tfjs.
 //  2. The naive concatenation [q; d] through the whole network (the decomposition's own baseline).
 //  3. Two-stage scoring: the MLP scores only the union of the top-M of BM25 and cosine, for M = 200, 500, 1000,
 //     2000: its speed and its loss of R@100 and MAP against exact scoring on the benchmark's test split.
@@ -10,17 +11,32 @@
 // Uses the trained checkpoint when there is one (speed does not depend on the weights; recall does).
 // Needs the corpus embeddings cache (notebook 02 or `npm start`).
 //   node bench/nnssc-scoring.cjs [--sample] [--synthetic] [--queries 48] [--rounds 3] [--no-naive] [--no-two-stage] [--no-train]
+//   (--help lists the flags)
 'use strict';
 const os = require('node:os');
 const path = require('node:path');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
+
+const args = benchArgs({
+  script: __filename,
+  measures: 'NN-SSC full-corpus scoring: tfjs-wasm vs onnxruntime kernels, the naive concatenation, two-stage scoring (speed and recall), training throughput',
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    synthetic: { type: 'boolean', help: "random unit vectors of the corpus' size instead of the cached embeddings (speed only; no two-stage part)" },
+    queries: { type: 'int', default: 48, min: 1, help: 'query vectors scored per round (perturbed dataset vectors)' },
+    rounds: { type: 'int', default: 3, min: 1, help: 'interleaved rounds of the exact paths (the median is printed)' },
+    'no-naive': { type: 'boolean', help: 'skip part 2 (the naive concatenation)' },
+    'no-two-stage': { type: 'boolean', help: 'skip part 3 (two-stage scoring on the test split)' },
+    'no-train': { type: 'boolean', help: 'skip part 4 (training throughput)' },
+  },
+});
+printHeader(args);
 const eo = require('../dist/lib');
+const { cachedUseLiteCorpus, nnsscAdamStep } = require('./lib/common.cjs');
 
-const { benchArgs, cachedUseLiteCorpus, nnsscAdamStep } = require('./lib/common.cjs');
-
-const { args, nq, sample } = benchArgs(48);
+const { queries: nq, sample, synthetic, rounds } = args;
 const corpus = eo.loadSnapshot({ sample });
-// --synthetic: random unit vectors of the corpus' size instead of the cached embeddings (speed only; no part 3)
-const synthetic = args.includes('--synthetic');
 const { matrix, dim } = synthetic ? syntheticCorpus(corpus.datasets.length, 512) : cachedUseLiteCorpus(eo, corpus);
 const N = corpus.datasets.length;
 
@@ -54,10 +70,8 @@ async function main() {
   eo.l2NormalizeRows(queries, dim);
   const info = eo.tfBackendInfo();
   console.log(`NN-SSC scoring over ${N} datasets × ${dim}-d${synthetic ? ' (synthetic random unit vectors)' : ''}, MLP ${2 * dim}→256→256→1, ${nq} queries; model: ${source}`);
-  console.log(`node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0].model}), tfjs ${info.tfVersion} backend ${info.name}${info.simd ? ' (simd)' : ''}`);
+  console.log(`tfjs ${info.tfVersion} backend ${info.name}${info.simd ? ' (simd)' : ''}`);
 
-  const roundsAt = args.indexOf('--rounds');
-  const rounds = (roundsAt >= 0 && Number(args[roundsAt + 1])) || 3;
   const threads = Math.min(2, os.cpus().length);
   // 1. exact paths, interleaved rounds; the median queries/s of each path
   let t = now();
@@ -104,7 +118,7 @@ async function main() {
   for (const p of paths) p.index.dispose();
 
   // 2. naive: the concatenation through the whole network, 1 and 4 queries per graph call; the faster is the baseline
-  if (!args.includes('--no-naive')) {
+  if (!args.noNaive) {
     const nNaive = Math.min(nq, 12);
     const naive = {};
     let naiveScores;
@@ -123,9 +137,9 @@ async function main() {
   }
 
   // 3. two-stage: exact vs the union of the top-M of BM25 and cosine, on the benchmark's test split
-  if (!args.includes('--no-two-stage') && !synthetic) await twoStage(model, matrix, dim, sample);
+  if (!args.noTwoStage && !synthetic) await twoStage(model, matrix, dim, sample);
 
-  if (args.includes('--no-train')) return;
+  if (args.noTrain) return;
   // training throughput: the same step (64 positives × 21 candidates, forward + hand backward + Adam) per backend
   const steps = { wasm: 8, cpu: 2 };
   const pps = {};

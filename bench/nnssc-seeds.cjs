@@ -18,36 +18,47 @@
 //        [--max-epochs N] [--patience N] [--against bench/out/nnssc-seeds-p5e60.json] [--out bench/out/nnssc-seeds[-sample]-p<patience>e<maxEpochs>.json]
 // --max-epochs / --patience: another stopping rule (default notebook 04's, DEFAULT_NNSSC_CONFIG: at most 100 epochs,
 // stop after 15 without a better validation MAP; the earlier rule was --max-epochs 60 --patience 5); its checkpoints
-// get their own folders (`…-p<patience>e<maxEpochs>`), the default rule's are notebook 04's.
+// get their own folders (`…-p<patience>e<maxEpochs>`), the default rule's are notebook 04's.   (--help lists the flags)
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const eo = require('../dist/lib');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
-const sample = args.includes('--sample');
-const seeds = opt('--seeds', '42,43,44,45,46').split(',').map(Number);
-const variants = opt('--variants', 'plain,mix').split(',');
-const maxPairs = Number(opt('--max-pairs', eo.DEFAULT_CORPUS_PAIRS_OPTIONS.maxPairs));
-const maxEpochs = args.includes('--max-epochs') ? Number(opt('--max-epochs')) : undefined;
-const patience = args.includes('--patience') ? Number(opt('--patience')) : undefined;
+const args = benchArgs({
+  script: __filename,
+  measures: 'NN-SSC over several training seeds, plain vs with the corpus self-supervised pairs: spread, seed-averaged paired tests, seed ensembles',
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    seeds: { type: 'int-list', default: [42, 43, 44, 45, 46], help: 'training seeds' },
+    variants: { type: 'list', default: ['plain', 'mix'], choices: ['plain', 'pretrain', 'mix'], check: (v) => v.includes('plain') || 'must include plain (every comparison is against it)', help: 'plain = the paper recipe; pretrain / mix = with the corpus pairs (must include plain)' },
+    'max-pairs': { type: 'int', default: null, min: 1, defaultText: 'DEFAULT_CORPUS_PAIRS_OPTIONS.maxPairs', help: 'corpus pairs drawn' },
+    'max-epochs': { type: 'int', default: null, min: 1, defaultText: 'DEFAULT_NNSSC_CONFIG.maxEpochs', help: 'another stopping rule: at most N epochs' },
+    patience: { type: 'int', default: null, min: 1, defaultText: 'DEFAULT_NNSSC_CONFIG.patience', help: 'another stopping rule: stop after N epochs without a better validation MAP' },
+    against: { type: 'string', default: null, placeholder: 'FILE', help: "another run's JSON of this bench, compared per variant on the same test queries" },
+    out: { type: 'string', default: null, placeholder: 'FILE', defaultText: 'bench/out/nnssc-seeds[-sample]-p<patience>e<maxEpochs>.json', help: 'where the JSON result is written' },
+  },
+});
+const header = printHeader(args);
+const eo = require('../dist/lib');
+const sample = args.sample;
+const seeds = args.seeds;
+const variants = args.variants;
+const maxPairs = args.maxPairs ?? eo.DEFAULT_CORPUS_PAIRS_OPTIONS.maxPairs;
+const maxEpochs = args.maxEpochs ?? undefined;
+const patience = args.patience ?? undefined;
 // another stopping rule is another recipe: its checkpoints go beside notebook 04's (`…-p<patience>e<maxEpochs>`), never over them
 const recipe = { ...eo.DEFAULT_NNSSC_CONFIG, ...(maxEpochs ? { maxEpochs } : {}), ...(patience ? { patience } : {}) };
 const ruleTag = `-p${recipe.patience}e${recipe.maxEpochs}`;
 const recipeSuffix = recipe.maxEpochs === eo.DEFAULT_NNSSC_CONFIG.maxEpochs && recipe.patience === eo.DEFAULT_NNSSC_CONFIG.patience ? '' : ruleTag;
 
 // the output always names its stopping rule (a default that changes does not make two rules' files look alike)
-const outFile = opt('--out', path.join(__dirname, 'out', `nnssc-seeds${sample ? '-sample' : ''}${ruleTag}.json`));
+const outFile = args.out ?? path.join(__dirname, 'out', `nnssc-seeds${sample ? '-sample' : ''}${ruleTag}.json`);
 const METRICS = ['R@10', 'R@20', 'R@100', 'MAP', 'MRR'];
 const KINDS = ['alone', 'analytic', 'grid'];
 const CMP = { seed: 42, permutations: 10000, bootstrapSamples: 10000 };
 const DEFAULT_SEED = eo.DEFAULT_NNSSC_CONFIG.seed;
-
-for (const s of seeds) if (!Number.isInteger(s)) throw new Error(`--seeds: integers, got ${opt('--seeds')}`);
-for (const v of variants) if (!['plain', 'pretrain', 'mix'].includes(v)) throw new Error(`--variants: plain, pretrain or mix, got ${v}`);
-if (!variants.includes('plain')) throw new Error('--variants must include plain (every comparison is against it)');
 
 const f3 = (x) => x.toFixed(3).replace(/^0\./, '.').replace(/^-0\./, '-.');
 const sign = (x) => (x >= 0 ? '+' : '') + x.toFixed(3);
@@ -113,7 +124,7 @@ async function main() {
     }
 
   // 2. spread over seeds
-  const out = { format: 'eo-nnssc-seeds/1', created: new Date().toISOString(), sample, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash, seeds, variants, maxPairs, stopping: { maxEpochs: recipe.maxEpochs, patience: recipe.patience },
+  const out = { format: 'eo-nnssc-seeds/1', created: new Date().toISOString(), header, sample, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash, seeds, variants, maxPairs, stopping: { maxEpochs: recipe.maxEpochs, patience: recipe.patience },
     machine: { cores: os.cpus().length, loadAverageAtStart: load }, perSeed: {}, spread: {}, seedAveraged: {}, ensembles: {}, vsBm25R100: {} };
   console.log(`\ntest split: ${test.queries.length} queries. Spread over ${seeds.length} seeds (mean ± sd [min, max]); validation MAP of the kept weights`);
   for (const v of variants) {
@@ -180,15 +191,15 @@ async function main() {
 
   // --against FILE (another run of this bench, e.g. another stopping rule): each variant's seed-averaged and ensemble
   // rows against the same variant there, paired on the same test queries
-  if (args.includes('--against')) {
-    const other = eo.readSeedSpread(opt('--against'));
-    if (other.corpus !== out.corpus || other.trainingData !== out.trainingData) throw new Error(`--against: ${opt('--against')} was run on other data`);
+  if (args.against !== null) {
+    const other = eo.readSeedSpread(args.against);
+    if (other.corpus !== out.corpus || other.trainingData !== out.trainingData) throw new Error(`--against: ${args.against} was run on other data`);
     const ids = bm25Pq.queryIds;
     if (other.perQuery.bm25.queryIds.join('\n') !== ids.join('\n')) throw new Error('--against: other test queries');
     const pqOf = (valuesByMetric) => ({ queryIds: ids, values: valuesByMetric, skippedNoPositives: [], missingFromRun: [] });
     const tag = (o) => `≤ ${o.stopping.maxEpochs} epochs, patience ${o.stopping.patience}`;
-    console.log(`\nagainst ${opt('--against')} (${tag(other)}; this run ${tag(out)}), same variant, paired:`);
-    out.against = { file: opt('--against'), stopping: other.stopping, rows: [] };
+    console.log(`\nagainst ${args.against} (${tag(other)}; this run ${tag(out)}), same variant, paired:`);
+    out.against = { file: args.against, stopping: other.stopping, rows: [] };
     for (const v of variants) {
       const theirSeeds = other.seeds.filter((sd) => other.perQuery[`${v}-seed${sd}`]);
       if (!theirSeeds.length) continue;

@@ -2,8 +2,8 @@
 // Scale model: what each stage of the workbench costs at NASA-EO-Bench size on THIS machine, one stage a row, with
 // the process's peak RSS after each stage, and each stage extrapolated to the paper's schedule.
 //
-//   node bench/paper-scale.cjs [--quick] [--seed 42] [--no-finetune] [--datasets N] [--queries N] [--test N]
-//                              [--out bench/out/paper-scale.json]
+//   node bench/paper-scale.cjs [--quick] [--finetune] [--seed 42] [--no-finetune] [--datasets N] [--queries N] [--test N]
+//                              [--out bench/out/paper-scale.json]   (--help lists the flags)
 //
 // Synthetic benchmark at the paper's size: 8,058 datasets (real snapshot records drawn at random, so field and text
 // lengths are the real ones), 21,272 queries (real publication titles drawn with replacement: query lengths are
@@ -17,21 +17,38 @@
 //   tokens) at a measured smaller batch, scaled linearly in texts to batch 256, × 187 steps/epoch × 10 epochs;
 //   LLM listwise rerank of N=200 and of all test queries: calls, tokens (prompt template + 10 real candidates,
 //   ≈ 4 characters per token) and cost for every model in lib/llm/models.json.
-// --quick runs every stage at a small size (for tests); numbers are still scaled to the paper's sizes.
+// --quick runs every stage at a small size (for tests; the fine-tuning step only with --finetune); numbers are still
+// scaled to the paper's sizes.
 // Numbers depend on load: say what else was running when you quote them.
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
+
+const args = benchArgs({
+  script: __filename,
+  measures: "what each stage costs at NASA-EO-Bench size on this machine (time, peak RSS), extrapolated to the paper's schedule, and the LLM rerank cost per model",
+  flags: {
+    quick: { type: 'boolean', help: 'every stage at a small size (for tests); still scaled to the paper' },
+    finetune: { type: 'boolean', help: 'with --quick: measure the fine-tuning step too' },
+    'no-finetune': { type: 'boolean', help: 'skip the fine-tuning step' },
+    seed: { type: 'int', default: 42, help: 'seed of the synthetic benchmark' },
+    datasets: { type: 'int', default: null, min: 1, defaultText: "the paper's 8,058; 300 with --quick", help: 'datasets of the synthetic benchmark' },
+    queries: { type: 'int', default: null, min: 1, defaultText: "the paper's 21,272; 500 with --quick", help: 'queries of the synthetic benchmark' },
+    test: { type: 'int', default: null, min: 1, defaultText: "the paper's 4,234; 60 with --quick", help: 'test queries (at most --queries)' },
+    out: { type: 'string', default: null, placeholder: 'FILE', defaultText: 'bench/out/paper-scale[-quick].json', help: 'where the JSON result is written' },
+  },
+});
+const header = printHeader(args);
 // The public API plus the stage entry points whose full API the scale model needs (rerank prompt, LLM prices, runs).
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/rerank'), ...require('../dist/lib/llm'), ...require('../dist/lib/fuse') };
 const { nnsscAdamStep } = require('./lib/common.cjs');
 
-const args = process.argv.slice(2);
-const opt = (name, def) => (args.includes(name) ? args[args.indexOf(name) + 1] : def);
-const quick = args.includes('--quick');
-const seed = Number(opt('--seed', 42));
-const outFile = path.resolve(opt('--out', path.join(__dirname, 'out', quick ? 'paper-scale-quick.json' : 'paper-scale.json')));
+const quick = args.quick;
+const seed = args.seed;
+const outFile = path.resolve(args.out ?? path.join(__dirname, 'out', quick ? 'paper-scale-quick.json' : 'paper-scale.json'));
 
 /** The paper's sizes (NASA-EO-Bench and the training schedules). */
 const PAPER = {
@@ -44,9 +61,9 @@ const SIZE = quick
   ? { datasets: 300, queries: 500, test: 60, nnsscSteps: 2, finetuneBatch: 2, finetuneSteps: 2 }
   : { datasets: PAPER.datasets, queries: PAPER.queries, test: PAPER.test, nnsscSteps: 12, finetuneBatch: 8, finetuneSteps: 3 };
 // Size overrides (e.g. `--test 300` for a shorter run at full corpus size); every stage is still scaled to PAPER.
-for (const k of ['datasets', 'queries', 'test']) if (opt(`--${k}`)) SIZE[k] = Number(opt(`--${k}`));
+for (const k of ['datasets', 'queries', 'test']) if (args[k] !== null) SIZE[k] = args[k];
 if (!(SIZE.test > 0 && SIZE.test <= SIZE.queries && SIZE.datasets > 0)) throw new Error(`bad sizes ${JSON.stringify(SIZE)}`);
-const runFinetune = !args.includes('--no-finetune') && (!quick || args.includes('--finetune'));
+const runFinetune = !args.noFinetune && (!quick || args.finetune);
 
 const rows = [];
 const now = () => Number(process.hrtime.bigint()) / 1e9;
@@ -290,6 +307,7 @@ async function main() {
   const out = {
     format: 'eo-paper-scale/1',
     created: new Date().toISOString(),
+    header,
     quick, seed,
     machine: { node: process.version, cores: os.cpus().length, cpu: os.cpus()[0].model, loadavg: os.loadavg(), memoryGB: Math.round(os.totalmem() / 2 ** 30), tfBackend: backend.reason },
     sizes: { measured: { datasets: datasets.length, queries: queries.length, test: test.length, labelsPerQuery: labels }, paper: PAPER },

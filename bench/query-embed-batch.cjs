@@ -1,15 +1,26 @@
 #!/usr/bin/env node
 // Does a micro-batch make query embedding cheaper per query? One run, same texts: 16 queries embedded one call each
-// vs one call of 16 (and of 4), on the encoder the service uses (default USE-lite on tfjs; --encoder-spec JSON for
-// another, e.g. '{"kind":"use-lite","options":{"runtime":"onnx"}}'). Prints ms per query and the ratio batch/singles.
-//   node bench/query-embed-batch.cjs [--rounds 3] [--encoder-spec JSON]
+// vs one call of 16 (and of 4), on the workbench's chosen encoder (default `chosenEncoderSpec()`: $EO_ENCODER, else
+// USE-lite on its default runtime, onnx where onnxruntime-node loads; --encoder-spec JSON for another, e.g.
+// '{"kind":"use-lite","options":{"runtime":"tfjs"}}'). Embeds the sample snapshot's titles. Prints ms per query and the
+// ratio batch/singles.
+//   node bench/query-embed-batch.cjs [--rounds 3] [--encoder-spec JSON]   (--help lists the flags)
 'use strict';
-const eo = require('../dist/lib');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
 
-const args = process.argv.slice(2);
-const opt = (name, def) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : def);
-const rounds = Number(opt('rounds', '3'));
-const spec = opt('encoder-spec', undefined) ? JSON.parse(opt('encoder-spec')) : eo.chosenEncoderSpec();
+const args = benchArgs({
+  script: __filename,
+  measures: 'query embedding per query: 16 single calls vs batches of 4 vs one batch of 16, same texts',
+  flags: {
+    rounds: { type: 'int', default: 3, min: 1, help: 'rounds of 16 fresh queries (the median is printed)' },
+    'encoder-spec': { type: 'json', default: null, defaultText: 'chosenEncoderSpec()', help: 'an EncoderSpec of createEncoder' },
+  },
+});
+printHeader(args);
+const eo = require('../dist/lib');
+const rounds = args.rounds;
+const spec = args.encoderSpec ?? eo.chosenEncoderSpec();
 
 (async () => {
   const encoder = await eo.createEncoder(spec);

@@ -8,17 +8,27 @@
 //   3. the same for short keyword queries made from the titles (their first 3 words of 5+ letters, as users type
 //      2–5 words), each with a typo in one of them.
 // Paired bootstrap CIs and randomization p (10,000 each, seed 42). Also the vocabulary's build time.
-// Usage: node bench/query-repair.cjs [--sample] [--seed 21] [--out bench/out/query-repair.json]
+// Usage: node bench/query-repair.cjs [--sample] [--seed 21] [--out bench/out/query-repair.json]   (--help lists the flags)
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const eo = require('../dist/lib');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
 
-const args = process.argv.slice(2);
-const sample = args.includes('--sample');
-const seed = args.includes('--seed') ? Number(args[args.indexOf('--seed') + 1]) : 21;
-const outFile = args.includes('--out') ? args[args.indexOf('--out') + 1] : path.join(__dirname, 'out', 'query-repair.json');
+const args = benchArgs({
+  script: __filename,
+  measures: 'what query repair does to BM25 ranking on the test split: titles and keyword queries as written and with seeded typos, paired',
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    seed: { type: 'int', default: 21, help: 'seed of the typos' },
+    out: { type: 'string', default: null, placeholder: 'FILE', defaultText: 'bench/out/query-repair.json', help: 'where the JSON result is written' },
+  },
+});
+const header = printHeader(args);
+const eo = require('../dist/lib');
+const { sample, seed } = args;
+const outFile = args.out ?? path.join(__dirname, 'out', 'query-repair.json');
 const METRICS = ['R@10', 'R@20', 'R@100', 'MAP', 'MRR'];
 
 /** Keyboard neighbours (QWERTY) of each letter: the substitutions people make. */
@@ -112,12 +122,11 @@ async function main() {
     sets[name] = { queries: queries.length, typos: typoed.typos.length, changedClean, undone, recoveredMapShare: recovered, rows, typoExamples: typoed.typos.slice(0, 20) };
   }
   const out = {
-    created: new Date().toISOString(), sample, seed, corpus: corpus.hash, buildMs: vocab.buildMs, buildStages: vocab.buildStages, test: sets,
+    created: new Date().toISOString(), header, sample, seed, corpus: corpus.hash, buildMs: vocab.buildMs, buildStages: vocab.buildStages, test: sets,
     seconds: (performance.now() - t0) / 1000,
   };
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
-  fs.writeFileSync(outFile + '.tmp', JSON.stringify(out, null, 2));
-  fs.renameSync(outFile + '.tmp', outFile);
+  eo.writeFileAtomic(outFile, JSON.stringify(out, null, 2));
   console.log(`written ${path.relative(process.cwd(), outFile)} (${out.seconds.toFixed(1)} s)`);
 }
 

@@ -7,18 +7,29 @@
 //   2. the hand-labelled constrained queries (lib/search/data/constrained-queries.jsonl): share of the top 10 that
 //      fail the labelled period/place by CMR semantics (temporal and bounding-box intersection), with and without
 //      the rule, and how often the router's parse agrees with the label.
-// Usage: node bench/search-quality.cjs [--sample] [--out bench/out/search-quality.json]
+// Usage: node bench/search-quality.cjs [--sample] [--out bench/out/search-quality.json]   (--help lists the flags)
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
+
+const args = benchArgs({
+  script: __filename,
+  measures: "BM25 with the question's constraints (period, place) and with query expansion on the test split, and top-10 constraint failures on the hand-labelled queries",
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    out: { type: 'string', default: null, placeholder: 'FILE', defaultText: 'bench/out/search-quality.json', help: 'where the JSON result is written' },
+  },
+});
+const header = printHeader(args);
 const eo = require('../dist/lib');
 const { applyConstraints, constraintsFromParsed, temporalCoverage, spatialCoverage, hasConstraints } = require('../dist/lib/search/constraints');
 const { expandedBm25Scores, loadQueryVocabulary } = require('../dist/lib/search/expand');
 const { parseQuery } = require('../dist/lib/router/parse');
 
-const args = process.argv.slice(2);
-const sample = args.includes('--sample');
-const outFile = args.includes('--out') ? args[args.indexOf('--out') + 1] : path.join(__dirname, 'out', 'search-quality.json');
+const sample = args.sample;
+const outFile = args.out ?? path.join(__dirname, 'out', 'search-quality.json');
 /** Reference "today" for open periods ("since 2015"), fixed so that the numbers are reproducible. */
 const NOW = new Date('2026-11-30T00:00:00Z');
 const METRICS = ['R@10', 'R@20', 'R@100', 'MAP', 'MRR'];
@@ -109,7 +120,7 @@ async function main() {
   }
   console.log(`\nconstrained queries (${labelled.length}, labels by hand, CMR temporal/bbox semantics): top-10 results outside the asked period/place: BM25 ${before}/${n} (${(100 * before / n).toFixed(1)}%) → with constraints (demote ×0.5) ${after}/${n} (${(100 * after / n).toFixed(1)}%); router parse agrees with the label on ${parseOk}/${labelled.length}`);
   const out = {
-    created: new Date().toISOString(), sample, now: NOW.toISOString().slice(0, 10), corpus: corpus.hash,
+    created: new Date().toISOString(), header, sample, now: NOW.toISOString().slice(0, 10), corpus: corpus.hash,
     training: { queries: train.queries.length, bm25MAP: base, expansionWeights: weightMaps, penalties: penaltyMaps, chosen: { weight: bestW.w, penalty: bestP.p } },
     test: { queries: test.queries.length, withConstraints: constrainedTest, withExpansion: expandedTest, rows },
     constrainedQueries: { queries: labelled.length, top10Results: n, failBefore: before, failAfter: after, parseAgrees: parseOk, perQuery },

@@ -19,19 +19,37 @@
 //   node bench/self-supervised.cjs [--sample] [--scorer nnssc|finetune] [--variants plain,pretrain,mix] [--max-pairs 2048]
 //        [--pretrain-epochs 3] [--max-epochs N] [--retrain] [--embed-cache DIR] [--out bench/out/self-supervised[-encoder][-sample].json]
 //   node bench/self-supervised.cjs --combine bench/out/a.json,bench/out/b.json [--out bench/out/self-supervised.json]
+//   (--help lists the flags)
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const eo = require('../dist/lib');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
-const sample = args.includes('--sample');
-const scorerKind = opt('--scorer', 'nnssc');
-const maxPairs = Number(opt('--max-pairs', eo.DEFAULT_CORPUS_PAIRS_OPTIONS.maxPairs));
-const pretrainEpochs = Number(opt('--pretrain-epochs', eo.DEFAULT_NNSSC_SELF_SUPERVISED.epochs));
-const maxEpochs = args.includes('--max-epochs') ? Number(opt('--max-epochs')) : undefined;
+const args = benchArgs({
+  script: __filename,
+  measures: 'a learned scorer (NN-SSC or the fine-tuned encoder) trained plain vs with the corpus self-supervised pairs: validation choice, test rows alone and + BM25, paired',
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    scorer: { type: 'string', default: 'nnssc', choices: ['nnssc', 'finetune'], help: 'which learned scorer is trained' },
+    variants: { type: 'list', default: null, choices: ['plain', 'pretrain', 'mix'], defaultText: 'plain,pretrain,mix for nnssc; plain,mix for finetune', help: 'the schedules trained' },
+    'max-pairs': { type: 'int', default: null, min: 1, defaultText: 'DEFAULT_CORPUS_PAIRS_OPTIONS.maxPairs', help: 'corpus pairs drawn' },
+    'pretrain-epochs': { type: 'int', default: null, min: 1, defaultText: 'DEFAULT_NNSSC_SELF_SUPERVISED.epochs', help: 'pre-training epochs of the pretrain schedule' },
+    'max-epochs': { type: 'int', default: null, min: 1, defaultText: 'DEFAULT_NNSSC_CONFIG.maxEpochs', help: 'NN-SSC: at most N epochs' },
+    retrain: { type: 'boolean', help: 'train again even when a matching checkpoint exists' },
+    'embed-cache': { type: 'string', default: null, placeholder: 'DIR', defaultText: 'defaultEmbeddingCacheDir()', help: "finetune: the cache folder of the fine-tuned encoders' corpus embeddings" },
+    out: { type: 'string', default: null, placeholder: 'FILE', defaultText: 'bench/out/self-supervised[-encoder][-sample].json', help: 'where the JSON result is written' },
+    combine: { type: 'list', default: null, placeholder: 'A.json,B.json', help: "join earlier runs' JSON files into one table instead of training" },
+  },
+});
+const header = printHeader(args);
+const eo = require('../dist/lib');
+const sample = args.sample;
+const scorerKind = args.scorer;
+const maxPairs = args.maxPairs ?? eo.DEFAULT_CORPUS_PAIRS_OPTIONS.maxPairs;
+const pretrainEpochs = args.pretrainEpochs ?? eo.DEFAULT_NNSSC_SELF_SUPERVISED.epochs;
+const maxEpochs = args.maxEpochs ?? undefined;
 const METRICS = ['R@10', 'R@20', 'R@100', 'MAP', 'MRR'];
 const PLAIN = { nnssc: { id: 'nnssc', label: 'NN-SSC' }, finetune: { id: 'cosine-ft', label: 'Cosine (fine-tuned)' } };
 const SCHEDULES = { nnssc: ['pretrain', 'mix'], finetune: ['mix'] };
@@ -45,11 +63,10 @@ function variantScorer(kind, v) {
 }
 
 async function main() {
-  if (args.includes('--combine')) return combine(opt('--combine').split(','));
-  if (!(scorerKind in PLAIN)) throw new Error(`--scorer must be nnssc or finetune, got ${scorerKind}`);
-  const variants = opt('--variants', ['plain', ...SCHEDULES[scorerKind]].join(',')).split(',');
+  if (args.combine !== null) return combine(args.combine);
+  const variants = args.variants ?? ['plain', ...SCHEDULES[scorerKind]];
   variants.forEach((v) => variantScorer(scorerKind, v));
-  const outFile = opt('--out', path.join(__dirname, 'out', `self-supervised${scorerKind === 'finetune' ? '-encoder' : ''}${sample ? '-sample' : ''}.json`));
+  const outFile = args.out ?? path.join(__dirname, 'out', `self-supervised${scorerKind === 'finetune' ? '-encoder' : ''}${sample ? '-sample' : ''}.json`);
   const t0 = performance.now();
   const load = os.loadavg();
   const corpus = eo.loadSnapshot({ sample });
@@ -93,7 +110,7 @@ async function main() {
   const { rows, vsBm25 } = table(systems, test.queries.length);
 
   writeJson(outFile, {
-    created: new Date().toISOString(), sample, scorer: scorerKind, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash,
+    created: new Date().toISOString(), header, sample, scorer: scorerKind, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash,
     machine: { cores: os.cpus().length, loadAverageAtStart: load, loadAverageAtEnd: os.loadavg(), useLiteRuntime: process.env.EO_USE_LITE_RUNTIME ?? 'tfjs' },
     config, variants: records, chosenOnValidation: chosen,
     test: { queries: test.queries.length, rows, nnsscVsBm25R100: vsBm25, systems: systems.map((x) => ({ ...x, pq: { queryIds: x.pq.queryIds, values: x.pq.values } })) },
@@ -106,7 +123,7 @@ async function main() {
 async function trainNnsscVariant({ corpus, bench, encoder, matrix }, v, config, log) {
   const settings = { plain: null, pretrain: { schedule: 'pretrain', epochs: pretrainEpochs, pairs: { maxPairs } }, mix: { schedule: 'mix', pairs: { maxPairs } } }[v];
   const nn = await eo.loadOrTrainNnssc({
-    corpus, bench, encoder, corpusMatrix: matrix, config, selfSupervised: settings, mode: args.includes('--retrain') ? 'retrain' : 'load-or-train', log,
+    corpus, bench, encoder, corpusMatrix: matrix, config, selfSupervised: settings, mode: args.retrain ? 'retrain' : 'load-or-train', log,
     training: { onEpoch: (l) => log(`${l.phase === 'pretrain' ? 'pre-training ' : ''}epoch ${l.epoch}: train loss ${l.trainLoss.toFixed(4)}, val MAP ${l.valMAP?.toFixed(4)} MRR ${l.valMRR?.toFixed(4)}${l.best ? ' *' : ''} (${l.seconds.toFixed(0)} s)`) },
   });
   const { id, label } = variantScorer('nnssc', v);
@@ -127,11 +144,11 @@ async function trainNnsscVariant({ corpus, bench, encoder, matrix }, v, config, 
 async function trainFinetuneVariant({ corpus, bench, encoder, matrix, texts }, v, config, log) {
   const ft = await eo.loadOrTrainFinetunedEncoder({
     corpus, bench, base: encoder, baseMatrix: matrix, config, selfSupervised: v === 'mix' ? { pairs: { maxPairs } } : null,
-    dir: eo.defaultFinetuneDir(eo.finetuneCheckpointName(sample, v === 'mix' ? 'mix' : null)), mode: args.includes('--retrain') ? 'retrain' : 'load-or-train', log,
+    dir: eo.defaultFinetuneDir(eo.finetuneCheckpointName(sample, v === 'mix' ? 'mix' : null)), mode: args.retrain ? 'retrain' : 'load-or-train', log,
     onStep: (s) => (s.step % 10 === 0 ? log(eo.finetuneStepLine(s)) : undefined), onValidation: (x) => log(eo.finetuneValidationLine(x)),
   });
   const te = performance.now();
-  const cacheDir = opt('--embed-cache', eo.defaultEmbeddingCacheDir());
+  const cacheDir = args.embedCache ?? eo.defaultEmbeddingCacheDir();
   const ftMatrix = await eo.embedCorpusCached({ encoder: ft.encoder, key: corpus.hash, texts, workers: 2, waitForOther: true, cacheDir });
   const embedSeconds = (performance.now() - te) / 1000;
   const meta = JSON.parse(fs.readFileSync(eo.embeddingCachePaths(cacheDir, ft.encoder.id, corpus.hash, eo.hashTexts(texts)).meta, 'utf8'));
@@ -233,8 +250,8 @@ function combine(files) {
   for (const [v, x] of Object.entries(variants)) console.log(`${v}: validation score ${x.bestValScore?.toFixed(4) ?? 'n/a'}, training ${x.trainingSeconds.toFixed(0)} s${x.reused ? ' (reused checkpoint)' : ''}; α analytic ${x.alpha.analytic.toFixed(3)}, grid ${x.alpha.grid.toFixed(3)}`);
   const chosen = Object.fromEntries([...new Set(parts.map((p) => p.scorer ?? 'nnssc'))].map((k) => [k, chooseOnValidation(Object.fromEntries(Object.entries(variants).filter(([v]) => v.startsWith(`${k}:`)).map(([v, x]) => [v.slice(k.length + 1), x])))]));
   const { rows, vsBm25 } = table(systems, parts[0].test.queries);
-  const outFile = opt('--out', path.join(__dirname, 'out', 'self-supervised.json'));
-  writeJson(outFile, { created: new Date().toISOString(), combinedFrom: files, corpus: parts[0].corpus, benchmark: parts[0].benchmark, trainingData: parts[0].trainingData, machine: parts.map((p) => p.machine), variants, chosenOnValidation: chosen, test: { queries: parts[0].test.queries, rows, nnsscVsBm25R100: vsBm25, systems } });
+  const outFile = args.out ?? path.join(__dirname, 'out', 'self-supervised.json');
+  writeJson(outFile, { created: new Date().toISOString(), header, combinedFrom: files, corpus: parts[0].corpus, benchmark: parts[0].benchmark, trainingData: parts[0].trainingData, machine: parts.map((p) => p.machine), variants, chosenOnValidation: chosen, test: { queries: parts[0].test.queries, rows, nnsscVsBm25R100: vsBm25, systems } });
 }
 
 main().then(

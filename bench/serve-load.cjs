@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// Load benchmark of the search service (`eo serve`) on loopback with autocannon, today's path against the new one in
-// ONE run: each mode gets its own server child process (so the load generator does not disturb its memory numbers),
-// both up at once, the levels alternating old/new back to back:
+// Load benchmark of the search service (`eo serve`) on loopback with autocannon, the pre-batching service against the
+// current one in ONE run: each mode gets its own server child process (so the load generator does not disturb its
+// memory numbers), both up at once, the levels alternating old/new back to back:
 //   old: every request embeds its query alone on the event loop and scores the cosine in JS; no answer cache; no
-//        admission limit (the pre-batching service)
+//        admission limit; tfjs matMuls on XNNPACK (EO_TF_MATMUL=wasm) and exact NN-SSC (the pre-batching service;
+//        its encoder is the default one, chosenEncoderSpec(): USE-lite on onnx where onnxruntime-node loads, unless
+//        $EO_USE_LITE_RUNTIME=tfjs)
 //   new: concurrent queries share one encoder call on a worker thread (microBatchingEncoder: ≤ 16 texts, no wait
 //        when idle, LRU of query embeddings) and one onnxruntime MatMul for their cosines; answers LRU; bounded
 //        admission (503 + Retry-After beyond it)
@@ -12,11 +14,12 @@
 // thousands of varied queries built from the corpus: titles, keywords, instruments, with places and periods), so
 // the answer cache does not make the numbers trivial; the cached-repeat case (16 connections cycling over 50 queries
 // already asked) is reported on its own row.
-//   node bench/serve-load.cjs [--sample] [--levels 1,4,16,64] [--seconds 8] [--modes old,new] [--semantic best|use-lite|none] [--alpha A]
-//                             [--two-stage M|exact] [--encoder-spec JSON] [--concurrency N] [--no-repeat]
+//   node bench/serve-load.cjs [--sample] [--levels 1,4,16] [--seconds 8] [--modes old,new] [--semantic best|use-lite|none] [--alpha A]
+//                             [--two-stage M|exact] [--encoder-spec JSON] [--concurrency N] [--no-repeat] [--overload 512]
+//   (--help lists the flags)
 // --two-stage: the new mode's NN-SSC scoring (default: the default ranking's, DEFAULT_RANKING.nnsscTwoStage; old is always exact).
 // --encoder-spec: the new mode's query encoder (an EncoderSpec of createEncoder; default: the service's, SERVICE_ENCODER_SPEC,
-// USE-lite on onnxruntime; '{"kind":"use-lite"}' gives tfjs). The old mode always embeds on tfjs (the pre-batching service).
+// USE-lite on onnxruntime; '{"kind":"use-lite","options":{"runtime":"tfjs"}}' gives tfjs).
 // Each row also prints where the time went: the mean of the server's Server-Timing stages (admission wait, parse,
 // route, bm25, queue for the micro-batch, embed incl. the worker hop, cosine / nnssc / firstStage, fuse, constraints,
 // explain, json) over the searched answers, and the mean micro-batch size.
@@ -34,28 +37,50 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { fork } = require('node:child_process');
-const autocannon = require('autocannon');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
 
-const args = process.argv.slice(2);
-const opt = (name, def) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : def);
-const sample = args.includes('--sample');
-const levels = opt('levels', '1,4,16').split(',').map(Number);
-const seconds = Math.min(60, Number(opt('seconds', '8')));
-const semantic = opt('semantic', 'best');
-const modes = opt('modes', 'old,new').split(',');
-const alpha = opt('alpha', undefined) === undefined ? undefined : Number(opt('alpha'));
-const twoStageArg = opt('two-stage', undefined);
+const args = benchArgs({
+  script: __filename,
+  measures: 'the search service (`eo serve`) under load on loopback: req/s, latency, errors, RSS and CPU per request, the pre-batching service (old) vs the current one (new), plus overload and soak',
+  flags: {
+    sample: { type: 'boolean', help: 'serve the 200-dataset sample snapshot' },
+    levels: { type: 'int-list', default: [1, 4, 16], min: 1, help: 'concurrent connections, one level each' },
+    seconds: { type: 'number', default: 8, above: 0, help: 'seconds per level (values over 60 are capped at 60)' },
+    modes: { type: 'list', default: ['old', 'new'], choices: ['old', 'today', 'new'], help: 'the servers measured (today: --baseline\'s new mode)' },
+    baseline: { type: 'string', default: null, placeholder: 'DIR', defaultText: 'none', help: 'a built checkout whose new-mode service is mode today' },
+    semantic: { type: 'string', default: 'best', help: "loadSearchEngine's semantic scorer (best, use-lite, none)" },
+    alpha: { type: 'number', default: null, min: 0, max: 1, placeholder: 'A', defaultText: 'the stored fusion record', help: 'a fixed convex α' },
+    'two-stage': { type: 'string', default: null, placeholder: 'M|exact', defaultText: 'DEFAULT_RANKING.nnsscTwoStage', check: (v) => /^(exact|[1-9]\d*)$/.test(v) || 'exact or a positive integer M', help: "the new mode's NN-SSC scoring (old is always exact)" },
+    'encoder-spec': { type: 'json', default: null, defaultText: 'SERVICE_ENCODER_SPEC', help: "the new mode's query encoder (an EncoderSpec of createEncoder)" },
+    concurrency: { type: 'int', default: null, min: 1, defaultText: "the engine's", help: 'micro-batches in flight in the new mode' },
+    'no-repeat': { type: 'boolean', help: 'skip the cached-repeat row (16 connections over 50 queries)' },
+    overload: { type: 'int', default: 512, min: 0, help: 'connections of the overload step (0: skip it)' },
+    soak: { type: 'int', default: null, min: 1, optionalValue: true, placeholder: 'SECONDS', help: 'a soak run of the new mode instead (alone: --soak-minutes)' },
+    'soak-minutes': { type: 'number', default: 10, above: 0, help: 'the soak length when --soak has no value' },
+    rate: { type: 'number', default: 50, above: 0, help: 'requests per second of the soak' },
+  },
+});
+const sample = args.sample;
+const levels = args.levels;
+const seconds = Math.min(60, args.seconds);
+const semantic = args.semantic;
+const modes = args.modes;
+const alpha = args.alpha ?? undefined;
+const twoStageArg = args.twoStage ?? undefined;
 // --concurrency: micro-batches in flight in the new mode (default: the engine's, 2 with the onnx worker threads)
-const concurrencyArg = opt('concurrency', undefined);
-const encoderSpec = opt('encoder-spec', undefined) === undefined ? undefined : JSON.parse(opt('encoder-spec'));
-const baseline = opt('baseline', undefined);
+const concurrencyArg = args.concurrency ?? undefined;
+const encoderSpec = args.encoderSpec ?? undefined;
+const baseline = args.baseline ?? undefined;
 if (modes.includes('today') && !baseline) throw new Error('--modes today needs --baseline DIR (a built checkout to compare with)');
-const soak = args.includes('--soak');
+const soak = args.soak !== null;
 // --soak SECONDS, or --soak alone with --soak-minutes (default 10)
-const soakSeconds = /^\d+$/.test(opt('soak', '')) ? Number(opt('soak')) : Number(opt('soak-minutes', '10')) * 60;
+const soakSeconds = typeof args.soak === 'number' ? args.soak : args.soakMinutes * 60;
 const soakMinutes = soakSeconds / 60;
-const rate = Number(opt('rate', '50'));
-const overloadConnections = Number(opt('overload', '512'));
+const rate = args.rate;
+const overloadConnections = args.overload;
+const header = process.env.EO_SERVE_LOAD_CHILD ? null : printHeader(args);
+const autocannon = require('autocannon');
 const WINDOW_S = Math.min(60, soakSeconds);
 
 if (process.env.EO_SERVE_LOAD_CHILD) {
@@ -233,7 +258,8 @@ async function startServer(mode) {
   const env = { ...(process.platform === 'linux' || mode === 'old' ? proc.env : {}), ...process.env, EO_SERVE_LOAD_CHILD: today ? 'new' : mode };
   const execArgv = [...proc.nodeFlags, ...extra];
   const script = today ? path.resolve(baseline, 'bench', 'serve-load.cjs') : __filename;
-  const child = fork(script, args.filter((a, i) => !today || (a !== '--baseline' && args[i - 1] !== '--baseline')), { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv, cwd: today ? path.resolve(baseline) : undefined });
+  const childArgs = args.argv.filter((a, i, all) => !today || (a !== '--baseline' && all[i - 1] !== '--baseline' && !a.startsWith('--baseline=')));
+  const child = fork(script, childArgs, { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv, cwd: today ? path.resolve(baseline) : undefined });
   children.add(child);
   const mem = [];
   const ready = await new Promise((resolve, reject) => {
@@ -306,7 +332,7 @@ async function comparison(queries) {
     const srv = srvs[mode];
     if (srcs[mode].wrapped) console.log(`[${mode}] note: the ${queries.length} queries ran out ${srcs[mode].wrapped} time(s): later requests repeat earlier texts`);
     // cached repeat: 50 queries already asked once, cycled by 16 connections (--no-repeat skips it, e.g. to profile)
-    if (args.includes('--no-repeat')) continue;
+    if (args.noRepeat) continue;
     const repeat = querySource(null, queries.slice(0, 50));
     await settle(srv.url);
     const r = await load(srv.url, 16, seconds, repeat);
@@ -419,7 +445,7 @@ async function soakRun(queries) {
   const result = soak ? await soakRun(queries) : await comparison(queries);
   clearTimeout(killTimer);
   const out = path.join(__dirname, 'out', soak ? 'serve-soak.json' : 'serve-load.json');
-  require('../dist/lib').writeFileAtomic(out, JSON.stringify({ when: new Date().toISOString(), sample, semantic, seconds, queries: queries.length, ...result }, null, 2) + '\n');
+  require('../dist/lib').writeFileAtomic(out, JSON.stringify({ when: new Date().toISOString(), header, sample, semantic, seconds, queries: queries.length, ...result }, null, 2) + '\n');
   console.log(`written ${path.relative(process.cwd(), out)}`);
   process.exit(0);
 })().catch((e) => {

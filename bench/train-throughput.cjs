@@ -5,17 +5,25 @@
 // measured in this one run.
 //   node bench/train-throughput.cjs [--sample] [--batch 16] [--steps 3] [--scope upper] [--backends wasm,cpu,node,node-gpu]
 // The first step of each backend is a warm-up and not counted; the median of the other steps is reported.
+// (--help lists the flags)
 'use strict';
-const os = require('node:os');
 const { spawnSync } = require('node:child_process');
-const { finetuneBenchExamples } = require('./lib/common.cjs');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
 
-const args = process.argv.slice(2);
-const opt = (name, def) => (args.includes(name) ? args[args.indexOf(name) + 1] : def);
-const sample = args.includes('--sample');
-const batch = Number(opt('--batch', 16));
-const steps = Number(opt('--steps', 3));
-const scope = opt('--scope', 'upper');
+const args = benchArgs({
+  script: __filename,
+  measures: 'throughput of the encoder fine-tuning step (USE-lite forward + backward + AdamW, MNRL) per tfjs backend, same batches',
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    batch: { type: 'int', default: 16, min: 1, help: 'pairs per step' },
+    steps: { type: 'int', default: 3, min: 2, help: 'steps per backend (the first is a warm-up)' },
+    scope: { type: 'string', default: 'upper', choices: ['all', 'encoder', 'upper', 'head'], help: "the weights trained (CPU_FINETUNE_CONFIG's scope is upper)" },
+    backends: { type: 'list', default: ['wasm', 'cpu', 'node', 'node-gpu'], help: 'tfjs backends, each in its own child process' },
+  },
+});
+const { sample, batch, steps, scope } = args;
+const { finetuneBenchExamples } = require('./lib/common.cjs');
 
 async function child(backend) {
   const eo = require('../dist/lib');
@@ -39,11 +47,12 @@ if (process.env.EO_TRAIN_BENCH_CHILD) {
     process.exit(2);
   });
 } else {
-  const backends = opt('--backends', 'wasm,cpu,node,node-gpu').split(',');
-  console.log(`Fine-tuning step (MNRL, scope "${scope}", batch ${batch} pairs + ${batch} negatives, ${steps} steps, first = warm-up), node ${process.version}, ${os.cpus().length} cores${sample ? ', sample snapshot' : ''}`);
+  printHeader(args);
+  const backends = args.backends;
+  console.log(`Fine-tuning step (MNRL, scope "${scope}", batch ${batch} pairs + ${batch} negatives, ${steps} steps, first = warm-up)${sample ? ', sample snapshot' : ''}`);
   const results = {};
   for (const b of backends) {
-    const r = spawnSync(process.execPath, [__filename, ...args], { env: { ...process.env, EO_TRAIN_BENCH_CHILD: b, EO_TF_BACKEND: '' }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [__filename, ...args.argv], { env: { ...process.env, EO_TRAIN_BENCH_CHILD: b, EO_TF_BACKEND: '' }, encoding: 'utf8' });
     const line = (r.stdout || '').trim().split('\n').pop();
     if (r.status !== 0 || !line) {
       const why = (r.stderr || '').trim().split('\n').pop() || `exit ${r.status}`;

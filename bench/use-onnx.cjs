@@ -1,35 +1,47 @@
 #!/usr/bin/env node
-// Benchmark: USE-lite on TensorFlow.js-wasm (today's runtime) vs the same graph rewritten for onnxruntime-node's CPU
-// kernels (runtime: 'onnx'; 1 and 2 intra-op threads), in ONE run with interleaved rounds so that load from other
+// Benchmark: USE-lite on TensorFlow.js-wasm (runtime: 'tfjs', the runtime of the published run files) vs the same graph
+// rewritten for onnxruntime-node's CPU kernels (runtime: 'onnx', the default where onnxruntime-node loads; 1 and 2
+// intra-op threads), in ONE run with interleaved rounds so that load from other
 // processes hits every path alike:
 //  1. queries (corpus titles): single-query latency p50, queries/s at batch 1 and at batch 16;
 //  2. corpus texts (a seeded random sample of dataset texts, shortName + longName + abstract[:512]), in blocks of
 //     256 texts (the embedding cache's chunk) with the paths alternating per block: texts/s and CPU seconds;
 //  3. max |onnx − tfjs| per component over every query and corpus text (goal ≤ 1e-5), and over the fine-tuned
-//     checkpoint (--finetuned DIR, default checkpoints/finetune/use-lite-mnrl when present) on --ft-texts texts;
+//     checkpoint (--finetuned DIR, default checkpoints/finetune/use-lite-mnrl[-sample] when present) on --ft-texts texts;
 //  4. an estimate of the full-corpus embedding time both ways (wall and CPU seconds, from part 2's rates);
-//  5. with --cosine-row: Table 2's Cosine (base) row on the test split both ways — the corpus matrix from the tfjs
-//     embedding cache (notebook 02 / `npm start`) vs the whole corpus embedded on onnx (cached in
+//  5. with --cosine-row: Table 2's Cosine (base) row on the test split both ways — the corpus matrix from the default
+//     embedding cache when tfjs wrote it (notebook 02 / `npm start` run with EO_USE_LITE_RUNTIME=tfjs; skipped when the
+//     cache was written on onnx, the default runtime) vs the whole corpus embedded on onnx (cached in
 //     checkpoints/embeddings-onnx: both runtimes share the encoder id, so they must not share a folder), queries
 //     embedded fresh by each — with R@10/R@20/R@100/MAP/MRR and how many top-100 lists differ.
-// Prints ratios new/old; wall-clock numbers depend on machine load, CPU seconds and ratios much less.
+// Prints ratios onnx/tfjs; wall-clock numbers depend on machine load, CPU seconds and ratios much less.
 //   node bench/use-onnx.cjs [--sample] [--queries 64] [--rounds 3] [--texts 2000] [--finetuned DIR | --no-finetuned] [--ft-texts 500] [--cosine-row]
-//   node bench/use-onnx.cjs --cosine-row --only-cosine-row   (part 5 alone)
+//   node bench/use-onnx.cjs --only-cosine-row   (part 5 alone)   (--help lists the flags)
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const eo = require('../dist/lib');
-const { benchArgs } = require('./lib/common.cjs');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
 
-const { args, nq, sample } = benchArgs(64);
-const num = (flag, dflt) => {
-  const i = args.indexOf(flag);
-  return (i >= 0 && Number(args[i + 1])) || dflt;
-};
-const rounds = num('--rounds', 3);
-const nTexts = num('--texts', 2000);
-const ftTexts = num('--ft-texts', 500);
+const args = benchArgs({
+  script: __filename,
+  measures: 'USE-lite on tfjs-wasm vs on onnxruntime-node (1 and 2 threads): query latency and throughput, corpus texts/s and CPU-s, max |onnx − tfjs|',
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    queries: { type: 'int', default: 64, min: 1, help: 'title queries embedded per round' },
+    rounds: { type: 'int', default: 3, min: 1, help: 'interleaved rounds of the query part (the median is printed)' },
+    texts: { type: 'int', default: 2000, min: 1, help: 'corpus texts embedded (a seeded random sample)' },
+    finetuned: { type: 'string', default: null, placeholder: 'DIR', defaultText: 'checkpoints/finetune/use-lite-mnrl[-sample] when present', help: 'the fine-tuned checkpoint compared in part 3' },
+    'no-finetuned': { type: 'boolean', help: 'skip the fine-tuned comparison' },
+    'ft-texts': { type: 'int', default: 500, min: 1, help: 'texts of the fine-tuned comparison' },
+    'cosine-row': { type: 'boolean', help: "part 5: Table 2's Cosine (base) row on the test split, tfjs vs onnx embeddings" },
+    'only-cosine-row': { type: 'boolean', help: 'part 5 alone' },
+  },
+});
+printHeader(args);
+const eo = require('../dist/lib');
+const { sample, queries: nq, rounds, texts: nTexts, ftTexts } = args;
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 const cpuMs = () => {
   const u = process.cpuUsage();
@@ -57,7 +69,7 @@ function sampleIdx(n, k, seed) {
 async function main() {
   const corpus = eo.loadSnapshot({ sample });
   const N = corpus.datasets.length;
-  if (args.includes('--only-cosine-row')) return cosineRow(corpus);
+  if (args.onlyCosineRow) return cosineRow(corpus);
   const queries = sampleIdx(N, nq, 1).map((i) => corpus.datasets[i].longName);
   const texts = sampleIdx(N, nTexts, 2).map((i) => eo.datasetEncoderText(corpus.datasets[i]));
   await eo.initTfBackend({ backend: process.env.EO_TF_BACKEND || 'wasm' });
@@ -67,7 +79,7 @@ async function main() {
 
   let t = now();
   const paths = [];
-  paths.push({ name: 'tfjs-wasm (today)', enc: await eo.loadUseLite({ backend: info.name }) });
+  paths.push({ name: 'tfjs-wasm', enc: await eo.loadUseLite({ runtime: 'tfjs', backend: info.name }) });
   line('load tfjs-wasm', `${(now() - t).toFixed(0)} ms`);
   for (const threads of [1, 2]) {
     t = now();
@@ -134,14 +146,13 @@ async function main() {
     line(`base, ${paths[i].name}`, `${d.toExponential(2)} over ${queries.length + texts.length} texts  (${d <= 1e-5 ? 'met' : 'NOT met'})`);
   }
   const ftDir = (() => {
-    if (args.includes('--no-finetuned')) return null;
-    const i = args.indexOf('--finetuned');
-    const dir = i >= 0 ? path.resolve(args[i + 1]) : path.join(eo.checkpointsDir(), 'finetune', sample ? 'use-lite-mnrl-sample' : 'use-lite-mnrl');
+    if (args.noFinetuned) return null;
+    const dir = args.finetuned !== null ? path.resolve(args.finetuned) : path.join(eo.checkpointsDir(), 'finetune', sample ? 'use-lite-mnrl-sample' : 'use-lite-mnrl');
     return fs.existsSync(path.join(dir, 'checkpoint.json')) ? dir : null;
   })();
   if (ftDir) {
     const ftSet = [...texts.slice(0, Math.ceil(ftTexts / 2)), ...sampleIdx(N, Math.floor(ftTexts / 2), 3).map((i) => corpus.datasets[i].longName)];
-    const tf = await eo.createEncoder({ kind: 'use-lite-finetuned', options: { checkpointDir: ftDir, backend: info.name } });
+    const tf = await eo.createEncoder({ kind: 'use-lite-finetuned', options: { checkpointDir: ftDir, runtime: 'tfjs', backend: info.name } });
     const ox = await eo.createEncoder({ kind: 'use-lite-finetuned', options: { checkpointDir: ftDir, runtime: 'onnx', intraOpThreads: 2 } });
     const d = maxAbs(await ox.embed(ftSet), await tf.embed(ftSet));
     line(`fine-tuned (${path.relative(process.cwd(), ftDir)})`, `${d.toExponential(2)} over ${ftSet.length} texts (titles + corpus texts)  (${d <= 1e-5 ? 'met' : 'NOT met'})`);
@@ -155,7 +166,7 @@ async function main() {
   for (const [i, p] of cPaths.entries()) line(p.name, `${(full / rate[i]).toFixed(0)} s wall here; ${((cpuPer1k[i] * full) / 1000).toFixed(0)} CPU-s`);
   console.log(`load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end (the machine is shared: prefer ratios and CPU seconds)`);
   for (const p of cPaths) p.enc.dispose();
-  if (args.includes('--cosine-row')) await cosineRow(corpus);
+  if (args.cosineRow) await cosineRow(corpus);
 }
 
 /** Part 5: the Cosine (base) row of Table 2 with the corpus and queries embedded by each runtime. */
@@ -164,10 +175,10 @@ async function cosineRow(corpus) {
   const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample }));
   const test = eo.benchmarkSplit(bench, 'test');
   const texts = corpus.datasets.map((d) => eo.datasetEncoderText(d));
-  const tf = await eo.loadUseLite({ backend: process.env.EO_TF_BACKEND || 'wasm' });
+  const tf = await eo.loadUseLite({ runtime: 'tfjs', backend: process.env.EO_TF_BACKEND || 'wasm' });
   const hit = eo.findEmbeddingCache({ encoderId: tf.id, dim: 512, texts, key: corpus.hash });
   if (!hit || hit.meta.backend === eo.USE_LITE_ONNX_BACKEND) {
-    console.log(`skipped: no tfjs-computed ${tf.id} corpus embeddings in the default cache (run notebook 02 first)`);
+    console.log(`skipped: no tfjs-computed ${tf.id} corpus embeddings in the default cache (run notebook 02 with EO_USE_LITE_RUNTIME=tfjs first)`);
     tf.dispose();
     return;
   }

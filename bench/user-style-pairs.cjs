@@ -15,20 +15,34 @@
 // Checkpoints are reused when they match; --retrain trains the styles variant again. The plain variant always uses the
 // default config (so the default checkpoint is only ever reused, or trained as notebook 04 trains it); --max-epochs
 // (a smoke run) applies to the styles variant only.
-//   node bench/user-style-pairs.cjs [--sample] [--per-style 400] [--max-epochs N] [--retrain] [--out bench/out/user-style-pairs[-sample].json]
+//   node bench/user-style-pairs.cjs [--sample] [--per-style N] [--max-epochs N] [--retrain] [--out bench/out/user-style-pairs[-sample].json]
+//   (--help lists the flags)
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
+
+const args = benchArgs({
+  script: __filename,
+  measures: 'NN-SSC trained plain vs with corpus-made user-style queries mixed in: title test split and the style benchmark, alone and fused with BM25, paired',
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    'per-style': { type: 'int', default: null, min: 1, defaultText: 'DEFAULT_NNSSC_STYLE_QUERIES.perStyle', help: 'user-style training queries per style' },
+    'max-epochs': { type: 'int', default: null, min: 1, defaultText: 'DEFAULT_NNSSC_CONFIG.maxEpochs', help: 'the styles variant only: at most N epochs (a smoke run)' },
+    retrain: { type: 'boolean', help: 'train the styles variant again' },
+    out: { type: 'string', default: null, placeholder: 'FILE', defaultText: 'bench/out/user-style-pairs[-sample].json', help: 'where the JSON result is written' },
+  },
+});
+const header = printHeader(args);
 const eo = require('../dist/lib');
 const { styleRuns, styleRows } = require('../dist/lib/search/style-eval');
 const { DEFAULT_NNSSC_STYLE_QUERIES } = require('../dist/lib/train');
-const { benchArgs } = require('./lib/common.cjs');
 
-const { args, sample } = benchArgs(0);
-const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
-const perStyle = Number(opt('--per-style', DEFAULT_NNSSC_STYLE_QUERIES.perStyle));
-const maxEpochs = args.includes('--max-epochs') ? Number(opt('--max-epochs')) : undefined;
+const sample = args.sample;
+const perStyle = args.perStyle ?? DEFAULT_NNSSC_STYLE_QUERIES.perStyle;
+const maxEpochs = args.maxEpochs ?? undefined;
 const TOP_M = 400;
 const TITLE_METRICS = ['R@10', 'MAP', 'MRR'];
 const STYLE_METRICS = ['nDCG@10', 'P@10', 'MAP', 'MRR'];
@@ -39,7 +53,7 @@ const VARIANTS = {
 };
 
 async function main() {
-  const outFile = opt('--out', path.join(__dirname, 'out', `user-style-pairs${sample ? '-sample' : ''}.json`));
+  const outFile = args.out ?? path.join(__dirname, 'out', `user-style-pairs${sample ? '-sample' : ''}.json`);
   const t0 = performance.now();
   const load = os.loadavg();
   const corpus = eo.loadSnapshot({ sample });
@@ -62,7 +76,7 @@ async function main() {
     const log = (l) => console.log(`[${v}] ${l}`);
     const t = performance.now();
     const nn = await eo.loadOrTrainNnssc({
-      corpus, bench, encoder, corpusMatrix: matrix, config: v === 'styles' && maxEpochs ? { ...config, maxEpochs } : config, selfSupervised: spec.selfSupervised, mode: v === 'styles' && args.includes('--retrain') ? 'retrain' : 'load-or-train', log,
+      corpus, bench, encoder, corpusMatrix: matrix, config: v === 'styles' && maxEpochs ? { ...config, maxEpochs } : config, selfSupervised: spec.selfSupervised, mode: v === 'styles' && args.retrain ? 'retrain' : 'load-or-train', log,
       training: { onEpoch: (l) => log(`epoch ${l.epoch}: train loss ${l.trainLoss.toFixed(4)}, val MAP ${l.valMAP?.toFixed(4)} MRR ${l.valMRR?.toFixed(4)}${l.best ? ' *' : ''} (${l.seconds.toFixed(0)} s)`) },
     });
     const alone = eo.nnsscScorer(encoder, matrix, nn.model, { id: spec.id, label: spec.label, threads: 2 });
@@ -114,7 +128,7 @@ async function main() {
   }
 
   writeJson(outFile, {
-    created: new Date().toISOString(), sample, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash, styleTopics: styleBench.topicsHash,
+    created: new Date().toISOString(), header, sample, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash, styleTopics: styleBench.topicsHash,
     machine: { cores: os.cpus().length, loadAverageAtStart: load, loadAverageAtEnd: os.loadavg() },
     config, twoStage: { topM: TOP_M }, variants: records,
     title: { queries: test.queries.length, rows: titleRows },

@@ -8,17 +8,25 @@
 //     on the values; training steps + full-corpus validation of 87 held-out queries; the second epoch).
 // Prints wall and CPU seconds per mode and the ratios to XNNPACK, and the fine-tuning losses of each mode (the
 // routes must train the same model: losses equal to ~1e-6).
-//   node bench/wasm-matmul.cjs [--steps 4] [--modes wasm,onnx1,onnx2] [--json]
+//   node bench/wasm-matmul.cjs [--steps 4] [--modes wasm,onnx1,onnx2] [--json]   (--help lists the flags)
+// With --json the result is printed as JSON on stdout and the header goes to stderr.
 'use strict';
 const os = require('node:os');
 const { spawnSync } = require('node:child_process');
-const { finetuneBenchExamples, nnsscFullShapeData } = require('./lib/common.cjs');
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
 
-const args = process.argv.slice(2);
-const opt = (name, def) => (args.includes(name) ? args[args.indexOf(name) + 1] : def);
-const steps = Number(opt('--steps', 4));
-const modes = opt('--modes', 'wasm,onnx1,onnx2').split(',');
-const asJson = args.includes('--json');
+const args = benchArgs({
+  script: __filename,
+  measures: "tfjs-wasm with its big matMuls on XNNPACK vs on onnxruntime's MLAS (1 and 2 threads): matMul GFLOP/s, a fine-tuning step, an NN-SSC epoch",
+  flags: {
+    steps: { type: 'int', default: 4, min: 2, help: 'fine-tuning steps per mode (the first is a warm-up)' },
+    modes: { type: 'list', default: ['wasm', 'onnx1', 'onnx2'], choices: ['wasm', 'onnx1', 'onnx2'], help: 'matMul routes, each in its own child process' },
+    json: { type: 'boolean', help: 'print the result as JSON (the header goes to stderr)' },
+  },
+});
+const { steps, modes, json: asJson } = args;
+const { finetuneBenchExamples, nnsscFullShapeData } = require('./lib/common.cjs');
 const MODE_ENV = {
   wasm: { EO_TF_MATMUL: 'wasm' },
   onnx1: { EO_TF_MATMUL: 'onnx', EO_TF_MATMUL_THREADS: '1' },
@@ -75,10 +83,10 @@ if (process.env.EO_WASM_MATMUL_BENCH_CHILD) {
     process.exit(2);
   });
 } else {
+  const header = printHeader(args, { stream: asJson ? process.stderr : process.stdout });
   const results = [];
   for (const mode of modes) {
-    if (!MODE_ENV[mode]) throw new Error(`unknown mode ${mode} (wasm, onnx1, onnx2)`);
-    const r = spawnSync(process.execPath, [__filename], { env: { ...process.env, ...MODE_ENV[mode], EO_WASM_MATMUL_BENCH_CHILD: mode }, encoding: 'utf8', maxBuffer: 1 << 26 });
+    const r = spawnSync(process.execPath, [__filename, ...args.argv], { env: { ...process.env, ...MODE_ENV[mode], EO_WASM_MATMUL_BENCH_CHILD: mode }, encoding: 'utf8', maxBuffer: 1 << 26 });
     if (r.status !== 0) {
       console.error(`${mode}: exit ${r.status}\n${r.stderr}`);
       process.exit(1);
@@ -88,7 +96,7 @@ if (process.env.EO_WASM_MATMUL_BENCH_CHILD) {
   const base = results.find((r) => r.mode === 'wasm') ?? results[0];
   const machine = { cores: os.cpus().length, cpu: os.cpus()[0]?.model, load: os.loadavg() };
   if (asJson) {
-    console.log(JSON.stringify({ machine, steps, results }, null, 2));
+    console.log(JSON.stringify({ header, machine, steps, results }, null, 2));
   } else {
     console.log(`tfjs-wasm matMul route, one run (${machine.cores} cores, load ${machine.load.map((l) => l.toFixed(2)).join(' ')})`);
     console.log('| mode | matMul GFLOP/s (3 shapes) | fine-tune step wall / CPU s | × XNNPACK (wall) | NN-SSC epoch wall / CPU s | × XNNPACK (wall) |');

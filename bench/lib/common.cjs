@@ -1,12 +1,6 @@
-// Shared by the bench scripts: argument parsing and the cached base USE-lite corpus matrix.
+// Shared by the bench scripts: the cached base USE-lite corpus matrix, one NN-SSC training step, and benchmark
+// inputs of a real shape (fine-tuning examples, NN-SSC training data). Arguments: ./args.cjs; the header: ./header.cjs.
 'use strict';
-
-/** `--sample` and `--queries N` (default `defaultQueries`). */
-function benchArgs(defaultQueries) {
-  const args = process.argv.slice(2);
-  const i = args.indexOf('--queries');
-  return { args, sample: args.includes('--sample'), nq: (i >= 0 && Number(args[i + 1])) || defaultQueries };
-}
 
 /**
  * The cached base USE-lite embeddings of the corpus (written by notebook 02 / `npm start`), as { matrix, dim };
@@ -97,4 +91,4 @@ function nnsscFullShapeData(eo, corpus) {
   return { corpusMatrix: unit(N), dim: D, datasetIds: corpus.datasets.map((d) => d.id), queries, queryMatrix: unit(Q), positives };
 }
 
-module.exports = { finetuneBenchExamples, benchArgs, cachedUseLiteCorpus, nnsscAdamStep, nnsscFullShapeData };
+module.exports = { finetuneBenchExamples, cachedUseLiteCorpus, nnsscAdamStep, nnsscFullShapeData };

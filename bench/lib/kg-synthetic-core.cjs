@@ -2,11 +2,13 @@
 // ../shared/notes/eo-kg-export-shape.md): Dataset, Publication (a stated share of them empty-title citing-only
 // CITES stubs), ScienceKeyword, Platform, Instrument, Project and DataCenter nodes, then every relationship type
 // in its real direction (CITES written cited -> citing; APOC 4.3+ endpoints with `properties` on some edges).
-// Library-free (Node built-ins only) so that the test suite can write a tiny one and the bench a paper-size one.
+// Needs only the built library's PRNG (dist/lib/util/random), so the test suite can write a tiny one and the bench a
+// paper-size one without loading the workbench.
 // Deterministic: the same options give the same bytes.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
+const { mulberry32 } = require('../../dist/lib/util/random');
 
 /** NASA EO KG v1.2.0 as published: 138,704 Publication and 8,058 Dataset nodes, 436,203 relationships. */
 const PAPER_KG_SIZE = Object.freeze({
@@ -39,18 +41,6 @@ const WORDS = ('aerosol optical depth sea surface temperature soil moisture prec
   'nitrogen dioxide wind speed ocean color chlorophyll salinity gravity anomaly surface deformation fire burned area ' +
   'daily monthly global regional gridded level swath retrieval satellite sensor instrument product version record climate ' +
   'trend variability model assimilation reanalysis validation observation campaign airborne station time series analysis').split(' ');
-
-/** Seeded PRNG (mulberry32, as lib/util/random.ts; repeated so this script runs without a build): uniform in [0, 1). */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Resolved sizes and the counts a correct loader must report for them. */
 function plan(options = {}) {
@@ -105,7 +95,7 @@ function plan(options = {}) {
 function writeSyntheticKgExport(file, options = {}) {
   const p = plan(options);
   const { o } = p;
-  const rand = rng(o.seed);
+  const rand = mulberry32(o.seed);
   const int = (n) => Math.floor(rand() * n);
   const text = (chars) => {
     const out = [];
