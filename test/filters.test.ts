@@ -223,7 +223,7 @@ test('search: filters remove without reordering, echo what they removed; facets 
 
 const get = async (app: Awaited<ReturnType<typeof createSearchServer>>, url: string) => app.inject({ method: 'GET', url, remoteAddress: '127.0.0.1' });
 
-test('API: bad filter values are 400 BAD_FILTER naming the parameter; filters applied; facets always; cache keyed by filters', async () => {
+test('API: bad filter values are 400 BAD_FILTER naming the parameter; filters applied; facets with include_facets; cache keyed by filters', async () => {
   const app = await createSearchServer(engine, { now: () => NOW });
   try {
     const q = 'q=' + encodeURIComponent('sea surface temperature');
@@ -247,11 +247,16 @@ test('API: bad filter values are 400 BAD_FILTER naming the parameter; filters ap
     assert.is(page.statusCode, 400);
     assert.match(page.body, /bounding_box: give four numbers/);
 
-    const a = await get(app, `/api/search?${q}&k=50`);
+    const plain = await get(app, `/api/search?${q}&k=50`);
+    assert.is(plain.statusCode, 200);
+    assert.is((plain.json() as SearchResponse).facets, undefined, 'the JSON API counts facets only when asked (CMR: include_facets)');
+    assert.is((await get(app, `/api/search?${q}&include_facets=yes`)).statusCode, 400);
+    const a = await get(app, `/api/search?${q}&k=50&include_facets=true`);
     assert.is(a.statusCode, 200);
+    assert.is(a.headers['x-eo-cache'], 'miss', 'facets are part of the cache key');
     const all = a.json() as SearchResponse;
-    assert.ok(all.facets && all.facets.provider.length > 1, 'the API always asks for facets');
-    const f = await get(app, `/api/search?${q}&k=50&provider=POCLOUD&provider=ob_daac`);
+    assert.ok(all.facets && all.facets.provider.length > 1, 'facets when asked');
+    const f = await get(app, `/api/search?${q}&k=50&include_facets=true&provider=POCLOUD&provider=ob_daac`);
     assert.is(f.headers['x-eo-cache'], 'miss', 'filters are part of the cache key');
     const res = f.json() as SearchResponse;
     assert.ok(res.results.length > 0 && res.results.every((r) => r.daac === 'POCLOUD' || r.daac === 'OB_DAAC'));
@@ -261,7 +266,7 @@ test('API: bad filter values are 400 BAD_FILTER naming the parameter; filters ap
     assert.equal(res.results.map((r) => r.id).slice(0, expected.length), expected, 'the unfiltered order, filtered (then further down the ranking)');
     assert.ok(res.retrieval.filters!.removed > 0);
     assert.equal(res.facets!.provider.map((v) => v.value).sort(), [...new Set(res.results.map((r) => r.daac))].sort());
-    const again = await get(app, `/api/search?${q}&k=50&provider=OB_DAAC,POCLOUD`);
+    const again = await get(app, `/api/search?${q}&k=50&include_facets=true&provider=OB_DAAC,POCLOUD`);
     assert.is(again.headers['x-eo-cache'], 'hit', 'same filters in another order: one entry');
     const other = await get(app, `/api/search?${q}&k=50&provider=POCLOUD`);
     assert.is(other.headers['x-eo-cache'], 'miss');

@@ -15,6 +15,7 @@
  * No clock, no random draw: the same rows give the same model.
  */
 import { EoError } from '../errors';
+import { topK } from '../retrieve/topk';
 
 /** The features, in model order. Each is known before fusing. */
 export const FUSION_FEATURES = [
@@ -156,27 +157,9 @@ export function checkAdaptiveAlphaModel(m: unknown, where: string): AdaptiveAlph
   return x;
 }
 
-/** Indices of the k largest values (ties by lower index), best first. */
+/** Indices of the k largest values, best first (`topK`: ties by lower index). */
 function topIndices(v: ArrayLike<number>, k: number): number[] {
-  const idx: number[] = [];
-  let worst = -Infinity;
-  for (let i = 0; i < v.length; i++) {
-    if (idx.length < k) {
-      idx.push(i);
-      if (idx.length === k) {
-        idx.sort((a, b) => v[b] - v[a] || a - b);
-        worst = v[idx[k - 1]];
-      }
-    } else if (v[i] > worst) {
-      let p = k - 1;
-      while (p > 0 && v[idx[p - 1]] < v[i]) p--;
-      idx.splice(p, 0, i);
-      idx.pop();
-      worst = v[idx[k - 1]];
-    }
-  }
-  if (idx.length < k) idx.sort((a, b) => v[b] - v[a] || a - b);
-  return idx;
+  return topK(v, k);
 }
 
 /**

@@ -419,12 +419,11 @@ export function applyIdentifierRule(scores: Float32Array, named: readonly NamedI
   const n = scores.length;
   const ignore = new Set((r.ignore ?? []).map((s) => s.toLowerCase()));
   const active = named.filter((x) => r.mode !== 'off' && !x.context && (!r.kinds || r.kinds.includes(x.group.kind)) && !ignore.has(x.group.id.toLowerCase()) && !ignore.has(x.text.toLowerCase()));
-  const lacks: Uint8Array[] = [];
-  const factors: number[] = [];
   const effects: IdentifierEffect[] = named.filter((x) => !active.includes(x)).map((x) => ({ text: x.text, id: x.group.id, kind: x.group.kind, applied: false, moved: 0, carriers: 0, ...(x.context ? { context: x.context } : {}) }));
-  // the window before the rule, for the moved counts
-  const order = topIndices(scores, Number.isFinite(r.window) ? r.window : 100);
-  const appliedEffects: IdentifierEffect[] = [];
+  // the candidates that can move: the window (plus the first one beyond it, the floor T), or every dataset
+  const windowed = Number.isFinite(r.window);
+  const top = windowed ? topIndices(scores, r.window + 1) : null;
+  const movable = top ? top.slice(0, r.window) : null;
   // one requirement per class: names of one class are alternatives ("Terra and Aqua", "AMSR-E AMSR2"), classes are
   // all wanted ("MODIS Terra": the instrument and the platform)
   const classes = new Map<RequirementClass, NamedIdentifier[]>();
@@ -434,56 +433,73 @@ export function applyIdentifierRule(scores: Float32Array, named: readonly NamedI
     if (l) l.push(x);
     else classes.set(c, [x]);
   }
+  const requirements: { lacks: (i: number) => boolean; factor: number; effect: IdentifierEffect }[] = [];
   for (const [cls, members] of classes) {
-    const lack = new Uint8Array(n).fill(1);
-    let levelStated: Uint8Array | null = null;
-    for (const x of members) {
-      for (const i of x.group.carriers) lack[i] = 0;
-      if (x.group.stated && !levelStated) {
-        levelStated = new Uint8Array(n);
-        for (const i of x.group.stated) levelStated[i] = 1;
-      }
-    }
+    const masks = members.map((x) => carrierMask(x.group, n));
+    const stated = members.find((x) => x.group.stated);
+    const statedMask = stated ? statedLevelMask(stated.group, n) : null;
     // a level is lacking only where another level is stated
-    if (levelStated) for (let i = 0; i < n; i++) if (!levelStated[i]) lack[i] = 0;
-    let carriers = 0;
-    for (let i = 0; i < n; i++) if (scores[i] > 0 && !lack[i]) carriers++;
+    const lacks = (i: number) => !masks.some((m) => m[i] === 1) && (!statedMask || statedMask[i] === 1);
+    const counted = new Set<number>();
+    for (const x of members) for (const i of x.group.carriers) if (scores[i] > 0) counted.add(i);
+    const carriers = counted.size;
     let moved = 0;
-    if (carriers > 0) for (const i of order) if (lack[i]) moved++;
-    const id = members.map((x) => x.group.id).join(' or ');
-    const e: IdentifierEffect = { text: members.map((x) => x.text).join(', '), id, kind: members[0].group.kind, applied: carriers > 0, moved, carriers };
-    if (e.applied) {
-      lacks.push(lack);
-      factors.push(r.classPenalty?.[cls] ?? r.penalty);
-      appliedEffects.push(e);
-    }
-    effects.push(e);
+    if (carriers > 0) for (const i of movable ?? topIndices(scores, 100)) if (lacks(i)) moved++;
+    const effect: IdentifierEffect = { text: members.map((x) => x.text).join(', '), id: members.map((x) => x.group.id).join(' or '), kind: members[0].group.kind, applied: carriers > 0, moved, carriers };
+    if (effect.applied) requirements.push({ lacks, factor: r.classPenalty?.[cls] ?? r.penalty, effect });
+    effects.push(effect);
   }
   const out = new Float32Array(scores);
-  const factor = new Float64Array(n).fill(1);
-  lacks.forEach((lack, j) => {
-    for (let i = 0; i < n; i++) if (lack[i]) factor[i] *= factors[j];
-  });
-  if (lacks.length) {
-    if (Number.isFinite(r.window)) {
+  const factor = new Map<number, number>(); // the datasets that moved → their factor
+  const factorAt = (i: number) => requirements.reduce((f, q) => (q.lacks(i) ? f * q.factor : f), 1);
+  if (requirements.length) {
+    if (top && movable) {
       // only the top `window` move, towards the best candidate beyond it (T), never below it
-      const top = topIndices(scores, r.window + 1);
       const T = top.length > r.window ? scores[top[r.window]] : 0;
-      const inWindow = new Uint8Array(n);
-      for (const i of top.slice(0, r.window)) inWindow[i] = 1;
-      for (let i = 0; i < n; i++) {
-        if (factor[i] === 1) continue;
-        if (inWindow[i]) out[i] = T + (scores[i] - T) * factor[i];
-        else factor[i] = 1; // beyond the window: not moved
+      for (const i of movable) {
+        const f = factorAt(i);
+        if (f === 1) continue;
+        out[i] = T + (scores[i] - T) * f;
+        factor.set(i, f);
       }
-    } else for (let i = 0; i < n; i++) if (factor[i] !== 1) out[i] = scores[i] * factor[i];
+    } else
+      for (let i = 0; i < n; i++) {
+        const f = factorAt(i);
+        if (f === 1) continue;
+        out[i] = scores[i] * f;
+        factor.set(i, f);
+      }
   }
   return {
     scores: out,
     effects,
-    lackedBy: (i) => (factor[i] === 1 ? [] : appliedEffects.filter((_, j) => lacks[j][i]).map((e) => e.id)),
-    factorOf: (i) => factor[i],
+    lackedBy: (i) => (factor.has(i) ? requirements.filter((q) => q.lacks(i)).map((q) => q.effect.id) : []),
+    factorOf: (i) => factor.get(i) ?? 1,
   };
+}
+
+/** A group's carriers as a 0/1 mask over the corpus (built once per group and corpus size). */
+const carrierMasks = new WeakMap<IdentifierGroup, Uint8Array>();
+function carrierMask(g: IdentifierGroup, n: number): Uint8Array {
+  let m = carrierMasks.get(g);
+  if (!m || m.length !== n) {
+    m = new Uint8Array(n);
+    for (const i of g.carriers) m[i] = 1;
+    carrierMasks.set(g, m);
+  }
+  return m;
+}
+
+/** A level group's "states some level" mask (shared by every level group of a vocabulary). */
+const statedMasks = new WeakMap<Int32Array, Uint8Array>();
+function statedLevelMask(g: IdentifierGroup, n: number): Uint8Array {
+  let m = statedMasks.get(g.stated!);
+  if (!m || m.length !== n) {
+    m = new Uint8Array(n);
+    for (const i of g.stated!) m[i] = 1;
+    statedMasks.set(g.stated!, m);
+  }
+  return m;
 }
 
 /** Corpus positions of the `k` highest scores (> 0), best first (ties: lower position first). */

@@ -80,7 +80,8 @@ function serverTiming(res: SearchResponse | null, admitMs: number, render: 'json
 /**
  * The search service: Fastify app with
  *   GET /                  search page (server-rendered; `?q=…&k=…` shows router actions and ranked datasets)
- *   GET /api/search?q=&k=  JSON: router decisions/actions, ranked datasets with per-stage scores, facets, timings;
+ *   GET /api/search?q=&k=  JSON: router decisions/actions, ranked datasets with per-stage scores, timings (facet counts
+ *                          with `include_facets=true`, as CMR's collection search);
  *                          CMR-like filters `provider`, `platform`, `instrument`, `processing_level_id`, `temporal`,
  *                          `bounding_box` and `ignore` (lib/search/filters.ts; bad values 400 `BAD_FILTER`)
  *                          (`repair=0` searches the query as typed; default 1: misspellings mended, see search/repair.ts)
@@ -166,10 +167,14 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
     if (q.repair !== undefined && q.repair !== '0' && q.repair !== '1')
       return sendProblem(req, reply, { status: 400, code: 'BAD_PARAMETER', message: 'repair must be 0 (search the query as typed) or 1 (mend misspellings; the default)' });
     const repair = q.repair !== '0';
+    // facet counts as CMR gives them: the page always shows them, the JSON API when asked (`include_facets=true`)
+    if (q.include_facets !== undefined && q.include_facets !== 'true' && q.include_facets !== 'false')
+      return sendProblem(req, reply, { status: 400, code: 'BAD_PARAMETER', message: 'include_facets must be true or false' });
+    const facets = html || q.include_facets === 'true';
     // whitespace runs do not change a query's meaning: one cache entry (and one answer) for all spellings
     const query = cq.query.normalize('NFC').trim().replace(/\s+/g, ' ');
     const now = opts.now?.() ?? new Date();
-    const key = JSON.stringify([query, ck.k, opts.llmRouter ? 'llm' : 'rules', now.toISOString().slice(0, 10), canonicalFilters(cf.filters), canonicalIgnore(cf.ignore), repair]);
+    const key = JSON.stringify([query, ck.k, opts.llmRouter ? 'llm' : 'rules', now.toISOString().slice(0, 10), canonicalFilters(cf.filters), canonicalIgnore(cf.ignore), repair, facets]);
     let json = results.get(key);
     let res: SearchResponse | null = null;
     let admitMs = 0;
@@ -185,7 +190,7 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
       try {
         res = await search(engine, query, {
           k: ck.k, routerCandidates: opts.routerCandidates, now, router: opts.llmRouter ?? 'rules', log: (e) => req.log.error(e), repair,
-          filters: cf.filters, ignore: cf.ignore, facets: true,
+          filters: cf.filters, ignore: cf.ignore, facets,
         });
       } finally {
         slot.release();
