@@ -106,4 +106,32 @@ test('cache round trip gives identical scores and a changed corpus is not served
   assert.ok(d.lunrIndex);
 });
 
+test('field weights (CMR-style boosts, fields mode): a boosted field scales its own term weights; bad boosts are refused', () => {
+  const rec = (id: string, longName: string, shortName: string | null): DatasetRecord => ({
+    id, shortName, longName, abstract: '', doi: null, daac: 'LAADS', publisher: null, temporalStart: null, temporalEnd: null, bbox: null,
+    keywords: [], platforms: [], instruments: [], projects: [], processingLevel: null, landingPage: '', shortNameSource: null, catalogRecordComplete: true, sources: [],
+  } as DatasetRecord);
+  const toy = makeCorpus([rec('C1-X', 'aerosol optical depth', 'MOD04'), rec('C2-X', 'MOD04 aerosol product', null), rec('C3-X', 'sea ice', null)], [], [], 'boost-toy');
+  const plain = buildBm25(toy, { mode: 'fields' });
+  const boosted = buildBm25(toy, { mode: 'fields', fieldBoosts: { shortName: 2 } });
+  const p = bm25Scores(plain, 'MOD04');
+  const b = bm25Scores(boosted, 'MOD04');
+  assert.ok(Math.abs(b[0] - 2 * p[0]) < 2e-3, `short-name match doubles (lunr rounds weights to 3 decimals): ${p[0]} → ${b[0]}`);
+  assert.ok(Math.abs(b[1] - p[1]) < 2e-3, "a title match is unchanged");
+  assert.ok(boosted.key !== plain.key, 'boosts are part of the cache key');
+  for (const [opts, re] of [
+    [{ mode: 'fields', fieldBoosts: { shortName: 0 } }, /fieldBoosts\.shortName must be a number > 0/],
+    [{ mode: 'fields', fieldBoosts: { title: 1.2 } }, /unknown BM25 field "title" in fieldBoosts/],
+    [{ fieldBoosts: { shortName: 1.4 } }, /fieldBoosts need mode "fields"/],
+  ] as const) {
+    try {
+      buildBm25(toy, opts as never);
+      assert.unreachable('should refuse');
+    } catch (e) {
+      assert.ok(isEoError(e, 'CONFIG'), String(e));
+      assert.match((e as Error).message, re);
+    }
+  }
+});
+
 test.run();

@@ -43,6 +43,12 @@ export interface Bm25Options {
    * record. 'fields': one lunr field each, their BM25 scores summed (lunr's multi-field scoring).
    */
   mode?: 'combined' | 'fields';
+  /**
+   * Field weights ('fields' mode only): each field's BM25 weight is multiplied by its boost (lunr's field boost), in
+   * the spirit of CMR's relevancy boosts (short name 1.4, project and platform 1.3, instrument and science keywords
+   * 1.2, temporal 1.1). Default: none (every field 1).
+   */
+  fieldBoosts?: Partial<Record<Bm25FieldName, number>>;
   /** Cap on query terms (longer queries are cut, never rejected). Default 1024. */
   maxQueryTerms?: number;
 }
@@ -55,7 +61,7 @@ export interface Bm25Options {
  */
 export interface Bm25Index {
   size: number;
-  config: Required<Omit<Bm25Options, 'maxQueryTerms'>>;
+  config: Required<Omit<Bm25Options, 'maxQueryTerms' | 'fieldBoosts'>> & Pick<Bm25Options, 'fieldBoosts'>;
   maxQueryTerms: number;
   /** Hash of corpus + config; keys the on-disk cache. */
   key: string;
@@ -91,7 +97,13 @@ function lunrTokenizer(obj: unknown, metadata?: object): lunr.Token[] {
 function resolveConfig(opts: Bm25Options): Bm25Index['config'] {
   const fields = [...(opts.fields ?? DEFAULT_BM25_FIELDS)];
   for (const f of fields) if (!(f in BM25_FIELD_TEXT)) throw new EoError('CONFIG', `unknown BM25 field "${f}"`);
-  return { k1: opts.k1 ?? 1.5, b: opts.b ?? 0.75, fields, mode: opts.mode ?? 'combined' };
+  const boosts = opts.fieldBoosts ?? {};
+  for (const [f, w] of Object.entries(boosts)) {
+    if (!(f in BM25_FIELD_TEXT)) throw new EoError('CONFIG', `unknown BM25 field "${f}" in fieldBoosts`);
+    if (!(Number.isFinite(w) && w! > 0)) throw new EoError('CONFIG', `fieldBoosts.${f} must be a number > 0 (got ${w})`);
+  }
+  if (Object.keys(boosts).length && (opts.mode ?? 'combined') !== 'fields') throw new EoError('CONFIG', 'fieldBoosts need mode "fields" (one lunr field per dataset field)');
+  return { k1: opts.k1 ?? 1.5, b: opts.b ?? 0.75, fields, mode: opts.mode ?? 'combined', ...(Object.keys(boosts).length ? { fieldBoosts: boosts } : {}) };
 }
 
 function indexKey(corpus: Corpus, config: Bm25Index['config']): string {
@@ -107,7 +119,7 @@ export function buildLunrIndex(corpus: Corpus, opts: Bm25Options = {}): lunr.Ind
     this.b(config.b);
     (this as any).tokenizer = lunrTokenizer;
     this.ref('i');
-    for (const f of fieldNames) this.field(f);
+    for (const f of fieldNames) this.field(f, { boost: config.fieldBoosts?.[f as Bm25FieldName] ?? 1 });
     corpus.datasets.forEach((d, i) => {
       const doc: Record<string, string> = { i: String(i) };
       if (config.mode === 'combined') doc.text = config.fields.map((f) => BM25_FIELD_TEXT[f](d)).join(' \n ');

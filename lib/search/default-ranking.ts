@@ -9,6 +9,12 @@ import { DEFAULT_IDENTIFIER_RULE, type IdentifierRule } from './identifiers';
 export interface DefaultRanking {
   /** Semantic scorer: NN-SSC when its checkpoint exists, else USE-lite cosine. */
   semantic: 'best';
+  /**
+   * Lexical scorer: BM25 (the paper's), or BM25 plus the domain vocabulary's expansion (`expand.ts`). The expansion
+   * was chosen on the style benchmark's dev half; BM25 field weights in the spirit of CMR's relevancy (the `fieldBoosts`
+   * option of `loadOrBuildBm25`) were tried there too and gained nothing, so BM25 stays one combined field.
+   */
+  lexical: 'bm25' | 'bm25+qe';
   /** Fusion of BM25 and the semantic scorer. */
   fusion: 'analytic' | 'grid' | 'rrf' | 'adaptive';
   /**
@@ -28,6 +34,7 @@ export interface DefaultRanking {
 
 export const DEFAULT_RANKING: Readonly<DefaultRanking> = Object.freeze({
   semantic: 'best',
+  lexical: 'bm25+qe',
   fusion: 'adaptive',
   nnsscTwoStage: Object.freeze({ topM: 400 }),
   identifiers: Object.freeze({ ...DEFAULT_IDENTIFIER_RULE }),

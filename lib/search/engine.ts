@@ -26,6 +26,7 @@ import type { EngineFusion, SearchEngine } from './types';
 import { adaptiveFusion, describeAdaptiveRecord } from './adaptive-fusion';
 import { DEFAULT_RANKING } from './default-ranking';
 import type { IdentifierRule } from './identifiers';
+import { DEFAULT_EXPANSION_WEIGHT, expandedBm25Scorer, loadQueryVocabulary } from './expand';
 
 /** Label of an engine from its parts. */
 function engineLabel(lexical: CorpusScorer | null, semantic: CorpusScorer | null, fusion: EngineFusion): string {
@@ -77,8 +78,12 @@ export interface LoadSearchEngineOptions {
    * cosine), `nnssc`, `use-lite`, `none` (BM25 alone), or a ready CorpusScorer (its owner disposes it).
    */
   semantic?: 'best' | 'nnssc' | 'use-lite' | 'none' | CorpusScorer;
-  /** Use BM25. Default true; false: the semantic scorer alone. */
-  lexical?: boolean;
+  /**
+   * The lexical scorer: `bm25` (the paper's), `bm25+qe` (BM25 plus the domain vocabulary's expansion at weight 0.3,
+   * `expand.ts`), true (the default ranking's, `DEFAULT_RANKING.lexical`), or false (the semantic scorer alone).
+   * Default true.
+   */
+  lexical?: boolean | 'bm25' | 'bm25+qe';
   /**
    * How the two are fused: `analytic` α (Eq. 7), `grid` α, `rrf` (k = 60, no weight), or `adaptive` (α per query,
    * `lib/search/adaptive-fusion.ts`, starting from the analytic α). Default `DEFAULT_RANKING.fusion`.
@@ -182,7 +187,11 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   // loader check what the checkpoint was trained on
   const onDisk = readBenchmarkOnDisk(corpus, opts.benchmarkDir ?? settings.dir);
   // a service scores each query's BM25 twice (lexical part, two-stage first stage): the second is answered from memory
-  const lexical = opts.lexical === false ? null : bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25', { recent: opts.queryBatching ? 64 : 0 });
+  const lexicalKind = opts.lexical === false ? null : opts.lexical === true || opts.lexical === undefined ? DEFAULT_RANKING.lexical : opts.lexical;
+  const recent = opts.queryBatching ? 64 : 0;
+  const lexical = lexicalKind === null ? null
+    : lexicalKind === 'bm25+qe' ? expandedBm25Scorer(loadOrBuildBm25(corpus), loadQueryVocabulary(corpus), DEFAULT_EXPANSION_WEIGHT, { recent, id: 'bm25', label: 'BM25 + vocabulary expansion' })
+    : bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25', { recent });
   let semantic: CorpusScorer | null = null;
   let owned: SentenceEncoder | null = null;
   const disposers: (() => void)[] = [];

@@ -15,6 +15,7 @@ import { bm25Scores, type Bm25Index } from '../retrieve/bm25';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { phraseMatcher, type PhraseMatcher } from '../router/phrases';
 import type { GcmdKeyword } from '../router/variables';
+import { createLru } from '../util/lru';
 import { packageFile } from '../util/paths';
 
 /** One set of equivalent ways to name a quantity or technique. */
@@ -195,12 +196,22 @@ export function expandedBm25Scores(bm25: Bm25Index, text: string, vocab: QueryVo
 }
 
 /** A BM25 scorer with query expansion, for runs and fusion (id `bm25+qe`). */
-export function expandedBm25Scorer(bm25: Bm25Index, vocab: QueryVocabulary, weight = DEFAULT_EXPANSION_WEIGHT): CorpusScorer {
+export function expandedBm25Scorer(bm25: Bm25Index, vocab: QueryVocabulary, weight = DEFAULT_EXPANSION_WEIGHT, opts: { recent?: number; id?: string; label?: string } = {}): CorpusScorer {
+  // a service scores each query's lexical part twice (fusion, two-stage first stage): the second from memory
+  const recent = opts.recent ? createLru<string, Float32Array>(opts.recent) : null;
+  const score = (t: string) => {
+    const hit = recent?.get(t);
+    if (hit) return hit;
+    const s = expandedBm25Scores(bm25, t, vocab, weight).scores;
+    recent?.set(t, s);
+    return s;
+  };
   return {
-    id: 'bm25+qe',
-    label: `BM25 + query expansion (w=${weight})`,
+    id: opts.id ?? 'bm25+qe',
+    label: opts.label ?? `BM25 + query expansion (w=${weight})`,
+    fingerprint: `bm25(k1=${bm25.config.k1},b=${bm25.config.b})+qe(w=${weight},groups=${vocab.groups.length})`,
     async scoreBatch(texts, onProgress) {
-      const out = texts.map((t) => expandedBm25Scores(bm25, t, vocab, weight).scores);
+      const out = texts.map(score);
       onProgress?.(texts.length, texts.length);
       return out;
     },
