@@ -270,7 +270,7 @@ test('eo bench build, eo eval and eo search end to end on the sample (spawned CL
     const corpus = loadSnapshot({ sample: true });
     const bench = loadBenchmark(path.join(dir, 'bench', 'benchmark.json'), corpus);
     const view = benchmarkSplit(bench, 'test');
-    const engine = await loadSearchEngine(corpus, { semantic: 'none', sample: true });
+    const engine = await loadSearchEngine(corpus, { semantic: 'none', lexical: 'bm25', sample: true }); // --retriever bm25: the paper's BM25
     // eo eval ranks as eo search does (query rules and repair on)
     const lib = await searchBatch(engine, view.queries, { rules: true, repair: true });
     const fromCli = readTrecRun(path.join(dir, 'out', 'bm25.test.run'));

@@ -46,7 +46,7 @@ test('type a query, see router actions and datasets, follow a result, refuse mar
       const rec = corpus.datasets[corpus.indexById.get(r.id ?? '') ?? -1];
       assert.ok(rec, `result ${r.id} is a dataset of the corpus`);
       assert.ok(rec.daac.length > 0 && r.text.includes(rec.daac), `result ${r.id} shows its DAAC ${rec.daac}: ${r.text.slice(0, 200)}`);
-      assert.match(r.text, /BM25 contributes/, 'why-line shown');
+      assert.match(r.text, /BM25(?: \+ vocabulary expansion)? contributes/, 'why-line shown');
     }
     const actions = await page.$$eval('#router-actions .action', (els) => els.map((e) => ({ tool: e.getAttribute('data-tool'), href: e.querySelector('a.action-link')?.getAttribute('href') ?? '' })));
     const wv = actions.find((a) => a.tool === 'worldview');

@@ -89,7 +89,7 @@ function engineOptions(name: string, values: { sample?: boolean; data?: string; 
   const semantic = values.semantic ?? 'best';
   if (!['best', 'nnssc', 'use-lite'].includes(semantic)) fail(`--semantic must be best, nnssc or use-lite (got "${semantic}")`);
   if (name === 'best') return { ...common, alpha, semantic: semantic as 'best' | 'nnssc' | 'use-lite' };
-  if (name === 'bm25') return { ...common, semantic: 'none' };
+  if (name === 'bm25') return { ...common, semantic: 'none', lexical: 'bm25' }; // the paper's BM25 (the default ranking's lexical half adds the vocabulary expansion)
   if (name === 'cosine') return { ...common, semantic: 'use-lite', lexical: false };
   return { ...common, semantic: 'nnssc', lexical: false };
 }
