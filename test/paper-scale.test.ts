@@ -30,11 +30,17 @@ test('paper-scale --quick writes one row per stage and the LLM cost table', () =
   assert.ok(Math.abs(j.sizes.measured.labelsPerQuery - 2.24) < 0.2, String(j.sizes.measured.labelsPerQuery));
   // LLM: one call per query per model; input tokens at least the template plus 10 candidate titles
   const llm: Array<Record<string, any>> = j.llm;
+  const models: Array<Record<string, any>> = JSON.parse(fs.readFileSync(path.join(root, 'lib', 'llm', 'models.json'), 'utf8')).models;
   assert.ok(llm.length >= 2);
   for (const row of llm) {
     assert.is(row.calls, row.queries);
     assert.ok(row.inputTokens / row.calls > 300, `tokens per call ${row.inputTokens / row.calls}`);
-    assert.ok(row.costUsd >= 0);
+    // the cost is the model's list prices times the tokens (reasoning tokens, where a model has them, only add)
+    const m = models.find((x) => x.id === row.model)!;
+    const base = (row.inputTokens * m.inputPricePerMTok + row.outputTokens * m.outputPricePerMTok) / 1e6;
+    const reasoning = (row.calls * (m.estimatedReasoningTokens ?? 0) * m.outputPricePerMTok) / 1e6;
+    assert.ok(row.costUsd >= base - 1e-3 && row.costUsd <= base + reasoning + 1e-3, `${row.model}: $${row.costUsd} vs list prices $${base.toFixed(4)} (+ up to $${reasoning.toFixed(4)} reasoning)`);
+    if (m.inputPricePerMTok > 0) assert.ok(row.costUsd > 0, row.model);
   }
 });
 

@@ -97,7 +97,12 @@ test('GET /api/search: router actions, ranked datasets with components, timings'
     assert.is(u.searchParams.get('t'), '2019-07-02-T00:00:00Z');
     assert.ok(u.searchParams.get('l')!.includes('MODIS_Combined_Value_Added_AOD'));
     assert.equal(body.router!.parsed.places.map((p) => p.name), ['India']);
-    for (const key of ['routeMs', 'lexicalMs', 'semanticMs', 'fuseMs', 'totalMs'] as const) assert.ok(body.timings[key] >= 0);
+    // every stage was timed (a finite, non-negative number) and the whole search took at least its stages together
+    const t = body.timings;
+    for (const key of ['parseMs', 'routeMs', 'lexicalMs', 'semanticMs', 'fuseMs', 'constraintsMs', 'explainMs', 'totalMs'] as const)
+      assert.ok(Number.isFinite(t[key]) && t[key] >= 0, `${key} = ${t[key]}`);
+    const parts = t.parseMs + t.routeMs + t.lexicalMs + t.semanticMs + t.fuseMs + t.constraintsMs + t.explainMs;
+    assert.ok(t.totalMs > 0 && t.totalMs + 1e-6 >= parts, `total ${t.totalMs} ms < stages ${parts} ms`);
     assert.is(body.retrieval.alpha, 0.4);
     // a plain search falls through with no tool
     const plain = (await get(app, '/api/search?q=nitrogen+dioxide+columns')).json() as SearchResponse;
