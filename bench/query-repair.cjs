@@ -52,9 +52,7 @@ function typo(w, rng) {
 async function main() {
   const t0 = performance.now();
   const corpus = eo.loadSnapshot({ sample });
-  const bench = await eo.loadOrBuildBenchmark(corpus, {
-    writer: eo.titleQueryWriter(), seed: 42, testFraction: 0.2, subsetSize: 200, dir: eo.defaultBenchmarkDir(sample ? 'eo-title-sample' : 'eo-title'),
-  });
+  const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample }));
   const bm25 = eo.loadOrBuildBm25(corpus);
   eo.loadGazetteer(); // loaded before the vocabulary by the service too
   const vocab = eo.buildRepairVocabulary(corpus);

@@ -37,9 +37,7 @@ const METRICS = ['R@10', 'R@20', 'R@100', 'MAP', 'MRR'];
 async function main() {
   const t0 = performance.now();
   const corpus = eo.loadSnapshot({ sample });
-  const bench = await eo.loadOrBuildBenchmark(corpus, {
-    writer: eo.titleQueryWriter(), seed: 42, testFraction: 0.2, subsetSize: 200, dir: eo.defaultBenchmarkDir(sample ? 'eo-title-sample' : 'eo-title'),
-  });
+  const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample }));
   const bm25 = eo.loadOrBuildBm25(corpus);
   const vocab = loadQueryVocabulary(corpus);
   const parsedOf = new Map();

@@ -41,7 +41,7 @@ test('a name after a context cue ("before TRMM", "pre-MODIS") is context, not th
   const ones = new Float32Array(full.datasets.length).fill(1);
   const r = applyIdentifierRule(ones, n.filter((x) => x.group.id === 'TRMM'));
   assert.is(r.scores.every((s) => s === 1), true);
-  assert.match(describeIdentifierEffects(r.effects)[0], /taken as context/);
+  assert.match(describeIdentifierEffects(r.effects, r.countedTop)[0], /taken as context/);
 });
 
 function ds(id: string, longName: string, extra: Partial<DatasetRecord> = {}): DatasetRecord {
@@ -88,7 +88,7 @@ test('the rule: carriers first; alternatives of one class are OR, classes are AN
   // a name no candidate carries changes nothing and says so
   const none = applyIdentifierRule(Float32Array.from([0, 0, 0.9, 0, 0.7]), namedIdentifiers(v, 'MODIS land surface temperature'));
   assert.equal([...none.scores], [0, 0, 0.9, 0, 0.7].map(Math.fround));
-  assert.match(describeIdentifierEffects(none.effects)[0], /no candidate carries it/);
+  assert.match(describeIdentifierEffects(none.effects, none.countedTop)[0], /no candidate carries it/);
   // off, and a removed chip, leave the ranking alone; bad settings are refused
   assert.equal([...applyIdentifierRule(scores, namedIdentifiers(v, 'VIIRS'), { mode: 'off' }).scores], [...scores]);
   assert.equal([...applyIdentifierRule(scores, namedIdentifiers(v, 'VIIRS'), { ignore: ['viirs'] }).scores], [...scores]);

@@ -8,6 +8,8 @@ import { buildStyleBenchmark } from '../bench/styles/build';
 import type { Corpus } from '../data/types';
 import { GRADED_METRIC_NAMES } from '../metrics/graded';
 import { writeTrecQrels, writeTrecRun } from '../metrics/trec';
+import { loadOrBuildBm25 } from '../retrieve/bm25';
+import { bm25Scorer } from '../retrieve/scorers';
 import { createSearchEngine } from '../search/engine';
 import { styleRows, styleRuns, type StyleRow } from '../search/style-eval';
 import type { SearchEngine } from '../search/types';
@@ -16,14 +18,13 @@ export async function runStyleEval(corpus: Corpus, engine: SearchEngine, o: { sy
   const bench = buildStyleBenchmark(corpus);
   const queries = bench.queries.filter((q) => q.split === o.split).map((q) => ({ id: q.id, text: q.text, style: q.style }));
   const qrels = new Map(queries.map((q) => [q.id, bench.qrels.get(q.id)!]));
-  const bm25 = createSearchEngine(corpus, { lexical: engine.lexical, semantic: null, identifierRule: { mode: 'off' } });
-  const label = `${engine.label}${o.rules ? ', query rules' : ''}`;
-  const systems = [{ label: 'BM25', engine: bm25, rules: false }, ...(engine.semantic || o.rules ? [{ label, engine, rules: o.rules }] : [])];
-  if (!engine.lexical) systems.shift();
-  const runs = await styleRuns(systems, queries);
-  const reference = engine.lexical ? 'BM25' : label;
+  // the reference is the paper's BM25 alone, whatever lexical half the evaluated engine has
+  const bm25 = createSearchEngine(corpus, { lexical: bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25'), semantic: null, identifierRule: { mode: 'off' } });
+  const label = `${engine.label} [eo eval --system ${o.system}${o.rules ? '' : ' --no-rules'}]`; // never the reference's label
+  const runs = await styleRuns([{ label: 'BM25', engine: bm25, rules: false }, { label, engine, rules: o.rules }], queries);
+  const reference = 'BM25';
   const rows = styleRows(runs, queries, qrels, reference);
-  writeTrecRun(path.join(o.out, `${o.system}.styles-${o.split}.run`), runs.get(systems[systems.length - 1].label)!, o.system);
+  writeTrecRun(path.join(o.out, `${o.system}.styles-${o.split}.run`), runs.get(label)!, o.system);
   writeTrecQrels(path.join(o.out, `qrels.styles-${o.split}.trec`), qrels);
   if (o.json) process.stdout.write(JSON.stringify({ split: o.split, queries: queries.length, droppedTopics: bench.droppedTopics.length, rows }, null, 2) + '\n');
   else {

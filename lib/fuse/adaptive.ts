@@ -157,17 +157,12 @@ export function checkAdaptiveAlphaModel(m: unknown, where: string): AdaptiveAlph
   return x;
 }
 
-/** Indices of the k largest values, best first (`topK`: ties by lower index). */
-function topIndices(v: ArrayLike<number>, k: number): number[] {
-  return topK(v, k);
-}
-
 /**
  * The features of one query (FUSION_FEATURES order) from its words, the identifier words it names and the two
  * scorers' corpus-wide raw scores.
  */
 export function fusionFeatures(query: { words: number; identifierWords: number; questionForm: boolean; capitalizedShare: number }, lexical: ArrayLike<number>, semantic: ArrayLike<number>): number[] {
-  const lt = topIndices(lexical, 10);
+  const lt = topK(lexical, 10);
   const top1 = lt.length ? lexical[lt[0]] : 0;
   const top10 = lt.length ? lexical[lt[lt.length - 1]] : 0;
   let entropy = 0;
@@ -176,7 +171,7 @@ export function fusionFeatures(query: { words: number; identifierWords: number; 
     const p = Math.max(0, lexical[i]) / tot;
     if (p > 0) entropy -= p * Math.log(p);
   }
-  const st = topIndices(semantic, 100);
+  const st = topK(semantic, 100);
   const vals = st.map((i) => semantic[i]);
   const m = vals.reduce((s, x) => s + x, 0) / Math.max(1, vals.length);
   const sdv = Math.sqrt(vals.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, vals.length));

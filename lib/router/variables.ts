@@ -43,6 +43,18 @@ export function gcmdKeywordsFile(dataDir?: string): string {
 }
 
 /**
+ * The GCMD keyword file of a loaded snapshot: in its folder, or the folder above it (the sample snapshot lies in
+ * `sample/` beside it), so it follows `--data` with the corpus; null when neither has one.
+ */
+export function corpusGcmdFile(corpus: { origin: string }): string | null {
+  for (const dir of [corpus.origin, path.dirname(corpus.origin)]) {
+    const f = path.join(dir, 'gcmd-sciencekeywords.csv');
+    if (fs.existsSync(f)) return f;
+  }
+  return null;
+}
+
+/**
  * Read the GCMD science keywords CSV (columns Category, Topic, Term, Variable_Level_1..3, Detailed_Variable, UUID):
  * one keyword per distinct name at Term level or below. Default file: `gcmd-sciencekeywords.csv` in the snapshot
  * folder (`resolveDataDir()`).

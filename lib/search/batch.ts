@@ -75,7 +75,7 @@ export async function searchBatch(engine: SearchEngine, queries: readonly BatchQ
       const text = repair ? (repairQuery(stripped, repair)?.repaired ?? stripped) : stripped;
       const named = queryIdentifiers(engine, text);
       const fused = lex && sem ? fuseScoreVectors(queryFusionSpec(engine, text, named, lex.scores[i], sem.scores[i], q.text), sem.scores[i], lex.scores[i]) : (lex ?? sem)!.scores[i];
-      return applyQueryRules(engine, parseQuery(q.text, { now }), fused, text, {}, named).scores;
+      return applyQueryRules(engine, parseQuery(q.text, { now, variables: engine.variables }), fused, text, {}, named).scores;
     });
     return { run: runFromScores(queries.map((q) => q.id), scores, engine.corpus, depth), scores, lexical: lex?.scores ?? null, semantic: sem?.scores ?? null };
   }

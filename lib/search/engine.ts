@@ -312,14 +312,16 @@ async function resolveFusion(
   const test = benchmarkSplit(onDisk.bench, 'test');
   const exclude = new Set(opts.adaptiveExclude ?? []);
   for (const m of test.qrels.values()) for (const d of m.keys()) exclude.add(d);
-  if (opts.computeAlpha === false) {
-    // reading only: a stored model or the analytic α
-    const found = await adaptiveFusion({ corpus, train, lexical, semantic, startAlpha, l2: adaptiveOpts.l2, identifierRule: opts.identifiers ?? DEFAULT_RANKING.identifiers, training: { excludeDatasetIds: exclude }, dir: opts.fusionDir, readOnly: true });
-    if (!found) return { ...fixed, source: `${fixed.source} (no stored adaptive model; computing it was switched off)` };
-    return { ...fixed, spec: { method: 'convex', alpha: startAlpha }, source: describeAdaptiveRecord(found.record, found.file), recordFile: found.file, adaptive: { model: found.record.model, recordFile: found.file } };
-  }
-  const a = (await adaptiveFusion({ corpus, train, lexical, semantic, startAlpha, l2: adaptiveOpts.l2, identifierRule: opts.identifiers ?? DEFAULT_RANKING.identifiers, training: { excludeDatasetIds: exclude }, dir: opts.fusionDir, log }))!;
+  // with computing switched off, only a stored model is read (else the fixed α stands)
+  const a = await adaptiveFusion({
+    corpus, train, lexical, semantic, startAlpha, l2: adaptiveOpts.l2, identifierRule: opts.identifiers ?? DEFAULT_RANKING.identifiers,
+    training: { excludeDatasetIds: exclude }, dir: opts.fusionDir, readOnly: opts.computeAlpha === false, log,
+  });
+  if (!a) return { ...fixed, source: `${fixed.source} (no stored adaptive model; computing it was switched off)` };
+  const recordFileOf = a.notStored ? {} : { recordFile: a.file };
   // the label shows the start α: the α a query gets when its features say nothing
-  fixed.spec = { method: 'convex', alpha: startAlpha };
-  return { ...fixed, source: describeAdaptiveRecord(a.record, a.file, a.notStored), ...(a.notStored ? {} : { recordFile: a.file }), adaptive: { model: a.record.model, ...(a.notStored ? {} : { recordFile: a.file }) } };
+  return {
+    spec: { method: 'convex', alpha: startAlpha }, source: describeAdaptiveRecord(a.record, a.file, a.notStored), ...recordFileOf,
+    adaptive: { model: a.record.model, ...recordFileOf },
+  };
 }

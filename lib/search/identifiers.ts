@@ -406,6 +406,8 @@ export interface IdentifierScores {
   lackedBy(i: number): string[];
   /** The factor applied to dataset `i`'s score (or margin, within the window); 1: not moved. */
   factorOf(i: number): number;
+  /** How many top candidates the effects' `moved` counts looked at (the rule's window; 100 without one). */
+  countedTop: number;
 }
 
 /**
@@ -424,6 +426,8 @@ export function applyIdentifierRule(scores: Float32Array, named: readonly NamedI
   const windowed = Number.isFinite(r.window);
   const top = windowed ? topIndices(scores, r.window + 1) : null;
   const movable = top ? top.slice(0, r.window) : null;
+  const countedTop = windowed ? r.window : 100;
+  const countedCandidates = movable ?? topIndices(scores, countedTop); // the candidates the `moved` counts look at
   // one requirement per class: names of one class are alternatives ("Terra and Aqua", "AMSR-E AMSR2"), classes are
   // all wanted ("MODIS Terra": the instrument and the platform)
   const classes = new Map<RequirementClass, NamedIdentifier[]>();
@@ -440,11 +444,11 @@ export function applyIdentifierRule(scores: Float32Array, named: readonly NamedI
     const statedMask = stated ? statedLevelMask(stated.group, n) : null;
     // a level is lacking only where another level is stated
     const lacks = (i: number) => !masks.some((m) => m[i] === 1) && (!statedMask || statedMask[i] === 1);
-    const counted = new Set<number>();
-    for (const x of members) for (const i of x.group.carriers) if (scores[i] > 0) counted.add(i);
-    const carriers = counted.size;
+    const carrying = new Set<number>();
+    for (const x of members) for (const i of x.group.carriers) if (scores[i] > 0) carrying.add(i);
+    const carriers = carrying.size;
     let moved = 0;
-    if (carriers > 0) for (const i of movable ?? topIndices(scores, 100)) if (lacks(i)) moved++;
+    if (carriers > 0) for (const i of countedCandidates) if (lacks(i)) moved++;
     const effect: IdentifierEffect = { text: members.map((x) => x.text).join(', '), id: members.map((x) => x.group.id).join(' or '), kind: members[0].group.kind, applied: carriers > 0, moved, carriers };
     if (effect.applied) requirements.push({ lacks, factor: r.classPenalty?.[cls] ?? r.penalty, effect });
     effects.push(effect);
@@ -475,6 +479,7 @@ export function applyIdentifierRule(scores: Float32Array, named: readonly NamedI
     effects,
     lackedBy: (i) => (factor.has(i) ? requirements.filter((q) => q.lacks(i)).map((q) => q.effect.id) : []),
     factorOf: (i) => factor.get(i) ?? 1,
+    countedTop,
   };
 }
 
@@ -507,8 +512,8 @@ function topIndices(scores: Float32Array, k: number): number[] {
   return topK(scores, k).filter((i) => scores[i] > 0);
 }
 
-/** One line for the answer, e.g. `VIIRS named: 4 of the top 20 without it moved down`. */
-export function describeIdentifierEffects(effects: readonly IdentifierEffect[], window: number = DEFAULT_IDENTIFIER_RULE.window): string[] {
+/** One line for the answer, e.g. `VIIRS named: 4 of the top 20 without it moved down` (`window`: `countedTop`). */
+export function describeIdentifierEffects(effects: readonly IdentifierEffect[], window: number): string[] {
   return effects.map((e) =>
     e.applied
       ? `${e.id} named ("${e.text}"): ${e.moved} of the top ${window} without it moved down`

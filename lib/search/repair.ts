@@ -25,7 +25,7 @@ import * as path from 'node:path';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
 import { loadGazetteer } from '../router/gazetteer';
-import { loadGcmdKeywords } from '../router/variables';
+import { corpusGcmdFile, loadGcmdKeywords } from '../router/variables';
 import { writeFileAtomic } from '../util/fs';
 import { shortHash } from '../util/hash';
 import { checkpointsDir, packageFile } from '../util/paths';
@@ -193,15 +193,6 @@ export function readRepairData(file = repairDataFile()): RepairFile {
   return { abbreviations, commonWords, functionWords, diacritics, languageNames } as RepairFile;
 }
 
-/** The GCMD keyword file of a corpus: in its folder, or the folder above (see `RepairOptions.gcmdFile`). */
-export function corpusGcmdFile(corpus: Pick<Corpus, 'origin'>): string | null {
-  for (const dir of [corpus.origin, path.dirname(corpus.origin)]) {
-    const f = path.join(dir, 'gcmd-sciencekeywords.csv');
-    if (fs.existsSync(f)) return f;
-  }
-  return null;
-}
-
 const isWordCode = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || (c > 127 && c !== 160 && c !== 0x2019 && c !== 0x2013 && c !== 0x2014);
 
 /**
@@ -211,25 +202,20 @@ const isWordCode = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) 
  * polynomial one) and its length: the odds that two of the corpus's ~25,000 tokens agree on all three are ~1e-11.
  */
 class TokenCounter {
-  private mask: number;
-  private keys: (string | undefined)[];
-  private hashes: Int32Array;
-  private hashes2: Int32Array;
-  counts: Float64Array;
-  capitals: Float64Array;
+  // all set by `allocate`
+  private mask!: number;
+  private keys!: (string | undefined)[];
+  private hashes!: Int32Array;
+  private hashes2!: Int32Array;
+  counts!: Float64Array;
+  capitals!: Float64Array;
   size = 0;
   constructor(bits = 16) {
-    this.mask = (1 << bits) - 1;
-    this.keys = new Array<string | undefined>(1 << bits).fill(undefined);
-    this.hashes = new Int32Array(1 << bits);
-    this.hashes2 = new Int32Array(1 << bits);
-    this.counts = new Float64Array(1 << bits);
-    this.capitals = new Float64Array(1 << bits);
+    this.allocate(bits);
   }
 
-  private grow(): void {
-    const { keys, counts, capitals } = this;
-    const bits = Math.log2(this.mask + 1) + 1;
+  /** Empty tables of 2^bits slots. */
+  private allocate(bits: number): void {
     this.mask = (1 << bits) - 1;
     this.keys = new Array<string | undefined>(1 << bits).fill(undefined);
     this.hashes = new Int32Array(1 << bits);
@@ -237,6 +223,11 @@ class TokenCounter {
     this.counts = new Float64Array(1 << bits);
     this.capitals = new Float64Array(1 << bits);
     this.size = 0;
+  }
+
+  private grow(): void {
+    const { keys, counts, capitals } = this;
+    this.allocate(Math.log2(this.mask + 1) + 1);
     keys.forEach((k, i) => {
       if (k !== undefined) this.addKey(k, counts[i], capitals[i]);
     });

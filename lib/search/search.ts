@@ -52,7 +52,7 @@ export async function scoreQuery(engine: SearchEngine, retrievalText: string, st
   const t1 = performance.now();
   const semantic = engine.semantic ? (await engine.semantic.scoreBatch([retrievalText], undefined, stages))[0] : null;
   const t2 = performance.now();
-  const named = engine.identifierRule?.mode === 'off' && !engine.fusion.adaptive ? [] : queryIdentifiers(engine, retrievalText);
+  const named = queryIdentifiers(engine, retrievalText);
   const fused = lexical && semantic ? fuseWithParts(queryFusionSpec(engine, retrievalText, named, lexical, semantic, original), semantic, lexical) : null;
   const final = fused ? fused.scores : (lexical ?? semantic)!;
   return { final, lexical, semantic, fused, named, lexicalMs: t1 - t0, semanticMs: t2 - t1, fuseMs: performance.now() - t2 };
@@ -211,7 +211,7 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
       ...(opts.rerank ? { reranker: opts.rerank.reranker.id } : {}),
       constraints: constrained ? { ...asked, mode: opts.constraints?.mode ?? 'demote', moved: constrained.moved } : null,
       identifiers: ruled.identified
-        ? { named: ruled.identified.effects.map((e) => ({ text: e.text, id: e.id, kind: e.kind, applied: e.applied, moved: e.moved })), notes: describeIdentifierEffects(ruled.identified.effects) }
+        ? { named: ruled.identified.effects.map((e) => ({ text: e.text, id: e.id, kind: e.kind, applied: e.applied, moved: e.moved })), notes: describeIdentifierEffects(ruled.identified.effects, ruled.identified.countedTop) }
         : null,
       ...(filtered ? { filters: filtered.effect } : {}),
       ...(canonicalIgnore(opts.ignore) ? { ignored: opts.ignore } : {}),

@@ -5,6 +5,7 @@ import { loadIntentMatcher, retrievalStripCues } from '../router/parse';
 import { routeQuery } from '../router/route';
 import { loadVariableIndex } from '../router/variables';
 import { canonicalFilters, canonicalIgnore } from '../search/filters';
+import { identifierVocabulary } from '../search/identifiers';
 import { loadRepairVocabulary } from '../search/repair';
 import { search } from '../search/search';
 import type { SearchEngine, SearchResponse } from '../search/types';
@@ -106,6 +107,7 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
   loadIntentMatcher();
   retrievalStripCues();
   loadRepairVocabulary(engine.corpus); // query repair's vocabulary (tokens, deletes index) is built once, here
+  identifierVocabulary(engine.corpus); // so is the named-identifier rule's (not on the first request)
   routeQuery('warm-up: show me rainfall over Kenya in July 2019', { resolveShortName: engine.resolveShortName, variables: engine.variables }); // compiles chrono-node's and our patterns
   const app = Fastify({
     logger: opts.logger ?? false, routerOptions: { maxParamLength: 200 }, bodyLimit: 4096,
