@@ -152,6 +152,10 @@ for (const nb of notebooks) {
     const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as Json;
     assert.is(results.notebook, nb.name);
     assert.is(results.sample, true, 'results.json says the numbers come from the sample');
+    // files are named relative to the project (outputs meant for others carry no machine path)
+    assert.not.ok(fs.readFileSync(resultsFile, 'utf8').includes(ROOT), `${resultsFile} names the clone's absolute path`);
+    const executed = fs.readFileSync(path.join(reportsDir, `${nb.name}.ipynb`), 'utf8');
+    assert.not.ok(executed.includes(ROOT), `the executed ${nb.name} notebook's outputs name the clone's absolute path`);
 
     // Metrics are fractions.
     const values = metricValues(results);
