@@ -9,6 +9,7 @@ import { bm25Scorer } from '../lib/retrieve/scorers';
 import { loadOrBuildBm25 } from '../lib/retrieve/bm25';
 import { createSearchEngine } from '../lib/search/engine';
 import { search } from '../lib/search/search';
+import { renderSearchPage } from '../lib/serve/page';
 import type { CorpusScorer } from '../lib/retrieve/scorers';
 import { throwsWith } from './helpers/data';
 
@@ -129,6 +130,10 @@ test('the issue\'s case on the full snapshot: a semantic half that favours SeaWi
   assert.ok(cut > 0 && deep.results.slice(0, cut).every((r) => !r.identifier));
   const lacking = deep.results.slice(cut);
   assert.ok(lacking.length > 0 && lacking.every((r) => !carrier(r) && /^lacks IMERG \(named in the query\) \(×0\.01\)$/.test(r.identifier ?? '')), lacking.map((r) => r.identifier).join());
+  // the page shows it with the result, and the rule's note above the results
+  const html = renderSearchPage(deep);
+  assert.is(html.split('moved down: lacks IMERG (named in the query) (×0.01)').length - 1, lacking.length);
+  assert.match(html, /class="note identifier-note">IMERG named \(&quot;IMERG&quot;\): \d+ of the top 20 without it moved down</);
 });
 
 test.run();

@@ -202,12 +202,13 @@ async function main(rawArgv: string[]): Promise<void> {
       } else {
         const tools = res.router?.decisions.filter((d) => d.applies).map((d) => d.tool) ?? [];
         if (tools.length) process.stdout.write(`NASA tools for this request: ${tools.join(', ')} (eo serve shows their links)\n`);
-        for (const n of res.router?.notes ?? []) process.stdout.write(`note: ${n}\n`);
+        for (const n of [...(res.router?.notes ?? []), ...(res.retrieval.identifiers?.notes ?? [])]) process.stdout.write(`note: ${n}\n`);
         if (res.retrieval.filters) process.stdout.write(`filters: ${describeFilters(res.retrieval.filters)}\n`);
         if (res.retrieval.ignored) process.stdout.write(`ignored from the question: ${JSON.stringify(res.retrieval.ignored)}\n`);
         if (res.results.length === 0) process.stdout.write('no dataset matches\n');
         for (const r of res.results)
-          process.stdout.write(`${String(r.rank).padStart(3)}. ${r.id}  ${r.shortName ?? '-'}  score ${r.score.toFixed(4)}\n     ${r.longName}\n     ${r.why}\n     ${r.links.landingPage}\n`);
+          process.stdout.write(`${String(r.rank).padStart(3)}. ${r.id}  ${r.shortName ?? '-'}  score ${r.score.toFixed(4)}\n     ${r.longName}\n     ${r.why}\n` +
+            [r.constraint, r.identifier].filter(Boolean).map((m) => `     moved down: ${m}\n`).join('') + `     ${r.links.landingPage}\n`);
         if (res.facets) {
           process.stdout.write(`facets (top ${res.facets.resultSet} results):\n`);
           for (const f of FACET_NAMES) if (res.facets[f].length) process.stdout.write(`  ${f}: ${res.facets[f].slice(0, 10).map((v) => `${v.value} ${v.count}`).join(', ')}${res.facets[f].length > 10 ? `, … (${res.facets[f].length - 10} more)` : ''}\n`);

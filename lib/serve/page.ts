@@ -272,7 +272,7 @@ Decided by ${h(r.router)}: ${applied.map((d) => `${h(d.tool)} ${d.confidence.toF
         return `<article class="result" data-id="${h(d.id)}" data-stage="${d.stage}">
 <h3>${d.rank}. <a class="detail-link" href="${h(d.links.detail)}">${h(d.shortName ?? d.id)}</a> — ${h(d.longName)}</h3>
 <div class="meta">${h(d.daac)} · ${h(temporal)} · score ${d.score.toFixed(3)} · ${h(d.stage)}</div>
-<div class="why">${bars} ${h(d.why)}</div>
+<div class="why">${bars} ${h(d.why)}</div>${d.constraint ? `<div class="moved constraint">moved down: ${h(d.constraint)}</div>` : ''}${d.identifier ? `<div class="moved identifier">moved down: ${h(d.identifier)}</div>` : ''}
 <details><summary>scores</summary>${[part(lex, 'BM25'), part(sem, sem?.scorer ?? '')].filter(Boolean).join('; ')}</details>
 <div class="links">${link(d.links.landingPage, 'landing page')}${link(d.links.earthdataSearch, 'Earthdata Search')}${link(d.links.cmr, 'CMR record')}</div>
 </article>`;
@@ -280,7 +280,7 @@ Decided by ${h(r.router)}: ${applied.map((d) => `${h(d.tool)} ${d.confidence.toF
     : '<p class="note" id="no-results">No dataset matches.</p>';
   const st = pageState(res);
   const body = `${actions}${notes}
-<p class="note">Understood: ${parsedBits.join(' · ') || 'no period, place, variable or intent'}.</p>
+<p class="note">Understood: ${parsedBits.join(' · ') || 'no period, place, variable or intent'}.</p>${(res.retrieval.identifiers?.notes ?? []).map((n) => `<p class="note identifier-note">${h(n)}</p>`).join('')}
 ${chipsHtml(res, st)}
 <div class="page${res.facets ? '' : ' solo'}">${facetsHtml(res, st)}
 <section id="results"><h2>Datasets</h2><p class="note">Ranked for “${h(res.retrievalQuery)}” by ${h(res.retrieval.label)} (α from ${h(res.retrieval.alphaSource)}); ${res.timings.totalMs.toFixed(1)} ms</p>
