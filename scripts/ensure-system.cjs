@@ -5,6 +5,7 @@
 //
 // * Jupyter: /usr/bin/jupyter, with nbclient + nbconvert + nbformat + jupyter_client importable by /usr/bin/python3
 //   (Debian's python; a pyenv `python3` on PATH is never used).
+// * The Jupyter Notebook server (Debian's jupyter-notebook 6.4, /usr/bin/jupyter-notebook): checked and installed with jupyter.
 // * Chromium: $CHROMIUM_PATH, else /usr/bin/chromium (renders figure PNGs through playwright-core; no browser download).
 // * MathJax 2 (Debian's libjs-mathjax, /usr/share/javascript/mathjax): the report site copies what it needs into
 //   <reports>/assets/mathjax/ so that the notebook pages typeset their LaTeX offline (nbconvert's default is a CDN).
@@ -25,10 +26,13 @@ const JUPYTER = '/usr/bin/jupyter';
 const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 const KERNEL_NAME = 'tslab';
 const JUPYTER_APT = ['jupyter-nbconvert', 'python3-nbclient', 'jupyter-client', 'python3-ipython'];
+// The interactive Notebook 6.4 server (README "Open the notebooks interactively"; test/jupyter-server.test.ts).
+const NOTEBOOK_SERVER = '/usr/bin/jupyter-notebook';
+const NOTEBOOK_SERVER_APT = ['jupyter-notebook'];
 const MATHJAX_DIR = '/usr/share/javascript/mathjax';
 const MATHJAX_APT = ['libjs-mathjax'];
 const CHROMIUM_APT = ['chromium'];
-const ALL_APT = [...JUPYTER_APT, ...MATHJAX_APT, ...CHROMIUM_APT];
+const ALL_APT = [...JUPYTER_APT, ...NOTEBOOK_SERVER_APT, ...MATHJAX_APT, ...CHROMIUM_APT];
 const INSTALL_COMMAND = `apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y ${ALL_APT.join(' ')}`;
 
 /** The Chromium binary figures are rendered with: $CHROMIUM_PATH, else /usr/bin/chromium. */
@@ -67,6 +71,10 @@ function checkSystem({ jupyter = true, chromium = true } = {}) {
   if (jupyter && !hasJupyter()) {
     missing.push(`jupyter (${JUPYTER} with nbclient/nbconvert for ${PYTHON})`);
     packages.push(...JUPYTER_APT);
+  }
+  if (jupyter && !fs.existsSync(NOTEBOOK_SERVER)) {
+    missing.push(`the Jupyter Notebook server (${NOTEBOOK_SERVER})`);
+    packages.push(...NOTEBOOK_SERVER_APT);
   }
   if (jupyter && !hasMathJax()) {
     missing.push(`MathJax for the report pages (${MATHJAX_DIR})`);

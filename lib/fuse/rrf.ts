@@ -11,7 +11,7 @@ export const RRF_K = 60;
 export function competitionRanks(scores: ArrayLike<number>): Int32Array {
   const n = scores.length;
   // The values sorted natively (a typed-array sort, no comparator), then per dataset the count of strictly higher
-  // values by binary search: ~10× faster than sorting indices with a comparator on 10k datasets, same ranks.
+  // values by binary search: the same ranks as sorting indices with a comparator, without a JS call per comparison.
   const sorted = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const s = scores[i];

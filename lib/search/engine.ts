@@ -148,8 +148,8 @@ export interface LoadSearchEngineOptions {
    * Two-stage NN-SSC: the MLP scores only the union of the top `topM` datasets of BM25 and of the cosine of the same
    * encoder (the query is embedded once); every other dataset gets the lowest candidate logit, so after min-max
    * fusion it adds nothing. Its label says `two-stage, M=…` and it has its own fusion records (its own α). Default
-   * `false`: exact full-corpus scoring, what every published run file and table uses. Exact NN-SSC costs ~1.3 GFLOP
-   * per query, M = 500 scores ≤ 1,000 rows (~10% of the corpus); `bench/hybrid-two-stage.cjs` measures the hybrid's
+   * `false`: exact full-corpus scoring, what every published run file and table uses. Exact NN-SSC runs the MLP on
+   * every dataset, two-stage on at most 2·M rows; `bench/hybrid-two-stage.cjs` measures the hybrid's
    * quality exact vs two-stage with paired CIs, `bench/serve-load.cjs --two-stage M` the service's cost.
    * Default `DEFAULT_RANKING.nnsscTwoStage`: the CLI, the service and `eo eval --system best` rank alike.
    */

@@ -3,16 +3,16 @@ import type { RouterLlmClient } from '../router/types';
 
 /**
  * How `eo serve` starts its process: it re-runs itself once with these (marker `EO_SERVE_PROCESS=1`); settings the
- * user's environment or node flags give win. All are read only at process start. Measured with bench/serve-load.cjs
- * (this machine): a 10-minute soak at 50 req/s without the mmap threshold grew from 572 MB to a 705 MB plateau; a
- * 5-minute soak with all three stayed at 426–438 MB (peak 482).
+ * user's environment or node flags give win. All are read only at process start. They exist because a long-running
+ * service otherwise keeps the memory its requests freed and its RSS creeps up under steady load;
+ * `bench/serve-load.cjs --soak` measures it (docs/measurements.md).
  */
 export const SERVE_PROCESS = {
   env: {
     /**
      * glibc malloc arenas (Linux): glibc gives each thread that allocates its own arena (up to 8 per core) and the
      * service has several (the event loop, two onnx worker threads, onnxruntime's and libuv's threads), each keeping
-     * the memory it freed; with 2 the RSS after 400 searches measured 436 MB instead of 510–551 MB in-process.
+     * the memory it freed; two arenas are enough for the service's few allocating threads and keep that reserve small.
      */
     MALLOC_ARENA_MAX: '2',
     /**
@@ -23,15 +23,16 @@ export const SERVE_PROCESS = {
   },
   /**
    * V8's young generation at most 2 × 2 MB semi-spaces (default 16 MB each): a request's short-lived objects die
-   * young either way (its score vectors are typed arrays outside the heap), and the heap's reserve shrank by ~27 MB.
+   * young either way (its score vectors are typed arrays outside the heap), so larger semi-spaces only grow the
+   * heap's idle reserve.
    */
   nodeFlags: ['--max-semi-space-size=2'],
 } as const;
 
 /**
  * The query encoder of `eo serve` when neither `--encoder` nor $EO_ENCODER names one: USE-lite on onnxruntime's CPU
- * kernels. Its embeddings are within 1.3e-6 of the tfjs graph's (test/use-lite-onnx.test.ts, bench/use-onnx.cjs) and
- * it embeds a query ~8× faster; in the service its graph runs on the onnx worker thread of the `encoder` lane (no
+ * kernels: its embeddings agree with the tfjs graph's within the tolerance test/use-lite-onnx.test.ts checks, and it
+ * embeds a query faster (bench/use-onnx.cjs measures by how much); in the service its graph runs on the onnx worker thread of the `encoder` lane (no
  * second tfjs runtime in memory; `LoadSearchEngineOptions.onnxThread`).
  * The corpus side is read from the same embedding cache, whichever runtime filled it. The library, the CLI's
  * `eo search`/`eo eval` and the notebooks keep tfjs by default (the published run files).
