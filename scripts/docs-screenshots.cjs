@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// Makes the README's two pictures under docs/img/: the search page of the service on the sample snapshot (teacher
+// mode: BM25 + USE-lite cosine, as test/serve-e2e.test.ts starts it), photographed in headless Debian chromium through
+// playwright-core, and one figure PNG that a teacher-mode notebook run wrote (copied, not redrawn). Needs dist/
+// (`npm run build`) and, for the figure, `npm start -- --sample --only 00-tour --no-site` first.
+//
+//   node scripts/docs-screenshots.cjs [--query TEXT] [--figure reports/00-tour/figures/NAME.png]
+//
+// --query   what is typed into the search box (default: the question below)
+// --figure  the notebook figure to copy (default: the first PNG of reports/00-tour/figures/, by name)
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const OUT = path.join(ROOT, 'docs', 'img');
+const DEFAULT_QUERY = 'show me aerosol optical depth over India in 2019';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+function parseArgs(argv) {
+  const o = { query: DEFAULT_QUERY, figure: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const v = argv[i + 1];
+    if ((a === '--query' || a === '--figure') && (v === undefined || v === '')) throw new Error(`docs-screenshots: ${a} needs a value`);
+    if (a === '--query') o.query = argv[++i];
+    else if (a === '--figure') o.figure = path.resolve(argv[++i]);
+    else throw new Error(`docs-screenshots: unknown argument ${a} (flags: --query, --figure)`);
+  }
+  return o;
+}
+
+async function searchPage(query) {
+  const lib = require(path.join(ROOT, 'dist', 'lib'));
+  const { chromiumExecutable } = require(path.join(ROOT, 'dist', 'lib', 'report'));
+  const { writeFileAtomic } = require(path.join(ROOT, 'dist', 'lib', 'util'));
+  if (!fs.existsSync(chromiumExecutable())) throw new Error(`docs-screenshots: chromium not found at ${chromiumExecutable()} (set CHROMIUM_PATH or run node scripts/ensure-system.cjs)`);
+  const corpus = lib.loadSnapshot({ sample: true });
+  const pipeline = await lib.loadSearchEngine(corpus, { semantic: 'use-lite', sample: true });
+  const app = await lib.createSearchServer(pipeline);
+  const base = await app.listen({ host: '127.0.0.1', port: 0 });
+  const { chromium } = require('playwright-core');
+  const browser = await chromium.launch({ executablePath: chromiumExecutable(), headless: true, args: ARGS });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    // the page must not need the network; anything not on loopback is refused
+    await page.route('**/*', (route) => (new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort()));
+    await page.goto(`${base}/?q=${encodeURIComponent(query)}`);
+    await page.waitForSelector('#results .result');
+    const file = path.join(OUT, 'search-page.png');
+    writeFileAtomic(file, await page.screenshot({ fullPage: false }));
+    return file;
+  } finally {
+    await browser.close();
+    await app.close();
+  }
+}
+
+function notebookFigure(figure) {
+  const { writeFileAtomic } = require(path.join(ROOT, 'dist', 'lib', 'util'));
+  let src = figure;
+  if (!src) {
+    const dir = path.join(ROOT, 'reports', '00-tour', 'figures');
+    const pngs = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.png')).sort() : [];
+    if (!pngs.length) throw new Error(`docs-screenshots: no figure PNG in ${path.relative(ROOT, dir)}/: run \`npm start -- --sample --only 00-tour --no-site\` first`);
+    src = path.join(dir, pngs[0]);
+  }
+  if (!fs.existsSync(src)) throw new Error(`docs-screenshots: --figure ${src} does not exist`);
+  const file = path.join(OUT, 'notebook-figure.png');
+  writeFileAtomic(file, fs.readFileSync(src));
+  return { file, src };
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  fs.mkdirSync(OUT, { recursive: true });
+  const page = await searchPage(args.query);
+  console.log(`wrote ${path.relative(ROOT, page)}`);
+  const fig = notebookFigure(args.figure);
+  console.log(`wrote ${path.relative(ROOT, fig.file)} (from ${path.relative(ROOT, fig.src)})`);
+}
+
+main().catch((e) => {
+  console.error(e.message);
+  process.exit(1);
+});
