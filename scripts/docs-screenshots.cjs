@@ -2,18 +2,19 @@
 // Makes the README's two pictures under docs/img/: the search page of the service on the sample snapshot (teacher
 // mode: BM25 + USE-lite cosine, as test/serve-e2e.test.ts starts it), photographed in headless Debian chromium through
 // playwright-core, and one figure PNG that a teacher-mode notebook run wrote (copied, not redrawn). Needs dist/
-// (`npm run build`) and, for the figure, `npm start -- --sample --only 00-tour --no-site` first.
+// (`npm run build`) and, for the figure, `npm start -- --sample --only 01-benchmark --no-site` first.
 //
-//   node scripts/docs-screenshots.cjs [--query TEXT] [--figure reports/00-tour/figures/NAME.png]
+//   node scripts/docs-screenshots.cjs [--query TEXT] [--figure reports/01-benchmark/figures/NAME.png]
 //
 // --query   what is typed into the search box (default: the question below)
-// --figure  the notebook figure to copy (default: the first PNG of reports/00-tour/figures/, by name)
+// --figure  the notebook figure to copy (default: reports/01-benchmark/figures/datasets-per-daac.png)
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const OUT = path.join(ROOT, 'docs', 'img');
+const DEFAULT_FIGURE = path.join(ROOT, 'reports', '01-benchmark', 'figures', 'datasets-per-daac.png');
 const DEFAULT_QUERY = 'show me aerosol optical depth over India in 2019';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -58,14 +59,10 @@ async function searchPage(query) {
 
 function notebookFigure(figure) {
   const { writeFileAtomic } = require(path.join(ROOT, 'dist', 'lib', 'util'));
-  let src = figure;
-  if (!src) {
-    const dir = path.join(ROOT, 'reports', '00-tour', 'figures');
-    const pngs = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.png')).sort() : [];
-    if (!pngs.length) throw new Error(`docs-screenshots: no figure PNG in ${path.relative(ROOT, dir)}/: run \`npm start -- --sample --only 00-tour --no-site\` first`);
-    src = path.join(dir, pngs[0]);
+  const src = figure ?? DEFAULT_FIGURE;
+  if (!fs.existsSync(src)) {
+    throw new Error(`docs-screenshots: ${path.relative(ROOT, src)} does not exist${figure ? '' : ': run `npm start -- --sample --only 01-benchmark --no-site` first'}`);
   }
-  if (!fs.existsSync(src)) throw new Error(`docs-screenshots: --figure ${src} does not exist`);
   const file = path.join(OUT, 'notebook-figure.png');
   writeFileAtomic(file, fs.readFileSync(src));
   return { file, src };
