@@ -1,6 +1,6 @@
 /**
  * Exit statuses and error lines of every `eo` command (`eo`, `eo serve`, `eo llm`, `eo bench`): one place, so that a
- * script can branch on the class of a failure. README "Exit statuses" lists the same table.
+ * script can branch on the class of a failure. docs/exit-statuses.md lists the same table.
  *
  *   0  success
  *   1  internal error (a bug: not an EoError; the message is Node's)

@@ -80,7 +80,7 @@ export function inspectOnnxFolder(folder: string): SentenceTransformersLayout {
     throw new EoError('ENCODER', `ONNX encoder folder ${folder} does not exist (expected an exported sentence-transformers model)`, { folder });
   for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) {
     if (!fs.existsSync(path.join(folder, f)))
-      throw new EoError('ENCODER', `ONNX encoder folder ${folder} lacks ${f} (export the model with optimum-cli export onnx; see README)`, { folder, file: f });
+      throw new EoError('ENCODER', `ONNX encoder folder ${folder} lacks ${f} (export the model with optimum-cli export onnx; see docs/encoders-and-gpu.md)`, { folder, file: f });
   }
   const modelFile = ['onnx/model.onnx', 'model.onnx'].find((f) => fs.existsSync(path.join(folder, f)));
   if (!modelFile)
