@@ -41,6 +41,44 @@ function markdownTable(rows) {
   return lines.join('\n');
 }
 
+const METRICS = ['R@10', 'R@100', 'MAP', 'MRR'];
+const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(4)}`;
+
+/** A bench's JSON, parsed; a file that is not JSON, or lacks a field the page needs, is an error naming both. */
+function readJson(file, fields) {
+  let o;
+  try {
+    o = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`${file}: not JSON (${e.message})`);
+  }
+  for (const f of fields) {
+    const v = f.split('.').reduce((x, k) => (x === null || x === undefined ? undefined : x[k]), o);
+    if (v === undefined) throw new Error(`${file}: field "${f}" is missing`);
+  }
+  return o;
+}
+
+/**
+ * Metric rows as the benches write them (`summarize` + paired comparisons): one table row each, the paired ΔMAP
+ * with its 95% CI against the row the bench compared it with (field `vs` or `vsBm25`).
+ */
+function metricRows(file, rows) {
+  return rows.map((r, i) => {
+    if (typeof r.system !== 'string') throw new Error(`${file}: rows[${i}].system must be a string`);
+    const out = { system: r.system };
+    for (const m of METRICS) {
+      if (typeof r[m] !== 'number') throw new Error(`${file}: rows[${i}]["${m}"] must be a number`);
+      out[m] = r[m].toFixed(4);
+    }
+    const d = (r.vs ?? r.vsBm25 ?? []).find((c) => c.metric === 'MAP');
+    out['ΔMAP [95% CI], p'] = d ? `${signed(d.delta)} [${signed(d.ci[0])}, ${signed(d.ci[1])}], p ${d.p.toPrecision(2)}` : '—';
+    return out;
+  });
+}
+
+const measuredOn = (o) => `*Measured ${String(o.created).slice(0, 16).replace('T', ' ')} UTC${o.sample ? ' on the sample snapshot' : ''}.*`;
+
 /** Sections generated from bench JSON; each entry: the file it reads and how it renders. */
 const GENERATED = [
   {
@@ -49,6 +87,36 @@ const GENERATED = [
     render(file, report) {
       const scale = report.readPaperScale(file);
       return `${markdownTable(report.paperScaleRows(scale))}\n\n${report.paperScaleVerdict(scale)}`;
+    },
+  },
+  {
+    file: 'search-quality.json',
+    title: 'Period/place rule and vocabulary expansion, last run (`bench/search-quality.cjs`)',
+    render(file) {
+      const o = readJson(file, ['created', 'test.rows', 'test.queries', 'constrainedQueries.failBefore', 'constrainedQueries.failAfter', 'constrainedQueries.top10Results']);
+      const c = o.constrainedQueries;
+      return [
+        `Test split, ${o.test.queries} queries (ΔMAP paired against the first row, bootstrap 95% CI):`, '',
+        markdownTable(metricRows(file, o.test.rows)), '',
+        `Hand-labelled constrained queries (${c.queries}): top-10 results outside the asked period/place ${c.failBefore}/${c.top10Results} with BM25, ` +
+          `${c.failAfter}/${c.top10Results} with the rule; the router's parse agrees with the label on ${c.parseAgrees}/${c.queries}.`, '',
+        measuredOn(o),
+      ].join('\n');
+    },
+  },
+  {
+    file: 'query-repair.json',
+    title: 'Query repair, last run (`bench/query-repair.cjs`)',
+    render(file) {
+      const o = readJson(file, ['created', 'test']);
+      const parts = [];
+      for (const [name, s] of Object.entries(o.test)) {
+        if (!Array.isArray(s.rows)) throw new Error(`${file}: field "test.${name}.rows" must be an array`);
+        parts.push(`**${name}** (${s.queries} queries, ${s.typos} seeded typos; ${s.undone} undone exactly; ${s.changedClean} as written get a word replaced; ` +
+          `ΔMAP paired against the row before):`, '', markdownTable(metricRows(file, s.rows)), '');
+      }
+      parts.push(measuredOn(o));
+      return parts.join('\n');
     },
   },
 ];
@@ -70,7 +138,7 @@ function buildPage({ benchOut, recorded }) {
     }
     parts.push('', '---', '', `## ${g.title}`, '', `*From \`${rel(file)}\`.*`, '', g.render(file, report));
   }
-  if (missing.length) parts.push('', `*Not generated (no bench output on this checkout): ${missing.map((f) => `\`${f}\``).join(', ')}; the recorded tables below stand for them.*`);
+  if (missing.length) parts.push('', `*Not generated (no bench output on this checkout): ${missing.map((f) => `\`${f}\``).join(', ')}; the recorded numbers stand for them (below; the query rules' in [methods.md](methods.md)).*`);
   if (!fs.existsSync(recorded)) throw new Error(`docs-measurements: the recorded measurements file ${recorded} is missing`);
   parts.push('', '---', '', '# Recorded by hand', '', fs.readFileSync(recorded, 'utf8').trim(), '');
   return parts.join('\n');

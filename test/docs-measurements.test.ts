@@ -55,11 +55,50 @@ test('with bench JSON: a generated section from it, then the recorded part verba
     assert.match(md, /Measured 2026-11-30 08:15 UTC on 2 cores \(Test CPU\)/);
     assert.ok(md.includes(RECORDED.trim()), 'the recorded part is kept verbatim');
     assert.ok(md.indexOf('What paper scale costs') < md.indexOf('A hand-recorded table'), 'generated first, recorded after');
-    assert.not.match(md, /Not generated/);
+    assert.not.match(md, /Not generated[^\n]*paper-scale\.json/, 'paper-scale.json is not listed as missing');
+    assert.match(md, /Not generated[^\n]*`search-quality\.json`, `query-repair\.json`/, 'the absent ones are');
     // the numbers follow the JSON, not a copy
     fs.writeFileSync(path.join(dir, 'out', 'paper-scale.json'), JSON.stringify(paperScale(30.5)));
     assert.is(run(['--bench-out', path.join(dir, 'out'), '--recorded', path.join(dir, 'recorded.md'), '--out', page]).status, 0);
     assert.match(fs.readFileSync(page, 'utf8'), /\| BM25 index build \| 8,058 datasets \| 118\.9 s \| 30\.5 s \|/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('query-repair JSON: one table per query set, metrics and the paired ΔMAP with its CI; a row without a metric is refused', () => {
+  const dir = tmpDir();
+  try {
+    fs.mkdirSync(path.join(dir, 'out'));
+    const metrics = (map: number) => ({ 'R@10': 0.2, 'R@20': 0.25, 'R@100': 0.5, MAP: map, MRR: 0.3 });
+    const repair = {
+      created: '2026-11-29T10:00:00.000Z', sample: false,
+      test: {
+        keywords: {
+          queries: 143, typos: 143, undone: 126, changedClean: 4,
+          rows: [
+            { system: 'BM25, keywords with a typo', ...metrics(0.0726), vs: [] },
+            { system: 'BM25, keywords with a typo, repaired', ...metrics(0.107), vs: [{ metric: 'MAP', delta: 0.0344, ci: [0.004, 0.068], p: 0.021 }] },
+          ],
+        },
+      },
+    };
+    fs.writeFileSync(path.join(dir, 'out', 'query-repair.json'), JSON.stringify(repair));
+    fs.writeFileSync(path.join(dir, 'recorded.md'), RECORDED);
+    const page = path.join(dir, 'page.md');
+    const args = ['--bench-out', path.join(dir, 'out'), '--recorded', path.join(dir, 'recorded.md'), '--out', page];
+    const r = run(args);
+    assert.is(r.status, 0, r.stderr);
+    const md = fs.readFileSync(page, 'utf8');
+    assert.match(md, /\*\*keywords\*\* \(143 queries, 143 seeded typos; 126 undone exactly; 4 as written get a word replaced/);
+    assert.match(md, /\| BM25, keywords with a typo \| 0\.2000 \| 0\.5000 \| 0\.0726 \| 0\.3000 \| — \|/);
+    assert.match(md, /\| BM25, keywords with a typo, repaired \| 0\.2000 \| 0\.5000 \| 0\.1070 \| 0\.3000 \| \+0\.0344 \[\+0\.0040, \+0\.0680\], p 0\.021 \|/);
+    assert.match(md, /Measured 2026-11-29 10:00 UTC\./);
+    delete (repair.test.keywords.rows[1] as Record<string, unknown>).MAP;
+    fs.writeFileSync(path.join(dir, 'out', 'query-repair.json'), JSON.stringify(repair));
+    const bad = run(args);
+    assert.is.not(bad.status, 0);
+    assert.match(bad.stderr, /query-repair\.json: rows\[1\]\["MAP"\] must be a number/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
