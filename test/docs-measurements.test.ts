@@ -16,8 +16,14 @@ function run(args: string[]) {
   return spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: 'utf8' });
 }
 
-function tmpDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'docs-measurements-'));
+/** Runs fn in a fresh temp folder, removed afterwards whatever happens. */
+function inTmpDir(fn: (dir: string) => void): void {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-measurements-'));
+  try {
+    fn(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const RECORDED = '## A hand-recorded table\n\n| stage | wall |\n|---|---|\n| cold run | 10.9 min |\n';
@@ -40,8 +46,7 @@ function paperScale(cpuSeconds: number) {
 }
 
 test('with bench JSON: a generated section from it, then the recorded part verbatim', () => {
-  const dir = tmpDir();
-  try {
+  inTmpDir((dir) => {
     fs.mkdirSync(path.join(dir, 'out'));
     fs.writeFileSync(path.join(dir, 'out', 'paper-scale.json'), JSON.stringify(paperScale(15.2)));
     fs.writeFileSync(path.join(dir, 'recorded.md'), RECORDED);
@@ -61,14 +66,11 @@ test('with bench JSON: a generated section from it, then the recorded part verba
     fs.writeFileSync(path.join(dir, 'out', 'paper-scale.json'), JSON.stringify(paperScale(30.5)));
     assert.is(run(['--bench-out', path.join(dir, 'out'), '--recorded', path.join(dir, 'recorded.md'), '--out', page]).status, 0);
     assert.match(fs.readFileSync(page, 'utf8'), /\| BM25 index build \| 8,058 datasets \| 118\.9 s \| 30\.5 s \|/);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('query-repair JSON: one table per query set, metrics and the paired ΔMAP with its CI; a row without a metric is refused', () => {
-  const dir = tmpDir();
-  try {
+  inTmpDir((dir) => {
     fs.mkdirSync(path.join(dir, 'out'));
     const metrics = (map: number) => ({ 'R@10': 0.2, 'R@20': 0.25, 'R@100': 0.5, MAP: map, MRR: 0.3 });
     const repair = {
@@ -99,14 +101,11 @@ test('query-repair JSON: one table per query set, metrics and the paired ΔMAP w
     const bad = run(args);
     assert.is.not(bad.status, 0);
     assert.match(bad.stderr, /query-repair\.json: rows\[1\]\["MAP"\] must be a number/);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('a bench file of another format is refused, naming the file and the field; nothing is written', () => {
-  const dir = tmpDir();
-  try {
+  inTmpDir((dir) => {
     fs.mkdirSync(path.join(dir, 'out'));
     fs.writeFileSync(path.join(dir, 'out', 'paper-scale.json'), JSON.stringify({ ...paperScale(1), format: 'something-else/1' }));
     fs.writeFileSync(path.join(dir, 'recorded.md'), RECORDED);
@@ -117,14 +116,11 @@ test('a bench file of another format is refused, naming the file and the field; 
     assert.not.ok(fs.existsSync(page));
     assert.match(run(['--bench-out']).stderr, /--bench-out needs a value/);
     assert.match(run(['--nope', 'x']).stderr, /unknown argument --nope/);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('docs/measurements.md is the script output (no bench JSON: the recorded part stands)', () => {
-  const dir = tmpDir();
-  try {
+  inTmpDir((dir) => {
     const page = path.join(dir, 'page.md');
     const r = run(['--bench-out', path.join(dir, 'none'), '--out', page]);
     assert.is(r.status, 0, r.stderr);
@@ -132,9 +128,7 @@ test('docs/measurements.md is the script output (no bench JSON: the recorded par
     assert.match(want, /Not generated \(no bench output on this checkout\): `paper-scale\.json`/);
     const have = fs.readFileSync(path.join(root, 'docs', 'measurements.md'), 'utf8');
     assert.is(have, want, 'regenerate with: node scripts/docs-measurements.cjs (and commit docs/measurements.md)');
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test.run();
