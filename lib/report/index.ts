@@ -7,6 +7,7 @@ export * from './site';
 export * from './ranked';
 export * from './table2';
 export * from './heatmap';
+export * from './paired-text';
 export * from './llm-cost';
 export * from './rerank';
 export * from './fusion';
