@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { holmAdjust, type Qrels, type Run } from '../lib/metrics';
 import { buildTable2, gainSentence, holmNote, pairedSentence, pairedText, tukeyHeatmap, tukeyRows } from '../lib/report';
+import { applyRerankHolm, rerankTableRows, type RerankTable } from '../lib/rerank';
 import { mulberry32 } from '../lib/util/random';
 
 const qrels: Qrels = new Map(Array.from({ length: 30 }, (_, i) => [`q${i}`, new Map([[`rel${i}`, 1]])]));
@@ -80,6 +81,22 @@ test('pairedText is the one phrasing: sentence (with Holm and effect sizes), cla
   assert.is(pairedText({ metric: 'x', meanDiff: 0.0314, ciLow: -0.002, ciHigh: 0.06 }, { form: 'interval' }), '+0.031 [−0.002, +0.060]');
   const legacy = { metric: 'MRR', 'mean diff (A−B)': 0.1, 'CI95 low': 0.05, 'CI95 high': 0.15, p: 0.01 };
   assert.is(gainSentence('MRR', legacy), 'ΔMRR +0.100 (95% CI [+0.050, +0.150], **excludes 0**; p = 0.010)');
+});
+
+test('rerank tables: Holm per backbone and metric over the rerankers compared with it, shown beside the raw p', () => {
+  const gain = (p: number) => [{ metric: 'MRR', p, 'mean diff (A−B)': 0.1, 'CI95 low': 0, 'CI95 high': 0.2, improved: 3, tied: 1, worse: 2, d_z: 0.4 }];
+  const row = { system: 'x', 'R@10': 0, 'R@20': 0, 'R@100': 0, MAP: 0, MRR: 0 };
+  const o = (backbone: string, reranker: string, p: number) => ({ backbone, reranker, label: `${backbone.toUpperCase()} + ${reranker}`, row, gain: gain(p), summary: { costPerQueryUsd: 0, failedWindows: 0 } });
+  const t = {
+    backbones: [{ id: 'a', label: 'A', row }, { id: 'b', label: 'B', row }],
+    outcomes: [o('a', 'r1', 0.01), o('a', 'r2', 0.04), o('a', 'r3', 0.03), o('b', 'r1', 0.04)],
+    errors: [],
+  } as unknown as RerankTable;
+  assert.equal(applyRerankHolm(t), ['Holm over the 3 reranker rows compared with A', 'Holm over the 1 reranker row compared with B']);
+  assert.equal(t.outcomes.map((x) => x.gain[0]['p (Holm)']), [...holmAdjust([0.01, 0.04, 0.03]), 0.04]);
+  const rows = rerankTableRows(t);
+  assert.is(rows[2]['p Holm (MRR)'], t.outcomes[1].gain[0]['p (Holm)']);
+  assert.is(rows[2]['improved / tied / worse (MRR)'], '3 / 1 / 2');
 });
 
 test.run();
