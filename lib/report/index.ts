@@ -8,6 +8,7 @@ export * from './ranked';
 export * from './table2';
 export * from './heatmap';
 export * from './paired-text';
+export * from './latex';
 export * from './llm-cost';
 export * from './rerank';
 export * from './fusion';
