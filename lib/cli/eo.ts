@@ -41,6 +41,8 @@ import { CACHE_USAGE, commandUsage, fusionFlag, LLM_USAGE, nnsscTopMFlag, number
 import { checkArgvLength, exitWithError } from './exit';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 import { runStyleEval } from './eval-styles';
+import { EXPORT_USAGE, runExportCommand } from './export';
+import { latexTable } from '../report/latex';
 
 const USAGE = `usage:
   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
@@ -48,9 +50,10 @@ const USAGE = `usage:
       [--temporal=START,END] [--bounding-box=W,S,E,N]   (CMR syntax: ISO dates/date-times, a side empty = open; west > east crosses 180°; use = before a leading -)
       [--ignore period|place:NAME|identifier:TEXT]   (repeatable: leave a constraint parsed from the question out)   [--facets]   (facet counts of the top 100)
   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
-  eo eval --run FILE --qrels FILE [--depth 100] [--json]
-  eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--no-rules] [--out DIR] [--json] [--sample] [--data DIR]
+  eo eval --run FILE --qrels FILE [--depth 100] [--json] [--format tsv|latex]
+  eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--no-rules] [--out DIR] [--json] [--format tsv|latex] [--sample] [--data DIR]
   eo eval --system best|bm25|cosine|nnssc --bench styles [--split test|dev] [--no-rules] [--json]   (the benchmark of real query styles)
+${EXPORT_USAGE.replace('usage:\n', '')}
   ${SERVE_USAGE.replace('usage: ', '')}
 ${BENCH_USAGE.replace('usage:\n', '')}
 ${CACHE_USAGE.replace('usage:\n', '')}
@@ -98,7 +101,12 @@ function defaultBenchDir(sample: boolean): string {
   return benchmarkSettings({ sample }).dir;
 }
 
-function printTable(rows: MetricRow[]): void {
+function printTable(rows: MetricRow[], format = 'tsv'): void {
+  if (format === 'latex') {
+    process.stdout.write(latexTable(rows.map((r) => ({ ...r })), { columns: ['system', ...METRIC_NAMES], best: Object.fromEntries(METRIC_NAMES.map((m) => [m, 'max' as const])), digits: 4 }));
+    return;
+  }
+  if (format !== 'tsv') fail(`--format must be tsv or latex, got "${format}"`);
   const cols = ['system', ...METRIC_NAMES];
   const lines = [cols.join('\t'), ...rows.map((r) => [r.system, ...METRIC_NAMES.map((m) => r[m].toFixed(4))].join('\t'))];
   process.stdout.write(lines.join('\n') + '\n');
@@ -153,6 +161,7 @@ async function main(rawArgv: string[]): Promise<void> {
     return;
   }
   if (argv[0] === 'bench' && (argv[1] === 'import' || argv.includes('--kg'))) return runBenchCommand(argv.slice(1));
+  if (argv[0] === 'export') return runExportCommand(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -165,7 +174,7 @@ async function main(rawArgv: string[]): Promise<void> {
       provider: { type: 'string', multiple: true }, platform: { type: 'string', multiple: true }, instrument: { type: 'string', multiple: true },
       'processing-level-id': { type: 'string', multiple: true }, temporal: { type: 'string' }, 'bounding-box': { type: 'string' },
       ignore: { type: 'string', multiple: true }, facets: { type: 'boolean' }, 'no-rules': { type: 'boolean' },
-      'no-repair': { type: 'boolean' },
+      'no-repair': { type: 'boolean' }, format: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -249,7 +258,7 @@ async function main(rawArgv: string[]): Promise<void> {
       const pq = evaluateRun(readTrecRun(values.run), readTrecQrels(values.qrels), { depth });
       const row = summarize(path.basename(values.run), pq);
       if (values.json) process.stdout.write(JSON.stringify({ ...row, queries: pq.queryIds.length, skippedNoPositives: pq.skippedNoPositives.length }, null, 2) + '\n');
-      else printTable([row]);
+      else printTable([row], values.format);
       return;
     }
     const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system best|bm25|cosine|nnssc');
@@ -282,7 +291,7 @@ async function main(rawArgv: string[]): Promise<void> {
       writeTrecRun(path.join(out, `${system}.${split}.run`), run, system);
       writeTrecQrels(path.join(out, `qrels.${split}.trec`), view.qrels);
       if (values.json) process.stdout.write(JSON.stringify({ ...row, alphaSource: engine.fusion.source }, null, 2) + '\n');
-      else printTable([row]);
+      else printTable([row], values.format);
     } finally {
       engine.dispose();
     }

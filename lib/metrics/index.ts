@@ -2,6 +2,7 @@ export * from './types';
 export * from './rank';
 export * from './metrics';
 export * from './paired';
+export * from './multiple';
 export * from './trec';
 export * from './systems';
 export * from './graded';

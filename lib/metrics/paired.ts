@@ -38,14 +38,23 @@ export function pairedTest(a: readonly number[], b: readonly number[], metric = 
     if (Math.abs(s / n) >= Math.abs(observed) - eps) extreme++;
   }
   const boot = new Float64Array(bootstrapSamples);
+  const bootDz = new Float64Array(bootstrapSamples);
   for (let r = 0; r < bootstrapSamples; r++) {
     let s = 0;
-    for (let i = 0; i < n; i++) s += d[Math.floor(rng() * n)];
+    let ss = 0;
+    for (let i = 0; i < n; i++) {
+      const x = d[Math.floor(rng() * n)];
+      s += x;
+      ss += x * x;
+    }
     boot[r] = n === 0 ? 0 : s / n;
+    bootDz[r] = n < 2 ? 0 : standardised(s / n, Math.sqrt(Math.max(0, (ss - (s * s) / n) / (n - 1))));
   }
   boot.sort();
+  bootDz.sort();
   const lo = quantileSorted(boot, (1 - conf) / 2);
   const hi = quantileSorted(boot, 1 - (1 - conf) / 2);
+  const wlt = winsLossesTies(a, b);
   return {
     metric,
     n,
@@ -58,7 +67,32 @@ export function pairedTest(a: readonly number[], b: readonly number[], metric = 
     permutations,
     bootstrapSamples,
     seed,
+    improved: wlt.wins,
+    tied: wlt.ties,
+    worse: wlt.losses,
+    effectSize: effectSizeDz(d),
+    effectSizeCi95: [quantileSorted(bootDz, (1 - conf) / 2), quantileSorted(bootDz, 1 - (1 - conf) / 2)],
   };
+}
+
+/**
+ * Cohen's d_z of paired differences: mean / sd (sd with n − 1). A constant non-zero difference has sd 0 and would be
+ * infinite; it is capped at ±1e6 so tables and JSON stay numeric. Fewer than two differences give 0.
+ */
+export function effectSizeDz(diffs: readonly number[]): number {
+  const n = diffs.length;
+  if (n < 2) return 0;
+  const m = mean(diffs);
+  let ss = 0;
+  for (const x of diffs) ss += (x - m) * (x - m);
+  return standardised(m, Math.sqrt(ss / (n - 1)));
+}
+
+const DZ_CAP = 1e6;
+function standardised(m: number, sd: number): number {
+  if (Math.abs(m) <= 1e-12) return 0;
+  if (sd <= 1e-12) return m > 0 ? DZ_CAP : -DZ_CAP;
+  return Math.max(-DZ_CAP, Math.min(DZ_CAP, m / sd));
 }
 
 /** Linear-interpolated quantile of sorted values (type 7, as R's and numpy's default). */

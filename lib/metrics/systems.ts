@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { compareSystems, type PairedOptions } from './paired';
 import { evaluateRun, summarize } from './metrics';
 import { writeTrecQrels, writeTrecRun } from './trec';
-import type { EvaluateOptions, MetricName, MetricRow, PerQueryMetrics, Qrels, Run } from './types';
+import type { EvaluateOptions, MetricName, MetricRow, PairedComparison, PerQueryMetrics, Qrels, Run } from './types';
 
 /** A named run of one system, as compared in the notebooks' tables. */
 export interface SystemRun {
@@ -28,9 +28,17 @@ export function evaluateSystems(systems: readonly SystemRun[], qrels: Qrels, opt
   return { rows, perQuery };
 }
 
-/** One row per metric: A vs B with mean difference, bootstrap CI and randomization p (table-ready). */
-export function pairedRows(a: PerQueryMetrics, b: PerQueryMetrics, labelA: string, labelB: string, metrics?: readonly MetricName[], opts: PairedOptions = {}) {
-  return compareSystems(a, b, metrics, opts).map((c) => ({
+/** A and B compared on every metric, as typed rows naming both systems (`compareSystems` with labels). */
+export function pairedComparisons(a: PerQueryMetrics, b: PerQueryMetrics, labelA: string, labelB: string, metrics?: readonly MetricName[], opts: PairedOptions = {}): PairedComparison[] {
+  return compareSystems(a, b, metrics, opts).map((c) => ({ ...c, systemA: labelA, systemB: labelB }));
+}
+
+/**
+ * One comparison as a table row: both means, mean difference with bootstrap CI, randomization p (and Holm p where
+ * adjusted), queries improved / tied / worse, and Cohen's d_z with its bootstrap CI.
+ */
+export function pairedComparisonRow(c: PairedComparison, labelA = c.systemA ?? 'A', labelB = c.systemB ?? 'B') {
+  return {
     metric: c.metric,
     [labelA]: c.meanA,
     [labelB]: c.meanB,
@@ -38,8 +46,20 @@ export function pairedRows(a: PerQueryMetrics, b: PerQueryMetrics, labelA: strin
     'CI95 low': c.ciLow,
     'CI95 high': c.ciHigh,
     p: c.pValue,
+    ...(c.pHolm === undefined ? {} : { 'p (Holm)': c.pHolm }),
     n: c.n,
-  }));
+    improved: c.improved,
+    tied: c.tied,
+    worse: c.worse,
+    'd_z': c.effectSize,
+    'd_z CI95 low': c.effectSizeCi95[0],
+    'd_z CI95 high': c.effectSizeCi95[1],
+  };
+}
+
+/** One row per metric: A vs B with mean difference, bootstrap CI, randomization p and effect sizes (table-ready). */
+export function pairedRows(a: PerQueryMetrics, b: PerQueryMetrics, labelA: string, labelB: string, metrics?: readonly MetricName[], opts: PairedOptions = {}) {
+  return pairedComparisons(a, b, labelA, labelB, metrics, opts).map((c) => pairedComparisonRow(c, labelA, labelB));
 }
 
 /** Write `<dir>/<id>.<split>.run` for each system and `<dir>/qrels.<split>.trec`; returns the paths. */

@@ -48,4 +48,22 @@ export interface PairedComparison {
   permutations: number;
   bootstrapSamples: number;
   seed: number;
+  /** Label of system A, where the caller named it (`compareSystems` callers, Table 2). */
+  systemA?: string;
+  /** Label of system B (the reference), where the caller named it. */
+  systemB?: string;
+  /** Queries where A − B > 1e-12. */
+  improved: number;
+  /** Queries where |A − B| ≤ 1e-12. */
+  tied: number;
+  /** Queries where A − B < −1e-12. */
+  worse: number;
+  /** Standardised paired effect size, Cohen's d_z = mean(A − B) / sd(A − B) (sd with n − 1; 0 when every difference is 0). */
+  effectSize: number;
+  /** Percentile bootstrap 95% CI of d_z, from the same resamples as the CI of the mean difference. */
+  effectSizeCi95: [number, number];
+  /** Holm-adjusted p within `family`, where the comparison is one of several with the same reference. */
+  pHolm?: number;
+  /** The family the Holm adjustment ran over, in words ("Holm over the 13 rows compared with the best one, MAP"). */
+  family?: string;
 }

@@ -422,7 +422,7 @@ export function strongestSemantic(available: Readonly<Record<string, unknown>>, 
  * recorded, why they may differ, and whether the numbers come from the sample. Markdown.
  */
 export function table2Verdict(input: {
-  table: Pick<Table2, 'rows' | 'paired' | 'best' | 'metrics'>;
+  table: Pick<Table2, 'rows' | 'paired' | 'best' | 'metrics'> & Partial<Pick<Table2, 'holmNote'>>;
   claim: PaperRatioClaim;
   paperValue: (label: string, metric: MetricName) => number | null;
   inPaper: (label: string) => boolean;
@@ -437,6 +437,7 @@ export function table2Verdict(input: {
   const below = vs.filter((p) => Number(p['CI95 high']) < 0).map((p) => String(p.system));
   out.push(`**Against the best row (MAP, paired bootstrap 95% CI).** ${below.length} row(s) are significantly below it (CI excludes 0)` +
     (tied.length ? `; its CI includes 0 against: ${tied.join('; ')} — on these queries they are not distinguishable from the best.` : '.'), '');
+  if (table.holmNote) out.push(`**Multiple testing.** ${table.holmNote}`, '');
   const check = checkRatioClaim(input.claim, table.metrics);
   const ratios = Object.entries(check.ratios).map(([m, r]) => `${m} ${r === null ? 'n/a' : `${r.toFixed(2)}×`}`).join(', ');
   out.push(`**The paper's claim** (${input.claim.source}: ${input.claim.text}): ${input.claim.better} / ${input.claim.than} here is ${ratios}; ` +

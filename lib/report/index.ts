@@ -7,6 +7,8 @@ export * from './site';
 export * from './ranked';
 export * from './table2';
 export * from './heatmap';
+export * from './paired-text';
+export * from './latex';
 export * from './llm-cost';
 export * from './rerank';
 export * from './fusion';

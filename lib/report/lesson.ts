@@ -6,7 +6,9 @@
 import { METRIC_NAMES, type MetricName, type MetricRow } from '../metrics/types';
 import type { FinetuneTrainingSummary, NnsscTrainingSummary } from '../train/artefacts';
 import { sourceLines } from './frame';
-import { f3, finiteOrNull as num, pText, signed } from './numbers';
+import type { PairedComparison } from '../metrics/types';
+import { f3, finiteOrNull as num, signed } from './numbers';
+import { pairedText, type PairedNumbers } from './paired-text';
 import type { TableSource } from './types';
 
 /** One paired comparison as `pairedRows` writes it (metric, both means, mean diff, CI, p). */
@@ -62,32 +64,41 @@ export function metricsVerdict(rows: readonly MetricRow[], metrics: readonly Met
   return lines.join('\n');
 }
 
-/** The numbers of one paired comparison row (`pairedRows`) and whether its 95% CI excludes 0; null without a CI. */
-function pairedNumbers(row: Partial<Pick<PairedRowLike, 'mean diff (A−B)' | 'CI95 low' | 'CI95 high' | 'p'>>): { d: number; lo: number; hi: number; p: number | null; excludes: boolean } | null {
-  const d = num(row['mean diff (A−B)']);
-  const lo = num(row['CI95 low']);
-  const hi = num(row['CI95 high']);
-  if (d === null || lo === null || hi === null) return null;
-  return { d, lo, hi, p: num(row.p), excludes: lo > 0 || hi < 0 };
+type PairedRowFields = Partial<Pick<PairedRowLike, 'mean diff (A−B)' | 'CI95 low' | 'CI95 high' | 'p'>> & Record<string, unknown>;
+
+/**
+ * A row of `pairedRows` (display columns) or a typed `PairedComparison` as the numbers `pairedText` phrases; null
+ * without a CI. The one place that reads `pairedRows`' column names back, for callers that hold display rows.
+ */
+export function pairedNumbersOf(row: PairedRowFields | PairedComparison, metric?: string): PairedNumbers | null {
+  if ('meanDiff' in row && typeof row.meanDiff === 'number') return row as PairedComparison;
+  const r = row as PairedRowFields;
+  const meanDiff = num(r['mean diff (A−B)']);
+  const ciLow = num(r['CI95 low']);
+  const ciHigh = num(r['CI95 high']);
+  if (meanDiff === null || ciLow === null || ciHigh === null) return null;
+  const dzLo = num(r['d_z CI95 low']);
+  const dzHi = num(r['d_z CI95 high']);
+  return {
+    metric: metric ?? String(r.metric ?? ''), meanDiff, ciLow, ciHigh, pValue: num(r.p) ?? undefined, pHolm: num(r['p (Holm)']) ?? undefined,
+    improved: num(r.improved) ?? undefined, tied: num(r.tied) ?? undefined, worse: num(r.worse) ?? undefined,
+    effectSize: num(r.d_z) ?? undefined, effectSizeCi95: dzLo !== null && dzHi !== null ? [dzLo, dzHi] : undefined,
+  };
 }
 
-/** One paired comparison in words: the mean difference, its 95% CI, whether the CI excludes 0, and p. */
-export function pairedSentence(row: PairedRowLike, labelA: string, labelB: string): string {
-  const c = pairedNumbers(row);
-  if (c === null) return `${row.metric}: no paired comparison.`;
-  const who = c.d > 0 ? `${labelA} is ahead` : c.d < 0 ? `${labelB} is ahead` : 'no difference';
-  return `**${row.metric}** ${signed(c.d)} [${signed(c.lo)}, ${signed(c.hi)}]: ${who}; the 95% CI ${c.excludes ? '**excludes 0**' : 'includes 0'}` +
-    (c.p === null ? '' : ` (p = ${pText(c.p)})`) + (c.excludes ? '.' : ', so this split cannot tell the two apart on it.');
+/** One paired comparison in words (`pairedText`'s sentence): mean difference, 95% CI, whether it excludes 0, p, effect sizes. */
+export function pairedSentence(row: PairedRowLike | PairedComparison, labelA: string, labelB: string): string {
+  const c = pairedNumbersOf(row as unknown as PairedRowFields);
+  return c === null ? `${row.metric}: no paired comparison.` : pairedText(c, { form: 'sentence', labelA, labelB });
 }
 
 /**
- * The same paired comparison as a clause inside a longer line (the rerank verdicts):
+ * The same paired comparison as a clause inside a longer line (the rerank verdicts; `pairedText`'s clause):
  * `ΔMAP +0.031 (95% CI [+0.004, +0.060], **excludes 0**; p = 0.021)`; `ΔMAP: n/a` without one.
  */
-export function gainSentence(metric: string, row: Partial<Pick<PairedRowLike, 'mean diff (A−B)' | 'CI95 low' | 'CI95 high' | 'p'>> | undefined): string {
-  const c = row ? pairedNumbers(row) : null;
-  if (c === null) return `Δ${metric}: n/a`;
-  return `Δ${metric} ${signed(c.d)} (95% CI [${signed(c.lo)}, ${signed(c.hi)}], ${c.excludes ? '**excludes 0**' : 'includes 0'}${c.p === null ? '' : `; p = ${pText(c.p)}`})`;
+export function gainSentence(metric: string, row: PairedRowFields | PairedComparison | undefined): string {
+  const c = row ? pairedNumbersOf(row, metric) : null;
+  return c === null ? `Δ${metric}: n/a` : pairedText(c, { form: 'clause' });
 }
 
 /**

@@ -12,7 +12,8 @@ import { readBenchJson } from './bench-json';
 import { repoRelativePath } from './frame';
 import { DEFAULT_NNSSC_CONFIG } from '../train/nnssc';
 import { sampleSuffix } from './lesson';
-import { f3, signed } from './numbers';
+import { f3 } from './numbers';
+import { pairedText } from './paired-text';
 import type { TableRow } from './types';
 
 /** Row kinds of the bench: NN-SSC alone, + BM25 with the analytic α (Eq. 7), + BM25 with the grid α. */
@@ -71,7 +72,7 @@ export function readSeedSpread(file: string): SeedSpread {
 
 const variantLabel = (v: string) => (v === 'plain' ? 'NN-SSC' : `NN-SSC (corpus ${v})`);
 const stoppingText = (s: { maxEpochs: number; patience: number }) => `≤ ${s.maxEpochs} epochs, patience ${s.patience}`;
-const ciText = (c: SeedComparison) => `${signed(c.delta)} [${signed(c.ci[0])}, ${signed(c.ci[1])}]`;
+const ciText = (c: SeedComparison) => pairedText({ metric: '', meanDiff: c.delta, ciLow: c.ci[0], ciHigh: c.ci[1] }, { form: 'interval' });
 const excludes0 = (c: SeedComparison) => c.ci[0] > 0 || c.ci[1] < 0;
 
 /** Per variant and row kind: mean ± sd [min, max] over the seeds of R@10, R@100, MAP, MRR, then the seed ensemble's value. */

@@ -1,11 +1,14 @@
 import type { Corpus } from '../data/types';
+import { EoError } from '../errors';
 import { performanceIndex } from '../fuse/alpha';
 import { judgeColumns, type JudgeColumns } from '../judge/compare';
 import type { JudgeRunQuery, LlmJudge } from '../judge/types';
+import { holmChangedConclusions, tukeyHsd, withHolm, type TukeyHsd, type TukeyHsdOptions } from '../metrics/multiple';
 import { compareSystems, type PairedOptions } from '../metrics/paired';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { writeRunFiles } from '../metrics/systems';
-import { METRIC_NAMES, type MetricName, type MetricRow, type PerQueryMetrics, type Qrels, type Run } from '../metrics/types';
+import { METRIC_NAMES, type MetricName, type MetricRow, type PairedComparison, type PerQueryMetrics, type Qrels, type Run } from '../metrics/types';
+import { holmFamilyText, holmNote } from './paired-text';
 import type { TableRow } from './types';
 
 /** One row of the paper's Table 2: a system's runs and what it cost. */
@@ -38,6 +41,10 @@ export interface Table2Options {
   paired?: PairedOptions;
   /** Run depth. Default 100. */
   depth?: number;
+  /** Metric of the randomised Tukey HSD over all pairs of available rows. Default 'MAP'. */
+  tukeyMetric?: MetricName;
+  /** Tukey HSD permutations and seed (default 10000, seed 42); false skips it. */
+  tukey?: TukeyHsdOptions | false;
 }
 
 export interface Table2 {
@@ -53,6 +60,12 @@ export interface Table2 {
   perQuery: Record<string, PerQueryMetrics>;
   /** π(train) by system id, where a training run was given. */
   trainPi: Record<string, number>;
+  /** Every row vs the best row, typed; `pHolm` adjusts per metric over the rows compared with the best one. */
+  comparisons: PairedComparison[];
+  /** The Holm family in words and the conclusions at .05 that change after Holm (markdown; for the caption). */
+  holmNote: string;
+  /** Randomised Tukey HSD over all pairs of available rows on `tukeyMetric` (absent with `tukey: false`). */
+  tukey?: TukeyHsd & { metric: MetricName };
 }
 
 const fmtCi = (lo: number, hi: number) => `[${lo >= 0 ? '+' : ''}${lo.toFixed(3)}, ${hi >= 0 ? '+' : ''}${hi.toFixed(3)}]`;
@@ -82,7 +95,21 @@ export function buildTable2(systems: readonly Table2System[], opts: Table2Option
   const key = (r: MetricRow) => (bestBy === 'π' ? performanceIndex(r) : r[bestBy]);
   let best = avail[0];
   for (const s of avail) if (key(byId.get(s.id)!) > key(byId.get(best.id)!)) best = s;
-  const paired: TableRow[] = [];
+  const others = avail.filter((s) => best && s.id !== best.id);
+  const raw = others.map((s) => compareSystems(perQuery[s.id], perQuery[best.id], metricsCompared, opts.paired).map((c) => ({ ...c, systemA: s.label, systemB: best.label })));
+  // Holm per metric: the family is the rows compared with the best one on that metric
+  const bySystem = new Map<string, PairedComparison[]>(others.map((s) => [s.id, []]));
+  const comparisons: PairedComparison[] = [];
+  for (let mi = 0; mi < metricsCompared.length; mi++) {
+    const family = withHolm(raw.map((cs) => cs[mi]), holmFamilyText(others.length, 'the best one', metricsCompared[mi]));
+    family.forEach((c, i) => bySystem.get(others[i].id)!.push(c));
+  }
+  for (const s of others) comparisons.push(...bySystem.get(s.id)!);
+  const paired: TableRow[] = comparisons.map((c) => ({
+    system: c.systemA!, 'vs best': c.systemB!, metric: c.metric, 'mean diff': c.meanDiff, 'CI95 low': c.ciLow, 'CI95 high': c.ciHigh, p: c.pValue,
+    'p (Holm)': c.pHolm ?? null, n: c.n, improved: c.improved, tied: c.tied, worse: c.worse, 'd_z': c.effectSize,
+    'd_z CI95 low': c.effectSizeCi95[0], 'd_z CI95 high': c.effectSizeCi95[1],
+  }));
   const rows: TableRow[] = systems.map((s) => {
     const m = byId.get(s.id);
     const row: TableRow = { system: s.label };
@@ -94,28 +121,45 @@ export function buildTable2(systems: readonly Table2System[], opts: Table2Option
     row['trainable params'] = s.trainableParams ?? null;
     row['training time (s)'] = s.trainingSeconds ?? null;
     row.backend = s.backend ?? '';
-    if (m && best && s.id !== best.id) {
-      const cmp = compareSystems(perQuery[s.id], perQuery[best.id], metricsCompared, opts.paired);
-      for (const c of cmp) {
-        paired.push({ system: s.label, 'vs best': best.label, metric: c.metric, 'mean diff': c.meanDiff, 'CI95 low': c.ciLow, 'CI95 high': c.ciHigh, p: c.pValue, n: c.n });
-      }
+    const cmp = bySystem.get(s.id);
+    if (m && cmp) {
       for (const metric of ['MAP', 'MRR', 'R@10'] as const) {
         const c = cmp.find((x) => x.metric === metric);
         if (!c) continue;
         row[`Δ${metric} vs best [95% CI]`] = `${c.meanDiff >= 0 ? '+' : ''}${c.meanDiff.toFixed(3)} ${fmtCi(c.ciLow, c.ciHigh)}`;
         row[`p (${metric})`] = c.pValue;
+        row[`p Holm (${metric})`] = c.pHolm ?? null;
+        row[`d_z (${metric})`] = c.effectSize;
       }
     } else if (m) {
       for (const metric of ['MAP', 'MRR', 'R@10'] as const) {
         if (!metricsCompared.includes(metric)) continue;
         row[`Δ${metric} vs best [95% CI]`] = 'best row';
         row[`p (${metric})`] = null;
+        row[`p Holm (${metric})`] = null;
+        row[`d_z (${metric})`] = null;
       }
     }
     row.note = s.note ?? '';
     return row;
   });
-  return { rows, paired, best: best ? { id: best.id, label: best.label } : { id: '', label: '' }, metrics, perQuery, trainPi };
+  const tukeyMetric = opts.tukeyMetric ?? 'MAP';
+  const tukey = opts.tukey === false || avail.length < 2 ? undefined : {
+    metric: tukeyMetric,
+    ...tukeyHsd(avail.map((s) => s.label), avail.map((s) => alignedValues(perQuery[s.id], perQuery[avail[0].id].queryIds, tukeyMetric)), opts.tukey ?? {}),
+  };
+  const note = holmNote(comparisons, holmChangedConclusions(comparisons));
+  return { rows, paired, best: best ? { id: best.id, label: best.label } : { id: '', label: '' }, metrics, perQuery, trainPi, comparisons, holmNote: note, tukey };
+}
+
+/** One system's per-query values of `metric` in the order of `queryIds` (the systems of one table share their queries). */
+function alignedValues(pq: PerQueryMetrics, queryIds: readonly string[], metric: MetricName): number[] {
+  const pos = new Map(pq.queryIds.map((q, i) => [q, i]));
+  return queryIds.map((q) => {
+    const i = pos.get(q);
+    if (i === undefined) throw new EoError('INVALID_ARGUMENT', `Table 2: query ${q} is missing from one system's run evaluation`);
+    return pq.values[metric][i];
+  });
 }
 
 /** Write `<dir>/<id>.test.run` (and `.train.run` where given) for every available row, plus the qrels files. */

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { writeJsonl } from '../util/fs';
+import { holmAdjust } from '../metrics/multiple';
 import type { PairedOptions } from '../metrics/paired';
 import { pairedRows } from '../metrics/systems';
 import type { MetricName, MetricRow, PerQueryMetrics, Qrels } from '../metrics/types';
@@ -95,6 +96,25 @@ export interface RerankTable {
   errors: { backbone: string; reranker: string; label: string; error: string }[];
 }
 
+/**
+ * Holm-adjust the gain rows per backbone and metric (the family: every reranker compared with that backbone), in
+ * place: each gain row gets `p (Holm)`. Returns the families in words, one per backbone with ≥ 1 reranker.
+ */
+export function applyRerankHolm(t: RerankTable): string[] {
+  const families: string[] = [];
+  for (const b of t.backbones) {
+    const on = t.outcomes.filter((o) => o.backbone === b.id);
+    if (on.length === 0) continue;
+    const metrics = [...new Set(on.flatMap((o) => o.gain.map((g) => g.metric)))];
+    for (const m of metrics) {
+      const rows = on.map((o) => o.gain.find((g) => g.metric === m)).filter((g) => g !== undefined);
+      holmAdjust(rows.map((g) => g.p)).forEach((p, i) => { rows[i]['p (Holm)'] = p; });
+    }
+    families.push(`Holm over the ${on.length} reranker row${on.length === 1 ? '' : 's'} compared with ${b.label}`);
+  }
+  return families;
+}
+
 export interface RerankTableOptions extends WindowOptions {
   /** Metrics of the paired gain rows. Default MAP and MRR (the paper's Tables 4–6). */
   gainMetrics?: MetricName[];
@@ -132,6 +152,7 @@ export async function rerankTable(backbones: readonly Backbone[], rerankers: rea
       }
     }
   }
+  applyRerankHolm(out);
   return out;
 }
 
@@ -166,6 +187,9 @@ export function rerankTableRows(t: RerankTable, extra?: RerankRowExtra): Record<
         'ΔMAP': map?.['mean diff (A−B)'], 'ΔMAP CI95': map ? `[${map['CI95 low'].toFixed(3)}, ${map['CI95 high'].toFixed(3)}]` : '',
         'ΔMRR': mrr?.['mean diff (A−B)'], 'ΔMRR CI95': mrr ? `[${mrr['CI95 low'].toFixed(3)}, ${mrr['CI95 high'].toFixed(3)}]` : '',
         'p (MRR)': mrr?.p,
+        'p Holm (MRR)': mrr?.['p (Holm)'],
+        'improved / tied / worse (MRR)': mrr ? `${mrr.improved} / ${mrr.tied} / ${mrr.worse}` : '',
+        'd_z (MRR)': mrr?.d_z,
         '$/query': o.summary.costPerQueryUsd, failed: o.summary.failedWindows,
         ...(extra?.({ label: o.label, backbone: b.label, outcome: o }) ?? {}),
       });
@@ -182,6 +206,7 @@ export function mergeRerankTables(...tables: RerankTable[]): RerankTable {
     out.outcomes.push(...t.outcomes);
     out.errors.push(...t.errors);
   }
+  applyRerankHolm(out);
   return out;
 }
 

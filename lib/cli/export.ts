@@ -1,0 +1,63 @@
+/**
+ * `eo export latex FILE`: any results table (a JSON array of rows, or an array inside a results.json reached by
+ * `--key`) as a LaTeX booktabs table on stdout.
+ */
+import * as fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { EoError } from '../errors';
+import { latexTable } from '../report/latex';
+import type { TableRow } from '../report/types';
+import { numberFlag } from './usage';
+
+export const EXPORT_USAGE = `usage:
+  eo export latex FILE [--key PATH] [--columns C1,C2] [--best C1,C2] [--ci COL:LOW:HIGH] [--ci-column] [--digits 3] [--caption TEXT] [--label KEY]
+      (FILE: a JSON array of rows or a results.json; --key a.b picks the array inside; --best marks the largest of each column in bold)`;
+
+/** The rows at `key` (dot path) of a parsed JSON value; a clear error naming the file and the key otherwise. */
+export function rowsAt(value: unknown, file: string, key?: string): TableRow[] {
+  let v = value;
+  for (const k of key ? key.split('.') : []) {
+    if (typeof v !== 'object' || v === null || !(k in v)) throw new EoError('REPORT', `${file}: no field "${k}" on the path "${key}"`, { file, field: key });
+    v = (v as Record<string, unknown>)[k];
+  }
+  if (!Array.isArray(v) || v.some((r) => typeof r !== 'object' || r === null || Array.isArray(r)))
+    throw new EoError('REPORT', `${file}: ${key ? `field "${key}"` : 'the file'} must be an array of row objects`, { file, field: key ?? '' });
+  return v as TableRow[];
+}
+
+const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+
+export function runExportCommand(argv: string[]): void {
+  const { values, positionals } = parseArgs({
+    args: argv, allowPositionals: true,
+    options: {
+      key: { type: 'string' }, columns: { type: 'string' }, best: { type: 'string' }, ci: { type: 'string', multiple: true }, 'ci-column': { type: 'boolean' },
+      digits: { type: 'string' }, caption: { type: 'string' }, label: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [format, file] = positionals;
+  if (values.help || !format) {
+    process.stdout.write(EXPORT_USAGE + '\n');
+    return;
+  }
+  if (format !== 'latex') throw new EoError('INVALID_ARGUMENT', `eo export: unknown format "${format}" (latex)\n${EXPORT_USAGE}`);
+  if (!file) throw new EoError('INVALID_ARGUMENT', `eo export latex needs a FILE\n${EXPORT_USAGE}`);
+  if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `eo export: no such file: ${file}`, { file });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new EoError('REPORT', `${file}: not JSON (${e instanceof Error ? e.message : String(e)})`, { file });
+  }
+  const ci: Record<string, [string, string]> = {};
+  for (const spec of values.ci ?? []) {
+    const parts = spec.split(':');
+    if (parts.length !== 3 || parts.some((p) => !p)) throw new EoError('INVALID_ARGUMENT', `--ci "${spec}": expected COL:LOW:HIGH, e.g. "mean diff:CI95 low:CI95 high"`, { field: 'ci' });
+    ci[parts[0]] = [parts[1], parts[2]];
+  }
+  process.stdout.write(latexTable(rowsAt(parsed, file, values.key), {
+    columns: list(values.columns), best: Object.fromEntries((list(values.best) ?? []).map((c) => [c, 'max' as const])),
+    ci, ciStyle: values['ci-column'] ? 'column' : 'inline',
+    digits: numberFlag(values.digits, 'digits', 3, { integer: true, min: 0 }), caption: values.caption, label: values.label,
+  }));
+}

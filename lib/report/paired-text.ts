@@ -1,0 +1,97 @@
+/**
+ * Paired comparisons in words and in tables: the one phrasing of a typed `PairedComparison` (lib/metrics), the Holm
+ * family and the conclusions it changes, and the randomised Tukey HSD matrix as rows and a heat map.
+ */
+import type { TukeyHsd } from '../metrics/multiple';
+import type { PairedComparison } from '../metrics/types';
+import { heatmapFigure, type HeatmapOptions } from './heatmap';
+import { pText, signed } from './numbers';
+import type { Figure, TableRow } from './types';
+
+/** What `pairedText` needs of a comparison: the typed row's numbers (the rest optional). */
+export type PairedNumbers = Pick<PairedComparison, 'metric' | 'meanDiff' | 'ciLow' | 'ciHigh'> &
+  Partial<Pick<PairedComparison, 'pValue' | 'pHolm' | 'effectSize' | 'effectSizeCi95' | 'improved' | 'tied' | 'worse'>>;
+
+export interface PairedTextOptions {
+  /**
+   * 'sentence' (default): `**MAP** +0.031 [+0.004, +0.060]: A is ahead; the 95% CI **excludes 0** (p = 0.021).`;
+   * 'clause': `ΔMAP +0.031 (95% CI [+0.004, +0.060], **excludes 0**; p = 0.021)` (inside a longer line);
+   * 'interval': `+0.031 [+0.004, +0.060]`.
+   */
+  form?: 'sentence' | 'clause' | 'interval';
+  /** Names of A and B in the sentence form. Default 'A' and 'B'. */
+  labelA?: string;
+  labelB?: string;
+}
+
+/** Whether the 95% CI of the mean difference lies entirely on one side of 0. */
+export const ciExcludesZero = (c: Pick<PairedComparison, 'ciLow' | 'ciHigh'>): boolean => c.ciLow > 0 || c.ciHigh < 0;
+
+/** p, and the Holm-adjusted p where the comparison is one of a family: `p = 0.021, Holm 0.084`. */
+function pClause(c: PairedNumbers): string {
+  if (c.pValue === undefined || !Number.isFinite(c.pValue)) return '';
+  return `p = ${pText(c.pValue)}${c.pHolm === undefined ? '' : `, Holm ${pText(c.pHolm)}`}`;
+}
+
+/** An effect size with two decimals and a real minus sign. */
+const dz = (x: number): string => `${x < 0 ? '−' : ''}${Math.abs(x).toFixed(2)}`;
+
+/** Queries improved / tied / worse and d_z with its CI, where the comparison carries them. */
+function effectClause(c: PairedNumbers): string {
+  const parts: string[] = [];
+  if (c.improved !== undefined && c.tied !== undefined && c.worse !== undefined) parts.push(`${c.improved} queries better, ${c.tied} tied, ${c.worse} worse`);
+  if (c.effectSize !== undefined && c.effectSizeCi95) parts.push(`d_z ${dz(c.effectSize)} [${dz(c.effectSizeCi95[0])}, ${dz(c.effectSizeCi95[1])}]`);
+  return parts.join('; ');
+}
+
+/** The one phrasing of a paired difference A − B (see `PairedTextOptions.form`). */
+export function pairedText(c: PairedNumbers, opts: PairedTextOptions = {}): string {
+  const interval = `${signed(c.meanDiff)} [${signed(c.ciLow)}, ${signed(c.ciHigh)}]`;
+  const form = opts.form ?? 'sentence';
+  if (form === 'interval') return interval;
+  const excludes = ciExcludesZero(c);
+  const p = pClause(c);
+  const effect = effectClause(c);
+  if (form === 'clause')
+    return `Δ${c.metric} ${signed(c.meanDiff)} (95% CI [${signed(c.ciLow)}, ${signed(c.ciHigh)}], ${excludes ? '**excludes 0**' : 'includes 0'}${p ? `; ${p}` : ''})`;
+  const who = c.meanDiff > 0 ? `${opts.labelA ?? 'A'} is ahead` : c.meanDiff < 0 ? `${opts.labelB ?? 'B'} is ahead` : 'no difference';
+  return `**${c.metric}** ${interval}: ${who}; the 95% CI ${excludes ? '**excludes 0**' : 'includes 0'}` + (p ? ` (${p})` : '') +
+    (excludes ? '.' : ', so this split cannot tell the two apart on it.') + (effect ? ` ${effect[0].toUpperCase()}${effect.slice(1)}.` : '');
+}
+
+/** The Holm family in words, e.g. "Holm over the 13 rows compared with the best one (MAP)". */
+export function holmFamilyText(size: number, reference: string, metric?: string): string {
+  return `Holm over the ${size} row${size === 1 ? '' : 's'} compared with ${reference}${metric ? ` (${metric})` : ''}`;
+}
+
+/**
+ * The caption note of a table whose rows are Holm-adjusted per family: the families, and the rows significant at
+ * .05 raw but not after Holm (or that none change). Markdown.
+ */
+export function holmNote(comparisons: readonly PairedComparison[], changed: readonly PairedComparison[], alpha = 0.05): string {
+  const families = [...new Set(comparisons.map((c) => c.family).filter((f): f is string => !!f))];
+  if (families.length === 0) return '';
+  const head = `p (Holm): ${families.length === 1 ? families[0] : `${families[0].replace(/ \([^)]*\)$/, '')}, per metric`}.`;
+  if (changed.length === 0) return `${head} No conclusion at ${alpha} changes after Holm.`;
+  const list = changed.map((c) => `${c.systemA ?? 'A'} vs ${c.systemB ?? 'B'} on ${c.metric} (p ${pText(c.pValue)} → Holm ${pText(c.pHolm!)})`);
+  return `${head} Significant at ${alpha} raw but not after Holm: ${list.join('; ')}.`;
+}
+
+/** The Tukey HSD matrix as table rows: one row per system, its mean, and p against every other system. */
+export function tukeyRows(t: TukeyHsd): TableRow[] {
+  return t.systems.map((s, i) => {
+    const row: TableRow = { system: s, mean: t.means[i] };
+    t.systems.forEach((o, j) => { row[o] = i === j ? null : t.p[i][j]; });
+    return row;
+  });
+}
+
+/** The Tukey HSD p-values as a compact heat map (dark = small p, i.e. a pair told apart); cells show p to 2 digits. */
+export function tukeyHeatmap(t: TukeyHsd, opts: HeatmapOptions = {}): Figure {
+  const z = t.p.map((r) => r.map((p) => 1 - p));
+  const fig = heatmapFigure(z, t.systems, t.systems, { digits: 2, ...opts, annotate: false });
+  const annotations = t.p.flatMap((r, i) => r.map((p, j) => ({ x: t.systems[j], y: t.systems[i], text: i === j ? '' : p.toFixed(2), showarrow: false, font: { color: p < 0.5 ? 'white' : 'black' } })));
+  // the colour is 1 − p so that told-apart pairs are dark; hover and labels show p itself
+  const data = fig.data.map((d) => ({ ...d, customdata: t.p, hovertemplate: '%{y} vs %{x}: p = %{customdata:.3f}<extra></extra>' }));
+  return { ...fig, data, layout: { ...(fig.layout ?? {}), annotations } };
+}

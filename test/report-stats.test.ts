@@ -1,0 +1,102 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { holmAdjust, type Qrels, type Run } from '../lib/metrics';
+import { buildTable2, gainSentence, holmNote, pairedSentence, pairedText, tukeyHeatmap, tukeyRows } from '../lib/report';
+import { applyRerankHolm, rerankTableRows, type RerankTable } from '../lib/rerank';
+import { mulberry32 } from '../lib/util/random';
+
+const qrels: Qrels = new Map(Array.from({ length: 30 }, (_, i) => [`q${i}`, new Map([[`rel${i}`, 1]])]));
+/** A run whose relevant dataset for query i sits at rank rankOf(i) (1-based; > 5 = not retrieved). */
+const mk = (rankOf: (i: number) => number): Run =>
+  new Map(Array.from({ length: 30 }, (_, i) => [`q${i}`, Array.from({ length: 5 }, (_, k) => ({ docId: k === rankOf(i) - 1 ? `rel${i}` : `x${k}`, score: 10 - k }))]));
+const rng = mulberry32(9);
+const noise = Array.from({ length: 30 }, () => rng());
+
+function table() {
+  return buildTable2(
+    [
+      { id: 'best', label: 'Best', test: mk(() => 1) },
+      { id: 'near', label: 'Near', test: mk((i) => (noise[i] < 0.25 ? 2 : 1)) },
+      { id: 'mid', label: 'Mid', test: mk((i) => (noise[i] < 0.5 ? 2 : 1)) },
+      { id: 'weak', label: 'Weak', test: mk((i) => (noise[i] < 0.9 ? 4 : 1)) },
+      { id: 'gone', label: 'Gone', note: 'not available' },
+    ],
+    { testQrels: qrels, paired: { permutations: 2000, bootstrapSamples: 500 }, tukey: { permutations: 2000 } },
+  );
+}
+
+test('Table 2: Holm p per metric over the rows compared with the best one, beside the raw p', () => {
+  const t = table();
+  assert.is(t.best.id, 'best');
+  const map = t.comparisons.filter((c) => c.metric === 'MAP');
+  assert.equal(map.map((c) => c.systemA), ['Near', 'Mid', 'Weak']);
+  assert.equal(map.map((c) => c.pHolm), holmAdjust(map.map((c) => c.pValue)));
+  assert.ok(map.every((c) => c.family === 'Holm over the 3 rows compared with the best one (MAP)'));
+  for (const c of map) assert.ok(c.pHolm! >= c.pValue);
+  const near = t.rows.find((r) => r.system === 'Near')!;
+  assert.is(near['p Holm (MAP)'], map[0].pHolm);
+  assert.is(near['d_z (MAP)'], map[0].effectSize);
+  assert.is(t.rows.find((r) => r.system === 'Best')!['p Holm (MAP)'], null);
+  const long = t.paired.find((r) => r.system === 'Weak' && r.metric === 'MAP')!;
+  assert.equal([long.improved, long.tied, long.worse], [0, 30 - map[2].worse, map[2].worse]);
+  assert.ok((long.worse as number) > 20 && (long['d_z'] as number) < 0);
+  assert.match(t.holmNote, /Holm over the 3 rows compared with the best one/);
+});
+
+test('holmNote lists exactly the conclusions that change after Holm', () => {
+  const t = table();
+  const c = t.comparisons[0];
+  const changed = [{ ...c, pValue: 0.04, pHolm: 0.08 }];
+  assert.match(holmNote([...t.comparisons, ...changed], changed), /raw but not after Holm: Near vs Best on R@10 \(p 0\.040 → Holm 0\.080\)/);
+  assert.match(holmNote(t.comparisons, []), /No conclusion at 0\.05 changes/);
+});
+
+test('Table 2: randomised Tukey HSD over all available rows, as rows and a heat map', () => {
+  const t = table();
+  const h = t.tukey!;
+  assert.equal(h.systems, ['Best', 'Near', 'Mid', 'Weak']);
+  assert.is(h.metric, 'MAP');
+  assert.ok(h.p[0][3] < 0.01, 'Best vs Weak told apart');
+  assert.ok(h.p[0][1] > h.p[0][3], 'the nearer row has the larger p');
+  const rows = tukeyRows(h);
+  assert.is(rows[0].Weak, h.p[0][3]);
+  assert.is(rows[0].Best, null);
+  const fig = tukeyHeatmap(h, { title: 'Tukey HSD' });
+  assert.equal((fig.data[0] as { z: number[][] }).z[0][3], 1 - h.p[0][3]);
+  const labels = (fig.layout!.annotations as { text: string }[]).map((a) => a.text);
+  assert.is(labels[3], h.p[0][3].toFixed(2));
+  assert.is(labels[0], '');
+  assert.is(buildTable2([{ id: 'a', label: 'A', test: mk(() => 1) }, { id: 'b', label: 'B', test: mk(() => 2) }], { testQrels: qrels, tukey: false, paired: { permutations: 10, bootstrapSamples: 10 } }).tukey, undefined);
+});
+
+test('pairedText is the one phrasing: sentence (with Holm and effect sizes), clause, interval; the old names call it', () => {
+  const t = table();
+  const c = t.comparisons.find((x) => x.systemA === 'Weak' && x.metric === 'MAP')!;
+  const s = pairedText(c, { labelA: 'Weak', labelB: 'Best' });
+  assert.match(s, /^\*\*MAP\*\* −0\.\d{3} \[−0\.\d{3}, −0\.\d{3}\]: Best is ahead; the 95% CI \*\*excludes 0\*\* \(p = [^,]+, Holm [^)]+\)\./);
+  assert.match(s, new RegExp(`${c.improved} queries better, ${c.tied} tied, ${c.worse} worse; d_z −\\d\\.\\d\\d \\[`));
+  assert.is(pairedSentence(c, 'Weak', 'Best'), s);
+  assert.match(pairedText(c, { form: 'clause' }), /^ΔMAP −0\.\d{3} \(95% CI \[.*\], \*\*excludes 0\*\*; p = .*, Holm .*\)$/);
+  assert.is(gainSentence('MAP', c), pairedText(c, { form: 'clause' }));
+  assert.is(pairedText({ metric: 'x', meanDiff: 0.0314, ciLow: -0.002, ciHigh: 0.06 }, { form: 'interval' }), '+0.031 [−0.002, +0.060]');
+  const legacy = { metric: 'MRR', 'mean diff (A−B)': 0.1, 'CI95 low': 0.05, 'CI95 high': 0.15, p: 0.01 };
+  assert.is(gainSentence('MRR', legacy), 'ΔMRR +0.100 (95% CI [+0.050, +0.150], **excludes 0**; p = 0.010)');
+});
+
+test('rerank tables: Holm per backbone and metric over the rerankers compared with it, shown beside the raw p', () => {
+  const gain = (p: number) => [{ metric: 'MRR', p, 'mean diff (A−B)': 0.1, 'CI95 low': 0, 'CI95 high': 0.2, improved: 3, tied: 1, worse: 2, d_z: 0.4 }];
+  const row = { system: 'x', 'R@10': 0, 'R@20': 0, 'R@100': 0, MAP: 0, MRR: 0 };
+  const o = (backbone: string, reranker: string, p: number) => ({ backbone, reranker, label: `${backbone.toUpperCase()} + ${reranker}`, row, gain: gain(p), summary: { costPerQueryUsd: 0, failedWindows: 0 } });
+  const t = {
+    backbones: [{ id: 'a', label: 'A', row }, { id: 'b', label: 'B', row }],
+    outcomes: [o('a', 'r1', 0.01), o('a', 'r2', 0.04), o('a', 'r3', 0.03), o('b', 'r1', 0.04)],
+    errors: [],
+  } as unknown as RerankTable;
+  assert.equal(applyRerankHolm(t), ['Holm over the 3 reranker rows compared with A', 'Holm over the 1 reranker row compared with B']);
+  assert.equal(t.outcomes.map((x) => x.gain[0]['p (Holm)']), [...holmAdjust([0.01, 0.04, 0.03]), 0.04]);
+  const rows = rerankTableRows(t);
+  assert.is(rows[2]['p Holm (MRR)'], t.outcomes[1].gain[0]['p (Holm)']);
+  assert.is(rows[2]['improved / tied / worse (MRR)'], '3 / 1 / 2');
+});
+
+test.run();
