@@ -1,0 +1,76 @@
+// Leakage audit of a benchmark split: near-duplicate test/train queries by token Jaccard and, with embeddings, cosine;
+// the build's coded warning above the count.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { buildBenchmark, leakageAudit, leakageRows, queryTokenSet, type BenchQuery, type LeakageAudit } from '../lib/bench';
+import { makeCorpus, type DatasetRecord } from '../lib/data';
+import type { EoWarning } from '../lib/errors';
+
+const q = (id: string, text: string, split: 'train' | 'test'): BenchQuery => ({ id, publicationId: `pub-${id}`, text, writer: 'title', variant: 1, split, positives: 1 });
+
+const queries = [
+  q('a', 'Arctic sea ice extent trends', 'train'),
+  q('b', 'Global ozone column from satellites', 'train'),
+  q('c', 'arctic sea-ice extent trends', 'test'), // same tokens as a: Jaccard 1
+  q('d', 'Arctic sea ice extent trends 2020', 'test'), // 5 of 6 tokens: Jaccard 0.833
+  q('e', 'Aerosol optical depth over Africa', 'test'), // shares nothing with train
+  q('f', 'Arctic sea ice thickness', 'test'), // 3 shared of 6: Jaccard 0.5
+];
+
+test('token Jaccard finds the near-duplicates and names both publications', async () => {
+  const a = await leakageAudit({ queries });
+  assert.is(a.count, 2);
+  assert.equal(a.pairs.map((p) => p.testQueryId), ['c', 'd']);
+  assert.is(a.pairs[0].jaccard, 1);
+  assert.ok(Math.abs(a.pairs[1].jaccard - 5 / 6) < 1e-12);
+  assert.is(a.pairs[1].trainPublicationId, 'pub-a');
+  assert.is(a.pairs[1].testPublicationId, 'pub-d');
+  assert.is(a.cosineThreshold, null);
+  assert.is(a.pairs[0].cosine, null);
+  assert.is(leakageRows(a)[1]['train publication'], 'pub-a');
+  assert.is((await leakageAudit({ queries }, { jaccard: 0.5 })).count, 3);
+  assert.is((await leakageAudit({ queries }, { jaccard: 0.9 })).count, 1);
+  assert.equal([...queryTokenSet('Sea-ice, sea ICE!')], ['sea', 'ice']);
+});
+
+test('an embedding function adds the pairs whose cosine passes, even with no shared token', async () => {
+  // fake embedding: the test query about aerosols points the same way as the ozone query
+  const dir: Record<string, number[]> = { ozone: [1, 0], aerosol: [1, 0] };
+  const embed = (texts: string[]) => texts.map((t) => {
+    const k = Object.keys(dir).find((w) => t.toLowerCase().includes(w));
+    return Float32Array.from(k ? dir[k] : [0, 1]);
+  });
+  const a = await leakageAudit({ queries }, { embed });
+  const e = a.pairs.find((p) => p.testQueryId === 'e')!;
+  assert.ok(e, 'aerosol query matched by cosine');
+  assert.is(e.trainQueryId, 'b');
+  assert.equal(e.by, ['cosine']);
+  assert.is(e.jaccard, 0);
+  assert.is(a.cosineThreshold, 0.95);
+  assert.ok(a.count >= 3);
+});
+
+test('buildBenchmark warns with a coded warning above the count and hands the audit over', async () => {
+  const ds: DatasetRecord = {
+    id: 'C1-X', shortName: null, longName: 'sea ice', abstract: '', doi: null, daac: 'X', publisher: null, temporalStart: null, temporalEnd: null,
+    keywords: [], platforms: [], instruments: [], projects: [], processingLevel: null, landingPage: null, shortNameSource: null, catalogRecordComplete: true, sources: [],
+  };
+  // ten publications with the same title: both splits get some, so every test query leaks
+  const pubs = Array.from({ length: 10 }, (_, i) => ({ id: `p${i}`, doi: null, title: 'Arctic sea ice extent', abstract: null, year: null, venue: null, source: null, sources: [] }));
+  const corpus = makeCorpus([ds], pubs, pubs.map((p) => ({ publicationId: p.id, datasetId: 'C1-X', relation: 'cites', source: null, sources: [] })), 'toy');
+  const writer = { id: 'title', label: 'title', write: async (p: { title: string }) => [p.title] };
+  const warnings: EoWarning[] = [];
+  let audit: LeakageAudit | null = null;
+  const bench = await buildBenchmark(corpus, { writer, seed: 3, onWarning: (w) => warnings.push(w), onLeakage: (a) => { audit = a; } });
+  const tests = bench.queries.filter((x) => x.split === 'test').length;
+  assert.ok(tests > 0);
+  assert.is(audit!.count, tests);
+  assert.is(warnings.length, 1);
+  assert.is(warnings[0].code, 'BENCH_LEAKAGE');
+  assert.match(warnings[0].message, `${tests} of ${tests} test queries`);
+  const quiet: EoWarning[] = [];
+  await buildBenchmark(corpus, { writer, seed: 3, leakageWarnAbove: tests, onWarning: (w) => quiet.push(w) });
+  assert.is(quiet.length, 0);
+});
+
+test.run();
