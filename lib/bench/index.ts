@@ -8,3 +8,4 @@ export * from './stats';
 export * from './import';
 export * from './styles';
 export * from './leakage';
+export * from './holes';
