@@ -5,3 +5,4 @@ export * from './paired';
 export * from './trec';
 export * from './systems';
 export * from './graded';
+export * from './spread';
