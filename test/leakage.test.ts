@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { buildBenchmark, leakageAudit, leakageRows, queryTokenSet, type BenchQuery, type LeakageAudit } from '../lib/bench';
 import { makeCorpus, type DatasetRecord } from '../lib/data';
 import type { EoWarning } from '../lib/errors';
+import { mulberry32 } from '../lib/util';
 
 const q = (id: string, text: string, split: 'train' | 'test'): BenchQuery => ({ id, publicationId: `pub-${id}`, text, writer: 'title', variant: 1, split, positives: 1 });
 
@@ -31,6 +32,25 @@ test('token Jaccard finds the near-duplicates and names both publications', asyn
   assert.is((await leakageAudit({ queries }, { jaccard: 0.5 })).count, 3);
   assert.is((await leakageAudit({ queries }, { jaccard: 0.9 })).count, 1);
   assert.equal([...queryTokenSet('Sea-ice, sea ICE!')], ['sea', 'ice']);
+});
+
+test('the prefix-filtered index finds exactly what comparing every pair finds', async () => {
+  const words = ['sea', 'ice', 'ozone', 'the', 'of', 'arctic', 'rain', 'cloud', 'aerosol', 'snow'];
+  const rng = mulberry32(5);
+  const qs = Array.from({ length: 80 }, (_, i) => q(`r${i}`, Array.from({ length: 2 + Math.floor(rng() * 5) }, () => words[Math.floor(rng() * words.length)]).join(' '), i % 4 === 0 ? 'test' : 'train'));
+  for (const t of [0.5, 0.7, 0.8, 1]) {
+    const brute = qs.filter((a) => a.split === 'test').map((a) => {
+      const A = queryTokenSet(a.text);
+      return Math.max(0, ...qs.filter((b) => b.split === 'train').map((b) => {
+        const B = queryTokenSet(b.text);
+        const inter = [...A].filter((x) => B.has(x)).length;
+        return inter / (A.size + B.size - inter);
+      }));
+    }).filter((j) => j >= t);
+    const a = await leakageAudit({ queries: qs }, { jaccard: t });
+    assert.is(a.count, brute.length, `threshold ${t}`);
+    assert.equal(a.pairs.map((p) => p.jaccard).sort(), brute.sort());
+  }
 });
 
 test('an embedding function adds the pairs whose cosine passes, even with no shared token', async () => {

@@ -70,9 +70,21 @@ export async function leakageAudit(bench: Pick<Benchmark, 'queries'>, opts: Leak
   const ct = opts.cosine ?? LEAKAGE_COSINE_THRESHOLD;
   const train = bench.queries.filter((q) => q.split === 'train');
   const test = bench.queries.filter((q) => q.split === 'test');
-  const trainTokens = train.map((q) => queryTokenSet(q.text));
+  // Prefix filtering (Chaudhuri et al. 2006): with tokens in one global order (rarest first), two sets with
+  // Jaccard ≥ t share a token among the first |A| − ⌈t·|A|⌉ + 1 of each, so only those prefixes are indexed and
+  // probed; every candidate is then checked exactly. Keeps ~20k titles fast despite tokens like "the" and "of".
+  const df = new Map<string, number>();
+  const sets = new Map<BenchQuery, string[]>();
+  for (const q of [...train, ...test]) {
+    const toks = [...queryTokenSet(q.text)];
+    sets.set(q, toks);
+    for (const t of toks) df.set(t, (df.get(t) ?? 0) + 1);
+  }
+  for (const toks of sets.values()) toks.sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
+  const prefix = (toks: string[]) => toks.slice(0, toks.length - Math.ceil(jt * toks.length - 1e-9) + 1);
+  const trainTokens = train.map((q) => new Set(sets.get(q)!));
   const index = new Map<string, number[]>();
-  trainTokens.forEach((toks, i) => { for (const t of toks) { const l = index.get(t); if (l) l.push(i); else index.set(t, [i]); } });
+  train.forEach((q, i) => { for (const t of prefix(sets.get(q)!)) { const l = index.get(t); if (l) l.push(i); else index.set(t, [i]); } });
   let trainVec: Float32Array[] | null = null;
   let testVec: Float32Array[] | null = null;
   if (opts.embed && train.length && test.length) {
@@ -81,9 +93,10 @@ export async function leakageAudit(bench: Pick<Benchmark, 'queries'>, opts: Leak
   }
   const pairs: LeakagePair[] = [];
   test.forEach((q, qi) => {
-    const toks = queryTokenSet(q.text);
-    const shared = new Map<number, number>();
-    for (const t of toks) for (const i of index.get(t) ?? []) shared.set(i, (shared.get(i) ?? 0) + 1);
+    const toks = new Set(sets.get(q)!);
+    const candidates = new Set<number>();
+    for (const t of prefix(sets.get(q)!)) for (const i of index.get(t) ?? []) candidates.add(i);
+    const sharedWith = (i: number) => { let n = 0; for (const t of toks) if (trainTokens[i].has(t)) n++; return n; };
     let best: LeakagePair | null = null;
     const consider = (i: number, jac: number) => {
       const cos = trainVec && testVec ? dot(testVec[qi], trainVec[i]) : null;
@@ -95,8 +108,8 @@ export async function leakageAudit(bench: Pick<Benchmark, 'queries'>, opts: Leak
       const t: BenchQuery = train[i];
       best = { testQueryId: q.id, testPublicationId: q.publicationId, testText: q.text, trainQueryId: t.id, trainPublicationId: t.publicationId, trainText: t.text, jaccard: jac, cosine: cos, by };
     };
-    if (trainVec) for (let i = 0; i < train.length; i++) consider(i, jaccard(toks, trainTokens[i], shared.get(i) ?? 0));
-    else for (const [i, s] of shared) consider(i, jaccard(toks, trainTokens[i], s));
+    if (trainVec) for (let i = 0; i < train.length; i++) consider(i, jaccard(toks, trainTokens[i], sharedWith(i)));
+    else for (const i of candidates) consider(i, jaccard(toks, trainTokens[i], sharedWith(i)));
     if (best) pairs.push(best);
   });
   pairs.sort((a, b) => b.jaccard - a.jaccard || (b.cosine ?? 0) - (a.cosine ?? 0) || a.testQueryId.localeCompare(b.testQueryId));
