@@ -65,6 +65,7 @@ const sign = (x) => (x >= 0 ? '+' : '') + x.toFixed(3);
 const ciText = (c) => `${sign(c.meanDiff)} [${sign(c.ciLow)}, ${sign(c.ciHigh)}] p ${c.pValue.toPrecision(2)}`;
 
 const { meanPerQueryMetrics: meanPerQuery, spreadOf: stats } = require('../dist/lib/metrics');
+const { seedCheckpointName } = require('../dist/lib/report');
 
 async function main() {
   const t0 = performance.now();
@@ -95,7 +96,7 @@ async function main() {
       const t = performance.now();
       const tag = `[${v} seed ${seed}]`;
       const schedule = v === 'plain' ? null : v;
-      const dir = eo.defaultNnsscDir(eo.nnsscCheckpointName(bench.name, schedule) + recipeSuffix + (seed === DEFAULT_SEED ? '' : `-seed${seed}`));
+      const dir = eo.defaultNnsscDir(seedCheckpointName(eo.nnsscCheckpointName(bench.name, schedule) + recipeSuffix, seed, DEFAULT_SEED));
       const nn = await eo.loadOrTrainNnssc({
         corpus, bench, encoder, corpusMatrix: matrix, dir,
         config: { ...recipe, seed },

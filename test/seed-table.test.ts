@@ -2,7 +2,7 @@
 // EO_SEEDS and the runner's --seeds flag.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { notebookSeeds, seedAveragedTable2, type SeedRuns } from '../lib/report';
+import { notebookSeeds, seedAveragedTable2, seedCheckpointName, type SeedRuns } from '../lib/report';
 import { meanPerQueryMetrics, type Qrels, type Run } from '../lib/metrics';
 
 const qrels: Qrels = new Map([['q1', new Map([['D1', 1]])], ['q2', new Map([['D2', 1]])]]);
@@ -44,6 +44,7 @@ test('EO_SEEDS gives consecutive seeds from 42; default one seed; bad values are
   assert.equal(notebookSeeds({ EO_SEEDS: '5' }), [42, 43, 44, 45, 46]);
   assert.throws(() => notebookSeeds({ EO_SEEDS: 'five' }), /EO_SEEDS must be a positive integer \(got "five"\)/);
   assert.throws(() => notebookSeeds({ EO_SEEDS: '0' }), /EO_SEEDS/);
+  assert.equal(notebookSeeds({ EO_SEEDS: '3' }).map((s) => seedCheckpointName('use-lite-eo-title', s)), ['use-lite-eo-title', 'use-lite-eo-title-seed43', 'use-lite-eo-title-seed44']);
 });
 
 test('npm start -- --seeds N is parsed and refused when not a positive integer', () => {

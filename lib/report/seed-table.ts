@@ -27,6 +27,14 @@ export function notebookSeeds(env: Record<string, string | undefined> = process.
   return Array.from({ length: n }, (_, i) => base + i);
 }
 
+/**
+ * Checkpoint name of one seed's NN-SSC: the default seed keeps the one-seed name (notebook 04's checkpoint), any
+ * other gets `-seed<N>`, so a five-seed run reuses the one-seed checkpoint and adds four.
+ */
+export function seedCheckpointName(name: string, seed: number, defaultSeed = DEFAULT_NNSSC_CONFIG.seed): string {
+  return seed === defaultSeed ? name : `${name}-seed${seed}`;
+}
+
 /** One seed's test runs of the Table 2 systems (systems that do not train repeat the same run). */
 export interface SeedRuns {
   seed: number;
