@@ -1,6 +1,10 @@
 // Leakage audit of a benchmark split: near-duplicate test/train queries by token Jaccard and, with embeddings, cosine;
 // the build's coded warning above the count.
 import { test } from 'uvu';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as assert from 'uvu/assert';
 import { buildBenchmark, leakageAudit, leakageRows, queryTokenSet, type BenchQuery, type LeakageAudit } from '../lib/bench';
 import { makeCorpus, type DatasetRecord } from '../lib/data';
@@ -91,6 +95,21 @@ test('buildBenchmark warns with a coded warning above the count and hands the au
   const quiet: EoWarning[] = [];
   await buildBenchmark(corpus, { writer, seed: 3, leakageWarnAbove: tests, onWarning: (w) => quiet.push(w) });
   assert.is(quiet.length, 0);
+});
+
+test('eo bench build prints the leakage count of the split it wrote', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-leakage-'));
+  try {
+    const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'dist', 'lib', 'cli', 'eo.js'), 'bench', 'build', '--sample', '--out', path.join(dir, 'bench')], { encoding: 'utf8' });
+    assert.is(r.status, 0, r.stderr);
+    const m = /leakage: (\d+) of (\d+) test queries have a near-duplicate among (\d+) training queries \(token Jaccard ≥ 0\.8\)/.exec(r.stdout);
+    assert.ok(m, r.stdout);
+    const bench = JSON.parse(fs.readFileSync(path.join(dir, 'bench', 'benchmark.json'), 'utf8'));
+    assert.is(Number(m![2]), bench.queries.filter((x: { split: string }) => x.split === 'test').length);
+    assert.not.match(r.stderr, /BENCH_LEAKAGE/, 'the sample split has none, so no warning');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();
