@@ -64,19 +64,8 @@ const f3 = (x) => x.toFixed(3).replace(/^0\./, '.').replace(/^-0\./, '-.');
 const sign = (x) => (x >= 0 ? '+' : '') + x.toFixed(3);
 const ciText = (c) => `${sign(c.meanDiff)} [${sign(c.ciLow)}, ${sign(c.ciHigh)}] p ${c.pValue.toPrecision(2)}`;
 
-/** Per-query metrics averaged over several evaluations of the same queries (same order: evaluateRun follows the qrels). */
-function meanPerQuery(pqs) {
-  const ids = pqs[0].queryIds;
-  for (const p of pqs) if (p.queryIds.length !== ids.length || p.queryIds.some((q, i) => q !== ids[i])) throw new Error('per-query metrics over different queries');
-  const values = Object.fromEntries(METRICS.map((m) => [m, ids.map((_, i) => pqs.reduce((s, p) => s + p.values[m][i], 0) / pqs.length)]));
-  return { queryIds: ids, values, skippedNoPositives: [], missingFromRun: [] };
-}
-
-const stats = (xs) => {
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const sd = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)) : 0;
-  return { mean, sd, min: Math.min(...xs), max: Math.max(...xs) };
-};
+const { meanPerQueryMetrics: meanPerQuery, spreadOf: stats } = require('../dist/lib/metrics');
+const { seedCheckpointName } = require('../dist/lib/report');
 
 async function main() {
   const t0 = performance.now();
@@ -107,7 +96,7 @@ async function main() {
       const t = performance.now();
       const tag = `[${v} seed ${seed}]`;
       const schedule = v === 'plain' ? null : v;
-      const dir = eo.defaultNnsscDir(eo.nnsscCheckpointName(bench.name, schedule) + recipeSuffix + (seed === DEFAULT_SEED ? '' : `-seed${seed}`));
+      const dir = eo.defaultNnsscDir(seedCheckpointName(eo.nnsscCheckpointName(bench.name, schedule) + recipeSuffix, seed, DEFAULT_SEED));
       const nn = await eo.loadOrTrainNnssc({
         corpus, bench, encoder, corpusMatrix: matrix, dir,
         config: { ...recipe, seed },

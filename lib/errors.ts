@@ -46,3 +46,15 @@ export class EoError extends Error {
 export function isEoError(e: unknown, code?: EoErrorCode): e is EoError {
   return e instanceof EoError && (code === undefined || e.code === code);
 }
+
+/** Codes of warnings: conditions a caller should see but that do not stop the work. */
+export type EoWarningCode =
+  /** The benchmark's test split has near-duplicates of training queries above the warning count (`leakageAudit`). */
+  | 'BENCH_LEAKAGE';
+
+/** A coded warning, handed to an `onWarning` callback (never thrown). */
+export interface EoWarning {
+  code: EoWarningCode;
+  message: string;
+  details?: Record<string, unknown>;
+}

@@ -322,7 +322,7 @@ function buildSite(reportsRoot) {
 }
 
 function parseArgs(argv) {
-  const o = { only: [], sample: false, jobs: DEFAULT_JOBS, timeout: 3600, keepGoing: false, build: true, reports: path.join(ROOT, 'reports'), list: false, quiet: false, site: true };
+  const o = { only: [], sample: false, seeds: 1, jobs: DEFAULT_JOBS, timeout: 3600, keepGoing: false, build: true, reports: path.join(ROOT, 'reports'), list: false, quiet: false, site: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -332,6 +332,7 @@ function parseArgs(argv) {
     };
     if (a === '--only' || a.startsWith('--only=')) o.only.push(...val().split(',').filter(Boolean));
     else if (a === '--sample') o.sample = true;
+    else if (a === '--seeds' || a.startsWith('--seeds=')) o.seeds = Number(val());
     else if (a === '--timeout' || a.startsWith('--timeout=')) o.timeout = Number(val());
     else if (a === '--jobs' || a.startsWith('--jobs=')) o.jobs = Number(val());
     else if (a === '--keep-going') o.keepGoing = true;
@@ -346,15 +347,17 @@ function parseArgs(argv) {
   }
   if (!Number.isFinite(o.timeout) || o.timeout <= 0) throw new Error('--timeout must be a positive number of seconds');
   if (!Number.isInteger(o.jobs) || o.jobs < 1) throw new Error('--jobs must be a positive integer');
+  if (!Number.isInteger(o.seeds) || o.seeds < 1) throw new Error('--seeds must be a positive integer');
   return o;
 }
 
 /** Notebooks run at once by default: 2 (two notebooks whose files do not depend on each other), 1 on a 1-core machine. */
 const DEFAULT_JOBS = Math.min(2, typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
 
-const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--jobs N] [--timeout SECONDS] [--keep-going] [--no-build] [--reports DIR] [--quiet] [--list]
+const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--seeds N] [--jobs N] [--timeout SECONDS] [--keep-going] [--no-build] [--reports DIR] [--quiet] [--list]
   --only NAME    run only these notebooks (00-tour, 00-tour.ipynb or the 00 prefix; repeatable)
   --sample       EO_SAMPLE=1: notebooks load the 200-dataset sample snapshot
+  --seeds N      EO_SEEDS=N: notebooks that train NN-SSC train N seeds and give Table 2 as mean ± sd (default 1)
   --jobs N       notebooks run side by side where NOTEBOOK_NEEDS allows (default ${DEFAULT_JOBS}: any two whose files do
                  not depend on each other, the longest chain first; 1 = one after the other in file order);
                  their console lines start with [name]
@@ -386,6 +389,7 @@ function runScheduled(chosen, o, needs = NOTEBOOK_NEEDS) {
         console.log(`\n[run-notebooks] ==== ${nb.name}${o.sample ? ' (sample)' : ''} ====${started.size - finished.size > 1 ? ' (beside ' + [...started].filter((n) => !finished.has(n) && n !== nb.name).join(', ') + ')' : ''}`);
         void runNotebook({
           file: nb.file, name: nb.name, reportsDir: path.join(o.reports, nb.name), sample: o.sample, timeout: o.timeout, quiet: o.quiet,
+          ...(o.seeds > 1 ? { env: { EO_SEEDS: String(o.seeds) } } : {}),
           prefix: side ? `[${nb.name}] ` : undefined,
         }).then((r) => {
           results.push(r);
@@ -486,7 +490,7 @@ async function main(argv = process.argv.slice(2)) {
   return 0;
 }
 
-module.exports = { runNotebook, runScheduled, listNotebooks, selectNotebooks, notebookNeeds, nextNotebook, schedulePlan, NOTEBOOK_NEEDS, START_ORDER, metricsSummary, failureLine, buildSite, gitInfo, main, ROOT, NOTEBOOKS_DIR };
+module.exports = { parseArgs, runNotebook, runScheduled, listNotebooks, selectNotebooks, notebookNeeds, nextNotebook, schedulePlan, NOTEBOOK_NEEDS, START_ORDER, metricsSummary, failureLine, buildSite, gitInfo, main, ROOT, NOTEBOOKS_DIR };
 
 if (require.main === module) {
   main().then(

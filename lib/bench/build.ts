@@ -1,6 +1,7 @@
 import { datasetsByPublication } from '../data/corpus';
 import type { Corpus } from '../data/types';
-import { EoError } from '../errors';
+import { EoError, type EoWarning } from '../errors';
+import { LEAKAGE_WARN_ABOVE, leakageAudit, leakageSummary, type LeakageAudit, type LeakageOptions } from './leakage';
 import type { Qrels } from '../metrics/types';
 import { BENCHMARK_DEFAULTS } from './settings';
 import { DEFAULT_STRATA, stratifiedSample, stratifiedSplit, stratumOf } from './split';
@@ -22,6 +23,14 @@ export interface BuildBenchmarkOptions {
   relations?: string[] | null;
   /** Called after each publication (progress). */
   onProgress?: (done: number, total: number) => void;
+  /** Thresholds (and optional embeddings) of the train/test leakage audit run after the split. Default token Jaccard only. */
+  leakage?: LeakageOptions;
+  /** Warn when more test queries than this have a near-duplicate in train. Default `LEAKAGE_WARN_ABOVE` (0). */
+  leakageWarnAbove?: number;
+  /** Receives coded warnings (`BENCH_LEAKAGE`). Default: none. */
+  onWarning?: (w: EoWarning) => void;
+  /** Receives the leakage audit of the built split (its `count` is the number the warning compares). */
+  onLeakage?: (audit: LeakageAudit) => void;
 }
 
 /**
@@ -57,6 +66,11 @@ export async function buildBenchmark(corpus: Corpus, opts: BuildBenchmarkOptions
     });
     opts.onProgress?.(++done, pubs.length);
   }
+  const audit = await leakageAudit({ queries }, opts.leakage);
+  opts.onLeakage?.(audit);
+  const warnAbove = opts.leakageWarnAbove ?? LEAKAGE_WARN_ABOVE;
+  if (audit.count > warnAbove)
+    opts.onWarning?.({ code: 'BENCH_LEAKAGE', message: `${leakageSummary(audit)}; more than ${warnAbove}`, details: { count: audit.count, warnAbove, first: audit.pairs.slice(0, 3) } });
   return benchmarkRecord(corpus, {
     name: opts.name ?? `eo-${opts.writer.id.replace(/[^A-Za-z0-9._-]+/g, '_')}`,
     writer: opts.writer.id,

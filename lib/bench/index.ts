@@ -7,3 +7,5 @@ export * from './settings';
 export * from './stats';
 export * from './import';
 export * from './styles';
+export * from './leakage';
+export * from './holes';

@@ -23,6 +23,7 @@ import { repoReportsDir } from '../util/paths';
 import { loadSnapshot } from '../data/snapshot';
 import type { Corpus } from '../data/types';
 import { benchmarkSplit, buildBenchmark } from '../bench/build';
+import { leakageSummary } from '../bench/leakage';
 import { benchmarkSettings, exportBenchmark, loadBenchmark } from '../bench/export';
 import { BENCHMARK_DEFAULTS } from '../bench/settings';
 import { evaluateRun, summarize } from '../metrics/metrics';
@@ -241,11 +242,16 @@ async function main(rawArgv: string[]): Promise<void> {
       relations: values.relations ? values.relations.split(',') : d.relations,
     };
     const corpus = load();
-    const bench = await buildBenchmark(corpus, settings);
+    let leakage = '';
+    const bench = await buildBenchmark(corpus, {
+      ...settings,
+      onLeakage: (a) => { leakage = leakageSummary(a); },
+      onWarning: (w) => process.stderr.write(`eo: warning [${w.code}] ${w.message}\n`),
+    });
     const out = values.out ?? defaultBenchDir(!!values.sample);
     exportBenchmark(out, bench, corpus);
     const tr = bench.queries.filter((q) => q.split === 'train').length;
-    process.stdout.write(`${bench.queries.length} queries (${tr} train, ${bench.queries.length - tr} test, test subset ${bench.testSubset.length}); writer: ${bench.writerLabel}\nwritten to ${out}\n`);
+    process.stdout.write(`${bench.queries.length} queries (${tr} train, ${bench.queries.length - tr} test, test subset ${bench.testSubset.length}); writer: ${bench.writerLabel}\nleakage: ${leakage}\nwritten to ${out}\n`);
     return;
   }
 

@@ -6,3 +6,4 @@ export * from './multiple';
 export * from './trec';
 export * from './systems';
 export * from './graded';
+export * from './spread';

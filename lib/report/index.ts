@@ -22,3 +22,4 @@ export * from './router';
 export * from './paper-scale';
 export * from './seed-spread';
 export * from './styles';
+export * from './seed-table';
