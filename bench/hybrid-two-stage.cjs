@@ -44,7 +44,7 @@ async function main() {
         if (engine.fusion.mode !== 'convex') throw new Error(`${engine.label}: no convex α (${engine.fusion.source})`);
         await engine.semantic.scoreBatch(['warm-up: open the index']); // the index opens on first use: not timed
         const t0 = performance.now();
-        const sem = await engine.semantic.scoreBatch(queries.map((q) => eo.retrievalQueryText(q.text)));
+        const sem = await engine.semantic.scoreBatch(queries.map((q) => eo.retrievalTextOf(q.text)));
         const semMsPerQuery = (performance.now() - t0) / queries.length;
         const res = await eo.searchBatch(engine, queries);
         const pq = eo.evaluateRun(res.run, test.qrels);

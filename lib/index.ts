@@ -134,7 +134,7 @@ export {
 export {
   appliedTools, corpusShortNameResolver, evaluateRouter, findPlaces, findVariables, loadGazetteer, loadGcmdKeywords,
   decideTools, decideToolsLlm, loadLabelledQueries, loadVariableIndex, parsePeriod, parseQuery,
-  parseRouterReply, polygonsBBox, retrievalText, routeQuery, routeQueryLlm, TOOL_NAMES, type LabelledRouterQuery, type ParsedQuery, type RouteResult,
+  parseRouterReply, polygonsBBox, retrievalText, retrievalTextOf, routeQuery, routeQueryLlm, TOOL_NAMES, type LabelledRouterQuery, type ParsedQuery, type RouteResult,
   type RouterLlmClient, type ToolDecision, type ToolName,
 } from './router';
 
@@ -178,7 +178,7 @@ export {
   SELF_SUPERVISED_SCORERS, selfSupervisedPlainId, selfSupervisedTrainCommand, selfSupervisedCheckpointDir, loadSelfSupervisedScorers,
   type SelfSupervisedScorerSpec, type FoundSelfSupervisedScorer,
   loadNnsscScorer, loadSearchEngine, trainingPublications, trainingPublicationTool, nnsscCheckpointDir, prepareRerankExperiment, rankedDatasets, readFusionRecord,
-  retrievalQueryText, retrievalQueryTextParsed, retrieveBatch, retrieveSplits, scoreQuery,
+  retrieveBatch, retrieveSplits, scoreQuery,
   search, searchBatch, studyHybrid, trainingLinks, type BatchResult, type EngineFusion,
   type FusedSplitRuns, type FusionRecord, type FusionRecordKey, type HybridStudy, type LoadSearchEngineOptions,
   type RankedDataset, type RerankExperiment, type SearchEngine, type SearchOptions, type SearchResponse,

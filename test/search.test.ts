@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import {
   benchmarkSplit, bm25Scorer, buildBenchmark, buildBm25, createSearchEngine, createSearchServer, evaluateRun, exportBenchmark,
-  fusionAlpha, fusionRecordFile, loadBenchmark, fusionRecordKey, loadSearchEngine, loadSnapshot, makeCorpus, repoRoot, retrievalQueryText,
+  fusionAlpha, fusionRecordFile, loadBenchmark, fusionRecordKey, loadSearchEngine, loadSnapshot, makeCorpus, repoRoot, retrievalTextOf,
   search, searchBatch, summarize, titleQueryWriter, trainingAlpha, analyticAlpha, runFromScores,
   type CorpusScorer, type DatasetRecord, type Reranker, type SearchResponse,
 } from '../lib';
@@ -28,18 +28,18 @@ const QUERIES = [
 ];
 
 test('retrieval text: one rule strips the leading action phrase and keeps content, titles untouched', () => {
-  assert.is(retrievalQueryText('time series of aerosol optical depth over India'), 'aerosol optical depth over India');
-  assert.is(retrievalQueryText('map of sea ice concentration in the Arctic'), 'sea ice concentration in the Arctic');
-  assert.is(retrievalQueryText('show me a time series of rainfall over Kenya'), 'rainfall over Kenya');
-  assert.is(retrievalQueryText('what caused the Hunga Tonga eruption'), 'Hunga Tonga eruption');
+  assert.is(retrievalTextOf('time series of aerosol optical depth over India'), 'aerosol optical depth over India');
+  assert.is(retrievalTextOf('map of sea ice concentration in the Arctic'), 'sea ice concentration in the Arctic');
+  assert.is(retrievalTextOf('show me a time series of rainfall over Kenya'), 'rainfall over Kenya');
+  assert.is(retrievalTextOf('what caused the Hunga Tonga eruption'), 'Hunga Tonga eruption');
   // cues later in the query are content; a title is scored as written
-  assert.is(retrievalQueryText('aerosol optical depth time series over India'), 'aerosol optical depth time series over India');
-  assert.is(retrievalQueryText('A View of Tropical Cyclones from Above'), 'A View of Tropical Cyclones from Above');
-  assert.is(retrievalQueryText('VHF radio pictures of lightning flashes to ground'), 'VHF radio pictures of lightning flashes to ground');
-  assert.is(retrievalQueryText('Crop Residue Burning in Northern India'), 'Crop Residue Burning in Northern India');
-  for (const t of loadSnapshot({ sample: true }).publications.map((p) => p.title)) assert.is(retrievalQueryText(t), t, t);
-  assert.is(retrievalQueryText('ozone profiles in the stratosphere from Aura MLS'), 'ozone profiles in the stratosphere from Aura MLS');
-  assert.is(retrievalQueryText('show me'), 'show me', 'nothing left: scored as typed');
+  assert.is(retrievalTextOf('aerosol optical depth time series over India'), 'aerosol optical depth time series over India');
+  assert.is(retrievalTextOf('A View of Tropical Cyclones from Above'), 'A View of Tropical Cyclones from Above');
+  assert.is(retrievalTextOf('VHF radio pictures of lightning flashes to ground'), 'VHF radio pictures of lightning flashes to ground');
+  assert.is(retrievalTextOf('Crop Residue Burning in Northern India'), 'Crop Residue Burning in Northern India');
+  for (const t of loadSnapshot({ sample: true }).publications.map((p) => p.title)) assert.is(retrievalTextOf(t), t, t);
+  assert.is(retrievalTextOf('ozone profiles in the stratosphere from Aura MLS'), 'ozone profiles in the stratosphere from Aura MLS');
+  assert.is(retrievalTextOf('show me'), 'show me', 'nothing left: scored as typed');
 });
 
 test('CLI, JSON API and library call rank the same ids (sample snapshot, BM25 + USE-lite, cue-word queries)', async () => {
@@ -51,7 +51,7 @@ test('CLI, JSON API and library call rank the same ids (sample snapshot, BM25 + 
     const api: string[][] = [];
     for (const q of QUERIES) {
       const res = await search(engine, q, { k: 10 });
-      assert.is(res.retrievalQuery, retrievalQueryText(q));
+      assert.is(res.retrievalQuery, retrievalTextOf(q));
       assert.is(res.retrieval.alphaSource, 'given');
       assert.ok(res.results.length >= 5, q);
       lib.push(res.results.map((r) => r.id));

@@ -1,3 +1,4 @@
+import { assertConvexAlpha } from './alpha';
 /**
  * Min-max normalisation of one query's scores over the whole corpus: (s − min) / (max − min). A constant vector
  * (e.g. BM25 with no matching term) maps to all zeros, so it adds nothing to a fusion.
@@ -21,7 +22,7 @@ export function minMaxNormalize(scores: ArrayLike<number>): Float32Array {
 /** Convex fusion of min-max-normalised scores (paper Eq. 6): α·ŝ_semantic + (1 − α)·ŝ_lexical. */
 export function fuseConvex(semantic: ArrayLike<number>, lexical: ArrayLike<number>, alpha: number): Float32Array {
   if (semantic.length !== lexical.length) throw new RangeError(`fuseConvex: ${semantic.length} vs ${lexical.length} scores`);
-  if (!(alpha >= 0 && alpha <= 1)) throw new RangeError(`fuseConvex: alpha must be in [0, 1], got ${alpha}`);
+  assertConvexAlpha(alpha, 'fuseConvex');
   const a = minMaxNormalize(semantic);
   return convexOfNormalized(a, minMaxNormalize(lexical), alpha, a);
 }

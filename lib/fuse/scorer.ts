@@ -1,3 +1,4 @@
+import { assertConvexAlpha } from './alpha';
 import { EoError } from '../errors';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { convexOfNormalized, fuseConvex, minMaxNormalize } from './minmax';
@@ -40,7 +41,7 @@ export interface FusedExplanation {
  */
 export function fuseConvexParts(semantic: Float32Array, lexical: Float32Array, alpha: number): FusedScores {
   if (semantic.length !== lexical.length) throw new EoError('INVALID_ARGUMENT', `fuse: ${semantic.length} vs ${lexical.length} scores`);
-  if (!(alpha >= 0 && alpha <= 1)) throw new EoError('INVALID_ARGUMENT', `fuse: alpha must be in [0, 1], got ${alpha}`);
+  assertConvexAlpha(alpha, 'fuse');
   // each vector normalised once (a service fuses every request); the fused score is `fuseConvex`'s formula
   const sem = minMaxNormalize(semantic);
   const lex = minMaxNormalize(lexical);
@@ -118,7 +119,7 @@ export interface FusedScorer extends CorpusScorer {
  * α·ŝ_sem + (1 − α)·ŝ_lex. `scoreBatchExplained` + `explainFused` say why each result is there.
  */
 export function fusedScorer(semantic: CorpusScorer, lexical: CorpusScorer, alpha: number, opts: { id?: string; label?: string } = {}): FusedScorer {
-  if (!(alpha >= 0 && alpha <= 1)) throw new EoError('INVALID_ARGUMENT', `fusedScorer: alpha must be in [0, 1], got ${alpha}`);
+  assertConvexAlpha(alpha, 'fusedScorer');
   const explained = async (texts: string[]) => {
     const sem = await semantic.scoreBatch(texts);
     const lex = await lexical.scoreBatch(texts);

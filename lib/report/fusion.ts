@@ -2,6 +2,7 @@ import type { BenchSplitView } from '../bench/types';
 import { EoError } from '../errors';
 import type { Corpus } from '../data/types';
 import { minMaxNormalize } from '../fuse/minmax';
+import { assertConvexAlpha } from '../fuse/alpha';
 import { fuseConvexParts } from '../fuse/scorer';
 import { pairedRows } from '../metrics/systems';
 import { compareSystems } from '../metrics/paired';
@@ -382,8 +383,7 @@ export function alphaTryIt(opts: {
   grid?: readonly number[];
 }): AlphaTryIt {
   const { hybrid } = opts;
-  if (!(typeof opts.alpha === 'number' && opts.alpha >= 0 && opts.alpha <= 1))
-    throw new EoError('INVALID_ARGUMENT', `alphaTryIt: α must be a number in [0, 1], got ${JSON.stringify(opts.alpha)}`, { alpha: opts.alpha });
+  assertConvexAlpha(opts.alpha, 'alphaTryIt');
   const analytic = hybrid.analyticRecord.alpha;
   const gridAlpha = hybrid.gridRecord.alpha;
   const evalAt = (alpha: number): MetricRow => summarize(`α = ${alpha.toFixed(3)}`, evaluateRun(

@@ -27,7 +27,7 @@ import { shortHash } from '../util/hash';
 import { checkpointsDir, repoRoot } from '../util/paths';
 import { applyIdentifierRule, type IdentifierRule, type NamedIdentifier } from './identifiers';
 import { applyQueryRules, queryIdentifiers } from './rules';
-import { retrievalQueryText, retrievalRuleId } from './text';
+import { retrievalRuleId, retrievalTextOf } from '../router/parse';
 import type { SearchEngine } from './types';
 
 /** Format version of adaptive-fusion records. */
@@ -119,7 +119,7 @@ export async function adaptiveAlphaRows(
 ): Promise<AdaptiveAlphaRow[]> {
   const grid = opts.grid ?? ADAPTIVE_ALPHA_GRID;
   const depth = opts.depth ?? 100;
-  const texts = queries.map((q) => retrievalQueryText(q.text));
+  const texts = queries.map((q) => retrievalTextOf(q.text));
   const lex = await lexical.scoreBatch(texts);
   const sem = await semantic.scoreBatch(texts);
   const ids = engine.corpus.datasets.map((d) => d.id);

@@ -7,7 +7,7 @@ import { parseQuery } from '../router/parse';
 import { applyQueryRules, queryIdentifiers } from './rules';
 import { queryFusionSpec } from './adaptive-fusion';
 import { loadRepairVocabulary, repairQuery, type RepairVocabulary } from './repair';
-import { retrievalQueryText } from './text';
+import { retrievalTextOf } from '../router/parse';
 import type { SearchEngine } from './types';
 
 export interface BatchQuery {
@@ -16,13 +16,13 @@ export interface BatchQuery {
 }
 
 /**
- * Retrieve step for many queries with one scorer: every query goes through `retrievalQueryText` (the one rule),
+ * Retrieve step for many queries with one scorer: every query goes through `retrievalTextOf` (the one rule),
  * then (with `repair`, default none) `repairQuery`; then the scorer scores the whole corpus. Returns the top-`depth` run
  * (default 100) and the full score vectors (aligned with `queries`), kept for fusion.
  */
 export async function retrieveBatch(scorer: CorpusScorer, queries: readonly BatchQuery[], corpus: Corpus, opts: { depth?: number; onProgress?: EmbedProgress; repair?: RepairVocabulary | null } = {}): Promise<ScoredRun> {
   const text = (q: BatchQuery) => {
-    const t = retrievalQueryText(q.text);
+    const t = retrievalTextOf(q.text);
     return opts.repair ? (repairQuery(t, opts.repair)?.repaired ?? t) : t;
   };
   const scores = await scorer.scoreBatch(queries.map(text), opts.onProgress);
@@ -71,7 +71,7 @@ export async function searchBatch(engine: SearchEngine, queries: readonly BatchQ
   if (opts.rules) {
     const now = opts.now ?? new Date();
     const scores = queries.map((q, i) => {
-      const stripped = retrievalQueryText(q.text);
+      const stripped = retrievalTextOf(q.text);
       const text = repair ? (repairQuery(stripped, repair)?.repaired ?? stripped) : stripped;
       const named = queryIdentifiers(engine, text);
       const fused = lex && sem ? fuseScoreVectors(queryFusionSpec(engine, text, named, lex.scores[i], sem.scores[i], q.text), sem.scores[i], lex.scores[i]) : (lex ?? sem)!.scores[i];

@@ -14,7 +14,7 @@ import { chosenEncoderSpec, createEncoder, encoderRunsOffEventLoop, withOnnxThre
 import { microBatchingEncoder, type MicroBatchOptions } from '../encode/microbatch';
 import { workerEncoder } from '../encode/worker-encoder';
 import { EoError } from '../errors';
-import { RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
+import { assertConvexAlpha, RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
 import { microBatchingScorer } from '../retrieve/microbatch';
@@ -59,7 +59,7 @@ export function createSearchEngine(corpus: Corpus, parts: {
   let fusion: EngineFusion;
   if (lexical && semantic) {
     if (!parts.fusion) throw new EoError('INVALID_ARGUMENT', 'createSearchEngine: two scorers need a fusion (convex with α, or rrf)');
-    if (parts.fusion.method === 'convex' && !(parts.fusion.alpha >= 0 && parts.fusion.alpha <= 1)) throw new EoError('INVALID_ARGUMENT', `alpha must be in [0, 1], got ${parts.fusion.alpha}`);
+    if (parts.fusion.method === 'convex') assertConvexAlpha(parts.fusion.alpha, 'search engine fusion');
     if (parts.adaptive && parts.fusion.method !== 'convex') throw new EoError('INVALID_ARGUMENT', 'createSearchEngine: adaptive fusion is convex (give its start α as fusion)');
     fusion = { mode: parts.fusion.method, spec: parts.fusion, source: parts.source ?? 'given', recordFile: parts.recordFile, ...(parts.adaptive ? { adaptive: parts.adaptive } : {}) };
   } else fusion = { mode: lexical ? 'lexical' : 'semantic', spec: null, source: `${(lexical ?? semantic)!.label} alone (no fusion)` };
@@ -287,7 +287,7 @@ async function resolveFusion(
 ): Promise<{ spec: FusionSpec; source: string; recordFile?: string; adaptive?: EngineFusion['adaptive'] }> {
   const rrf = (why: string): { spec: FusionSpec; source: string } => ({ spec: { method: 'rrf', k: RRF_K }, source: why });
   if (opts.alpha !== undefined) {
-    if (!(opts.alpha >= 0 && opts.alpha <= 1)) throw new EoError('INVALID_ARGUMENT', `alpha must be in [0, 1], got ${opts.alpha}`);
+    assertConvexAlpha(opts.alpha, 'loadSearchEngine alpha');
     return { spec: { method: 'convex', alpha: opts.alpha }, source: 'given' };
   }
   const asked = opts.fusion ?? DEFAULT_RANKING.fusion;

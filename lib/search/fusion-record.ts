@@ -5,10 +5,11 @@ import type { Corpus } from '../data/types';
 import { checkpointsDir, repoRoot } from '../util/paths';
 import { EoError, isEoError } from '../errors';
 import { trainingAlpha, type AlphaMethod } from '../fuse/grid';
+import { isConvexAlpha } from '../fuse/alpha';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { writeJsonAtomic } from '../util/fs';
 import { sha256, shortHash } from '../util/hash';
-import { retrievalQueryText, retrievalRuleId } from './text';
+import { retrievalRuleId, retrievalTextOf } from '../router/parse';
 
 /** Format version of fusion records; a record of another version is ignored (recomputed). */
 export const FUSION_RECORD_VERSION = 1;
@@ -88,7 +89,7 @@ export function readFusionRecord(key: FusionRecordKey, semanticId: string, dir =
   try {
     const { sha256: recorded, ...r } = JSON.parse(fs.readFileSync(file, 'utf8')) as FusionRecord & { sha256?: string };
     if (recorded !== fusionRecordHash(r)) return null;
-    if (r.version !== FUSION_RECORD_VERSION || JSON.stringify(r.key) !== JSON.stringify(key) || !(r.alpha >= 0 && r.alpha <= 1)) return null;
+    if (r.version !== FUSION_RECORD_VERSION || JSON.stringify(r.key) !== JSON.stringify(key) || !isConvexAlpha(r.alpha)) return null;
     return r;
   } catch {
     return null;
@@ -104,7 +105,7 @@ export interface FusionAlphaOptions {
   /** Default `analytic` (paper Eq. 7). */
   method?: AlphaMethod;
   /**
-   * Both scorers' full score vectors on `train.queries` (in that order, scored on `retrievalQueryText`), when the
+   * Both scorers' full score vectors on `train.queries` (in that order, scored on `retrievalTextOf`), when the
    * caller has them; default: scored here.
    */
   trainScores?: { semantic: readonly Float32Array[]; lexical: readonly Float32Array[] };
@@ -131,7 +132,7 @@ export async function fusionAlpha(opts: FusionAlphaOptions): Promise<{ record: F
   if (scores && (scores.semantic.length !== opts.train.queries.length || scores.lexical.length !== opts.train.queries.length))
     throw new EoError('INVALID_ARGUMENT', `fusionAlpha: ${scores.semantic.length}/${scores.lexical.length} score vectors for ${opts.train.queries.length} training queries`);
   if (!scores) {
-    const texts = opts.train.queries.map((q) => retrievalQueryText(q.text));
+    const texts = opts.train.queries.map((q) => retrievalTextOf(q.text));
     scores = { semantic: await opts.semantic.scoreBatch(texts), lexical: await opts.lexical.scoreBatch(texts) };
   }
   const a = trainingAlpha(method, {

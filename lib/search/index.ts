@@ -1,5 +1,4 @@
 export * from './types';
-export * from './text';
 export * from './fusion-record';
 export * from './nnssc';
 export * from './engine';

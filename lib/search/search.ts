@@ -18,7 +18,7 @@ import { applyQueryRules, queryIdentifiers } from './rules';
 import { computeFacets } from './facets';
 import { applyFilters, canonicalIgnore, hasFilters } from './filters';
 import { loadRepairVocabulary, repairQuery } from './repair';
-import { retrievalQueryTextParsed } from './text';
+import { retrievalText } from '../router/parse';
 import type { RankedDataset, ScoreComponent, SearchEngine, SearchOptions, SearchResponse } from './types';
 
 /** CMR concept page of a dataset. */
@@ -116,7 +116,7 @@ function routerSummary(route: RouteResult): NonNullable<SearchResponse['router']
 
 /**
  * THE query path for one question: parse once (router parser) → route (tool decisions, before retrieval) → retrieve
- * the query without its leading action phrase (`retrievalQueryText`), repaired (`repairQuery`), with every scorer of the engine → fuse (convex with the
+ * the query without its leading action phrase (`retrievalTextOf`), repaired (`repairQuery`), with every scorer of the engine → fuse (convex with the
  * stored α, or RRF) → optional rerank (Algorithm 1 over windows) → explanation of each result's score parts; the
  * router's actions are then built with the top datasets. `eo search`, `eo serve` and the notebooks call this.
  */
@@ -125,7 +125,7 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
   const now = opts.now ?? new Date();
   const t0 = performance.now();
   const parsed = parseQuery(query, { now, variables: engine.variables });
-  const stripped = retrievalQueryTextParsed(parsed);
+  const stripped = retrievalText(parsed);
   const tr = performance.now();
   // misspellings, abbreviations and another language are mended (or noted) before any scorer sees the text
   const repair = opts.repair === false ? null : repairQuery(stripped, loadRepairVocabulary(engine.corpus));

@@ -171,7 +171,7 @@ export interface SearchOptions {
 export interface SearchResponse {
   query: string;
   k: number;
-  /** The text the retrievers scored (`retrievalQueryText`: the query without its leading action phrase; repaired). */
+  /** The text the retrievers scored (`retrievalTextOf`: the query without its leading action phrase; repaired). */
   retrievalQuery: string;
   /** What query repair changed in the retrieval text, and its note; null when nothing changed (or repair is off). */
   repair: QueryRepair | null;
