@@ -9,3 +9,4 @@ export * from './import';
 export * from './styles';
 export * from './leakage';
 export * from './holes';
+export * from './paper';

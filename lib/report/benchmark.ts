@@ -1,4 +1,4 @@
-import { NASA_EO_BENCH } from '../bench/settings';
+import { NASA_EO_BENCH } from '../bench/paper';
 import type { BenchmarkStats } from '../bench/stats';
 import type { Benchmark, Split } from '../bench/types';
 import { barFigure, histogramFigure } from './figures';

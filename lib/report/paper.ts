@@ -1,66 +1,14 @@
 /**
- * The paper's reported numbers (arXiv 2607.02387): the one home of every number of the paper that a notebook or its
- * generated text puts beside ours (they read them here, never type them). Two parts: the retrieval results of
- * Section 5, Table 2 (notebook 05), and the LLM-rerank results of Tables 4, 5 and 6 and Section 6.5 (notebooks 06/07).
- *
- * Table 2: what is recorded is the paper's headline claim about Table 2 (its abstract: fusing the supervised scorer with BM25
- * "raises both R@10 and MRR by over 5×"), and the one per-row value quoted in this project's records: NN-SSC's R@10,
- * 0.361 (issue 11, "NN-SSC alone reaches R@10 0.175 (paper 0.361)"). The paper's text was not reachable offline and
- * `../shared/notes/` lists only its LLM tables (below), so the other values are empty; copying
- * them from the paper into `values` (with their `sources`) fills the "(paper)" columns of notebook 05 and the
- * comparisons of its generated text, with no other change.
+ * The paper's numbers put beside ours: lookups and claim checks over lib/bench/paper.ts (the one home of every number
+ * of the paper), and the reasons our Table 2 differs from the paper's.
  */
 import type { MetricName, MetricRow } from '../metrics/types';
+import { NASA_EO_BENCH, PAPER_RERANK_ROWS, PAPER_TABLE2, PAPER_TRAINING, type PaperRatioClaim, type PaperRerankRow, type PaperTable2Row } from '../bench/paper';
 
-/** One row of the paper's Table 2: our row label (TABLE2_ROWS) and the paper's values, where recorded. */
-export interface PaperTable2Row {
-  label: string;
-  /** The paper's values by metric; a metric that is missing is not recorded. */
-  values: Readonly<Partial<Record<MetricName, number>>>;
-  /** Where each recorded value was read, by metric. */
-  sources?: Readonly<Partial<Record<MetricName, string>>>;
-}
-
-/** The paper's Table 2 rows (labels as in TABLE2_ROWS). Only NN-SSC's R@10 is recorded (see the module comment). */
-export const PAPER_TABLE2: readonly PaperTable2Row[] = [
-  { label: 'BM25', values: {} },
-  { label: 'Cosine (base)', values: {} },
-  { label: 'Cosine (fine-tuned)', values: {} },
-  { label: 'Cosine (fine-tuned) + BM25', values: {} },
-  { label: 'Cosine (fine-tuned) + BM25 + R2', values: {} },
-  {
-    label: 'NN-SSC',
-    values: { 'R@10': 0.361 },
-    sources: { 'R@10': 'arXiv 2607.02387 Table 2, as quoted in issue 11 ("NN-SSC alone reaches R@10 0.175 (paper 0.361)")' },
-  },
-  { label: 'NN-SSC + BM25', values: {} },
-];
-
-/** A ratio the paper states between two of its rows. */
-export interface PaperRatioClaim {
-  /** Where the paper says it. */
-  source: string;
-  /** The paper's words, paraphrased. */
-  text: string;
-  better: string;
-  than: string;
-  metrics: readonly MetricName[];
-  /** "by over N×": better ≥ N × than on every metric. */
-  atLeast: number;
-}
-
-/**
- * The abstract's claim. The abstract does not name the baseline; we read it, as the paper's Table 2 suggests, as the
- * untrained semantic scorer (Cosine (base)).
- */
-export const PAPER_TABLE2_CLAIM: PaperRatioClaim = {
-  source: 'abstract',
-  text: 'fusing the supervised scorer with BM25 raises both R@10 and MRR by over 5×',
-  better: 'NN-SSC + BM25',
-  than: 'Cosine (base)',
-  metrics: ['R@10', 'MRR'],
-  atLeast: 5,
-};
+export {
+  NASA_EO_BENCH, PAPER_AGENTIC_COST_RATIO, PAPER_JUDGE_COLUMNS, PAPER_RERANK_ROWS, PAPER_TABLE2, PAPER_TABLE2_CLAIM, PAPER_TABLE3, PAPER_TRAINING,
+  type PaperBackbone, type PaperJudgeColumn, type PaperRatioClaim, type PaperRerankRow, type PaperTable2Row,
+} from '../bench/paper';
 
 /** The paper's value of a Table 2 row on a metric, or null when the paper's row or value is not recorded. */
 export function paperTable2Value(label: string, metric: MetricName, rows: readonly PaperTable2Row[] = PAPER_TABLE2): number | null {
@@ -89,49 +37,11 @@ export function checkRatioClaim(claim: PaperRatioClaim, rows: readonly MetricRow
  */
 export const TABLE2_DIFFERENCES = {
   queries: 'our queries are publication titles written offline, not the paper\'s LLM-written "I want to …" task queries; titles share words with dataset titles, which favours BM25',
-  encoder: 'our encoder is USE-lite (512-d, CPU), not the paper\'s 768-d sentence encoder',
-  finetune: 'fine-tuning here trains the upper layer and head for a fixed number of CPU steps (CPU_FINETUNE_CONFIG), not the paper\'s 10 full epochs at batch 256 (PAPER_FINETUNE_CONFIG)',
-  nnssc: 'NN-SSC here stops early on a validation slice of the training split (tens of epochs), not after the paper\'s 1000 epochs',
-  benchmark: 'our benchmark is built from the 725 publications of the offline snapshot, far fewer training queries than NASA-EO-Bench\'s 21k',
+  encoder: `our encoder is USE-lite (512-d, CPU), not the paper's ${PAPER_TRAINING.nnssc.embeddingDim}-d sentence encoder`,
+  finetune: `fine-tuning here trains the upper layer and head for a fixed number of CPU steps (CPU_FINETUNE_CONFIG), not the paper's ${PAPER_TRAINING.finetune.epochs} full epochs at batch ${PAPER_TRAINING.finetune.batchSize} (PAPER_FINETUNE_CONFIG)`,
+  nnssc: `NN-SSC here stops early on a validation slice of the training split (tens of epochs), not after the paper's ${PAPER_TRAINING.nnssc.epochs} epochs`,
+  benchmark: `our benchmark is built from the 725 publications of the offline snapshot, far fewer training queries than NASA-EO-Bench's ${NASA_EO_BENCH.train.toLocaleString('en-US')} (its training split)`,
 } as const;
-
-// ── LLM rerank (Tables 4, 5, 6; Section 6.5)
-
-// The paper's LLM-rerank numbers (Tables 4, 5 and 6 and Section 6.5; N = 200 stratified test queries), as listed in
-// shared/notes/paper-llm-protocol.md. Notebooks 06/07 and their generated summaries read them.
-
-/** Which of the paper's backbones a row is on. */
-export type PaperBackbone = 'Cosine (base) + BM25' | 'NN-SSC + BM25';
-
-export interface PaperRerankRow {
-  table: 4 | 5 | 6;
-  backbone: PaperBackbone;
-  /** Model config id of lib/llm/models.json; null: the backbone without rerank. */
-  model: string | null;
-  mode: 'listwise' | 'agentic' | null;
-  /** The paper's name of the row. */
-  name: string;
-  MAP: number;
-  MRR: number;
-  /** Share of queries with at least one tool call (agentic rows, Section 6.5). */
-  toolCallRate?: number;
-}
-
-export const PAPER_RERANK_ROWS: readonly PaperRerankRow[] = [
-  { table: 4, backbone: 'Cosine (base) + BM25', model: null, mode: null, name: 'Cosine (base)+BM25', MAP: 0.067, MRR: 0.082 },
-  { table: 4, backbone: 'Cosine (base) + BM25', model: 'gpt-5.5', mode: 'listwise', name: '+ GPT-5.5', MAP: 0.109, MRR: 0.143 },
-  { table: 4, backbone: 'NN-SSC + BM25', model: null, mode: null, name: 'NN-SSC+BM25 (no rerank)', MAP: 0.26, MRR: 0.302 },
-  { table: 5, backbone: 'NN-SSC + BM25', model: 'o4-mini', mode: 'listwise', name: '+ o4-mini', MAP: 0.294, MRR: 0.357 },
-  { table: 5, backbone: 'NN-SSC + BM25', model: 'gpt-5.4', mode: 'listwise', name: '+ GPT-5.4', MAP: 0.311, MRR: 0.38 },
-  { table: 5, backbone: 'NN-SSC + BM25', model: 'deepseek-v4-pro', mode: 'listwise', name: '+ DeepSeek v4 pro', MAP: 0.31, MRR: 0.366 },
-  { table: 5, backbone: 'NN-SSC + BM25', model: 'claude-opus-4-7', mode: 'listwise', name: '+ Claude Opus 4.7', MAP: 0.317, MRR: 0.367 },
-  { table: 5, backbone: 'NN-SSC + BM25', model: 'gpt-5.5', mode: 'listwise', name: '+ GPT-5.5', MAP: 0.322, MRR: 0.383 },
-  { table: 6, backbone: 'NN-SSC + BM25', model: 'claude-opus-4-7', mode: 'agentic', name: 'Opus 4.7 agentic', MAP: 0.323, MRR: 0.388, toolCallRate: 0.41 },
-  { table: 6, backbone: 'NN-SSC + BM25', model: 'deepseek-v4-pro', mode: 'agentic', name: 'DeepSeek v4 pro agentic', MAP: 0.313, MRR: 0.374, toolCallRate: 0.995 },
-];
-
-/** The paper's agentic / single-shot cost per query (Section 6.5: "about 5-10x"). */
-export const PAPER_AGENTIC_COST_RATIO = { low: 5, high: 10 } as const;
 
 /** The paper's number for a (backbone label, model, mode), or null when the paper reports none (e.g. offline rerankers). */
 export function paperRerankRow(backboneLabel: string, model: string | null, mode: 'listwise' | 'agentic' | null = model === null ? null : 'listwise'): PaperRerankRow | null {

@@ -1,3 +1,4 @@
+import { PAPER_TRAINING } from '../bench/paper';
 import { trainingProfileFor } from '../tensor/backend';
 import type { TfBackendInfo, TrainingProfile } from '../tensor/types';
 import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, type FinetuneConfig } from './finetune';
@@ -8,7 +9,7 @@ import { DEFAULT_NNSSC_CONFIG, type NnsscTrainConfig } from './nnssc';
  * to the epoch count so that it never fires: the paper reports no early stopping. Everything else is already the
  * paper's in DEFAULT_NNSSC_CONFIG (256-256 hidden, 10 KNN + 10 random negatives, Adam 1e-4, batch 64).
  */
-export const PAPER_NNSSC_CONFIG: NnsscTrainConfig = { ...DEFAULT_NNSSC_CONFIG, maxEpochs: 1000, patience: 1000 };
+export const PAPER_NNSSC_CONFIG: NnsscTrainConfig = { ...DEFAULT_NNSSC_CONFIG, maxEpochs: PAPER_TRAINING.nnssc.epochs, patience: PAPER_TRAINING.nnssc.epochs };
 
 /** Training defaults chosen for a backend, with the reason. */
 export interface DefaultTrainingConfig extends TrainingProfile {

@@ -1,3 +1,4 @@
+import { PAPER_TRAINING } from '../bench/paper';
 import { checkpointsDir } from '../util/paths';
 import { datasetEncoderText } from '../data/text';
 import type { Corpus } from '../data/types';
@@ -64,12 +65,12 @@ export interface FinetuneConfig {
  */
 export const PAPER_FINETUNE_CONFIG: FinetuneConfig = {
   scope: 'all',
-  epochs: 10,
-  batchSize: 256,
-  hardNegatives: 5,
-  negativesPerPair: 5,
-  lr: 2e-5,
-  warmupFraction: 0.1,
+  epochs: PAPER_TRAINING.finetune.epochs,
+  batchSize: PAPER_TRAINING.finetune.batchSize,
+  hardNegatives: PAPER_TRAINING.finetune.hardNegatives,
+  negativesPerPair: PAPER_TRAINING.finetune.hardNegatives,
+  lr: PAPER_TRAINING.finetune.lr,
+  warmupFraction: PAPER_TRAINING.finetune.warmupFraction,
   weightDecay: 0.01,
   scale: MNRL_PAPER_SCALE,
   maxQueryTokens: 128,
