@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { holmAdjust, type Qrels, type Run } from '../lib/metrics';
-import { buildTable2, gainSentence, holmNote, pairedSentence, pairedText, tukeyHeatmap, tukeyRows } from '../lib/report';
+import { ablationRows, buildTable2, gainSentence, holmNote, pairedSentence, pairedText, tukeyHeatmap, tukeyRows } from '../lib/report';
 import { applyRerankHolm, rerankTableRows, type RerankTable } from '../lib/rerank';
 import { mulberry32 } from '../lib/util/random';
 
@@ -81,6 +81,15 @@ test('pairedText is the one phrasing: sentence (with Holm and effect sizes), cla
   assert.is(pairedText({ metric: 'x', meanDiff: 0.0314, ciLow: -0.002, ciHigh: 0.06 }, { form: 'interval' }), '+0.031 [−0.002, +0.060]');
   const legacy = { metric: 'MRR', 'mean diff (A−B)': 0.1, 'CI95 low': 0.05, 'CI95 high': 0.15, p: 0.01 };
   assert.is(gainSentence('MRR', legacy), 'ΔMRR +0.100 (95% CI [+0.050, +0.150], **excludes 0**; p = 0.010)');
+});
+
+test('ablation rows: Holm per metric over the components the hybrid is compared with', () => {
+  const t = table();
+  const ab = ablationRows(t, ['best', 'Best'], [['near', 'Near'], ['weak', 'Weak'], ['gone', 'Gone']]);
+  assert.equal(Object.keys(ab), ['Best vs Near', 'Best vs Weak']);
+  const raw = [ab['Best vs Near'][3].p as number, ab['Best vs Weak'][3].p as number];
+  assert.is(ab['Best vs Near'][3].metric, 'MAP');
+  assert.equal([ab['Best vs Near'][3]['p (Holm)'], ab['Best vs Weak'][3]['p (Holm)']], holmAdjust(raw));
 });
 
 test('rerank tables: Holm per backbone and metric over the rerankers compared with it, shown beside the raw p', () => {

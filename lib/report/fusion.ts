@@ -4,7 +4,9 @@ import type { Corpus } from '../data/types';
 import { minMaxNormalize } from '../fuse/minmax';
 import { assertConvexAlpha } from '../fuse/alpha';
 import { fuseConvexParts } from '../fuse/scorer';
-import { pairedRows } from '../metrics/systems';
+import { pairedComparisonRow, pairedComparisons } from '../metrics/systems';
+import { withHolm } from '../metrics/multiple';
+import { holmFamilyText } from './paired-text';
 import { compareSystems } from '../metrics/paired';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { METRIC_NAMES, type MetricName, type MetricRow, type PerQueryMetrics } from '../metrics/types';
@@ -229,12 +231,17 @@ export function gainFigure(gains: readonly PerQueryGain[]): Figure {
   });
 }
 
-/** Paired comparisons (mean difference, CI, p) of a hybrid with each of its components. */
+/** Paired comparisons (mean difference, CI, p, Holm p over the components, effect sizes) of a hybrid with each of its components. */
 export function ablationRows(table: Pick<Table2, 'perQuery'>, hybrid: [string, string], components: readonly [string, string][]): Record<string, TableRow[]> {
   const out: Record<string, TableRow[]> = {};
   const [hid, hl] = hybrid;
   if (!table.perQuery[hid]) return out;
-  for (const [cid, cl] of components) if (table.perQuery[cid]) out[`${hl} vs ${cl}`] = pairedRows(table.perQuery[hid], table.perQuery[cid], hl, cl) as TableRow[];
+  const present = components.filter(([cid]) => table.perQuery[cid]);
+  const cmps = present.map(([cid, cl]) => pairedComparisons(table.perQuery[hid], table.perQuery[cid], hl, cl));
+  // Holm per metric over the components the hybrid is compared with (one reference, several comparisons)
+  const metrics = cmps[0]?.map((c) => c.metric) ?? [];
+  const adjusted = metrics.map((_, mi) => withHolm(cmps.map((cs) => cs[mi]), holmFamilyText(present.length, hl, metrics[mi])));
+  present.forEach(([, cl], i) => { out[`${hl} vs ${cl}`] = adjusted.map((family) => pairedComparisonRow(family[i], hl, cl)) as TableRow[]; });
   return out;
 }
 

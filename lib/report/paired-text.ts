@@ -39,7 +39,7 @@ const dz = (x: number): string => `${x < 0 ? '−' : ''}${Math.abs(x).toFixed(2)
 /** Queries improved / tied / worse and d_z with its CI, where the comparison carries them. */
 function effectClause(c: PairedNumbers): string {
   const parts: string[] = [];
-  if (c.improved !== undefined && c.tied !== undefined && c.worse !== undefined) parts.push(`${c.improved} queries better, ${c.tied} tied, ${c.worse} worse`);
+  if (c.improved !== undefined && c.tied !== undefined && c.worse !== undefined) parts.push(`${c.improved} ${c.improved === 1 ? 'query' : 'queries'} better, ${c.tied} tied, ${c.worse} worse`);
   if (c.effectSize !== undefined && c.effectSizeCi95) parts.push(`d_z ${dz(c.effectSize)} [${dz(c.effectSizeCi95[0])}, ${dz(c.effectSizeCi95[1])}]`);
   return parts.join('; ');
 }
