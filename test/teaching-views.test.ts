@@ -12,7 +12,7 @@ import {
 } from '../lib/report';
 import {
   daacVerdict, datasetsPerDaacRows, fallThroughMisses, firstRelevantRank, relevantInTop, routedSearchRows, routedSearchVerdict,
-  routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, tourPublication, tourVerdict,
+  routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, tourPublication, tourVerdict, benchmarkScaleSentence,
 } from '../lib/lessons';
 import { NASA_EO_BENCH, type BenchmarkStats } from '../lib/bench';
 import { evaluateRouter, type LabelledRouterQuery } from '../lib/router';
@@ -223,6 +223,15 @@ test('readPaperScale: null when the file is missing (the note says how to make i
   assert.throws(() => readPaperScale(bad), (e: unknown) => e instanceof EoError && (e as Error).message.includes(bad) && /field "format"/.test((e as Error).message));
   fs.writeFileSync(bad, '{not json');
   assert.throws(() => readPaperScale(bad), (e: unknown) => e instanceof EoError && /not JSON/.test((e as Error).message));
+});
+
+
+test('benchmarkScaleSentence compares corpus and queries with NASA-EO-Bench separately, from the counts', () => {
+  const full = benchmarkScaleSentence({ datasets: 10073, queries: 1450, test: 290 }, false);
+  assert.match(full, /This snapshot has 10,073 datasets, more than NASA-EO-Bench's 8,058, and 1,450 queries \(290 test\), fewer than its 21,272 \(4,234 test\): it is not smaller in corpus but smaller in queries\./);
+  assert.not.match(full, /small next to/);
+  const small = benchmarkScaleSentence({ datasets: 200, queries: 60, test: 12 }, true);
+  assert.match(small, /The sample snapshot has 200 datasets, fewer than NASA-EO-Bench's 8,058, and 60 queries \(12 test\), fewer than its 21,272 \(4,234 test\): it is smaller in queries\./);
 });
 
 test.run();

@@ -2,3 +2,4 @@
 // General tables, figures and the site stay in lib/report.
 export * from './tour';
 export * from './router';
+export * from './benchmark';

@@ -11,6 +11,7 @@
  * comparisons of its generated text, with no other change.
  */
 import type { MetricName, MetricRow } from '../metrics/types';
+import { NASA_EO_BENCH } from '../bench/settings';
 
 /** One row of the paper's Table 2: our row label (TABLE2_ROWS) and the paper's values, where recorded. */
 export interface PaperTable2Row {
@@ -92,7 +93,7 @@ export const TABLE2_DIFFERENCES = {
   encoder: 'our encoder is USE-lite (512-d, CPU), not the paper\'s 768-d sentence encoder',
   finetune: 'fine-tuning here trains the upper layer and head for a fixed number of CPU steps (CPU_FINETUNE_CONFIG), not the paper\'s 10 full epochs at batch 256 (PAPER_FINETUNE_CONFIG)',
   nnssc: 'NN-SSC here stops early on a validation slice of the training split (tens of epochs), not after the paper\'s 1000 epochs',
-  benchmark: 'our benchmark is built from the 725 publications of the offline snapshot, far fewer training queries than NASA-EO-Bench\'s 21k',
+  benchmark: `our benchmark is built from the 725 publications of the offline snapshot, far fewer training queries than the ${NASA_EO_BENCH.train.toLocaleString('en-US')} of NASA-EO-Bench's split`,
 } as const;
 
 // ── LLM rerank (Tables 4, 5, 6; Section 6.5)
