@@ -9,6 +9,8 @@ import { showMarkdown, showTable } from '../report/display';
 import type { TableRow } from '../report/types';
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+/** How a held-out number compares with its dev number, in one word. */
+const trend = (dev: number, heldout: number) => (heldout < dev ? 'drops' : heldout > dev ? 'rises' : 'stays');
 
 /** How often each tool is expected in a labelled set, plus the plain-dataset-search queries (no tool). */
 export function routerLabelRows(labelled: readonly LabelledRouterQuery[]): { tool: string; queries: number }[] {
@@ -66,7 +68,7 @@ export function routerVerdict(input: { all: RouterEvaluation; dev?: RouterEvalua
     out.push(`- Dev (${input.dev.queries} queries, seen while writing the rules): micro F1 ${input.dev.micro.f1.toFixed(3)}; held out (${input.heldout.queries}, never used to change them): ` +
       `${input.heldout.micro.f1.toFixed(3)}. On phrasing written after the rules were frozen the micro F1 ${word}` +
       (gap === 0 ? ' the same' : ` by ${Math.abs(gap).toFixed(3)}`) +
-      ` and the exact tool-set match ${input.heldout.exactMatch < input.dev.exactMatch ? 'drops' : input.heldout.exactMatch > input.dev.exactMatch ? 'rises' : 'stays'} from ${pct(input.dev.exactMatch)} to ${pct(input.heldout.exactMatch)}` +
+      ` and the exact tool-set match ${trend(input.dev.exactMatch, input.heldout.exactMatch)} from ${pct(input.dev.exactMatch)} to ${pct(input.heldout.exactMatch)}; the fall-through accuracy ${input.dev.fallThroughAccuracy === input.heldout.fallThroughAccuracy ? `stays at ${pct(input.dev.fallThroughAccuracy)}` : `${trend(input.dev.fallThroughAccuracy, input.heldout.fallThroughAccuracy)} from ${pct(input.dev.fallThroughAccuracy)} to ${pct(input.heldout.fallThroughAccuracy)}`}` +
       (gap < 0 ? ': rules fitted to their own dev phrasing do worse on new phrasing.' : '.'));
   }
   if (input.msPerQuery !== undefined) out.push(`- Routing costs ${input.msPerQuery.toFixed(2)} ms per query: no model, only rules and lookups.`);
