@@ -235,10 +235,14 @@ export {
 } from './report';
 // ── Teaching notebooks 00–02, 08: text generated from the numbers under each result, the scale model's table
 export {
-  benchmarkVerdict, benchmarkVsPaperRows, daacVerdict, datasetsPerDaacRows, defaultPaperScaleFile, fallThroughMisses, firstRelevantRank,
-  knobText, knobVerdict, PAPER_SCALE_COMMAND, paperScaleMissing, paperScaleRows, paperScaleVerdict, readPaperScale, relevantInTop,
-  routedSearchRows, routedSearchVerdict, routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, showRoutedSearch,
-  splitKnobVerdict, tourPublication, tourVerdict, type PaperScale,
+  benchmarkVerdict, benchmarkVsPaperRows, defaultPaperScaleFile,
+  knobText, knobVerdict, PAPER_SCALE_COMMAND, paperScaleMissing, paperScaleRows, paperScaleVerdict, readPaperScale,
+  splitKnobVerdict, type PaperScale,
 } from './report';
+export {
+  daacVerdict, datasetsPerDaacRows, fallThroughMisses, firstRelevantRank, relevantInTop,
+  routedSearchRows, routedSearchVerdict, routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, showRoutedSearch,
+  tourPublication, tourVerdict,
+} from './lessons';
 
 // (the rerank notebooks' report views — cost plans, judge columns, generated summaries — come from eo-workbench/report)

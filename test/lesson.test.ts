@@ -63,6 +63,8 @@ test('Table 2 views: the paper beside ours, judge columns, best columns', () => 
   assert.is(paperTable2Value('NN-SSC', 'R@10'), 0.3614);
   assert.is(paperTable2Value('Cosine (base) + BM25', 'MAP'), null, 'a row the paper does not print');
   assert.ok(PAPER_TABLE2.every((r) => Object.values(r.values).every((v) => v > 0 && v < 1)), 'every Table 2 value is a share');
+  assert.is(paperTable2Value('BM25', 'R@10'), 0.1083);
+  assert.ok(TABLE2_ROWS.filter((r) => r.inPaper).every((r) => ['R@10', 'R@20', 'R@100', 'MAP', 'MRR'].every((m) => typeof paperTable2Value(r.label, m as 'R@10') === 'number')), 'every row the paper reports has all five values');
 });
 
 test('table2Rows: rows can be appended (and flow into the hybrids), duplicates are refused; gain pairs as before', () => {

@@ -19,6 +19,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { evaluateRun, METRIC_NAMES, readTrecQrels, readTrecRun, summarize } from '../lib/metrics';
 import { buildReportSite } from '../lib/report';
+import { datasetsByPublication, loadSnapshot } from '../lib/data';
+import { loadLabelledQueries } from '../lib/router';
 import { checkPage, launchChromium, pageProblems } from './helpers/report-pages';
 
 // eslint-disable-next-line @typescript-eslint/no-var-requires
@@ -54,6 +56,50 @@ const EXPECTED: Record<string, { tables?: string[]; systems?: RegExp[]; runFiles
  * (`changed: false`, as the notebook ships) its first row re-derives a reported metrics row exactly.
  */
 const TRY_IT: readonly string[] = ['02', '03', '04', '05', '06'];
+
+/**
+ * What notebooks without a metrics table produced, checked against what it is derived from (the sample snapshot, the
+ * labelled router queries, the counts it is a sum of), so that 00, 01 and 08 are tested on their own output.
+ */
+const PRODUCED: Record<string, (results: Json) => void> = {
+  '00': (r) => {
+    const corpus = loadSnapshot({ sample: true });
+    assert.equal(r.counts, { datasets: corpus.datasets.length, publications: corpus.publications.length, links: corpus.links.length, daacs: new Set(corpus.datasets.map((d) => d.daac)).size }, '00: counts are the sample snapshot\'s');
+    const pub = corpus.publications.find((p) => r.query === p.title);
+    assert.ok(pub, `00: the query "${r.query}" is a publication title of the sample`);
+    assert.equal([...(r.relevant as string[])].sort(), [...(datasetsByPublication(corpus).get(pub!.id) ?? [])].sort(), '00: relevant = the datasets linked to that publication');
+    assert.ok((r.relevant as string[]).length >= 2, '00: the tour publication has at least two right answers');
+    for (const [k, v] of Object.entries(r.firstRelevantRank as Json)) assert.ok(v === null || (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= corpus.datasets.length), `00: firstRelevantRank.${k} = ${v}`);
+  },
+  '01': (r) => {
+    const st = r.stats as { queries: { total: number; train: number; test: number; testSubset: number }; publications: number; splitBalance: { train: number; test: number; testShare: number }[] };
+    assert.is(st.queries.train + st.queries.test, st.queries.total, '01: train + test queries = total');
+    assert.ok(st.queries.testSubset <= st.queries.test && st.queries.test > 0 && st.queries.train > 0, '01: both splits non-empty, subset within test');
+    assert.is(st.splitBalance.reduce((a, b) => a + b.train + b.test, 0), st.publications, '01: the strata partition the publications');
+    for (const b of st.splitBalance) assert.ok(Math.abs(b.testShare - b.test / (b.train + b.test)) <= EPS, `01: stratum test share ${b.testShare}`);
+    const test = st.splitBalance.reduce((a, b) => a + b.test, 0);
+    assert.ok(Math.abs(test / st.publications - (r.testFraction as number)) < 0.1, `01: ${test} of ${st.publications} publications in test, fraction ${r.testFraction}`);
+    const tryIt = r.tryIt as { seed: number; testFraction: number; splitBalance: unknown };
+    if (tryIt.seed === r.seed && tryIt.testFraction === r.testFraction) assert.equal(tryIt.splitBalance, st.splitBalance, '01: the Try-it cell at its defaults rebuilds the reported split');
+  },
+  '08': (r) => {
+    const labelled = loadLabelledQueries();
+    assert.is(r.labelledQueries, labelled.length, '08: every labelled query evaluated');
+    const bySplit = r.bySplit as Record<string, { queries: number }>;
+    assert.is(bySplit.dev.queries, labelled.filter((q) => q.split === 'dev').length, '08: dev queries');
+    assert.is(bySplit.heldout.queries, labelled.filter((q) => q.split === 'heldout').length, '08: held-out queries');
+    const perTool = r.perTool as { tool: string; precision: number; recall: number; support: number; tp: number; fp: number; fn: number }[];
+    for (const t of perTool) {
+      assert.is(t.support, labelled.filter((q) => (q.tools as string[]).includes(t.tool)).length, `08: ${t.tool} support = labelled queries expecting it`);
+      assert.is(t.tp + t.fn, t.support, `08: ${t.tool} TP + FN = support`);
+      if (t.tp + t.fp > 0) assert.ok(Math.abs(t.precision - t.tp / (t.tp + t.fp)) <= EPS, `08: ${t.tool} precision`);
+    }
+    const tp = perTool.reduce((a, t) => a + t.tp, 0);
+    const fp = perTool.reduce((a, t) => a + t.fp, 0);
+    assert.ok(Math.abs((r.micro as { precision: number }).precision - tp / (tp + fp)) <= EPS, '08: micro precision pools the tools');
+    assert.ok((r.errors as string[]).length === Math.round((1 - (r.exactMatch as number)) * labelled.length), '08: one listed error per query whose tool set differs');
+  },
+};
 
 /** Orderings of the paper (full snapshot) that also hold on the 200-dataset sample: `a` beats `b` on `metric`. */
 const ORDERINGS: Record<string, { a: RegExp; b: RegExp; metric: string; why: string }[]> = {
@@ -204,6 +250,9 @@ for (const nb of notebooks) {
       const restores = rows.some((r) => METRIC_NAMES.every((k) => typeof first[k] === 'number' && Math.abs((first[k] as number) - (r[k] as number)) <= EPS));
       assert.ok(restores, `Try-it default row ${JSON.stringify(first)} equals a reported metrics row`);
     }
+
+    // What a notebook without a metrics table produced.
+    PRODUCED[prefix]?.(results);
 
     // The paper's orderings that the sample keeps.
     for (const o of ORDERINGS[prefix] ?? []) {

@@ -7,10 +7,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  benchmarkVerdict, benchmarkVsPaperRows, daacVerdict, datasetsPerDaacRows, fallThroughMisses, firstRelevantRank, knobVerdict,
-  paperScaleMissing, paperScaleRows, paperScaleVerdict, readPaperScale, relevantInTop, routedSearchRows, routedSearchVerdict,
-  routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, splitKnobVerdict, tourPublication, tourVerdict, type PaperScale,
+  benchmarkVerdict, benchmarkVsPaperRows, knobVerdict,
+  paperScaleMissing, paperScaleRows, paperScaleVerdict, readPaperScale, splitKnobVerdict, type PaperScale,
 } from '../lib/report';
+import {
+  daacVerdict, datasetsPerDaacRows, fallThroughMisses, firstRelevantRank, relevantInTop, routedSearchRows, routedSearchVerdict,
+  routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, tourPublication, tourVerdict, benchmarkScaleSentence,
+} from '../lib/lessons';
 import { NASA_EO_BENCH, type BenchmarkStats } from '../lib/bench';
 import { evaluateRouter, type LabelledRouterQuery } from '../lib/router';
 import type { MetricRow } from '../lib/metrics';
@@ -58,6 +61,10 @@ test('tourVerdict says which ranking reaches a right answer first, with reciproc
   assert.match(text, /\*\*Cosine \(base\)\*\* puts the first of the 1 right answers at rank 1/);
   assert.match(text, /On this one query \*\*Cosine \(base\)\*\* does better/);
   assert.match(text, /Sample snapshot/);
+  // a ranking without any right answer in its (truncated) list says so with its depth
+  const missed = tourVerdict({ query: 'q', relevant, sample: false, rankings: [{ label: 'Cosine (base)', entries: [{ docId: 'y', score: 1 }, { docId: 'z', score: 0.5 }] }] });
+  assert.match(missed, /\*\*Cosine \(base\)\*\* has none of the 1 right answers in its top 2 \(reciprocal rank 0\.000\)/);
+  assert.not.match(missed, /none ranked/);
 });
 
 function stats(over: Partial<BenchmarkStats> = {}): BenchmarkStats {
@@ -130,7 +137,16 @@ test('router score rows, summary and verdict come from the evaluation numbers', 
   assert.equal(routerSummaryRows({ all }).map((r) => r['exact tool-set match']), [0.75]);
   const text = routerVerdict({ all, dev, heldout, msPerQuery: 0.25 });
   assert.match(text, /Best tool: \*\*worldview\*\* \(F1 1\.000, 2 queries\); weakest: \*\*giovanni\*\* \(F1 0\.667: precision 0\.500 — it fires where it should not \(1 false positives\)\)/);
-  assert.match(text, /held out \(2, never used to change them\): 0\.667 \(−0\.333\)\. The drop/);
+  assert.match(text, /held out \(2, never used to change them\): 0\.667\. On phrasing written after the rules were frozen the micro F1 drops by 0\.333 and the exact tool-set match drops from 100\.0% to 50\.0%; the fall-through accuracy stays at 50\.0%: rules fitted/);
+  assert.not.match(text, /hold up/);
+  // two tools tied at the top F1 are both named, not one "best tool"
+  const tied = routerVerdict({ all: { ...all, perTool: all.perTool.map((t) => (t.tool === 'giovanni' ? { ...t, f1: 1, precision: 1, fp: 0 } : t)) } });
+  assert.match(tied, /Best tools, tied at F1 1\.000: \*\*[a-z]+\*\* \(\d+ queries\) and \*\*[a-z]+\*\*/);
+  assert.ok(tied.includes('**worldview**') && tied.includes('**giovanni**'), tied);
+  assert.not.match(tied, /Best tool:/);
+  // held out at least as good as dev: the text says it rises, never "drops"
+  const up = routerVerdict({ all, dev: heldout, heldout: dev });
+  assert.match(up, /micro F1 rises by 0\.333/);
   assert.match(text, /0\.25 ms per query/);
   const misses = await fallThroughMisses(labelled, predict);
   assert.equal(misses.map((m) => m.id), ['d2', 'h1']); // d2: no map, so predicted to fall through; h1: a map, predicted not to
@@ -207,6 +223,15 @@ test('readPaperScale: null when the file is missing (the note says how to make i
   assert.throws(() => readPaperScale(bad), (e: unknown) => e instanceof EoError && (e as Error).message.includes(bad) && /field "format"/.test((e as Error).message));
   fs.writeFileSync(bad, '{not json');
   assert.throws(() => readPaperScale(bad), (e: unknown) => e instanceof EoError && /not JSON/.test((e as Error).message));
+});
+
+
+test('benchmarkScaleSentence compares corpus and queries with NASA-EO-Bench separately, from the counts', () => {
+  const full = benchmarkScaleSentence({ datasets: 10073, queries: 1450, test: 290 }, false);
+  assert.match(full, /This snapshot has 10,073 datasets, more than NASA-EO-Bench's 8,058, and 1,450 queries \(290 test\), fewer than its 21,272 \(4,234 test\): it is not smaller in corpus but smaller in queries\./);
+  assert.not.match(full, /small next to/);
+  const small = benchmarkScaleSentence({ datasets: 200, queries: 60, test: 12 }, true);
+  assert.match(small, /The sample snapshot has 200 datasets, fewer than NASA-EO-Bench's 8,058, and 60 queries \(12 test\), fewer than its 21,272 \(4,234 test\): it is smaller in queries\./);
 });
 
 test.run();

@@ -5,10 +5,12 @@
 import type { LabelledRouterQuery, RouterEvaluation, RouterPrediction } from '../router';
 import { TOOL_NAMES } from '../router/types';
 import type { SearchResponse } from '../search/types';
-import { showMarkdown, showTable } from './display';
-import type { TableRow } from './types';
+import { showMarkdown, showTable } from '../report/display';
+import type { TableRow } from '../report/types';
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+/** How a held-out number compares with its dev number, in one word. */
+const trend = (dev: number, heldout: number) => (heldout < dev ? 'drops' : heldout > dev ? 'rises' : 'stays');
 
 /** How often each tool is expected in a labelled set, plus the plain-dataset-search queries (no tool). */
 export function routerLabelRows(labelled: readonly LabelledRouterQuery[]): { tool: string; queries: number }[] {
@@ -43,25 +45,31 @@ export async function fallThroughMisses(labelled: readonly LabelledRouterQuery[]
 }
 
 /**
- * What the router scores show, in words: the best and worst tool by F1 (tools with support only), the micro F1 and
- * exact match on the dev and held-out parts and the gap between them (the held-out part was written after the rules
- * were frozen, so a drop there is the rules fitting their own dev phrasing), and the speed.
+ * What the router scores show, in words: the best tools by F1 (every tool tied at the top is named) and the worst
+ * (tools with support only), the micro F1 and exact match on the dev and held-out parts and how held out compares
+ * with dev (the held-out part was written after the rules were frozen, so a drop there is the rules fitting their own
+ * dev phrasing), and the speed.
  */
 export function routerVerdict(input: { all: RouterEvaluation; dev?: RouterEvaluation; heldout?: RouterEvaluation; msPerQuery?: number }): string {
   const scored = input.all.perTool.filter((t) => t.support > 0).sort((a, b) => b.f1 - a.f1);
   const out: string[] = [];
   if (scored.length > 0) {
-    const best = scored[0];
+    const top = scored.filter((t) => t.f1 === scored[0].f1);
     const worst = scored[scored.length - 1];
     out.push(`- On all ${input.all.queries} labelled queries the micro F1 is **${input.all.micro.f1.toFixed(3)}**; the exact tool set is right for ${pct(input.all.exactMatch)} of queries.`);
-    out.push(`- Best tool: **${best.tool}** (F1 ${best.f1.toFixed(3)}, ${best.support} queries); weakest: **${worst.tool}** (F1 ${worst.f1.toFixed(3)}: ` +
-      `${worst.precision < worst.recall ? `precision ${worst.precision.toFixed(3)} — it fires where it should not (${worst.fp} false positives)` : `recall ${worst.recall.toFixed(3)} — it misses ${worst.fn} of its ${worst.support} queries`}).`);
+    const best = top.map((t) => `**${t.tool}** (${t.support} queries)`).join(' and ');
+    out.push(`- ${top.length > 1 ? `Best tools, tied at F1 ${top[0].f1.toFixed(3)}: ${best}` : `Best tool: **${top[0].tool}** (F1 ${top[0].f1.toFixed(3)}, ${top[0].support} queries)`}` +
+      (top.length < scored.length ? `; weakest: **${worst.tool}** (F1 ${worst.f1.toFixed(3)}: ` +
+      `${worst.precision < worst.recall ? `precision ${worst.precision.toFixed(3)} — it fires where it should not (${worst.fp} false positives)` : `recall ${worst.recall.toFixed(3)} — it misses ${worst.fn} of its ${worst.support} queries`})` : '') + '.');
   }
   if (input.dev && input.heldout) {
     const gap = input.heldout.micro.f1 - input.dev.micro.f1;
+    const word = gap < 0 ? 'drops' : gap > 0 ? 'rises' : 'stays';
     out.push(`- Dev (${input.dev.queries} queries, seen while writing the rules): micro F1 ${input.dev.micro.f1.toFixed(3)}; held out (${input.heldout.queries}, never used to change them): ` +
-      `${input.heldout.micro.f1.toFixed(3)} (${gap >= 0 ? '+' : '−'}${Math.abs(gap).toFixed(3)}). ` +
-      (gap < -0.05 ? 'The drop is what rules fitted to their own dev phrasing look like on new phrasing.' : 'The rules hold up on phrasing written after they were frozen.'));
+      `${input.heldout.micro.f1.toFixed(3)}. On phrasing written after the rules were frozen the micro F1 ${word}` +
+      (gap === 0 ? ' the same' : ` by ${Math.abs(gap).toFixed(3)}`) +
+      ` and the exact tool-set match ${trend(input.dev.exactMatch, input.heldout.exactMatch)} from ${pct(input.dev.exactMatch)} to ${pct(input.heldout.exactMatch)}; the fall-through accuracy ${input.dev.fallThroughAccuracy === input.heldout.fallThroughAccuracy ? `stays at ${pct(input.dev.fallThroughAccuracy)}` : `${trend(input.dev.fallThroughAccuracy, input.heldout.fallThroughAccuracy)} from ${pct(input.dev.fallThroughAccuracy)} to ${pct(input.heldout.fallThroughAccuracy)}`}` +
+      (gap < 0 ? ': rules fitted to their own dev phrasing do worse on new phrasing.' : '.'));
   }
   if (input.msPerQuery !== undefined) out.push(`- Routing costs ${input.msPerQuery.toFixed(2)} ms per query: no model, only rules and lookups.`);
   out.push('- The paper reports no router scores to compare with; the labels and rules share an author, so read these as a check of the rules, not a measurement on users\' questions.');

@@ -54,7 +54,7 @@ export function tourVerdict(input: { query: string; relevant: ReadonlySet<string
   const n = input.relevant.size;
   const rows = input.rankings.map((r) => ({ label: r.label, first: firstRelevantRank(r.entries, input.relevant), top10: relevantInTop(r.entries, input.relevant, 10) }));
   const rr = (f: number | null) => (f === null ? 0 : 1 / f);
-  const out = rows.map((r) => `- **${r.label}** puts the first of the ${n} right answers at rank ${r.first ?? '— (none ranked)'} ` +
+  const out = rows.map((r, i) => `- **${r.label}** ${r.first === null ? `has none of the ${n} right answers in its top ${input.rankings[i].entries.length}` : `puts the first of the ${n} right answers at rank ${r.first}`} ` +
     `(reciprocal rank ${rr(r.first).toFixed(3)}) and has ${r.top10} of them in its top 10.`);
   const sorted = [...rows].sort((a, b) => rr(b.first) - rr(a.first) || b.top10 - a.top10);
   if (sorted.length >= 2) {
