@@ -76,9 +76,12 @@ export interface ShowFigureOptions {
   scale?: number;
   /** Render the PNG (needs chromium). Default true. */
   png?: boolean;
-  /** Display inline when running in tslab. Default true. */
+  /** Display inline when running in tslab (interactive in a live kernel, the PNG in a headless run; see figureDisplayMode). Default true. */
   display?: boolean;
 }
+
+/** 'live': interactive plotly HTML (a person's Jupyter kernel); 'static': the PNG (headless runs, outside tslab). */
+export type FigureDisplayMode = 'live' | 'static';
 
 export interface ShownFigure {
   /** Absolute path of the self-contained HTML file. */
