@@ -14,6 +14,7 @@ export * from './training';
 export * from './benchmark';
 export * from './lesson';
 export * from './paper';
+export * from './paper-summary';
 export * from './tour';
 export * from './try-it';
 export * from './router';

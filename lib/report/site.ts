@@ -5,6 +5,7 @@ import { EoError } from '../errors';
 import { escapeHtml } from '../util/html';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
 import { PLOTLY_FILE } from './export';
+import { paperSummaryHtml, paperVsOurs, type PaperSummaryCell } from './paper-summary';
 import type { TableRow } from './types';
 
 /** What `npm start` records about one notebook run in `<reports>/<name>/run.json` (scripts/nbrun.py + run-notebooks.cjs). */
@@ -304,7 +305,7 @@ function seedText(seeds: Record<string, unknown>): string {
 }
 
 /** The index page: one section per notebook with its run facts and links to its page, tables, figures and files. */
-export function reportIndexHtml(notebooks: readonly SiteNotebook[], opts: ReportSiteOptions = {}): string {
+export function reportIndexHtml(notebooks: readonly SiteNotebook[], opts: ReportSiteOptions = {}, paperSummary: readonly PaperSummaryCell[] = []): string {
   const title = opts.title ?? 'EO Workbench reports';
   const now = (opts.now ?? new Date()).toISOString();
   const a = (p: string, text: string) => `<a href="${href(p)}">${escapeHtml(text)}</a>`;
@@ -351,11 +352,12 @@ export function reportIndexHtml(notebooks: readonly SiteNotebook[], opts: Report
 body{font:14px/1.45 DejaVu Sans,Liberation Sans,Arial,sans-serif;margin:24px;color:#222;max-width:1200px}
 table{border-collapse:collapse}th,td{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
 th{border-bottom:2px solid #888}.ok{color:#176117}.bad{color:#a31515}code{font-size:12px}
-.figs{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0;width:280px}figure img{width:280px;border:1px solid #ddd}
+.num{text-align:right}.figs{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0;width:280px}figure img{width:280px;border:1px solid #ddd}
 figcaption{font-size:12px}section{margin-top:28px;border-top:1px solid #ccc}
 </style></head><body>
 <h1>${escapeHtml(title)}</h1>
 <p>Built ${escapeHtml(now)}${opts.commit ? ` from commit <code>${escapeHtml(opts.commit)}</code>` : ''}. Each notebook page is the executed notebook (nbconvert); interactive figures load <code>figures/${PLOTLY_FILE}</code> beside them.</p>
+${paperSummary.length > 0 ? `${paperSummaryHtml(paperSummary)}\n<h2>Notebooks</h2>` : ''}
 <table id="notebooks"><thead><tr><th>notebook</th><th>status</th><th>run date</th><th>git commit</th><th>seeds</th><th>wall time</th><th>snapshot</th></tr></thead>
 <tbody>
 ${summary.join('\n')}
@@ -409,6 +411,7 @@ export function buildReportSite(root: string, opts: ReportSiteOptions = {}): Rep
     }
   }
   const index = path.join(abs, 'index.html');
-  writeFileAtomic(index, reportIndexHtml(notebooks, opts));
+  const results = notebooks.map((nb) => ({ name: nb.name, results: nb.results ? readJson(path.join(abs, nb.results)) : null }));
+  writeFileAtomic(index, reportIndexHtml(notebooks, opts, paperVsOurs(results)));
   return { index, notebooks };
 }
