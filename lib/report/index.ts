@@ -15,6 +15,7 @@ export * from './benchmark';
 export * from './lesson';
 export * from './paper';
 export * from './paper-summary';
+export * from './explorer';
 export * from './tour';
 export * from './try-it';
 export * from './router';

@@ -5,8 +5,9 @@ import { EoError } from '../errors';
 import { escapeHtml } from '../util/html';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
 import { PLOTLY_FILE } from './export';
+import { writeExplorerPage } from './explorer';
 import { paperSummaryHtml, paperVsOurs, type PaperSummaryCell } from './paper-summary';
-import type { TableRow } from './types';
+import type { ExplorerMeta, TableRow } from './types';
 
 /** What `npm start` records about one notebook run in `<reports>/<name>/run.json` (scripts/nbrun.py + run-notebooks.cjs). */
 export interface NotebookRunSummary {
@@ -59,9 +60,13 @@ export interface SiteNotebook {
   files: string[];
   /** Why the notebook page is missing, when it is. */
   pageError?: string;
+  /** The run explorer page (lib/report/explorer.ts), relative to the reports root; null without run files. */
+  explorer?: string | null;
 }
 
 export interface ReportSiteOptions {
+  /** Query texts, styles, dataset titles/DAACs, score parts and judge labels for a notebook's run explorer. Default: none (ids only, strata from the qrels). */
+  explorerMeta?: (notebook: string) => ExplorerMeta | null;
   /** Convert each `<name>/<name>.ipynb` to `<name>/<name>.html` with nbconvert. Default true. */
   nbconvert?: boolean;
   /** Python with nbconvert (Debian's jupyter-nbconvert). Default /usr/bin/python3. */
@@ -329,6 +334,7 @@ export function reportIndexHtml(notebooks: readonly SiteNotebook[], opts: Report
       ...(nb.ipynb ? [a(nb.ipynb, `${nb.name}.ipynb`)] : []),
       ...(nb.results ? [a(nb.results, 'results.json')] : []),
       ...(nb.run ? [a(`${nb.name}/run.json`, 'run.json')] : []),
+      ...(nb.explorer ? [a(nb.explorer, 'run explorer')] : []),
     ];
     parts.push(`<p>${main.join(' · ')}</p>`);
     if (nb.tables.length > 0)
@@ -409,6 +415,10 @@ export function buildReportSite(root: string, opts: ReportSiteOptions = {}): Rep
       const page = path.join(abs, nb.name, `${nb.name}.html`);
       if (fs.existsSync(page)) nb.page = rel(abs, page);
     }
+  }
+  for (const nb of notebooks) {
+    const page = writeExplorerPage(path.join(abs, nb.name), opts.explorerMeta?.(nb.name) ?? {});
+    nb.explorer = page ? rel(abs, page) : null;
   }
   const index = path.join(abs, 'index.html');
   const results = notebooks.map((nb) => ({ name: nb.name, results: nb.results ? readJson(path.join(abs, nb.results)) : null }));
