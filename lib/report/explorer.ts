@@ -8,7 +8,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { benchmarkSettings, loadBenchmark } from '../bench/export';
 import { stratumOf } from '../bench/split';
+import type { Corpus } from '../data/types';
+import { loadSnapshot } from '../data/snapshot';
 import { EoError } from '../errors';
 import { averagePrecision, reciprocalRank } from '../metrics/metrics';
 import { sortRunEntries } from '../metrics/rank';
@@ -188,4 +191,41 @@ export function writeExplorerPage(dir: string, meta: ExplorerMeta = {}, opts: Ex
   const file = path.join(dir, EXPLORER_FILE);
   writeFileAtomic(file, explorerHtml(data, opts));
   return file;
+}
+
+/** Explorer meta from a corpus (dataset titles and DAACs) and benchmark queries (their texts and styles). */
+export function corpusExplorerMeta(corpus: Pick<Corpus, 'datasets'>, queries: readonly { id: string; text: string; style?: string }[] = []): ExplorerMeta {
+  return {
+    datasets: Object.fromEntries(corpus.datasets.map((d) => [d.id, { title: d.longName, daac: d.daac }])),
+    queries: Object.fromEntries(queries.map((q) => [q.id, q.style ? { text: q.text, style: q.style } : { text: q.text }])),
+  };
+}
+
+/**
+ * `explorerMeta` for the report site of notebook runs: the data snapshot (sample or full, as the notebook's
+ * results.json says; default full) and its default benchmark's query texts when benchmark.json is there. A snapshot
+ * that cannot be read gives no meta (the page then shows ids), so that the site still builds.
+ */
+export function snapshotExplorerMeta(reportsRoot: string): (notebook: string) => ExplorerMeta | null {
+  const cache = new Map<boolean, ExplorerMeta | null>();
+  return (notebook) => {
+    let sample = false;
+    try {
+      sample = JSON.parse(fs.readFileSync(path.join(reportsRoot, notebook, 'results.json'), 'utf8')).sample === true;
+    } catch {
+      // no results.json: the full snapshot
+    }
+    if (!cache.has(sample)) {
+      let meta: ExplorerMeta | null = null;
+      try {
+        const corpus = loadSnapshot({ sample });
+        const file = path.join(benchmarkSettings({ sample }).dir, 'benchmark.json');
+        meta = corpusExplorerMeta(corpus, fs.existsSync(file) ? loadBenchmark(file, corpus).queries : []);
+      } catch {
+        meta = null;
+      }
+      cache.set(sample, meta);
+    }
+    return cache.get(sample)!;
+  };
 }
