@@ -39,7 +39,7 @@ export function paperCells(table2: readonly PaperTable2Row[] = PAPER_TABLE2, rer
   const cells: PaperCell[] = [];
   for (const row of table2)
     for (const [metric, value] of Object.entries(row.values))
-      if (typeof value === 'number') cells.push({ table: 'Table 2', paperName: row.label, system: row.label, metric, paper: value });
+      if (typeof value === 'number') cells.push({ table: 'Table 2', paperName: (row as { paperName?: string }).paperName ?? row.label, system: row.label, metric, paper: value });
   for (const row of rerank) {
     const system = row.model === null ? row.backbone : row.name;
     for (const metric of ['MAP', 'MRR'] as const)
