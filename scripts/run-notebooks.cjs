@@ -310,7 +310,9 @@ function buildSite(reportsRoot) {
   const t = Date.now();
   try {
     const git = gitInfo();
-    const site = require(siteModule).buildReportSite(reportsRoot, { commit: git ? `${git.commit}${git.dirty ? ' (modified)' : ''}` : null });
+    const explorerModule = path.join(ROOT, 'dist', 'lib', 'report', 'explorer.js');
+    const explorerMeta = fs.existsSync(explorerModule) ? require(explorerModule).snapshotExplorerMeta(reportsRoot) : undefined;
+    const site = require(siteModule).buildReportSite(reportsRoot, { commit: git ? `${git.commit}${git.dirty ? ' (modified)' : ''}` : null, explorerMeta });
     const missing = site.notebooks.filter((n) => n.pageError).map((n) => `${n.name}: ${n.pageError}`);
     console.log(`[run-notebooks] report site: ${path.relative(ROOT, site.index) || site.index} (${site.notebooks.length} notebooks, ${fmtSeconds((Date.now() - t) / 1000)})`);
     for (const m of missing) console.error(`[run-notebooks] no page for ${m}`);

@@ -1,10 +1,10 @@
 import { inspect } from 'node:util';
 import { EoError } from '../errors';
 import { escapeHtml } from '../util/html';
-import { canRenderPng, chromiumExecutable, renderFigurePng, reportsDir, warnNoChromium, writeFigureFiles } from './export';
+import { canRenderPng, chromiumExecutable, figureFragmentHtml, renderFigurePng, reportsDir, warnNoChromium, writeFigureFiles } from './export';
 import { withLegendLayout } from './figures';
 import { bestCells, isDataFrame, repoRelativePath, rowColumns, sourceLines, tableRows } from './frame';
-import type { Figure, Progress, ProgressOptions, ShowFigureOptions, ShownFigure, ShowTableOptions, TableInput } from './types';
+import type { Figure, FigureDisplayMode, Progress, ProgressOptions, ShowFigureOptions, ShownFigure, ShowTableOptions, TableInput } from './types';
 
 type WriteDisplayData = (content: { data: Record<string, unknown>; metadata: Record<string, unknown>; transient: Record<string, unknown> }, update: boolean) => void;
 
@@ -53,6 +53,33 @@ export function displayPng(png: Uint8Array, text = '[png]'): void {
   if (!displayBundle({ 'image/png': png, 'text/plain': text })) console.log(text);
 }
 
+/**
+ * How showFigure displays a figure: 'live' (an interactive plotly figure) in a Jupyter kernel a person drives,
+ * 'static' (the PNG) outside tslab and in a headless run by the notebook runner, which sets $EO_NOTEBOOK; the
+ * saved pages keep their PNG plus the interactive HTML file either way.
+ */
+export function figureDisplayMode(inKernel: boolean, env: NodeJS.ProcessEnv = process.env): FigureDisplayMode {
+  return inKernel && !env.EO_NOTEBOOK ? 'live' : 'static';
+}
+
+/** Whether this kernel has already received the plotly bundle (it is inlined once per notebook). */
+let plotlyInlined = false;
+
+/**
+ * The MIME bundle showFigure displays: in 'live' mode the figure as HTML (plotly bundle inlined when
+ * `inlinePlotly`) with the label as text; in 'static' mode the PNG when there is one, else the label only.
+ */
+export function figureDisplayBundle(
+  fig: Figure,
+  opts: { mode: FigureDisplayMode; png: Uint8Array | null; label: string; name: string; inlinePlotly: boolean },
+): Record<string, string | Uint8Array> {
+  if (opts.mode === 'live') {
+    const divId = `eo-fig-${opts.name.replace(/[^A-Za-z0-9_-]/g, '-')}-${Date.now().toString(36)}`;
+    return { 'text/html': figureFragmentHtml(fig, divId, { inlinePlotly: opts.inlinePlotly }), 'text/plain': opts.label };
+  }
+  return opts.png ? { 'image/png': opts.png, 'text/plain': opts.label } : { 'text/plain': opts.label };
+}
+
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /**
@@ -83,7 +110,10 @@ export async function showFigure(fig: Figure, opts: ShowFigureOptions): Promise<
   const stem = repoRelativePath(files.html).replace(/\.html$/, '');
   const label = `figure ${opts.name}: ${stem}.${files.png ? '{html,png}' : 'html (no png)'}`;
   if (opts.display !== false) {
-    const shown = png ? displayBundle({ 'image/png': png, 'text/plain': label }) : displayBundle({ 'text/plain': label });
+    const mode = figureDisplayMode(inTslab());
+    const bundle = figureDisplayBundle(fig, { mode, png, label, name: opts.name, inlinePlotly: mode === 'live' && !plotlyInlined });
+    const shown = displayBundle(bundle);
+    if (shown && mode === 'live') plotlyInlined = true;
     if (!shown) console.log(label);
   }
   const shown: ShownFigure = { ...files, renderMs };

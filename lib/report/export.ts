@@ -121,6 +121,28 @@ ${plotly}
 `;
 }
 
+/**
+ * A figure as an HTML fragment for a live notebook output: a div drawn by plotly.js. With `inlinePlotly` the
+ * bundle is inlined first (once per kernel is enough: later outputs reuse `window.Plotly`, so no network is
+ * needed). The bundle is wrapped so that a page with an AMD loader (classic Notebook's requirejs) still gets
+ * `window.Plotly` rather than an anonymous module.
+ */
+export function figureFragmentHtml(fig: Figure, divId: string, opts: { inlinePlotly: boolean }): string {
+  const config = { responsive: true, displaylogo: false, ...(fig.config ?? {}) };
+  const height = typeof fig.layout?.height === 'number' ? `${fig.layout.height}px` : '500px';
+  const bundle = opts.inlinePlotly
+    ? `<script>(function (define, exports, module) {\n${plotlyJs().replace(/<\/script/gi, '<\\/script')}\n})();</script>\n`
+    : '';
+  const id = scriptJson(divId);
+  return `${bundle}<div id="${escapeHtml(divId)}" style="width:100%;height:${height}"></div>
+<script>(function () {
+  var el = document.getElementById(${id});
+  if (!window.Plotly) { el.textContent = 'plotly.js is not loaded in this page: run the notebook from its first figure cell'; return; }
+  window.Plotly.newPlot(el, ${scriptJson(fig.data)}, ${scriptJson(fig.layout ?? {})}, ${scriptJson(config)});
+})();</script>
+`;
+}
+
 /** Chromium used for PNGs: $CHROMIUM_PATH, else /usr/bin/chromium. Never downloaded. */
 export function chromiumExecutable(): string {
   return process.env.CHROMIUM_PATH || '/usr/bin/chromium';

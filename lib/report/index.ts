@@ -16,6 +16,8 @@ export * from './training';
 export * from './benchmark';
 export * from './lesson';
 export * from './paper';
+export * from './paper-summary';
+export * from './explorer';
 export * from './try-it';
 export * from './paper-scale';
 export * from './seed-spread';

@@ -5,7 +5,9 @@ import { EoError } from '../errors';
 import { escapeHtml } from '../util/html';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
 import { PLOTLY_FILE } from './export';
-import type { TableRow } from './types';
+import { writeExplorerPage } from './explorer';
+import { paperSummaryHtml, paperVsOurs, type PaperSummaryCell } from './paper-summary';
+import type { ExplorerMeta, TableRow } from './types';
 
 /** What `npm start` records about one notebook run in `<reports>/<name>/run.json` (scripts/nbrun.py + run-notebooks.cjs). */
 export interface NotebookRunSummary {
@@ -58,9 +60,13 @@ export interface SiteNotebook {
   files: string[];
   /** Why the notebook page is missing, when it is. */
   pageError?: string;
+  /** The run explorer page (lib/report/explorer.ts), relative to the reports root; null without run files. */
+  explorer?: string | null;
 }
 
 export interface ReportSiteOptions {
+  /** Query texts, styles, dataset titles/DAACs, score parts and judge labels for a notebook's run explorer. Default: none (ids only, strata from the qrels). */
+  explorerMeta?: (notebook: string) => ExplorerMeta | null;
   /** Convert each `<name>/<name>.ipynb` to `<name>/<name>.html` with nbconvert. Default true. */
   nbconvert?: boolean;
   /** Python with nbconvert (Debian's jupyter-nbconvert). Default /usr/bin/python3. */
@@ -304,7 +310,7 @@ function seedText(seeds: Record<string, unknown>): string {
 }
 
 /** The index page: one section per notebook with its run facts and links to its page, tables, figures and files. */
-export function reportIndexHtml(notebooks: readonly SiteNotebook[], opts: ReportSiteOptions = {}): string {
+export function reportIndexHtml(notebooks: readonly SiteNotebook[], opts: ReportSiteOptions = {}, paperSummary: readonly PaperSummaryCell[] = []): string {
   const title = opts.title ?? 'EO Workbench reports';
   const now = (opts.now ?? new Date()).toISOString();
   const a = (p: string, text: string) => `<a href="${href(p)}">${escapeHtml(text)}</a>`;
@@ -328,6 +334,7 @@ export function reportIndexHtml(notebooks: readonly SiteNotebook[], opts: Report
       ...(nb.ipynb ? [a(nb.ipynb, `${nb.name}.ipynb`)] : []),
       ...(nb.results ? [a(nb.results, 'results.json')] : []),
       ...(nb.run ? [a(`${nb.name}/run.json`, 'run.json')] : []),
+      ...(nb.explorer ? [a(nb.explorer, 'run explorer')] : []),
     ];
     parts.push(`<p>${main.join(' · ')}</p>`);
     if (nb.tables.length > 0)
@@ -351,11 +358,12 @@ export function reportIndexHtml(notebooks: readonly SiteNotebook[], opts: Report
 body{font:14px/1.45 DejaVu Sans,Liberation Sans,Arial,sans-serif;margin:24px;color:#222;max-width:1200px}
 table{border-collapse:collapse}th,td{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
 th{border-bottom:2px solid #888}.ok{color:#176117}.bad{color:#a31515}code{font-size:12px}
-.figs{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0;width:280px}figure img{width:280px;border:1px solid #ddd}
+.num{text-align:right}.figs{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0;width:280px}figure img{width:280px;border:1px solid #ddd}
 figcaption{font-size:12px}section{margin-top:28px;border-top:1px solid #ccc}
 </style></head><body>
 <h1>${escapeHtml(title)}</h1>
 <p>Built ${escapeHtml(now)}${opts.commit ? ` from commit <code>${escapeHtml(opts.commit)}</code>` : ''}. Each notebook page is the executed notebook (nbconvert); interactive figures load <code>figures/${PLOTLY_FILE}</code> beside them.</p>
+${paperSummary.length > 0 ? `${paperSummaryHtml(paperSummary)}\n<h2>Notebooks</h2>` : ''}
 <table id="notebooks"><thead><tr><th>notebook</th><th>status</th><th>run date</th><th>git commit</th><th>seeds</th><th>wall time</th><th>snapshot</th></tr></thead>
 <tbody>
 ${summary.join('\n')}
@@ -408,7 +416,12 @@ export function buildReportSite(root: string, opts: ReportSiteOptions = {}): Rep
       if (fs.existsSync(page)) nb.page = rel(abs, page);
     }
   }
+  for (const nb of notebooks) {
+    const page = writeExplorerPage(path.join(abs, nb.name), opts.explorerMeta?.(nb.name) ?? {});
+    nb.explorer = page ? rel(abs, page) : null;
+  }
   const index = path.join(abs, 'index.html');
-  writeFileAtomic(index, reportIndexHtml(notebooks, opts));
+  const results = notebooks.map((nb) => ({ name: nb.name, results: nb.results ? readJson(path.join(abs, nb.results)) : null }));
+  writeFileAtomic(index, reportIndexHtml(notebooks, opts, paperVsOurs(results)));
   return { index, notebooks };
 }

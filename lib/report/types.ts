@@ -76,9 +76,12 @@ export interface ShowFigureOptions {
   scale?: number;
   /** Render the PNG (needs chromium). Default true. */
   png?: boolean;
-  /** Display inline when running in tslab. Default true. */
+  /** Display inline when running in tslab (interactive in a live kernel, the PNG in a headless run; see figureDisplayMode). Default true. */
   display?: boolean;
 }
+
+/** 'live': interactive plotly HTML (a person's Jupyter kernel); 'static': the PNG (headless runs, outside tslab). */
+export type FigureDisplayMode = 'live' | 'static';
 
 export interface ShownFigure {
   /** Absolute path of the self-contained HTML file. */
@@ -143,4 +146,49 @@ export interface Progress {
   done(): void;
   /** Seconds since progress() was called. */
   elapsed(): number;
+}
+
+/** What the run explorer knows about one query besides its runs (all optional: the page shows what it gets). */
+export interface ExplorerQueryInfo {
+  text?: string;
+  /** Query style of the benchmark of real query styles (research question, keywords, identifier, misspelled). */
+  style?: string;
+  /** Stratum by number of labelled datasets; default: computed from the qrels (lib/bench DEFAULT_STRATA). */
+  stratum?: string;
+}
+
+/** A dataset as the explorer shows it. */
+export interface ExplorerDatasetInfo {
+  title?: string;
+  daac?: string;
+}
+
+/** Why one result scored what it did (what the search explanation carries); every part optional. */
+export interface ExplorerScoreParts {
+  bm25?: number;
+  semantic?: number;
+  alpha?: number;
+  /** Constraint notes (period/place, identifier rule), as the explanation words them. */
+  constraints?: string[];
+}
+
+/** Extra data for the run explorer of one notebook folder; every field optional, keyed by query / dataset id. */
+export interface ExplorerMeta {
+  queries?: Record<string, ExplorerQueryInfo>;
+  datasets?: Record<string, ExplorerDatasetInfo>;
+  /** Score parts by system id, then query id, then dataset id. */
+  parts?: Record<string, Record<string, Record<string, ExplorerScoreParts>>>;
+  /** Judge labels (e.g. an LLM judge's grade) by query id, then dataset id. */
+  judge?: Record<string, Record<string, string | number>>;
+  /** System labels by run id (default: the id). */
+  labels?: Record<string, string>;
+}
+
+export interface ExplorerOptions {
+  /** Results shown per system and query. Default 10. */
+  topK?: number;
+  /** Ranks looked up for rank moves (a dataset below this in the other system shows as "new"). Default 100. */
+  depth?: number;
+  /** Page title. Default `Run explorer: <notebook>`. */
+  title?: string;
 }
