@@ -30,7 +30,7 @@ import { evaluateRun, summarize } from '../metrics/metrics';
 import { readTrecQrels, readTrecRun, writeTrecQrels, writeTrecRun } from '../metrics/trec';
 import { METRIC_NAMES, type MetricRow } from '../metrics/types';
 import { parseEncoderName } from '../encode/registry';
-import { searchBatch } from '../search/batch';
+import { searchBatch } from '../search/retrieve-batch';
 import { loadSearchEngine } from '../search/engine';
 import { FACET_NAMES } from '../search/facets';
 import { describeFilters } from '../search/filters';

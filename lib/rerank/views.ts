@@ -1,11 +1,11 @@
 import { performanceIndex } from '../fuse/alpha';
 import type { SystemRun } from '../metrics/systems';
 import type { MetricRow, PerQueryMetrics } from '../metrics/types';
-import type { Backbone } from './backbone';
+import type { Backbone } from './candidate-lists';
 import { runFromLists } from './compose';
 import type { LlmPlan } from './llm-plan';
 import type { OfflineRerankerModel } from './offline';
-import { rerankMetricRows, type RerankOutcome, type RerankTable } from './report';
+import { rerankMetricRows, type RerankOutcome, type RerankTable } from './evaluate';
 import type { RerankedRun } from './compose';
 import type { RerankTrace } from './types';
 

@@ -10,12 +10,12 @@ import { loadEncoder } from '../encode/registry';
 import { loadOrBuildBm25, type Bm25Index } from '../retrieve/bm25';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
 import type { NnsscScorer } from '../retrieve/nnssc';
-import type { Backbone } from '../rerank/backbone';
+import type { Backbone } from '../rerank/candidate-lists';
 import { trainingPriors, type TrainingPriors } from '../rerank/features';
 import { trainOfflineReranker, type OfflineRerankerModel, type OfflineTrainOptions } from '../rerank/offline';
 import { buildLocalPublicationIndex, localArxivTool } from '../agent/local';
 import type { AgentTool } from '../agent/types';
-import { buildHybridBackbone } from './backbone';
+import { buildHybridBackbone } from './hybrid-backbone';
 import { loadNnsscScorer } from './nnssc';
 
 /** Everything the rerank notebooks share: data, splits, both backbones, the offline rerankers trained per backbone. */

@@ -5,7 +5,7 @@ import { RRF_K } from '../fuse/rrf';
 import type { FusionSpec } from '../fuse/scorer';
 import type { Run } from '../metrics/types';
 import type { CorpusScorer, ScoredRun } from '../retrieve/scorers';
-import { fuseBatch, retrieveBatch } from './batch';
+import { fuseBatch, retrieveBatch } from './retrieve-batch';
 import { fusionAlpha, type FusionRecord } from './fusion-record';
 
 /** The evaluation splits of a study. */

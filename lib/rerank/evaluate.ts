@@ -5,7 +5,7 @@ import { holmAdjust } from '../metrics/multiple';
 import type { PairedOptions } from '../metrics/paired';
 import { pairedRows } from '../metrics/systems';
 import type { MetricName, MetricRow, PerQueryMetrics, Qrels } from '../metrics/types';
-import type { Backbone } from './backbone';
+import type { Backbone } from './candidate-lists';
 import { rerankBackbone, runFromLists, type RerankedRun } from './compose';
 import { addRepairs, emptyRepairs } from './parse';
 import type { RepairCounts, RerankTrace, Reranker, WindowOptions } from './types';

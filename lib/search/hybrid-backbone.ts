@@ -2,11 +2,11 @@ import { datasetIds } from '../data/corpus';
 import type { BenchQuery, BenchSplitView } from '../bench/types';
 import type { Corpus } from '../data/types';
 import { evaluateRun, summarize } from '../metrics/metrics';
-import type { Backbone } from '../rerank/backbone';
+import type { Backbone } from '../rerank/candidate-lists';
 import type { BackboneList } from '../rerank/compose';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { topKHits } from '../retrieve/topk';
-import { fuseBatch, retrieveBatch, searchBatch, type BatchResult } from './batch';
+import { fuseBatch, retrieveBatch, searchBatch, type BatchResult } from './retrieve-batch';
 import { createSearchEngine } from './engine';
 import { describeFusionRecord, fusionAlpha } from './fusion-record';
 
