@@ -1,8 +1,8 @@
 /**
  * Views of notebook 01 (the benchmark) that only it needs: how this snapshot compares in size with NASA-EO-Bench,
- * generated from the counts (the paper's numbers live in lib/bench/settings.ts, NASA_EO_BENCH).
+ * generated from the counts (the paper's numbers live in lib/bench/paper.ts).
  */
-import { NASA_EO_BENCH } from '../bench/settings';
+import { NASA_EO_BENCH } from '../bench/paper';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const rel = (ours: number, paper: number) => (ours > paper ? 'more than' : ours < paper ? 'fewer than' : 'as many as');
