@@ -19,7 +19,7 @@ const args = benchArgs({
 });
 printHeader(args);
 const lunr = require('lunr');
-const eo = require('../dist/lib');
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/retrieve') };
 const { sample, queries: nq } = args;
 const corpus = eo.loadSnapshot({ sample });
 const queries = corpus.publications.slice(0, nq).map((p) => p.title);

@@ -138,7 +138,7 @@ function previousRun(root) {
 }
 
 (async () => {
-  const eo = require('../dist/lib');
+  const eo = { ...require('../dist/lib'), ...require('../dist/lib/data'), ...require('../dist/lib/encode'), ...require('../dist/lib/tensor'), ...require('../dist/lib/train') };
   await eo.initTfBackend({ backend: 'wasm' });
   const corpus = eo.loadSnapshot({});
   const t0 = Date.now();

@@ -15,7 +15,7 @@ const args = benchArgs({
   },
 });
 printHeader(args);
-const eo = require('../dist/lib');
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/encode'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/util') };
 const { cachedUseLiteCorpus } = require('./lib/common.cjs');
 
 const { queries: nq, sample } = args;

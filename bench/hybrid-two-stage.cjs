@@ -23,7 +23,7 @@ const args = benchArgs({
   },
 });
 const header = printHeader(args);
-const eo = require('../dist/lib');
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/encode'), ...require('../dist/lib/metrics'), ...require('../dist/lib/router'), ...require('../dist/lib/util') };
 const sample = args.sample;
 const ms = args.m;
 const outFile = args.given.has('out') ? args.out : path.join(__dirname, 'out', 'hybrid-two-stage.json');

@@ -32,7 +32,7 @@ const args = benchArgs({
   },
 });
 printHeader(args);
-const eo = require('../dist/lib');
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/encode'), ...require('../dist/lib/metrics'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/store'), ...require('../dist/lib/tensor'), ...require('../dist/lib/train'), ...require('../dist/lib/util') };
 const { cachedUseLiteCorpus, nnsscAdamStep } = require('./lib/common.cjs');
 
 const { queries: nq, sample, synthetic, rounds } = args;

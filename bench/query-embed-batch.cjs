@@ -18,7 +18,7 @@ const args = benchArgs({
   },
 });
 printHeader(args);
-const eo = require('../dist/lib');
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/encode') };
 const rounds = args.rounds;
 const spec = args.encoderSpec ?? eo.chosenEncoderSpec();
 

@@ -26,7 +26,7 @@ const args = benchArgs({
   },
 });
 const header = printHeader(args);
-const eo = require('../dist/lib');
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/metrics'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/router'), ...require('../dist/lib/search'), ...require('../dist/lib/util') };
 const { sample, seed } = args;
 const outFile = args.out ?? path.join(__dirname, 'out', 'query-repair.json');
 const METRICS = ['R@10', 'R@20', 'R@100', 'MAP', 'MRR'];

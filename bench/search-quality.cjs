@@ -23,7 +23,7 @@ const args = benchArgs({
   },
 });
 const header = printHeader(args);
-const eo = require('../dist/lib');
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/metrics'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/util') };
 const { applyConstraints, constraintsFromParsed, temporalCoverage, spatialCoverage, hasConstraints } = require('../dist/lib/search/constraints');
 const { expandedBm25Scores, loadQueryVocabulary } = require('../dist/lib/search/expand');
 const { parseQuery } = require('../dist/lib/router/parse');
@@ -108,7 +108,7 @@ async function main() {
     const periodOk = (c.period === null) === (q.period === null) && (!c.period || (c.period.start === q.period[0] && c.period.end === q.period[1]));
     const placeOk = (c.places.length === 0) === (q.bbox === null);
     if (periodOk && placeOk) parseOk++;
-    const top = (v) => eo.topKHits(v, 10, ids).filter((h) => h.score > 0 && Number.isFinite(h.score)).map((h) => h.index);
+    const top = (v) => eo.topKScoredHits(v, 10, ids).filter((h) => h.score > 0 && Number.isFinite(h.score)).map((h) => h.index);
     const b = top(s);
     const a = top(applyConstraints(s, corpus.datasets, c, { mode: 'demote', penalty: 0.5 }).scores);
     const fb = b.filter((i) => fails(i, q)).length;

@@ -85,7 +85,7 @@ const WINDOW_S = Math.min(60, soakSeconds);
 
 if (process.env.EO_SERVE_LOAD_CHILD) {
   // child: the server, in the mode given by the parent
-  const eo = require('../dist/lib');
+  const eo = { ...require('../dist/lib'), ...require('../dist/lib/serve'), ...require('../dist/lib/tensor'), ...require('../dist/lib/util') };
   const mode = process.env.EO_SERVE_LOAD_CHILD;
   (async () => {
     const corpus = eo.loadSnapshot({ sample });
@@ -131,7 +131,7 @@ if (process.env.EO_SERVE_LOAD_CHILD) {
 
 /** Deterministic varied queries from the corpus (the same list for every mode), shuffled by a fixed seed. */
 function buildQueries() {
-  const eo = require('../dist/lib');
+  const eo = { ...require('../dist/lib'), ...require('../dist/lib/serve'), ...require('../dist/lib/tensor'), ...require('../dist/lib/util') };
   const corpus = eo.loadSnapshot({ sample });
   const places = ['India', 'the Arctic', 'Kenya', 'the Amazon', 'California', 'Europe', 'the Sahel', 'Australia', 'the North Atlantic', 'Antarctica', 'China', 'Brazil'];
   const periods = ['since 2015', 'in 2019', 'from 2003 to 2010', 'in July 2018', 'after 2000', 'during 2012'];

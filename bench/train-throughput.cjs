@@ -26,7 +26,7 @@ const { sample, batch, steps, scope } = args;
 const { finetuneBenchExamples } = require('./lib/common.cjs');
 
 async function child(backend) {
-  const eo = require('../dist/lib');
+  const eo = { ...require('../dist/lib'), ...require('../dist/lib/tensor'), ...require('../dist/lib/train') };
   await eo.initTfBackend({ backend });
   const corpus = eo.loadSnapshot({ sample });
   // Real texts (bench/lib/common.cjs): publication titles, one linked dataset each, seeded random negatives.

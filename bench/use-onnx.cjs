@@ -40,7 +40,7 @@ const args = benchArgs({
   },
 });
 printHeader(args);
-const eo = require('../dist/lib');
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/data'), ...require('../dist/lib/encode'), ...require('../dist/lib/metrics'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/tensor'), ...require('../dist/lib/util') };
 const { sample, queries: nq, rounds, texts: nTexts, ftTexts } = args;
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 const cpuMs = () => {

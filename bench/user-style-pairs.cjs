@@ -36,7 +36,7 @@ const args = benchArgs({
   },
 });
 const header = printHeader(args);
-const eo = require('../dist/lib');
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/data'), ...require('../dist/lib/encode'), ...require('../dist/lib/metrics'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/search'), ...require('../dist/lib/train'), ...require('../dist/lib/util') };
 const { styleRuns, styleRows } = require('../dist/lib/search/style-eval');
 const { DEFAULT_NNSSC_STYLE_QUERIES } = require('../dist/lib/train');
 

@@ -39,7 +39,7 @@ const cpu = () => {
 };
 
 async function child() {
-  const eo = require('../dist/lib');
+  const eo = { ...require('../dist/lib'), ...require('../dist/lib/tensor'), ...require('../dist/lib/train'), ...require('../dist/lib/util') };
   const info = await eo.initTfBackend({ backend: 'wasm', verbose: false });
   const tf = eo.getTf();
   const out = { mode: process.env.EO_WASM_MATMUL_BENCH_CHILD, route: info.reason, matMul: [], finetune: null, nnssc: null };

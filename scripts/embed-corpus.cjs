@@ -5,7 +5,7 @@
 //   node scripts/embed-corpus.cjs [--workers N] [--sample] [--no-queries] [--no-hnsw]
 // Environment: EO_DATA_DIR (snapshot folder), EO_TF_BACKEND (wasm|cpu|node|node-gpu).
 'use strict';
-const lib = require('../dist/lib');
+const lib = { ...require('../dist/lib'), ...require('../dist/lib/data'), ...require('../dist/lib/encode'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/tensor') };
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);

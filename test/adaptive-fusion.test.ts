@@ -11,7 +11,8 @@ import { evaluateGraded, ndcgAt } from '../lib/metrics/graded';
 import { ADAPTIVE_ALPHA_GRID, adaptiveFusion, adaptiveTrainingQueries, queryWordCounts } from '../lib/search/adaptive-fusion';
 import { bm25Scorer, type CorpusScorer } from '../lib/retrieve/scorers';
 import { loadOrBuildBm25 } from '../lib/retrieve/bm25';
-import { benchmarkSplit, buildBenchmark, loadSnapshot, titleQueryWriter } from '../lib';
+import { loadSnapshot } from '../lib';
+import { benchmarkSplit, buildBenchmark, titleQueryWriter } from '../lib/bench';
 import { throwsWith } from './helpers/data';
 
 const grid = ADAPTIVE_ALPHA_GRID;

@@ -5,11 +5,12 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  loadSnapshot, makeCorpus, buildBenchmark, benchmarkSettings, benchmarkTrainingData, exportBenchmark, loadBenchmark,
-  loadOrBuildBenchmark, loadOrTrainNnssc, loadOrTrainFinetunedEncoder, readCheckpointManifest, initTfBackend, isEoError,
-  datasetEncoderText, TINY_FINETUNE_CONFIG, type Benchmark, type Corpus, type NnsscTrainConfig,
-} from '../lib';
+import { loadSnapshot, loadOrBuildBenchmark, loadOrTrainNnssc, isEoError, type Benchmark, type Corpus } from '../lib';
+import { buildBenchmark, benchmarkSettings, benchmarkTrainingData, exportBenchmark, loadBenchmark } from '../lib/bench';
+import { makeCorpus, datasetEncoderText } from '../lib/data';
+import { readCheckpointManifest } from '../lib/store';
+import { initTfBackend } from '../lib/tensor';
+import { loadOrTrainFinetunedEncoder, TINY_FINETUNE_CONFIG, type NnsscTrainConfig } from '../lib/train';
 import { fakeEncoder } from './helpers/encoder';
 
 const corpus = loadSnapshot({ sample: true });

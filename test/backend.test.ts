@@ -1,9 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { initTfBackend, getTf, classifyNativeLoadError, trainingProfileFor, type TfBackendInfo } from '../lib/tensor';
 import {
-  initTfBackend, getTf, classifyNativeLoadError, trainingProfileFor, defaultTrainingConfig,
-  PAPER_FINETUNE_CONFIG, CPU_FINETUNE_CONFIG, DEFAULT_NNSSC_CONFIG, PAPER_NNSSC_CONFIG, type TfBackendInfo,
-} from '../lib';
+  defaultTrainingConfig, PAPER_FINETUNE_CONFIG, CPU_FINETUNE_CONFIG, DEFAULT_NNSSC_CONFIG, PAPER_NNSSC_CONFIG
+} from '../lib/train';
 
 const tf = getTf();
 const GPU_PKG = '@tensorflow/tfjs-node-gpu';

@@ -3,11 +3,14 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { loadSnapshot } from '../lib';
 import {
-  loadSnapshot, buildBenchmark, titleQueryWriter, llmQueryWriter, cleanWrittenQuery, stratifiedSplit, stratifiedSample,
-  benchmarkQrels, benchmarkSplit, exportBenchmark, loadBenchmark, benchmarkStats, readTrecQrels, loadQueryWriterPrompt,
-  queryWriterMessages, BENCHMARK_DEFAULTS, benchmarkSettings, type LlmComplete,
-} from '../lib';
+  buildBenchmark, titleQueryWriter, llmQueryWriter, cleanWrittenQuery, stratifiedSplit, stratifiedSample,
+  benchmarkQrels, benchmarkSplit, exportBenchmark, loadBenchmark, benchmarkStats, loadQueryWriterPrompt,
+  queryWriterMessages, BENCHMARK_DEFAULTS, benchmarkSettings
+} from '../lib/bench';
+import { type LlmComplete } from '../lib/llm';
+import { readTrecQrels } from '../lib/metrics';
 
 const corpus = loadSnapshot({ sample: true });
 

@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import lunr from 'lunr';
-import { isEoError, makeCorpus, type DatasetRecord } from '../lib';
+import { isEoError } from '../lib';
+import { makeCorpus, type DatasetRecord } from '../lib/data';
 import { buildBm25, bm25Scores, bm25Tokens, bm25TopK, loadOrBuildBm25 } from '../lib/retrieve/bm25';
 
 function ds(id: string, longName: string, abstract = '', extra: Partial<DatasetRecord> = {}): DatasetRecord {

@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { saveCheckpoint, loadCheckpoint, checkpointExists, isEoError } from '../lib';
+import { isEoError } from '../lib';
+import { saveCheckpoint, loadCheckpoint, checkpointExists } from '../lib/store';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-ckpt-'));
 

@@ -5,18 +5,11 @@ import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isEoError, loadSnapshot } from '../lib';
 import {
-  buildCmrSearchUrl,
-  cmrItemToDataset,
-  collectCmrCollections,
-  downloadCmrCorpus,
-  isEoError,
-  loadSnapshot,
-  parseRetryAfter,
-  searchCmrCollections,
-  CMR_UMM_JSON_ACCEPT,
-  EARTHDATA_TOKEN_ENV,
-} from '../lib';
+  buildCmrSearchUrl, cmrItemToDataset, collectCmrCollections, downloadCmrCorpus, parseRetryAfter,
+  searchCmrCollections, CMR_UMM_JSON_ACCEPT, EARTHDATA_TOKEN_ENV
+} from '../lib/data';
 
 const ITEMS: unknown[] = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'cmr', 'umm-items.json'), 'utf8'));
 

@@ -5,12 +5,17 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { loadSnapshot, loadOrTrainNnssc, isEoError } from '../lib';
+import { buildBenchmark, benchmarkSettings } from '../lib/bench';
+import { makeCorpus, datasetEncoderText, type DatasetRecord } from '../lib/data';
+import { nnsscCheckpointDir } from '../lib/search';
+import { readCheckpointManifest } from '../lib/store';
+import { initTfBackend } from '../lib/tensor';
 import {
-  loadSnapshot, makeCorpus, buildBenchmark, benchmarkSettings, loadOrTrainNnssc, readCheckpointManifest, initTfBackend, isEoError,
-  datasetEncoderText, corpusSelfSupervisedPairs, pairTextInEncoderText, abstractSentences, CORPUS_PAIR_KINDS,
-  DEFAULT_CORPUS_PAIRS_OPTIONS, loadOrTrainFinetunedEncoder, TINY_FINETUNE_CONFIG, nnsscCheckpointDir, nnsscCheckpointName,
-  finetuneExamplesFromCorpusPairs, type DatasetRecord, type NnsscTrainConfig,
-} from '../lib';
+  corpusSelfSupervisedPairs, pairTextInEncoderText, abstractSentences, CORPUS_PAIR_KINDS,
+  DEFAULT_CORPUS_PAIRS_OPTIONS, loadOrTrainFinetunedEncoder, TINY_FINETUNE_CONFIG, nnsscCheckpointName,
+  finetuneExamplesFromCorpusPairs, type NnsscTrainConfig
+} from '../lib/train';
 import { fakeEncoder } from './helpers/encoder';
 
 const corpus = loadSnapshot({ sample: true });

@@ -6,10 +6,14 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { loadSnapshot, loadOrTrainNnssc, isEoError, trainNnssc } from '../lib';
+import { buildBenchmark, benchmarkSettings, benchmarkSplit, buildStyleBenchmark } from '../lib/bench';
+import { datasetEncoderText } from '../lib/data';
+import { readCheckpointManifest } from '../lib/store';
+import { initTfBackend } from '../lib/tensor';
 import {
-  loadSnapshot, buildBenchmark, benchmarkSettings, benchmarkSplit, buildStyleBenchmark, loadOrTrainNnssc, readCheckpointManifest, initTfBackend,
-  isEoError, datasetEncoderText, nnsscSelfSupervisedIdentity, nnsscCheckpointName, DEFAULT_CORPUS_PAIRS_OPTIONS, trainNnssc, type NnsscTrainConfig,
-} from '../lib';
+  nnsscSelfSupervisedIdentity, nnsscCheckpointName, DEFAULT_CORPUS_PAIRS_OPTIONS, type NnsscTrainConfig
+} from '../lib/train';
 import { randMatrix } from './nnssc-fixtures';
 import {
   corpusStyleQueries, CORPUS_STYLE_KINDS, nnsscStyleExcludedRows, nnsscStyleTrainingQueries, DEFAULT_NNSSC_STYLE_QUERIES, type CorpusStyleQuery,

@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadSnapshot, isEoError, datasetEncoderText } from '../lib';
+import { loadSnapshot, isEoError } from '../lib';
+import { datasetEncoderText } from '../lib/data';
 
 test('sample snapshot loads and every link resolves', () => {
   const c = loadSnapshot({ sample: true });

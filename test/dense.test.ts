@@ -3,10 +3,14 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isEoError } from '../lib';
+import { l2NormalizeRows } from '../lib/encode';
 import {
-  denseScores, denseScoresBatch, denseScoresExactBatch, DenseOnnxIndex, denseScorer, defaultCosineKernel, denseTopK, topK, topKHits, topKSet, buildHnsw, saveHnsw, loadHnsw, hnswCached, annSearch, hashMatrix,
-  l2NormalizeRows, mulberry32, isEoError,
-} from '../lib';
+  denseScores, denseScoresBatch, denseScoresExactBatch, DenseOnnxIndex, denseScorer, defaultCosineKernel,
+  denseTopK, topKIndices, topKScoredHits, topKIndexSet, buildHnsw, saveHnsw, loadHnsw, hnswCached, annSearch,
+  hashMatrix
+} from '../lib/retrieve';
+import { mulberry32 } from '../lib/util';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'eo-dense-'));
 const close = (a: number, b: number, eps = 1e-6) => assert.ok(Math.abs(a - b) < eps, `${a} != ${b}`);
@@ -67,16 +71,16 @@ test('denseTopK: best first, ties by dataset id descending', () => {
 test('dense: bad shapes are INVALID_ARGUMENT', () => {
   assert.throws(() => denseScores(M, 3, [1, 0]), (e: unknown) => isEoError(e, 'INVALID_ARGUMENT'));
   assert.throws(() => denseScores(M, 4, [1, 0, 0, 0]), (e: unknown) => isEoError(e, 'INVALID_ARGUMENT'));
-  assert.throws(() => topK([1, 2], 1, ['a']), (e: unknown) => isEoError(e, 'INVALID_ARGUMENT'));
+  assert.throws(() => topKIndices([1, 2], 1, ['a']), (e: unknown) => isEoError(e, 'INVALID_ARGUMENT'));
 });
 
 test('topK: NaN last, k clamps, ids compared as strings', () => {
-  assert.equal(topK([0.5, NaN, 0.9, 0.5], 4), [2, 0, 3, 1]);
-  assert.equal(topK([0.5, NaN, 0.9, 0.5], 4, ['a', 'b', 'c', 'd']), [2, 3, 0, 1]);
-  assert.equal(topK(new Float32Array(0), 5), []);
+  assert.equal(topKIndices([0.5, NaN, 0.9, 0.5], 4), [2, 0, 3, 1]);
+  assert.equal(topKIndices([0.5, NaN, 0.9, 0.5], 4, ['a', 'b', 'c', 'd']), [2, 3, 0, 1]);
+  assert.equal(topKIndices(new Float32Array(0), 5), []);
   // string order, not numeric: 'C9' > 'C10'
-  assert.equal(topK([1, 1], 2, ['C10-X', 'C9-X']), [1, 0]);
-  assert.equal(topKHits([3, 1, 2], 2), [{ index: 0, score: 3 }, { index: 2, score: 2 }]);
+  assert.equal(topKIndices([1, 1], 2, ['C10-X', 'C9-X']), [1, 0]);
+  assert.equal(topKScoredHits([3, 1, 2], 2), [{ index: 0, score: 3 }, { index: 2, score: 2 }]);
 });
 
 test('topK: heap path (small k) equals a full sort, with many ties', () => {
@@ -90,9 +94,9 @@ test('topK: heap path (small k) equals a full sort, with many ties', () => {
   }
   const ref = Array.from({ length: n }, (_, i) => i).sort((a, b) => scores[b] - scores[a] || (idList[a] < idList[b] ? 1 : idList[a] > idList[b] ? -1 : 0));
   for (const k of [1, 10, 100, 1000, n]) {
-    assert.equal(topK(scores, k, idList), ref.slice(0, k), `k=${k}`);
+    assert.equal(topKIndices(scores, k, idList), ref.slice(0, k), `k=${k}`);
     const plain = Array.from({ length: n }, (_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
-    assert.equal(topK(scores, k), plain.slice(0, k), `k=${k} no ids`);
+    assert.equal(topKIndices(scores, k), plain.slice(0, k), `k=${k} no ids`);
   }
 });
 
@@ -224,7 +228,7 @@ test('denseScorer: every kernel gives today\'s per-query cosine for a batch of t
   }
 });
 
-test('top rows: onnx TopK beside the MatMul picks topKSet\'s rows (ties to the lower row), on the caller and on the onnx worker', async () => {
+test('top rows: onnx TopK beside the MatMul picks topKIndexSet\'s rows (ties to the lower row), on the caller and on the onnx worker', async () => {
   const rng = mulberry32(21);
   const dim = 8;
   // 300 rows drawn from 40 distinct vectors: many exact ties among the cosines
@@ -240,7 +244,7 @@ test('top rows: onnx TopK beside the MatMul picks topKSet\'s rows (ties to the l
       const rows = await onnx.topRows(queries, m);
       assert.is(rows.length, 5);
       rows.forEach((got, q) => {
-        const want = Array.from(topKSet(scores[q], m)).sort((a, b) => a - b);
+        const want = Array.from(topKIndexSet(scores[q], m)).sort((a, b) => a - b);
         assert.equal(Array.from(got).sort((a, b) => a - b), want, `${thread} m=${m} query ${q}`);
       });
     }
@@ -257,15 +261,15 @@ test('top rows: onnx TopK beside the MatMul picks topKSet\'s rows (ties to the l
   viaOnnx.dispose();
 });
 
-test('topKSet: the same set as topK (ties to the lower index, NaN last), in any order', () => {
+test('topKIndexSet: the same set as topKIndices (ties to the lower index, NaN last), in any order', () => {
   const rng = mulberry32(3);
   for (let trial = 0; trial < 200; trial++) {
     const n = 1 + Math.floor(rng() * 3000);
     const v = Float32Array.from({ length: n }, () => (rng() < 0.05 ? NaN : Math.floor(rng() * 30) / 30));
     const k = [1, 5, 100, n, n + 3][trial % 5];
-    assert.equal(Array.from(topKSet(v, k)).sort((a, b) => a - b), topK(v, k).sort((a, b) => a - b), `trial ${trial}`);
+    assert.equal(Array.from(topKIndexSet(v, k)).sort((a, b) => a - b), topKIndices(v, k).sort((a, b) => a - b), `trial ${trial}`);
   }
-  assert.equal(Array.from(topKSet(new Float32Array(3), 0)), []);
+  assert.equal(Array.from(topKIndexSet(new Float32Array(3), 0)), []);
 });
 
 test.run();

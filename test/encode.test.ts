@@ -4,18 +4,19 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { isEoError, type SentenceEncoder } from '../lib';
 import {
-  loadUseLite, loadUseLiteModel, runUseLite, defaultUseLiteDir, loadUseTokenizer, tokenizeUse, useTokenPieces, normalizeForUse,
-  embedCorpusCached, embedQueriesCached, embeddingCachePaths, hashTexts, readEmbeddingCache, findEmbeddingCache, writeEmbeddingCache,
-  initTfBackend, parseTfBackendName, tfBackendInfo, isEoError, dot, USE_LITE_DIM, workerEncoder,
-  type SentenceEncoder, type EmbeddingCacheMeta,
-} from '../lib';
+  loadUseLite, loadUseLiteModel, runUseLite, defaultUseLiteDir, loadUseTokenizer, tokenizeUse, useTokenPieces,
+  normalizeForUse, embedCorpusCached, embedQueriesCached, embeddingCachePaths, hashTexts, readEmbeddingCache,
+  findEmbeddingCache, writeEmbeddingCache, dotProduct, USE_LITE_DIM, workerEncoder, type EmbeddingCacheMeta
+} from '../lib/encode';
+import { initTfBackend, parseTfBackendName, tfBackendInfo } from '../lib/tensor';
 
 // This file tests USE-lite on TensorFlow.js (test/use-lite-onnx.test.ts the onnx runtime, now the default).
 process.env.EO_USE_LITE_RUNTIME = 'tfjs';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'eo-enc-'));
-const norm = (v: Float32Array) => Math.sqrt(dot(v, v));
+const norm = (v: Float32Array) => Math.sqrt(dotProduct(v, v));
 /** Vectors agree to float32 noise (batch composition changes the last bits, ~1e-7). */
 function near(a: Float32Array, b: Float32Array, eps = 1e-5, what = '') {
   assert.is(a.length, b.length, `${what} length`);
@@ -88,8 +89,8 @@ test('embeddings: 512-d, unit norm, deterministic, semantically sensible', async
   const again = await enc.embed(texts); // same input, same batch → bit-identical
   for (let i = 0; i < 4; i++) assert.equal(Array.from(again[i]), Array.from(v[i]));
   near((await enc.embed([texts[0]]))[0], v[0], 1e-5, 'alone vs in a batch');
-  const close = dot(v[0], v[1]);
-  const far = dot(v[0], v[2]);
+  const close = dotProduct(v[0], v[1]);
+  const far = dotProduct(v[0], v[2]);
   assert.ok(close > far + 0.2, `close ${close} vs far ${far}`);
 });
 

@@ -11,10 +11,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import {
-  benchmarkSettings, buildBenchmark, describeFusionRecord, embedCorpusCached, embeddingCachePaths, fusionAlpha, hashTexts, isEoError, loadCheckpoint,
-  loadSnapshot, repoRoot, saveCheckpoint, writeFileAtomic, type EoError,
-} from '../lib';
+import { isEoError, loadSnapshot, type EoError } from '../lib';
+import { benchmarkSettings, buildBenchmark } from '../lib/bench';
+import { embedCorpusCached, embeddingCachePaths, hashTexts } from '../lib/encode';
+import { describeFusionRecord, fusionAlpha } from '../lib/search';
+import { loadCheckpoint, saveCheckpoint } from '../lib/store';
+import { repoRoot, writeFileAtomic } from '../lib/util';
 import { loadBenchmark, saveBenchmark } from '../lib/bench/export';
 import { formatCacheCheck, verifyCaches } from '../lib/cli/cache';
 import { readBatchLogChecked } from '../lib/llm/batch';

@@ -3,7 +3,10 @@
 // filters applied, facets present, the answer cache keyed by the filters). BM25 alone: no embeddings needed.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bm25Scorer, buildBm25, createSearchEngine, createSearchServer, loadSnapshot, search, type DatasetRecord, type SearchResponse } from '../lib';
+import { createSearchServer, loadSnapshot, search, type SearchResponse } from '../lib';
+import { type DatasetRecord } from '../lib/data';
+import { bm25Scorer, buildBm25 } from '../lib/retrieve';
+import { createSearchEngine } from '../lib/search';
 import { bboxesIntersect, temporalCoverage } from '../lib/search/constraints';
 import { computeFacets, decadeTemporal, FACET_NAMES } from '../lib/search/facets';
 import {

@@ -3,12 +3,17 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { finetuneUseLite, isEoError } from '../lib';
 import {
-  getTf, initTfBackend, tfBackendInfo, loadUseLiteModel, runUseLite, makeTrainableUseLite, prepareUseBatch, forwardUseLite, disposeUseBatch,
-  useLiteTokens, useLiteWeights, mnrlLoss, mnrlLossReference, finetuneUseLite, loadFinetunedEncoder, warmupLinearLr,
-  trainableWeightValues, loadCheckpoint, embedCorpusCached, sha256, isEoError, USE_LITE_DIM, TINY_FINETUNE_CONFIG,
-  type FinetuneExample, type TrainableUseLite,
-} from '../lib';
+  loadUseLiteModel, runUseLite, makeTrainableUseLite, prepareUseBatch, forwardUseLite, disposeUseBatch,
+  useLiteTokens, useLiteWeights, trainableWeightValues, embedCorpusCached, USE_LITE_DIM, type TrainableUseLite
+} from '../lib/encode';
+import { loadCheckpoint } from '../lib/store';
+import { getTf, initTfBackend, tfBackendInfo } from '../lib/tensor';
+import {
+  mnrlLoss, mnrlLossReference, loadFinetunedEncoder, warmupLinearLr, TINY_FINETUNE_CONFIG, type FinetuneExample
+} from '../lib/train';
+import { sha256 } from '../lib/util';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'eo-ft-'));
 

@@ -5,22 +5,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import {
-  checkEoBenchPositives,
-  eoBenchQrels,
-  eoBenchSplit,
-  kgToCorpus,
-  loadEoBench,
-  loadKgCorpus,
-  parseDelimited,
-  publicationIdFor,
-  readKgExport,
-  restrictEoBenchToCorpus,
-  splitFromFileName,
-  formatKgCorpusReport,
-  streamKgCorpus,
-  streamKgExport,
-  KG_CORPUS_PROPERTIES,
-} from '../lib';
+  checkEoBenchPositives, eoBenchQrels, eoBenchSplit, kgToCorpus, loadEoBench, loadKgCorpus, parseDelimited,
+  publicationIdFor, readKgExport, restrictEoBenchToCorpus, splitFromFileName, formatKgCorpusReport,
+  streamKgCorpus, streamKgExport, KG_CORPUS_PROPERTIES
+} from '../lib/data';
 import { cmrFixtureCorpus, throwsWith } from './helpers/data';
 
 const FIX = path.join(__dirname, 'fixtures');

@@ -1,10 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { fuseConvex, analyticAlpha, buildTable2, type MetricRow, type SentenceEncoder } from '../lib';
+import { l2NormalizeRows } from '../lib/encode';
 import {
-  minMaxNormalize, fuseConvex, performanceIndex, analyticAlpha, meanDirection, removeDirection, r2Transform, r2Encoder, competitionRanks,
-  rrfScores, rrfScorer, fuseConvexParts, explainFused, fusedScorer, gridSearchAlpha, buildTable2, mulberry32, l2NormalizeRows,
-  type CorpusScorer, type MetricRow, type Qrels, type Run, type SentenceEncoder,
-} from '../lib';
+  minMaxNormalize, performanceIndex, meanDirection, removeDirection, r2Transform, r2Encoder, competitionRanks,
+  rrfScores, rrfScorer, fuseConvexParts, explainFused, fusedScorer, gridSearchAlpha
+} from '../lib/fuse';
+import { type Qrels, type Run } from '../lib/metrics';
+import { type CorpusScorer } from '../lib/retrieve';
+import { mulberry32 } from '../lib/util';
 
 const close = (a: number, b: number, eps = 1e-6, msg = '') => assert.ok(Math.abs(a - b) <= eps, `${msg} ${a} != ${b}`);
 const arr = (x: ArrayLike<number>) => Array.from(x, (v) => Math.round(v * 1e6) / 1e6);

@@ -5,10 +5,11 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  alphaRows, analyticAlpha, bm25Scorer, buildBm25, buildTable2, evaluateRun, fuseConvex, fusionDiscussion, meanScorer, meanScoreVectors, perQueryGain,
-  retrieveSplits, rrfScores, runFromScores, studyHybrid, summarize, table2Systems, TABLE2_ROWS, table2RowId, hybridGains,
-} from '../lib';
+import { analyticAlpha, buildTable2, evaluateRun, fuseConvex, summarize } from '../lib';
+import { rrfScores } from '../lib/fuse';
+import { alphaRows, fusionDiscussion, perQueryGain, table2Systems, TABLE2_ROWS, table2RowId, hybridGains } from '../lib/report';
+import { bm25Scorer, buildBm25, meanScorer, meanScoreVectors, runFromScores } from '../lib/retrieve';
+import { retrieveSplits, studyHybrid } from '../lib/search';
 import type { PerQueryMetrics } from '../lib/metrics';
 import type { CorpusScorer } from '../lib/retrieve';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';

@@ -3,7 +3,8 @@
 // the failure case on the full snapshot: a semantic half that favours SeaWiFS no longer outvotes "VIIRS".
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadSnapshot, makeCorpus, type DatasetRecord } from '../lib';
+import { loadSnapshot } from '../lib';
+import { makeCorpus, type DatasetRecord } from '../lib/data';
 import { applyIdentifierRule, describeIdentifierEffects, identifierKey, identifierVocabulary, namedIdentifiers } from '../lib/search/identifiers';
 import { bm25Scorer } from '../lib/retrieve/scorers';
 import { loadOrBuildBm25 } from '../lib/retrieve/bm25';

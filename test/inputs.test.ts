@@ -4,10 +4,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import {
-  bm25Scorer, buildBm25, createSearchEngine, createSearchServer, EoError, loadVariableIndex, makeCorpus, parsePeriod, parseQuery,
-  routeQuery, search, type DatasetRecord,
-} from '../lib';
+import { createSearchServer, EoError, routeQuery, search } from '../lib';
+import { makeCorpus, type DatasetRecord } from '../lib/data';
+import { bm25Scorer, buildBm25 } from '../lib/retrieve';
+import { loadVariableIndex, parsePeriod, parseQuery } from '../lib/router';
+import { createSearchEngine } from '../lib/search';
 import { periodProblem } from '../lib/router/time';
 import { gcmdKeywordsFile } from '../lib/router/variables';
 import { isUtf8RequestTarget, MAX_QUERY_CHARS } from '../lib/serve/validate';

@@ -3,22 +3,14 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createLlmClient, isEoError, judgeRun } from '../lib';
+import { type DatasetRecord } from '../lib/data';
 import {
-  createLlmClient,
-  createLlmJudge,
-  defaultJudgePromptPath,
-  isEoError,
-  judgeMessages,
-  judgeRun,
-  judgeRunRow,
-  loadJudgePrompt,
-  memoryRecordStore,
-  openJudgeCache,
-  parseJudgeAnswer,
-  type DatasetRecord,
-  type ModelConfig,
-  type Run,
-} from '../lib';
+  createLlmJudge, defaultJudgePromptPath, judgeMessages, judgeRunRow, loadJudgePrompt, openJudgeCache,
+  parseJudgeAnswer
+} from '../lib/judge';
+import { memoryRecordStore, type ModelConfig } from '../lib/llm';
+import { type Run } from '../lib/metrics';
 import { lastUserText, startFakeOpenAI, type FakeServer } from './servers/fake-llm';
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-judge-test-'));

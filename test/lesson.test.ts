@@ -5,13 +5,16 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { buildTable2, evaluateRun, summarize, isEoError, type MetricRow } from '../lib';
+import { pairedRows } from '../lib/metrics';
 import {
-  alphaTryIt, alphaTryItVerdict, bm25Scorer, buildBm25, buildTable2, checkRatioClaim, evaluateRun, metricsVerdict,
-  pairedRows, pairedVerdict, retrieveSplits, runFilesSource, studyHybrid, summarize, table2BestColumns, table2GainPairs,
-  table2Hybrids, table2Rows, table2RowId, table2Systems, table2Verdict, TABLE2_ROWS, trainingVerdict, withJudgeColumns,
-  withPaperColumns, PAPER_TABLE2, PAPER_TABLE2_CLAIM, paperReportsRow, paperTable2Value, isEoError,
-  type MetricRow,
-} from '../lib';
+  alphaTryIt, alphaTryItVerdict, checkRatioClaim, metricsVerdict, pairedVerdict, runFilesSource,
+  table2BestColumns, table2GainPairs, table2Hybrids, table2Rows, table2RowId, table2Systems, table2Verdict,
+  TABLE2_ROWS, trainingVerdict, withJudgeColumns, withPaperColumns, PAPER_TABLE2, PAPER_TABLE2_CLAIM,
+  paperReportsRow, paperTable2Value
+} from '../lib/report';
+import { bm25Scorer, buildBm25 } from '../lib/retrieve';
+import { retrieveSplits, studyHybrid } from '../lib/search';
 import { defaultChunkSize } from '../lib/encode';
 import { figureIdleMs } from '../lib/report/export';
 import { sourceCaption, sourceLines } from '../lib/report';

@@ -6,7 +6,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { agenticReranker, createLlmClient, defaultModelsFilePath, getModelConfig, loadModelsFile, memoryRecordStore, rerankBackbone, type AgentTool, type BackboneList, type DatasetRecord, type RerankCandidate } from '../lib';
+import { agenticReranker, createLlmClient } from '../lib';
+import { type AgentTool } from '../lib/agent';
+import { type DatasetRecord } from '../lib/data';
+import { defaultModelsFilePath, getModelConfig, loadModelsFile, memoryRecordStore } from '../lib/llm';
+import { rerankBackbone, type BackboneList, type RerankCandidate } from '../lib/rerank';
 import { hasToolResults, startFakeAnthropic, startFakeOpenAI } from './servers/fake-llm';
 
 const ENV = { OPENAI_API_KEY: 'sk-test-openai-key-0000000000', ANTHROPIC_API_KEY: 'sk-ant-test-key-1111111111', DEEPSEEK_API_KEY: 'sk-deepseek-test-22222222' };

@@ -9,7 +9,8 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createLlmClient, defaultModelsFilePath, getModelConfig, llmRecordKey, loadModelsFile, normalizeChatRequest, openRecordStore, readBatchLog, runBatch, llmSpend, type ChatRequest, type EoError, type ModelConfig } from '../lib';
+import { createLlmClient, type EoError } from '../lib';
+import { defaultModelsFilePath, getModelConfig, llmRecordKey, loadModelsFile, normalizeChatRequest, openRecordStore, readBatchLog, runBatch, llmSpend, type ChatRequest, type ModelConfig } from '../lib/llm';
 import { startFakeAnthropicBatch, startFakeOpenAIBatch, type FakeBatchItemReply } from './servers/fake-batch';
 import { startFakeOpenAI } from './servers/fake-llm';
 

@@ -9,10 +9,13 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createLlmClient, listwiseReranker, type EoError } from '../lib';
+import { type DatasetRecord } from '../lib/data';
+import { defaultModelsFilePath, getModelConfig, loadModelsFile, openRecordStore } from '../lib/llm';
 import {
-  createLlmClient, defaultModelsFilePath, describePayloadFields, getModelConfig, importRerankPayloads, listwiseReranker, loadModelsFile,
-  openRecordStore, payloadFieldMap, rerankBackbone, type BackboneList, type DatasetRecord, type EoError, type RerankCandidate,
-} from '../lib';
+  describePayloadFields, importRerankPayloads, payloadFieldMap, rerankBackbone, type BackboneList,
+  type RerankCandidate
+} from '../lib/rerank';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'llm-payloads.jsonl');
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-llm-import-'));

@@ -2,7 +2,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { judgeVerdict } from '../lib/report';
-import { evaluateRun, isJudgeRefusal, judgeColumns, judgeFailureNote, judgeVsCitation, kendallTauB, withJudgeColumns, type DatasetRecord, type JudgeVerdict, type LlmJudge, type Qrels, type Run } from '../lib';
+import { evaluateRun } from '../lib';
+import { type DatasetRecord } from '../lib/data';
+import { isJudgeRefusal, judgeColumns, judgeFailureNote, judgeVsCitation, kendallTauB, type JudgeVerdict, type LlmJudge } from '../lib/judge';
+import { type Qrels, type Run } from '../lib/metrics';
+import { withJudgeColumns } from '../lib/report';
 
 function dataset(id: string): DatasetRecord {
   return {

@@ -9,7 +9,8 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createLlmClient, defaultModelsFilePath, getModelConfig, loadModelsFile, memoryRecordStore, type EoError, type ModelConfig } from '../lib';
+import { createLlmClient, type EoError } from '../lib';
+import { defaultModelsFilePath, getModelConfig, loadModelsFile, memoryRecordStore, type ModelConfig } from '../lib/llm';
 import { startFakeAnthropic, startFakeOpenAI, type FakeServer } from './servers/fake-llm';
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-llm-models-'));

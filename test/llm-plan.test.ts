@@ -5,7 +5,11 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { defaultModelsFilePath, formatCostPlan, getModelConfig, llmCostPlan, llmRecordKey, loadModelsFile, loadSnapshot, memoryRecordStore, normalizeChatRequest, paperCostPlanTable, paperPlanStages, queryWriterRequests, repoRoot, type LlmRecord } from '../lib';
+import { loadSnapshot } from '../lib';
+import { queryWriterRequests } from '../lib/bench';
+import { defaultModelsFilePath, formatCostPlan, getModelConfig, llmCostPlan, llmRecordKey, loadModelsFile, memoryRecordStore, normalizeChatRequest, paperPlanStages, type LlmRecord } from '../lib/llm';
+import { paperCostPlanTable } from '../lib/report';
+import { repoRoot } from '../lib/util';
 
 const MODELS = loadModelsFile(defaultModelsFilePath(), {}).models;
 const SIZES = { listwiseInputTokens: 2000, writerInputTokens: 600, judgeInputTokens: 450 };

@@ -3,7 +3,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { agentMessages, defaultJudgePromptPath, judgeMessages, listwiseMessages, loadAgenticPrompt, loadJudgePrompt, loadListwisePrompt, loadQueryWriterPrompt, parseRanking, queryWriterMessages, repoRoot, type DatasetRecord, type RerankCandidate } from '../lib';
+import { agentMessages, loadAgenticPrompt } from '../lib/agent';
+import { loadQueryWriterPrompt, queryWriterMessages } from '../lib/bench';
+import { type DatasetRecord } from '../lib/data';
+import { defaultJudgePromptPath, judgeMessages, loadJudgePrompt } from '../lib/judge';
+import { listwiseMessages, loadListwisePrompt, parseRanking, type RerankCandidate } from '../lib/rerank';
+import { repoRoot } from '../lib/util';
 
 const FILES = ['lib/bench/prompts/query-writer.md', 'lib/rerank/prompts/listwise.md', 'lib/agent/prompts/agentic.md', 'lib/judge/prompts/judge.md'];
 

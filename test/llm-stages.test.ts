@@ -7,11 +7,12 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  createLlmClient, createLlmJudge, defaultModelsFilePath, getModelConfig, judgeBatchRequests, judgeRun, listwiseBatchRequests, listwiseReranker,
-  llmQueryWriter, loadModelsFile, queryWriterRequests, rerankBackbone, runBatch, toLlmComplete,
-  type BackboneList, type DatasetRecord, type ModelConfig, type Publication, type RerankCandidate,
-} from '../lib';
+import { createLlmClient, judgeRun, listwiseReranker, type Publication } from '../lib';
+import { llmQueryWriter, queryWriterRequests } from '../lib/bench';
+import { type DatasetRecord } from '../lib/data';
+import { createLlmJudge, judgeBatchRequests } from '../lib/judge';
+import { defaultModelsFilePath, getModelConfig, loadModelsFile, runBatch, toLlmComplete, type ModelConfig } from '../lib/llm';
+import { listwiseBatchRequests, rerankBackbone, type BackboneList, type RerankCandidate } from '../lib/rerank';
 import { startFakeAnthropicBatch, startFakeOpenAIBatch } from './servers/fake-batch';
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-llm-stages-'));

@@ -3,25 +3,13 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createLlmClient, isEoError, type EoError } from '../lib';
+import { llmQueryWriter } from '../lib/bench';
 import {
-  createLlmClient,
-  createLlmClientFromEnv,
-  isEoError,
-  llmModeFromEnv,
-  llmRecordKey,
-  llmQueryWriter,
-  loadModelsFile,
-  memoryRecordStore,
-  modelAvailability,
-  openRecordStore,
-  redactSecrets,
-  toLlmComplete,
-  type ChatMessage,
-  type EoError,
-  type LlmRecord,
-  type ModelConfig,
-  type ToolSpec,
-} from '../lib';
+  createLlmClientFromEnv, llmModeFromEnv, llmRecordKey, loadModelsFile, memoryRecordStore, modelAvailability,
+  openRecordStore, redactSecrets, toLlmComplete, type ChatMessage, type LlmRecord, type ModelConfig,
+  type ToolSpec
+} from '../lib/llm';
 import { fakeReplies, hasToolResults, lastUserText, startFakeAnthropic, startFakeArxiv, startFakeOpenAI, type FakeServer } from './servers/fake-llm';
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-llm-test-'));

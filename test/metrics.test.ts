@@ -1,9 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { evaluateRun, summarize } from '../lib';
 import {
-  evaluateRun, summarize, pairedTest, compareSystems, formatTrecRun, parseTrecRun, formatTrecQrels, parseTrecQrels,
-  precisionAtFromJudge, sortRunEntries, winsLossesTies, type Qrels, type Run,
-} from '../lib';
+  pairedTest, compareSystems, formatTrecRun, parseTrecRun, formatTrecQrels, parseTrecQrels, precisionAtFromJudge,
+  sortRunEntries, winsLossesTies, type Qrels, type Run
+} from '../lib/metrics';
 
 const close = (a: number, b: number, eps = 1e-12) => assert.ok(Math.abs(a - b) < eps, `${a} != ${b}`);
 

@@ -1,6 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { microBatchingEncoder, microBatchingScorer, type CorpusScorer, type SentenceEncoder } from '../lib';
+import { type SentenceEncoder } from '../lib';
+import { microBatchingEncoder } from '../lib/encode';
+import { microBatchingScorer, type CorpusScorer } from '../lib/retrieve';
 import { createLru, createMicroBatcher } from '../lib/util';
 
 /** A deterministic encoder (vector from the text's characters) that records each call's texts. */

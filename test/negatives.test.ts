@@ -1,6 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mineHardNegatives, sampleRandomNegatives, batchesWithoutDuplicates, mulberry32, l2NormalizeRows } from '../lib';
+import { l2NormalizeRows } from '../lib/encode';
+import { mineHardNegatives, sampleRandomNegatives, batchesWithoutDuplicates } from '../lib/train';
+import { mulberry32 } from '../lib/util';
 
 function randomUnit(rows: number, dim: number, seed: number): Float32Array {
   const rng = mulberry32(seed);

@@ -1,4 +1,5 @@
-import { mulberry32, type NnsscModel } from '../lib';
+import { type NnsscModel } from '../lib/retrieve';
+import { mulberry32 } from '../lib/util';
 
 /** Shared by the NN-SSC tests: seeded random matrices and models. */
 export function randMatrix(rows: number, cols: number, seed: number, scale = 1): Float32Array {

@@ -1,9 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { isEoError, type SentenceEncoder } from '../lib';
+import { l2NormalizeRows } from '../lib/encode';
 import {
-  initTfBackend, l2NormalizeRows, nnsscLogitReference, nnsscScorer, nnsscTwoStageScores, NnsscCorpusIndex,
-  NnsscOnnxIndex, openNnsscIndex, twoStageCandidates, isEoError, type CorpusScorer, type SentenceEncoder,
-} from '../lib';
+  nnsscLogitReference, nnsscScorer, nnsscTwoStageScores, NnsscCorpusIndex, NnsscOnnxIndex, openNnsscIndex,
+  twoStageCandidates, type CorpusScorer
+} from '../lib/retrieve';
+import { initTfBackend } from '../lib/tensor';
 import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT } from '../lib/tensor';
 import { randMatrix, randomModel } from './nnssc-fixtures';
 

@@ -3,11 +3,18 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { trainNnssc, isEoError, type SentenceEncoder } from '../lib';
+import { l2NormalizeRows } from '../lib/encode';
 import {
-  initTfBackend, getTf, mulberry32, l2NormalizeRows, nnsscPositiveLoss, nnsscLossReference, nnsscLossAndGrads, nnsscVariables,
-  disposeNnsscVariables, initNnsscModel, makeNnsscBatch, nnsscLogitReference, NnsscCorpusIndex, NnsscThreadedIndex, nnsscNaiveScores, trainNnssc,
-  saveNnsscCheckpoint, loadNnsscCheckpoint, nnsscParamCount, nnsscScorer, validationSplit, isEoError, type NnsscModel, type SentenceEncoder,
-} from '../lib';
+  nnsscLogitReference, NnsscCorpusIndex, NnsscThreadedIndex, nnsscNaiveScores, loadNnsscCheckpoint,
+  nnsscParamCount, nnsscScorer, type NnsscModel
+} from '../lib/retrieve';
+import { initTfBackend, getTf } from '../lib/tensor';
+import {
+  nnsscPositiveLoss, nnsscLossReference, nnsscLossAndGrads, nnsscVariables, disposeNnsscVariables,
+  initNnsscModel, makeNnsscBatch, saveNnsscCheckpoint, validationSplit
+} from '../lib/train';
+import { mulberry32 } from '../lib/util';
 import { randMatrix, randomModel } from './nnssc-fixtures';
 
 const close = (a: number, b: number, eps: number, msg = '') => assert.ok(Math.abs(a - b) <= eps, `${msg} ${a} != ${b} (eps ${eps})`);

@@ -3,10 +3,11 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isEoError, type SentenceEncoder } from '../lib';
 import {
-  loadOnnxEncoder, loadEncoder, parseEncoderName, inspectOnnxFolder, hashModelFolder, chooseOnnxDevice, poolingFromConfig,
-  embedCorpusCached, isEoError, dot, type SentenceEncoder,
-} from '../lib';
+  loadOnnxEncoder, loadEncoder, parseEncoderName, inspectOnnxFolder, hashModelFolder, chooseOnnxDevice,
+  poolingFromConfig, embedCorpusCached, dotProduct
+} from '../lib/encode';
 
 // The tiny BERT-shaped model is built by the project script (no download); its weights come back for the hand computation.
 // eslint-disable-next-line @typescript-eslint/no-var-requires
@@ -65,7 +66,7 @@ test('mean pooling + Normalize module: equals the hand computation, padding igno
     assert.is(enc.backend, 'onnxruntime-cpu');
     const vs = await enc.embed(TEXTS.map((w) => w.join(' ')));
     TEXTS.forEach((w, i) => near(vs[i], handEmbed(m, w, 'mean', true), `text ${i}`));
-    for (const v of vs) assert.ok(Math.abs(Math.sqrt(dot(v, v)) - 1) < 1e-6, 'unit norm');
+    for (const v of vs) assert.ok(Math.abs(Math.sqrt(dotProduct(v, v)) - 1) < 1e-6, 'unit norm');
     // Batching does not change vectors: one at a time equals the padded batch.
     const single = await enc.embed([TEXTS[0].join(' ')]);
     near(single[0], Float64Array.from(vs[0]), 'unbatched');

@@ -3,10 +3,14 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isEoError } from '../lib';
+import { defaultBenchmarkDir, loadQueryWriterPrompt } from '../lib/bench';
+import { defaultEmbeddingCacheDir } from '../lib/encode';
+import { defaultJudgePromptPath, loadJudgePrompt, llmJudgePlan } from '../lib/judge';
 import {
-  benchDataDir, checkpointsDir, defaultBenchmarkDir, defaultEmbeddingCacheDir, defaultJudgePromptPath, isEoError, loadJudgePrompt,
-  llmJudgePlan, loadPromptTemplate, loadQueryWriterPrompt, packageFile, recordingsDir, repoRelativePath, repoReportsDir, repoRoot,
-} from '../lib';
+  benchDataDir, checkpointsDir, loadPromptTemplate, packageFile, recordingsDir, repoRelativePath, repoReportsDir,
+  repoRoot
+} from '../lib/util';
 import { parsePromptTemplate } from '../lib/util';
 import { defaultModelsFilePath } from '../lib/llm';
 import { listwisePromptFile, loadListwisePrompt } from '../lib/rerank';

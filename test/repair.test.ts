@@ -8,10 +8,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import {
-  buildRepairVocabulary, createSearchServer, loadGazetteer, loadRepairVocabulary, loadSearchEngine, loadSnapshot, repairQuery, repoRoot, search, searchBatch,
-  type RepairVocabulary, type SearchResponse,
-} from '../lib';
+import { createSearchServer, loadSearchEngine, loadSnapshot, search, searchBatch, type SearchResponse } from '../lib';
+import { loadGazetteer } from '../lib/router';
+import { buildRepairVocabulary, loadRepairVocabulary, repairQuery, type RepairVocabulary } from '../lib/search';
+import { repoRoot } from '../lib/util';
 import { isEoError } from '../lib/errors';
 import { correctToken, damerauLevenshtein, detectQueryLanguage, findAcronymDefinitions, readRepairData } from '../lib/search';
 import { mulberry32, shuffleInPlace } from '../lib/util/random';

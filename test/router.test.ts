@@ -3,11 +3,14 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { routeQuery, isEoError } from '../lib';
+import { makeCorpus, type DatasetRecord } from '../lib/data';
+import { heatmapFigure } from '../lib/report';
 import {
-  appliedTools, evaluateRouter, findPlaces, findVariables, loadGcmdKeywords, loadLabelledQueries, loadGazetteer, makeCorpus,
-  parsePeriod, parseQuery, parseRouterReply, polygonsBBox, routeQuery, routeQueryLlm, corpusShortNameResolver, isEoError,
-  TOOL_NAMES, heatmapFigure, retrievalText, type DatasetRecord, type LabelledRouterQuery, type RouterLlmClient, type ToolName,
-} from '../lib';
+  appliedTools, evaluateRouter, findPlaces, findVariables, loadGcmdKeywords, loadLabelledQueries, loadGazetteer,
+  parsePeriod, parseQuery, parseRouterReply, polygonsBBox, routeQueryLlm, corpusShortNameResolver, TOOL_NAMES,
+  retrievalText, type LabelledRouterQuery, type RouterLlmClient, type ToolName
+} from '../lib/router';
 import { createLlmClient, type LlmClient } from '../lib/llm';
 import type { ModelConfig } from '../lib/llm/types';
 import { startFakeOpenAI } from './servers/fake-llm';

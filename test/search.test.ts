@@ -8,11 +8,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import {
-  benchmarkSplit, bm25Scorer, buildBenchmark, buildBm25, createSearchEngine, createSearchServer, evaluateRun, exportBenchmark,
-  fusionAlpha, fusionRecordFile, loadBenchmark, fusionRecordKey, loadSearchEngine, loadSnapshot, makeCorpus, repoRoot, retrievalTextOf,
-  search, searchBatch, summarize, titleQueryWriter, trainingAlpha, analyticAlpha, runFromScores,
-  type CorpusScorer, type DatasetRecord, type Reranker, type SearchResponse,
+  createSearchServer, evaluateRun, loadSearchEngine, loadSnapshot, search, searchBatch, summarize, analyticAlpha,
+  type SearchResponse
 } from '../lib';
+import { benchmarkSplit, buildBenchmark, exportBenchmark, loadBenchmark, titleQueryWriter } from '../lib/bench';
+import { makeCorpus, type DatasetRecord } from '../lib/data';
+import { trainingAlpha } from '../lib/fuse';
+import { type Reranker } from '../lib/rerank';
+import { bm25Scorer, buildBm25, runFromScores, type CorpusScorer } from '../lib/retrieve';
+import { retrievalTextOf } from '../lib/router';
+import { createSearchEngine, fusionAlpha, fusionRecordFile, fusionRecordKey } from '../lib/search';
+import { repoRoot } from '../lib/util';
 import { readTrecRun } from '../lib/metrics';
 import { runServe } from '../lib/cli/serve';
 

@@ -7,13 +7,22 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { buildTable2, loadSnapshot, loadOrTrainNnssc } from '../lib';
+import { buildBenchmark, benchmarkSettings, benchmarkTrainingData } from '../lib/bench';
+import { datasetEncoderText } from '../lib/data';
+import { compareSystems } from '../lib/metrics';
 import {
-  bm25Scorer, buildBm25, buildTable2, compareSystems, retrieveSplits, studyHybrid, table2Rows, table2RowId, table2Systems, table2Hybrids,
-  SELF_SUPERVISED_SCORERS, SELF_SUPERVISED_TABLE2_ROWS, selfSupervisedTable2Rows, selfSupervisedPlainId, selfSupervisedPairedRows,
-  selfSupervisedNote, selfSupervisedTrainCommand, selfSupervisedCheckpointDir, loadSelfSupervisedScorers, finetuneCheckpointName,
-  loadSnapshot, buildBenchmark, benchmarkSettings, benchmarkTrainingData, loadOrTrainNnssc, datasetEncoderText, initTfBackend, saveCheckpoint,
-  retrieveBatch, type NnsscTrainConfig,
-} from '../lib';
+  table2Rows, table2RowId, table2Systems, table2Hybrids, SELF_SUPERVISED_TABLE2_ROWS, selfSupervisedTable2Rows,
+  selfSupervisedPairedRows, selfSupervisedNote
+} from '../lib/report';
+import { bm25Scorer, buildBm25 } from '../lib/retrieve';
+import {
+  retrieveSplits, studyHybrid, SELF_SUPERVISED_SCORERS, selfSupervisedPlainId, selfSupervisedTrainCommand,
+  selfSupervisedCheckpointDir, loadSelfSupervisedScorers, retrieveBatch
+} from '../lib/search';
+import { saveCheckpoint } from '../lib/store';
+import { initTfBackend } from '../lib/tensor';
+import { finetuneCheckpointName, type NnsscTrainConfig } from '../lib/train';
 import type { PerQueryMetrics } from '../lib/metrics';
 import { fakeEncoder } from './helpers/encoder';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';

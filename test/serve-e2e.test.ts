@@ -6,7 +6,9 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { chromiumExecutable, createSearchServer, loadSearchEngine, loadSnapshot, repoRoot } from '../lib';
+import { createSearchServer, loadSearchEngine, loadSnapshot } from '../lib';
+import { chromiumExecutable } from '../lib/report';
+import { repoRoot } from '../lib/util';
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const OUT = path.join(repoRoot(), 'test-output');

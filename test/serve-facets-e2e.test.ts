@@ -7,7 +7,11 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { bm25Scorer, buildBm25, chromiumExecutable, createSearchEngine, createSearchServer, loadSnapshot, repoRoot } from '../lib';
+import { createSearchServer, loadSnapshot } from '../lib';
+import { chromiumExecutable } from '../lib/report';
+import { bm25Scorer, buildBm25 } from '../lib/retrieve';
+import { createSearchEngine } from '../lib/search';
+import { repoRoot } from '../lib/util';
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const OUT = path.join(repoRoot(), 'test-output');

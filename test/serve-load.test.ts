@@ -1,6 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bm25Scorer, buildBm25, createSearchEngine, createSearchServer, makeCorpus, type CorpusScorer, type DatasetRecord, type SearchServerOptions } from '../lib';
+import { createSearchServer } from '../lib';
+import { makeCorpus, type DatasetRecord } from '../lib/data';
+import { bm25Scorer, buildBm25, type CorpusScorer } from '../lib/retrieve';
+import { createSearchEngine } from '../lib/search';
+import { type SearchServerOptions } from '../lib/serve';
 
 function ds(id: string, shortName: string, longName: string): DatasetRecord {
   return {

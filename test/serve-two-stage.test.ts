@@ -8,9 +8,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import {
-  createSearchServer, loadEncoder, loadSearchEngine, loadSnapshot, repoRoot, saveCheckpoint, search, type SearchResponse,
-} from '../lib';
+import { createSearchServer, loadSearchEngine, loadSnapshot, search, type SearchResponse } from '../lib';
+import { loadEncoder } from '../lib/encode';
+import { saveCheckpoint } from '../lib/store';
+import { repoRoot } from '../lib/util';
 import { nnsscTensors, NNSSC_KIND } from '../lib/retrieve/nnssc';
 import { encoderRunsOffEventLoop, withOnnxThread } from '../lib/encode/registry';
 import type { EncoderSpec } from '../lib/encode/types';

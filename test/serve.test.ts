@@ -1,9 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  bm25Scorer, buildBm25, checkK, checkQuery, createSearchEngine, createSearchServer, escapeHtml, makeCorpus, search,
-  type CorpusScorer, type DatasetRecord, type SearchEngine, type SearchResponse,
-} from '../lib';
+import { createSearchServer, search, type SearchEngine, type SearchResponse } from '../lib';
+import { makeCorpus, type DatasetRecord } from '../lib/data';
+import { bm25Scorer, buildBm25, type CorpusScorer } from '../lib/retrieve';
+import { createSearchEngine } from '../lib/search';
+import { checkK, checkQuery, escapeHtml } from '../lib/serve';
 
 function ds(id: string, shortName: string | null, longName: string, abstract = ''): DatasetRecord {
   return {

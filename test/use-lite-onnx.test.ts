@@ -3,7 +3,11 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createEncoder, defaultUseLiteRuntime, initTfBackend, parseEncoderName, isEoError, loadUseLite, mulberry32, saveCheckpoint, USE_LITE_ONNX_BACKEND, type SentenceEncoder } from '../lib';
+import { createEncoder, isEoError, type SentenceEncoder } from '../lib';
+import { defaultUseLiteRuntime, parseEncoderName, loadUseLite, USE_LITE_ONNX_BACKEND } from '../lib/encode';
+import { saveCheckpoint } from '../lib/store';
+import { initTfBackend } from '../lib/tensor';
+import { mulberry32 } from '../lib/util';
 import { loadFinetunedUseLite, readUseLiteWeightMap, useLiteTimingTable, useLiteWeightPart, USE_LITE_FT_KIND } from '../lib/encode';
 import { encodeOnnxModel, loadOnnxRuntime, ONNX_FLOAT } from '../lib/tensor';
 

@@ -1,13 +1,17 @@
 // The tables and figures the notebooks show are library functions: each computes what a notebook cell used to.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { loadSnapshot, type MetricRow } from '../lib';
+import { buildBenchmark, benchmarkSettings, benchmarkStats } from '../lib/bench';
 import {
-  loadSnapshot, buildBenchmark, benchmarkSettings, benchmarkStats, benchmarkSizeRows, splitBalanceRows, splitBalanceFigure,
-  benchmarkQueryRows, positivesPerQueryFigure, datasetsPerDaacFigure, settingRows, hardNegativeRows, nnsscEpochLine,
-  nnsscLearningCurveFigures, perQueryScatterFigure, backboneRows, offlineWeightRows, distinctOutcomes, distinctMetricRows,
-  rerankGainPerQuery, repairRows, guardRemovalRows, toolCallsPerQuery, firstToolTrace, rerankSystemRuns, rerankerLabel,
-  type MetricRow,
-} from '../lib';
+  benchmarkSizeRows, splitBalanceRows, splitBalanceFigure, benchmarkQueryRows, positivesPerQueryFigure,
+  datasetsPerDaacFigure, settingRows, hardNegativeRows, nnsscEpochLine, nnsscLearningCurveFigures,
+  perQueryScatterFigure
+} from '../lib/report';
+import {
+  backboneRows, offlineWeightRows, distinctOutcomes, distinctMetricRows, rerankGainPerQuery, repairRows,
+  guardRemovalRows, toolCallsPerQuery, firstToolTrace, rerankSystemRuns, rerankerLabel
+} from '../lib/rerank';
 import { emptyRepairs } from '../lib/rerank';
 import type { PerQueryMetrics } from '../lib/metrics';
 

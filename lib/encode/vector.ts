@@ -16,7 +16,7 @@ export function l2NormalizeRows(matrix: Float32Array, dim: number): Float32Array
 }
 
 /** Dot product of two equal-length vectors. */
-export function dot(a: Float32Array, b: Float32Array): number {
+export function dotProduct(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i] * b[i];
   return s;

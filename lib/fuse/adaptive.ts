@@ -15,7 +15,7 @@
  * No clock, no random draw: the same rows give the same model.
  */
 import { EoError } from '../errors';
-import { topK } from '../retrieve/topk';
+import { topKIndices } from '../retrieve/topk';
 
 /** The features, in model order. Each is known before fusing. */
 export const FUSION_FEATURES = [
@@ -162,7 +162,7 @@ export function checkAdaptiveAlphaModel(m: unknown, where: string): AdaptiveAlph
  * scorers' corpus-wide raw scores.
  */
 export function fusionFeatures(query: { words: number; identifierWords: number; questionForm: boolean; capitalizedShare: number }, lexical: ArrayLike<number>, semantic: ArrayLike<number>): number[] {
-  const lt = topK(lexical, 10);
+  const lt = topKIndices(lexical, 10);
   const top1 = lt.length ? lexical[lt[0]] : 0;
   const top10 = lt.length ? lexical[lt[lt.length - 1]] : 0;
   let entropy = 0;
@@ -171,7 +171,7 @@ export function fusionFeatures(query: { words: number; identifierWords: number; 
     const p = Math.max(0, lexical[i]) / tot;
     if (p > 0) entropy -= p * Math.log(p);
   }
-  const st = topK(semantic, 100);
+  const st = topKIndices(semantic, 100);
   const vals = st.map((i) => semantic[i]);
   const m = vals.reduce((s, x) => s + x, 0) / Math.max(1, vals.length);
   const sdv = Math.sqrt(vals.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, vals.length));

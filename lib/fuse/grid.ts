@@ -1,7 +1,7 @@
 import { EoError } from '../errors';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import type { MetricRow, Qrels, Run } from '../metrics/types';
-import { topKHits } from '../retrieve/topk';
+import { topKScoredHits } from '../retrieve/topk';
 import { analyticAlpha, performanceIndex } from './alpha';
 import { fuseConvex } from './minmax';
 
@@ -11,7 +11,7 @@ export const DEFAULT_ALPHA_GRID: readonly number[] = Array.from({ length: 21 }, 
 /** Top-`depth` run from full score vectors (ties by dataset id descending, as trec_eval). */
 export function runFromScoreVectors(queryIds: readonly string[], scores: readonly ArrayLike<number>[], datasetIds: readonly string[], depth = 100): Run {
   const run: Run = new Map();
-  queryIds.forEach((qid, i) => run.set(qid, topKHits(scores[i], depth, datasetIds).map((h) => ({ docId: datasetIds[h.index], score: h.score }))));
+  queryIds.forEach((qid, i) => run.set(qid, topKScoredHits(scores[i], depth, datasetIds).map((h) => ({ docId: datasetIds[h.index], score: h.score }))));
   return run;
 }
 

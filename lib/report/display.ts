@@ -196,11 +196,11 @@ function fmtDuration(s: number): string {
 }
 
 /**
- * A throttled progress printer: `progress('embedding', 10073)` then `p.tick()` per item and `p.done()`.
+ * A throttled progress printer: `progressPrinter('embedding', 10073)` then `p.tick()` per item and `p.done()`.
  * Prints lines like `embedding 1200/10073 (12%) 40 s elapsed, ETA 5 min` at most every intervalMs (default 5 s),
  * through process.stdout, so they appear in the notebook (tslab) and stream to the console (npm start).
  */
-export function progress(label: string, total: number, opts: ProgressOptions = {}): Progress {
+export function progressPrinter(label: string, total: number, opts: ProgressOptions = {}): Progress {
   const envMs = Number(process.env.EO_PROGRESS_MS);
   const interval = opts.intervalMs ?? (Number.isFinite(envMs) && envMs >= 0 && process.env.EO_PROGRESS_MS !== undefined ? envMs : 5000);
   const write = opts.write ?? ((line: string) => void process.stdout.write(line + '\n'));

@@ -144,7 +144,7 @@ export interface Progress {
   update(done: number): void;
   /** Print the final line (once) and stop. Returns nothing, so `p.done()` ending a cell prints no value. */
   done(): void;
-  /** Seconds since progress() was called. */
+  /** Seconds since progressPrinter() was called. */
   elapsed(): number;
 }
 

@@ -157,12 +157,12 @@ export async function rerankTable(backbones: readonly Backbone[], rerankers: rea
 }
 
 /** Table 4: one reranker (model) on the weak and the strong backbone. */
-export function table4(weak: Backbone, strong: Backbone, reranker: Reranker, qrels: Qrels, opts: RerankTableOptions = {}): Promise<RerankTable> {
+export function rerankTableOnBothBackbones(weak: Backbone, strong: Backbone, reranker: Reranker, qrels: Qrels, opts: RerankTableOptions = {}): Promise<RerankTable> {
   return rerankTable(weak.id === strong.id ? [weak] : [weak, strong], [reranker], qrels, opts);
 }
 
 /** Table 5: a model sweep (several rerankers) on the strong backbone. */
-export function table5(strong: Backbone, rerankers: readonly Reranker[], qrels: Qrels, opts: RerankTableOptions = {}): Promise<RerankTable> {
+export function rerankModelSweepTable(strong: Backbone, rerankers: readonly Reranker[], qrels: Qrels, opts: RerankTableOptions = {}): Promise<RerankTable> {
   return rerankTable([strong], rerankers, qrels, opts);
 }
 

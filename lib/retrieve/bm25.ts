@@ -8,7 +8,7 @@ import { temporalText } from '../data/text';
 import { EoError } from '../errors';
 import { contentHash, checkContentHash, shortHash } from '../util/hash';
 import { writeFileAtomic } from '../util/fs';
-import { topKHits, type ScoredHit } from './topk';
+import { topKScoredHits, type ScoredHit } from './topk';
 
 /** Dataset fields BM25 can index. The paper lists shortName, longName, abstract, DOI, DAAC, temporal coverage. */
 export type Bm25FieldName =
@@ -296,5 +296,5 @@ export function bm25Scores(bm25: Bm25Index, query: string): Float32Array {
 
 /** The k best datasets for a query (score > 0 only), ties by dataset id descending; `ids` in corpus order. */
 export function bm25TopK(bm25: Bm25Index, query: string, k: number, ids: readonly string[]): ScoredHit[] {
-  return topKHits(bm25Scores(bm25, query), k, ids).filter((h) => h.score > 0);
+  return topKScoredHits(bm25Scores(bm25, query), k, ids).filter((h) => h.score > 0);
 }

@@ -37,7 +37,7 @@ export class DenseOnnxIndex {
     const n = matrix.length / dim;
     const bytes = encodeOnnxModel({
       name: 'cosine_batch',
-      // `top_rows`: the k best rows per query (TopK: largest first, ties to the lower row, as `topKSet`), fetched
+      // `top_rows`: the k best rows per query (TopK: largest first, ties to the lower row, as `topKIndexSet`), fetched
       // only by `topRows` (a run fetching `s` alone does not compute it)
       nodes: [
         { opType: 'Transpose', inputs: ['q'], outputs: ['qt'] },
@@ -73,7 +73,7 @@ export class DenseOnnxIndex {
   }
 
   /**
-   * Per query, the rows of its `m` best cosines (the set `topKSet(scores(q)[i], m)` picks), computed beside the MatMul:
+   * Per query, the rows of its `m` best cosines (the set `topKIndexSet(scores(q)[i], m)` picks), computed beside the MatMul:
    * the N×Q scores never leave onnxruntime (a two-stage first stage needs only these rows).
    */
   async topRows(queries: Float32Array, m: number): Promise<Int32Array[]> {

@@ -1,5 +1,5 @@
 import { EoError } from '../errors';
-import { topKHits, type ScoredHit } from './topk';
+import { topKScoredHits, type ScoredHit } from './topk';
 
 function check(matrix: Float32Array, dim: number, q: ArrayLike<number>, where: string): number {
   if (!Number.isInteger(dim) || dim < 1) throw new EoError('INVALID_ARGUMENT', `${where}: dim must be a positive integer, got ${dim}`);
@@ -61,7 +61,7 @@ function dotAt(m: Float32Array, o: number, v: Float32Array, a: number, dim: numb
 
 /** Exact cosine top-k: best first, ties by `ids` descending (trec_eval order), else by corpus order. */
 export function denseTopK(matrix: Float32Array, dim: number, queryVec: ArrayLike<number>, k: number, ids?: readonly string[]): ScoredHit[] {
-  return topKHits(denseScores(matrix, dim, queryVec), k, ids);
+  return topKScoredHits(denseScores(matrix, dim, queryVec), k, ids);
 }
 
 /**

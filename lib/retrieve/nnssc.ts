@@ -9,7 +9,7 @@ import type { OnnxThread } from '../tensor/onnx-session';
 import { checkpointRebuildCommand, loadCheckpoint } from '../store/checkpoint';
 import type { Checkpoint } from '../store/types';
 import { timeStage, type CorpusScorer } from './scorers';
-import { topKSet } from './topk';
+import { topKIndexSet } from './topk';
 
 /**
  * NN-SSC (paper §3.3): an MLP on the concatenated [query; dataset] embeddings, 2D → H1 → H2 → 1 with ReLU.
@@ -340,7 +340,7 @@ export interface NnsscScorerOptions {
 export type FirstStageScorer = CorpusScorer & {
   scoreVectors?: (queryVecs: Float32Array) => Promise<Float32Array[]>;
   /**
-   * Per query (rows of `queryVecs`), the rows `topKSet` would pick from its score vector, computed where the scores are
+   * Per query (rows of `queryVecs`), the rows `topKIndexSet` would pick from its score vector, computed where the scores are
    * (e.g. an onnx TopK beside the cosine MatMul), so the full vectors need not be made or moved. Optional.
    */
   topRows?: (queryVecs: Float32Array, m: number) => Promise<Int32Array[]>;
@@ -408,7 +408,7 @@ export async function openNnsscIndex(
 export function twoStageCandidates(firstStage: readonly ArrayLike<number>[], topM: number): Int32Array {
   if (!(topM >= 1)) throw new EoError('INVALID_ARGUMENT', `twoStage topM must be >= 1, got ${topM}`);
   if (firstStage.length === 0) return new Int32Array(0);
-  return unionOfRows(firstStage.map((s) => topKSet(s, topM)), firstStage[0].length);
+  return unionOfRows(firstStage.map((s) => topKIndexSet(s, topM)), firstStage[0].length);
 }
 
 /** The union of row sets over a corpus of `n` rows, ascending. */
@@ -444,7 +444,7 @@ export async function nnsscTwoStageScores(
   const nq = queryRowCount(queryVecs, dim);
   const perQuery = firstStage.map((f) => ('topRows' in f ? f.topRows : f));
   for (const f of perQuery) if (f.length !== nq) throw new EoError('INVALID_ARGUMENT', `two-stage: a first-stage scorer gave ${f.length} results for ${nq} queries`);
-  const setOf = (f: FirstStageResult, q: number): ArrayLike<number> => ('topRows' in f ? f.topRows[q] : topKSet(f[q], topM));
+  const setOf = (f: FirstStageResult, q: number): ArrayLike<number> => ('topRows' in f ? f.topRows[q] : topKIndexSet(f[q], topM));
   // every query's candidates first, then all row scorings at once (one graph run where the index can): on the onnx
   // worker the event loop is free meanwhile (one query at a time, each would wait for a round trip)
   const rowsOf = Array.from({ length: nq }, (_, q) => unionOfRows(firstStage.map((f) => setOf(f, q)), index.size));

@@ -9,7 +9,7 @@ import { EoError } from '../errors';
 import { denseScoresBatch, denseScoresExactBatch } from './dense';
 import { DenseOnnxIndex } from './dense-onnx';
 import type { OnnxThread } from '../tensor/onnx-session';
-import { topKHits, topKSet } from './topk';
+import { topKScoredHits, topKIndexSet } from './topk';
 
 /**
  * A corpus-wide scorer: for each query text, one score per dataset, aligned with corpus order. BM25, dense
@@ -122,7 +122,7 @@ export interface DenseScorer extends CorpusScorer {
   /** Cosines of already-embedded queries (Q×D, this scorer's encoder), with the scorer's kernel. */
   scoreVectors(queryVecs: Float32Array): Promise<Float32Array[]>;
   /**
-   * Per query, the rows of its `m` best cosines (`topKSet` of its vector: ties to the lower row). With the onnx kernel
+   * Per query, the rows of its `m` best cosines (`topKIndexSet` of its vector: ties to the lower row). With the onnx kernel
    * they are picked inside onnxruntime (TopK after the MatMul), so the vectors are neither copied nor moved.
    */
   topRows(queryVecs: Float32Array, m: number): Promise<Int32Array[]>;
@@ -177,7 +177,7 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
           return out;
         }
       }
-      return (await scoreVectors(q)).map((v) => topKSet(v, m));
+      return (await scoreVectors(q)).map((v) => topKIndexSet(v, m));
     },
     dispose() {
       disposed = true;
@@ -233,7 +233,7 @@ export function runFromScores(queryIds: readonly string[], scores: readonly Floa
   const ids = datasetIds(corpus);
   const run: Run = new Map();
   queryIds.forEach((qid, i) => {
-    run.set(qid, topKHits(scores[i], depth, ids).map((h) => ({ docId: ids[h.index], score: h.score })));
+    run.set(qid, topKScoredHits(scores[i], depth, ids).map((h) => ({ docId: ids[h.index], score: h.score })));
   });
   return run;
 }

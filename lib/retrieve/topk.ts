@@ -13,7 +13,7 @@ type Scores = ArrayLike<number>;
  * comparison), which is how trec_eval orders ties, so MAP computed here matches trec_eval's; without `ids`, ties
  * keep corpus order (lower index first). NaN counts as -Infinity. `k` larger than the list returns everything.
  */
-export function topK(scores: Scores, k: number, ids?: readonly string[]): number[] {
+export function topKIndices(scores: Scores, k: number, ids?: readonly string[]): number[] {
   const n = scores.length;
   if (ids && ids.length !== n) throw new EoError('INVALID_ARGUMENT', `topK: ${ids.length} ids for ${n} scores`);
   if (!(k >= 0)) throw new EoError('INVALID_ARGUMENT', `topK: k must be >= 0, got ${k}`);
@@ -118,11 +118,11 @@ function mthLargest(scores: Scores, m: number): number {
 }
 
 /**
- * The same set as `topK(scores, k)` (no ids: ties keep the lower index), in no particular order, without sorting by
+ * The same set as `topKIndices(scores, k)` (no ids: ties keep the lower index), in no particular order, without sorting by
  * score: a heap of plain values for the threshold, then one pass. For candidate sets (two-stage scoring).
  */
-export function topKSet(scores: Scores, k: number): Int32Array {
-  if (!(k >= 0)) throw new EoError('INVALID_ARGUMENT', `topKSet: k must be >= 0, got ${k}`);
+export function topKIndexSet(scores: Scores, k: number): Int32Array {
+  if (!(k >= 0)) throw new EoError('INVALID_ARGUMENT', `topKIndexSet: k must be >= 0, got ${k}`);
   const n = scores.length;
   const m = Math.min(Math.floor(k), n);
   if (m === 0) return new Int32Array(0);
@@ -141,7 +141,7 @@ export function topKSet(scores: Scores, k: number): Int32Array {
   return out;
 }
 
-/** `topK` with the scores attached. */
-export function topKHits(scores: Scores, k: number, ids?: readonly string[]): ScoredHit[] {
-  return topK(scores, k, ids).map((index) => ({ index, score: scores[index] }));
+/** `topKIndices` with the scores attached. */
+export function topKScoredHits(scores: Scores, k: number, ids?: readonly string[]): ScoredHit[] {
+  return topKIndices(scores, k, ids).map((index) => ({ index, score: scores[index] }));
 }

@@ -19,7 +19,7 @@ import type { FusionSpec } from '../fuse/scorer';
 import { averagePrecision } from '../metrics/metrics';
 import { bm25Tokens } from '../retrieve/bm25';
 import type { CorpusScorer } from '../retrieve/scorers';
-import { topK } from '../retrieve/topk';
+import { topKIndices } from '../retrieve/topk';
 import { parseQuery } from '../router/parse';
 import { corpusStyleQueries } from '../train/corpus-pairs';
 import { writeJsonAtomic } from '../util/fs';
@@ -138,7 +138,7 @@ export async function adaptiveAlphaRows(
     const ap = grid.map((a) => {
       for (let i = 0; i < n; i++) fused[i] = (a * sn[i] + (1 - a) * ln[i]) * factors[i];
       const ruled = named.length && idRule.mode !== 'off' ? applyIdentifierRule(fused, named, idRule).scores : fused;
-      const ranked = topK(ruled, depth, ids).map((i) => ({ docId: ids[i], score: ruled[i] }));
+      const ranked = topKIndices(ruled, depth, ids).map((i) => ({ docId: ids[i], score: ruled[i] }));
       return averagePrecision(ranked, q.relevant as Set<string>);
     });
     return { features: fusionFeatures(queryWordCounts(texts[qi], named, q.text), lex[qi], sem[qi]), ap };

@@ -10,7 +10,7 @@
 import { datasetIds } from '../data/corpus';
 import type { Corpus, DatasetRecord } from '../data/types';
 import { EoError } from '../errors';
-import { topKHits } from '../retrieve/topk';
+import { topKScoredHits } from '../retrieve/topk';
 import { corpusNames, namesOf, normaliseProcessingLevel, type SearchFilters } from './filters';
 
 /** One facet value and how many datasets of the result set carry it. */
@@ -78,7 +78,7 @@ export function computeFacets(scores: Float32Array, corpus: Pick<Corpus, 'datase
   const datasets = corpus.datasets;
   if (scores.length !== datasets.length) throw new EoError('INVALID_ARGUMENT', `scores (${scores.length}) and datasets (${datasets.length}) differ in length`);
   const nowYear = (opts.now ?? new Date()).getUTCFullYear();
-  const hits = topKHits(scores, depth, datasetIds(corpus)).filter((h) => h.score > 0 && Number.isFinite(h.score));
+  const hits = topKScoredHits(scores, depth, datasetIds(corpus)).filter((h) => h.score > 0 && Number.isFinite(h.score));
   const c: Record<FacetName, Map<string, number>> = { provider: new Map(), platform: new Map(), instrument: new Map(), processing_level_id: new Map(), period: new Map() };
   const add = (f: FacetName, v: string) => c[f].set(v, (c[f].get(v) ?? 0) + 1);
   const platformNames = corpusNames(datasets, 'platform');

@@ -5,7 +5,7 @@ import { evaluateRun, summarize } from '../metrics/metrics';
 import type { Backbone } from '../rerank/candidate-lists';
 import type { BackboneList } from '../rerank/compose';
 import type { CorpusScorer } from '../retrieve/scorers';
-import { topKHits } from '../retrieve/topk';
+import { topKScoredHits } from '../retrieve/topk';
 import { fuseBatch, retrieveBatch, searchBatch, type BatchResult } from './retrieve-batch';
 import { createSearchEngine } from './engine';
 import { describeFusionRecord, fusionAlpha } from './fusion-record';
@@ -15,7 +15,7 @@ export function backboneLists(corpus: Corpus, queries: readonly BenchQuery[], ba
   const ids = datasetIds(corpus);
   return queries.map((q, i) => ({
     query: { id: q.id, text: q.text, publicationId: q.publicationId },
-    candidates: topKHits(batch.scores[i], depth, ids).map((h, r) => ({
+    candidates: topKScoredHits(batch.scores[i], depth, ids).map((h, r) => ({
       id: ids[h.index], record: corpus.datasets[h.index], retrievalScore: h.score, retrievalRank: r + 1,
       scores: { bm25: batch.lexical ? batch.lexical[i][h.index] : 0, semantic: batch.semantic ? batch.semantic[i][h.index] : 0, fused: h.score },
     })),

@@ -24,7 +24,7 @@
 import * as fs from 'node:fs';
 import type { Corpus, DatasetRecord } from '../data/types';
 import { EoError } from '../errors';
-import { topK } from '../retrieve/topk';
+import { topKIndices } from '../retrieve/topk';
 import { packageFile } from '../util/paths';
 
 /** What kind of thing an identifier names. */
@@ -509,7 +509,7 @@ function statedLevelMask(g: IdentifierGroup, n: number): Uint8Array {
 
 /** Corpus positions of the `k` highest scores (> 0), best first (ties: lower position first). */
 function topIndices(scores: Float32Array, k: number): number[] {
-  return topK(scores, k).filter((i) => scores[i] > 0);
+  return topKIndices(scores, k).filter((i) => scores[i] > 0);
 }
 
 /** One line for the answer, e.g. `VIIRS named: 4 of the top 20 without it moved down` (`window`: `countedTop`). */

@@ -6,7 +6,7 @@ import { queryFusionSpec } from './adaptive-fusion';
 import { rerankList } from '../rerank/compose';
 import type { RerankCandidate, RerankTrace } from '../rerank/types';
 import type { StageTimes } from '../retrieve/scorers';
-import { topKHits } from '../retrieve/topk';
+import { topKScoredHits } from '../retrieve/topk';
 import { decideToolsLlm } from '../router/llm';
 import { parseQuery } from '../router/parse';
 import { candidateOf, finishRoute } from '../router/route';
@@ -90,7 +90,7 @@ export function explainResult(engine: SearchEngine, s: QueryScores, index: numbe
 export function rankedDatasets(engine: SearchEngine, s: QueryScores, k: number): RankedDataset[] {
   const ids = datasetIds(engine.corpus);
   const dropZero = engine.fusion.mode === 'convex' || engine.fusion.mode === 'lexical';
-  const hits = topKHits(s.final, k, ids).filter((h) => !dropZero || h.score > 0);
+  const hits = topKScoredHits(s.final, k, ids).filter((h) => !dropZero || h.score > 0);
   return hits.map((h, i) => {
     const d = engine.corpus.datasets[h.index];
     return {

@@ -4,7 +4,7 @@ import { EoError } from '../errors';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import type { Qrels, Run } from '../metrics/types';
 import { NNSSC_KIND, NnsscCorpusIndex, nnsscFromTensors, nnsscParamCount, nnsscTensors, type NnsscModel } from '../retrieve/nnssc';
-import { topKHits } from '../retrieve/topk';
+import { topKScoredHits } from '../retrieve/topk';
 import { getTf, initTfBackend } from '../tensor/backend';
 import { wasmMatMulRoute } from '../tensor/wasm-matmul';
 import { NnsscOnnxIndex } from '../retrieve/nnssc-onnx';
@@ -407,7 +407,7 @@ interface Example {
 /** Run from full score vectors: the top 100 per query (ties by dataset id descending, as trec_eval). */
 function runOf(queryIds: readonly string[], scores: readonly Float32Array[], ids: readonly string[]): Run {
   const run: Run = new Map();
-  queryIds.forEach((qid, i) => run.set(qid, topKHits(scores[i], 100, ids).map((h) => ({ docId: ids[h.index], score: h.score }))));
+  queryIds.forEach((qid, i) => run.set(qid, topKScoredHits(scores[i], 100, ids).map((h) => ({ docId: ids[h.index], score: h.score }))));
   return run;
 }
 

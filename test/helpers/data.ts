@@ -2,7 +2,8 @@
 import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { cmrItemToDataset, isEoError, makeCorpus } from '../../lib';
+import { isEoError } from '../../lib';
+import { cmrItemToDataset, makeCorpus } from '../../lib/data';
 
 export const FIXTURES = path.join(__dirname, '..', 'fixtures');
 

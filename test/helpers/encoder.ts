@@ -1,5 +1,6 @@
 // Shared by the training tests: a tiny deterministic sentence encoder (no model download, no tfjs).
-import { shortHash, type SentenceEncoder } from '../../lib';
+import { type SentenceEncoder } from '../../lib';
+import { shortHash } from '../../lib/util';
 
 /** A deterministic bag-of-hashed-words encoder (`dim`-d, unit norm): enough signal for a tiny NN-SSC or fine-tuning run. */
 export function fakeEncoder(dim = 16): SentenceEncoder {

@@ -1,7 +1,8 @@
 // Shared by the fusion-study tests: a five-dataset corpus, train/test split views with one positive per query, and a
 // topic-matching semantic scorer (0.9 on its topic's dataset, 0.2 elsewhere), so α, fused runs and Table 2 rows are
 // small enough to check by hand.
-import { makeCorpus, type CorpusScorer, type DatasetRecord } from '../../lib';
+import { makeCorpus, type DatasetRecord } from '../../lib/data';
+import { type CorpusScorer } from '../../lib/retrieve';
 
 function ds(id: string, longName: string): DatasetRecord {
   return {
