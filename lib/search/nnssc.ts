@@ -9,7 +9,7 @@ import { EoError, type EoErrorCode } from '../errors';
 import type { Checkpoint } from '../store/types';
 import type { Benchmark } from '../bench/types';
 import { nnsscCheckpointName, nnsscTrainingPairs } from '../train/artefacts';
-import { defaultNnsscDir } from '../train/nnssc';
+import { defaultNnsscDir } from '../train/nnssc-checkpoint';
 
 /**
  * The NN-SSC checkpoint of a benchmark: the one notebook 04 trains, `checkpoints/nnssc/use-lite-<benchmark name>`, or
