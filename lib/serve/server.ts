@@ -6,7 +6,7 @@ import { routeQuery } from '../router/route';
 import { loadVariableIndex } from '../router/variables';
 import { canonicalFilters, canonicalIgnore } from '../search/filters';
 import { identifierVocabulary } from '../search/identifiers';
-import { loadRepairVocabulary } from '../search/repair';
+import { loadRepairVocabulary } from '../search/repair-vocabulary';
 import { search } from '../search/search';
 import type { SearchEngine, SearchResponse } from '../search/types';
 import { createLru } from '../util/lru';
