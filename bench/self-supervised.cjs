@@ -26,6 +26,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
+const { loadTrainingInputs } = require('./lib/common.cjs');
 
 const args = benchArgs({
   script: __filename,
@@ -69,14 +70,8 @@ async function main() {
   const outFile = args.out ?? path.join(__dirname, 'out', `self-supervised${scorerKind === 'finetune' ? '-encoder' : ''}${sample ? '-sample' : ''}.json`);
   const t0 = performance.now();
   const load = os.loadavg();
-  const corpus = eo.loadSnapshot({ sample });
-  const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample }));
-  const train = eo.benchmarkSplit(bench, 'train');
-  const test = eo.benchmarkSplit(bench, 'test');
+  const { corpus, bench, train, test, encoder, texts, matrix } = await loadTrainingInputs(eo, { sample });
   const splits = { train, test };
-  const encoder = await eo.loadUseLite();
-  const texts = corpus.datasets.map((d) => eo.datasetEncoderText(d));
-  const matrix = await eo.embedCorpusCached({ encoder, key: corpus.hash, texts, workers: 2, waitForOther: true });
   const ctx = { corpus, bench, splits, encoder, matrix, texts };
   const trainVariant = scorerKind === 'nnssc' ? trainNnsscVariant : trainFinetuneVariant;
   const config = scorerKind === 'nnssc' ? { ...eo.DEFAULT_NNSSC_CONFIG, ...(maxEpochs ? { maxEpochs } : {}) } : sample ? eo.TINY_FINETUNE_CONFIG : eo.CPU_FINETUNE_CONFIG;

@@ -23,6 +23,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
+const { loadTrainingInputs } = require('./lib/common.cjs');
 
 const args = benchArgs({
   script: __filename,
@@ -56,13 +57,8 @@ async function main() {
   const outFile = args.out ?? path.join(__dirname, 'out', `user-style-pairs${sample ? '-sample' : ''}.json`);
   const t0 = performance.now();
   const load = os.loadavg();
-  const corpus = eo.loadSnapshot({ sample });
-  const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample }));
-  const train = eo.benchmarkSplit(bench, 'train');
-  const test = eo.benchmarkSplit(bench, 'test');
+  const { corpus, bench, train, test, encoder, matrix } = await loadTrainingInputs(eo, { sample });
   const styleBench = eo.buildStyleBenchmark(corpus);
-  const encoder = await eo.loadUseLite();
-  const matrix = await eo.embedCorpusCached({ encoder, key: corpus.hash, texts: corpus.datasets.map((d) => eo.datasetEncoderText(d)), workers: 2, waitForOther: true });
   const config = eo.DEFAULT_NNSSC_CONFIG;
   console.log(`${train.queries.length} train / ${test.queries.length} test title queries, ${styleBench.queries.length} style queries over ${corpus.datasets.length} datasets; NN-SSC seed ${config.seed}; load average ${load.map((x) => x.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
 

@@ -19,7 +19,7 @@ import { loadCheckpoint, saveCheckpoint } from '../lib/store';
 import { repoRoot, writeFileAtomic } from '../lib/util';
 import { loadBenchmark, saveBenchmark } from '../lib/bench/export';
 import { formatCacheCheck, verifyCaches } from '../lib/cli/cache';
-import { readBatchLogChecked } from '../lib/llm/batch';
+import { readBatchLogChecked } from '../lib/llm/batch-log';
 import { openKeyedJsonlLog, openRecordStore } from '../lib/llm/store';
 import type { LlmRecord } from '../lib/llm/types';
 import { bm25CacheKey, bm25CachePaths, loadOrBuildBm25 } from '../lib/retrieve/bm25';

@@ -1,5 +1,6 @@
-// Shared by the bench scripts: the cached base USE-lite corpus matrix, one NN-SSC training step, and benchmark
-// inputs of a real shape (fine-tuning examples, NN-SSC training data). Arguments: ./args.cjs; the header: ./header.cjs.
+// Shared by the bench scripts: the cached base USE-lite corpus matrix, one NN-SSC training step, benchmark inputs of a
+// real shape (fine-tuning examples, NN-SSC training data) and the snapshot + benchmark + encoder that the training
+// scripts load. Arguments: ./args.cjs; the header: ./header.cjs.
 'use strict';
 
 /**
@@ -91,4 +92,19 @@ function nnsscFullShapeData(eo, corpus) {
   return { corpusMatrix: unit(N), dim: D, datasetIds: corpus.datasets.map((d) => d.id), queries, queryMatrix: unit(Q), positives };
 }
 
-module.exports = { finetuneBenchExamples, cachedUseLiteCorpus, nnsscAdamStep, nnsscFullShapeData };
+/**
+ * The inputs of the scripts that train a learned scorer: the snapshot, its benchmark and train/test splits, the base
+ * USE-lite encoder and its corpus matrix (cached; two workers, waiting for another process embedding the same corpus).
+ */
+async function loadTrainingInputs(eo, { sample }) {
+  const corpus = eo.loadSnapshot({ sample });
+  const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample }));
+  const train = eo.benchmarkSplit(bench, 'train');
+  const test = eo.benchmarkSplit(bench, 'test');
+  const encoder = await eo.loadUseLite();
+  const texts = corpus.datasets.map((d) => eo.datasetEncoderText(d));
+  const matrix = await eo.embedCorpusCached({ encoder, key: corpus.hash, texts, workers: 2, waitForOther: true });
+  return { corpus, bench, train, test, encoder, texts, matrix };
+}
+
+module.exports = { finetuneBenchExamples, cachedUseLiteCorpus, nnsscAdamStep, nnsscFullShapeData, loadTrainingInputs };

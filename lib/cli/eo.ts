@@ -38,6 +38,7 @@ import { describeRepair } from '../search/repair';
 import { search } from '../search/search';
 import { checkFilters } from '../serve/validate';
 import type { LoadSearchEngineOptions } from '../search/engine';
+import type { SearchEngine, SearchResponse } from '../search/types';
 import { CACHE_USAGE, commandUsage, fusionFlag, LLM_USAGE, nnsscTopMFlag, numberFlag, SERVE_USAGE } from './usage';
 import { checkArgvLength, exitWithError } from './exit';
 import { BENCH_USAGE, runBenchCommand } from './bench';
@@ -143,27 +144,42 @@ async function main(rawArgv: string[]): Promise<void> {
   if (argv[0] === 'cache') return (await import('./cache')).runCacheCommand(argv.slice(1));
   // loaded here only: `eo llm` pulls in both LLM SDKs
   if (argv[0] === 'llm') return (await import('./llm')).runLlmCommand(argv.slice(1));
-  if (argv[0] === 'serve') {
-    // loaded here only: the service pulls in Fastify, the LLM SDKs and the search pipeline
-    const { runServe, SERVE_PROCESS } = await import('./serve');
-    if (process.env.EO_SERVE_PROCESS !== '1') {
-      // malloc arenas and V8's young generation are read only at start: run the service again with them (SERVE_PROCESS)
-      const { spawn } = await import('node:child_process');
-      const env = { ...(process.platform === 'linux' ? SERVE_PROCESS.env : {}), ...process.env, EO_SERVE_PROCESS: '1' };
-      const child = spawn(process.execPath, [...SERVE_PROCESS.nodeFlags, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env });
-      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill(sig));
-      child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-      return;
-    }
-    const server = await runServe(argv.slice(1));
-    const stop = () => void server.close().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    return;
-  }
+  if (argv[0] === 'serve') return runServeCommand(argv);
   if (argv[0] === 'bench' && (argv[1] === 'import' || argv.includes('--kg'))) return runBenchCommand(argv.slice(1));
   if (argv[0] === 'export') return runExportCommand(argv.slice(1));
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCli(argv);
+  const [cmd, ...rest] = positionals;
+  if (values.help || !cmd) {
+    process.stdout.write((cmd ? commandUsage(USAGE, cmd) : USAGE) + '\n');
+    return;
+  }
+  if (cmd === 'search') return runSearchCommand(rest, values);
+  if (cmd === 'bench' && rest[0] === 'build') return runBenchBuild(values);
+  if (cmd === 'eval') return runEvalCommand(values);
+  fail(`unknown command "${cmd}"\n${USAGE}`);
+}
+
+async function runServeCommand(argv: string[]): Promise<void> {
+  // loaded here only: the service pulls in Fastify, the LLM SDKs and the search pipeline
+  const { runServe, SERVE_PROCESS } = await import('./serve');
+  if (process.env.EO_SERVE_PROCESS !== '1') {
+    // malloc arenas and V8's young generation are read only at start: run the service again with them (SERVE_PROCESS)
+    const { spawn } = await import('node:child_process');
+    const env = { ...(process.platform === 'linux' ? SERVE_PROCESS.env : {}), ...process.env, EO_SERVE_PROCESS: '1' };
+    const child = spawn(process.execPath, [...SERVE_PROCESS.nodeFlags, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env });
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill(sig));
+    child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+    return;
+  }
+  const server = await runServe(argv.slice(1));
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+/** The flags of `eo search`, `eo bench build` and `eo eval`. */
+function parseCli(argv: string[]) {
+  return parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -179,131 +195,127 @@ async function main(rawArgv: string[]): Promise<void> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  const [cmd, ...rest] = positionals;
-  if (values.help || !cmd) {
-    process.stdout.write((cmd ? commandUsage(USAGE, cmd) : USAGE) + '\n');
+}
+
+type CliValues = ReturnType<typeof parseCli>['values'];
+
+const loadCorpus = (values: CliValues) => loadSnapshot({ dir: values.data, sample: values.sample });
+
+async function runSearchCommand(rest: string[], values: CliValues): Promise<void> {
+  const query = rest.join(' ');
+  if (query.trim() === '') fail('search needs a query, e.g. eo search "sea ice extent Arctic"');
+  // the service's limit and code, checked before anything loads (a long query would crash onnxruntime-node)
+  if (query.length > MAX_QUERY_CHARS)
+    throw new EoError('QUERY_TOO_LONG', `the query is too long (${query.length} characters; at most ${MAX_QUERY_CHARS}, as for eo serve)`, { chars: query.length, max: MAX_QUERY_CHARS });
+  checkArgvLength(process.argv);
+  const k = intFlag(values.k, 'k', 10);
+  const engineOpts = engineOptions(values.retriever ?? 'best', values);
+  const corpus = loadCorpus(values);
+  // the service's parser (lib/serve/validate.ts → lib/search/filters.ts): one set of rules and messages for both
+  const cf = checkFilters({
+    provider: values.provider, platform: values.platform, instrument: values.instrument, processing_level_id: values['processing-level-id'],
+    temporal: values.temporal, bounding_box: values['bounding-box'], ignore: values.ignore,
+  }, corpus);
+  if ('problem' in cf) fail(`--${cf.problem.message.replace(/^\w+/, (p) => p.replace(/_/g, '-'))}`);
+  const engine = await loadSearchEngine(corpus, engineOpts);
+  try {
+    const res = await search(engine, query, { k, filters: cf.filters, ignore: cf.ignore, facets: !!values.facets, repair: !values['no-repair'] });
+    // the page's "showing results for …" line, on stderr so that stdout stays the results
+    if (res.repair) process.stderr.write(`${describeRepair(res.repair, query)}${res.repair.repaired !== res.repair.original ? ' (--no-repair)' : ''}\n`);
+    if (values.json) process.stdout.write(JSON.stringify(res, null, 2) + '\n');
+    else printSearchResult(res, engine, corpus);
+  } finally {
+    engine.dispose();
+  }
+}
+
+/** The results as text lines (stdout), the ranking's provenance on stderr. */
+function printSearchResult(res: SearchResponse, engine: SearchEngine, corpus: Corpus): void {
+  const tools = res.router?.decisions.filter((d) => d.applies).map((d) => d.tool) ?? [];
+  if (tools.length) process.stdout.write(`NASA tools for this request: ${tools.join(', ')} (eo serve shows their links)\n`);
+  for (const n of [...(res.router?.notes ?? []), ...(res.retrieval.identifiers?.notes ?? [])]) process.stdout.write(`note: ${n}\n`);
+  if (res.retrieval.filters) process.stdout.write(`filters: ${describeFilters(res.retrieval.filters)}\n`);
+  if (res.retrieval.ignored) process.stdout.write(`ignored from the question: ${JSON.stringify(res.retrieval.ignored)}\n`);
+  if (res.results.length === 0) process.stdout.write('no dataset matches\n');
+  for (const r of res.results)
+    process.stdout.write(`${String(r.rank).padStart(3)}. ${r.id}  ${r.shortName ?? '-'}  score ${r.score.toFixed(4)}\n     ${r.longName}\n     ${r.why}\n` +
+      [r.constraint, r.identifier].filter(Boolean).map((m) => `     moved down: ${m}\n`).join('') + `     ${r.links.landingPage}\n`);
+  if (res.facets) {
+    process.stdout.write(`facets (top ${res.facets.resultSet} results):\n`);
+    for (const f of FACET_NAMES) if (res.facets[f].length) process.stdout.write(`  ${f}: ${res.facets[f].slice(0, 10).map((v) => `${v.value} ${v.count}`).join(', ')}${res.facets[f].length > 10 ? `, … (${res.facets[f].length - 10} more)` : ''}\n`);
+  }
+  process.stderr.write(`(${engine.label}; α from ${engine.fusion.source}; ranked "${res.retrievalQuery}" over ${corpus.datasets.length} datasets in ${res.timings.totalMs.toFixed(1)} ms)\n`);
+}
+
+async function runBenchBuild(values: CliValues): Promise<void> {
+  const d = BENCHMARK_DEFAULTS;
+  // flags first, then the snapshot
+  const settings = {
+    ...benchmarkSettings({ sample: !!values.sample }),
+    seed: intFlag(values.seed, 'seed', d.seed),
+    testFraction: testFractionFlag(values['test-fraction'], d.testFraction),
+    subsetSize: intFlag(values.subset, 'subset', d.subsetSize),
+    relations: values.relations ? values.relations.split(',') : d.relations,
+  };
+  const corpus = loadCorpus(values);
+  let leakage = '';
+  const bench = await buildBenchmark(corpus, {
+    ...settings,
+    onLeakage: (a) => { leakage = leakageSummary(a); },
+    onWarning: (w) => process.stderr.write(`eo: warning [${w.code}] ${w.message}\n`),
+  });
+  const out = values.out ?? defaultBenchDir(!!values.sample);
+  exportBenchmark(out, bench, corpus);
+  const tr = bench.queries.filter((q) => q.split === 'train').length;
+  process.stdout.write(`${bench.queries.length} queries (${tr} train, ${bench.queries.length - tr} test, test subset ${bench.testSubset.length}); writer: ${bench.writerLabel}\nleakage: ${leakage}\nwritten to ${out}\n`);
+}
+
+async function runEvalCommand(values: CliValues): Promise<void> {
+  if (values.run) {
+    if (!values.qrels) fail('eval --run needs --qrels');
+    const depth = intFlag(values.depth, 'depth', 100);
+    for (const [flag, file] of [['--run', values.run], ['--qrels', values.qrels]])
+      if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `${flag}: no such file: ${file}`, { file });
+    const pq = evaluateRun(readTrecRun(values.run), readTrecQrels(values.qrels), { depth });
+    const row = summarize(path.basename(values.run), pq);
+    if (values.json) process.stdout.write(JSON.stringify({ ...row, queries: pq.queryIds.length, skippedNoPositives: pq.skippedNoPositives.length }, null, 2) + '\n');
+    else printTable([row], values.format);
     return;
   }
-  const load = () => loadSnapshot({ dir: values.data, sample: values.sample });
-
-  if (cmd === 'search') {
-    const query = rest.join(' ');
-    if (query.trim() === '') fail('search needs a query, e.g. eo search "sea ice extent Arctic"');
-    // the service's limit and code, checked before anything loads (a long query would crash onnxruntime-node)
-    if (query.length > MAX_QUERY_CHARS)
-      throw new EoError('QUERY_TOO_LONG', `the query is too long (${query.length} characters; at most ${MAX_QUERY_CHARS}, as for eo serve)`, { chars: query.length, max: MAX_QUERY_CHARS });
-    checkArgvLength(process.argv);
-    const k = intFlag(values.k, 'k', 10);
-    const engineOpts = engineOptions(values.retriever ?? 'best', values);
-    const corpus = load();
-    // the service's parser (lib/serve/validate.ts → lib/search/filters.ts): one set of rules and messages for both
-    const cf = checkFilters({
-      provider: values.provider, platform: values.platform, instrument: values.instrument, processing_level_id: values['processing-level-id'],
-      temporal: values.temporal, bounding_box: values['bounding-box'], ignore: values.ignore,
-    }, corpus);
-    if ('problem' in cf) fail(`--${cf.problem.message.replace(/^\w+/, (p) => p.replace(/_/g, '-'))}`);
+  const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system best|bm25|cosine|nnssc');
+  const engineOpts = engineOptions(system, values);
+  if (values.bench === 'styles') {
+    const split = values.split ?? 'test';
+    if (split !== 'dev' && split !== 'test') fail('--split must be dev or test with --bench styles');
+    const corpus = loadCorpus(values);
     const engine = await loadSearchEngine(corpus, engineOpts);
     try {
-      const res = await search(engine, query, { k, filters: cf.filters, ignore: cf.ignore, facets: !!values.facets, repair: !values['no-repair'] });
-      // the page's "showing results for …" line, on stderr so that stdout stays the results
-      if (res.repair) process.stderr.write(`${describeRepair(res.repair, query)}${res.repair.repaired !== res.repair.original ? ' (--no-repair)' : ''}\n`);
-      if (values.json) {
-        process.stdout.write(JSON.stringify(res, null, 2) + '\n');
-      } else {
-        const tools = res.router?.decisions.filter((d) => d.applies).map((d) => d.tool) ?? [];
-        if (tools.length) process.stdout.write(`NASA tools for this request: ${tools.join(', ')} (eo serve shows their links)\n`);
-        for (const n of [...(res.router?.notes ?? []), ...(res.retrieval.identifiers?.notes ?? [])]) process.stdout.write(`note: ${n}\n`);
-        if (res.retrieval.filters) process.stdout.write(`filters: ${describeFilters(res.retrieval.filters)}\n`);
-        if (res.retrieval.ignored) process.stdout.write(`ignored from the question: ${JSON.stringify(res.retrieval.ignored)}\n`);
-        if (res.results.length === 0) process.stdout.write('no dataset matches\n');
-        for (const r of res.results)
-          process.stdout.write(`${String(r.rank).padStart(3)}. ${r.id}  ${r.shortName ?? '-'}  score ${r.score.toFixed(4)}\n     ${r.longName}\n     ${r.why}\n` +
-            [r.constraint, r.identifier].filter(Boolean).map((m) => `     moved down: ${m}\n`).join('') + `     ${r.links.landingPage}\n`);
-        if (res.facets) {
-          process.stdout.write(`facets (top ${res.facets.resultSet} results):\n`);
-          for (const f of FACET_NAMES) if (res.facets[f].length) process.stdout.write(`  ${f}: ${res.facets[f].slice(0, 10).map((v) => `${v.value} ${v.count}`).join(', ')}${res.facets[f].length > 10 ? `, … (${res.facets[f].length - 10} more)` : ''}\n`);
-        }
-        process.stderr.write(`(${engine.label}; α from ${engine.fusion.source}; ranked "${res.retrievalQuery}" over ${corpus.datasets.length} datasets in ${res.timings.totalMs.toFixed(1)} ms)\n`);
-      }
+      await runStyleEval(corpus, engine, { system, split, rules: !values['no-rules'], json: !!values.json, out: values.out ?? repoReportsDir('cli') });
     } finally {
       engine.dispose();
     }
     return;
   }
-
-  if (cmd === 'bench' && rest[0] === 'build') {
-    const d = BENCHMARK_DEFAULTS;
-    // flags first, then the snapshot
-    const settings = {
-      ...benchmarkSettings({ sample: !!values.sample }),
-      seed: intFlag(values.seed, 'seed', d.seed),
-      testFraction: testFractionFlag(values['test-fraction'], d.testFraction),
-      subsetSize: intFlag(values.subset, 'subset', d.subsetSize),
-      relations: values.relations ? values.relations.split(',') : d.relations,
-    };
-    const corpus = load();
-    let leakage = '';
-    const bench = await buildBenchmark(corpus, {
-      ...settings,
-      onLeakage: (a) => { leakage = leakageSummary(a); },
-      onWarning: (w) => process.stderr.write(`eo: warning [${w.code}] ${w.message}\n`),
-    });
-    const out = values.out ?? defaultBenchDir(!!values.sample);
-    exportBenchmark(out, bench, corpus);
-    const tr = bench.queries.filter((q) => q.split === 'train').length;
-    process.stdout.write(`${bench.queries.length} queries (${tr} train, ${bench.queries.length - tr} test, test subset ${bench.testSubset.length}); writer: ${bench.writerLabel}\nleakage: ${leakage}\nwritten to ${out}\n`);
-    return;
+  const split = (values.split ?? 'test') as 'test' | 'train' | 'test-subset';
+  if (!['test', 'train', 'test-subset'].includes(split)) fail(`--split must be test, train or test-subset`);
+  const corpus = loadCorpus(values);
+  const benchFile = values.bench ?? path.join(defaultBenchDir(!!values.sample), 'benchmark.json');
+  if (!fs.existsSync(benchFile)) throw new EoError('DATA_NOT_FOUND', `no benchmark at ${benchFile}; run "eo bench build${values.sample ? ' --sample' : ''}" first`, { file: benchFile });
+  const bench = loadBenchmark(benchFile, corpus);
+  const view = benchmarkSplit(bench, split);
+  const engine = await loadSearchEngine(corpus, engineOpts);
+  try {
+    // ranked as `eo search` ranks (query rules and repair on) unless --no-rules: the paper's path, as notebook 05's tables
+    const { run } = await searchBatch(engine, view.queries, { rules: !values['no-rules'], repair: !values['no-rules'] });
+    const row = summarize(engine.label, evaluateRun(run, view.qrels));
+    const out = values.out ?? repoReportsDir('cli');
+    writeTrecRun(path.join(out, `${system}.${split}.run`), run, system);
+    writeTrecQrels(path.join(out, `qrels.${split}.trec`), view.qrels);
+    if (values.json) process.stdout.write(JSON.stringify({ ...row, alphaSource: engine.fusion.source }, null, 2) + '\n');
+    else printTable([row], values.format);
+  } finally {
+    engine.dispose();
   }
-
-  if (cmd === 'eval') {
-    if (values.run) {
-      if (!values.qrels) fail('eval --run needs --qrels');
-      const depth = intFlag(values.depth, 'depth', 100);
-      for (const [flag, file] of [['--run', values.run], ['--qrels', values.qrels]])
-        if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `${flag}: no such file: ${file}`, { file });
-      const pq = evaluateRun(readTrecRun(values.run), readTrecQrels(values.qrels), { depth });
-      const row = summarize(path.basename(values.run), pq);
-      if (values.json) process.stdout.write(JSON.stringify({ ...row, queries: pq.queryIds.length, skippedNoPositives: pq.skippedNoPositives.length }, null, 2) + '\n');
-      else printTable([row], values.format);
-      return;
-    }
-    const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system best|bm25|cosine|nnssc');
-    const engineOpts = engineOptions(system, values);
-    if (values.bench === 'styles') {
-      const split = values.split ?? 'test';
-      if (split !== 'dev' && split !== 'test') fail('--split must be dev or test with --bench styles');
-      const corpus = load();
-      const engine = await loadSearchEngine(corpus, engineOpts);
-      try {
-        await runStyleEval(corpus, engine, { system, split, rules: !values['no-rules'], json: !!values.json, out: values.out ?? repoReportsDir('cli') });
-      } finally {
-        engine.dispose();
-      }
-      return;
-    }
-    const split = (values.split ?? 'test') as 'test' | 'train' | 'test-subset';
-    if (!['test', 'train', 'test-subset'].includes(split)) fail(`--split must be test, train or test-subset`);
-    const corpus = load();
-    const benchFile = values.bench ?? path.join(defaultBenchDir(!!values.sample), 'benchmark.json');
-    if (!fs.existsSync(benchFile)) throw new EoError('DATA_NOT_FOUND', `no benchmark at ${benchFile}; run "eo bench build${values.sample ? ' --sample' : ''}" first`, { file: benchFile });
-    const bench = loadBenchmark(benchFile, corpus);
-    const view = benchmarkSplit(bench, split);
-    const engine = await loadSearchEngine(corpus, engineOpts);
-    try {
-      // ranked as `eo search` ranks (query rules and repair on) unless --no-rules: the paper's path, as notebook 05's tables
-      const { run } = await searchBatch(engine, view.queries, { rules: !values['no-rules'], repair: !values['no-rules'] });
-      const row = summarize(engine.label, evaluateRun(run, view.qrels));
-      const out = values.out ?? repoReportsDir('cli');
-      writeTrecRun(path.join(out, `${system}.${split}.run`), run, system);
-      writeTrecQrels(path.join(out, `qrels.${split}.trec`), view.qrels);
-      if (values.json) process.stdout.write(JSON.stringify({ ...row, alphaSource: engine.fusion.source }, null, 2) + '\n');
-      else printTable([row], values.format);
-    } finally {
-      engine.dispose();
-    }
-    return;
-  }
-  fail(`unknown command "${cmd}"\n${USAGE}`);
 }
 
 main(process.argv.slice(2)).catch((e) => exitWithError('eo', e));

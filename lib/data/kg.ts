@@ -186,12 +186,28 @@ export interface KgCorpusResult {
 
 class SkipNode extends Error {}
 
-/** Map a KgGraph to a Corpus (see the module comment for the property mapping). */
-export function kgToCorpus(graph: KgGraph, opts: KgToCorpusOptions = {}): KgCorpusResult {
-  const file = graph.file;
-  const onInvalid = opts.onInvalid ?? 'error';
-  const onMissing = opts.onMissingConceptId ?? 'skip';
-  const report: KgCorpusReport = {
+/** What the mapping steps share: the graph's indexes, the options and the report they fill. */
+interface KgMapping {
+  file: string;
+  opts: KgToCorpusOptions;
+  report: KgCorpusReport;
+  nodeById: Map<string, KgNode>;
+  /** Enrichment edges per node, by type: `out` from start to end, `inc` from end to start (USES_DATASET and CITES are read apart). */
+  out: Map<string, Map<string, string[]>>;
+  inc: Map<string, Map<string, string[]>>;
+  /** The publication end of every USES_DATASET edge. */
+  usesPubNodes: Set<string>;
+}
+
+/** The datasets mapped so far and which KG nodes they came from (or were skipped). */
+interface KgDatasets {
+  datasets: Map<string, DatasetRecord>;
+  datasetIdByNode: Map<string, string>;
+  skippedDatasetNodes: Set<string>;
+}
+
+function emptyKgReport(graph: KgGraph): KgCorpusReport {
+  return {
     format: graph.format,
     nodeLabelCounts: graph.nodeLabelCounts,
     relationshipTypeCounts: graph.relationshipTypeCounts,
@@ -205,217 +221,237 @@ export function kgToCorpus(graph: KgGraph, opts: KgToCorpusOptions = {}): KgCorp
     cites: { publicationToPublication: 0, publicationToDataset: 0, reversed: 0 },
     examples: [],
   };
-  const note = (m: string) => {
-    if (report.examples.length < 20) report.examples.push(m);
-  };
-  const at = (line: number) => ({ file, line });
+}
 
+function noteExample(report: KgCorpusReport, m: string): void {
+  if (report.examples.length < 20) report.examples.push(m);
+}
+
+function pushEdge(m: Map<string, Map<string, string[]>>, a: string, type: string, b: string): void {
+  let byType = m.get(a);
+  if (!byType) m.set(a, (byType = new Map()));
+  let list = byType.get(type);
+  if (!list) byType.set(type, (list = []));
+  list.push(b);
+}
+
+/** Index the graph's nodes by id (a repeated id is an error) and its enrichment edges both ways. */
+function indexKgGraph(graph: KgGraph, opts: KgToCorpusOptions): KgMapping {
+  const file = graph.file;
   const nodeById = new Map<string, KgNode>();
   for (const n of graph.nodes) {
     const prev = nodeById.get(n.id);
     if (prev) throw new EoError('DATA_INVALID', `${file}:${n.line}: field "id" repeats node id "${n.id}" of ${file}:${prev.line}`, { file, line: n.line, field: 'id' });
     nodeById.set(n.id, n);
   }
-  const has = (id: string, label: string) => nodeById.get(id)?.labels.includes(label) ?? false;
-
-  // Enrichment edges per node, both ways; USES_DATASET and CITES are read below.
-  const out = new Map<string, Map<string, string[]>>();
-  const inc = new Map<string, Map<string, string[]>>();
-  const push = (m: Map<string, Map<string, string[]>>, a: string, type: string, b: string) => {
-    let byType = m.get(a);
-    if (!byType) m.set(a, (byType = new Map()));
-    let list = byType.get(type);
-    if (!list) byType.set(type, (list = []));
-    list.push(b);
-  };
-  const usesPubNodes = new Set<string>();
+  const m: KgMapping = { file, opts, report: emptyKgReport(graph), nodeById, out: new Map(), inc: new Map(), usesPubNodes: new Set() };
   for (const r of graph.relationships) {
-    if (r.type === 'USES_DATASET') usesPubNodes.add(has(r.start, 'Dataset') && has(r.end, 'Publication') ? r.end : r.start);
+    if (r.type === 'USES_DATASET') m.usesPubNodes.add(hasLabel(m, r.start, 'Dataset') && hasLabel(m, r.end, 'Publication') ? r.end : r.start);
     else if (r.type !== 'CITES') {
-      push(out, r.start, r.type, r.end);
-      push(inc, r.end, r.type, r.start);
+      pushEdge(m.out, r.start, r.type, r.end);
+      pushEdge(m.inc, r.end, r.type, r.start);
     }
   }
-  const targets = (m: Map<string, Map<string, string[]>>, id: string, type: string) => m.get(id)?.get(type) ?? [];
+  return m;
+}
 
-  // Property readers (validate.ts field readers, failing per `onInvalid`).
-  const prop = (n: KgNode, names: readonly string[]): { key: string; value: unknown } | null => {
-    for (const k of names) if (n.properties[k] !== undefined && n.properties[k] !== null) return { key: k, value: n.properties[k] };
-    return null;
-  };
-  const failFor = (n: KgNode, kind: 'dataset' | 'publication'): FieldFail => (field, why) => {
-    const msg = `${file}:${n.line}: field "${field}" ${why}`;
-    if (onInvalid === 'skip') {
-      report[kind === 'dataset' ? 'skippedDatasets' : 'skippedPublications'].invalid++;
-      note(msg);
+function hasLabel(m: KgMapping, id: string, label: string): boolean {
+  return m.nodeById.get(id)?.labels.includes(label) ?? false;
+}
+
+function edgeTargets(edges: Map<string, Map<string, string[]>>, id: string, type: string): string[] {
+  return edges.get(id)?.get(type) ?? [];
+}
+
+// Property readers (validate.ts field readers, failing per `onInvalid`).
+function kgProp(n: KgNode, names: readonly string[]): { key: string; value: unknown } | null {
+  for (const k of names) if (n.properties[k] !== undefined && n.properties[k] !== null) return { key: k, value: n.properties[k] };
+  return null;
+}
+
+/** The field failure of node `n`: a coded error, or with `onInvalid: 'skip'` a counted, noted SkipNode. */
+function kgFieldFail(m: KgMapping, n: KgNode, kind: 'dataset' | 'publication'): FieldFail {
+  return (field, why) => {
+    const msg = `${m.file}:${n.line}: field "${field}" ${why}`;
+    if ((m.opts.onInvalid ?? 'error') === 'skip') {
+      m.report[kind === 'dataset' ? 'skippedDatasets' : 'skippedPublications'].invalid++;
+      noteExample(m.report, msg);
       throw new SkipNode(msg);
     }
-    throw new EoError('DATA_INVALID', msg, { file, line: n.line, field, nodeId: n.id });
+    throw new EoError('DATA_INVALID', msg, { file: m.file, line: n.line, field, nodeId: n.id });
   };
-  const str = (n: KgNode, names: readonly string[], fail: FieldFail): string | null => {
-    const p = prop(n, names);
-    return p === null ? null : optStringField(n.properties, p.key, fail, { field: `properties.${p.key}`, blankAsNull: true, placeholder: PLACEHOLDER });
-  };
-  const strList = (n: KgNode, names: readonly string[], fail: FieldFail): string[] => {
-    const p = prop(n, names);
-    if (p === null) return [];
-    if (typeof p.value === 'string') return p.value.trim() === '' ? [] : [p.value.trim()];
-    if (!Array.isArray(p.value) || p.value.some((x) => typeof x !== 'string')) fail(`properties.${p.key}`, 'must be a string or an array of strings');
-    return (p.value as string[]).map((s) => s.trim()).filter((s) => s !== '');
-  };
-  const nameOf = (id: string, names: readonly string[]): string | null => {
-    const t = nodeById.get(id);
-    if (!t) return null;
-    for (const k of names) {
-      const v = t.properties[k];
-      if (typeof v === 'string' && v.trim() !== '' && !PLACEHOLDER.test(v.trim())) return v.trim();
-    }
-    return null;
-  };
-  const addUnique = (list: string[], s: string | null) => {
-    if (s !== null && !list.includes(s)) list.push(s);
-  };
+}
 
-  // Datasets.
-  const datasetIdByNode = new Map<string, string>();
-  const skippedDatasetNodes = new Set<string>();
-  const datasets = new Map<string, DatasetRecord>();
+function kgStr(n: KgNode, names: readonly string[], fail: FieldFail): string | null {
+  const p = kgProp(n, names);
+  return p === null ? null : optStringField(n.properties, p.key, fail, { field: `properties.${p.key}`, blankAsNull: true, placeholder: PLACEHOLDER });
+}
+
+function kgStrList(n: KgNode, names: readonly string[], fail: FieldFail): string[] {
+  const p = kgProp(n, names);
+  if (p === null) return [];
+  if (typeof p.value === 'string') return p.value.trim() === '' ? [] : [p.value.trim()];
+  if (!Array.isArray(p.value) || p.value.some((x) => typeof x !== 'string')) fail(`properties.${p.key}`, 'must be a string or an array of strings');
+  return (p.value as string[]).map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** The first non-blank, non-placeholder name property of node `id`. */
+function kgNodeName(m: KgMapping, id: string, names: readonly string[]): string | null {
+  const t = m.nodeById.get(id);
+  if (!t) return null;
+  for (const k of names) {
+    const v = t.properties[k];
+    if (typeof v === 'string' && v.trim() !== '' && !PLACEHOLDER.test(v.trim())) return v.trim();
+  }
+  return null;
+}
+
+function addUnique(list: string[], s: string | null): void {
+  if (s !== null && !list.includes(s)) list.push(s);
+}
+
+/**
+ * The CMR concept id of a Dataset node, or null when it has none (counted and noted; an error with
+ * `onMissingConceptId: 'error'`).
+ */
+function kgDatasetConceptId(m: KgMapping, n: KgNode): string | null {
+  let badKey: string | null = null;
+  for (const k of CONCEPT_ID_PROPS) {
+    const v = n.properties[k];
+    if (typeof v === 'string' && isConceptId(v.trim())) return v.trim();
+    if (badKey === null && v !== undefined && v !== null && v !== '' && k !== 'id' && k !== 'globalId') badKey = k;
+  }
+  const why = badKey
+    ? `does not hold a CMR collection concept id (got ${JSON.stringify(n.properties[badKey])})`
+    : `is missing: no property (${CONCEPT_ID_PROPS.join(', ')}) holds a CMR collection concept id`;
+  const field = `properties.${badKey ?? 'cmrId'}`;
+  const msg = `${m.file}:${n.line}: field "${field}" ${why} (the real export never writes such a Dataset)`;
+  if ((m.opts.onMissingConceptId ?? 'skip') === 'error') throw new EoError('DATA_INVALID', msg, { file: m.file, line: n.line, field, nodeId: n.id });
+  m.report.skippedDatasets.noConceptId++;
+  noteExample(m.report, msg);
+  return null;
+}
+
+/** A Dataset node's record: its own properties, enriched from its keyword, platform, instrument, project and publisher nodes. */
+function kgDatasetRecord(m: KgMapping, n: KgNode, id: string, fail: FieldFail): DatasetRecord {
+  const shortName = kgStr(n, DATASET_PROPS.shortName, fail);
+  const longName = kgStr(n, DATASET_PROPS.longName, fail) ?? shortName;
+  if (longName === null) fail('properties.longName', 'is required (a non-empty title; shortName is used when longName is "N/A")');
+  const keywords: string[] = [];
+  for (const k of kgStrList(n, DATASET_PROPS.keywords, fail)) addUnique(keywords, k.toLowerCase());
+  for (const t of edgeTargets(m.out, n.id, 'HAS_SCIENCEKEYWORD')) {
+    const name = kgNodeName(m, t, ['name', 'shortName']);
+    addUnique(keywords, name === null ? null : name.toLowerCase());
+  }
+  const platforms = kgStrList(n, DATASET_PROPS.platforms, fail);
+  const platformNodes = edgeTargets(m.out, n.id, 'HAS_PLATFORM');
+  for (const t of platformNodes) addUnique(platforms, kgNodeName(m, t, ['shortName', 'name']));
+  const instruments = kgStrList(n, DATASET_PROPS.instruments, fail);
+  if (m.opts.instrumentsFromPlatforms)
+    for (const p of platformNodes) for (const t of edgeTargets(m.out, p, 'HAS_INSTRUMENT')) addUnique(instruments, kgNodeName(m, t, ['shortName', 'name']));
+  const projects = kgStrList(n, DATASET_PROPS.projects, fail);
+  for (const t of edgeTargets(m.out, n.id, 'OF_PROJECT')) addUnique(projects, kgNodeName(m, t, ['shortName', 'name']));
+  let publisher = kgStr(n, DATASET_PROPS.publisher, fail);
+  if (publisher === null) for (const t of edgeTargets(m.inc, n.id, 'HAS_DATASET')) publisher = publisher ?? kgNodeName(m, t, ['shortName', 'longName', 'name']);
+  const record = {
+    id,
+    shortName,
+    longName,
+    abstract: (kgStr(n, DATASET_PROPS.abstract, fail) ?? '').replace(/\r\n?/g, '\n'),
+    doi: bareDoi(kgStr(n, DATASET_PROPS.doi, fail)),
+    daac: conceptIdProvider(id),
+    publisher,
+    temporalStart: kgStr(n, DATASET_PROPS.temporalStart, fail),
+    temporalEnd: kgStr(n, DATASET_PROPS.temporalEnd, fail),
+    bbox: cornersBBox(n),
+    keywords,
+    platforms,
+    instruments,
+    projects,
+    processingLevel: kgStr(n, DATASET_PROPS.processingLevel, fail),
+    landingPage: kgStr(n, DATASET_PROPS.landingPage, fail),
+    shortNameSource: shortName !== null ? KG_SOURCE : null,
+    catalogRecordComplete: true,
+    sources: [KG_SOURCE],
+  };
+  return validateDataset(record, { file: m.file, line: n.line });
+}
+
+function mapKgDatasets(m: KgMapping, graph: KgGraph): KgDatasets {
+  const r: KgDatasets = { datasets: new Map(), datasetIdByNode: new Map(), skippedDatasetNodes: new Set() };
   for (const n of graph.nodes) {
     if (!n.labels.includes('Dataset')) continue;
-    const fail = failFor(n, 'dataset');
     try {
-      let id: string | null = null;
-      let badKey: string | null = null;
-      for (const k of CONCEPT_ID_PROPS) {
-        const v = n.properties[k];
-        if (typeof v === 'string' && isConceptId(v.trim())) {
-          id = v.trim();
-          break;
-        }
-        if (badKey === null && v !== undefined && v !== null && v !== '' && k !== 'id' && k !== 'globalId') badKey = k;
-      }
+      const id = kgDatasetConceptId(m, n);
       if (id === null) {
-        const why = badKey
-          ? `does not hold a CMR collection concept id (got ${JSON.stringify(n.properties[badKey])})`
-          : `is missing: no property (${CONCEPT_ID_PROPS.join(', ')}) holds a CMR collection concept id`;
-        const field = `properties.${badKey ?? 'cmrId'}`;
-        const msg = `${file}:${n.line}: field "${field}" ${why} (the real export never writes such a Dataset)`;
-        if (onMissing === 'error') throw new EoError('DATA_INVALID', msg, { file, line: n.line, field, nodeId: n.id });
-        report.skippedDatasets.noConceptId++;
-        skippedDatasetNodes.add(n.id);
-        note(msg);
+        r.skippedDatasetNodes.add(n.id);
         continue;
       }
-      if (datasets.has(id)) {
-        report.skippedDatasets.duplicate++;
-        datasetIdByNode.set(n.id, id);
-        continue;
-      }
-      const shortName = str(n, DATASET_PROPS.shortName, fail);
-      const longName = str(n, DATASET_PROPS.longName, fail) ?? shortName;
-      if (longName === null) fail('properties.longName', 'is required (a non-empty title; shortName is used when longName is "N/A")');
-      const keywords: string[] = [];
-      for (const k of strList(n, DATASET_PROPS.keywords, fail)) addUnique(keywords, k.toLowerCase());
-      for (const t of targets(out, n.id, 'HAS_SCIENCEKEYWORD')) {
-        const name = nameOf(t, ['name', 'shortName']);
-        addUnique(keywords, name === null ? null : name.toLowerCase());
-      }
-      const platforms = strList(n, DATASET_PROPS.platforms, fail);
-      const platformNodes = targets(out, n.id, 'HAS_PLATFORM');
-      for (const t of platformNodes) addUnique(platforms, nameOf(t, ['shortName', 'name']));
-      const instruments = strList(n, DATASET_PROPS.instruments, fail);
-      if (opts.instrumentsFromPlatforms)
-        for (const p of platformNodes) for (const t of targets(out, p, 'HAS_INSTRUMENT')) addUnique(instruments, nameOf(t, ['shortName', 'name']));
-      const projects = strList(n, DATASET_PROPS.projects, fail);
-      for (const t of targets(out, n.id, 'OF_PROJECT')) addUnique(projects, nameOf(t, ['shortName', 'name']));
-      let publisher = str(n, DATASET_PROPS.publisher, fail);
-      if (publisher === null) for (const t of targets(inc, n.id, 'HAS_DATASET')) publisher = publisher ?? nameOf(t, ['shortName', 'longName', 'name']);
-      const record = {
-        id,
-        shortName,
-        longName,
-        abstract: (str(n, DATASET_PROPS.abstract, fail) ?? '').replace(/\r\n?/g, '\n'),
-        doi: bareDoi(str(n, DATASET_PROPS.doi, fail)),
-        daac: conceptIdProvider(id),
-        publisher,
-        temporalStart: str(n, DATASET_PROPS.temporalStart, fail),
-        temporalEnd: str(n, DATASET_PROPS.temporalEnd, fail),
-        bbox: cornersBBox(n),
-        keywords,
-        platforms,
-        instruments,
-        projects,
-        processingLevel: str(n, DATASET_PROPS.processingLevel, fail),
-        landingPage: str(n, DATASET_PROPS.landingPage, fail),
-        shortNameSource: shortName !== null ? KG_SOURCE : null,
-        catalogRecordComplete: true,
-        sources: [KG_SOURCE],
-      };
-      datasets.set(id, validateDataset(record, at(n.line)));
-      datasetIdByNode.set(n.id, id);
+      if (r.datasets.has(id)) m.report.skippedDatasets.duplicate++;
+      else r.datasets.set(id, kgDatasetRecord(m, n, id, kgFieldFail(m, n, 'dataset')));
+      r.datasetIdByNode.set(n.id, id);
     } catch (e) {
-      if (e instanceof SkipNode) {
-        skippedDatasetNodes.add(n.id);
-        continue;
-      }
-      throw e;
+      if (!(e instanceof SkipNode)) throw e;
+      r.skippedDatasetNodes.add(n.id);
     }
   }
+  return r;
+}
 
-  // Publications: stubs and publications without USES_DATASET are counted, not mapped.
-  const keepUnlinked = opts.keepUnlinkedPublications ?? false;
+/** A publication's year: an integer, or a string starting with four digits; blank and placeholders are null. */
+function kgYear(n: KgNode, fail: FieldFail): number | null {
+  const y = kgProp(n, PUBLICATION_PROPS.year);
+  if (y === null) return null;
+  if (typeof y.value === 'number' && Number.isInteger(y.value)) return y.value;
+  if (typeof y.value === 'string' && /^\d{4}\b/.test(y.value.trim())) return Number(y.value.trim().slice(0, 4));
+  if (!(typeof y.value === 'string' && (y.value.trim() === '' || PLACEHOLDER.test(y.value.trim()))))
+    fail(`properties.${y.key}`, `must be a year (got ${JSON.stringify(y.value)})`);
+  return null;
+}
+
+/** Publications: stubs and publications without USES_DATASET are counted, not mapped. */
+function mapKgPublications(m: KgMapping, graph: KgGraph): { publications: Map<string, Publication>; pubIdByNode: Map<string, string> } {
+  const keepUnlinked = m.opts.keepUnlinkedPublications ?? false;
   const pubIdByNode = new Map<string, string>();
   const publications = new Map<string, Publication>();
   for (const n of graph.nodes) {
     if (!n.labels.includes('Publication')) continue;
-    const fail = failFor(n, 'publication');
+    const fail = kgFieldFail(m, n, 'publication');
     try {
-      const title = str(n, PUBLICATION_PROPS.title, fail);
+      const title = kgStr(n, PUBLICATION_PROPS.title, fail);
       if (title === null) {
-        report.skippedPublications.emptyTitle++;
+        m.report.skippedPublications.emptyTitle++;
         continue;
       }
-      if (!keepUnlinked && !usesPubNodes.has(n.id)) {
-        report.skippedPublications.noUsesDataset++;
+      if (!keepUnlinked && !m.usesPubNodes.has(n.id)) {
+        m.report.skippedPublications.noUsesDataset++;
         continue;
       }
-      const doi = bareDoi(str(n, PUBLICATION_PROPS.doi, fail));
-      const y = prop(n, PUBLICATION_PROPS.year);
-      let year: number | null = null;
-      if (y !== null) {
-        if (typeof y.value === 'number' && Number.isInteger(y.value)) year = y.value;
-        else if (typeof y.value === 'string' && /^\d{4}\b/.test(y.value.trim())) year = Number(y.value.trim().slice(0, 4));
-        else if (!(typeof y.value === 'string' && (y.value.trim() === '' || PLACEHOLDER.test(y.value.trim()))))
-          fail(`properties.${y.key}`, `must be a year (got ${JSON.stringify(y.value)})`);
-      }
-      let abstract = str(n, PUBLICATION_PROPS.abstract, fail);
+      const doi = bareDoi(kgStr(n, PUBLICATION_PROPS.doi, fail));
+      const year = kgYear(n, fail);
+      let abstract = kgStr(n, PUBLICATION_PROPS.abstract, fail);
       if (abstract !== null && /^no abstract available\.?$/i.test(abstract)) abstract = null;
       const id = publicationIdFor(doi, title);
       if (publications.has(id)) {
-        report.skippedPublications.duplicate++;
+        m.report.skippedPublications.duplicate++;
         pubIdByNode.set(n.id, id);
         continue;
       }
-      const rec = {
-        id,
-        doi: doi ? doi.toLowerCase() : null,
-        title,
-        abstract,
-        year,
-        venue: str(n, PUBLICATION_PROPS.venue, fail),
-        source: KG_SOURCE,
-        sources: [KG_SOURCE],
-      };
-      publications.set(id, validatePublication(rec, at(n.line)));
+      const rec = { id, doi: doi ? doi.toLowerCase() : null, title, abstract, year, venue: kgStr(n, PUBLICATION_PROPS.venue, fail), source: KG_SOURCE, sources: [KG_SOURCE] };
+      publications.set(id, validatePublication(rec, { file: m.file, line: n.line }));
       pubIdByNode.set(n.id, id);
     } catch (e) {
-      if (e instanceof SkipNode) continue;
-      throw e;
+      if (!(e instanceof SkipNode)) throw e;
     }
   }
+  return { publications, pubIdByNode };
+}
 
-  // USES_DATASET and CITES edges.
-  const dropDangling = opts.dropDanglingLinks ?? true;
+/** The USES_DATASET and CITES edges between mapped publications and datasets, each link once. */
+function mapKgLinks(m: KgMapping, graph: KgGraph, ds: KgDatasets, pubIdByNode: Map<string, string>): PublicationLink[] {
+  const { report } = m;
+  const has = (id: string, label: string) => hasLabel(m, id, label);
+  const dropDangling = m.opts.dropDanglingLinks ?? true;
   const linkKeys = new Set<string>();
   const links: PublicationLink[] = [];
   const addLink = (pubId: string, dsId: string, relation: string, type: string): boolean => {
@@ -440,7 +476,7 @@ export function kgToCorpus(graph: KgGraph, opts: KgToCorpusOptions = {}): KgCorp
       if (has(cited, 'Dataset')) {
         report.cites.publicationToDataset++;
         const pubId = pubIdByNode.get(citing);
-        const dsId = datasetIdByNode.get(cited);
+        const dsId = ds.datasetIdByNode.get(cited);
         if (pubId !== undefined && dsId !== undefined && addLink(pubId, dsId, KG_CITES_RELATION, 'CITES')) report.citesLinks++;
       } else report.cites.publicationToPublication++;
       continue;
@@ -450,34 +486,44 @@ export function kgToCorpus(graph: KgGraph, opts: KgToCorpusOptions = {}): KgCorp
     let dsNode = r.end;
     if (has(r.start, 'Dataset') && has(r.end, 'Publication')) [pubNode, dsNode] = [r.end, r.start];
     const pubId = pubIdByNode.get(pubNode);
-    const dsId = datasetIdByNode.get(dsNode);
+    const dsId = ds.datasetIdByNode.get(dsNode);
     if (pubId === undefined || dsId === undefined) {
       const why =
         pubId === undefined
-          ? `start node ${pubNode} is not a Publication in the corpus${nodeById.has(pubNode) ? '' : ' (not in the export)'}`
-          : `end node ${dsNode} is not a Dataset in the corpus${skippedDatasetNodes.has(dsNode) ? ' (skipped: no concept id or invalid)' : nodeById.has(dsNode) ? '' : ' (not in the export)'}`;
+          ? `start node ${pubNode} is not a Publication in the corpus${m.nodeById.has(pubNode) ? '' : ' (not in the export)'}`
+          : `end node ${dsNode} is not a Dataset in the corpus${ds.skippedDatasetNodes.has(dsNode) ? ' (skipped: no concept id or invalid)' : m.nodeById.has(dsNode) ? '' : ' (not in the export)'}`;
       const field = pubId === undefined ? 'start.id' : 'end.id';
       if (!dropDangling)
-        throw new EoError('DATA_INVALID', `${file}:${r.line}: field "${field}" of USES_DATASET relationship ${r.id ?? ''}: ${why}`, { file, line: r.line, field });
+        throw new EoError('DATA_INVALID', `${m.file}:${r.line}: field "${field}" of USES_DATASET relationship ${r.id ?? ''}: ${why}`, { file: m.file, line: r.line, field });
       report.skippedLinks.dangling++;
-      if (pubId !== undefined && skippedDatasetNodes.has(dsNode)) report.skippedLinks.danglingToSkippedDatasets++;
+      if (pubId !== undefined && ds.skippedDatasetNodes.has(dsNode)) report.skippedLinks.danglingToSkippedDatasets++;
       continue;
     }
     addLink(pubId, dsId, KG_USES_DATASET_RELATION, 'USES_DATASET');
   }
+  return links;
+}
+
+/** Map a KgGraph to a Corpus (see the module comment for the property mapping). */
+export function kgToCorpus(graph: KgGraph, opts: KgToCorpusOptions = {}): KgCorpusResult {
+  const m = indexKgGraph(graph, opts);
+  const { report } = m;
+  const ds = mapKgDatasets(m, graph);
+  const { publications, pubIdByNode } = mapKgPublications(m, graph);
+  const links = mapKgLinks(m, graph, ds, pubIdByNode);
 
   const usesLinked = new Set(links.filter((l) => l.relation === KG_USES_DATASET_RELATION).map((l) => l.publicationId));
   let pubs = [...publications.values()];
-  if (!keepUnlinked) {
+  if (!(opts.keepUnlinkedPublications ?? false)) {
     const before = pubs.length;
     pubs = pubs.filter((p) => usesLinked.has(p.id));
     report.skippedPublications.noLinkInCorpus = before - pubs.length;
   }
   const byId = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
-  const ds = [...datasets.values()].sort(byId((d: DatasetRecord) => d.id));
+  const datasets = [...ds.datasets.values()].sort(byId((d: DatasetRecord) => d.id));
   pubs.sort(byId((p: Publication) => p.id));
   links.sort(byId((l: PublicationLink) => `${l.publicationId}\u0001${l.datasetId}\u0001${l.relation}`));
-  const corpus = makeCorpus(ds, pubs, links, opts.origin ?? graph.file, { dropDanglingLinks: true });
+  const corpus = makeCorpus(datasets, pubs, links, opts.origin ?? graph.file, { dropDanglingLinks: true });
   report.datasets = corpus.datasets.length;
   report.publications = corpus.publications.length;
   report.links = corpus.links.filter((l) => l.relation === KG_USES_DATASET_RELATION).length;

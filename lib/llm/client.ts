@@ -173,109 +173,16 @@ export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOption
   if (typeof opts.store === 'string') store = openRecordStore(opts.store, { log });
   else if (opts.store) store = opts.store;
   if (mode !== 'live' && !store) throw new EoError('CONFIG', `LLM mode ${mode} needs a record store (option store, or $${LLM_STORE_ENV})`);
-  const timeoutMs = opts.timeoutMs ?? 120_000;
-  const maxRetries = opts.maxRetries ?? 3;
-  const limit = sharedLimiter(config);
-  const stats = emptyStats();
-  const inFlight = new Map<string, Promise<ChatResponse>>();
-  let sdkCall: ProviderChatCall | null = null;
-
-  const sdkLogger = {
-    error: (...a: unknown[]) => log(`[${config.id}] ${a.map(String).join(' ')}`),
-    warn: (...a: unknown[]) => log(`[${config.id}] ${a.map(String).join(' ')}`),
-    info: () => {},
-    debug: () => {},
+  const live: LiveCalls = {
+    config, mode, env, keyEnv, apiKey, redact, log, store, fetch: opts.fetch, sdkCall: null,
+    timeoutMs: opts.timeoutMs ?? 120_000,
+    maxRetries: opts.maxRetries ?? 3,
+    budget: opts.budgetUsd === undefined ? budgetFromEnv(env) : opts.budgetUsd,
+    stats: emptyStats(),
   };
-
-  function sdk(): ProviderChatCall {
-    if (sdkCall) return sdkCall;
-    if (keyEnv && !apiKey)
-      throw new EoError('CONFIG', `model ${config.id}: environment variable ${keyEnv} is not set (needed for ${mode} calls; replay mode needs no key)`, { env: keyEnv });
-    const baseURL = resolveBaseUrl(config, env) ?? undefined;
-    sdkCall = providerFor(config.provider).openChat({ apiKey, baseURL, timeout: timeoutMs, maxRetries, logger: sdkLogger, logLevel: 'warn', ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-    return sdkCall;
-  }
-
-  const budget = opts.budgetUsd === undefined ? budgetFromEnv(env) : opts.budgetUsd;
-
-  async function callLive(req: ChatRequest, normalized: LlmRecord['request'], key: string): Promise<ChatResponse> {
-    return limit(async () => {
-      // budget: stop before a call whose estimated cost would take the run past it (recorded calls stay; rerun resumes)
-      let reserved = 0;
-      if (budget !== null) {
-        const outTok = Math.min(normalized.maxTokens ?? Infinity, 64 + (config.estimatedReasoningTokens ?? 0));
-        reserved = callCostUsd(config, estimateCallTokens(normalized, outTok));
-        // cumulative per store: what it has recorded (earlier runs too), else what this process spent
-        const spent = store ? storeRecordedUsd(store) : llmSpend.spentUsd;
-        if (spent + llmSpend.reservedUsd + reserved > budget)
-          throw new EoError(
-            'LLM_BUDGET',
-            `${config.id}: stopped before a call estimated at ${reserved.toFixed(4)} USD: ${store ? `the record store ${store.path ?? '(in memory)'} has recorded ${spent.toFixed(4)} USD of calls` : `this run has spent ${spent.toFixed(4)} USD`} (+${llmSpend.reservedUsd.toFixed(4)} in flight) of ${LLM_BUDGET_ENV}=${budget}. Recorded calls are kept; ${budgetContinueHint(spent + llmSpend.reservedUsd, reserved, store?.path ?? null)}.`,
-            { configId: config.id, budget, spent },
-          );
-        llmSpend.reservedUsd += reserved;
-      }
-      try {
-        return await callLiveUnbudgeted(req, normalized, key);
-      } finally {
-        llmSpend.reservedUsd -= reserved;
-      }
-    });
-  }
-
-  async function callLiveUnbudgeted(req: ChatRequest, normalized: LlmRecord['request'], key: string): Promise<ChatResponse> {
-    {
-      const vendor = providerFor(config.provider);
-      const body = vendor.toRequest(config, normalized);
-      const t0 = Date.now();
-      let raw: unknown;
-      try {
-        raw = await sdk()(body);
-      } catch (e) {
-        if (isEoError(e)) throw e;
-        const status = errorStatus(e);
-        const err = e as Error;
-        throw new EoError(
-          'LLM',
-          redact(`${config.id} (${config.model}) call failed (SDK maxRetries ${maxRetries}): ${err?.name ?? 'Error'}${status ? ` ${status}` : ''}: ${err?.message ?? String(e)} [request ${describeChatRequest(config, req, key)}]`),
-          { configId: config.id, status: status ?? null, key },
-        );
-      }
-      const latencyMs = Date.now() - t0;
-      let answer: ProviderAnswer;
-      try {
-        answer = vendor.fromResponse(raw, config.model);
-      } catch (e) {
-        throw new EoError('LLM', redact(`${config.id}: unexpected response shape (${(e as Error).message}) [request ${describeChatRequest(config, req, key)}]`), { configId: config.id, key });
-      }
-      const costUsd = callCostUsd(config, answer.usage);
-      const rec: LlmRecord = {
-        v: 1,
-        key,
-        configId: config.id,
-        provider: config.provider,
-        requestedModel: config.model,
-        request: normalized,
-        response: { ...answer, raw },
-        costUsd,
-        latencyMs,
-        timestamp: new Date().toISOString(),
-      };
-      const notes = wireOptions(config, normalized).notes;
-      if (notes.length > 0) rec.notes = notes;
-      if (req.stage !== undefined) rec.stage = req.stage;
-      // the answer returned is the one recorded: scrubbed alike, so live and replay give the same text
-      const scrubbed = scrubRecord(rec, redact);
-      if (store) {
-        store.append(scrubbed);
-        noteRecordedUsd(store, costUsd);
-      }
-      stats.liveCalls++;
-      stats.liveCostUsd += costUsd;
-      llmSpend.spentUsd += costUsd;
-      return responseFromRecord(scrubbed, false);
-    }
-  }
+  const limit = sharedLimiter(config);
+  const { stats } = live;
+  const inFlight = new Map<string, Promise<ChatResponse>>();
 
   async function chat(req: ChatRequest): Promise<ChatResponse> {
     if (!req || !Array.isArray(req.messages) || req.messages.length === 0) throw new EoError('INVALID_ARGUMENT', `${config.id}: chat request needs at least one message`);
@@ -295,7 +202,7 @@ export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOption
     } else {
       let p = inFlight.get(key);
       if (!p) {
-        p = callLive(req, normalized, key).finally(() => inFlight.delete(key));
+        p = limit(() => callLive(live, req, normalized, key)).finally(() => inFlight.delete(key));
         inFlight.set(key, p);
       }
       res = await p;
@@ -308,6 +215,119 @@ export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOption
   }
 
   return { config, mode, chat, stats, store };
+}
+
+/** What the live calls of one client share (its entry, key, redaction, store, budget and counters). */
+interface LiveCalls {
+  config: ModelConfig;
+  mode: LlmMode;
+  env: Record<string, string | undefined>;
+  keyEnv: string | null;
+  apiKey: string | undefined;
+  redact: (s: string) => string;
+  log: (l: string) => void;
+  store: RecordStore | null;
+  fetch: typeof fetch | undefined;
+  timeoutMs: number;
+  maxRetries: number;
+  budget: number | null;
+  stats: LlmClientStats;
+  /** The vendor's API client, made at the first live call (replay needs no key). */
+  sdkCall: ProviderChatCall | null;
+}
+
+function openSdk(c: LiveCalls): ProviderChatCall {
+  if (c.sdkCall) return c.sdkCall;
+  const { config } = c;
+  if (c.keyEnv && !c.apiKey)
+    throw new EoError('CONFIG', `model ${config.id}: environment variable ${c.keyEnv} is not set (needed for ${c.mode} calls; replay mode needs no key)`, { env: c.keyEnv });
+  const baseURL = resolveBaseUrl(config, c.env) ?? undefined;
+  const sdkLogger = {
+    error: (...a: unknown[]) => c.log(`[${config.id}] ${a.map(String).join(' ')}`),
+    warn: (...a: unknown[]) => c.log(`[${config.id}] ${a.map(String).join(' ')}`),
+    info: () => {},
+    debug: () => {},
+  };
+  c.sdkCall = providerFor(config.provider).openChat({ apiKey: c.apiKey, baseURL, timeout: c.timeoutMs, maxRetries: c.maxRetries, logger: sdkLogger, logLevel: 'warn', ...(c.fetch ? { fetch: c.fetch } : {}) });
+  return c.sdkCall;
+}
+
+/** One live call within the budget: stop before a call whose estimated cost would take the run past it (recorded calls stay; rerun resumes). */
+async function callLive(c: LiveCalls, req: ChatRequest, normalized: LlmRecord['request'], key: string): Promise<ChatResponse> {
+  const { config, budget, store } = c;
+  let reserved = 0;
+  if (budget !== null) {
+    const outTok = Math.min(normalized.maxTokens ?? Infinity, 64 + (config.estimatedReasoningTokens ?? 0));
+    reserved = callCostUsd(config, estimateCallTokens(normalized, outTok));
+    // cumulative per store: what it has recorded (earlier runs too), else what this process spent
+    const spent = store ? storeRecordedUsd(store) : llmSpend.spentUsd;
+    if (spent + llmSpend.reservedUsd + reserved > budget)
+      throw new EoError(
+        'LLM_BUDGET',
+        `${config.id}: stopped before a call estimated at ${reserved.toFixed(4)} USD: ${store ? `the record store ${store.path ?? '(in memory)'} has recorded ${spent.toFixed(4)} USD of calls` : `this run has spent ${spent.toFixed(4)} USD`} (+${llmSpend.reservedUsd.toFixed(4)} in flight) of ${LLM_BUDGET_ENV}=${budget}. Recorded calls are kept; ${budgetContinueHint(spent + llmSpend.reservedUsd, reserved, store?.path ?? null)}.`,
+        { configId: config.id, budget, spent },
+      );
+    llmSpend.reservedUsd += reserved;
+  }
+  try {
+    return await callLiveUnbudgeted(c, req, normalized, key);
+  } finally {
+    llmSpend.reservedUsd -= reserved;
+  }
+}
+
+/** The vendor call, its answer read, recorded (scrubbed) and counted. */
+async function callLiveUnbudgeted(c: LiveCalls, req: ChatRequest, normalized: LlmRecord['request'], key: string): Promise<ChatResponse> {
+  const { config, redact, store, stats } = c;
+  const vendor = providerFor(config.provider);
+  const body = vendor.toRequest(config, normalized);
+  const t0 = Date.now();
+  let raw: unknown;
+  try {
+    raw = await openSdk(c)(body);
+  } catch (e) {
+    if (isEoError(e)) throw e;
+    const status = errorStatus(e);
+    const err = e as Error;
+    throw new EoError(
+      'LLM',
+      redact(`${config.id} (${config.model}) call failed (SDK maxRetries ${c.maxRetries}): ${err?.name ?? 'Error'}${status ? ` ${status}` : ''}: ${err?.message ?? String(e)} [request ${describeChatRequest(config, req, key)}]`),
+      { configId: config.id, status: status ?? null, key },
+    );
+  }
+  const latencyMs = Date.now() - t0;
+  let answer: ProviderAnswer;
+  try {
+    answer = vendor.fromResponse(raw, config.model);
+  } catch (e) {
+    throw new EoError('LLM', redact(`${config.id}: unexpected response shape (${(e as Error).message}) [request ${describeChatRequest(config, req, key)}]`), { configId: config.id, key });
+  }
+  const costUsd = callCostUsd(config, answer.usage);
+  const rec: LlmRecord = {
+    v: 1,
+    key,
+    configId: config.id,
+    provider: config.provider,
+    requestedModel: config.model,
+    request: normalized,
+    response: { ...answer, raw },
+    costUsd,
+    latencyMs,
+    timestamp: new Date().toISOString(),
+  };
+  const notes = wireOptions(config, normalized).notes;
+  if (notes.length > 0) rec.notes = notes;
+  if (req.stage !== undefined) rec.stage = req.stage;
+  // the answer returned is the one recorded: scrubbed alike, so live and replay give the same text
+  const scrubbed = scrubRecord(rec, redact);
+  if (store) {
+    store.append(scrubbed);
+    noteRecordedUsd(store, costUsd);
+  }
+  stats.liveCalls++;
+  stats.liveCostUsd += costUsd;
+  llmSpend.spentUsd += costUsd;
+  return responseFromRecord(scrubbed, false);
 }
 
 /** A record with every secret string removed (the raw body is the provider's answer; this is belt and braces). */

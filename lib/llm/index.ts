@@ -8,4 +8,5 @@ export * from './providers';
 export * from './client';
 export * from './plan';
 export * from './batch';
+export { defaultBatchLogPath, readBatchLog, readBatchLogChecked, type BatchLogEvent, type BatchSubmission } from './batch-log';
 export * from './standin';

@@ -4,7 +4,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { TfBackendName } from '../tensor/types';
-import { NnsscCorpusIndex, type NnsscModel } from './nnssc';
+import type { NnsscModel } from './nnssc';
+import { NnsscCorpusIndex } from './nnssc-index';
 
 export const NNSSC_WORKER_MARK = '__eoNnsscWorker';
 

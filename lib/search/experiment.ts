@@ -9,7 +9,7 @@ import type { SentenceEncoder } from '../encode/types';
 import { loadEncoder } from '../encode/registry';
 import { loadOrBuildBm25, type Bm25Index } from '../retrieve/bm25';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
-import type { NnsscScorer } from '../retrieve/nnssc';
+import type { NnsscScorer } from '../retrieve/nnssc-scorer';
 import type { Backbone } from '../rerank/candidate-lists';
 import { trainingPriors, type TrainingPriors } from '../rerank/features';
 import { trainOfflineReranker, type OfflineRerankerModel, type OfflineTrainOptions } from '../rerank/offline';

@@ -193,21 +193,17 @@ const vocabularies = new WeakMap<Corpus, IdentifierVocabulary>();
 /** Names are matched up to this many words (longer names, such as an archive's full title, are not typed). */
 const MAX_NAME_WORDS = 4;
 
-/** The identifier vocabulary of a corpus (built once per corpus object; see the module comment). */
-export function identifierVocabulary(corpus: Corpus, opts: IdentifierVocabularyOptions = {}): IdentifierVocabulary {
-  const cached = opts.aliasFile === undefined && opts.minAcronymDatasets === undefined ? vocabularies.get(corpus) : undefined;
-  if (cached) return cached;
-  const aliases = readAliasFile(opts.aliasFile ?? identifierAliasFile());
-  const minAcronym = opts.minAcronymDatasets ?? 3;
-  const stop = new Set([...aliases.notIdentifiers.map(identifierKey), ...vocabularyFormulas()]);
-  const ds = corpus.datasets;
+/** A candidate identifier before its carriers are known: an alias group or a name found in the corpus. */
+interface IdentifierDraft { id: string; kind: IdentifierKind; source: string; keys: Set<string>; shortName?: RegExp; daac?: Set<string> }
 
+/** The candidate identifiers of a corpus, the draft holding each name key, and the longest name in words. */
+function identifierDrafts(ds: readonly DatasetRecord[], aliases: ReturnType<typeof readAliasFile>, minAcronym: number): { drafts: IdentifierDraft[]; draftOfKey: Map<string, number>; maxWords: number } {
+  const stop = new Set([...aliases.notIdentifiers.map(identifierKey), ...vocabularyFormulas()]);
   // candidate names → (kind, source); alias names join their group
-  interface Draft { id: string; kind: IdentifierKind; source: string; keys: Set<string>; shortName?: RegExp; daac?: Set<string> }
-  const drafts: Draft[] = [];
+  const drafts: IdentifierDraft[] = [];
   const draftOfKey = new Map<string, number>();
   let maxWords = 1;
-  const addDraft = (d: Draft, names: readonly string[]) => {
+  const addDraft = (d: IdentifierDraft, names: readonly string[]) => {
     const i = drafts.length;
     for (const n of names) maxWords = Math.min(MAX_NAME_WORDS, Math.max(maxWords, words(n).length));
     drafts.push(d);
@@ -252,6 +248,11 @@ export function identifierVocabulary(corpus: Corpus, opts: IdentifierVocabularyO
   // short names: exact keys (a product the user names)
   for (const d of ds) if (d.shortName && /\d|_/.test(d.shortName)) addCorpusName(d.shortName.replace(/\.\d+$/, ''), 'shortName', 'corpus:shortName');
 
+  return { drafts, draftOfKey, maxWords };
+}
+
+/** For each draft, the datasets (indexes, ascending) whose identifier fields name it. */
+function draftCarriers(ds: readonly DatasetRecord[], drafts: readonly IdentifierDraft[], draftOfKey: Map<string, number>, maxWords: number): number[][] {
   // carriers: every n-gram of a dataset's identifier fields that is a name key
   const carrierLists: number[][] = drafts.map(() => []);
   const seen = new Int32Array(drafts.length).fill(-1);
@@ -282,19 +283,11 @@ export function identifierVocabulary(corpus: Corpus, opts: IdentifierVocabularyO
     if (d.shortName) for (const [dr, gi] of shortNameDrafts) if (dr.shortName!.test(d.shortName)) mark(gi, i);
     for (const [dr, gi] of daacDrafts) if (dr.daac!.has(d.daac)) mark(gi, i);
   });
-  const groups: IdentifierGroup[] = [];
-  const byKey = new Map<string, number[]>();
-  drafts.forEach((dr, gi) => {
-    if (carrierLists[gi].length === 0) return; // named by nothing in this corpus
-    const idx = groups.length;
-    groups.push({ id: dr.id, kind: dr.kind, source: dr.source, carriers: Int32Array.from(carrierLists[gi]) });
-    for (const k of dr.keys) {
-      const l = byKey.get(k);
-      if (l) l.push(idx);
-      else byKey.set(k, [idx]);
-    }
-  });
-  // processing levels: carriers state the level, `stated` every dataset that states any
+  return carrierLists;
+}
+
+/** Processing levels as groups: carriers state the level, `stated` every dataset that states any. */
+function addLevelGroups(ds: readonly DatasetRecord[], groups: IdentifierGroup[], byKey: Map<string, number[]>): void {
   const levelCarriers = new Map<string, number[]>();
   const stated: number[] = [];
   ds.forEach((d, i) => {
@@ -315,6 +308,29 @@ export function identifierVocabulary(corpus: Corpus, opts: IdentifierVocabularyO
     groups.push({ id: `L${level}`, kind: 'level', source: 'level', carriers: Int32Array.from(new Set(arr)), stated: statedArr });
     byKey.set(`level:${level}`, [idx]);
   }
+}
+
+/** The identifier vocabulary of a corpus (built once per corpus object; see the module comment). */
+export function identifierVocabulary(corpus: Corpus, opts: IdentifierVocabularyOptions = {}): IdentifierVocabulary {
+  const cached = opts.aliasFile === undefined && opts.minAcronymDatasets === undefined ? vocabularies.get(corpus) : undefined;
+  if (cached) return cached;
+  const aliases = readAliasFile(opts.aliasFile ?? identifierAliasFile());
+  const ds = corpus.datasets;
+  const { drafts, draftOfKey, maxWords } = identifierDrafts(ds, aliases, opts.minAcronymDatasets ?? 3);
+  const carrierLists = draftCarriers(ds, drafts, draftOfKey, maxWords);
+  const groups: IdentifierGroup[] = [];
+  const byKey = new Map<string, number[]>();
+  drafts.forEach((dr, gi) => {
+    if (carrierLists[gi].length === 0) return; // named by nothing in this corpus
+    const idx = groups.length;
+    groups.push({ id: dr.id, kind: dr.kind, source: dr.source, carriers: Int32Array.from(carrierLists[gi]) });
+    for (const k of dr.keys) {
+      const l = byKey.get(k);
+      if (l) l.push(idx);
+      else byKey.set(k, [idx]);
+    }
+  });
+  addLevelGroups(ds, groups, byKey);
   const vocab: IdentifierVocabulary = { groups, byKey, maxWords, size: ds.length };
   if (opts.aliasFile === undefined && opts.minAcronymDatasets === undefined) vocabularies.set(corpus, vocab);
   return vocab;

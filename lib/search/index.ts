@@ -17,3 +17,4 @@ export * from './adaptive-fusion';
 export * from './style-eval';
 export * from './repair';
 export * from './position-bias';
+export { repairDataFile, readRepairData, findAcronymDefinitions, damerauLevenshtein, buildRepairVocabulary, loadRepairVocabulary, type LoadRepairVocabularyOptions } from './repair-vocabulary';

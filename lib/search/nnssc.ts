@@ -3,13 +3,14 @@ import * as path from 'node:path';
 import type { Corpus } from '../data/types';
 import { repoRoot } from '../util/paths';
 import type { SentenceEncoder } from '../encode/types';
-import { loadNnsscCheckpoint, nnsscScorer, type NnsscScorer, type NnsscScorerOptions } from '../retrieve/nnssc';
+import { loadNnsscCheckpoint } from '../retrieve/nnssc';
+import { nnsscScorer, type NnsscScorer, type NnsscScorerOptions } from '../retrieve/nnssc-scorer';
 import { checkpointExists, notebookRunCommand } from '../store/checkpoint';
 import { EoError, type EoErrorCode } from '../errors';
 import type { Checkpoint } from '../store/types';
 import type { Benchmark } from '../bench/types';
 import { nnsscCheckpointName, nnsscTrainingPairs } from '../train/artefacts';
-import { defaultNnsscDir } from '../train/nnssc';
+import { defaultNnsscDir } from '../train/nnssc-checkpoint';
 
 /**
  * The NN-SSC checkpoint of a benchmark: the one notebook 04 trains, `checkpoints/nnssc/use-lite-<benchmark name>`, or

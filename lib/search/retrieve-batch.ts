@@ -6,7 +6,8 @@ import { runFromScores, type CorpusScorer, type ScoredRun } from '../retrieve/sc
 import { parseQuery } from '../router/parse';
 import { applyQueryRules, queryIdentifiers } from './rules';
 import { queryFusionSpec } from './adaptive-fusion';
-import { loadRepairVocabulary, repairQuery, type RepairVocabulary } from './repair';
+import { repairQuery, type RepairVocabulary } from './repair';
+import { loadRepairVocabulary } from './repair-vocabulary';
 import { retrievalTextOf } from '../router/parse';
 import type { SearchEngine } from './types';
 

@@ -17,7 +17,8 @@ import { describeIdentifierEffects, type NamedIdentifier } from './identifiers';
 import { applyQueryRules, queryIdentifiers } from './rules';
 import { computeFacets } from './facets';
 import { applyFilters, canonicalIgnore, hasFilters } from './filters';
-import { loadRepairVocabulary, repairQuery } from './repair';
+import { repairQuery } from './repair';
+import { loadRepairVocabulary } from './repair-vocabulary';
 import { retrievalText } from '../router/parse';
 import type { RankedDataset, ScoreComponent, SearchEngine, SearchOptions, SearchResponse } from './types';
 

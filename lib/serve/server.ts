@@ -6,7 +6,7 @@ import { routeQuery } from '../router/route';
 import { loadVariableIndex } from '../router/variables';
 import { canonicalFilters, canonicalIgnore } from '../search/filters';
 import { identifierVocabulary } from '../search/identifiers';
-import { loadRepairVocabulary } from '../search/repair';
+import { loadRepairVocabulary } from '../search/repair-vocabulary';
 import { search } from '../search/search';
 import type { SearchEngine, SearchResponse } from '../search/types';
 import { createLru } from '../util/lru';
@@ -96,19 +96,7 @@ function serverTiming(res: SearchResponse | null, admitMs: number, render: 'json
  * `Retry-After: 1`, so no request hangs.
  */
 export async function createSearchServer(engine: SearchEngine, opts: SearchServerOptions = {}): Promise<FastifyInstance> {
-  const maxChars = opts.maxQueryChars ?? MAX_QUERY_CHARS;
-  const maxK = opts.maxK ?? 50;
-  // answers kept as their JSON text: a third of the memory of the object graph, and a hit skips serialising
-  const results = createLru<string, string>(opts.resultCacheEntries ?? 1000);
-  const admission = createAdmission({ maxConcurrent: opts.maxConcurrentSearches, maxQueued: opts.maxQueuedSearches, queueTimeoutMs: opts.queueTimeoutMs });
-  // Load the router's gazetteer, variable vocabulary and intent cues now, not on the first request.
-  loadGazetteer();
-  if (!engine.variables) loadVariableIndex();
-  loadIntentMatcher();
-  retrievalStripCues();
-  loadRepairVocabulary(engine.corpus); // query repair's vocabulary (tokens, deletes index) is built once, here
-  identifierVocabulary(engine.corpus); // so is the named-identifier rule's (not on the first request)
-  routeQuery('warm-up: show me rainfall over Kenya in July 2019', { resolveShortName: engine.resolveShortName, variables: engine.variables }); // compiles chrono-node's and our patterns
+  warmUpQueryPath(engine);
   const app = Fastify({
     logger: opts.logger ?? false, routerOptions: { maxParamLength: 200 }, bodyLimit: 4096,
     // a path that is not a URL, or a parameter over maxParamLength: our shape, never the decoded path
@@ -129,6 +117,48 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
     errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, error: { code: 'RATE_LIMITED', message: `too many requests: at most ${ctx.max} per ${Math.round(ctx.ttl / 1000)} s per client; retry later` } }),
   });
 
+  installProblemHandlers(app);
+  const run = searchRoute(engine, opts);
+  app.get('/api/search', (req, reply) => run(req, reply, false));
+  app.get('/', (req, reply) => {
+    const q = (req.query as Record<string, unknown>).q;
+    if (q === undefined) return reply.type('text/html; charset=utf-8').send(renderSearchPage(null));
+    return run(req, reply, true);
+  });
+  const dataset = (req: FastifyRequest) => {
+    const id = (req.params as { id: string }).id;
+    const i = engine.corpus.indexById.get(id);
+    return i === undefined ? null : engine.corpus.datasets[i];
+  };
+  app.get('/dataset/:id', (req, reply) => {
+    const d = dataset(req);
+    if (!d) return sendProblem(req, reply, { status: 404, code: 'NOT_FOUND', message: 'no dataset with that id' });
+    return reply.type('text/html; charset=utf-8').send(renderDatasetPage(d));
+  });
+  app.get('/api/dataset/:id', (req, reply) => {
+    const d = dataset(req);
+    if (!d) return reply.code(404).send({ error: { code: 'NOT_FOUND', message: 'no dataset with that id' } });
+    return reply.send(d);
+  });
+  app.get('/static/app.css', (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=3600').send(PAGE_CSS));
+  app.get('/static/app.js', (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=3600').send(PAGE_JS));
+  app.get('/healthz', () => ({ ok: true, datasets: engine.corpus.datasets.length, retrieval: engine.label, alphaSource: engine.fusion.source }));
+  return app;
+}
+
+/** Load the router's gazetteer, variable vocabulary and intent cues now, not on the first request. */
+function warmUpQueryPath(engine: SearchEngine): void {
+  loadGazetteer();
+  if (!engine.variables) loadVariableIndex();
+  loadIntentMatcher();
+  retrievalStripCues();
+  loadRepairVocabulary(engine.corpus); // query repair's vocabulary (tokens, deletes index) is built once, here
+  identifierVocabulary(engine.corpus); // so is the named-identifier rule's (not on the first request)
+  routeQuery('warm-up: show me rainfall over Kenya in July 2019', { resolveShortName: engine.resolveShortName, variables: engine.variables }); // compiles chrono-node's and our patterns
+}
+
+/** Security headers on every answer; errors, unknown paths and wrong methods answered in the service's problem shape. */
+function installProblemHandlers(app: FastifyInstance): void {
   app.addHook('onSend', async (_req, reply, payload) => {
     securityHeaders(reply, String(reply.getHeader('content-type') ?? '').startsWith('text/html'));
     return payload;
@@ -157,8 +187,19 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
     }
     return sendProblem(req, reply, wantsHtml(req) ? { status: 404, code: 'NOT_FOUND', message: 'no such page' } : { status: 404, code: 'NOT_FOUND', message: 'no such endpoint' });
   });
+}
 
-  const run = async (req: FastifyRequest, reply: FastifyReply, html: boolean) => {
+/**
+ * The search answer of `/api/search` (JSON) and `/?q=` (the page): parameters checked, the LRU of answers, the
+ * admission queue, the search and its server-timing header.
+ */
+function searchRoute(engine: SearchEngine, opts: SearchServerOptions): (req: FastifyRequest, reply: FastifyReply, html: boolean) => Promise<unknown> {
+  const maxChars = opts.maxQueryChars ?? MAX_QUERY_CHARS;
+  const maxK = opts.maxK ?? 50;
+  // answers kept as their JSON text: a third of the memory of the object graph, and a hit skips serialising
+  const results = createLru<string, string>(opts.resultCacheEntries ?? 1000);
+  const admission = createAdmission({ maxConcurrent: opts.maxConcurrentSearches, maxQueued: opts.maxQueuedSearches, queueTimeoutMs: opts.queueTimeoutMs });
+  return async (req: FastifyRequest, reply: FastifyReply, html: boolean) => {
     const q = req.query as Record<string, unknown>;
     const cq = checkQuery(q.q, maxChars);
     if ('problem' in cq) return sendProblem(req, reply, cq.problem);
@@ -208,30 +249,4 @@ export async function createSearchServer(engine: SearchEngine, opts: SearchServe
     reply.header('server-timing', serverTiming(res, admitMs, html ? 'html' : 'json', performance.now() - tr));
     return html ? reply.type('text/html; charset=utf-8').send(body) : reply.type('application/json; charset=utf-8').send(body);
   };
-
-  app.get('/api/search', (req, reply) => run(req, reply, false));
-  app.get('/', (req, reply) => {
-    const q = (req.query as Record<string, unknown>).q;
-    if (q === undefined) return reply.type('text/html; charset=utf-8').send(renderSearchPage(null));
-    return run(req, reply, true);
-  });
-  const dataset = (req: FastifyRequest) => {
-    const id = (req.params as { id: string }).id;
-    const i = engine.corpus.indexById.get(id);
-    return i === undefined ? null : engine.corpus.datasets[i];
-  };
-  app.get('/dataset/:id', (req, reply) => {
-    const d = dataset(req);
-    if (!d) return sendProblem(req, reply, { status: 404, code: 'NOT_FOUND', message: 'no dataset with that id' });
-    return reply.type('text/html; charset=utf-8').send(renderDatasetPage(d));
-  });
-  app.get('/api/dataset/:id', (req, reply) => {
-    const d = dataset(req);
-    if (!d) return reply.code(404).send({ error: { code: 'NOT_FOUND', message: 'no dataset with that id' } });
-    return reply.send(d);
-  });
-  app.get('/static/app.css', (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=3600').send(PAGE_CSS));
-  app.get('/static/app.js', (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=3600').send(PAGE_JS));
-  app.get('/healthz', () => ({ ok: true, datasets: engine.corpus.datasets.length, retrieval: engine.label, alphaSource: engine.fusion.source }));
-  return app;
 }

@@ -14,9 +14,10 @@ import {
 } from './finetune';
 import { mulberry32, shuffleInPlace } from '../util/random';
 import {
-  DEFAULT_NNSSC_CONFIG, defaultNnsscDir, nnsscDataHash, saveNnsscCheckpoint, trainNnssc,
+  DEFAULT_NNSSC_CONFIG, nnsscDataHash, trainNnssc,
   type NnsscEpochLog, type NnsscTrainConfig, type NnsscTrainData, type NnsscTrainOptions, type NnsscTrainResult,
 } from './nnssc';
+import { defaultNnsscDir, saveNnsscCheckpoint } from './nnssc-checkpoint';
 import { USE_LITE_FT_KIND } from '../encode/trainable-use';
 import { mineHardNegatives } from './negatives';
 import { corpusSelfSupervisedPairs, corpusStyleQueries, CORPUS_STYLE_KINDS, DEFAULT_CORPUS_PAIRS_OPTIONS, type CorpusPairsOptions, type CorpusPairsResult, type CorpusStyleKind, type CorpusStyleQuery } from './corpus-pairs';

@@ -87,7 +87,7 @@ export const PAPER_FINETUNE_CONFIG: FinetuneConfig = {
  * parameters; embeddings and layer 0 frozen, their output computed without the tape — 3× cheaper per step than
  * `all`), batch 32 pairs with 1 of the 5 mined hard negatives each (+ all in-batch documents: 63 negatives per
  * query), dataset texts cut to 32 tokens for training, 1 epoch capped at 100 steps (~2.8 s/step on an idle
- * machine) and a 300 s wall-time budget. lr 3e-4: in a 30-step sweep on the training split (validation MRR on
+ * machine) and no wall-time budget (see `timeBudgetSec` below). lr 3e-4: in a 30-step sweep on the training split (validation MRR on
  * held-out publications 0.109 before) 2e-5 gave 0.124, 1e-4 0.182, 3e-4 0.278, 1e-3 0.317; 3e-4 over 100 steps
  * moves the weights about as far as 1e-3 over 30. τ, warm-up, weight decay and the mining are the paper's.
  */
@@ -283,6 +283,80 @@ function pickNegatives(e: FinetuneExample, n: number, rng: Rng): number[] {
   return idx.slice(0, Math.min(n, idx.length));
 }
 
+/** What the steps of one fine-tuning run share. */
+interface FinetuneRun {
+  cfg: FinetuneConfig;
+  trainable: TrainableUseLite;
+  vars: Variable[];
+  adam: AdamState;
+  rng: Rng;
+  /** Steps planned (epochs × batches, capped by maxSteps): the learning-rate schedule's length. */
+  planned: number;
+  /** Token ids of a text cut to `max` tokens (cached: texts repeat across steps). */
+  tokens: (s: string, max: number) => number[];
+}
+
+/**
+ * One MNRL step on a batch: each pair's positive plus `negativesPerPair` of its hard negatives (drawn from the run's
+ * rng) as the documents, other positives of a query masked, AdamW at the scheduled rate. Returns the loss and rate.
+ */
+async function finetuneStep(run: FinetuneRun, batch: readonly FinetuneExample[], step: number): Promise<{ loss: number; lr: number }> {
+  const tf = getTf();
+  const { cfg, trainable, vars } = run;
+  const docTexts = batch.map((e) => e.positive);
+  const docKeys: Array<string | number> = batch.map((e) => e.positiveKey);
+  for (const e of batch)
+    for (const i of pickNegatives(e, cfg.negativesPerPair, run.rng)) {
+      docTexts.push(e.negatives[i]);
+      docKeys.push(e.negativeKeys[i]);
+    }
+  // Mask documents that are positives of the query (other than its own column): they are not negatives.
+  const b = batch.length;
+  const mask = new Float32Array(b * docKeys.length);
+  batch.forEach((e, i) => {
+    const pos = new Set(e.queryPositiveKeys);
+    docKeys.forEach((k, j) => {
+      if (j !== i && (pos.has(k) || k === e.positiveKey)) mask[i * docKeys.length + j] = 1;
+    });
+  });
+  const lists = [...batch.map((e) => run.tokens(e.query, cfg.maxQueryTokens)), ...docTexts.map((s) => run.tokens(s, cfg.maxDocTokens))];
+  const prepared = await prepareUseBatch(trainable, lists);
+  const maskT = tf.tensor2d(mask, [b, docKeys.length]);
+  const lr = warmupLinearLr(step, run.planned, cfg.lr, cfg.warmupFraction);
+  try {
+    const { value, grads } = tf.variableGrads(() => {
+      const e = forwardUseLite(trainable, prepared);
+      const q = tf.slice(e, [0, 0], [b, USE_LITE_DIM]);
+      const d = tf.slice(e, [b, 0], [docKeys.length, USE_LITE_DIM]);
+      return mnrlLoss(q, d, cfg.scale, maskT);
+    }, vars);
+    const loss = (await value.data())[0];
+    value.dispose();
+    if (!Number.isFinite(loss)) throw new EoError('ENCODER', `finetune: loss became ${loss} at step ${step}`);
+    adamwStep(tf, vars, vars.map((v) => grads[v.name]), run.adam, lr, cfg.weightDecay);
+    tf.dispose(grads);
+    return { loss, lr };
+  } finally {
+    maskT.dispose();
+    disposeUseBatch(prepared);
+  }
+}
+
+/** Save a fine-tuning run's trainable weights with its config, seed, backend, data hash and curves (atomically). */
+function saveFinetuneCheckpoint(opts: FinetuneOptions, result: FinetuneResult): void {
+  const { config: cfg, baseEncoderId, trainable, trainableWeights: names, steps, validation, stoppedBy, pairsSeen, wallSeconds } = result;
+  saveCheckpoint(opts.checkpointDir!, {
+    kind: USE_LITE_FT_KIND,
+    config: { ...cfg, baseEncoderId, trainableParams: trainable.params, trainableWeights: names, examples: opts.examples.length, ...(opts.record ?? {}) },
+    seed: cfg.seed,
+    backend: result.backend,
+    dataHash: opts.dataHash!,
+    ...(opts.trainingData ? { trainingData: opts.trainingData } : {}),
+    metrics: { steps, validation, stoppedBy, pairsSeen, wallSeconds },
+    tensors: trainableWeightValues(trainable),
+  });
+}
+
 /**
  * Fine-tune USE-lite's own weights (the `scope` part) with MultipleNegativesRankingLoss: each step takes a batch of
  * pairs with distinct positives (`batchesWithoutDuplicates`), adds `negativesPerPair` of each pair's hard negatives,
@@ -300,20 +374,21 @@ export async function finetuneUseLite(opts: FinetuneOptions): Promise<FinetuneRe
   const backend = tfBackendInfo()!.name;
   const t0 = Date.now();
   const model = opts.model ?? (await loadUseLiteModel());
-  const baseEncoderId = useLiteId(model.modelDir);
   const trainable = makeTrainableUseLite(model, cfg.scope);
   const names = [...trainable.variables.keys()];
   const vars = names.map((n) => trainable.variables.get(n)!);
-  const rng = mulberry32(cfg.seed);
-  const perEpoch = Math.ceil(opts.examples.length / cfg.batchSize);
-  const planned = Math.min(cfg.epochs * perEpoch, cfg.maxSteps ?? Infinity);
-  const st: AdamState = { m: vars.map((v) => tf.zerosLike(v)), v: vars.map((v) => tf.zerosLike(v)), t: 0 };
   const tokenCache = new Map<string, number[]>();
-  const tokens = (s: string, max: number) => {
-    const key = `${max}\u0000${s}`;
-    let t = tokenCache.get(key);
-    if (!t) tokenCache.set(key, (t = useLiteTokens(model, s, max)));
-    return t;
+  const run: FinetuneRun = {
+    cfg, trainable, vars,
+    adam: { m: vars.map((v) => tf.zerosLike(v)), v: vars.map((v) => tf.zerosLike(v)), t: 0 },
+    rng: mulberry32(cfg.seed),
+    planned: Math.min(cfg.epochs * Math.ceil(opts.examples.length / cfg.batchSize), cfg.maxSteps ?? Infinity),
+    tokens: (s, max) => {
+      const key = `${max}\u0000${s}`;
+      let t = tokenCache.get(key);
+      if (!t) tokenCache.set(key, (t = useLiteTokens(model, s, max)));
+      return t;
+    },
   };
   const steps: FinetuneStep[] = [];
   const validation: FinetuneValidation[] = [];
@@ -329,52 +404,15 @@ export async function finetuneUseLite(opts: FinetuneOptions): Promise<FinetuneRe
   const tTrain = Date.now();
   try {
     outer: for (let epoch = 0; epoch < cfg.epochs; epoch++) {
-      const batches = batchesWithoutDuplicates(opts.examples, cfg.batchSize, (e) => e.positiveKey, rng);
-      for (const batch of batches) {
-        if (steps.length >= planned) break outer;
+      for (const batch of batchesWithoutDuplicates(opts.examples, cfg.batchSize, (e) => e.positiveKey, run.rng)) {
+        if (steps.length >= run.planned) break outer;
         if (cfg.timeBudgetSec !== null && (Date.now() - tTrain) / 1000 >= cfg.timeBudgetSec) {
           stoppedBy = 'time-budget';
           break outer;
         }
         const ts = Date.now();
-        const docTexts = batch.map((e) => e.positive);
-        const docKeys: Array<string | number> = batch.map((e) => e.positiveKey);
-        for (const e of batch)
-          for (const i of pickNegatives(e, cfg.negativesPerPair, rng)) {
-            docTexts.push(e.negatives[i]);
-            docKeys.push(e.negativeKeys[i]);
-          }
-        // Mask documents that are positives of the query (other than its own column): they are not negatives.
-        const b = batch.length;
-        const mask = new Float32Array(b * docKeys.length);
-        batch.forEach((e, i) => {
-          const pos = new Set(e.queryPositiveKeys);
-          docKeys.forEach((k, j) => {
-            if (j !== i && (pos.has(k) || k === e.positiveKey)) mask[i * docKeys.length + j] = 1;
-          });
-        });
-        const lists = [...batch.map((e) => tokens(e.query, cfg.maxQueryTokens)), ...docTexts.map((s) => tokens(s, cfg.maxDocTokens))];
-        const prepared = await prepareUseBatch(trainable, lists);
-        const maskT = tf.tensor2d(mask, [b, docKeys.length]);
-        const lr = warmupLinearLr(steps.length, planned, cfg.lr, cfg.warmupFraction);
-        let loss: number;
-        try {
-          const { value, grads } = tf.variableGrads(() => {
-            const e = forwardUseLite(trainable, prepared);
-            const q = tf.slice(e, [0, 0], [b, USE_LITE_DIM]);
-            const d = tf.slice(e, [b, 0], [docKeys.length, USE_LITE_DIM]);
-            return mnrlLoss(q, d, cfg.scale, maskT);
-          }, vars);
-          loss = (await value.data())[0];
-          value.dispose();
-          if (!Number.isFinite(loss)) throw new EoError('ENCODER', `finetune: loss became ${loss} at step ${steps.length}`);
-          adamwStep(tf, vars, vars.map((v) => grads[v.name]), st, lr, cfg.weightDecay);
-          tf.dispose(grads);
-        } finally {
-          maskT.dispose();
-          disposeUseBatch(prepared);
-        }
-        pairsSeen += b;
+        const { loss, lr } = await finetuneStep(run, batch, steps.length);
+        pairsSeen += batch.length;
         const s: FinetuneStep = { step: steps.length + 1, epoch: epoch + 1, loss, lr, seconds: (Date.now() - ts) / 1000 };
         steps.push(s);
         opts.onStep?.(s);
@@ -382,26 +420,16 @@ export async function finetuneUseLite(opts: FinetuneOptions): Promise<FinetuneRe
       await validate(steps.length);
     }
   } finally {
-    st.m.forEach((t) => t.dispose());
-    st.v.forEach((t) => t.dispose());
+    run.adam.m.forEach((t) => t.dispose());
+    run.adam.v.forEach((t) => t.dispose());
   }
   if (validation.length > 0 && validation[validation.length - 1].step !== steps.length) await validate(steps.length);
-  const wallSeconds = (Date.now() - t0) / 1000;
   const result: FinetuneResult = {
-    config: cfg, backend, baseEncoderId, scope: cfg.scope, trainableParams: trainable.params, trainableWeights: names,
-    steps, validation, stoppedBy, pairsSeen, wallSeconds, trainable,
+    config: cfg, backend, baseEncoderId: useLiteId(model.modelDir), scope: cfg.scope, trainableParams: trainable.params, trainableWeights: names,
+    steps, validation, stoppedBy, pairsSeen, wallSeconds: (Date.now() - t0) / 1000, trainable,
   };
   if (opts.checkpointDir) {
-    saveCheckpoint(opts.checkpointDir, {
-      kind: USE_LITE_FT_KIND,
-      config: { ...cfg, baseEncoderId, trainableParams: trainable.params, trainableWeights: names, examples: opts.examples.length, ...(opts.record ?? {}) },
-      seed: cfg.seed,
-      backend,
-      dataHash: opts.dataHash!,
-      ...(opts.trainingData ? { trainingData: opts.trainingData } : {}),
-      metrics: { steps, validation, stoppedBy, pairsSeen, wallSeconds },
-      tensors: trainableWeightValues(trainable),
-    });
+    saveFinetuneCheckpoint(opts, result);
     result.checkpointDir = opts.checkpointDir;
   }
   return result;

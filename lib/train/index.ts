@@ -2,6 +2,8 @@ export * from './negatives';
 export * from './mnrl';
 export * from './finetune';
 export * from './nnssc';
+export * from './nnssc-loss';
+export * from './nnssc-checkpoint';
 export * from './defaults';
 export * from './artefacts';
 export * from './try-it';

@@ -15,7 +15,7 @@ import type { SentenceEncoder } from '../encode/types';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { pairedRows } from '../metrics/systems';
 import type { MetricRow, Run } from '../metrics/types';
-import { nnsscScorer } from '../retrieve/nnssc';
+import { nnsscScorer } from '../retrieve/nnssc-scorer';
 import { denseScorer, scoreQueries } from '../retrieve/scorers';
 import { loadOrTrainFinetunedEncoder, loadOrTrainNnssc, type FinetunedEncoderArtefact, type NnsscArtefact } from './artefacts';
 import type { FinetuneConfig } from './finetune';
