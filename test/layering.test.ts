@@ -21,6 +21,7 @@ import * as path from 'node:path';
  *   agent           agentic rerank (uses rerank's windows)
  *   search          the one query path: route → retrieve → fuse → rerank → explain
  *   serve, report   HTTP service and page; tables, figures, results files
+ *   lessons         one module per notebook: its verdict text, "Try it" knobs, result assembly
  *   cli             the `eo` command
  *   index           lib/index.ts, the public entry point (nothing in lib/ imports it)
  */
@@ -38,6 +39,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['agent'],
   ['search'],
   ['serve', 'report'],
+  ['lessons'],
   ['cli'],
   ['index'],
 ];

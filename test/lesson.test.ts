@@ -13,10 +13,11 @@ import {
   type MetricRow,
 } from '../lib';
 import { defaultChunkSize } from '../lib/encode';
+import { paperColumnsNote, rerankQueriesSentence } from '../lib/lessons';
 import { figureIdleMs } from '../lib/report/export';
 import { sourceCaption, sourceLines } from '../lib/report';
 import { repoRoot } from '../lib/util/paths';
-import { tryItVerdict } from '../lib/report';
+import { paperContrastSentence, tryItVerdict } from '../lib/report';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
 
 const row = (system: string, v: number, mrr = v): MetricRow => ({ system, 'R@10': v, 'R@20': v, 'R@100': v, MAP: v, MRR: mrr });
@@ -144,14 +145,15 @@ test('alphaTryIt: the default α restores the reported hybrid row; another α re
     const md = table2Verdict({ table, claim: PAPER_TABLE2_CLAIM, paperValue: () => null, inPaper: paperReportsRow, reasons: ['toy data'], sample: true, queries: 3, datasets: 5 });
     assert.match(md, new RegExp(`\\*\\*Best row\\*\\* .*\\*\\*${table.best.label.replace(/[()+]/g, '\\$&')}\\*\\*`));
     assert.match(md, /not checkable \(a row is missing\)/, 'Cosine (base) absent: the claim cannot be checked');
-    assert.match(md, /values are not recorded/);
+    assert.match(md, /The paper's Table 2 gives no value for these \d+ rows/);
     assert.match(md, /sample snapshot/);
     // With the recorded paper values: NN-SSC's R@10 is set beside ours, with the difference.
     const nn = table.metrics.find((r) => r.system === 'NN-SSC');
     assert.ok(nn, 'the toy Table 2 has an NN-SSC row');
     const withPaper = table2Verdict({ table, claim: PAPER_TABLE2_CLAIM, paperValue: paperTable2Value, inPaper: paperReportsRow, reasons: ['toy data'], sample: true, queries: 3, datasets: 5 });
-    assert.ok(withPaper.includes(`- NN-SSC, R@10: ours ${nn!['R@10'].toFixed(3)} vs the paper's 0.361`), withPaper);
-    assert.not.match(withPaper, /values are not recorded/);
+    assert.ok(withPaper.includes(`- NN-SSC: R@10 ${nn!['R@10'].toFixed(3)} vs 0.361 (`), withPaper);
+    assert.not.match(withPaper, /gives no value|not recorded/);
+    assert.ok(withPaper.includes(paperContrastSentence(table.metrics, paperTable2Value, 'NN-SSC', 'BM25')!), 'the verdict carries the NN-SSC / BM25 contrast');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -165,3 +167,30 @@ test('tryItVerdict: the default setting says the reported row came back; a chang
 });
 
 test.run();
+
+test('paperContrastSentence: where NN-SSC trails BM25 here but leads it in the paper, and BM25 MAP as a multiple of the paper\'s', () => {
+  const m = (system: string, v: number[]) => ({ system, 'R@10': v[0], 'R@20': v[1], 'R@100': v[2], MAP: v[3], MRR: v[4] });
+  const rows = [m('BM25', [0.5, 0.6, 0.8, 0.4, 0.45]), m('NN-SSC', [0.3, 0.4, 0.7, 0.2, 0.25])];
+  const s = paperContrastSentence(rows, paperTable2Value, 'NN-SSC', 'BM25')!;
+  assert.match(s, /^Here \*\*NN-SSC\*\* is ahead of \*\*BM25\*\* on none of the metrics; in the paper on all 5 metrics: \*\*the order is reversed\*\* on R@10 \(here 0\.300 vs 0\.500, paper 0\.361 vs 0\.108\)/);
+  for (const k of ['R@20', 'R@100', 'MAP', 'MRR']) assert.ok(s.includes(`${k} (here`), k);
+  assert.ok(s.includes(`Our BM25 MAP is **${(0.4 / paperTable2Value('BM25', 'MAP')!).toFixed(1)}×** the paper's (0.400 vs 0.064)`), s);
+  // the same order as the paper: no reversal claimed
+  const agree = paperContrastSentence([rows[0], m('NN-SSC', [0.9, 0.9, 0.9, 0.9, 0.9])], paperTable2Value, 'NN-SSC', 'BM25')!;
+  assert.match(agree, /on all 5 metrics; in the paper on all 5 metrics: the order agrees with the paper\./);
+  // mixed: one metric reversed is named, the others not
+  const mixed = paperContrastSentence([rows[0], m('NN-SSC', [0.3, 0.9, 0.9, 0.9, 0.9])], paperTable2Value, 'NN-SSC', 'BM25')!;
+  assert.match(mixed, /on 4 of 5 metrics \(R@20, R@100, MAP, MRR\).*reversed\*\* on R@10 \(here/);
+  assert.not.match(mixed, /MAP \(here/);
+  assert.is(paperContrastSentence([rows[0]], paperTable2Value, 'NN-SSC', 'BM25'), null, 'a row missing here');
+  assert.is(paperContrastSentence(rows, () => null, 'NN-SSC', 'BM25'), null, 'no paper values');
+});
+
+test('notebook 06 labels: the run\'s own N, and the paper\'s numbers labelled as the paper\'s', () => {
+  assert.is(rerankQueriesSentence(145), "The rerank tables below score this run's test subset, **N = 145** queries (fewer than the paper's stratified N = 200).");
+  assert.match(rerankQueriesSentence(200), /N = 200\*\* queries \(the same size as/);
+  assert.match(rerankQueriesSentence(12), /\*\*N = 12\*\*/);
+  const note = paperColumnsNote('Table 4');
+  assert.match(note, /^paper MAP\/MRR: the paper's numbers \(arXiv 2607\.02387 Table 4, its corpus and its N = 200 queries\), not this run's$/);
+  assert.not.match(note, /full snapshot/);
+});

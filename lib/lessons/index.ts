@@ -1,0 +1,5 @@
+// One module per notebook: what only that notebook needs (its generated text, "Try it" knobs, result assembly).
+// General tables, figures and the site stay in lib/report.
+export * from './fusion';
+export * from './llm-rerank';
+export * from './agentic';
