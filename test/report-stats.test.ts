@@ -98,6 +98,10 @@ test('pairedText says so where the bootstrap CI and the randomization p disagree
     assert.not.match(pairedText(agree, { form: 'clause' }), /disagree/);
   }
   assert.is(pairedText(ciOnly, { form: 'interval' }), '+0.035 [+0.000, +0.071]');
+  // a display row of pairedRows (notebook 07's 'routed − offline' table) reads the same through gainSentence, which the rerank verdicts use
+  const routedRow = { metric: 'MAP', 'mean diff (A−B)': 0.035, 'CI95 low': 0.0004, 'CI95 high': 0.071, p: 0.057 };
+  assert.match(gainSentence('MAP', routedRow), /^ΔMAP \+0\.035 \(95% CI \[\+0\.000, \+0\.071\], \*\*excludes 0\*\*; p = 0\.057\) — \*\*the two tests disagree/);
+  assert.match(pairedSentence(routedRow as never, 'routed', 'offline'), /routed is ahead.*the two tests disagree/);
 });
 
 test('ablation rows: Holm per metric over the components the hybrid is compared with', () => {

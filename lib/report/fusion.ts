@@ -6,15 +6,15 @@ import { assertConvexAlpha } from '../fuse/alpha';
 import { fuseConvexParts } from '../fuse/scorer';
 import { pairedComparisonRow, pairedComparisons } from '../metrics/systems';
 import { withHolm } from '../metrics/multiple';
-import { holmFamilyText } from './paired-text';
+import { SIGNIFICANCE_LEVEL, ciExcludesZero, holmFamilyText, testsDisagreeText } from './paired-text';
 import { compareSystems } from '../metrics/paired';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { METRIC_NAMES, type MetricName, type MetricRow, type PerQueryMetrics } from '../metrics/types';
 import { SELF_SUPERVISED_SCORERS, selfSupervisedPlainId, selfSupervisedTrainCommand, type SelfSupervisedScorerSpec } from '../search/self-supervised';
 import { fuseSplitAtAlpha, type HybridStudy, type SplitScores } from '../search/study';
 import { scatterFigure, withLegendLayout } from './figures';
-import { f3, finiteOrNull as num, signed } from './numbers';
-import { metricsVerdict, pairedVerdict, sampleNote } from './lesson';
+import { f3, finiteOrNull as num, pText, signed } from './numbers';
+import { metricsVerdict, pairedNumbersOf, pairedVerdict, sampleNote } from './lesson';
 import { checkRatioClaim, type PaperRatioClaim } from './paper';
 import type { Table2, Table2System } from './table2';
 import type { Figure, TableRow } from './types';
@@ -469,6 +469,9 @@ export function table2Verdict(input: {
   const below = vs.filter((p) => Number(p['CI95 high']) < 0).map((p) => String(p.system));
   out.push(`**Against the best row (MAP, paired bootstrap 95% CI).** ${below.length} row(s) are significantly below it (CI excludes 0)` +
     (tied.length ? `; its CI includes 0 against: ${tied.join('; ')} — on these queries they are not distinguishable from the best.` : '.'), '');
+  const disagree = vs.filter((p) => { const c = pairedNumbersOf(p as never); return c !== null && testsDisagreeText(c) !== ''; });
+  if (disagree.length > 0) out.push(`**The two tests disagree** on ${disagree.length} of these rows (bootstrap CI vs paired randomization p at ${SIGNIFICANCE_LEVEL}): ` +
+    disagree.map((p) => `${p.system} (${ciExcludesZero(pairedNumbersOf(p as never)!) ? 'CI excludes 0' : 'CI includes 0'}, p = ${pText(Number(p.p))})`).join('; ') + ' — read these as borderline, not as established.', '');
   if (table.holmNote) out.push(`**Multiple testing.** ${table.holmNote}`, '');
   const check = checkRatioClaim(input.claim, table.metrics);
   const ratios = Object.entries(check.ratios).map(([m, r]) => `${m} ${r === null ? 'n/a' : `${r.toFixed(2)}×`}`).join(', ');
