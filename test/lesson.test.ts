@@ -173,7 +173,6 @@ test('tryItVerdict: the default setting says the reported row came back; a chang
   assert.match(tryItVerdict({ changed: true, rows: [row('R', 0.2), row('T', 0.3)], paired: paired as never, setting: 'k=2', dir: '/x' }, ctx), /T − R.*\*\*excludes 0\*\*/s);
 });
 
-test.run();
 
 test('paperContrastSentence: where NN-SSC trails BM25 here but leads it in the paper, and BM25 MAP as a multiple of the paper\'s', () => {
   const m = (system: string, v: number[]) => ({ system, 'R@10': v[0], 'R@20': v[1], 'R@100': v[2], MAP: v[3], MRR: v[4] });
@@ -201,3 +200,5 @@ test('notebook 06 labels: the run\'s own N, and the paper\'s numbers labelled as
   assert.match(note, /^paper MAP\/MRR: the paper's numbers \(arXiv 2607\.02387 Table 4, its corpus and its N = 200 queries\), not this run's$/);
   assert.not.match(note, /full snapshot/);
 });
+
+test.run();
