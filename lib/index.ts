@@ -223,8 +223,9 @@ export {
   alphaTryIt, checkRatioClaim, JUDGE_COLUMNS, metricsVerdict, PAPER_TABLE2, PAPER_TABLE2_CLAIM, pairedSentence, pairedVerdict,
   paperComparisonSentence, paperReportsRow, paperTable2Value, sampleNote, sourceCaption, table2BestColumns, table2GainPairs, trainingVerdict, finetuneVerdict, nnsscVerdict, resultVerdict, TABLE2_DIFFERENCES, runFilesSource, tryItVerdict,
   table2Hybrids, table2Rows, toDataFrame, withJudgeColumns, withPaperColumns, alphaTryItVerdict, alphaVerdict, gainsVerdict,
-  strongestSemantic, table2JudgeColumns, table2Verdict, ablationVerdict, type AlphaTryIt, type PaperRatioClaim, type PaperTable2Row,
+  strongestSemantic, table2JudgeColumns, ablationVerdict, type AlphaTryIt, type PaperRatioClaim, type PaperTable2Row,
 } from './report';
+export { paperContrastSentence, table2Verdict } from './lessons';
 export { finetuneTryDir, tryFinetuneSchedule, tryNnsscNegatives, type TryItResult } from './train';
 export { fuseSplitAtAlpha } from './search';
 // ── Query repair (search/repair.ts): misspellings against the corpus vocabulary, abbreviations and acronyms, another language noted

@@ -8,16 +8,16 @@ import * as path from 'node:path';
 import {
   alphaTryIt, alphaTryItVerdict, bm25Scorer, buildBm25, buildTable2, checkRatioClaim, evaluateRun, metricsVerdict,
   pairedRows, pairedVerdict, retrieveSplits, runFilesSource, studyHybrid, summarize, table2BestColumns, table2GainPairs,
-  table2Hybrids, table2Rows, table2RowId, table2Systems, table2Verdict, TABLE2_ROWS, trainingVerdict, withJudgeColumns,
+  table2Hybrids, table2Rows, table2RowId, table2Systems, TABLE2_ROWS, trainingVerdict, withJudgeColumns,
   withPaperColumns, PAPER_TABLE2, PAPER_TABLE2_CLAIM, paperReportsRow, paperTable2Value, isEoError,
   type MetricRow,
 } from '../lib';
 import { defaultChunkSize } from '../lib/encode';
-import { paperColumnsNote, rerankQueriesSentence } from '../lib/lessons';
+import { paperColumnsNote, paperContrastSentence, rerankQueriesSentence, table2Verdict } from '../lib/lessons';
 import { figureIdleMs } from '../lib/report/export';
 import { sourceCaption, sourceLines } from '../lib/report';
 import { repoRoot } from '../lib/util/paths';
-import { paperContrastSentence, tryItVerdict } from '../lib/report';
+import { tryItVerdict } from '../lib/report';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
 
 const row = (system: string, v: number, mrr = v): MetricRow => ({ system, 'R@10': v, 'R@20': v, 'R@100': v, MAP: v, MRR: mrr });
