@@ -150,10 +150,11 @@ test('alphaTryIt: the default α restores the reported hybrid row; another α re
     // A row whose bootstrap CI excludes 0 while its randomization p is ≥ .05: the verdict says the two tests disagree.
     const mapRows = table.paired.filter((p) => p.metric === 'MAP');
     assert.ok(mapRows.length > 0, 'the toy Table 2 has MAP comparisons with the best row');
-    const forced = { ...table, paired: table.paired.map((p) => (p === mapRows[0] ? { ...p, 'mean diff (A−B)': -0.05, 'CI95 low': -0.09, 'CI95 high': -0.001, p: 0.08 } : p)) };
+    const forced = { ...table, paired: table.paired.map((p) => (p === mapRows[0] ? { ...p, 'mean diff': -0.05, 'CI95 low': -0.09, 'CI95 high': -0.001, p: 0.08 } : p)) };
     const mdForced = table2Verdict({ table: forced, claim: PAPER_TABLE2_CLAIM, paperValue: () => null, inPaper: paperReportsRow, reasons: ['toy data'], sample: true, queries: 3, datasets: 5 });
     assert.ok(mdForced.includes(`${mapRows[0].system} (CI excludes 0, p = 0.080)`), mdForced);
     assert.match(mdForced, /\*\*The two tests disagree\*\* on \d+ of these rows/);
+    assert.ok('mean diff' in mapRows[0], 'the rows carry the column the verdict reads');
     // With the recorded paper values: NN-SSC's R@10 is set beside ours, with the difference.
     const nn = table.metrics.find((r) => r.system === 'NN-SSC');
     assert.ok(nn, 'the toy Table 2 has an NN-SSC row');

@@ -1,8 +1,8 @@
 // Notebook 05 (fusion, Table 2): its generated verdict of Table 2 and the comparison with the paper's Table 2.
 // The general Table 2 builder and views stay in lib/report (table2.ts, fusion.ts).
 import { METRIC_NAMES, type MetricName, type MetricRow } from '../metrics/types';
-import { pairedNumbersOf, metricsVerdict, sampleNote } from '../report/lesson';
-import { f3, pText, signed } from '../report/numbers';
+import { metricsVerdict, sampleNote } from '../report/lesson';
+import { f3, finiteOrNull as num, pText, signed } from '../report/numbers';
 import { SIGNIFICANCE_LEVEL, ciExcludesZero, testsDisagreeText } from '../report/paired-text';
 import { checkRatioClaim, type PaperRatioClaim } from '../report/paper';
 import type { Table2 } from '../report/table2';
@@ -48,9 +48,11 @@ export function table2Verdict(input: {
   const below = vs.filter((p) => Number(p['CI95 high']) < 0).map((p) => String(p.system));
   out.push(`**Against the best row (MAP, paired bootstrap 95% CI).** ${below.length} row(s) are significantly below it (CI excludes 0)` +
     (tied.length ? `; its CI includes 0 against: ${tied.join('; ')} — on these queries they are not distinguishable from the best.` : '.'), '');
-  const disagree = vs.filter((p) => { const c = pairedNumbersOf(p as never); return c !== null && testsDisagreeText(c) !== ''; });
+  // Table 2's rows vs the best one carry 'mean diff', the CI and the raw randomization p
+  const numbers = (p: (typeof vs)[number]) => ({ metric: 'MAP', meanDiff: Number(p['mean diff']), ciLow: Number(p['CI95 low']), ciHigh: Number(p['CI95 high']), pValue: num(p.p) ?? undefined });
+  const disagree = vs.filter((p) => testsDisagreeText(numbers(p)) !== '');
   if (disagree.length > 0) out.push(`**The two tests disagree** on ${disagree.length} of these rows (bootstrap CI vs paired randomization p at ${SIGNIFICANCE_LEVEL}): ` +
-    disagree.map((p) => `${p.system} (${ciExcludesZero(pairedNumbersOf(p as never)!) ? 'CI excludes 0' : 'CI includes 0'}, p = ${pText(Number(p.p))})`).join('; ') + ' — read these as borderline, not as established.', '');
+    disagree.map((p) => `${p.system} (${ciExcludesZero(numbers(p)) ? 'CI excludes 0' : 'CI includes 0'}, p = ${pText(Number(p.p))})`).join('; ') + ' — read these as borderline, not as established.', '');
   if (table.holmNote) out.push(`**Multiple testing.** ${table.holmNote}`, '');
   const check = checkRatioClaim(input.claim, table.metrics);
   const ratios = Object.entries(check.ratios).map(([m, r]) => `${m} ${r === null ? 'n/a' : `${r.toFixed(2)}×`}`).join(', ');
