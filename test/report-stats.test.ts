@@ -83,6 +83,27 @@ test('pairedText is the one phrasing: sentence (with Holm and effect sizes), cla
   assert.is(gainSentence('MRR', legacy), 'ΔMRR +0.100 (95% CI [+0.050, +0.150], **excludes 0**; p = 0.010)');
 });
 
+test('pairedText says so where the bootstrap CI and the randomization p disagree, in every form but the interval', () => {
+  // 07's tool routing: the CI's low end is just above 0 while p is above .05
+  const ciOnly = { metric: 'MAP', meanDiff: 0.035, ciLow: 0.0004, ciHigh: 0.071, pValue: 0.057 };
+  assert.match(pairedText(ciOnly, { form: 'clause' }), /\*\*excludes 0\*\*; p = 0\.057\) — \*\*the two tests disagree: the bootstrap CI excludes 0 but the randomization test gives p = 0\.057 ≥ 0\.05/);
+  const sentence = pairedText(ciOnly, { labelA: 'tools', labelB: 'plain' });
+  assert.match(sentence, /tools is ahead; the 95% CI \*\*excludes 0\*\* \(p = 0\.057\); \*\*the two tests disagree/);
+  assert.not.match(sentence, /cannot tell/);
+  const pOnly = { metric: 'MRR', meanDiff: 0.02, ciLow: -0.001, ciHigh: 0.05, pValue: 0.03 };
+  assert.match(pairedText(pOnly, { form: 'clause' }), /the two tests disagree: the randomization test gives p = 0\.030 < 0\.05 but the bootstrap CI includes 0/);
+  assert.match(pairedText(pOnly), /the two tests disagree: the randomization test gives p = 0\.030 < 0\.05/);
+  for (const agree of [{ ...ciOnly, pValue: 0.01 }, { ...pOnly, pValue: 0.2 }, { ...ciOnly, pValue: undefined }]) {
+    assert.not.match(pairedText(agree), /disagree/);
+    assert.not.match(pairedText(agree, { form: 'clause' }), /disagree/);
+  }
+  assert.is(pairedText(ciOnly, { form: 'interval' }), '+0.035 [+0.000, +0.071]');
+  // a display row of pairedRows (notebook 07's 'routed − offline' table) reads the same through gainSentence, which the rerank verdicts use
+  const routedRow = { metric: 'MAP', 'mean diff (A−B)': 0.035, 'CI95 low': 0.0004, 'CI95 high': 0.071, p: 0.057 };
+  assert.match(gainSentence('MAP', routedRow), /^ΔMAP \+0\.035 \(95% CI \[\+0\.000, \+0\.071\], \*\*excludes 0\*\*; p = 0\.057\) — \*\*the two tests disagree/);
+  assert.match(pairedSentence(routedRow as never, 'routed', 'offline'), /routed is ahead.*the two tests disagree/);
+});
+
 test('ablation rows: Holm per metric over the components the hybrid is compared with', () => {
   const t = table();
   const ab = ablationRows(t, ['best', 'Best'], [['near', 'Near'], ['weak', 'Weak'], ['gone', 'Gone']]);

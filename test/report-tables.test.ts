@@ -121,7 +121,8 @@ test('formatTable: text table with starred best values and the same footer', () 
   assert.match(lines.find((l) => l.startsWith('Hybrid'))!, /0\.300\*/);
   assert.not.match(lines.find((l) => l.startsWith('BM25'))!, /\*/);
   assert.ok(lines.includes('qrels: qrels.test.trec'));
-  assert.ok(lines.includes('bold (text: *) = best value of its column'));
+  assert.ok(lines.includes('bold (text: *) = best value of the column MAP'), 'the footnote names the one marked column');
+  assert.ok(formatTable(metricRows, { best: ['R@10', 'MAP'] }).split('\n').includes('bold (text: *) = best value of each column R@10, MAP'));
   assert.equal(sourceLines(undefined), []);
   const many = formatTable(Array.from({ length: 5 }, (_, i) => ({ i })), { maxRows: 2 });
   assert.match(many, /\.\.\. 3 more rows/);

@@ -14,9 +14,8 @@ import { llmJudgePlan, plannedJudge } from '../lib/judge';
 import { llmRerankerLabel, llmRerankPlan, listwiseReranker, rerankTable, rerankTableRows as rerankTableRowsWithExtras, runFromLists, type Backbone, type BackboneList, type RerankTable } from '../lib/rerank';
 import { routingSweep, singleShotVsAgentic, agentTraceRows, type AgentTool } from '../lib/agent';
 import { createLlmClient } from '../lib/llm';
-import {
-  agenticVerdict, costPlanRows, judgeVerdict, paperRowFor, rerankExtras, rerankJudge, rerankVerdict, routingThresholds, routingVerdict,
-} from '../lib/report';
+import { costPlanRows, judgeVerdict, paperRowFor, rerankExtras, rerankJudge, rerankVerdict } from '../lib/report';
+import { agenticVerdict, routingThresholds, routingVerdict } from '../lib/lessons';
 import { standInCallsTool, standInJudge, standInRanking, startStandInServer } from './servers/stand-in';
 
 function dataset(id: string, title: string, abstract: string): DatasetRecord {

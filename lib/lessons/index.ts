@@ -3,3 +3,6 @@
 export * from './tour';
 export * from './router';
 export * from './benchmark';
+export * from './fusion';
+export * from './llm-rerank';
+export * from './agentic';

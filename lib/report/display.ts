@@ -155,7 +155,7 @@ function tableCells(input: TableInput, opts: ShowTableOptions) {
   const cells = shown.map((r) => columns.map((c) => formatCell(r[c], digits)));
   const numeric = columns.map((c) => shown.length > 0 && shown.every((r) => r[c] === undefined || r[c] === null || typeof r[c] === 'number'));
   const marked = bestCells(shown, columns, opts.best, digits);
-  return { columns, cells, numeric, omitted: rows.length - shown.length, marked, footer: sourceLines(opts.source, marked.size > 0) };
+  return { columns, cells, numeric, omitted: rows.length - shown.length, marked, footer: sourceLines(opts.source, columns.filter((c) => marked.has(c))) };
 }
 
 /** Rows (or a DataFrame) as an HTML table: caption, best values in bold, source files and settings in the footer. */

@@ -146,7 +146,7 @@ function settingValue(v: unknown): string {
  * The footer lines of a table: which run and qrels files and which settings its numbers came from, so that a
  * reader can re-derive them (`runs: reports/02-baselines/bm25.test.run, ...`).
  */
-export function sourceLines(source: TableSource | undefined, marked = false): string[] {
+export function sourceLines(source: TableSource | undefined, marked: readonly string[] = []): string[] {
   const lines: string[] = [];
   if (source) {
     const runs = source.runFiles ?? [];
@@ -157,6 +157,7 @@ export function sourceLines(source: TableSource | undefined, marked = false): st
     if (settings.length > 0) lines.push(`settings: ${settings.map(([k, v]) => `${k}=${settingValue(v)}`).join(', ')}`);
     if (source.note) lines.push(source.note);
   }
-  if (marked) lines.push('bold (text: *) = best value of its column');
+  // names the marked columns: a footnote promising every column's best would be false for the unmarked ones
+  if (marked.length > 0) lines.push(`bold (text: *) = best value of ${marked.length === 1 ? 'the column' : 'each column'} ${marked.join(', ')}`);
   return lines;
 }

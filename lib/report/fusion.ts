@@ -9,13 +9,12 @@ import { withHolm } from '../metrics/multiple';
 import { holmFamilyText } from './paired-text';
 import { compareSystems } from '../metrics/paired';
 import { evaluateRun, summarize } from '../metrics/metrics';
-import { METRIC_NAMES, type MetricName, type MetricRow, type PerQueryMetrics } from '../metrics/types';
+import type { MetricName, MetricRow, PerQueryMetrics } from '../metrics/types';
 import { SELF_SUPERVISED_SCORERS, selfSupervisedPlainId, selfSupervisedTrainCommand, type SelfSupervisedScorerSpec } from '../search/self-supervised';
 import { fuseSplitAtAlpha, type HybridStudy, type SplitScores } from '../search/study';
 import { scatterFigure, withLegendLayout } from './figures';
 import { f3, finiteOrNull as num, signed } from './numbers';
-import { metricsVerdict, pairedVerdict, sampleNote } from './lesson';
-import { checkRatioClaim, type PaperRatioClaim } from './paper';
+import { pairedVerdict } from './lesson';
 import type { Table2, Table2System } from './table2';
 import type { Figure, TableRow } from './types';
 
@@ -428,38 +427,6 @@ export function strongestSemantic(available: Readonly<Record<string, unknown>>, 
  * CI cannot separate from it, the paper's headline claim checked on our rows, our values beside the paper's where
  * recorded, why they may differ, and whether the numbers come from the sample. Markdown.
  */
-export function table2Verdict(input: {
-  table: Pick<Table2, 'rows' | 'paired' | 'best' | 'metrics'> & Partial<Pick<Table2, 'holmNote'>>;
-  claim: PaperRatioClaim;
-  paperValue: (label: string, metric: MetricName) => number | null;
-  inPaper: (label: string) => boolean;
-  reasons: readonly string[];
-  sample: boolean; queries: number; datasets: number; writerLabel?: string;
-}): string {
-  const { table } = input;
-  const out = ['### What Table 2 shows', ''];
-  out.push(`**Best row** (highest π, the mean of R@10, R@20, R@100, MAP and MRR): **${table.best.label}**. Per metric:`, '', metricsVerdict(table.metrics), '');
-  const vs = table.paired.filter((p) => p.metric === 'MAP');
-  const tied = vs.filter((p) => Number(p['CI95 low']) <= 0 && Number(p['CI95 high']) >= 0).map((p) => String(p.system));
-  const below = vs.filter((p) => Number(p['CI95 high']) < 0).map((p) => String(p.system));
-  out.push(`**Against the best row (MAP, paired bootstrap 95% CI).** ${below.length} row(s) are significantly below it (CI excludes 0)` +
-    (tied.length ? `; its CI includes 0 against: ${tied.join('; ')} — on these queries they are not distinguishable from the best.` : '.'), '');
-  if (table.holmNote) out.push(`**Multiple testing.** ${table.holmNote}`, '');
-  const check = checkRatioClaim(input.claim, table.metrics);
-  const ratios = Object.entries(check.ratios).map(([m, r]) => `${m} ${r === null ? 'n/a' : `${r.toFixed(2)}×`}`).join(', ');
-  out.push(`**The paper's claim** (${input.claim.source}: ${input.claim.text}): ${input.claim.better} / ${input.claim.than} here is ${ratios}; ` +
-    (check.holds === null ? 'not checkable (a row is missing).' : check.holds ? `the claim **holds** (≥ ${input.claim.atLeast}× on every metric).` : `the claim does **not** hold here (< ${input.claim.atLeast}× on some metric).`), '');
-  const recorded = table.metrics.flatMap((m) => METRIC_NAMES.map((k) => ({ row: m, k, paper: input.inPaper(m.system) ? input.paperValue(m.system, k) : null }))).filter((x) => x.paper !== null);
-  if (recorded.length === 0) out.push(`**The paper's numbers.** The paper reports ${table.rows.filter((r) => input.inPaper(String(r.system))).length} of these rows ("in paper" = yes); their values are not recorded in this repository (lib/report/paper.ts), so the "(paper)" columns are empty.`);
-  else {
-    out.push("**Our numbers beside the paper's:**");
-    for (const x of recorded) out.push(`- ${x.row.system}, ${x.k}: ours ${f3(x.row[x.k])} vs the paper's ${f3(x.paper!)} (${signed(x.row[x.k] - x.paper!)}).`);
-  }
-  out.push('', `**Why they may differ:** ${[...input.reasons, ...(input.sample ? ['the sample snapshot has only 200 datasets, so every metric is easier than on 10,073'] : [])].join('; ')}.`, '');
-  out.push(sampleNote(input.sample, { queries: input.queries, datasets: input.datasets, writerLabel: input.writerLabel }));
-  return out.join('\n');
-}
-
 /** What the α knob showed: the chosen α's MAP against the analytic and grid α, and the best α of the test curve. Markdown. */
 export function alphaTryItVerdict(t: AlphaTryIt, semanticLabel: string): string {
   const get = (what: string) => t.rows.find((r) => String(r['α from']).startsWith(what))!;

@@ -126,12 +126,13 @@ export function pairedVerdict(rows: readonly PairedRowLike[], labelA: string, la
 
 /**
  * Our number beside the paper's, with the usual reasons they differ (title queries instead of the paper's LLM-written
- * ones, the CPU configuration, the sample). `paper` null: the paper's value is not recorded (lib/report/paper.ts).
+ * ones, the CPU configuration, the sample). `paper` null: the paper does not report this value (lib/bench/paper.ts holds
+ * every number it does).
  */
 export function paperComparisonSentence(opts: { what: string; ours: number; paper: number | null; sample: boolean; reasons?: readonly string[] }): string {
   const why = [...(opts.reasons ?? []), ...(opts.sample ? ['the sample snapshot has 200 datasets, so every metric is easier than on 10,073'] : [])];
   const head = opts.paper === null
-    ? `${opts.what}: ours ${f3(opts.ours)}; the paper's value is not recorded in this repository.`
+    ? `${opts.what}: ours ${f3(opts.ours)}; the paper does not report this value.`
     : `${opts.what}: ours ${f3(opts.ours)} vs the paper's ${f3(opts.paper)} (${signed(opts.ours - opts.paper)}).`;
   return why.length ? `${head} Why they may differ: ${why.join('; ')}.` : head;
 }

@@ -44,7 +44,23 @@ function effectClause(c: PairedNumbers): string {
   return parts.join('; ');
 }
 
-/** The one phrasing of a paired difference A − B (see `PairedTextOptions.form`). */
+/** The level at which the randomization p is read, the 95% CI's counterpart. */
+export const SIGNIFICANCE_LEVEL = 0.05;
+
+/**
+ * Where the bootstrap CI and the randomization test disagree (the CI excludes 0 but p ≥ SIGNIFICANCE_LEVEL, or the
+ * reverse), a clause saying which test says what, so that a reader does not take one for both; '' otherwise.
+ */
+export function testsDisagreeText(c: PairedNumbers): string {
+  if (c.pValue === undefined || !Number.isFinite(c.pValue)) return '';
+  const excludes = ciExcludesZero(c);
+  if (excludes === c.pValue < SIGNIFICANCE_LEVEL) return '';
+  return excludes
+    ? `the two tests disagree: the bootstrap CI excludes 0 but the randomization test gives p = ${pText(c.pValue)} ≥ ${SIGNIFICANCE_LEVEL}, so the difference is borderline, not established`
+    : `the two tests disagree: the randomization test gives p = ${pText(c.pValue)} < ${SIGNIFICANCE_LEVEL} but the bootstrap CI includes 0, so the difference is borderline`;
+}
+
+/** The one phrasing of a paired difference A − B (see `PairedTextOptions.form`); says so where the two tests disagree. */
 export function pairedText(c: PairedNumbers, opts: PairedTextOptions = {}): string {
   const interval = `${signed(c.meanDiff)} [${signed(c.ciLow)}, ${signed(c.ciHigh)}]`;
   const form = opts.form ?? 'sentence';
@@ -52,11 +68,13 @@ export function pairedText(c: PairedNumbers, opts: PairedTextOptions = {}): stri
   const excludes = ciExcludesZero(c);
   const p = pClause(c);
   const effect = effectClause(c);
+  const disagree = testsDisagreeText(c);
   if (form === 'clause')
-    return `Δ${c.metric} ${signed(c.meanDiff)} (95% CI [${signed(c.ciLow)}, ${signed(c.ciHigh)}], ${excludes ? '**excludes 0**' : 'includes 0'}${p ? `; ${p}` : ''})`;
+    return `Δ${c.metric} ${signed(c.meanDiff)} (95% CI [${signed(c.ciLow)}, ${signed(c.ciHigh)}], ${excludes ? '**excludes 0**' : 'includes 0'}${p ? `; ${p}` : ''})` +
+      (disagree ? ` — **${disagree}**` : '');
   const who = c.meanDiff > 0 ? `${opts.labelA ?? 'A'} is ahead` : c.meanDiff < 0 ? `${opts.labelB ?? 'B'} is ahead` : 'no difference';
   return `**${c.metric}** ${interval}: ${who}; the 95% CI ${excludes ? '**excludes 0**' : 'includes 0'}` + (p ? ` (${p})` : '') +
-    (excludes ? '.' : ', so this split cannot tell the two apart on it.') + (effect ? ` ${effect[0].toUpperCase()}${effect.slice(1)}.` : '');
+    (disagree ? `; **${disagree}**.` : excludes ? '.' : ', so this split cannot tell the two apart on it.') + (effect ? ` ${effect[0].toUpperCase()}${effect.slice(1)}.` : '');
 }
 
 /** The Holm family in words, e.g. "Holm over the 13 rows compared with the best one (MAP)". */
