@@ -359,7 +359,9 @@ const DEFAULT_JOBS = Math.min(2, typeof os.availableParallelism === 'function' ?
 const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--seeds N] [--jobs N] [--timeout SECONDS] [--keep-going] [--no-build] [--reports DIR] [--quiet] [--list]
   --only NAME    run only these notebooks (00-tour, 00-tour.ipynb or the 00 prefix; repeatable)
   --sample       EO_SAMPLE=1: notebooks load the 200-dataset sample snapshot
-  --seeds N      EO_SEEDS=N: notebooks that train NN-SSC train N seeds and give Table 2 as mean ± sd (default 1)
+  --seeds N      N > 1: first trains NN-SSC with N seeds (42, 43, …) through bench/nnssc-seeds.cjs, whose output
+                 05-fusion's section 9 reads (mean ± sd per row, seed-averaged paired tests); notebooks get
+                 EO_SEEDS=N (default 1: one seed, the cold run's)
   --jobs N       notebooks run side by side where NOTEBOOK_NEEDS allows (default ${DEFAULT_JOBS}: any two whose files do
                  not depend on each other, the longest chain first; 1 = one after the other in file order);
                  their console lines start with [name]
@@ -454,6 +456,19 @@ async function main(argv = process.argv.slice(2)) {
       return 1;
     }
     console.log(`[run-notebooks] built dist/ in ${fmtSeconds((Date.now() - t) / 1000)}`);
+  }
+
+  if (o.seeds > 1 && chosen.some((n) => n.name === '05-fusion')) {
+    // one training run is one draw: the seed bench trains and scores the other seeds before 05 reads its output
+    const seeds = Array.from({ length: o.seeds }, (_, i) => 42 + i).join(',');
+    const t = Date.now();
+    console.log(`[run-notebooks] NN-SSC over seeds ${seeds} (bench/nnssc-seeds.cjs), read by 05-fusion section 9`);
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bench', 'nnssc-seeds.cjs'), ...(o.sample ? ['--sample'] : []), '--seeds', seeds, '--variants', 'plain'], { stdio: 'inherit', cwd: ROOT });
+    if (r.status !== 0) {
+      console.error('[run-notebooks] the seed bench failed; not running notebooks');
+      return 1;
+    }
+    console.log(`[run-notebooks] seeds trained in ${fmtSeconds((Date.now() - t) / 1000)}`);
   }
 
   const t0 = Date.now();
