@@ -43,7 +43,7 @@ const args = benchArgs({
 });
 const header = printHeader(args);
 // The public API plus the stage entry points whose full API the scale model needs (rerank prompt, LLM prices, runs).
-const eo = { ...require('../dist/lib'), ...require('../dist/lib/rerank'), ...require('../dist/lib/llm'), ...require('../dist/lib/fuse') };
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/rerank'), ...require('../dist/lib/llm'), ...require('../dist/lib/fuse'), ...require('../dist/lib/bench'), ...require('../dist/lib/encode'), ...require('../dist/lib/util'), ...require('../dist/lib/data'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/tensor'), ...require('../dist/lib/train'), ...require('../dist/lib/metrics') };
 const { nnsscAdamStep } = require('./lib/common.cjs');
 
 const quick = args.quick;

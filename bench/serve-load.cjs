@@ -253,7 +253,9 @@ async function startServer(mode) {
   // old: tfjs-wasm with its matMuls on XNNPACK, as the pre-batching service ran (EO_TF_MATMUL=wasm; the environment wins)
   // today: the baseline checkout's own script, in its new mode, on its own library, caches and defaults
   const today = mode === 'today';
-  const lib = today ? require(path.resolve(baseline, 'dist', 'lib')) : require('../dist/lib');
+  // SERVE_PROCESS: at the serve entry point; a baseline from before the small root API has it at its root
+  const serveLib = (dir) => { const root = require(path.resolve(dir, 'dist', 'lib')); return root.SERVE_PROCESS ? root : require(path.resolve(dir, 'dist', 'lib', 'serve')); };
+  const lib = today ? serveLib(baseline) : require('../dist/lib/serve');
   const proc = mode === 'old' ? { env: { EO_TF_MATMUL: 'wasm' }, nodeFlags: [] } : lib.SERVE_PROCESS;
   const env = { ...(process.platform === 'linux' || mode === 'old' ? proc.env : {}), ...process.env, EO_SERVE_LOAD_CHILD: today ? 'new' : mode };
   const execArgv = [...proc.nodeFlags, ...extra];
@@ -445,7 +447,7 @@ async function soakRun(queries) {
   const result = soak ? await soakRun(queries) : await comparison(queries);
   clearTimeout(killTimer);
   const out = path.join(__dirname, 'out', soak ? 'serve-soak.json' : 'serve-load.json');
-  require('../dist/lib').writeFileAtomic(out, JSON.stringify({ when: new Date().toISOString(), header, sample, semantic, seconds, queries: queries.length, ...result }, null, 2) + '\n');
+  require('../dist/lib/util').writeFileAtomic(out, JSON.stringify({ when: new Date().toISOString(), header, sample, semantic, seconds, queries: queries.length, ...result }, null, 2) + '\n');
   console.log(`written ${path.relative(process.cwd(), out)}`);
   process.exit(0);
 })().catch((e) => {

@@ -150,7 +150,7 @@ test('$EO_TF_MATMUL: onnx (default) or wasm; anything else is a CONFIG error nam
 });
 
 test('$EO_TF_MATMUL=wasm keeps every matMul on XNNPACK (a fresh process)', () => {
-  const lib = path.join(__dirname, '..', 'dist', 'lib');
+  const lib = path.join(__dirname, '..', 'dist', 'lib', 'tensor');
   const script = `const eo = require(${JSON.stringify(lib)});
     eo.initTfBackend({ backend: 'wasm', verbose: false }).then((info) => {
       const tf = eo.getTf();
