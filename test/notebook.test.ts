@@ -6,7 +6,9 @@
 //   - the tables the notebook is expected to report exist with their rows (EXPECTED below);
 //   - every file in `runFiles` exists, and every TREC run re-evaluates (lib/metrics: readTrecRun, readTrecQrels,
 //     evaluateRun against qrels.<split>.trec) to the numbers of a row of results.json;
-//   - the paper's orderings that hold on the sample as on the full snapshot (ORDERINGS below).
+//   - the paper's orderings that hold on the sample as on the full snapshot (ORDERINGS below);
+//   - the claim check (lib/lessons/claims.ts): the generated sentences it showed agree with its tables, and every
+//     falsified copy of a claim is caught.
 // Finally the report site is built from the run and its index and one notebook page are checked in chromium
 // (test-output/report-index-sample.png, test-output/report-notebook-sample.png), with the LaTeX of a lesson page
 // typeset offline (test-output/report-notebook-math-sample.png).
@@ -21,6 +23,7 @@ import { evaluateRun, METRIC_NAMES, readTrecQrels, readTrecRun, summarize } from
 import { buildReportSite } from '../lib/report';
 import { datasetsByPublication, loadSnapshot } from '../lib/data';
 import { loadLabelledQueries } from '../lib/router';
+import { checkNotebookClaims, claimChecks, falsifiedClaims, shownSentences } from '../lib/lessons';
 import { checkPage, launchChromium, pageProblems } from './helpers/report-pages';
 
 // eslint-disable-next-line @typescript-eslint/no-var-requires
@@ -253,6 +256,14 @@ for (const nb of notebooks) {
 
     // What a notebook without a metrics table produced.
     PRODUCED[prefix]?.(results);
+
+    // The claim check: the sentences it showed agree with its tables, and the check catches each falsified claim.
+    assert.ok(shownSentences(results).length > 0, `${nb.name}: results.json keeps the generated sentences it showed (shownText)`);
+    assert.equal(checkNotebookClaims(nb.name, results), [], `${nb.name}: generated sentences that disagree with its tables`);
+    const falsified = falsifiedClaims(nb.name, results);
+    assert.ok(claimChecks(nb.name).length > 1, `${nb.name}: has a claim check of its own (lib/lessons, registerClaimCheck)`);
+    assert.ok(falsified.length > 0, `${nb.name}: its claim check has falsified claims to catch`);
+    for (const f of falsified) assert.ok(checkNotebookClaims(nb.name, f.results).length > 0, `${nb.name}: the claim check (${f.covers}) misses a falsified claim`);
 
     // The paper's orderings that the sample keeps.
     for (const o of ORDERINGS[prefix] ?? []) {

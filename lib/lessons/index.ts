@@ -6,3 +6,4 @@ export * from './benchmark';
 export * from './fusion';
 export * from './llm-rerank';
 export * from './agentic';
+export * from './claims';

@@ -4,6 +4,7 @@ import { escapeHtml } from '../util/html';
 import { canRenderPng, chromiumExecutable, figureFragmentHtml, renderFigurePng, reportsDir, warnNoChromium, writeFigureFiles } from './export';
 import { withLegendLayout } from './figures';
 import { bestCells, isDataFrame, repoRelativePath, rowColumns, sourceLines, tableRows } from './frame';
+import { recordShownText } from './shown-text';
 import type { Figure, FigureDisplayMode, Progress, ProgressOptions, ShowFigureOptions, ShownFigure, ShowTableOptions, TableInput } from './types';
 
 type WriteDisplayData = (content: { data: Record<string, unknown>; metadata: Record<string, unknown>; transient: Record<string, unknown> }, update: boolean) => void;
@@ -244,5 +245,6 @@ export function progressPrinter(label: string, total: number, opts: ProgressOpti
 
 /** Display Markdown in tslab (rendered as a cell output); prints it outside tslab. */
 export function showMarkdown(md: string): void {
+  recordShownText(md);
   if (!displayBundle({ 'text/markdown': md, 'text/plain': md })) console.log(md);
 }

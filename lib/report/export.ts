@@ -5,6 +5,7 @@ import { repoReportsDir } from '../util/paths';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
 import { escapeHtml } from '../util/html';
 import type { Figure } from './types';
+import { shownText } from './shown-text';
 
 /** Environment variable naming the current notebook's reports folder (set by `npm start`). */
 export const REPORTS_DIR_ENV = 'EO_REPORTS_DIR';
@@ -52,6 +53,9 @@ export function writeResults(notebook: string | undefined, results: Record<strin
     }
     merged.metrics = rows;
   }
+  // the generated text shown so far: the claim check tests it against the tables above (a later write keeps more)
+  const text = shownText();
+  if (text.length > 0 || !Array.isArray(merged.shownText)) merged.shownText = text;
   merged.notebook = notebook ?? currentNotebook();
   merged.updatedAt = new Date().toISOString();
   writeJsonAtomic(file, merged);

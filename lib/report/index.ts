@@ -2,6 +2,7 @@ export * from './types';
 export * from './figures';
 export * from './export';
 export * from './display';
+export * from './shown-text';
 export * from './frame';
 export * from './site';
 export * from './ranked';
