@@ -1,7 +1,7 @@
 /** The judge's table columns (P@5/10/20 or "not configured") and the judge-vs-citation comparison. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { judgeVerdict } from '../lib/report';
+import { judgeVerdict } from '../lib/lessons';
 import { evaluateRun } from '../lib';
 import { type DatasetRecord } from '../lib/data';
 import { isJudgeRefusal, judgeColumns, judgeFailureNote, judgeVsCitation, kendallTauB, type JudgeVerdict, type LlmJudge } from '../lib/judge';

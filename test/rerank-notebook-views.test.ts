@@ -12,10 +12,10 @@ import type { PerQueryMetrics, Qrels } from '../lib/metrics/types';
 import { getModelConfig, llmCostPlan, loadModelsFile, STAND_IN_LABEL, STAND_IN_MODEL } from '../lib/llm';
 import { llmJudgePlan, plannedJudge } from '../lib/judge';
 import { llmRerankerLabel, llmRerankPlan, listwiseReranker, rerankTable, rerankTableRows as rerankTableRowsWithExtras, runFromLists, type Backbone, type BackboneList, type RerankTable } from '../lib/rerank';
-import { routingSweep, singleShotVsAgentic, agentTraceRows, type AgentTool } from '../lib/agent';
+import { routingSweep, singleShotVsAgentic, type AgentTool } from '../lib/agent';
 import { createLlmClient } from '../lib/llm';
-import { costPlanRows, judgeVerdict, paperRowFor, rerankExtras, rerankJudge, rerankVerdict } from '../lib/report';
-import { agenticVerdict, routingThresholds, routingVerdict } from '../lib/lessons';
+import { paperRowFor, rerankExtras, rerankJudge } from '../lib/report';
+import { agenticVerdict, agentTraceRows, costPlanRows, judgeVerdict, rerankVerdict, routingThresholds, routingVerdict } from '../lib/lessons';
 import { standInCallsTool, standInJudge, standInRanking, startStandInServer } from './servers/stand-in';
 
 function dataset(id: string, title: string, abstract: string): DatasetRecord {

@@ -8,10 +8,10 @@ import {
   datasetsPerDaacFigure, settingRows, hardNegativeRows, nnsscEpochLine, nnsscLearningCurveFigures,
   perQueryScatterFigure
 } from '../lib/report';
+import { rerankGainPerQuery, toolCallsPerQuery, rerankSystemRuns } from '../lib/rerank';
 import {
-  backboneRows, offlineWeightRows, distinctOutcomes, distinctMetricRows, rerankGainPerQuery, repairRows,
-  guardRemovalRows, toolCallsPerQuery, firstToolTrace, rerankSystemRuns, rerankerLabel
-} from '../lib/rerank';
+  backboneRows, offlineWeightRows, distinctOutcomes, distinctMetricRows, repairRows, guardRemovalRows, firstToolTrace, rerankerLabel
+} from '../lib/lessons';
 import { emptyRepairs } from '../lib/rerank';
 import type { PerQueryMetrics } from '../lib/metrics';
 

@@ -1,4 +1,3 @@
-import { pairedRows } from '../metrics/systems';
 import { createLlmClient } from '../llm/client';
 import type { LlmMode, ModelConfig, RecordStore } from '../llm/types';
 import type { Qrels } from '../metrics/types';
@@ -8,30 +7,6 @@ import { mergeRerankTables, rerankTable, type RerankOutcome, type RerankTable } 
 import type { RerankQuery } from '../rerank/types';
 import { agenticReranker } from './harness';
 import type { AgentTool, SourcePublication } from './types';
-
-/**
- * Table 6 rows: per model, single-shot vs agentic on the same backbone — MAP/MRR of both, the agentic gain over
- * single-shot with paired CI, tool-call rate (share of queries with ≥ 1 call), tool calls per query, LLM calls per
- * query, and cost and latency ratios agentic / single-shot.
- */
-export function agentReportRows(pairs: readonly { model: string; singleShot: RerankOutcome; agentic: RerankOutcome }[]): Record<string, unknown>[] {
-  return pairs.map(({ model, singleShot: s, agentic: a }) => {
-    const g = pairedRows(a.perQuery, s.perQuery, 'agentic', 'single-shot', ['MAP', 'MRR']);
-    const ratio = (x: number, y: number) => (y > 0 ? x / y : null);
-    return {
-      model,
-      'MAP single': s.row.MAP, 'MAP agentic': a.row.MAP,
-      'MRR single': s.row.MRR, 'MRR agentic': a.row.MRR,
-      'ΔMRR (agentic−single)': g[1]['mean diff (A−B)'], 'ΔMRR CI95': `[${g[1]['CI95 low'].toFixed(3)}, ${g[1]['CI95 high'].toFixed(3)}]`,
-      'tool-call rate': a.summary.toolCallRate,
-      'tool calls/query': a.summary.toolCallsPerQuery,
-      'LLM calls/query': a.summary.callsPerQuery,
-      'cost ratio': ratio(a.summary.costPerQueryUsd, s.summary.costPerQueryUsd),
-      'latency ratio': ratio(a.summary.latencyPerQueryMs, s.summary.latencyPerQueryMs),
-      'guard removals': a.summary.guardRemovals,
-    };
-  });
-}
 
 /** One model's Table 6 pair: single-shot and agentic outcomes on the same backbone. */
 export interface AgenticPair {
@@ -61,9 +36,7 @@ export interface SingleVsAgenticOptions {
  * A model that cannot run (e.g. a replay miss) is listed in `errors` and left out; the others go on.
  */
 export async function singleShotVsAgentic(configs: readonly ModelConfig[], o: SingleVsAgenticOptions): Promise<{ pairs: AgenticPair[]; errors: string[]; table: RerankTable }> {
-  const pairs: AgenticPair[] = [];
-  const errors: string[] = [];
-  const tables: RerankTable[] = [];
+  const runs: { model: string; table: RerankTable }[] = [];
   for (const c of configs) {
     const client = createLlmClient(c, { mode: o.mode, store: o.store, env: o.env, log: o.log });
     const t = await rerankTable(
@@ -72,24 +45,22 @@ export async function singleShotVsAgentic(configs: readonly ModelConfig[], o: Si
       o.qrels,
       { onError: 'skip' },
     );
+    runs.push({ model: c.id, table: t });
+  }
+  return agenticPairsOf(runs);
+}
+
+/** Table 6 from per-model tables of [single-shot, agentic] (in that order): the models where both ran, the errors of the rest, and their tables merged. */
+export function agenticPairsOf(runs: readonly { model: string; table: RerankTable }[]): { pairs: AgenticPair[]; errors: string[]; table: RerankTable } {
+  const pairs: AgenticPair[] = [];
+  const errors: string[] = [];
+  const tables: RerankTable[] = [];
+  for (const { model, table: t } of runs) {
     for (const e of t.errors) errors.push(`${e.label}: ${e.error}`);
     if (t.outcomes.length === 2) {
-      pairs.push({ model: c.id, singleShot: t.outcomes[0], agentic: t.outcomes[1] });
+      pairs.push({ model, singleShot: t.outcomes[0], agentic: t.outcomes[1] });
       tables.push(t);
     }
   }
   return { pairs, errors, table: tables.length > 0 ? mergeRerankTables(...tables) : { backbones: [], outcomes: [], errors: [] } };
-}
-
-/** Per-query trace rows of an agentic (or any) outcome: tool calls, rounds, LLM calls, tokens, cost, stop reason. */
-export function agentTraceRows(o: Pick<RerankOutcome, 'reranked' | 'perQuery'>): Record<string, unknown>[] {
-  return o.perQuery.queryIds.map((q, i) => {
-    const ts = o.reranked.traces.get(q) ?? [];
-    const sum = (f: (t: (typeof ts)[number]) => number) => ts.reduce((s, t) => s + f(t), 0);
-    return {
-      query: q, 'tool calls': sum((t) => t.toolCalls.length), tools: [...new Set(ts.flatMap((t) => t.toolCalls.map((c) => c.name)))].join(', '),
-      'tool rounds': sum((t) => t.toolRounds), 'LLM calls': sum((t) => t.calls), 'input tok': sum((t) => t.inputTokens), 'output tok': sum((t) => t.outputTokens),
-      '$': sum((t) => t.costUsd), 'guard removals': sum((t) => t.toolCalls.reduce((a, c) => a + c.removedByGuard, 0)), RR: o.perQuery.values.MRR[i], AP: o.perQuery.values.MAP[i],
-    };
-  });
 }

@@ -2,10 +2,9 @@
  * The LLM study's cost table for notebooks and `eo llm plan`: prompt sizes measured on a corpus with the real
  * prompt builders, the paper's stages, and the plan formatted as markdown.
  */
-import type { Benchmark } from '../bench/types';
 import type { Corpus, DatasetRecord } from '../data/types';
 import { loadQueryWriterPrompt, queryWriterMessages } from '../bench/writers';
-import { estimateCallTokens, formatCostPlan, llmCostPlan, paperPlanStages, UNKNOWN_RECORDED_NOTE, type CostPlanRow, type PaperPlanOptions, type PromptSizes } from '../llm/plan';
+import { estimateCallTokens, formatCostPlan, llmCostPlan, paperPlanStages, type PaperPlanOptions, type PromptSizes } from '../llm/plan';
 import type { ChatRequest, ModelConfig, RecordStore } from '../llm/types';
 import { judgeMessages, loadJudgePrompt } from '../judge/judge';
 import { listwiseMessages } from '../rerank/listwise';
@@ -41,50 +40,4 @@ export function paperPromptSizes(corpus: Corpus): PromptSizes {
 export function paperCostPlanTable(corpus: Corpus, opts: Omit<PaperPlanOptions, 'sizes'> & { models: readonly ModelConfig[]; store?: RecordStore | null; title?: string }): string {
   const rows = llmCostPlan(paperPlanStages({ ...opts, sizes: paperPromptSizes(corpus) }), { models: opts.models, store: opts.store });
   return formatCostPlan(rows, opts.title ?? `LLM cost plan: ${opts.queries} queries`);
-}
-
-/** One cost plan of the LLM notebooks: its title, query count and rows. */
-export interface NamedCostPlan {
-  title: string;
-  queries: number;
-  rows: CostPlanRow[];
-}
-
-/**
- * The cost plans shown at the top of notebooks 06/07 (the `eo llm plan` table): the paper's N = 200 sweep and the
- * full test split of `bench` (each: the five listwise rerankers, the two agentic ones, the judge over the top 20),
- * with the calls already in `store` counted as recorded. Prompt sizes are measured once on the corpus.
- */
-export function notebookCostPlans(corpus: Corpus, bench: Pick<Benchmark, 'queries'>, opts: { models: readonly ModelConfig[]; store?: RecordStore | null }): NamedCostPlan[] {
-  const sizes = paperPromptSizes(corpus);
-  const testQueries = bench.queries.filter((q) => q.split === 'test').length;
-  return [
-    { title: "the paper's N = 200 sweep", queries: 200 },
-    { title: `the full test split (${testQueries.toLocaleString('en-US')} queries)`, queries: testQueries },
-  ].map((p) => ({ ...p, rows: llmCostPlan(paperPlanStages({ queries: p.queries, sizes }), { models: opts.models, store: opts.store }) }));
-}
-
-/** A cost plan as display rows (USD rounded to cents, `*` on unchecked prices) with a total row. */
-export function costPlanRows(rows: readonly CostPlanRow[]): Record<string, string | number>[] {
-  const usd = (n: number) => Math.round(n * 100) / 100;
-  const out: Record<string, string | number>[] = rows.map((r) => ({
-    model: `${r.model}${r.pricesToBeChecked ? '*' : ''}`, stage: r.stage, calls: r.calls, recorded: r.recorded ?? '–',
-    'input tokens': r.inputTokens, 'output tokens': r.outputTokens, 'standard $': usd(r.standardUsd), 'batch $': r.batchApi === 'none' || r.batchUsd === null ? 'live only' : usd(r.batchUsd),
-  }));
-  const sum = (f: (r: CostPlanRow) => number) => rows.reduce((a, r) => a + f(r), 0);
-  out.push({
-    model: 'total', stage: '', calls: sum((r) => r.calls), recorded: rows.every((r) => r.recorded === null) ? '–' : sum((r) => r.recorded ?? 0), 'input tokens': sum((r) => r.inputTokens), 'output tokens': sum((r) => r.outputTokens),
-    'standard $': usd(sum((r) => r.standardUsd)), 'batch $': usd(sum((r) => r.batchUsd ?? r.standardUsd)),
-  });
-  return out;
-}
-
-/** The footnote of a cost plan table: unchecked prices, what the batch column means, how tokens were estimated. */
-export function costPlanNote(rows: readonly CostPlanRow[]): string {
-  return [
-    rows.some((r) => r.pricesToBeChecked) ? '* placeholder prices (pricesToBeChecked in lib/llm/models.json): check before quoting.' : '',
-    rows.some((r) => r.recorded === null) ? UNKNOWN_RECORDED_NOTE : '',
-    'Costs cover calls not yet recorded; "live only": no batch API for the model or stage (batch total adds their standard cost).',
-    'Tokens: prompts measured on this corpus with the real prompt builders (4 characters per token); answers estimated per stage.',
-  ].filter((x) => x !== '').join(' ');
 }

@@ -1,16 +1,17 @@
 // Notebook 07 (agentic rerank, Table 6, cost-aware tool routing): its generated verdicts and figures.
-// The general rerank tables, judge columns and summaries stay in lib/report/rerank.ts.
-import type { AgenticPair } from '../agent/report';
-import type { RoutingSweepRow } from '../agent/routed';
-import { STAND_IN_LABEL } from '../llm/standin';
-import { pairedRows } from '../metrics/systems';
-import type { RerankOutcome } from '../rerank/evaluate';
-import { barFigure, scatterFigure } from '../report/figures';
-import { gainSentence, sampleSuffix } from '../report/lesson';
-import { f3, signed } from '../report/numbers';
-import { PAPER_AGENTIC_COST_RATIO, PAPER_RERANK_ROWS, paperRerankRow } from '../report/paper';
-import { ZERO_LINE, type VerdictOptions } from '../report/rerank';
-import type { Figure } from '../report/types';
+// The rerank verdicts it shares with notebook 06 live in lib/lessons/llm-rerank.
+import type { AgenticPair } from '../../agent/report';
+import type { RoutingSweepRow } from '../../agent/routed';
+import { STAND_IN_LABEL } from '../../llm/standin';
+import { pairedRows } from '../../metrics/systems';
+import type { RerankOutcome } from '../../rerank/evaluate';
+import { barFigure, scatterFigure } from '../../report/figures';
+import { gainSentence, sampleSuffix } from '../../report/lesson';
+import { f3, signed } from '../../report/numbers';
+import { PAPER_AGENTIC_COST_RATIO, PAPER_RERANK_ROWS, paperRerankRow } from '../../report/paper';
+import type { Figure } from '../../report/types';
+import { ZERO_LINE } from '../llm-rerank/views';
+import type { VerdictOptions } from '../llm-rerank/text';
 
 /**
  * Agentic vs single-shot per model, computed: Table 6's MAP/MRR of both, the paired ΔMRR with its CI, tool-call
@@ -88,5 +89,17 @@ export function routingVerdict(rows: readonly RoutingSweepRow[], threshold: numb
     `- Threshold τ = ${Number.isFinite(threshold) ? threshold.toFixed(3) : threshold > 0 ? '+∞' : '−∞'}${threshold === trained ? ' (the trained one)' : ''}: tool-call rate **${(at['tool-call rate'] * 100).toFixed(1)}%**, MAP ${f3(at.MAP)} (${signed(at.MAP - never.MAP)} vs never calling tools, ${signed(at.MAP - always.MAP)} vs always), MRR ${f3(at.MRR)}.`,
     `- Over the sweep, the best MAP is ${f3(best.MAP)} at a tool-call rate of ${(best['tool-call rate'] * 100).toFixed(1)}%.`,
     `- The paper reports tool-call rates of ${(PAPER_RERANK_ROWS.filter((r) => r.toolCallRate !== undefined).map((r) => `${(r.toolCallRate! * 100).toFixed(1)}% (${r.name})`).join(', '))} for its LLM agents, which decide by themselves.`,
+  ].join('\n');
+}
+
+/**
+ * The gain of tool routing over the same offline reranker without tools, and the leakage guard's effect, in words:
+ * each paired difference with its CI, p, and where the bootstrap and the randomization test disagree, which says what.
+ */
+export function routingGainVerdict(routedVsOffline: readonly Record<string, unknown>[], guardEffect: readonly Record<string, unknown>[]): string {
+  const line = (rows: readonly Record<string, unknown>[]) => ['MAP', 'MRR'].map((m) => gainSentence(m, rows.find((r) => r.metric === m) as never)).join('; ');
+  return [
+    `- **Tool routing** (routed − the offline reranker without tools): ${line(routedVsOffline)}.`,
+    `- **Leakage guard** (tools without the guard − with it; a positive difference is leaked gain): ${line(guardEffect)}.`,
   ].join('\n');
 }
