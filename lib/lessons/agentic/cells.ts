@@ -22,7 +22,7 @@ import type { RerankExperiment } from '../../search/experiment';
 import { trainingLinks, trainingPublicationTool } from '../../search/experiment';
 import { costPlanView, rerankJudgeSetup, rerankTableView, writeRerankRunFiles } from '../llm-rerank/cells';
 import { rerankQueriesSentence } from '../llm-rerank/text';
-import { firstToolTrace, guardRemovalRows, llmPlanRows, rerankerLabel, toolCallRows, toolUseRows, type TableView } from '../llm-rerank/views';
+import { firstToolTrace, guardRemovalRows, llmPlanRows, rerankerLabel, toolCallRows, toolUseRows, type RerankShownTable } from '../llm-rerank/views';
 import {
   agenticGainFigure, agenticVerdict, costGainFigure, routingGainVerdict, routingSweepFigure, routingThresholds, routingVerdict, toolUseFigure,
 } from './text';
@@ -49,7 +49,7 @@ export function agenticSetup(exp: RerankExperiment, plan: LlmPlan, env: Record<s
   return {
     queriesSentence: rerankQueriesSentence(exp.subset.queries.length),
     cost: costPlanView(exp, plan),
-    llmPlan: { rows: llmPlanRows(plan), options: { title: `LLM models: mode ${plan.mode}` } } as TableView,
+    llmPlan: { rows: llmPlanRows(plan), options: { title: `LLM models: mode ${plan.mode}` } } as RerankShownTable,
     judge: rerankJudgeSetup(exp),
     /** Each query's source publication, which the leakage guard removes from tool results. */
     sourceOf: sourcePublicationLookup(exp.corpus),
@@ -58,7 +58,7 @@ export function agenticSetup(exp: RerankExperiment, plan: LlmPlan, env: Record<s
     /** The local publication tool a routed reranker is TRAINED with: training publications and links only. */
     trainingTool: trainingPublicationTool(exp),
     tools,
-    toolsTable: { rows: tools.map((t) => ({ tool: t.spec.name, mode: t.mode, description: t.spec.description })), options: { title: 'Tools offered to the agent' } } as TableView,
+    toolsTable: { rows: tools.map((t) => ({ tool: t.spec.name, mode: t.mode, description: t.spec.description })), options: { title: 'Tools offered to the agent' } } as RerankShownTable,
     toolsLine: `local publication index: ${pubIndex.publications.length} publications, ${pubIndex.datasetLinks.size} with training-split dataset links`,
   };
 }
@@ -77,9 +77,9 @@ export function offlineRoutingView(tOff: RerankTable, p: OfflinePolicies, model:
       title: `Offline rerankers on ${opts.backbone.label} (margin threshold ${model.marginThreshold.toFixed(3)}, trained to route ${model.routeFraction * 100}% of training windows)`,
       judge: judgeOff, sample: opts.sample,
     }),
-    toolUse: { rows: toolUseRows(tOff.outcomes), options: { title: 'Tool use of the offline rerankers', digits: 3 } } as TableView,
-    routedVsOffline: { rows: routedVsOffline, options: { title: 'Gain of tool routing: routed − offline reranker without tools', digits: 4 } } as TableView,
-    guardEffect: { rows: guardEffect, options: { title: 'Leakage guard effect: tools without guard − with guard (a positive difference is leaked gain)', digits: 4 } } as TableView,
+    toolUse: { rows: toolUseRows(tOff.outcomes), options: { title: 'Tool use of the offline rerankers', digits: 3 } } as RerankShownTable,
+    routedVsOffline: { rows: routedVsOffline, options: { title: 'Gain of tool routing: routed − offline reranker without tools', digits: 4 } } as RerankShownTable,
+    guardEffect: { rows: guardEffect, options: { title: 'Leakage guard effect: tools without guard − with guard (a positive difference is leaked gain)', digits: 4 } } as RerankShownTable,
     gainVerdict: routingGainVerdict(routedVsOffline, guardEffect),
   };
 }
@@ -119,23 +119,23 @@ export async function agenticOutcomeViews(
   const rel = shown ? exp.subset.qrels.get(shown.queryId)! : null;
   return {
     pairs, errors: t6.errors, llmOutcomes,
-    table6: judge6 ? { rows: agentReportRows(pairs), options: { title: `Table 6 — ${exp.strong.label}, ${exp.subset.queries.length} queries`, digits: 4 } } as TableView : null,
+    table6: judge6 ? { rows: agentReportRows(pairs), options: { title: `Table 6 — ${exp.strong.label}, ${exp.subset.queries.length} queries`, digits: 4 } } as RerankShownTable : null,
     systems: judge6 ? rerankTableView(t6.table, { title: "Table 6 systems with the paper's numbers and the judge's P@K", judge: judge6 }) : null,
     verdict: agenticVerdict(pairs, { sample: opts.sample }),
-    traces: pairs.map((p) => ({ rows: agentTraceRows(p.agentic), options: { title: `Per-query trace: ${p.agentic.label}`, digits: 4, maxRows: 15 } }) as TableView),
+    traces: pairs.map((p) => ({ rows: agentTraceRows(p.agentic), options: { title: `Per-query trace: ${p.agentic.label}`, digits: 4, maxRows: 15 } }) as RerankShownTable),
     figures: {
       toolUse: toolUseFigure(toolUsers),
       agenticGain: pairs.length > 0 ? agenticGainFigure(pairs, 'MRR') : null,
       costGain: costGainFigure([...offOutcomes, ...llmOutcomes], (o) => rerankerLabel(o, exp.strong.label)),
     },
-    guard: { rows: guardRemovalRows([routed, always, ...pairs.map((p) => p.agentic)]), options: { title: "Leakage guard: removed tool results (each identified the query's source publication)" } } as TableView,
+    guard: { rows: guardRemovalRows([routed, always, ...pairs.map((p) => p.agentic)]), options: { title: "Leakage guard: removed tool results (each identified the query's source publication)" } } as RerankShownTable,
     firstTrace: shown && rel ? {
       line: `query ${shown.queryId}: "${exp.subset.queries.find((x) => x.id === shown.queryId)!.text}"\n${shown.trace.notes.join('; ')}\nranked window ids: ${JSON.stringify(shown.trace.ranked)}`,
       tables: [
         { rows: toolCallRows(shown.trace), options: { title: 'Tool calls', digits: 1 } },
         { rows: rankedDatasetRows(exp.corpus, runFromLists(exp.strong.lists).get(shown.queryId)!, rel, 10), options: { title: 'Backbone top 10', digits: 3 } },
         { rows: rankedDatasetRows(exp.corpus, routed.reranked.run.get(shown.queryId)!, rel, 10), options: { title: 'After routed offline rerank (scores = new positions)', digits: 3 } },
-      ] as TableView[],
+      ] as RerankShownTable[],
     } : null,
   };
 }

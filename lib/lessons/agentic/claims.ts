@@ -4,7 +4,7 @@
 import { f3, signed } from '../../report/numbers';
 import { registerClaimCheck, shownSentences, withShownSentence, type Json, type NotebookClaimCheck } from '../claims';
 import {
-  clauseProblems, copyOf, costPlanProblems, falsifyCostPlans, falsifyQueriesSentence, falsifyRerankVerdict, gainsBySystem,
+  clauseProblems, resultsCopy, costPlanProblems, falsifyCostPlans, falsifyQueriesSentence, falsifyRerankVerdict, gainsBySystem,
   pairedClauses, queriesSentenceProblems, rerankVerdictProblems,
 } from '../llm-rerank/claims';
 
@@ -39,7 +39,7 @@ export function routingGainProblems(results: Json): string[] {
 export function falsifyRoutingGain(results: Json): Json[] {
   const out: Json[] = [];
   // the table's p moved to the other side of .05: the sentence's p, and whether the two tests disagree, no longer follow
-  const changed = copyOf(results);
+  const changed = resultsCopy(results);
   const row = rowsOf(routingOf(changed).routedVsOffline).find((r) => r.metric === 'MAP');
   if (row) { row.p = num(row.p) < 0.05 ? 0.5 : 0.01; out.push(changed); }
   const flipped = withShownSentence(results, GAIN_LINES[0].find, (s) => s.replace(/ΔMAP ([+−])/, (_m, sign) => `ΔMAP ${sign === '+' ? '−' : '+'}`));
@@ -79,7 +79,7 @@ export function routingThresholdProblems(results: Json): string[] {
 }
 
 export function falsifyRoutingThreshold(results: Json): Json[] {
-  const changed = copyOf(results);
+  const changed = resultsCopy(results);
   const rt = routingOf(changed);
   const row = rowsOf(rt.sweep).find((r) => r.threshold === rt.marginThreshold);
   if (!row) return [];

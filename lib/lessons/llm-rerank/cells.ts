@@ -23,7 +23,7 @@ import {
 import {
   backboneRows, boldFootnote, costPlanNote, costPlanRows, costRows, distinctMetricRows, distinctOutcomes, judgeAgreementRows,
   judgePickRows, llmPlanRows, notebookCostPlans, offlineWeightRows, rerankBestColumns, rerankGainFigure, repairRows, winLossRows,
-  type NamedCostPlan, type TableView,
+  type NamedCostPlan, type RerankShownTable,
 } from './views';
 
 /** The judge of a rerank notebook: its plan, the judge (null without one), a status line, and P@K for tables. */
@@ -48,7 +48,7 @@ export function rerankJudgeSetup(exp: Pick<RerankExperiment, 'corpus' | 'subset'
 }
 
 /** The cost plans of an LLM notebook (the `eo llm plan` table): the plans, one table each, and what they would take. */
-export function costPlanView(exp: Pick<RerankExperiment, 'corpus' | 'bench'>, plan: Pick<LlmPlan, 'store' | 'storePath'>): { plans: NamedCostPlan[]; tables: TableView[]; verdict: string } {
+export function costPlanView(exp: Pick<RerankExperiment, 'corpus' | 'bench'>, plan: Pick<LlmPlan, 'store' | 'storePath'>): { plans: NamedCostPlan[]; tables: RerankShownTable[]; verdict: string } {
   const plans = notebookCostPlans(exp.corpus, exp.bench, { models: loadModelsFile().models, store: plan.store });
   const tables = plans.map((p) => ({
     rows: costPlanRows(p.rows),
@@ -62,9 +62,9 @@ export function rerankSetupViews(exp: RerankExperiment, plan: LlmPlan) {
   return {
     queriesSentence: rerankQueriesSentence(exp.subset.queries.length),
     cost: costPlanView(exp, plan),
-    backbones: { rows: backboneRows([exp.weak, exp.strong]), options: { title: 'Backbones (analytic α from the training split)', digits: 3 } } as TableView,
-    offlineWeights: { rows: offlineWeightRows(exp.offline), options: { title: `Offline reranker: pairwise logistic, ${exp.offline.weak.model.pairs} training pairs (weak backbone), seed 42`, digits: 3 } } as TableView,
-    llmPlan: { rows: llmPlanRows(plan), options: { title: `LLM rerankers: mode ${plan.mode}, store ${repoRelativePath(plan.storePath)}` } } as TableView,
+    backbones: { rows: backboneRows([exp.weak, exp.strong]), options: { title: 'Backbones (analytic α from the training split)', digits: 3 } } as RerankShownTable,
+    offlineWeights: { rows: offlineWeightRows(exp.offline), options: { title: `Offline reranker: pairwise logistic, ${exp.offline.weak.model.pairs} training pairs (weak backbone), seed 42`, digits: 3 } } as RerankShownTable,
+    llmPlan: { rows: llmPlanRows(plan), options: { title: `LLM rerankers: mode ${plan.mode}, store ${repoRelativePath(plan.storePath)}` } } as RerankShownTable,
     judge: rerankJudgeSetup(exp),
   };
 }
@@ -79,8 +79,8 @@ export interface RerankTableViewOptions {
 }
 
 /** A rerank table as shown: its rows, options, the verdict under it, and the footnote naming the columns it bolds. */
-export function rerankTableView(t: RerankTable, opts: RerankTableViewOptions): TableView & { verdict: string; footnote: string | null } {
-  const view: TableView = opts.judge === undefined
+export function rerankTableView(t: RerankTable, opts: RerankTableViewOptions): RerankShownTable & { verdict: string; footnote: string | null } {
+  const view: RerankShownTable = opts.judge === undefined
     ? { rows: rerankTableRows(t), options: { title: opts.title, digits: 4 } }
     : {
       rows: rerankTableRows(t, rerankExtras(opts.judge)),
@@ -93,7 +93,7 @@ export function rerankTableView(t: RerankTable, opts: RerankTableViewOptions): T
 }
 
 /** The position-bias table and its verdict. */
-export function positionBiasView(bias: readonly PositionBias[], title: string): TableView & { verdict: string } {
+export function positionBiasView(bias: readonly PositionBias[], title: string): RerankShownTable & { verdict: string } {
   return { rows: positionBiasRows(bias), options: { title, digits: 3 }, verdict: positionBiasVerdict(bias) };
 }
 
@@ -110,16 +110,16 @@ export function rerankOutcomeViews(t4: RerankTable, t5: RerankTable, judgeAll: R
       tables: c ? [
         { rows: judgePickRows(c), options: { title: 'Which system each metric picks', digits: 4 } },
         { rows: judgeAgreementRows(c), options: { title: `Per-query agreement: best by ${c.citationMetric} vs best by ${c.judgeMetric}`, maxRows: 20 } },
-      ] as TableView[] : [],
+      ] as RerankShownTable[] : [],
       verdict: judgeVerdict(judgeAll, { sample: opts.sample }),
     },
     gains: {
       figure: rerankGainFigure(t5.outcomes, strongBase, 'MRR'),
-      table: { rows: winLossRows(t5.outcomes, strongBase, 'MRR'), options: { title: `Queries improved / hurt / unchanged vs ${strongBase.label}` } } as TableView,
+      table: { rows: winLossRows(t5.outcomes, strongBase, 'MRR'), options: { title: `Queries improved / hurt / unchanged vs ${strongBase.label}` } } as RerankShownTable,
     },
     outcomes,
-    repairs: { rows: repairRows(outcomes), options: { title: 'Parse repairs per reranker (counts over all windows)' } } as TableView,
-    cost: { rows: costRows(outcomes), options: { title: 'Cost per query', digits: 5 } } as TableView,
+    repairs: { rows: repairRows(outcomes), options: { title: 'Parse repairs per reranker (counts over all windows)' } } as RerankShownTable,
+    cost: { rows: costRows(outcomes), options: { title: 'Cost per query', digits: 5 } } as RerankShownTable,
     costVerdict: rerankCostVerdict(outcomes),
     costFigure,
   };

@@ -7,14 +7,14 @@ import { f3, finiteOrNull, pText, signed } from '../../report/numbers';
 import { NASA_EO_BENCH } from '../../report/paper';
 import { paperRowFor } from '../../report/rerank';
 import { parseShownNumber, registerClaimCheck, shownSentences, withShownSentence, type Json, type NotebookClaimCheck } from '../claims';
-import { costPlanTotals, count } from './text';
+import { costPlanTotals, thousands } from './text';
 
 type Row = Record<string, unknown>;
 const isRow = (x: unknown): x is Row => typeof x === 'object' && x !== null && !Array.isArray(x);
 const rowsOf = (x: unknown): Row[] => (Array.isArray(x) ? x.filter(isRow) : []);
 const num = (x: unknown): number => (typeof x === 'number' ? x : NaN);
 /** A deep copy of results, to change one table value in. */
-export const copyOf = (results: Json): Json => JSON.parse(JSON.stringify(results)) as Json;
+export const resultsCopy = (results: Json): Json => JSON.parse(JSON.stringify(results)) as Json;
 const D3 = String.raw`\d+\.\d{3}`;
 const S3 = String.raw`[+−-]\d+\.\d{3}`;
 
@@ -183,7 +183,7 @@ export function falsifyRerankVerdict(results: Json, systemsKey: (r: Json) => Row
   const other = b.best === b.backbone ? `${b.backbone} + ${b.lines[0].label}` : b.backbone;
   const swapped = withShownSentence(results, new RegExp(`^\\*\\*${escape(b.backbone)}\\*\\*`, 'm'), (s) => s.replace(`is **${b.best}** with`, `is **${other}** with`));
   if (swapped) out.push(swapped);
-  const lowered = copyOf(results);
+  const lowered = resultsCopy(results);
   const winner = systemsKey(lowered).find((r) => r.system === b.best || r.system === `${b.backbone} + ${b.best}`);
   if (winner) { winner[b.metric] = num(winner[b.metric]) - 0.5; out.push(lowered); }
   return out;
@@ -209,10 +209,10 @@ export function costPlanProblems(results: Json): string[] {
     if (!l) { out.push(`no cost sentence for the plan "${String(p.title)}"`); continue; }
     const t = costPlanTotals(rowsOf(p.rows) as never);
     const say = (what: string, shown: string | undefined, want: string) => { if (shown !== want) out.push(`cost plan "${String(p.title)}": says ${shown ?? '(unknown)'} ${what}, the table sums to ${want}`); };
-    say('calls', l[2], count(t.calls));
-    if (t.recorded === null ? l[3] !== undefined : l[3] !== count(t.recorded)) out.push(`cost plan "${String(p.title)}": says ${l[3] ?? 'unknown'} recorded calls, the table has ${t.recorded ?? 'unknown'}`);
-    say('input tokens', l[4], count(t.inputTokens));
-    say('output tokens', l[5], count(t.outputTokens));
+    say('calls', l[2], thousands(t.calls));
+    if (t.recorded === null ? l[3] !== undefined : l[3] !== thousands(t.recorded)) out.push(`cost plan "${String(p.title)}": says ${l[3] ?? 'unknown'} recorded calls, the table has ${t.recorded ?? 'unknown'}`);
+    say('input tokens', l[4], thousands(t.inputTokens));
+    say('output tokens', l[5], thousands(t.outputTokens));
     say('standard dollars', l[6], t.standardUsd.toFixed(2));
     say('batch dollars', l[7], t.batchUsd.toFixed(2));
   }
@@ -221,7 +221,7 @@ export function costPlanProblems(results: Json): string[] {
 }
 
 export function falsifyCostPlans(results: Json): Json[] {
-  const changed = copyOf(results);
+  const changed = resultsCopy(results);
   const first = rowsOf(rowsOf(changed.costPlans)[0]?.rows)[0];
   const out: Json[] = [];
   if (first) { first.calls = num(first.calls) + 7; out.push(changed); }
@@ -253,18 +253,18 @@ export function positionBiasProblems(results: Json): string[] {
     if (l[6] !== r['MAP (mean ± sd)'] || l[7] !== r['MRR (mean ± sd)']) out.push(`${at}: says MAP ${l[6]}, MRR ${l[7]}; the table has ${String(r['MAP (mean ± sd)'])}, ${String(r['MRR (mean ± sd)'])}`);
     // the table keeps 4 decimals of the self-consistency row; the sentence 3 of the unrounded value
     if (Math.abs(Number(l[8]) - num(r['self-consistency MAP'])) > 6e-4 || Math.abs(Number(l[9]) - num(r['self-consistency MRR'])) > 6e-4) out.push(`${at}: says self-consistency MAP/MRR ${l[8]}/${l[9]}, the table has ${String(r['self-consistency MAP'])}/${String(r['self-consistency MRR'])}`);
-    if (l[10] !== count(num(r['calls (all shuffles)']))) out.push(`${at}: says ${l[10]} LLM calls, the table has ${String(r['calls (all shuffles)'])}`);
-    if (l[11] !== count(num(r['tokens (all shuffles)']))) out.push(`${at}: says ${l[11]} tokens, the table has ${String(r['tokens (all shuffles)'])}`);
+    if (l[10] !== thousands(num(r['calls (all shuffles)']))) out.push(`${at}: says ${l[10]} LLM calls, the table has ${String(r['calls (all shuffles)'])}`);
+    if (l[11] !== thousands(num(r['tokens (all shuffles)']))) out.push(`${at}: says ${l[11]} tokens, the table has ${String(r['tokens (all shuffles)'])}`);
   }
   return out;
 }
 
 export function falsifyPositionBias(results: Json): Json[] {
   const out: Json[] = [];
-  const changed = copyOf(results);
+  const changed = resultsCopy(results);
   const r = rowsOf(changed.positionBias)[0];
   if (r) { r['τ min'] = num(r['τ min']) < 1 ? 1 : 0.5; r['Kendall τ (mean ± sd)'] = '0.900 ± 0.100'; out.push(changed); }
-  const s = withShownSentence(results, new RegExp(BIAS.source, 'm'), (t) => t.replace(/for ([\d,]+) LLM calls/, (_m, n) => `for ${count(Number(n.replace(/,/g, '')) + 5)} LLM calls`));
+  const s = withShownSentence(results, new RegExp(BIAS.source, 'm'), (t) => t.replace(/for ([\d,]+) LLM calls/, (_m, n) => `for ${thousands(Number(n.replace(/,/g, '')) + 5)} LLM calls`));
   if (s) out.push(s);
   return out;
 }
@@ -290,7 +290,7 @@ export function rerankCostProblems(results: Json): string[] {
 }
 
 export function falsifyRerankCost(results: Json): Json[] {
-  const changed = copyOf(results);
+  const changed = resultsCopy(results);
   const rows = rowsOf(changed.cost);
   if (rows.length === 0) return [];
   // a reranker that calls an LLM where the sentence says none does, or none where it names some
@@ -350,7 +350,7 @@ export function judgeSentenceProblems(results: Json): string[] {
 }
 
 export function falsifyJudgeSentence(results: Json): Json[] {
-  const changed = copyOf(results);
+  const changed = resultsCopy(results);
   const j = isRow(changed.judge) ? changed.judge : null;
   if (!j) return [];
   // a comparison where the sentence says there is none, or none where the sentence names picks

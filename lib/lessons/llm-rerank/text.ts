@@ -88,7 +88,7 @@ function judgeFailureLine(j: RerankJudge): string {
 
 
 /** A count with thousands separators (`6,800`). */
-export const count = (n: number): string => Math.round(n).toLocaleString('en-US');
+export const thousands = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 /** The totals of one cost plan: calls, recorded calls (null when unknown), tokens and dollars, as the table's total row sums them. */
 export function costPlanTotals(rows: readonly Pick<CostPlanRow, 'calls' | 'recorded' | 'inputTokens' | 'outputTokens' | 'standardUsd' | 'batchUsd'>[]) {
@@ -103,13 +103,13 @@ export function costPlanTotals(rows: readonly Pick<CostPlanRow, 'calls' | 'recor
 export function costPlanVerdict(plans: readonly Pick<NamedCostPlan, 'title' | 'rows'>[]): string {
   return plans.map((p) => {
     const t = costPlanTotals(p.rows);
-    const recorded = t.recorded === null ? 'recorded calls unknown' : `${count(t.recorded)} already recorded`;
-    return `- **${p.title}**: ${count(t.calls)} LLM calls (${recorded}), about ${count(t.inputTokens)} input and ${count(t.outputTokens)} output tokens, $${t.standardUsd.toFixed(2)} at standard prices ($${t.batchUsd.toFixed(2)} with the batch APIs where a model has one).`;
+    const recorded = t.recorded === null ? 'recorded calls unknown' : `${thousands(t.recorded)} already recorded`;
+    return `- **${p.title}**: ${thousands(t.calls)} LLM calls (${recorded}), about ${thousands(t.inputTokens)} input and ${thousands(t.outputTokens)} output tokens, $${t.standardUsd.toFixed(2)} at standard prices ($${t.batchUsd.toFixed(2)} with the batch APIs where a model has one).`;
   }).join('\n');
 }
 
 /** `mean ± sd` with three decimals, as the position-bias table prints it. */
-export const meanSd = (s: { mean: number; sd: number }): string => `${s.mean.toFixed(3)} ± ${s.sd.toFixed(3)}`;
+export const meanSdText = (s: { mean: number; sd: number }): string => `${s.mean.toFixed(3)} ± ${s.sd.toFixed(3)}`;
 
 /**
  * What the shuffles show per reranker: Kendall's τ between the orderings of every pair of shuffles (τ = 1 in every
@@ -120,9 +120,9 @@ export function positionBiasVerdict(results: readonly PositionBias[]): string {
   if (results.length === 0) return '_No reranker was shuffled._';
   return results.map((r) => {
     const biased = r.tau.min < 1;
-    return `- **${r.reranker}**: Kendall's τ between the orderings of ${r.shuffles} shuffles ${meanSd(r.tau)} (min ${r.tau.min.toFixed(3)}): ` +
+    return `- **${r.reranker}**: Kendall's τ between the orderings of ${r.shuffles} shuffles ${meanSdText(r.tau)} (min ${r.tau.min.toFixed(3)}): ` +
       (biased ? '**position-biased**: the order of presentation moves its ranking' : 'the same order in every shuffle, **no position bias**') +
-      `; MAP ${meanSd(r.map)} and MRR ${meanSd(r.mrr)} over the shuffles; self-consistency (the shuffles combined) MAP ${f3(r.aggregated.row.MAP)}, MRR ${f3(r.aggregated.row.MRR)}, for ${count(r.cost.calls)} LLM calls and ${count(r.cost.inputTokens + r.cost.outputTokens)} tokens over all shuffles.`;
+      `; MAP ${meanSdText(r.map)} and MRR ${meanSdText(r.mrr)} over the shuffles; self-consistency (the shuffles combined) MAP ${f3(r.aggregated.row.MAP)}, MRR ${f3(r.aggregated.row.MRR)}, for ${thousands(r.cost.calls)} LLM calls and ${thousands(r.cost.inputTokens + r.cost.outputTokens)} tokens over all shuffles.`;
   }).join('\n');
 }
 

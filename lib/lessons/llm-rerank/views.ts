@@ -21,7 +21,7 @@ import type { RerankJudge } from '../../report/rerank';
 import type { Figure, ShowTableOptions } from '../../report/types';
 
 /** What a cell shows as one table: its rows and `showTable` options. */
-export interface TableView {
+export interface RerankShownTable {
   rows: Record<string, unknown>[];
   options: ShowTableOptions;
 }
@@ -30,7 +30,7 @@ export interface TableView {
  * The footnote a table prints under itself naming the columns it bolds (`bold (text: *) = best value of …`), exactly
  * as `showTable` prints it; null when it bolds nothing.
  */
-export function boldFootnote(view: TableView): string | null {
+export function boldFootnote(view: RerankShownTable): string | null {
   return formatTable(view.rows, view.options).split('\n').find((l) => l.startsWith('bold (text: *)')) ?? null;
 }
 
