@@ -5,9 +5,9 @@ import { loadSnapshot, type MetricRow } from '../lib';
 import { buildBenchmark, benchmarkSettings, benchmarkStats } from '../lib/bench';
 import {
   benchmarkSizeRows, splitBalanceRows, splitBalanceFigure, benchmarkQueryRows, positivesPerQueryFigure,
-  datasetsPerDaacFigure, settingRows, hardNegativeRows, nnsscEpochLine, nnsscLearningCurveFigures,
-  perQueryScatterFigure
+  datasetsPerDaacFigure, settingRows, perQueryScatterFigure
 } from '../lib/report';
+import { hardNegativeRows, nnsscEpochLine, nnsscLearningCurveFigures } from '../lib/lessons';
 import {
   backboneRows, offlineWeightRows, distinctOutcomes, distinctMetricRows, rerankGainPerQuery, repairRows,
   guardRemovalRows, toolCallsPerQuery, firstToolTrace, rerankSystemRuns, rerankerLabel

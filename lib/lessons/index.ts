@@ -7,3 +7,7 @@ export * from './fusion';
 export * from './llm-rerank';
 export * from './agentic';
 export * from './claims';
+export * from './try-it';
+export * from './baselines';
+export * from './encoder-finetune';
+export * from './nnssc';
