@@ -102,7 +102,10 @@ export function pairedVerdictProblems(results: Json, paired: Readonly<Record<str
     const head = PAIRED_HEAD.exec(text);
     if (!head) continue;
     const [a, b] = [head[1], head[2]];
-    const rows = rowsOf(paired[`${a} vs ${b}`]);
+    // results.json keys may drop the parentheses of a label ("BM25 per-field vs BM25")
+    const bare = (k: string) => k.replace(/[()]/g, '');
+    const key = Object.keys(paired).find((k) => bare(k) === bare(`${a} vs ${b}`));
+    const rows = rowsOf(key === undefined ? undefined : paired[key]);
     if (rows.length === 0) { out.push(`shows ${a} − ${b} but results.json has no paired table "${a} vs ${b}"`); continue; }
     if (Number(head[3]) !== numberOf(rows[0].n)) out.push(`says ${head[3]} paired queries for ${a} − ${b}, the table has n = ${String(rows[0].n)}`);
     for (const m of text.slice(head.index).matchAll(PAIRED_LINE)) {
