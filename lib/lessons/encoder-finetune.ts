@@ -123,12 +123,12 @@ function finetuneReasons(trainQueries: number): string[] {
   return [TABLE2_DIFFERENCES.queries, TABLE2_DIFFERENCES.encoder, TABLE2_DIFFERENCES.finetune, trainingScaleClause(trainQueries)];
 }
 
-/** The block under notebook 03's test table: who wins, Cosine (fine-tuned) − Cosine (base) paired, both rows beside the paper's. */
-export function finetuneResultVerdict(input: { rows: readonly MetricRow[]; paired: readonly PairedRowLike[]; sample: boolean; queries: number; datasets: number; writerLabel?: string; trainQueries: number }): string {
-  return resultVerdict({
+/** Shows the block under notebook 03's test table: who wins, Cosine (fine-tuned) − Cosine (base) paired, both rows beside the paper's. */
+export function showFinetuneVerdict(input: { rows: readonly MetricRow[]; paired: readonly PairedRowLike[]; sample: boolean; queries: number; datasets: number; writerLabel?: string; trainQueries: number }): void {
+  showMarkdown(resultVerdict({
     rows: input.rows, paired: input.paired, a: 'Cosine (fine-tuned)', b: 'Cosine (base)', sample: input.sample, queries: input.queries,
     datasets: input.datasets, writerLabel: input.writerLabel, paperValue: paperTable2Value, reasons: finetuneReasons(input.trainQueries),
-  });
+  }));
 }
 
 /** The per-query scatter of reciprocal ranks, base (x) vs fine-tuned (y), its caption, and the wins / losses / ties in a line. */

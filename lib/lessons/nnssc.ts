@@ -111,7 +111,8 @@ export function nnsscCheckpointSentence(nn: Pick<NnsscArtefact, 'trained'>): str
 
 /**
  * Notebook 04's training outputs: the epoch log of a reused checkpoint (a training run printed its own), what
- * happened in one line, the learning curves with their captions, and the paragraph generated from them.
+ * happened in one line, the learning curves with their captions, the paragraph generated from them, and the
+ * checkpoint sentence (trained in this run, or loaded) with the checkpoint's file, size, seed and backend.
  */
 export async function showNnsscTraining(nn: NnsscArtefact, notebook: string): Promise<void> {
   if (!nn.trained) for (const l of nn.summary.curve) console.log(nnsscEpochLine(l));
@@ -125,6 +126,7 @@ export async function showNnsscTraining(nn: NnsscArtefact, notebook: string): Pr
     showMarkdown(sourceCaption('Figure: validation MAP and MRR per epoch; the dotted line is the kept epoch.', source));
   }
   showMarkdown(nnsscVerdict(nn.summary, !nn.trained));
+  showNnsscCheckpoint(nn);
 }
 
 /** The checkpoint sentence, then the checkpoint's file, size, seed, backend and date in a line. */
