@@ -1,5 +1,6 @@
 // One module per notebook: what only that notebook needs (its generated text, "Try it" knobs, result assembly).
-// General tables, figures and the site stay in lib/report.
+// General tables, figures and the site stay in lib/report. Shared by lessons: claims.ts (the claim check), try-it.ts
+// (the Try-it result and its paragraph, 03 and 04), verdict-claims.ts (checks of the verdict forms 02-04 show).
 export * from './tour';
 export * from './router';
 export * from './benchmark';
