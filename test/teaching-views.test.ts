@@ -7,12 +7,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  benchmarkVerdict, benchmarkVsPaperRows, knobVerdict,
+  benchmarkVerdict, benchmarkVsPaperRows,
   paperScaleMissing, paperScaleRows, paperScaleVerdict, readPaperScale, splitKnobVerdict, type PaperScale,
 } from '../lib/report';
 import {
   daacVerdict, datasetsPerDaacRows, fallThroughMisses, firstRelevantRank, relevantInTop, routedSearchRows, routedSearchVerdict,
-  routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, tourPublication, tourVerdict, benchmarkScaleSentence,
+  routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, tourPublication, tourVerdict, benchmarkScaleSentence, knobVerdict,
 } from '../lib/lessons';
 import { NASA_EO_BENCH, type BenchmarkStats } from '../lib/bench';
 import { evaluateRouter, type LabelledRouterQuery } from '../lib/router';

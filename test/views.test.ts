@@ -5,10 +5,10 @@ import { loadSnapshot, type MetricRow } from '../lib';
 import { buildBenchmark, benchmarkSettings, benchmarkStats } from '../lib/bench';
 import {
   benchmarkSizeRows, splitBalanceRows, splitBalanceFigure, benchmarkQueryRows, positivesPerQueryFigure,
-  datasetsPerDaacFigure, settingRows, hardNegativeRows, nnsscEpochLine, nnsscLearningCurveFigures,
-  perQueryScatterFigure
+  datasetsPerDaacFigure, settingRows, perQueryScatterFigure
 } from '../lib/report';
 import { rerankGainPerQuery, toolCallsPerQuery, rerankSystemRuns } from '../lib/rerank';
+import { hardNegativeRows, nnsscEpochLine, nnsscLearningCurveFigures } from '../lib/lessons';
 import {
   backboneRows, offlineWeightRows, distinctOutcomes, distinctMetricRows, repairRows, guardRemovalRows, firstToolTrace, rerankerLabel
 } from '../lib/lessons';

@@ -47,14 +47,17 @@ export interface PairedPhrase {
 }
 
 /**
- * Every paired phrase of a text: from a CI interval up to the next interval (or the end), the first "excludes 0" /
+ * Every paired phrase of a text: from a CI interval up to the next interval or the end of its line, the first "excludes 0" /
  * "includes 0" and the first `p = …` after it. Intervals that are not CIs (no "0" claim and no p) are kept with
  * `says: null` and not checked.
  */
 export function pairedPhrases(text: string): PairedPhrase[] {
   const hits = [...text.matchAll(INTERVAL)];
   return hits.map((m, i) => {
-    const end = i + 1 < hits.length ? hits[i + 1].index! : text.length;
+    // a phrase ends at the next interval or at the end of its line: a closing line such as "No metric's CI excludes 0"
+    // speaks of every metric, not of the last interval above it
+    const eol = text.indexOf('\n', m.index!);
+    const end = Math.min(i + 1 < hits.length ? hits[i + 1].index! : text.length, eol < 0 ? text.length : eol);
     const seg = text.slice(m.index!, end);
     const zero = /\b(excludes|includes) 0\b/.exec(seg);
     const p = new RegExp(String.raw`\bp = (${NUM})`).exec(seg);

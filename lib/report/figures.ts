@@ -1,4 +1,5 @@
 import type { BarOptions, Figure, FigureOptions, HistogramOptions, LegendPlacement, PlotlyLayout, PlotlyTrace, ScatterSeries } from './types';
+import type { MetricName, PerQueryMetrics } from '../metrics/types';
 
 /** Layout shared by the builders: titles as `{ text }` (plotly.js >= 3), white background, automargin axes. */
 export function baseLayout(opts: FigureOptions = {}): PlotlyLayout {
@@ -115,4 +116,18 @@ export function withLegendLayout(fig: Figure, placement: LegendPlacement = 'auto
   if (fig.layout?.legend !== undefined) return fig;
   if (legendPlacement(fig, placement) !== 'below') return fig;
   return { ...fig, layout: { ...(fig.layout ?? {}), legend: { ...LEGEND_BELOW } } };
+}
+
+/**
+ * Per-query scatter of one metric for two systems evaluated on the same queries (default reciprocal rank), with
+ * the diagonal dotted and each point's hover text (e.g. the query).
+ */
+export function perQueryScatterFigure(
+  a: PerQueryMetrics, b: PerQueryMetrics, opts: { xTitle: string; yTitle: string; metric?: MetricName; text?: (queryId: string) => string; title?: string },
+): Figure {
+  const metric = opts.metric ?? 'MRR';
+  return scatterFigure({ x: a.values[metric], y: b.values[metric], ...(opts.text ? { text: a.queryIds.map(opts.text) } : {}) }, {
+    title: opts.title ?? (metric === 'MRR' ? 'Reciprocal rank per test query' : `${metric} per test query`), xTitle: opts.xTitle, yTitle: opts.yTitle,
+    layout: { shapes: [{ type: 'line', x0: 0, y0: 0, x1: 1, y1: 1, line: { dash: 'dot', color: '#999' } }] },
+  });
 }

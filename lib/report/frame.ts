@@ -161,3 +161,14 @@ export function sourceLines(source: TableSource | undefined, marked: readonly st
   if (marked.length > 0) lines.push(`bold (text: *) = best value of ${marked.length === 1 ? 'the column' : 'each column'} ${marked.join(', ')}`);
   return lines;
 }
+
+/**
+ * A configuration as table rows `{ setting, value }`, or `{ setting, "this run", <referenceLabel> }` beside a
+ * reference configuration (e.g. the paper's), one row per key of the reference (default: of the config).
+ */
+export function settingRows(config: object, reference?: { config: object; label: string }): Record<string, string>[] {
+  const c = config as Record<string, unknown>;
+  if (!reference) return Object.entries(c).map(([setting, v]) => ({ setting, value: String(v) }));
+  const r = reference.config as Record<string, unknown>;
+  return Object.keys(r).map((setting) => ({ setting, 'this run': String(c[setting]), [reference.label]: String(r[setting]) }));
+}

@@ -4,7 +4,6 @@
  * compares with the paper and why it may differ, and whether the numbers come from the sample snapshot.
  */
 import { METRIC_NAMES, type MetricName, type MetricRow } from '../metrics/types';
-import type { FinetuneTrainingSummary, NnsscTrainingSummary } from '../train/artefacts';
 import { sourceLines } from './frame';
 import type { PairedComparison } from '../metrics/types';
 import { f3, finiteOrNull as num, signed } from './numbers';
@@ -174,23 +173,6 @@ export function trainingVerdict(opts: {
       `${signed(b.value - a.value)})` + (best.at !== b.at ? `; its best, ${f3(best.value)}, was at ${opts.unit} ${best.at}.` : '.'));
   }
   return out.join(' ');
-}
-
-/** `trainingVerdict` of a fine-tuning run (loss per step, validation MRR before and after). */
-export function finetuneVerdict(summary: Pick<FinetuneTrainingSummary, 'steps' | 'validation'>, reused: boolean): string {
-  return trainingVerdict({
-    what: 'Fine-tuning (MNRL)', losses: summary.steps.map((s) => s.loss), unit: 'step', metric: 'MRR', reused,
-    validation: summary.validation.map((v) => ({ at: v.step, value: v.mrr })),
-  });
-}
-
-/** `trainingVerdict` of an NN-SSC run (mean loss per epoch, validation MAP per epoch, the kept best epoch). */
-export function nnsscVerdict(summary: Pick<NnsscTrainingSummary, 'curve' | 'bestEpoch' | 'stoppedBecause'>, reused: boolean): string {
-  const base = trainingVerdict({
-    what: 'NN-SSC (Eq. 5 loss)', losses: summary.curve.map((c) => c.trainLoss), unit: 'epoch', metric: 'MAP', reused, kept: summary.bestEpoch,
-    validation: summary.curve.filter((c) => c.valMAP !== null).map((c) => ({ at: c.epoch, value: c.valMAP as number })),
-  });
-  return `${base} Training stopped because: ${summary.stoppedBecause}.`;
 }
 
 /**

@@ -6,5 +6,4 @@ export * from './nnssc-loss';
 export * from './nnssc-checkpoint';
 export * from './defaults';
 export * from './artefacts';
-export * from './try-it';
 export * from './corpus-pairs';

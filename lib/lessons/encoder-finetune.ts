@@ -1,0 +1,238 @@
+/**
+ * Views of notebook 03 (encoder fine-tuning, the "Cosine (fine-tuned)" row of Table 2): its configuration beside the
+ * paper's, the training log lines, the learning curve and validation table with the paragraph generated from them,
+ * the test verdict, the per-query scatter, the Try-it knobs (learning rate, steps), and its claim check.
+ */
+import { benchmarkSplit } from '../bench/build';
+import { NASA_EO_BENCH } from '../bench/paper';
+import type { Benchmark } from '../bench/types';
+import type { Corpus } from '../data/types';
+import { EoError } from '../errors';
+import type { SentenceEncoder } from '../encode/types';
+import type { PerQueryMetrics, MetricRow, Run } from '../metrics/types';
+import { winsLossesTies } from '../metrics/paired';
+import { embedCorpusShowingProgress } from '../report/corpus-embeddings';
+import { showFigure, showMarkdown, showTable } from '../report/display';
+import { perQueryScatterFigure, scatterFigure } from '../report/figures';
+import { settingRows } from '../report/frame';
+import { resultVerdict, sampleNote, sourceCaption, trainingVerdict, type PairedRowLike } from '../report/lesson';
+import { paperTable2Value, TABLE2_DIFFERENCES } from '../report/paper';
+import type { Figure, TableSource } from '../report/types';
+import { denseScorer, scoreQueries } from '../retrieve/scorers';
+import { loadOrTrainFinetunedEncoder, type FinetunedEncoderArtefact, type FinetuneTrainingSummary } from '../train/artefacts';
+import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, TINY_FINETUNE_CONFIG, defaultFinetuneDir, type FinetuneConfig, type FinetuneStep, type FinetuneValidation } from '../train/finetune';
+import { repoRelativePath } from '../util/paths';
+import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult } from './try-it';
+import { registerClaimCheck, type Json } from './claims';
+import {
+  changePaperValue, changeTrainQueries, flipReusedCheckpoint, metricsVerdictProblems, paperSentenceProblems, pairedVerdictProblems,
+  sampleNoteProblems, shownWith, swapMetricWinner, trainingScaleProblems, trainingVerdictProblems, tryItDefaultProblems,
+} from './verdict-claims';
+
+const count = (x: number) => x.toLocaleString('en-US');
+
+/**
+ * The size of this benchmark's training split beside NASA-EO-Bench's (lib/bench/paper.ts), as a clause:
+ * `this benchmark's training split has 58 queries, 293.8× fewer than NASA-EO-Bench's 17,038`. Notebooks 03 and 04
+ * show it and give it as a reason their trained rows differ from the paper's.
+ */
+export function trainingScaleClause(trainQueries: number): string {
+  const paper = NASA_EO_BENCH.train;
+  const how = trainQueries === paper ? 'as many as' : trainQueries < paper ? `${(paper / Math.max(trainQueries, 1)).toFixed(1)}× fewer than` : `${(trainQueries / paper).toFixed(1)}× more than`;
+  return `this benchmark's training split has ${count(trainQueries)} queries, ${how} NASA-EO-Bench's ${count(paper)}`;
+}
+
+/** The configuration notebook 03 trains with: a few tiny steps on the sample, the CPU defaults on the full snapshot. */
+export function finetuneConfigFor(sample: boolean): FinetuneConfig {
+  return sample ? TINY_FINETUNE_CONFIG : CPU_FINETUNE_CONFIG;
+}
+
+/**
+ * Notebook 03's first output: where the numbers come from (sample or full), the size of its training split against
+ * NASA-EO-Bench's, and its fine-tuning configuration beside the paper's. Returns the configuration and its checkpoint
+ * folder.
+ */
+export function showFinetuneSetup(input: { sample: boolean; corpus: Pick<Corpus, 'datasets'>; bench: Benchmark }): { config: FinetuneConfig; dir: string; trainQueries: number } {
+  const { sample, bench } = input;
+  const config = finetuneConfigFor(sample);
+  const trainQueries = benchmarkSplit(bench, 'train').queries.length;
+  const testQueries = benchmarkSplit(bench, 'test').queries.length;
+  console.log(`${trainQueries} train / ${testQueries} test queries over ${input.corpus.datasets.length} datasets`);
+  showMarkdown(sampleNote(sample, { queries: testQueries, datasets: input.corpus.datasets.length, writerLabel: bench.writerLabel }));
+  showMarkdown(`Training data: ${trainingScaleClause(trainQueries)}.`);
+  showTable(settingRows(config, { config: PAPER_FINETUNE_CONFIG, label: 'paper' }), { title: `Fine-tuning configuration (${sample ? 'sample: tiny' : 'CPU default'} vs the paper's)` });
+  return { config, dir: defaultFinetuneDir(sample ? 'use-lite-mnrl-sample' : 'use-lite-mnrl'), trainQueries };
+}
+
+/** One line per fine-tuning step. */
+export function finetuneStepLine(s: FinetuneStep): string {
+  return `step ${s.step} (epoch ${s.epoch}): loss ${s.loss.toFixed(4)}  lr ${s.lr.toExponential(2)}  ${s.seconds.toFixed(1)} s`;
+}
+
+/** One line per fine-tuning validation. */
+export function finetuneValidationLine(v: FinetuneValidation): string {
+  return `  validation after step ${v.step}: MRR ${v.mrr.toFixed(4)}, R@10 ${v.recall10.toFixed(4)} (${v.queries} queries, pool ${v.pool})`;
+}
+
+/** `loadOrTrainFinetunedEncoder`'s progress callbacks: a line per step and per validation. */
+export const finetuneLog = {
+  onStep: (s: FinetuneStep) => console.log(finetuneStepLine(s)),
+  onValidation: (v: FinetuneValidation) => console.log(finetuneValidationLine(v)),
+};
+
+/** What `loadOrTrainFinetunedEncoder` did, in one line. */
+export function finetuneTrainingLine(ft: FinetunedEncoderArtefact): string {
+  const s = ft.summary;
+  return ft.trained
+    ? `trained ${s.trainableParams.toLocaleString()} parameters (${ft.trained.trainableWeights.length} weight tensors, scope "${ft.trained.scope}") on "${s.backend}" (${ft.why}): ` +
+        `${s.steps.length} steps, ${s.pairsSeen} pairs, ${s.wallSeconds.toFixed(0)} s (stopped by ${s.stoppedBy}); encoder ${ft.encoder.id}`
+    : `reusing ${repoRelativePath(ft.dir)} (trained on "${s.backend}" in ${s.wallSeconds.toFixed(0)} s on training data ${ft.trainingData.hash}); encoder ${ft.encoder.id}`;
+}
+
+/** Fine-tuning learning curve: MNRL loss per step. */
+export function finetuneLearningCurveFigure(s: FinetuneTrainingSummary): Figure {
+  return scatterFigure([{ x: s.steps.map((x) => x.step), y: s.steps.map((x) => x.loss), name: 'train loss (MNRL)', mode: 'lines+markers' }],
+    { title: `Learning curve (backend ${s.backend})`, xTitle: 'step', yTitle: 'loss' });
+}
+
+/** Fine-tuning validation rows (held-out training publications). */
+export function finetuneValidationRows(s: FinetuneTrainingSummary) {
+  return s.validation.map((v) => ({ step: v.step, 'val MRR': v.mrr, 'val R@10': v.recall10, queries: v.queries, pool: v.pool }));
+}
+
+/** `trainingVerdict` of a fine-tuning run (loss per step, validation MRR before and after). */
+export function finetuneVerdict(summary: Pick<FinetuneTrainingSummary, 'steps' | 'validation'>, reused: boolean): string {
+  return trainingVerdict({
+    what: 'Fine-tuning (MNRL)', losses: summary.steps.map((s) => s.loss), unit: 'step', metric: 'MRR', reused,
+    validation: summary.validation.map((v) => ({ at: v.step, value: v.mrr })),
+  });
+}
+
+/** Notebook 03's training outputs: the line saying what happened, the learning curve, the validation table and the paragraph generated from them. */
+export async function showFinetuneTraining(ft: FinetunedEncoderArtefact, notebook: string): Promise<void> {
+  const c = ft.config;
+  console.log(finetuneTrainingLine(ft));
+  await showFigure(finetuneLearningCurveFigure(ft.summary), { name: 'learning-curve', notebook });
+  showMarkdown(sourceCaption('Figure: MNRL loss per step (training split).', { settings: { checkpoint: ft.dir, lr: c.lr, steps: c.maxSteps, batchSize: c.batchSize, scope: c.scope, seed: c.seed } }));
+  showTable(finetuneValidationRows(ft.summary), { title: 'Validation (held-out training publications)', digits: 4, source: { settings: { checkpoint: ft.dir, valQueries: c.valQueries } } });
+  showMarkdown(finetuneVerdict(ft.summary, !ft.trained));
+}
+
+/** Why notebook 03's numbers may differ from the paper's. */
+function finetuneReasons(trainQueries: number): string[] {
+  return [TABLE2_DIFFERENCES.queries, TABLE2_DIFFERENCES.encoder, TABLE2_DIFFERENCES.finetune, trainingScaleClause(trainQueries)];
+}
+
+/** Shows the block under notebook 03's test table: who wins, Cosine (fine-tuned) − Cosine (base) paired, both rows beside the paper's. */
+export function showFinetuneVerdict(input: { rows: readonly MetricRow[]; paired: readonly PairedRowLike[]; sample: boolean; queries: number; datasets: number; writerLabel?: string; trainQueries: number }): void {
+  showMarkdown(resultVerdict({
+    rows: input.rows, paired: input.paired, a: 'Cosine (fine-tuned)', b: 'Cosine (base)', sample: input.sample, queries: input.queries,
+    datasets: input.datasets, writerLabel: input.writerLabel, paperValue: paperTable2Value, reasons: finetuneReasons(input.trainQueries),
+  }));
+}
+
+/** The per-query scatter of reciprocal ranks, base (x) vs fine-tuned (y), its caption, and the wins / losses / ties in a line. */
+export async function showFinetuneScatter(input: { base: PerQueryMetrics; finetuned: PerQueryMetrics; queryText: ReadonlyMap<string, string>; source: TableSource; notebook: string }): Promise<void> {
+  await showFigure(perQueryScatterFigure(input.base, input.finetuned, { xTitle: 'Cosine (base)', yTitle: 'Cosine (fine-tuned)', text: (q) => input.queryText.get(q)!.slice(0, 80) }),
+    { name: 'rr-base-vs-finetuned', notebook: input.notebook });
+  showMarkdown(sourceCaption('Figure: reciprocal rank per test query, base vs fine-tuned encoder.', input.source));
+  const wlt = winsLossesTies(input.finetuned.values.MRR, input.base.values.MRR);
+  console.log(`fine-tuned better on ${wlt.wins} queries, base better on ${wlt.losses}, tied on ${wlt.ties}`);
+}
+
+/** Where a tried fine-tuning setting is kept: `<reported folder>-try-lr<lr>-s<steps>`. */
+export function finetuneTryDir(reportedDir: string, knobs: { lr: number; maxSteps: number }): string {
+  return `${reportedDir.replace(/[\\/]+$/, '')}-try-lr${knobs.lr}-s${knobs.maxSteps}`;
+}
+
+/**
+ * Notebook 03's knobs, the learning rate and the number of steps. At the reported setting, the reported fine-tuned
+ * run comes back; another setting fine-tunes on the same training split into `finetuneTryDir`, re-embeds the corpus
+ * with it (cached by its weights) and scores the test split. Seconds on the sample; on the full snapshot a changed
+ * knob costs a fine-tuning run and a corpus re-embedding (minutes).
+ */
+export async function tryFinetuneSchedule(opts: {
+  corpus: Corpus; bench: Benchmark; base: SentenceEncoder; baseMatrix: Float32Array;
+  /** The reported fine-tuned encoder and its test run. */
+  reported: Pick<FinetunedEncoderArtefact, 'config' | 'dir'>; reportedRun: Run;
+  knobs: { lr: number; maxSteps: number };
+  /** Default 2 worker threads for the re-embedding. */
+  workers?: number;
+}): Promise<TryItResult> {
+  const { knobs } = opts;
+  checkKnobs(knobs, 'tryFinetuneSchedule', { lr: 0, maxSteps: 1 });
+  if (!Number.isInteger(knobs.maxSteps)) throw new EoError('INVALID_ARGUMENT', `tryFinetuneSchedule: maxSteps must be a whole number, got ${knobs.maxSteps}`);
+  if (!(knobs.lr > 0)) throw new EoError('INVALID_ARGUMENT', `tryFinetuneSchedule: lr must be > 0, got ${knobs.lr}`);
+  const test = benchmarkSplit(opts.bench, 'test');
+  const setting = knobSetting(knobs);
+  const was = { lr: opts.reported.config.lr, maxSteps: opts.reported.config.maxSteps ?? NaN };
+  const reported = { label: `Cosine (fine-tuned, reported: ${knobSetting(was)})`, run: opts.reportedRun };
+  if (knobs.lr === was.lr && knobs.maxSteps === was.maxSteps) return compareTried(reported, null, test.qrels, setting, null);
+  const dir = finetuneTryDir(opts.reported.dir, knobs);
+  const config: FinetuneConfig = { ...opts.reported.config, ...knobs };
+  const ft = await loadOrTrainFinetunedEncoder({ corpus: opts.corpus, bench: opts.bench, base: opts.base, baseMatrix: opts.baseMatrix, config, dir });
+  try {
+    const matrix = await embedCorpusShowingProgress(opts.corpus, ft.encoder, 'tried fine-tuned corpus embeddings', opts.workers ?? 2);
+    const run = (await scoreQueries(denseScorer(ft.encoder, matrix, { id: 'cosine-ft-try', label: `Cosine (fine-tuned, ${setting})` }), test.queries, opts.corpus)).run;
+    return compareTried(reported, { label: `Cosine (fine-tuned, ${setting})`, run }, test.qrels, setting, dir);
+  } finally {
+    ft.encoder.dispose();
+  }
+}
+
+/** Notebook 03's Try-it output: the reported (and tried) rows, then the paragraph under them. */
+export function showFinetuneTryIt(tried: TryItResult, ctx: { source: TableSource; fallbackDir: string; sample: boolean; queries: number; datasets: number; writerLabel?: string; trainQueries: number }): void {
+  showTable(tried.rows, { title: `Try it: ${tried.setting}`, digits: 4, best: tried.changed, source: { ...ctx.source, settings: { ...ctx.source.settings, tried: tried.setting, checkpoint: tried.dir ?? ctx.fallbackDir } } });
+  showMarkdown(tryItVerdict(tried, {
+    knobs: '`tryLr` or `trySteps`', sample: ctx.sample, queries: ctx.queries, datasets: ctx.datasets, writerLabel: ctx.writerLabel, paperValue: paperTable2Value,
+    reasons: [TABLE2_DIFFERENCES.finetune, trainingScaleClause(ctx.trainQueries)],
+  }));
+}
+
+/** What results.json records of the fine-tuning (`config`: the one it was asked to train with): the checkpoint folder and the training record. */
+export function finetuneTrainingRecord(ft: FinetunedEncoderArtefact, config: FinetuneConfig) {
+  const s = ft.summary;
+  return {
+    checkpoint: repoRelativePath(ft.dir),
+    training: {
+      config, trainableParams: s.trainableParams, steps: s.steps.length, pairsSeen: s.pairsSeen,
+      wallSeconds: s.wallSeconds, stoppedBy: s.stoppedBy, reusedCheckpoint: !ft.trained,
+      finalLoss: s.steps.length ? s.steps[s.steps.length - 1].loss : null, validation: s.validation,
+      trainingData: ft.trainingData,
+    },
+  };
+}
+
+// ── notebook 03's claim check (lib/lessons/claims.ts)
+
+const rows03 = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? (v as Record<string, unknown>[]) : []);
+
+/** The test verdict (winners, ours vs the paper), the paired verdict, the sample note, the training split beside NASA-EO-Bench's and the Try-it sentence of a training notebook (03, 04). */
+export function trainedRowClaimProblems(results: Json): string[] {
+  const rows = rows03(results.metrics);
+  const main = shownWith(results, /^### What this shows/);
+  return [
+    ...(main ? [...metricsVerdictProblems(main, rows), ...paperSentenceProblems(main, rows)] : ['no verdict under the test table']),
+    ...pairedVerdictProblems(results, (results.paired ?? {}) as Record<string, unknown>),
+    ...sampleNoteProblems(results), ...trainingScaleProblems(results), ...tryItDefaultProblems(results),
+  ];
+}
+
+registerClaimCheck('03', {
+  covers: '03: the winners, ours vs the paper, the paired verdict, the training paragraph, the training split vs NASA-EO-Bench\'s, the Try-it sentence',
+  check: (results) => {
+    const t = (results.training ?? {}) as { steps?: number; finalLoss?: number; validation?: { step: number; mrr: number }[]; reusedCheckpoint?: boolean };
+    const text = shownWith(results, /Fine-tuning \(MNRL\)/);
+    const validation = (t.validation ?? []).map((v) => ({ at: v.step, value: v.mrr }));
+    return [
+      ...trainedRowClaimProblems(results),
+      ...(text === null ? ['no paragraph on the fine-tuning run'] : trainingVerdictProblems(text, {
+        unit: 'step', losses: null, lastLoss: Number(t.finalLoss), count: Number(t.steps), validation, kept: validation.length ? validation[validation.length - 1].at : 0, reused: t.reusedCheckpoint === true,
+      })),
+    ];
+  },
+  falsify: (results) => [
+    swapMetricWinner(results, rows03(results.metrics), 'MAP') ?? swapMetricWinner(results, rows03(results.metrics), 'MRR'),
+    changePaperValue(results), changeTrainQueries(results), flipReusedCheckpoint(results),
+  ].filter((x): x is Json => x !== null),
+});

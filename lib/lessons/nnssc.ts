@@ -1,0 +1,244 @@
+/**
+ * Views of notebook 04 (NN-SSC, the supervised scorer of Eq. 5): its configuration and data note, the hard negatives
+ * of one training query, the epoch log and learning curves with the paragraph generated from them, which happened
+ * to the checkpoint, the test verdict, the Try-it knob (the negatives mix), and its claim check.
+ */
+import { benchmarkSplit } from '../bench/build';
+import type { Benchmark } from '../bench/types';
+import type { Corpus } from '../data/types';
+import { EoError } from '../errors';
+import type { SentenceEncoder } from '../encode/types';
+import type { MetricRow, Run } from '../metrics/types';
+import { showFigure, showMarkdown, showTable } from '../report/display';
+import { scatterFigure } from '../report/figures';
+import { settingRows } from '../report/frame';
+import { pairedVerdict, resultVerdict, sampleNote, sourceCaption, trainingVerdict, type PairedRowLike } from '../report/lesson';
+import { paperTable2Value, TABLE2_DIFFERENCES } from '../report/paper';
+import type { Figure, TableSource } from '../report/types';
+import { nnsscParamCount } from '../retrieve/nnssc';
+import { nnsscScorer } from '../retrieve/nnssc-scorer';
+import { scoreQueries } from '../retrieve/scorers';
+import { loadOrTrainNnssc, type NnsscArtefact, type NnsscTrainingSummary } from '../train/artefacts';
+import { DEFAULT_NNSSC_CONFIG, type NnsscEpochLog, type NnsscTrainConfig } from '../train/nnssc';
+import { repoRelativePath } from '../util/paths';
+import { trainedRowClaimProblems, trainingScaleClause } from './encoder-finetune';
+import { registerClaimCheck, withShownSentence, type Json } from './claims';
+import { changePaperValue, changeTrainQueries, flipReusedCheckpoint, shownWith, swapMetricWinner, trainingVerdictProblems } from './verdict-claims';
+import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult } from './try-it';
+
+/**
+ * Notebook 04's first output: where the numbers come from, the size of its training split against NASA-EO-Bench's
+ * and the training configuration (`DEFAULT_NNSSC_CONFIG`, which it returns).
+ */
+export function showNnsscSetup(input: { sample: boolean; corpus: Pick<Corpus, 'datasets'>; bench: Benchmark }): NnsscTrainConfig {
+  const { sample, bench } = input;
+  const trainQueries = benchmarkSplit(bench, 'train').queries.length;
+  const testQueries = benchmarkSplit(bench, 'test').queries.length;
+  console.log(`${trainQueries} train / ${testQueries} test queries over ${input.corpus.datasets.length} datasets (${bench.writerLabel})`);
+  showMarkdown(sampleNote(sample, { queries: testQueries, datasets: input.corpus.datasets.length, writerLabel: bench.writerLabel }));
+  showMarkdown(`Training data: ${trainingScaleClause(trainQueries)}.`);
+  showTable(settingRows(DEFAULT_NNSSC_CONFIG), { title: 'NN-SSC training configuration' });
+  return DEFAULT_NNSSC_CONFIG;
+}
+
+/** Rows of a query's positives and hard negatives (first `positives` and `negatives` of each), for a display. */
+export function hardNegativeRows(corpus: Corpus, positives: readonly number[], negatives: readonly number[], shown = { positives: 3, negatives: 5 }) {
+  const row = (role: string, i: number) => ({ role, shortName: corpus.datasets[i].shortName, title: corpus.datasets[i].longName.slice(0, 90) });
+  return [...positives.slice(0, shown.positives).map((i) => row('positive', i)), ...negatives.slice(0, shown.negatives).map((i) => row('hard negative', i))];
+}
+
+/** The positives and hard negatives of a training query as a table. */
+export function showHardNegatives(input: { corpus: Corpus; query: string; positives: readonly number[]; negatives: readonly number[]; encoderId: string; hardNegatives: number }): void {
+  showTable(hardNegativeRows(input.corpus, input.positives, input.negatives), { title: `Positives and hard negatives of "${input.query.slice(0, 100)}"`, source: { settings: { encoder: input.encoderId, hardNegatives: input.hardNegatives } } });
+}
+
+const fixed = (x: number | null | undefined, d = 4) => (x === null || x === undefined ? 'n/a' : x.toFixed(d));
+
+/** One line per NN-SSC epoch: losses, validation MAP/MRR, seconds, and a star on the best epoch so far. */
+export function nnsscEpochLine(l: NnsscEpochLog, maxEpochs?: number): string {
+  return `epoch ${l.epoch}${maxEpochs ? `/${maxEpochs}` : ''}: train loss ${fixed(l.trainLoss)}  val loss ${fixed(l.valLoss)}  val MAP ${fixed(l.valMAP)}  MRR ${fixed(l.valMRR)}  ${l.seconds.toFixed(1)} s${l.best ? '  * best' : ''}`;
+}
+
+/** `loadOrTrainNnssc`'s epoch callback: one `nnsscEpochLine` per epoch. */
+export function nnsscEpochLog(maxEpochs?: number): (l: NnsscEpochLog) => void {
+  return (l) => console.log(nnsscEpochLine(l, maxEpochs));
+}
+
+/** What `loadOrTrainNnssc` did, in one line: trained (backend, time, epochs, stopping reason) or reused. */
+export function nnsscTrainingLine(nn: NnsscArtefact): string {
+  const s = nn.summary;
+  const what = `${s.curve.length} epochs, best epoch ${s.bestEpoch} (${s.stoppedBecause}); ${s.trainQueries} training / ${s.valQueries} validation queries, ${s.positivesPerSecond.toFixed(0)} positives/s`;
+  return nn.trained
+    ? `trained on tfjs backend "${s.backend}" in ${s.wallSeconds.toFixed(0)} s (${nn.why}): ${what}; saved to ${repoRelativePath(nn.dir)}`
+    : `reusing ${repoRelativePath(nn.dir)}, trained ${nn.checkpoint.created} on "${s.backend}" in ${s.wallSeconds.toFixed(0)} s on training data ${nn.trainingData.hash}: ${what}`;
+}
+
+/** NN-SSC learning curves: loss (train, validation) per epoch, and validation MAP/MRR with the best epoch marked (null without validation). */
+export function nnsscLearningCurveFigures(s: NnsscTrainingSummary): { loss: Figure; validation: Figure | null } {
+  const ep = s.curve.map((l) => l.epoch);
+  const hasVal = s.curve.length > 0 && s.curve[0].valMAP !== null;
+  const loss = scatterFigure([
+    { x: ep, y: s.curve.map((l) => l.trainLoss), name: 'train loss (Eq. 5)', mode: 'lines+markers' },
+    ...(hasVal ? [{ x: ep, y: s.curve.map((l) => l.valLoss ?? NaN), name: 'validation loss', mode: 'lines+markers' as const }] : []),
+  ], { title: `NN-SSC learning curve (backend ${s.backend})`, xTitle: 'epoch', yTitle: 'loss' });
+  const validation = hasVal
+    ? scatterFigure([
+        { x: ep, y: s.curve.map((l) => l.valMAP ?? NaN), name: 'validation MAP', mode: 'lines+markers' },
+        { x: ep, y: s.curve.map((l) => l.valMRR ?? NaN), name: 'validation MRR', mode: 'lines+markers' },
+      ], {
+        title: `Validation (held-out training publications), best epoch ${s.bestEpoch}`, xTitle: 'epoch', yTitle: 'full-corpus metric',
+        layout: { shapes: [{ type: 'line', x0: s.bestEpoch, x1: s.bestEpoch, yref: 'paper', y0: 0, y1: 1, line: { dash: 'dot', color: '#999' } }] },
+      })
+    : null;
+  return { loss, validation };
+}
+
+/** `trainingVerdict` of an NN-SSC run (mean loss per epoch, validation MAP per epoch, the kept best epoch). */
+export function nnsscVerdict(summary: Pick<NnsscTrainingSummary, 'curve' | 'bestEpoch' | 'stoppedBecause'>, reused: boolean): string {
+  const base = trainingVerdict({
+    what: 'NN-SSC (Eq. 5 loss)', losses: summary.curve.map((c) => c.trainLoss), unit: 'epoch', metric: 'MAP', reused, kept: summary.bestEpoch,
+    validation: summary.curve.filter((c) => c.valMAP !== null).map((c) => ({ at: c.epoch, value: c.valMAP as number })),
+  });
+  return `${base} Training stopped because: ${summary.stoppedBecause}.`;
+}
+
+/** Which happened to the checkpoint, in one sentence: trained in this run, or loaded after its training-data hash matched. */
+export function nnsscCheckpointSentence(nn: Pick<NnsscArtefact, 'trained'>): string {
+  return nn.trained
+    ? 'The checkpoint was **trained in this run**, on this training split.'
+    : 'The checkpoint was **loaded**: its recorded training-data hash matched this training split, so it was not retrained.';
+}
+
+/**
+ * Notebook 04's training outputs: the epoch log of a reused checkpoint (a training run printed its own), what
+ * happened in one line, the learning curves with their captions, the paragraph generated from them, and the
+ * checkpoint sentence (trained in this run, or loaded) with the checkpoint's file, size, seed and backend.
+ */
+export async function showNnsscTraining(nn: NnsscArtefact, notebook: string): Promise<void> {
+  if (!nn.trained) for (const l of nn.summary.curve) console.log(nnsscEpochLine(l));
+  console.log(nnsscTrainingLine(nn));
+  const curves = nnsscLearningCurveFigures(nn.summary);
+  const source = { settings: { checkpoint: nn.dir, seed: nn.checkpoint.seed, backend: nn.checkpoint.backend, patience: nn.config.patience, maxEpochs: nn.config.maxEpochs } };
+  await showFigure(curves.loss, { name: 'nnssc-loss', notebook });
+  showMarkdown(sourceCaption('Figure: Eq. 5 loss per epoch, training and validation (held-out training publications).', source));
+  if (curves.validation) {
+    await showFigure(curves.validation, { name: 'nnssc-validation', notebook });
+    showMarkdown(sourceCaption('Figure: validation MAP and MRR per epoch; the dotted line is the kept epoch.', source));
+  }
+  showMarkdown(nnsscVerdict(nn.summary, !nn.trained));
+  showNnsscCheckpoint(nn);
+}
+
+/** The checkpoint sentence, then the checkpoint's file, size, seed, backend and date in a line. */
+export function showNnsscCheckpoint(nn: NnsscArtefact): void {
+  showMarkdown(nnsscCheckpointSentence(nn));
+  console.log(`${repoRelativePath(nn.checkpoint.file)}: ${nnsscParamCount(nn.model).toLocaleString()} trainable parameters, seed ${nn.checkpoint.seed}, backend ${nn.checkpoint.backend}, created ${nn.checkpoint.created}`);
+}
+
+/** Why notebook 04's numbers may differ from the paper's. */
+function nnsscReasons(trainQueries: number): string[] {
+  return [TABLE2_DIFFERENCES.queries, TABLE2_DIFFERENCES.nnssc, trainingScaleClause(trainQueries)];
+}
+
+/** The block under notebook 04's test tables: who wins, NN-SSC − Cosine (base) against the paper, then NN-SSC − BM25. */
+export function showNnsscVerdict(input: {
+  rows: readonly MetricRow[]; vsCosine: readonly PairedRowLike[]; vsBm25: readonly PairedRowLike[];
+  sample: boolean; queries: number; datasets: number; writerLabel?: string; trainQueries: number;
+}): void {
+  showMarkdown(resultVerdict({
+    rows: input.rows, paired: input.vsCosine, a: 'NN-SSC', b: 'Cosine (base)', sample: input.sample, queries: input.queries,
+    datasets: input.datasets, writerLabel: input.writerLabel, paperValue: paperTable2Value, reasons: nnsscReasons(input.trainQueries),
+  }));
+  showMarkdown(pairedVerdict(input.vsBm25, 'NN-SSC', 'BM25'));
+}
+
+/**
+ * Notebook 04's knob, the negatives mix: `hardNegatives` KNN negatives per query and `randomNegatives` per positive.
+ * At the reported mix, the reported NN-SSC run comes back; another mix trains NN-SSC on the same training split into
+ * `checkpoints/nnssc/<reported folder>-try-h<H>-r<R>` and scores the test split.
+ */
+export async function tryNnsscNegatives(opts: {
+  corpus: Corpus; bench: Benchmark; encoder: SentenceEncoder; corpusMatrix: Float32Array;
+  /** The reported NN-SSC and its test run. */
+  reported: Pick<NnsscArtefact, 'config' | 'dir'>; reportedRun: Run;
+  mix: { hardNegatives: number; randomNegatives: number };
+  onEpoch?: NonNullable<NonNullable<Parameters<typeof loadOrTrainNnssc>[0]['training']>['onEpoch']>;
+}): Promise<TryItResult> {
+  const { mix } = opts;
+  checkKnobs(mix, 'tryNnsscNegatives', { hardNegatives: 0, randomNegatives: 0 });
+  if (!Number.isInteger(mix.hardNegatives) || !Number.isInteger(mix.randomNegatives) || mix.hardNegatives + mix.randomNegatives < 1)
+    throw new EoError('INVALID_ARGUMENT', `tryNnsscNegatives: whole numbers of negatives, at least one in all (got ${knobSetting(mix)})`);
+  const test = benchmarkSplit(opts.bench, 'test');
+  const setting = knobSetting(mix);
+  const reported = { label: `NN-SSC (reported: ${knobSetting({ hardNegatives: opts.reported.config.hardNegatives, randomNegatives: opts.reported.config.randomNegatives })})`, run: opts.reportedRun };
+  if (mix.hardNegatives === opts.reported.config.hardNegatives && mix.randomNegatives === opts.reported.config.randomNegatives)
+    return compareTried(reported, null, test.qrels, setting, null);
+  const dir = `${opts.reported.dir.replace(/[\\/]+$/, '')}-try-h${mix.hardNegatives}-r${mix.randomNegatives}`;
+  const config: NnsscTrainConfig = { ...opts.reported.config, ...mix };
+  const nn = await loadOrTrainNnssc({
+    corpus: opts.corpus, bench: opts.bench, encoder: opts.encoder, corpusMatrix: opts.corpusMatrix, config, dir,
+    training: opts.onEpoch ? { onEpoch: opts.onEpoch } : {},
+  });
+  const scorer = nnsscScorer(opts.encoder, opts.corpusMatrix, nn.model, { id: 'nnssc-try', label: `NN-SSC (${setting})` });
+  try {
+    const run = (await scoreQueries(scorer, test.queries, opts.corpus)).run;
+    return compareTried(reported, { label: `NN-SSC (${setting})`, run }, test.qrels, setting, dir);
+  } finally {
+    scorer.dispose();
+  }
+}
+
+/** Notebook 04's Try-it output: the reported (and tried) rows, then the paragraph under them. */
+export function showNnsscTryIt(tried: TryItResult, ctx: { source: TableSource; fallbackDir: string; sample: boolean; queries: number; datasets: number; writerLabel?: string; trainQueries: number }): void {
+  showTable(tried.rows, { title: `Try it: ${tried.setting}`, digits: 4, best: tried.changed, source: { ...ctx.source, settings: { ...ctx.source.settings, tried: tried.setting, checkpoint: tried.dir ?? ctx.fallbackDir } } });
+  showMarkdown(tryItVerdict(tried, {
+    knobs: '`tryHard` or `tryRandom`', sample: ctx.sample, queries: ctx.queries, datasets: ctx.datasets, writerLabel: ctx.writerLabel, paperValue: paperTable2Value,
+    reasons: [TABLE2_DIFFERENCES.nnssc, trainingScaleClause(ctx.trainQueries)],
+  }));
+}
+
+/** What results.json records of the NN-SSC training (`config`: the one it was asked to train with): the checkpoint folder and the training record. */
+export function nnsscTrainingRecord(nn: NnsscArtefact, config: NnsscTrainConfig) {
+  const s = nn.summary;
+  return {
+    checkpoint: repoRelativePath(nn.dir),
+    training: {
+      config, trainableParams: nnsscParamCount(nn.model), epochs: s.curve.length, bestEpoch: s.bestEpoch,
+      stoppedBecause: s.stoppedBecause, wallSeconds: s.wallSeconds, positivesPerSecond: s.positivesPerSecond,
+      trainQueries: s.trainQueries, valQueries: s.valQueries, reusedCheckpoint: !nn.trained, curve: s.curve,
+      dataHash: nn.dataHash, trainingData: nn.trainingData,
+    },
+  };
+}
+
+// ── notebook 04's claim check (lib/lessons/claims.ts)
+
+registerClaimCheck('04', {
+  covers: '04: the winners, ours vs the paper, the paired verdicts, the training paragraph, the checkpoint sentence, the training split vs NASA-EO-Bench\'s, the Try-it sentence',
+  check: (results) => {
+    const t = (results.training ?? {}) as { curve?: NnsscEpochLog[]; bestEpoch?: number; stoppedBecause?: string; reusedCheckpoint?: boolean };
+    const curve = t.curve ?? [];
+    const out = trainedRowClaimProblems(results);
+    const text = shownWith(results, /NN-SSC \(Eq\. 5 loss\)/);
+    if (text === null) out.push('no paragraph on the NN-SSC training run');
+    else {
+      out.push(...trainingVerdictProblems(text, {
+        unit: 'epoch', losses: curve.map((c) => c.trainLoss), lastLoss: curve.length ? curve[curve.length - 1].trainLoss : NaN, count: curve.length,
+        validation: curve.filter((c) => c.valMAP !== null).map((c) => ({ at: c.epoch, value: c.valMAP as number })), kept: Number(t.bestEpoch), reused: t.reusedCheckpoint === true,
+      }));
+      const stopped = /Training stopped because: (.*)\.$/.exec(text);
+      if (!stopped || stopped[1] !== t.stoppedBecause) out.push(`says training stopped because "${stopped?.[1]}", results.json has "${String(t.stoppedBecause)}"`);
+    }
+    const checkpoint = shownWith(results, /^The checkpoint was \*\*(trained in this run|loaded)\*\*/);
+    if (checkpoint === null) out.push('no shown sentence says whether the checkpoint was trained in this run or loaded');
+    else if (/trained in this run/.test(checkpoint) === (t.reusedCheckpoint === true))
+      out.push(`says the checkpoint was ${/trained in this run/.test(checkpoint) ? 'trained in this run' : 'loaded'}, results.json has reusedCheckpoint = ${String(t.reusedCheckpoint)}`);
+    return out;
+  },
+  falsify: (results) => [
+    flipReusedCheckpoint(results),
+    withShownSentence(results, /^The checkpoint was \*\*(trained in this run|loaded)\*\*/, (s) => (/trained in this run/.test(s) ? nnsscCheckpointSentence({ trained: null }) : nnsscCheckpointSentence({ trained: {} as NonNullable<NnsscArtefact['trained']> }))),
+    swapMetricWinner(results, Array.isArray(results.metrics) ? (results.metrics as Record<string, unknown>[]) : [], 'MAP'),
+    changePaperValue(results), changeTrainQueries(results),
+  ].filter((x): x is Json => x !== null),
+});
