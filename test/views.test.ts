@@ -4,10 +4,11 @@ import * as assert from 'uvu/assert';
 import { loadSnapshot, type MetricRow } from '../lib';
 import { buildBenchmark, benchmarkSettings, benchmarkStats } from '../lib/bench';
 import {
-  benchmarkSizeRows, splitBalanceRows, splitBalanceFigure, benchmarkQueryRows, positivesPerQueryFigure,
-  datasetsPerDaacFigure, settingRows, hardNegativeRows, nnsscEpochLine, nnsscLearningCurveFigures,
-  perQueryScatterFigure
+  settingRows, hardNegativeRows, nnsscEpochLine, nnsscLearningCurveFigures, perQueryScatterFigure
 } from '../lib/report';
+import {
+  benchmarkSizeRows, splitBalanceRows, splitBalanceFigure, benchmarkQueryRows, positivesPerQueryFigure, datasetsPerDaacFigure
+} from '../lib/lessons';
 import {
   backboneRows, offlineWeightRows, distinctOutcomes, distinctMetricRows, rerankGainPerQuery, repairRows,
   guardRemovalRows, toolCallsPerQuery, firstToolTrace, rerankSystemRuns, rerankerLabel

@@ -14,7 +14,6 @@ export * from './llm-cost';
 export * from './rerank';
 export * from './fusion';
 export * from './training';
-export * from './benchmark';
 export * from './lesson';
 export * from './paper';
 export * from './paper-summary';
