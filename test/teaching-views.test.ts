@@ -12,7 +12,7 @@ import {
 import {
   benchmarkVerdict, benchmarkVsPaperRows, splitKnobVerdict, daacVerdict, datasetsPerDaacRows, fallThroughMisses, firstRelevantRank, relevantInTop, routedSearchRows, routedSearchVerdict,
   routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, tourPublication, tourVerdict, benchmarkScaleSentence,
-  checkNotebookClaims, falsifiedClaims,
+  checkNotebookClaims, falsifiedClaims, shortNameSentence,
 } from '../lib/lessons';
 import { leakageSummary } from '../lib/bench';
 import { NASA_EO_BENCH, type BenchmarkStats } from '../lib/bench';
@@ -249,14 +249,16 @@ test('claim check 00: ranks as stated, "has none" only when none is ranked, the 
     { label: 'BM25', entries: [{ docId: 'y', score: 3 }, { docId: 'x', score: 2 }] },
     { label: 'Cosine (base)', entries: [{ docId: 'y', score: 0.9 }, { docId: 'z', score: 0.5 }, { docId: 'v', score: 0.1 }] },
   ];
-  const perDaac = datasetsPerDaacRows({ datasets: ['A', 'A', 'A', 'B', 'B', 'C'].map((daac) => ({ daac })) as never[] });
+  const datasets = ['A', 'A', 'A', 'B', 'B', 'C'].map((daac, i) => ({ daac, shortName: i < 2 ? `S${i}` : undefined })) as never[];
+  const perDaac = datasetsPerDaacRows({ datasets });
   const records = rankings.map((r) => ({ label: r.label, firstRelevantRank: firstRelevantRank(r.entries, relevant), inTop10: relevantInTop(r.entries, relevant, 10), ranked: r.entries.length }));
   const results = {
-    counts: { daacs: perDaac.length }, relevant: [...relevant], perDaac, rankings: records,
+    counts: { daacs: perDaac.length, datasets: 6 }, withoutShortName: 4, relevant: [...relevant], perDaac, rankings: records,
     firstRelevantRank: { bm25: records[0].firstRelevantRank, cosine: records[1].firstRelevantRank },
-    shownText: [daacVerdict(perDaac), tourVerdict({ query: 'q', relevant, rankings, sample: false })],
+    shownText: [daacVerdict(perDaac), shortNameSentence({ datasets }), tourVerdict({ query: 'q', relevant, rankings, sample: false })],
   };
-  assert.match(results.shownText[1], /\*\*Cosine \(base\)\*\* has none of the 2 right answers in its top 3/);
+  assert.match(results.shownText[1], /^\*\*4\*\* of this snapshot's 6 datasets \(66\.7%\) have no shortName/);
+  assert.match(results.shownText[2], /\*\*Cosine \(base\)\*\* has none of the 2 right answers in its top 3/);
   assert.equal(checkNotebookClaims('00-tour', results), []);
   caught('00-tour', results);
   // a record that ranks a right answer where the sentence says it has none

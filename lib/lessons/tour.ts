@@ -72,12 +72,23 @@ export function tourVerdict(input: { query: string; relevant: ReadonlySet<string
   return out.join('\n');
 }
 
-/** The corpus per DAAC: its table and what it shows. Returns the rows it showed (the results file keeps them). */
+/** How many datasets of a snapshot have no shortName, in words (a scorer can match those only by title and abstract). */
+export function shortNameSentence(corpus: Pick<Corpus, 'datasets'>): string {
+  const missing = corpus.datasets.filter((d) => !d.shortName).length;
+  const n = corpus.datasets.length;
+  return `**${missing}** of this snapshot's ${n} datasets (${pct1(n ? missing / n : 0)}%) have no shortName: a scorer can match them only by their title and abstract.`;
+}
+
+/**
+ * The corpus per DAAC: its table, what it shows, and how many records lack a shortName. Returns the rows it showed
+ * and that count (the results file keeps both).
+ */
 export function showDaacShares(corpus: Pick<Corpus, 'datasets'>, source: TableSource) {
   const rows = datasetsPerDaacRows(corpus);
   showTable(toDataFrame(rows), { title: 'Datasets per DAAC', maxRows: 12, source });
   showMarkdown(daacVerdict(rows));
-  return rows;
+  showMarkdown(shortNameSentence(corpus));
+  return { rows, withoutShortName: corpus.datasets.filter((d) => !d.shortName).length };
 }
 
 /** One scorer's top `k` (default 10) for the tour's query, the right answers marked ✓. */
@@ -100,8 +111,11 @@ const RANK_RE = /^- \*\*(.+?)\*\* (?:has none of the (\d+) right answers in its 
 const WINNER_RE = /On this one query \*\*(.+?)\*\* does better|On this query the two rankings tie/;
 const DAAC_RE = /^(\d+) DAACs; the largest, \*\*(.+?)\*\*, holds ([\d.]+)% of the datasets and the top three ([\d.]+)%(?:; (\d+) DAACs? holds? under 1% each)?\./;
 
+const SHORTNAME_RE = /^\*\*(\d+)\*\* of this snapshot's (\d+) datasets \(([\d.]+)%\) have no shortName/;
+
 interface TourResults {
-  counts: { daacs: number };
+  counts: { daacs: number; datasets: number };
+  withoutShortName: number;
   relevant: string[];
   firstRelevantRank: Record<string, number | null>;
   rankings: TourRankingRecord[];
@@ -166,10 +180,19 @@ export function tourClaimProblems(results: Json): string[] {
     const small = rows.filter((x) => x.share < 0.01).length;
     if (Number(m[5] ?? 0) !== small) out.push(`says ${m[5] ?? 0} DAACs hold under 1%; the table has ${small}`);
   }
+
+  // the records without a shortName: the count and its share of the corpus
+  const names = findShown(results, SHORTNAME_RE, 'on the records without a shortName');
+  out.push(...names.problems);
+  if (names.text) {
+    const m = SHORTNAME_RE.exec(names.text)!;
+    if (Number(m[1]) !== r.withoutShortName || Number(m[2]) !== r.counts.datasets) out.push(`says ${m[1]} of ${m[2]} datasets have no shortName; results.json has ${r.withoutShortName} of ${r.counts.datasets}`);
+    else if (m[3] !== pct1(r.withoutShortName / r.counts.datasets)) out.push(`says ${m[3]}% have no shortName; ${r.withoutShortName} of ${r.counts.datasets} is ${pct1(r.withoutShortName / r.counts.datasets)}%`);
+  }
   return out;
 }
 
-/** Copies of 00's results with one claim made false: a stated rank, the winner, the largest DAAC, a recorded rank. */
+/** Copies of 00's results with one claim made false: a stated rank, the winner, the largest DAAC, the shortName count, a recorded rank. */
 export function falsifyTourClaims(results: Json): Json[] {
   const r = results as unknown as TourResults;
   const out: (Json | null)[] = [];
@@ -181,6 +204,8 @@ export function falsifyTourClaims(results: Json): Json[] {
   // the largest DAAC swapped for the second largest
   const rows = r.perDaac ?? [];
   if (rows.length >= 2 && rows[1].datasets < rows[0].datasets) out.push(withShownSentence(results, DAAC_RE, (s) => s.replace(`**${rows[0].DAAC}**`, `**${rows[1].DAAC}**`)));
+  // one more record without a shortName than the sentence says
+  if (typeof r.withoutShortName === 'number') out.push({ ...results, withoutShortName: r.withoutShortName + 1 });
   // the table says the second ranking has no right answer ranked at all (or one at rank 1 when it has none)
   if (r.rankings?.length >= 2) {
     const last = r.rankings.length - 1;
@@ -194,7 +219,7 @@ export function falsifyTourClaims(results: Json): Json[] {
 }
 
 registerClaimCheck('00', {
-  covers: '00: first right answer of each ranking, the winner, the DAAC shares',
+  covers: '00: first right answer of each ranking, the winner, the DAAC shares, records without a shortName',
   check: tourClaimProblems,
   falsify: falsifyTourClaims,
 });
