@@ -1,6 +1,7 @@
 /**
- * Views of notebook 08 (the router): score tables of router evaluations, what they show in words, and the tables of
- * one query walked through router → retrieval (`search`). Text is generated from the numbers, never typed.
+ * Views of notebook 08 (the router): the labelled set, score tables of router evaluations and their figures, what they
+ * show in words, the disagreements with the labels, the tables of one query walked through router → retrieval
+ * (`search`), and the claim check of the generated sentences. Text is generated from the numbers, never typed.
  */
 import type { LabelledRouterQuery, RouterEvaluation, RouterPrediction } from '../router';
 import { TOOL_NAMES } from '../router/types';

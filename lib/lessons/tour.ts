@@ -1,6 +1,7 @@
 /**
  * Views of notebook 00 (the tour): one publication's query walked through the two baselines, and the corpus per DAAC.
- * The text after each result is generated from the numbers here, never typed in the notebook.
+ * The text after each result is generated from the numbers here, never typed in the notebook; the claim check at the
+ * bottom re-derives each sentence from the results file.
  */
 import type { Corpus, Publication } from '../data/types';
 import { sortRunEntries } from '../metrics/rank';
