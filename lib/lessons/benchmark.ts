@@ -226,6 +226,7 @@ const SCALE_RE = /^(?:The sample snapshot|This snapshot) has ([\d,]+) datasets, 
 const SPLIT_RE = /Split at publication level with seed (\d+): (\d+) train and (\d+) test queries, a test share of ([\d.]+)% against the target ([\d.]+)%/;
 const PUBS_RE = /\*\*(\d+) publications\*\* with at least one linked dataset became \*\*(\d+) queries\*\*/;
 const STRATUM_RE = /the furthest is "([^"]+)" linked datasets at ([\d.]+)% test \((\d+) of (\d+) publications\)/;
+const POSITIVES_RE = /Positives per query: median ([\d.]+), mean ([\d.]+), max (\d+) — ([\d.]+)× NASA-EO-Bench's ([\d.]+) per query/;
 const LEAK_RE = /^(\d+) of (\d+) test queries have a near-duplicate among (\d+) training queries \(token Jaccard ≥ ([\d.]+)/;
 const KNOB_SAME_RE = /^Seed (\d+) and test fraction ([\d.]+) are the reported settings: this is the reported split \((\d+) train \/ (\d+) test queries\)/;
 const KNOB_OTHER_RE = /^Seed (\d+), test fraction ([\d.]+): (\d+) train \/ (\d+) test queries/;
@@ -285,6 +286,18 @@ export function benchmarkClaimProblems(results: Json): string[] {
     }
   }
 
+  // positives per query and their ratio to NASA-EO-Bench's
+  const pos = findShown(results, POSITIVES_RE, 'on positives per query');
+  out.push(...pos.problems);
+  if (pos.text) {
+    const m = POSITIVES_RE.exec(pos.text)!;
+    const p = r.stats.positivesSummary;
+    const paper = r.vsPaper.find((x) => x.what === 'labelled datasets per query (mean)')?.['NASA-EO-Bench'];
+    if (Number(m[1]) !== p.median || m[2] !== p.mean.toFixed(2) || Number(m[3]) !== p.max) out.push(`says median ${m[1]}, mean ${m[2]}, max ${m[3]}; results.json has ${p.median}, ${p.mean.toFixed(2)}, ${p.max}`);
+    if (paper === undefined || Number(m[5]) !== paper) out.push(`says NASA-EO-Bench has ${m[5]} per query; the table has ${paper}`);
+    else if (m[4] !== (p.mean / paper).toFixed(2)) out.push(`says ${m[4]}× the paper's; ${p.mean.toFixed(2)} / ${paper} is ${(p.mean / paper).toFixed(2)}×`);
+  }
+
   // the "try it" split against the reported one
   const knob = shownSentences(results).find((t) => KNOB_SAME_RE.test(t) || KNOB_OTHER_RE.test(t));
   if (!knob) out.push('no shown sentence on the "try it" split');
@@ -311,7 +324,7 @@ export function benchmarkClaimProblems(results: Json): string[] {
   return out;
 }
 
-/** Copies of 01's results with one claim made false: the direction of the size comparison, the leakage count, the split counts. */
+/** Copies of 01's results with one claim made false: the direction of the size comparison, the leakage count, the split counts, a stratum, the positives. */
 export function falsifyBenchmarkClaims(results: Json): Json[] {
   const r = results as unknown as BenchmarkResults;
   const flipped = withShownSentence(results, SCALE_RE, (s) => s.replace(/(datasets, )(more than|fewer than|as many as)/, (_, a, w) => a + (w === 'fewer than' ? 'more than' : 'fewer than')));
@@ -320,11 +333,13 @@ export function falsifyBenchmarkClaims(results: Json): Json[] {
   // one more test publication in the stratum the sentence names (the one furthest from the target)
   const worst = furthestStratum(r.stats.splitBalance, r.testFraction);
   const stratum = worst ? { ...results, stats: { ...r.stats, splitBalance: r.stats.splitBalance.map((s) => (s === worst ? { ...s, test: s.test + 1 } : s)) } } : null;
-  return [flipped, leak, split, stratum].filter((x): x is Json => x !== null);
+  // a mean number of positives per query that no longer gives the stated ratio to the paper's
+  const positives = { ...results, stats: { ...r.stats, positivesSummary: { ...r.stats.positivesSummary, mean: r.stats.positivesSummary.mean + 0.5 } } };
+  return [flipped, leak, split, stratum, positives].filter((x): x is Json => x !== null);
 }
 
 registerClaimCheck('01', {
-  covers: '01: snapshot vs NASA-EO-Bench, split and try-it sentences, leakage count',
+  covers: '01: snapshot vs NASA-EO-Bench, split and try-it sentences, positives vs the paper, leakage count',
   check: benchmarkClaimProblems,
   falsify: falsifyBenchmarkClaims,
 });
