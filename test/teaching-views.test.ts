@@ -7,13 +7,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  benchmarkVerdict, benchmarkVsPaperRows,
-  paperScaleMissing, paperScaleRows, paperScaleVerdict, readPaperScale, splitKnobVerdict, type PaperScale,
+  paperScaleMissing, paperScaleRows, paperScaleVerdict, readPaperScale, type PaperScale,
 } from '../lib/report';
 import {
-  daacVerdict, datasetsPerDaacRows, fallThroughMisses, firstRelevantRank, relevantInTop, routedSearchRows, routedSearchVerdict,
-  routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, tourPublication, tourVerdict, benchmarkScaleSentence, knobVerdict,
+  benchmarkVerdict, benchmarkVsPaperRows, splitKnobVerdict, daacVerdict, datasetsPerDaacRows, fallThroughMisses, firstRelevantRank, relevantInTop, routedSearchRows, routedSearchVerdict,
+  routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, tourPublication, tourVerdict, benchmarkScaleSentence,
+  checkNotebookClaims, falsifiedClaims, shortNameSentence,
 } from '../lib/lessons';
+import { leakageSummary } from '../lib/bench';
 import { NASA_EO_BENCH, type BenchmarkStats } from '../lib/bench';
 import { evaluateRouter, type LabelledRouterQuery } from '../lib/router';
 import type { MetricRow } from '../lib/metrics';
@@ -232,6 +233,89 @@ test('benchmarkScaleSentence compares corpus and queries with NASA-EO-Bench sepa
   assert.not.match(full, /small next to/);
   const small = benchmarkScaleSentence({ datasets: 200, queries: 60, test: 12 }, true);
   assert.match(small, /The sample snapshot has 200 datasets, fewer than NASA-EO-Bench's 8,058, and 60 queries \(12 test\), fewer than its 21,272 \(4,234 test\): it is smaller in queries\./);
+});
+
+// The claim checks of 00, 01 and 08 on toy runs: sentences made by the verdicts pass, each falsified copy is caught,
+// and the branches the sample run does not reach (no right answer ranked, one best tool, "stays") are checked too.
+const caught = (nb: string, results: Record<string, unknown>) => {
+  const copies = falsifiedClaims(nb, results).filter((f) => !f.covers.startsWith('paired'));
+  assert.ok(copies.length >= 2, `${nb}: at least two falsified copies`);
+  for (const f of copies) assert.ok(checkNotebookClaims(nb, f.results).length > 0, `${nb}: missed a falsified claim (${f.covers})`);
+};
+
+test('claim check 00: ranks as stated, "has none" only when none is ranked, the winner, the DAAC shares', () => {
+  const relevant = new Set(['x', 'w']);
+  const rankings = [
+    { label: 'BM25', entries: [{ docId: 'y', score: 3 }, { docId: 'x', score: 2 }] },
+    { label: 'Cosine (base)', entries: [{ docId: 'y', score: 0.9 }, { docId: 'z', score: 0.5 }, { docId: 'v', score: 0.1 }] },
+  ];
+  const datasets = ['A', 'A', 'A', 'B', 'B', 'C'].map((daac, i) => ({ daac, shortName: i < 2 ? `S${i}` : undefined })) as never[];
+  const perDaac = datasetsPerDaacRows({ datasets });
+  const records = rankings.map((r) => ({ label: r.label, firstRelevantRank: firstRelevantRank(r.entries, relevant), inTop10: relevantInTop(r.entries, relevant, 10), ranked: r.entries.length }));
+  const results = {
+    counts: { daacs: perDaac.length, datasets: 6 }, withoutShortName: 4, relevant: [...relevant], perDaac, rankings: records,
+    firstRelevantRank: { bm25: records[0].firstRelevantRank, cosine: records[1].firstRelevantRank },
+    shownText: [daacVerdict(perDaac), shortNameSentence({ datasets }), tourVerdict({ query: 'q', relevant, rankings, sample: false })],
+  };
+  assert.match(results.shownText[1], /^\*\*4\*\* of this snapshot's 6 datasets \(66\.7%\) have no shortName/);
+  assert.match(results.shownText[2], /\*\*Cosine \(base\)\*\* has none of the 2 right answers in its top 3/);
+  assert.equal(checkNotebookClaims('00-tour', results), []);
+  caught('00-tour', results);
+  // a record that ranks a right answer where the sentence says it has none
+  const ranked = { ...results, rankings: records.map((r, i) => (i === 1 ? { ...r, firstRelevantRank: 3 } : r)), firstRelevantRank: { bm25: 2, cosine: 3 } };
+  assert.ok(checkNotebookClaims('00-tour', ranked).some((p) => /Cosine \(base\): says it has none of the right answers; results\.json has rank 3/.test(p)));
+  // "none in its top 100" when the list is 3 long
+  const deeper = { ...results, rankings: records.map((r, i) => (i === 1 ? { ...r, ranked: 100 } : r)) };
+  assert.ok(checkNotebookClaims('00-tour', deeper).some((p) => /none in its top 3; it ranks 100/.test(p)));
+});
+
+test('claim check 01: the snapshot vs NASA-EO-Bench (more / fewer), the split, the try-it split and the leakage count', () => {
+  const s = stats({ splitBalance: [{ stratum: '1', train: 4, test: 1, testShare: 0.2 }, { stratum: '4+', train: 2, test: 2, testShare: 0.5 }] });
+  const leak = { count: 1, testQueries: 2, trainQueries: 8, jaccardThreshold: 0.8, cosineThreshold: null, pairs: [] };
+  const settings = { seed: 42, testFraction: 0.2, reportedSeed: 42, reportedTestFraction: 0.2 };
+  const results = (datasets: number) => ({
+    seed: 42, testFraction: 0.2, stats: s, vsPaper: benchmarkVsPaperRows(s, datasets),
+    tryIt: { seed: 42, testFraction: 0.2, splitBalance: s.splitBalance, queries: s.queries },
+    leakage: { count: leak.count, testQueries: leak.testQueries, jaccardThreshold: leak.jaccardThreshold, pairs: [] },
+    shownText: [benchmarkVerdict(s, { testFraction: 0.2, seed: 42, sample: false }), leakageSummary(leak), splitKnobVerdict(s, s, settings),
+      benchmarkScaleSentence({ datasets, queries: s.queries.total, test: s.queries.test }, false)],
+  });
+  for (const datasets of [200, 10073]) {
+    assert.equal(checkNotebookClaims('01-benchmark', results(datasets)), [], `${datasets} datasets`);
+    caught('01-benchmark', results(datasets));
+  }
+  // the sentence written for a larger corpus, checked against a smaller one
+  const big = results(10073);
+  assert.ok(checkNotebookClaims('01-benchmark', { ...big, vsPaper: benchmarkVsPaperRows(s, 200) }).some((p) => /more than NASA-EO-Bench's datasets: 200 vs 8058/.test(p)));
+  // a try-it split with other settings cannot be "the reported split"
+  assert.ok(checkNotebookClaims('01-benchmark', { ...big, tryIt: { ...big.tryIt, seed: 7 } }).some((p) => /is the reported one/.test(p)));
+});
+
+test('claim check 08: the best tools (one, or every tie), the weakest, held out vs dev with drops / rises / stays', async () => {
+  const all = await evaluateRouter(labelled, predict);
+  const dev = await evaluateRouter(labelled.filter((q) => q.split === 'dev'), predict);
+  const heldout = await evaluateRouter(labelled.filter((q) => q.split === 'heldout'), predict);
+  const results = (a: typeof all, d: typeof dev, h: typeof heldout) => ({
+    labelledQueries: a.queries, perTool: a.perTool, micro: a.micro, exactMatch: a.exactMatch,
+    bySplit: { dev: d, heldout: h }, shownText: [routerVerdict({ all: a, dev: d, heldout: h, msPerQuery: 0.25 })],
+  });
+  const down = results(all, dev, heldout); // one best tool; F1 drops; fall-through stays
+  assert.equal(checkNotebookClaims('08-router', down), []);
+  caught('08-router', down);
+  // "stays at" turned into a direction is caught as a direction, not as a sentence the check cannot read
+  const ft = falsifiedClaims('08-router', down).map((f) => checkNotebookClaims('08-router', f.results)).find((ps) => ps.some((p) => /fall-through/.test(p)));
+  assert.ok(ft && ft.some((p) => /says the fall-through accuracy drops; it goes from 50\.0% to 50\.0%/.test(p)), String(ft));
+  const up = results(all, heldout, dev); // the two splits swapped: F1 rises
+  assert.equal(checkNotebookClaims('08-router', up), []);
+  caught('08-router', up);
+  const tiedAll = { ...all, perTool: all.perTool.map((t) => (t.tool === 'giovanni' ? { ...t, f1: 1, precision: 1, fp: 0 } : t)) };
+  const tied = results(tiedAll, dev, heldout);
+  assert.equal(checkNotebookClaims('08-router', tied), []);
+  // the sentence of the untied run read against the tied table: a tool tied at the top is not named
+  assert.ok(checkNotebookClaims('08-router', { ...down, perTool: tiedAll.perTool }).some((p) => /tools at the top F1/.test(p)));
+  // the fall-through accuracy said to stay where it moves
+  const moved = { ...down, bySplit: { dev, heldout: { ...heldout, fallThroughAccuracy: 1 } } };
+  assert.ok(checkNotebookClaims('08-router', moved).some((p) => /fall-through accuracy stays; it goes from/.test(p)));
 });
 
 test.run();

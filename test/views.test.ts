@@ -3,13 +3,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadSnapshot, type MetricRow } from '../lib';
 import { buildBenchmark, benchmarkSettings, benchmarkStats } from '../lib/bench';
-import {
-  benchmarkSizeRows, splitBalanceRows, splitBalanceFigure, benchmarkQueryRows, positivesPerQueryFigure,
-  datasetsPerDaacFigure, settingRows, perQueryScatterFigure
-} from '../lib/report';
+import { settingRows, perQueryScatterFigure } from '../lib/report';
 import { rerankGainPerQuery, toolCallsPerQuery, rerankSystemRuns } from '../lib/rerank';
-import { hardNegativeRows, nnsscEpochLine, nnsscLearningCurveFigures } from '../lib/lessons';
 import {
+  hardNegativeRows, nnsscEpochLine, nnsscLearningCurveFigures,
+  benchmarkSizeRows, splitBalanceRows, splitBalanceFigure, benchmarkQueryRows, positivesPerQueryFigure, datasetsPerDaacFigure,
   backboneRows, offlineWeightRows, distinctOutcomes, distinctMetricRows, repairRows, guardRemovalRows, firstToolTrace, rerankerLabel
 } from '../lib/lessons';
 import { emptyRepairs } from '../lib/rerank';

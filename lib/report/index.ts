@@ -13,7 +13,6 @@ export * from './latex';
 export * from './llm-cost';
 export * from './rerank';
 export * from './fusion';
-export * from './benchmark';
 export * from './lesson';
 export * from './paper';
 export * from './paper-summary';
