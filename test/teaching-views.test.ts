@@ -12,7 +12,7 @@ import {
 import {
   benchmarkVerdict, benchmarkVsPaperRows, splitKnobVerdict, daacVerdict, datasetsPerDaacRows, fallThroughMisses, firstRelevantRank, relevantInTop, routedSearchRows, routedSearchVerdict,
   routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, tourPublication, tourVerdict, benchmarkScaleSentence,
-  checkNotebookClaims, falsifiedClaims, shortNameSentence,
+  checkNotebookClaims, falsifiedClaims, shortNameSentence, knobVerdict,
 } from '../lib/lessons';
 import { leakageSummary } from '../lib/bench';
 import { NASA_EO_BENCH, type BenchmarkStats } from '../lib/bench';
