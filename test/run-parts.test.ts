@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { makeCorpus, type DatasetRecord } from '../lib/data';
-import { minMaxNormalize } from '../lib/fuse';
+import { competitionRankOf, competitionRanks, minMaxNormalize, minMaxNormalizer } from '../lib/fuse';
 import { readRunPartsSidecar, readTrecRun, runPartsFile, runScoreParts, sortRunEntries, writeRunFiles, RUN_PARTS_TOP_K, type Run } from '../lib/metrics';
 import { rerankSystemRuns } from '../lib/rerank';
 import { createSearchEngine, fuseBatch, searchBatch } from '../lib/search';
@@ -28,6 +28,17 @@ const corpus = makeCorpus(Array.from({ length: N }, (_, i) => ds(`C${String(i).p
 const queries = [{ id: 'q1', text: 'first' }, { id: 'q2', text: 'second' }];
 const semantic = queries.map((_, qi) => Float32Array.from({ length: N }, (_, i) => 0.2 + 0.05 * ((i * (qi + 3)) % N)));
 const lexical = queries.map((_, qi) => Float32Array.from({ length: N }, (_, i) => ((i * (qi + 5)) % 7) * 1.5));
+
+test('one dataset\'s normalised score and competition rank equal the whole-vector ones (ties, NaN, a constant vector)', () => {
+  const v = Float32Array.from([0.3, 0.9, 0.3, NaN, -1, 0.9, 0.25]);
+  const ranks = competitionRanks(v);
+  v.forEach((x, i) => assert.is(competitionRankOf(v, x), ranks[i], `rank of ${i}`));
+  const w = Float32Array.from([2, 7.5, 3, 7.5, 0]);
+  const norm = minMaxNormalize(w);
+  const one = minMaxNormalizer(w);
+  w.forEach((x, i) => assert.is(one(x), norm[i], `normalised ${i}`));
+  assert.is(minMaxNormalizer(Float32Array.from([4, 4]))(4), 0, 'a constant vector maps to 0');
+});
 
 test('a convex fused run carries each top result\'s normalised and raw parts and α; they add up to its score', () => {
   const alpha = 0.35;

@@ -1,11 +1,13 @@
 /**
  * The score parts of a batch run's top results (lib/metrics/run-parts.ts): for a fusion each scorer's normalised
  * and raw score and α (or RRF's k), for a run under the query rules the rules that moved each dataset. Computed from
- * the same vectors the run was ranked from, with the search path's own explanation (`explainFused`), so that the
- * run explorer shows what `eo search` would say about the same dataset.
+ * the same vectors the run was ranked from, with the fusion's own normalisation and ranks (`minMaxNormalizer`,
+ * `competitionRankOf`), for the top results only: a batch costs one pass over each vector per query, not a second fusion.
  */
 import type { Corpus } from '../data/types';
-import { explainFused, fuseWithParts, type FusedScores, type FusionSpec } from '../fuse/scorer';
+import { minMaxNormalizer } from '../fuse/minmax';
+import { competitionRankOf } from '../fuse/rrf';
+import type { FusionSpec } from '../fuse/scorer';
 import { sortRunEntries } from '../metrics/rank';
 import { RUN_PARTS_TOP_K, type RunPartsTable, type RunScoreParts } from '../metrics/run-parts';
 import type { Run } from '../metrics/types';
@@ -26,12 +28,18 @@ export interface QueryScoreSources {
 // seven significant digits: what a Float32 score holds, and the sidecar stays small
 const round = (x: number) => (Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(7)) : x);
 
-function fusedParts(spec: FusionSpec, f: FusedScores, i: number): RunScoreParts {
-  const x = explainFused(f, i);
-  const raw = { bm25Raw: round(x.rawLexical), semanticRaw: round(x.rawSemantic) };
-  return spec.method === 'convex'
-    ? { bm25: round(x.lexicalNormalized), semantic: round(x.semanticNormalized), ...raw, alpha: spec.alpha }
-    : { bm25: round(x.lexical), semantic: round(x.semantic), ...raw, rrfK: spec.k };
+/** One query's fused parts of any dataset (by corpus index), read from the two score vectors without fusing them again. */
+function fusedPartsOf(spec: FusionSpec, semantic: Float32Array, lexical: Float32Array): (i: number) => RunScoreParts {
+  if (spec.method === 'convex') {
+    const sem = minMaxNormalizer(semantic);
+    const lex = minMaxNormalizer(lexical);
+    return (i) => ({ bm25: round(lex(lexical[i])), semantic: round(sem(semantic[i])), bm25Raw: round(lexical[i]), semanticRaw: round(semantic[i]), alpha: spec.alpha });
+  }
+  // RRF: each scorer's term 1 / (k + competition rank), as rrfScores sums them
+  return (i) => ({
+    bm25: round(1 / (spec.k + competitionRankOf(lexical, lexical[i]))), semantic: round(1 / (spec.k + competitionRankOf(semantic, semantic[i]))),
+    bm25Raw: round(lexical[i]), semanticRaw: round(semantic[i]), rrfK: spec.k,
+  });
 }
 
 function ruleParts(r: RuledScores, corpus: Corpus, i: number): RunScoreParts {
@@ -55,13 +63,13 @@ export function batchRunParts(run: Run, queryIds: readonly string[], corpus: Cor
     const top = sortRunEntries(run.get(qid) ?? [], k);
     if (top.length === 0) return;
     const src = sources(qi);
-    const fused = src.spec && src.semantic && src.lexical ? fuseWithParts(src.spec, src.semantic, src.lexical) : null;
+    const fused = src.spec && src.semantic && src.lexical ? fusedPartsOf(src.spec, src.semantic, src.lexical) : null;
     const byDoc: Record<string, RunScoreParts> = {};
     for (const e of top) {
       const i = corpus.indexById.get(e.docId);
       if (i === undefined) continue;
       const parts: RunScoreParts = fused
-        ? fusedParts(src.spec!, fused, i)
+        ? fused(i)
         : { ...(src.lexical ? { bm25Raw: round(src.lexical[i]) } : {}), ...(src.semantic ? { semanticRaw: round(src.semantic[i]) } : {}) };
       byDoc[e.docId] = src.ruled ? { ...parts, ...ruleParts(src.ruled, corpus, i) } : parts;
     }
