@@ -145,7 +145,8 @@ test.after(async () => {
 async function openNotebook(s: Session, name: string, viewport = { width: 1200, height: 1000 }): Promise<Page> {
   const page = await s.browser.newPage({ viewport });
   page.on('dialog', (d) => void d.dismiss());
-  await page.goto(`${s.base}/notebooks/${name}.ipynb?token=${s.token}`);
+  // a loaded machine can take a while to serve the page's scripts
+  await page.goto(`${s.base}/notebooks/${name}.ipynb?token=${s.token}`, { timeout: 120_000 });
   await page.waitForFunction(() => {
     const J = (window as any).Jupyter;
     return !!(J && J.notebook && J.notebook.kernel && J.notebook.kernel.is_connected() && !J.notebook.kernel_busy);
