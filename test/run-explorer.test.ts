@@ -2,15 +2,18 @@
 // writes <name>/explorer.html and links it from the index; its data (AP, RR, top-10s, rank moves) follows the runs;
 // headless chromium opens it from file:// (nothing fetched from the network), picks two systems, clicks a query and
 // finds both top-10s with the labelled datasets marked, the score parts and judge labels; the DAAC filter keeps
-// only matching queries. Screenshots: test-output/explorer-plot.png, test-output/explorer-query.png.
+// only matching queries. A run that carries score parts gets a parts sidecar beside its run file, and the judge's
+// verdicts come from a judge cache: clicking a query shows both per result. Screenshots: test-output/explorer-plot.png,
+// test-output/explorer-query.png, test-output/explorer-parts.png.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { buildReportSite, EXPLORER_FILE, explorerData, readExplorerData, type ExplorerMeta } from '../lib/report';
-import { writeRunFiles, type Qrels, type Run } from '../lib/metrics';
+import { buildReportSite, EXPLORER_FILE, explorerData, judgeLabelsFromCache, readExplorerData, type ExplorerMeta } from '../lib/report';
+import { openJudgeCache } from '../lib/judge';
+import { runPartsFile, setRunScoreParts, writeRunFiles, type Qrels, type Run } from '../lib/metrics';
 import { launchChromium } from './helpers/report-pages';
 
 const OUT = path.join(__dirname, '..', 'test-output');
@@ -132,6 +135,76 @@ test('run explorer page from file://: two systems, a clicked query shows both to
     assert.equal(errors, []);
     assert.equal(external, []);
     for (const f of ['explorer-plot.png', 'explorer-query.png']) assert.ok(fs.statSync(path.join(OUT, f)).size > 5_000, `${f} written`);
+  } finally {
+    await browser?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+// A hybrid that puts q2's labels first, with the parts its fusion recorded for them (as fuseBatch attaches them).
+const hybrid: Run = new Map([
+  ['q1', ranked(['d01', ...docs.filter((d) => d !== 'd01')])],
+  ['q2', ranked(['d06', 'd05', ...docs.filter((d) => d !== 'd05' && d !== 'd06')])],
+  ['q3', ranked(['d12', ...docs.slice(0, 11)])],
+]);
+setRunScoreParts(hybrid, {
+  q2: {
+    d06: { bm25: 0.9, semantic: 0.95, bm25Raw: 11.5, semanticRaw: 0.72, alpha: 0.263 },
+    d05: { bm25: 0.5, semantic: 0.8, bm25Raw: 7.25, semanticRaw: 0.61, alpha: 0.263, constraints: ['ends 1999-12-31, before the asked period 2010-01-01..2015-12-31 (×0.5)'], factor: 0.5 },
+  },
+});
+
+test('run explorer from file://: parts from the run\'s sidecar and the judge cache\'s verdicts per result', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-explorer-parts-'));
+  let browser: Browser | null = null;
+  try {
+    const dir = fixture(root);
+    const [hybridFile] = writeRunFiles(dir, [{ id: 'hybrid', label: 'Hybrid', run: hybrid }], qrels, 'test');
+    assert.ok(fs.existsSync(runPartsFile(hybridFile)), 'the hybrid run carries parts: sidecar written');
+    assert.not.ok(fs.existsSync(runPartsFile(path.join(dir, 'bm25.test.run'))), 'bm25 carries none: no sidecar');
+    // the judge's verdicts as the P@K judge caches them (by query text), for two judged pairs and one unreadable answer
+    const cacheFile = path.join(root, 'records.judge-cache.jsonl');
+    const cache = openJudgeCache(cacheFile);
+    const verdict = (datasetId: string, relevant: boolean | null) => cache.append({
+      key: `k-${datasetId}`, judgeId: 'judge-model@m#abc', query: meta.queries!.q2.text!, datasetId, relevant, kind: relevant === null ? 'failed' : 'exact',
+      thinkStripped: false, text: relevant === null ? 'maybe' : relevant ? 'YES' : 'NO', model: 'm', costUsd: 0, recordKey: 'r', timestamp: '2026-01-01T00:00:00Z',
+    });
+    verdict('d06', true);
+    verdict('d05', false);
+    verdict('d01', null);
+    const judge = judgeLabelsFromCache(cacheFile, Object.entries(meta.queries!).map(([id, q]) => ({ id, text: q.text! })));
+    assert.equal(judge, { q2: { d06: 'YES', d05: 'NO', d01: 'unreadable' } });
+    const pageMeta: ExplorerMeta = { ...meta, parts: undefined, judge, labels: { ...meta.labels, hybrid: 'Hybrid' } };
+    const data = readExplorerData(dir, pageMeta)!;
+    const h = data.systems.find((s) => s.id === 'hybrid')!;
+    assert.equal(h.top.q2.slice(0, 2).map((e) => [e.id, e.parts?.bm25Raw, e.judge]), [['d06', 11.5, 'YES'], ['d05', 7.25, 'NO']]);
+    assert.is(data.systems.find((s) => s.id === 'bm25')!.top.q2[3].parts, undefined, 'no sidecar, no parts');
+
+    buildReportSite(root, { nbconvert: false, mathjaxDir: null, explorerMeta: (name) => (name === '02-baselines' ? pageMeta : null) });
+    browser = await launchChromium();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`file://${path.join(dir, EXPLORER_FILE)}`);
+    await page.selectOption('#sys-a', 'hybrid');
+    await page.selectOption('#sys-b', 'bm25');
+    await page.click('#plot rect.q[data-q="q2"]');
+    await page.waitForSelector('#top-a table.top');
+    const d05 = page.locator('#top-a tr[data-dataset="d05"]');
+    assert.is(await d05.locator('.score-parts').textContent(), 'BM25 0.500 (raw 7.250) · semantic 0.800 (raw 0.610) · α 0.263 · ends 1999-12-31, before the asked period 2010-01-01..2015-12-31 (×0.5)');
+    assert.is(await page.locator('#top-a tr[data-dataset="d06"] .score-parts').textContent(), 'BM25 0.900 (raw 11.500) · semantic 0.950 (raw 0.720) · α 0.263');
+    // the judge column: header on both sides (both show judged datasets), verdict in the last cell
+    assert.equal(await page.locator('#top-a th').evaluateAll((els) => els.map((e) => e.textContent)), ['#', 'dataset', 'score', 'vs BM25', 'judge']);
+    assert.is(await d05.locator('td').last().textContent(), 'NO');
+    assert.is(await page.locator('#top-a tr[data-dataset="d06"] td').last().textContent(), 'YES');
+    assert.is(await page.locator('#top-b tr[data-dataset="d01"] td').last().textContent(), 'unreadable');
+    assert.is(await page.locator('#top-b .score-parts').count(), 0, 'BM25 has no parts sidecar');
+    assert.match((await page.textContent('body')) ?? '', /score parts as its run recorded them/);
+    fs.mkdirSync(OUT, { recursive: true });
+    await page.screenshot({ path: path.join(OUT, 'explorer-parts.png'), fullPage: true });
+    assert.ok(fs.statSync(path.join(OUT, 'explorer-parts.png')).size > 5_000);
+    assert.equal(errors, []);
   } finally {
     await browser?.close();
     fs.rmSync(root, { recursive: true, force: true });

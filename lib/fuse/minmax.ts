@@ -6,17 +6,31 @@ import { assertConvexAlpha } from './alpha';
 export function minMaxNormalize(scores: ArrayLike<number>): Float32Array {
   const n = scores.length;
   const out = new Float32Array(n);
+  const { lo, range } = minMaxRange(scores);
+  if (!(range > 0)) return out;
+  for (let i = 0; i < n; i++) out[i] = (scores[i] - lo) / range;
+  return out;
+}
+
+/** Minimum and range (max − min) of one score vector. */
+function minMaxRange(scores: ArrayLike<number>): { lo: number; range: number } {
   let lo = Infinity;
   let hi = -Infinity;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < scores.length; i++) {
     const s = scores[i];
     if (s < lo) lo = s;
     if (s > hi) hi = s;
   }
-  const range = hi - lo;
-  if (!(range > 0)) return out;
-  for (let i = 0; i < n; i++) out[i] = (scores[i] - lo) / range;
-  return out;
+  return { lo, range: hi - lo };
+}
+
+/**
+ * `minMaxNormalize` of one vector as a function of a single score (same value, as float32), for explaining a few
+ * datasets without normalising the whole corpus again.
+ */
+export function minMaxNormalizer(scores: ArrayLike<number>): (s: number) => number {
+  const { lo, range } = minMaxRange(scores);
+  return range > 0 ? (s) => Math.fround((s - lo) / range) : () => 0;
 }
 
 /** Convex fusion of min-max-normalised scores (paper Eq. 6): α·ŝ_semantic + (1 − α)·ŝ_lexical. */

@@ -35,6 +35,17 @@ export function competitionRanks(scores: ArrayLike<number>): Int32Array {
   return ranks;
 }
 
+/** The competition rank `competitionRanks` gives a score `v` of the vector `scores` (1 + strictly higher scores). */
+export function competitionRankOf(scores: ArrayLike<number>, v: number): number {
+  const x = v === v ? v : -Infinity;
+  let higher = 0;
+  for (let i = 0; i < scores.length; i++) {
+    const s = scores[i];
+    if ((s === s ? s : -Infinity) > x) higher++;
+  }
+  return higher + 1;
+}
+
 /**
  * Reciprocal rank fusion over whole-corpus score vectors: s(d) = Σ_systems 1 / (k + rank_system(d)), with
  * competition ranks (ties share the best rank). Needs no normalisation and no weight.

@@ -32,6 +32,11 @@ export interface JudgePlan {
   cachePath: string;
 }
 
+/** The judge cache beside an LLM record store: `<store>.judge-cache.jsonl` (the run explorer reads its labels). */
+export function judgeCachePath(storePath: string): string {
+  return storePath.replace(/\.jsonl$/, '') + '.judge-cache.jsonl';
+}
+
 /**
  * The judge of a run (see the module comment). In record/live mode the judge runs only when `$EO_JUDGE_MODEL` is
  * set and its key (if it needs one) is present; in replay, only when the store holds judge calls of that config
@@ -48,7 +53,7 @@ export function llmJudgePlan(opts: { env?: Record<string, string | undefined> } 
   const standIn = standInConfigIds({ records: () => judged });
   const models = loadModelsFile(undefined, env).models;
   const wanted = env[JUDGE_MODEL_ENV]?.trim() || null;
-  const cachePath = storePath.replace(/\.jsonl$/, '') + '.judge-cache.jsonl';
+  const cachePath = judgeCachePath(storePath);
   const base = { mode, storePath, store, cachePath };
   const none = (status: string): JudgePlan => ({ ...base, config: null, status, recordedCalls: 0, standIn: false });
   let id = wanted;

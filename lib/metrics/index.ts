@@ -5,5 +5,6 @@ export * from './paired';
 export * from './multiple';
 export * from './trec';
 export * from './systems';
+export * from './run-parts';
 export * from './graded';
 export * from './spread';

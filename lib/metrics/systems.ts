@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { compareSystems, type PairedOptions } from './paired';
 import { evaluateRun, summarize } from './metrics';
+import { writeRunPartsSidecar } from './run-parts';
 import { writeTrecQrels, writeTrecRun } from './trec';
 import type { EvaluateOptions, MetricName, MetricRow, PairedComparison, PerQueryMetrics, Qrels, Run } from './types';
 
@@ -62,11 +63,16 @@ export function pairedRows(a: PerQueryMetrics, b: PerQueryMetrics, labelA: strin
   return pairedComparisons(a, b, labelA, labelB, metrics, opts).map((c) => pairedComparisonRow(c, labelA, labelB));
 }
 
-/** Write `<dir>/<id>.<split>.run` for each system and `<dir>/qrels.<split>.trec`; returns the paths. */
+/**
+ * Write `<dir>/<id>.<split>.run` for each system and `<dir>/qrels.<split>.trec`; returns the paths. A run that carries
+ * score parts (`runScoreParts`) also gets its `<id>.<split>.parts.json` sidecar (not in the returned list, which
+ * holds run and qrels files only).
+ */
 export function writeRunFiles(dir: string, systems: readonly SystemRun[], qrels: Qrels, split: string, depth = 100): string[] {
   const files = systems.map((s) => {
     const f = path.join(dir, `${s.id}.${split}.run`);
     writeTrecRun(f, s.run, s.id, depth);
+    writeRunPartsSidecar(f, s.run, s.id, split);
     return f;
   });
   const q = path.join(dir, `qrels.${split}.trec`);

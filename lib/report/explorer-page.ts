@@ -58,14 +58,23 @@ export const EXPLORER_SCRIPT = `
     $('plot').innerHTML = svg + '</svg>';
   }
 
+  // one scorer's part: normalised (convex) or its RRF term 1/(k + rank), with the raw score where known
+  function part(name, v, raw, k) {
+    if (v === undefined) return raw === undefined ? '' : name + ' raw ' + raw.toFixed(3);
+    var shown = k !== undefined ? '1/(' + k + '+' + Math.round(1 / v - k) + ')' : v.toFixed(3);
+    return name + ' ' + shown + (raw === undefined ? '' : ' (raw ' + raw.toFixed(3) + ')');
+  }
   function partsText(p) {
     if (!p) return '';
     var out = [];
-    if (p.bm25 !== undefined) out.push('BM25 ' + p.bm25.toFixed(3));
-    if (p.semantic !== undefined) out.push('semantic ' + p.semantic.toFixed(3));
-    if (p.alpha !== undefined) out.push('α ' + p.alpha);
+    if (p.rrfK !== undefined) out.push('RRF k=' + p.rrfK);
+    out.push(part('BM25', p.bm25, p.bm25Raw, p.rrfK));
+    out.push(part('semantic', p.semantic, p.semanticRaw, p.rrfK));
+    if (p.alpha !== undefined) out.push('α ' + (Math.round(p.alpha * 1000) / 1000));
+    if (p.retrievalRank !== undefined) out.push('retrieval #' + p.retrievalRank);
     if (p.constraints && p.constraints.length) out.push(p.constraints.join('; '));
-    return out.join(' · ');
+    else if (p.factor !== undefined && p.factor !== 1) out.push('rules ×' + p.factor);
+    return out.filter(Boolean).join(' · ');
   }
 
   function table(sys, other, q) {
@@ -80,7 +89,7 @@ export const EXPLORER_SCRIPT = `
       else move = '<span class="' + (o > i + 1 ? 'up' : 'down') + '">' + (o > i + 1 ? '↑' : '↓') + Math.abs(o - i - 1) + ' (its #' + o + ')</span>';
       h += '<tr class="result' + (e.rel ? ' hit' : '') + '" data-dataset="' + esc(e.id) + '"><td>' + (i + 1) + '</td><td>' + (e.rel ? '✓ ' : '') + '<code>' + esc(e.id) + '</code>' +
         (info.title ? '<br>' + esc(info.title) : '') + (info.daac ? ' <span class="parts">[' + esc(info.daac) + ']</span>' : '') +
-        (e.parts ? '<div class="parts">' + esc(partsText(e.parts)) + '</div>' : '') + '</td><td class="num">' + e.score.toFixed(4) + '</td><td>' + move + '</td>' +
+        (e.parts ? '<div class="parts score-parts">' + esc(partsText(e.parts)) + '</div>' : '') + '</td><td class="num">' + e.score.toFixed(4) + '</td><td>' + move + '</td>' +
         (hasJudge ? '<td>' + (e.judge === undefined ? '' : esc(e.judge)) + '</td>' : '') + '</tr>';
     });
     var missed = q.relevant.filter(function (d) { return !top.some(function (e) { return e.id === d; }); });

@@ -3,8 +3,9 @@
  * from its TREC run files (`<id>.<split>.run`) and qrels (`qrels.<split>.trec`). Pick two systems; a sorted
  * per-query ΔAP / ΔRR bar plot (inline SVG); click a query to see both top-10s side by side with the labelled
  * datasets marked, each result's rank move, score parts and judge label where the meta carries them; filter by
- * split, stratum, DAAC and query style. The data is embedded as JSON, the script is plain JS, so the page works
- * from file:// with no server and no network.
+ * split, stratum, DAAC and query style. Score parts come from the runs' `<id>.<split>.parts.json` sidecars (fusion,
+ * query rules, rerank backbones), judge labels from the judge cache. The data is embedded as JSON, the script is
+ * plain JS, so the page works from file:// with no server and no network.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,8 +14,12 @@ import { stratumOf } from '../bench/split';
 import type { Corpus } from '../data/types';
 import { loadSnapshot } from '../data/snapshot';
 import { EoError } from '../errors';
+import { openJudgeCache } from '../judge/judge';
+import { judgeCachePath } from '../judge/plan';
+import { defaultLlmStorePath } from '../llm/client';
 import { averagePrecision, reciprocalRank } from '../metrics/metrics';
 import { sortRunEntries } from '../metrics/rank';
+import { readRunPartsSidecar, runPartsFile } from '../metrics/run-parts';
 import { readTrecQrels, readTrecRun } from '../metrics/trec';
 import type { Qrels, Run } from '../metrics/types';
 import { escapeHtml } from '../util/html';
@@ -144,18 +149,68 @@ export function explorerData(notebook: string, runs: readonly { id: string; spli
   return { notebook, topK, depth, systems, queries, datasets };
 }
 
-/** Read a notebook folder's run files and qrels into the explorer's data; null when it has no run file with qrels. */
+/**
+ * Score parts of the run files' sidecars (`<id>.<split>.parts.json`, written by `writeRunFiles` for runs that carry
+ * them) merged under `meta.parts` (the caller's parts win for a result both name).
+ */
+export function withSidecarParts(files: readonly RunFile[], meta: ExplorerMeta): ExplorerMeta {
+  const parts: NonNullable<ExplorerMeta['parts']> = {};
+  for (const f of files) {
+    const side = readRunPartsSidecar(runPartsFile(f.file));
+    if (!side) continue;
+    const sys = (parts[f.id] ??= {});
+    for (const [qid, docs] of Object.entries(side.queries)) sys[qid] = { ...sys[qid], ...docs };
+  }
+  if (Object.keys(parts).length === 0) return meta;
+  for (const [id, byQuery] of Object.entries(meta.parts ?? {})) {
+    const sys = (parts[id] ??= {});
+    for (const [qid, docs] of Object.entries(byQuery)) sys[qid] = { ...sys[qid], ...docs };
+  }
+  return { ...meta, parts };
+}
+
+/** Read a notebook folder's run files, their parts sidecars and qrels into the explorer's data; null when it has no run file with qrels. */
 export function readExplorerData(dir: string, meta: ExplorerMeta = {}, opts: ExplorerOptions = {}): ExplorerData | null {
   const files = explorerRunFiles(dir);
   if (files.length === 0) return null;
   const qrels = new Map<string, Qrels>();
   for (const f of files) if (!qrels.has(f.split)) qrels.set(f.split, readTrecQrels(path.join(dir, `qrels.${f.split}.trec`)));
-  return explorerData(path.basename(dir), files.map((f) => ({ id: f.id, split: f.split, run: readTrecRun(f.file) })), qrels, meta, opts);
+  return explorerData(path.basename(dir), files.map((f) => ({ id: f.id, split: f.split, run: readTrecRun(f.file) })), qrels, withSidecarParts(files, meta), opts);
+}
+
+/**
+ * The judge's labels recorded in a judge cache (`judgeCachePath`: every P@K verdict of every run, keyed by query
+ * text and dataset), by query id for `queries`: `YES`, `NO` or `unreadable`; where the cache holds more than one
+ * judge, each label names its judge's model config. An absent cache gives none.
+ */
+export function judgeLabelsFromCache(file: string, queries: readonly { id: string; text: string }[]): NonNullable<ExplorerMeta['judge']> {
+  if (!fs.existsSync(file)) return {};
+  const entries = openJudgeCache(file, () => undefined).records().filter((e) => typeof e.query === 'string');
+  const judges = new Set(entries.map((e) => e.judgeId));
+  const idsByText = new Map<string, string[]>();
+  for (const q of queries) idsByText.set(q.text.trim(), [...(idsByText.get(q.text.trim()) ?? []), q.id]);
+  const out: NonNullable<ExplorerMeta['judge']> = {};
+  for (const e of [...entries].sort((a, b) => (a.judgeId < b.judgeId ? -1 : a.judgeId > b.judgeId ? 1 : 0))) {
+    const label = (e.relevant === null ? 'unreadable' : e.relevant ? 'YES' : 'NO') + (judges.size > 1 ? ` (${e.judgeId.split('@')[0]})` : '');
+    for (const qid of idsByText.get(e.query.trim()) ?? []) {
+      const byDoc = (out[qid] ??= {});
+      byDoc[e.datasetId] = byDoc[e.datasetId] === undefined ? label : `${byDoc[e.datasetId]} / ${label}`;
+    }
+  }
+  return out;
 }
 
 /** JSON safe inside a <script> element (no `</script>`, no HTML comment openers, no line separators). */
 function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+/** What the lines under the results mean, when some result carries score parts or a judge label. */
+function partsLegend(data: ExplorerData): string {
+  const all = data.systems.flatMap((s) => Object.values(s.top).flat());
+  const parts = all.some((e) => e.parts) ? ' Under a result, its score parts as its run recorded them: BM25 and semantic scores min-max-normalised over the corpus (raw score in brackets) and α of a convex fusion, or RRF\'s terms 1/(k + rank); the rank in the retrieval list a reranker reordered; the query rules that moved it.' : '';
+  const judge = all.some((e) => e.judge !== undefined) ? ' The judge column is the P@K judge\'s recorded verdict.' : '';
+  return parts + judge;
 }
 
 /** The explorer page: data embedded as JSON, plain JS, inline SVG; `back` is the link to the site's index. */
@@ -166,7 +221,7 @@ export function explorerHtml(data: ExplorerData, opts: ExplorerOptions & { back?
 <style>${EXPLORER_STYLE}</style></head><body>
 <p><a href="${escapeHtml(opts.back ?? '../index.html')}">← reports</a></p>
 <h1>${escapeHtml(title)}</h1>
-<p>${data.systems.length} runs, ${data.queries.length} labelled queries. Pick two systems; each bar is one query's difference A − B (sorted); click a bar to compare both top-${data.topK}s. Labelled datasets are marked ✓; a move is the dataset's rank in B minus its rank in A (within the top ${data.depth}).</p>
+<p>${data.systems.length} runs, ${data.queries.length} labelled queries. Pick two systems; each bar is one query's difference A − B (sorted); click a bar to compare both top-${data.topK}s. Labelled datasets are marked ✓; a move is the dataset's rank in B minus its rank in A (within the top ${data.depth}).${partsLegend(data)}</p>
 <form id="controls">
 <label>A <select id="sys-a"></select></label>
 <label>B <select id="sys-b"></select></label>
@@ -204,9 +259,10 @@ export function corpusExplorerMeta(corpus: Pick<Corpus, 'datasets'>, queries: re
 /**
  * `explorerMeta` for the report site of notebook runs: the data snapshot (sample or full, as the notebook's
  * results.json says; default full) and its default benchmark's query texts when benchmark.json is there. A snapshot
- * that cannot be read gives no meta (the page then shows ids), so that the site still builds.
+ * that cannot be read gives no meta (the page then shows ids), so that the site still builds. Judge labels come from
+ * the judge cache (`opts.judgeCache`, default the one beside the LLM record store: `judgeCachePath`).
  */
-export function snapshotExplorerMeta(reportsRoot: string): (notebook: string) => ExplorerMeta | null {
+export function snapshotExplorerMeta(reportsRoot: string, opts: { judgeCache?: string } = {}): (notebook: string) => ExplorerMeta | null {
   const cache = new Map<boolean, ExplorerMeta | null>();
   return (notebook) => {
     let sample = false;
@@ -220,7 +276,10 @@ export function snapshotExplorerMeta(reportsRoot: string): (notebook: string) =>
       try {
         const corpus = loadSnapshot({ sample });
         const file = path.join(benchmarkSettings({ sample }).dir, 'benchmark.json');
-        meta = corpusExplorerMeta(corpus, fs.existsSync(file) ? loadBenchmark(file, corpus).queries : []);
+        const queries = fs.existsSync(file) ? loadBenchmark(file, corpus).queries : [];
+        meta = corpusExplorerMeta(corpus, queries);
+        const judge = judgeLabelsFromCache(opts.judgeCache ?? judgeCachePath(defaultLlmStorePath()), queries);
+        if (Object.keys(judge).length > 0) meta.judge = judge;
       } catch {
         meta = null;
       }

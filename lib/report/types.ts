@@ -1,4 +1,5 @@
 import type { DataFrame } from 'danfojs-node';
+import type { RunScoreParts } from '../metrics/run-parts';
 
 /** One plotly.js trace: plain JSON (`{ type: 'bar', x, y, ... }`), passed to plotly.js unchanged. */
 export interface PlotlyTrace {
@@ -163,14 +164,8 @@ export interface ExplorerDatasetInfo {
   daac?: string;
 }
 
-/** Why one result scored what it did (what the search explanation carries); every part optional. */
-export interface ExplorerScoreParts {
-  bm25?: number;
-  semantic?: number;
-  alpha?: number;
-  /** Constraint notes (period/place, identifier rule), as the explanation words them. */
-  constraints?: string[];
-}
+/** A result's score parts in the run explorer: what a run's parts sidecar holds (lib/metrics/run-parts.ts). */
+export type ExplorerScoreParts = RunScoreParts;
 
 /** Extra data for the run explorer of one notebook folder; every field optional, keyed by query / dataset id. */
 export interface ExplorerMeta {

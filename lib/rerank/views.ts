@@ -1,5 +1,7 @@
 // Per-query views of rerank outcomes that other stages use (the judge columns, the audits). The notebooks' display
 // rows (backbones, weights, repairs, cost, tool use) live in lib/lessons/llm-rerank.
+import { sortRunEntries } from '../metrics/rank';
+import { RUN_PARTS_TOP_K, runScoreParts, setRunScoreParts, type RunPartsTable, type RunScoreParts } from '../metrics/run-parts';
 import type { SystemRun } from '../metrics/systems';
 import type { PerQueryMetrics } from '../metrics/types';
 import type { Backbone } from './candidate-lists';
@@ -26,10 +28,38 @@ export function rerankSystemRuns(backbones: readonly Backbone[], outcomes: reado
   const runs: SystemRun[] = [];
   for (const b of backbones) {
     if (runs.some((r) => r.label === b.label)) continue; // the same backbone passed twice
-    const run = byLists.get(b.lists) ?? runFromLists(b.lists);
-    byLists.set(b.lists, run);
+    let run = byLists.get(b.lists);
+    if (!run) {
+      run = runFromLists(b.lists);
+      setRunScoreParts(run, backboneRunParts(run, b, false));
+      byLists.set(b.lists, run);
+    }
     runs.push({ id: b.id.replace(/[^A-Za-z0-9_.-]/g, '_'), label: b.label, run });
   }
-  for (const o of outcomes) runs.push({ id: outcomeId(o).replace(/[^A-Za-z0-9_.-]/g, '_'), label: o.label, run: o.reranked.run });
+  for (const o of outcomes) {
+    const b = backbones.find((x) => x.id === o.backbone);
+    // the reranked run's parts are its backbone's (raw scores, α) and where the backbone had each dataset
+    if (b && !runScoreParts(o.reranked.run)) setRunScoreParts(o.reranked.run, backboneRunParts(o.reranked.run, b, true));
+    runs.push({ id: outcomeId(o).replace(/[^A-Za-z0-9_.-]/g, '_'), label: o.label, run: o.reranked.run });
+  }
   return runs;
+}
+
+/** Parts of a run's top results from its backbone's candidate lists: the scorers' raw scores, α and (reranked) the retrieval rank. */
+function backboneRunParts(run: SystemRun['run'], b: Backbone, reranked: boolean): RunPartsTable {
+  const table: RunPartsTable = {};
+  for (const l of b.lists) {
+    const byId = new Map(l.candidates.map((c) => [c.id, c]));
+    const parts: Record<string, RunScoreParts> = {};
+    for (const e of sortRunEntries(run.get(l.query.id) ?? [], RUN_PARTS_TOP_K)) {
+      const c = byId.get(e.docId);
+      if (!c) continue;
+      parts[e.docId] = {
+        ...(c.scores.bm25 !== undefined ? { bm25Raw: c.scores.bm25 } : {}), ...(c.scores.semantic !== undefined ? { semanticRaw: c.scores.semantic } : {}),
+        alpha: b.alpha, ...(reranked ? { retrievalRank: c.retrievalRank } : {}),
+      };
+    }
+    table[l.query.id] = parts;
+  }
+  return table;
 }

@@ -426,6 +426,11 @@ export interface IdentifierScores {
   countedTop: number;
 }
 
+/** How a result's explanation words the identifier rule's move: `lacks MODIS, Terra (named in the query) (×0.01)`. */
+export function describeLackedIdentifiers(lacks: readonly string[], factor: number): string {
+  return `lacks ${lacks.join(', ')} (named in the query) (×${factor})`;
+}
+
 /**
  * Apply the rule to corpus-aligned scores (≥ 0: fused, single-scorer, or after the constraint rule). A named
  * identifier applies only when at least one candidate (score > 0) carries it ("unless none carries it"); within the

@@ -1,6 +1,7 @@
 import type { Corpus } from '../data/types';
 import type { EmbedProgress } from '../encode/types';
 import { fuseScoreVectors, type FusionSpec } from '../fuse/scorer';
+import { setRunScoreParts } from '../metrics/run-parts';
 import type { Run } from '../metrics/types';
 import { runFromScores, type CorpusScorer, type ScoredRun } from '../retrieve/scorers';
 import { parseQuery } from '../router/parse';
@@ -9,6 +10,7 @@ import { queryFusionSpec } from './adaptive-fusion';
 import { repairQuery, type RepairVocabulary } from './repair';
 import { loadRepairVocabulary } from './repair-vocabulary';
 import { retrievalTextOf } from '../router/parse';
+import { batchRunParts, type QueryScoreSources } from './run-parts';
 import type { SearchEngine } from './types';
 
 export interface BatchQuery {
@@ -33,7 +35,11 @@ export async function retrieveBatch(scorer: CorpusScorer, queries: readonly Batc
 /** Fuse step for many queries: per query, `fuseScoreVectors(spec, semantic[i], lexical[i])`; the run and the fused vectors. */
 export function fuseBatch(spec: FusionSpec, queries: readonly BatchQuery[], semantic: readonly Float32Array[], lexical: readonly Float32Array[], corpus: Corpus, depth = 100): ScoredRun {
   const scores = queries.map((_, i) => fuseScoreVectors(spec, semantic[i], lexical[i]));
-  return { run: runFromScores(queries.map((q) => q.id), scores, corpus, depth), scores };
+  const ids = queries.map((q) => q.id);
+  const run = runFromScores(ids, scores, corpus, depth);
+  // each top result's parts travel with the run (its run file gets a parts sidecar for the run explorer)
+  setRunScoreParts(run, batchRunParts(run, ids, corpus, (i) => ({ spec, semantic: semantic[i], lexical: lexical[i] })));
+  return { run, scores };
 }
 
 /** What `searchBatch` returns: the final run and score vectors, plus each scorer's own vectors (for features, plots). */
@@ -71,14 +77,21 @@ export async function searchBatch(engine: SearchEngine, queries: readonly BatchQ
   const sem = engine.semantic ? await retrieveBatch(engine.semantic, queries, engine.corpus, { depth, repair, onProgress: opts.onProgress }) : null;
   if (opts.rules) {
     const now = opts.now ?? new Date();
+    const sources: QueryScoreSources[] = [];
     const scores = queries.map((q, i) => {
       const stripped = retrievalTextOf(q.text);
       const text = repair ? (repairQuery(stripped, repair)?.repaired ?? stripped) : stripped;
       const named = queryIdentifiers(engine, text);
-      const fused = lex && sem ? fuseScoreVectors(queryFusionSpec(engine, text, named, lex.scores[i], sem.scores[i], q.text), sem.scores[i], lex.scores[i]) : (lex ?? sem)!.scores[i];
-      return applyQueryRules(engine, parseQuery(q.text, { now, variables: engine.variables }), fused, text, {}, named).scores;
+      const spec = lex && sem ? queryFusionSpec(engine, text, named, lex.scores[i], sem.scores[i], q.text) : null;
+      const fused = spec ? fuseScoreVectors(spec, sem!.scores[i], lex!.scores[i]) : (lex ?? sem)!.scores[i];
+      const ruled = applyQueryRules(engine, parseQuery(q.text, { now, variables: engine.variables }), fused, text, {}, named);
+      sources.push({ spec, semantic: sem?.scores[i] ?? null, lexical: lex?.scores[i] ?? null, ruled });
+      return ruled.scores;
     });
-    return { run: runFromScores(queries.map((q) => q.id), scores, engine.corpus, depth), scores, lexical: lex?.scores ?? null, semantic: sem?.scores ?? null };
+    const ids = queries.map((q) => q.id);
+    const run = runFromScores(ids, scores, engine.corpus, depth);
+    setRunScoreParts(run, batchRunParts(run, ids, engine.corpus, (i) => sources[i]));
+    return { run, scores, lexical: lex?.scores ?? null, semantic: sem?.scores ?? null };
   }
   if (lex && sem) {
     const fused = fuseBatch(engine.fusion.spec!, queries, sem.scores, lex.scores, engine.corpus, depth);

@@ -13,7 +13,7 @@ import { candidateOf, finishRoute } from '../router/route';
 import { decideTools } from '../router/decide';
 import type { RouteResult, ToolDecision } from '../router/types';
 import { describeConstraintEffect } from './constraints';
-import { describeIdentifierEffects, type NamedIdentifier } from './identifiers';
+import { describeIdentifierEffects, describeLackedIdentifiers, type NamedIdentifier } from './identifiers';
 import { applyQueryRules, queryIdentifiers } from './rules';
 import { computeFacets } from './facets';
 import { applyFilters, canonicalIgnore, hasFilters } from './filters';
@@ -176,7 +176,7 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
         return {
           ...r, score: ranked.final[i],
           ...(e ? { constraint: describeConstraintEffect(engine.corpus.datasets[i], e, asked) } : {}),
-          ...(lacks.length ? { identifier: `lacks ${lacks.join(', ')} (named in the query) (×${identified!.factorOf(i)})` } : {}),
+          ...(lacks.length ? { identifier: describeLackedIdentifiers(lacks, identified!.factorOf(i)) } : {}),
         };
       })
       .filter((r) => Number.isFinite(r.score)) // 'filter' mode
