@@ -11,6 +11,7 @@
 // --no-system skips that.
 'use strict';
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 
@@ -50,9 +51,11 @@ function parseUvu(text) {
 function runFile(file, { stream, timeout }) {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const child = spawn(process.execPath, ['-r', 'tsx/cjs', file], {
+    const cpuFile = path.join(os.tmpdir(), `eo-test-cpu-${process.pid}-${path.basename(file)}.txt`);
+    fs.rmSync(cpuFile, { force: true });
+    const child = spawn(process.execPath, ['-r', path.join(__dirname, 'test-cpu-usage.cjs'), '-r', 'tsx/cjs', file], {
       cwd: ROOT,
-      env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
+      env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0', EO_TEST_CPU_FILE: cpuFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -70,9 +73,36 @@ function runFile(file, { stream, timeout }) {
     }, timeout * 1000);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ file, code: code ?? 1, signal, timedOut, out, seconds: (Date.now() - t0) / 1000, counts: parseUvu(out) });
+      resolve({ file, code: code ?? 1, signal, timedOut, out, seconds: (Date.now() - t0) / 1000, cpuSeconds: readCpuSeconds(cpuFile), counts: parseUvu(out) });
     });
   });
+}
+
+/** The CPU seconds a test process wrote at exit (scripts/test-cpu-usage.cjs); null when it never got there. */
+function readCpuSeconds(file) {
+  try {
+    const v = Number(fs.readFileSync(file, 'utf8'));
+    return Number.isFinite(v) ? v : null;
+  } catch {
+    return null;
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
+/**
+ * The closing table: the slowest files first, wall seconds and the test process's own CPU seconds (a browser, a
+ * server or a kernel it starts is not counted), so that one can see where `npm test`'s time goes and whether a
+ * file computes or waits. `most` rows, then one line for the rest.
+ */
+function timingTable(rows, most = 15) {
+  const sorted = [...rows].sort((a, b) => b.seconds - a.seconds);
+  const total = sorted.reduce((s, r) => s + r.seconds, 0);
+  const fmt = (v) => (v === null || v === undefined ? '     -' : v.toFixed(1).padStart(6));
+  const lines = sorted.slice(0, most).map((r) => `  ${fmt(r.seconds)} s wall ${fmt(r.cpuSeconds)} s cpu  ${path.relative(ROOT, r.file)}`);
+  const rest = sorted.slice(most);
+  if (rest.length > 0) lines.push(`  ${fmt(rest.reduce((s, r) => s + r.seconds, 0))} s wall in the other ${rest.length} files (each under ${rest[0].seconds.toFixed(1)} s)`);
+  return `[run-tests] slowest files (${total.toFixed(1)} s summed over ${sorted.length} files):\n${lines.join('\n')}`;
 }
 
 /** Passed / failed for one file's run; a crash, timeout or non-zero exit with all tests passing counts one failure. */
@@ -141,13 +171,14 @@ async function main(argv = process.argv.slice(2)) {
     failed += s.failed;
     if (s.why) problems.push(s.why);
   }
+  if (results.length > 1) console.log(`\n${timingTable(results.map(({ r }) => r))}`);
   console.log(`\n[run-tests] ${files.length} files in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   if (problems.length > 0) console.log(`[run-tests] failures:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   console.log(`${passed} passed, ${failed} failed`);
   return failed > 0 ? 1 : 0;
 }
 
-module.exports = { parseUvu, score, main };
+module.exports = { parseUvu, score, timingTable, main };
 
 if (require.main === module) {
   main().then(
