@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
 import { ONNX_DEVICE_ENV, type OnnxEncoderOptions, type OnnxPooling, type SentenceEncoder } from './types';
-import { l2NormalizeInPlace } from './vector';
+import { l2NormalizeInPlace } from '../util/vector';
 
 type Transformers = typeof import('@huggingface/transformers');
 
