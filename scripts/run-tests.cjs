@@ -13,9 +13,9 @@
 // --beside (default auto, or $EO_TEST_BESIDE): with --jobs 1, the files of BESIDE_FILES (the notebook test: ~200 s
 // of a clean run, spent in Jupyter kernels of its own) run in a lane of their own, started first, beside the
 // one-at-a-time lane of the others; their output is printed whole when they end. `auto` does so on a machine with
-// at least BESIDE_MIN_CPUS cores (the notebook test runs two kernels at a time, the other lane needs one). A test
-// file whose header has the line `// run-tests: not beside notebook.test.ts (why)` (it reads or damages the
-// repository's caches and checkpoints that the notebooks train and write) starts only after that file ended.
+// at least BESIDE_MIN_CPUS cores. A test file whose header has the line `// run-tests: not beside notebook.test.ts
+// (why)` (it reads or damages the repository's caches and checkpoints that the notebooks train and write) starts
+// only after that file ended.
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -27,8 +27,12 @@ const TEST_DIR = process.env.EO_TEST_DIR ? path.resolve(process.env.EO_TEST_DIR)
 
 /** Files that run in a lane of their own beside the others (see --beside in the header). */
 const BESIDE_FILES = ['notebook.test.ts'];
-/** Cores `--beside auto` wants: two notebook kernels at a time plus the one-at-a-time lane, and one to spare. */
-const BESIDE_MIN_CPUS = 4;
+/**
+ * Cores `--beside auto` wants. Two: run alone, the other files leave a second core idle most of the time (each is one
+ * process, and much of it waits on a browser, a server or a child process: the cpu column of the timing table), and
+ * the notebook kernels take what is left; on one core the lanes would only take turns.
+ */
+const BESIDE_MIN_CPUS = 2;
 const USAGE = 'usage: node scripts/run-tests.cjs [NAME...] [--jobs N] [--timeout SECONDS] [--beside auto|on|off] [--no-system]';
 
 function parseArgs(argv) {

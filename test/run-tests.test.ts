@@ -73,9 +73,9 @@ test('--beside off: one file at a time, so the stand-in notebook test that needs
   }
 });
 
-test('besideLaneOn: auto wants 4 cores and one file at a time; on and off decide; a bad --beside is refused', () => {
-  assert.is(besideLaneOn({ jobs: 1, beside: 'auto' }, 2), false);
-  assert.is(besideLaneOn({ jobs: 1, beside: 'auto' }, 4), true);
+test('besideLaneOn: auto wants 2 cores and one file at a time; on and off decide; a bad --beside is refused', () => {
+  assert.is(besideLaneOn({ jobs: 1, beside: 'auto' }, 1), false);
+  assert.is(besideLaneOn({ jobs: 1, beside: 'auto' }, 2), true);
   assert.is(besideLaneOn({ jobs: 1, beside: 'on' }, 1), true);
   assert.is(besideLaneOn({ jobs: 1, beside: 'off' }, 16), false);
   assert.is(besideLaneOn({ jobs: 2, beside: 'on' }, 16), false);
