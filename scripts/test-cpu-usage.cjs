@@ -3,7 +3,10 @@
 // closing timing table can tell a file that computes from one that mostly waits.
 'use strict';
 const file = process.env.EO_TEST_CPU_FILE;
-if (file) {
+// the test process's own number only: processes and worker threads it starts (which may preload this too) do not
+// inherit the variable
+delete process.env.EO_TEST_CPU_FILE;
+if (file && require('node:worker_threads').isMainThread) {
   process.on('exit', () => {
     const { user, system } = process.cpuUsage();
     try {
