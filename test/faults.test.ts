@@ -4,6 +4,8 @@
 // A small disk is a real size-limited tmpfs where this process may mount one (root with CAP_SYS_ADMIN), else the
 // writer's fault hook; a read-only folder is a read-only tmpfs mount, else the hook (root ignores chmod 0o555).
 // EO_FAULTS_NO_MOUNT=1 takes the hook path where mounting works, to test it too.
+// run-tests: not beside notebook.test.ts (it damages the repository's sample BM25 cache on purpose and rebuilds it,
+// while a notebook may be loading it)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';

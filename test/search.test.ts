@@ -1,5 +1,7 @@
 // The one query path (lib/search): the same ranked ids from the CLI, the JSON API and a library call; the stored
 // fusion weight (reuse and invalidation); routing before retrieval; optional rerank; `eo search` / `eo eval` end to end.
+// run-tests: not beside notebook.test.ts (its default engine reads the NN-SSC checkpoint, fusion records and
+// benchmark that the notebooks train and write; the library, the service and the CLI must load the same ones)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';

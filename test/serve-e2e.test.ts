@@ -1,6 +1,8 @@
 // End-to-end: the real search service on the SAMPLE snapshot (BM25 + USE-lite cosine) on 127.0.0.1, driven by
 // headless Debian chromium through playwright-core (executablePath; nothing downloaded). Writes a screenshot to
 // test-output/serve-e2e.png.
+// run-tests: not beside notebook.test.ts (it embeds the sample into the repository's embedding cache, which the
+// notebooks write too)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';

@@ -1,6 +1,8 @@
 // Two-stage NN-SSC as an option of the one query path (lib/search): the library and the service (micro-batched,
 // queries embedded on a worker, batched cosine first stage) rank the same ids with the same scores; the candidates'
 // logits are the exact ones; the service's Server-Timing names the stages; `--nnssc-top-m` is checked by the CLI.
+// run-tests: not beside notebook.test.ts (it reads and writes the repository's sample embedding cache, which the
+// notebooks write too)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';

@@ -3,6 +3,7 @@
  * question reaches the trained scorer and the test). Token Jaccard over an inverted index (candidates share at
  * least one token), and, when an embedding function is given, cosine of unit vectors.
  */
+import { dotProduct } from '../util/vector';
 import type { Benchmark, BenchQuery } from './types';
 
 /** Token Jaccard at or above which two queries count as near-duplicates. 0.8: same question, a word or two changed. */
@@ -58,12 +59,6 @@ function jaccard(a: Set<string>, b: Set<string>, shared: number): number {
   return union === 0 ? 0 : shared / union;
 }
 
-function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
-}
-
 /** Near-duplicate test/train query pairs of a benchmark (see `LeakageOptions` for the thresholds). */
 export async function leakageAudit(bench: Pick<Benchmark, 'queries'>, opts: LeakageOptions = {}): Promise<LeakageAudit> {
   const jt = opts.jaccard ?? LEAKAGE_JACCARD_THRESHOLD;
@@ -99,7 +94,7 @@ export async function leakageAudit(bench: Pick<Benchmark, 'queries'>, opts: Leak
     const sharedWith = (i: number) => { let n = 0; for (const t of toks) if (trainTokens[i].has(t)) n++; return n; };
     let best: LeakagePair | null = null;
     const consider = (i: number, jac: number) => {
-      const cos = trainVec && testVec ? dot(testVec[qi], trainVec[i]) : null;
+      const cos = trainVec && testVec ? dotProduct(testVec[qi], trainVec[i]) : null;
       const by: LeakagePair['by'] = [];
       if (jac >= jt) by.push('jaccard');
       if (cos !== null && cos >= ct) by.push('cosine');

@@ -60,8 +60,8 @@ async function experimentRequests(sample: boolean | undefined, dataDir: string |
   };
 }
 
-export async function runLlmCommand(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
+function parseLlmArgs(argv: string[]) {
+  return parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -71,6 +71,13 @@ export async function runLlmCommand(argv: string[]): Promise<void> {
       'dry-run': { type: 'boolean' }, exact: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+/** The flags of `eo llm`, as parsed. */
+type LlmFlags = ReturnType<typeof parseLlmArgs>['values'];
+
+export async function runLlmCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseLlmArgs(argv);
   if (values.help) return void process.stdout.write(`usage:\n${LLM_USAGE}\n`);
   // numeric flags checked before anything loads
   const queries = numberFlag(values.queries, 'queries', 200, { integer: true, min: 1 });
@@ -79,80 +86,84 @@ export async function runLlmCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = positionals;
   const models = loadModelsFile().models;
   const storePath = values.store ?? defaultLlmStorePath();
-
-  if (sub === 'plan') {
-    const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
-    const sizes = paperPromptSizes(corpus);
-    const linked = new Set(corpus.links.map((l) => l.publicationId));
-    const writerCalls = values.writer ? 2 * corpus.publications.filter((p) => linked.has(p.id)).length : 0;
-    const stages = paperPlanStages({
-      queries, sizes, writerCalls,
-      rerankers: values.models?.split(',').map((s) => s.trim()).filter((s) => s !== ''),
-      agentic: values.agentic?.split(',').map((s) => s.trim()).filter((s) => s !== ''),
-    });
-    // recorded counts the run's own request keys: the writer's are cheap to build; listwise and judge ones need the
-    // experiment's lists (--exact); agentic loops are multi-turn (their later turns depend on the answers)
-    const byModel = (id: string) => getModelConfig(id, models);
-    const exact = values.exact ? await experimentRequests(values.sample, values.data) : null;
-    const writer = values.writer ? writerRequests(corpus) : [];
-    for (const st of stages) {
-      if (st.stage === 'writer') st.keys = requestKeys(byModel(st.configId), writer);
-      else if (exact && (st.stage === 'listwise' || st.stage === 'judge')) {
-        st.keys = requestKeys(byModel(st.configId), exact[st.stage]);
-        st.calls = st.keys.length;
-        st.note = `${st.note ? `${st.note}; ` : ''}--exact: the experiment's ${st.stage} requests (${st.keys.length})`;
-      }
-    }
-    const store = openRecordStore(storePath);
-    const rows = llmCostPlan(stages, { models, store });
-    if (values.json) process.stdout.write(JSON.stringify({ queries, sizes, rows }, null, 2) + '\n');
-    else {
-      process.stdout.write(formatCostPlan(rows, `LLM cost plan: ${queries} queries${writerCalls ? `, writer ${writerCalls} calls` : ''} (record store ${storePath})`));
-      process.stdout.write(`- prompt sizes measured on ${corpus.origin}: listwise ${sizes.listwiseInputTokens}, writer ${sizes.writerInputTokens}, judge ${sizes.judgeInputTokens} input tokens per call (4 characters per token)\n`);
-    }
-    return;
-  }
-
-  if (sub === 'status') {
-    const subs = readBatchLog(defaultBatchLogPath(storePath));
-    if (subs.length === 0) process.stdout.write(`no batches in ${defaultBatchLogPath(storePath)}\n`);
-    for (const s of subs)
-      process.stdout.write(`${s.sid}  ${s.configId}  ${s.api}  ${s.keys.length} requests  attempt ${s.attempt}  batch ${s.batchId ?? '(not submitted)'}  ${s.abandoned ? `abandoned: ${s.abandoned}` : s.collected ? `collected: ${s.collected.succeeded} ok, ${s.collected.failed.length} failed` : s.status ?? 'in flight'}\n`);
-    return;
-  }
-
-  if (sub === 'batch') {
-    const stage = values.stage ?? fail('batch needs --stage listwise|judge|writer');
-    const config: ModelConfig = getModelConfig(values.model ?? fail('batch needs --model ID (see lib/llm/models.json)'), models);
-    let requests: ChatRequest[];
-    if (stage === 'writer') requests = writerRequests(loadSnapshot({ dir: values.data, sample: values.sample }));
-    else if (stage === 'listwise' || stage === 'judge') requests = (await experimentRequests(values.sample, values.data))[stage];
-    else fail(`--stage must be listwise, judge or writer (got "${stage}")`);
-    const plan = llmCostPlan(
-      [{ stage, configId: config.id, calls: requests.length, keys: requestKeys(config, requests), inputTokensPerCall: Math.round(requests.reduce((a, r) => a + estimateCallTokens(normalizeChatRequest(config, r), 0).inputTokens, 0) / Math.max(1, requests.length)), answerTokensPerCall: stage === 'judge' ? 2 : stage === 'writer' ? 60 : 40 }],
-      { models, store: openRecordStore(storePath) },
-    );
-    process.stderr.write(formatCostPlan(plan, `before submitting (${stage}, ${config.id})`));
-    const r = await runBatch({
-      config, requests, store: storePath, wait: !values['no-wait'],
-      pollIntervalMs: pollSeconds === undefined ? undefined : pollSeconds * 1000,
-      maxAttempts,
-      onProgress: (p) => process.stderr.write(progressLine(p)),
-    });
-    process.stdout.write(JSON.stringify(r, null, 2) + '\n');
-    return;
-  }
-
-  if (sub === 'import') {
-    const file = rest[0] ?? fail('import needs a payload FILE (JSONL or a JSON array, one row per query and model)');
-    const fields = payloadFieldMap(values.field ?? []);
-    process.stdout.write(`field mapping (override with --field ours=theirs):\n${describePayloadFields(fields).map((l) => `  ${l}`).join('\n')}\n`);
-    const exp = await prepareRerankExperiment({ sample: values.sample, dataDir: values.data, log: (l) => process.stderr.write(l + '\n') });
-    const r = importRerankPayloads({ file, lists: exp.strong.lists, models, store: storePath, fields, dryRun: values['dry-run'] });
-    process.stdout.write(`${r.rows} rows: ${r.imported} imported (${r.remapped} renumbered onto our window), ${r.alreadyRecorded} already recorded; not used: ${Object.entries(r.skipped).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
-    for (const e of r.examples) process.stdout.write(`  line ${e.line}: ${e.reason}: ${e.detail}\n`);
-    process.stdout.write(`${values['dry-run'] ? '(dry run: nothing written) ' : ''}store: ${storePath}; replay: EO_LLM_MODE=replay EO_LLM_STORE=${storePath} npm start -- --only 06-llm-rerank\n`);
-    return;
-  }
+  if (sub === 'plan') return llmPlan(values, queries, models, storePath);
+  if (sub === 'status') return llmStatus(storePath);
+  if (sub === 'batch') return llmBatch(values, models, storePath, pollSeconds, maxAttempts);
+  if (sub === 'import') return llmImport(values, rest[0], models, storePath);
   fail(`unknown subcommand "${sub ?? ''}"\n${LLM_USAGE}`);
+}
+
+/** `eo llm plan`: the cost plan of the paper's LLM stages, with what the record store already holds. */
+async function llmPlan(values: LlmFlags, queries: number, models: ModelConfig[], storePath: string): Promise<void> {
+  const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
+  const sizes = paperPromptSizes(corpus);
+  const linked = new Set(corpus.links.map((l) => l.publicationId));
+  const writerCalls = values.writer ? 2 * corpus.publications.filter((p) => linked.has(p.id)).length : 0;
+  const stages = paperPlanStages({
+    queries, sizes, writerCalls,
+    rerankers: values.models?.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+    agentic: values.agentic?.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+  });
+  // recorded counts the run's own request keys: the writer's are cheap to build; listwise and judge ones need the
+  // experiment's lists (--exact); agentic loops are multi-turn (their later turns depend on the answers)
+  const byModel = (id: string) => getModelConfig(id, models);
+  const exact = values.exact ? await experimentRequests(values.sample, values.data) : null;
+  const writer = values.writer ? writerRequests(corpus) : [];
+  for (const st of stages) {
+    if (st.stage === 'writer') st.keys = requestKeys(byModel(st.configId), writer);
+    else if (exact && (st.stage === 'listwise' || st.stage === 'judge')) {
+      st.keys = requestKeys(byModel(st.configId), exact[st.stage]);
+      st.calls = st.keys.length;
+      st.note = `${st.note ? `${st.note}; ` : ''}--exact: the experiment's ${st.stage} requests (${st.keys.length})`;
+    }
+  }
+  const store = openRecordStore(storePath);
+  const rows = llmCostPlan(stages, { models, store });
+  if (values.json) process.stdout.write(JSON.stringify({ queries, sizes, rows }, null, 2) + '\n');
+  else {
+    process.stdout.write(formatCostPlan(rows, `LLM cost plan: ${queries} queries${writerCalls ? `, writer ${writerCalls} calls` : ''} (record store ${storePath})`));
+    process.stdout.write(`- prompt sizes measured on ${corpus.origin}: listwise ${sizes.listwiseInputTokens}, writer ${sizes.writerInputTokens}, judge ${sizes.judgeInputTokens} input tokens per call (4 characters per token)\n`);
+  }
+}
+
+/** `eo llm status`: the batches of the record store's batch log. */
+function llmStatus(storePath: string): void {
+  const subs = readBatchLog(defaultBatchLogPath(storePath));
+  if (subs.length === 0) process.stdout.write(`no batches in ${defaultBatchLogPath(storePath)}\n`);
+  for (const s of subs)
+    process.stdout.write(`${s.sid}  ${s.configId}  ${s.api}  ${s.keys.length} requests  attempt ${s.attempt}  batch ${s.batchId ?? '(not submitted)'}  ${s.abandoned ? `abandoned: ${s.abandoned}` : s.collected ? `collected: ${s.collected.succeeded} ok, ${s.collected.failed.length} failed` : s.status ?? 'in flight'}\n`);
+}
+
+/** `eo llm batch`: one stage's requests through the provider's batch API, after printing their cost plan. */
+async function llmBatch(values: LlmFlags, models: ModelConfig[], storePath: string, pollSeconds: number | undefined, maxAttempts: number | undefined): Promise<void> {
+  const stage = values.stage ?? fail('batch needs --stage listwise|judge|writer');
+  const config: ModelConfig = getModelConfig(values.model ?? fail('batch needs --model ID (see lib/llm/models.json)'), models);
+  let requests: ChatRequest[];
+  if (stage === 'writer') requests = writerRequests(loadSnapshot({ dir: values.data, sample: values.sample }));
+  else if (stage === 'listwise' || stage === 'judge') requests = (await experimentRequests(values.sample, values.data))[stage];
+  else fail(`--stage must be listwise, judge or writer (got "${stage}")`);
+  const plan = llmCostPlan(
+    [{ stage, configId: config.id, calls: requests.length, keys: requestKeys(config, requests), inputTokensPerCall: Math.round(requests.reduce((a, r) => a + estimateCallTokens(normalizeChatRequest(config, r), 0).inputTokens, 0) / Math.max(1, requests.length)), answerTokensPerCall: stage === 'judge' ? 2 : stage === 'writer' ? 60 : 40 }],
+    { models, store: openRecordStore(storePath) },
+  );
+  process.stderr.write(formatCostPlan(plan, `before submitting (${stage}, ${config.id})`));
+  const r = await runBatch({
+    config, requests, store: storePath, wait: !values['no-wait'],
+    pollIntervalMs: pollSeconds === undefined ? undefined : pollSeconds * 1000,
+    maxAttempts,
+    onProgress: (p) => process.stderr.write(progressLine(p)),
+  });
+  process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+}
+
+/** `eo llm import FILE`: released rerank payloads into the record store, renumbered onto our windows. */
+async function llmImport(values: LlmFlags, fileArg: string | undefined, models: ModelConfig[], storePath: string): Promise<void> {
+  const file = fileArg ?? fail('import needs a payload FILE (JSONL or a JSON array, one row per query and model)');
+  const fields = payloadFieldMap(values.field ?? []);
+  process.stdout.write(`field mapping (override with --field ours=theirs):\n${describePayloadFields(fields).map((l) => `  ${l}`).join('\n')}\n`);
+  const exp = await prepareRerankExperiment({ sample: values.sample, dataDir: values.data, log: (l) => process.stderr.write(l + '\n') });
+  const r = importRerankPayloads({ file, lists: exp.strong.lists, models, store: storePath, fields, dryRun: values['dry-run'] });
+  process.stdout.write(`${r.rows} rows: ${r.imported} imported (${r.remapped} renumbered onto our window), ${r.alreadyRecorded} already recorded; not used: ${Object.entries(r.skipped).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
+  for (const e of r.examples) process.stdout.write(`  line ${e.line}: ${e.reason}: ${e.detail}\n`);
+  process.stdout.write(`${values['dry-run'] ? '(dry run: nothing written) ' : ''}store: ${storePath}; replay: EO_LLM_MODE=replay EO_LLM_STORE=${storePath} npm start -- --only 06-llm-rerank\n`);
 }

@@ -287,10 +287,44 @@ export function isBeirDir(dir: string): boolean {
 /** Read a BEIR folder: queries.jsonl, qrels/<split>.tsv and, when present, corpus.jsonl. */
 export function loadBeir(dir: string, opts: LoadEoBenchOptions): EoBench {
   const warnings: string[] = [];
-  const files: string[] = [];
   const minScore = opts.minScore ?? 1;
   const qFile = pickExisting(dir, ['queries.jsonl', 'queries.jsonl.gz'])!;
-  files.push(qFile);
+  const files: string[] = [qFile];
+  const texts = readBeirQueries(qFile);
+  const cFile = pickExisting(dir, ['corpus.jsonl', 'corpus.jsonl.gz']);
+  let beirCorpus: BeirDocument[] | undefined;
+  if (cFile) {
+    files.push(cFile);
+    beirCorpus = readBeirCorpus(cFile);
+  } else warnings.push(`${dir}: no corpus.jsonl; qrels corpus ids were not checked`);
+  const corpusIds = beirCorpus ? new Set(beirCorpus.map((d) => d.id)) : null;
+  const { judged, unknownCorpus, qrelFiles } = readBeirQrels(path.join(dir, 'qrels'), qFile, texts, corpusIds, minScore);
+  files.push(...qrelFiles);
+  if (unknownCorpus > 0) warnings.push(`${unknownCorpus} qrels row(s) name a corpus-id that is not in corpus.jsonl`);
+  const queries: EoBenchQuery[] = [];
+  let unjudged = 0;
+  let noPositive = 0;
+  for (const [id, q] of texts) {
+    const j = judged.get(id);
+    if (!j) {
+      unjudged++;
+      continue;
+    }
+    if (j.positives.length === 0 && !opts.allowEmptyPositives) {
+      noPositive++;
+      continue;
+    }
+    queries.push({ id, text: q.text, split: j.split, positives: j.positives, source: `${qFile}:${q.line}` });
+  }
+  const queriesHave = (n: number) => (n === 1 ? '1 query has' : `${n} queries have`);
+  const wasWere = (n: number) => (n === 1 ? 'was' : 'were');
+  if (unjudged > 0) warnings.push(`${queriesHave(unjudged)} no qrels (in ${path.basename(qFile)}) and ${wasWere(unjudged)} dropped`);
+  if (noPositive > 0) warnings.push(`${queriesHave(noPositive)} no judgement with score >= ${minScore} and ${wasWere(noPositive)} dropped`);
+  return { queries, format: 'beir', files, warnings, beirCorpus };
+}
+
+/** BEIR queries.jsonl: query id → text and the line it is on (ids unique, texts non-empty). */
+function readBeirQueries(qFile: string): Map<string, { text: string; line: number }> {
   const texts = new Map<string, { text: string; line: number }>();
   for (const r of readJsonl(qFile)) {
     const loc = { file: qFile, line: r.line };
@@ -306,28 +340,34 @@ export function loadBeir(dir: string, opts: LoadEoBenchOptions): EoBench {
     if (prev) fail(loc, idF.key, `repeats query id "${id}" of line ${prev.line}`);
     texts.set(id.trim(), { text: tF.value.trim(), line: r.line });
   }
+  return texts;
+}
 
-  let beirCorpus: BeirDocument[] | undefined;
-  const cFile = pickExisting(dir, ['corpus.jsonl', 'corpus.jsonl.gz']);
-  if (cFile) {
-    files.push(cFile);
-    beirCorpus = readJsonl(cFile).map((r) => {
-      const loc = { file: cFile, line: r.line };
-      if (!isPlainObject(r.value)) fail(loc, '(record)', 'must be a JSON object');
-      const o = r.value as Obj;
-      const idF = pickField(o, ['_id', 'id']);
-      const id = typeof idF?.value === 'number' ? String(idF.value) : idF?.value;
-      if (typeof id !== 'string' || id.trim() === '') fail(loc, idF?.key ?? '_id', 'is required and must be a non-empty string');
-      const title = o.title ?? '';
-      const text = o.text ?? '';
-      if (typeof title !== 'string') fail(loc, 'title', 'must be a string');
-      if (typeof text !== 'string') fail(loc, 'text', 'must be a string');
-      return { id: id.trim(), title, text };
-    });
-  } else warnings.push(`${dir}: no corpus.jsonl; qrels corpus ids were not checked`);
-  const corpusIds = beirCorpus ? new Set(beirCorpus.map((d) => d.id)) : null;
+/** BEIR corpus.jsonl: one document per line with an id and string title/text. */
+function readBeirCorpus(cFile: string): BeirDocument[] {
+  return readJsonl(cFile).map((r) => {
+    const loc = { file: cFile, line: r.line };
+    if (!isPlainObject(r.value)) fail(loc, '(record)', 'must be a JSON object');
+    const o = r.value as Obj;
+    const idF = pickField(o, ['_id', 'id']);
+    const id = typeof idF?.value === 'number' ? String(idF.value) : idF?.value;
+    if (typeof id !== 'string' || id.trim() === '') fail(loc, idF?.key ?? '_id', 'is required and must be a non-empty string');
+    const title = o.title ?? '';
+    const text = o.text ?? '';
+    if (typeof title !== 'string') fail(loc, 'title', 'must be a string');
+    if (typeof text !== 'string') fail(loc, 'text', 'must be a string');
+    return { id: id.trim(), title, text };
+  });
+}
 
-  const qrelsDir = path.join(dir, 'qrels');
+/**
+ * BEIR qrels/<split>.tsv files (in name order): per judged query its split and the corpus ids scored ≥ `minScore`;
+ * a query judged in two splits, an unknown query id or a malformed row is an error; corpus ids missing from the
+ * corpus (when there is one) are counted.
+ */
+function readBeirQrels(
+  qrelsDir: string, qFile: string, texts: ReadonlyMap<string, unknown>, corpusIds: ReadonlySet<string> | null, minScore: number,
+): { judged: Map<string, { split: EoBenchSplit; positives: string[]; source: string }>; unknownCorpus: number; qrelFiles: string[] } {
   const qrelFiles = fs
     .readdirSync(qrelsDir)
     .filter((n) => /\.tsv(\.gz)?$/i.test(n))
@@ -335,9 +375,10 @@ export function loadBeir(dir: string, opts: LoadEoBenchOptions): EoBench {
   if (qrelFiles.length === 0) throw new EoError('DATA_NOT_FOUND', `${qrelsDir}: no qrels/<split>.tsv files`, { dir: qrelsDir });
   const judged = new Map<string, { split: EoBenchSplit; positives: string[]; source: string }>();
   let unknownCorpus = 0;
+  const read: string[] = [];
   for (const name of qrelFiles) {
     const file = path.join(qrelsDir, name);
-    files.push(file);
+    read.push(file);
     const split = normalizeSplit(name.replace(/\.tsv(\.gz)?$/i, ''));
     if (split === null) throw new EoError('DATA_INVALID', `${file}: qrels file name must be train.tsv, test.tsv, val.tsv, validation.tsv or dev.tsv`, { file });
     const rows = parseDelimited(readTextFile(file), file, '\t');
@@ -366,27 +407,7 @@ export function loadBeir(dir: string, opts: LoadEoBenchOptions): EoBench {
       if (score >= minScore && !j.positives.includes(cid)) j.positives.push(cid);
     }
   }
-  if (unknownCorpus > 0) warnings.push(`${unknownCorpus} qrels row(s) name a corpus-id that is not in corpus.jsonl`);
-  const queries: EoBenchQuery[] = [];
-  let unjudged = 0;
-  let noPositive = 0;
-  for (const [id, q] of texts) {
-    const j = judged.get(id);
-    if (!j) {
-      unjudged++;
-      continue;
-    }
-    if (j.positives.length === 0 && !opts.allowEmptyPositives) {
-      noPositive++;
-      continue;
-    }
-    queries.push({ id, text: q.text, split: j.split, positives: j.positives, source: `${qFile}:${q.line}` });
-  }
-  const queriesHave = (n: number) => (n === 1 ? '1 query has' : `${n} queries have`);
-  const wasWere = (n: number) => (n === 1 ? 'was' : 'were');
-  if (unjudged > 0) warnings.push(`${queriesHave(unjudged)} no qrels (in ${path.basename(qFile)}) and ${wasWere(unjudged)} dropped`);
-  if (noPositive > 0) warnings.push(`${queriesHave(noPositive)} no judgement with score >= ${minScore} and ${wasWere(noPositive)} dropped`);
-  return { queries, format: 'beir', files, warnings, beirCorpus };
+  return { judged, unknownCorpus, qrelFiles: read };
 }
 
 

@@ -1,5 +1,6 @@
 export * from './types';
-export * from './vector';
+// the vector helpers' home is util/ (bench needs them and sits below encode); encode keeps exporting them by name
+export { l2NormalizeInPlace, l2NormalizeRows, dotProduct, stackRows, matrixRow } from '../util/vector';
 export * from './tokenizer';
 export * from './use-lite';
 export * from './use-lite-onnx';

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
 import { ONNX_DEVICE_ENV, type OnnxEncoderOptions, type OnnxPooling, type SentenceEncoder } from './types';
-import { l2NormalizeInPlace } from './vector';
+import { l2NormalizeInPlace } from '../util/vector';
 
 type Transformers = typeof import('@huggingface/transformers');
 
@@ -216,6 +216,34 @@ export function onnxEncoderId(folder: string, dim: number, filesHash = hashModel
 }
 
 /**
+ * The folder's tokenizer and model through transformers.js, on the device `requested` asks for (auto: CUDA when it
+ * can start, else the CPU, saying why); a model that cannot be loaded is an ENCODER error naming the file.
+ */
+async function loadTokenizerAndModel(t: Transformers, folder: string, modelFile: string, subfolder: string, requested: NonNullable<OnnxEncoderOptions['device']>) {
+  let tokenizer: Awaited<ReturnType<Transformers['AutoTokenizer']['from_pretrained']>>;
+  try {
+    tokenizer = await t.AutoTokenizer.from_pretrained(folder, { local_files_only: true });
+  } catch (e) {
+    throw new EoError('ENCODER', `${folder}: tokenizer cannot be loaded: ${(e as Error).message}`, { folder });
+  }
+  let choice = chooseOnnxDevice(requested);
+  const load = (device: 'cpu' | 'cuda') =>
+    t.AutoModel.from_pretrained(folder, { local_files_only: true, dtype: 'fp32', device, subfolder, model_file_name: 'model' });
+  let model: Awaited<ReturnType<typeof load>>;
+  try {
+    model = await load(choice.device);
+  } catch (e) {
+    if (choice.device === 'cuda' && requested === 'auto') {
+      choice = { device: 'cpu', reason: `CUDA session failed to start (${(e as Error).message.split('\n')[0]}), fell back` };
+      model = await load('cpu').catch((e2) => {
+        throw new EoError('ENCODER', `${folder}/${modelFile}: cannot be loaded: ${(e2 as Error).message}`, { folder });
+      });
+    } else throw new EoError('ENCODER', `${folder}/${modelFile}: cannot be loaded on ${choice.device}: ${(e as Error).message}`, { folder });
+  }
+  return { tokenizer, model, choice };
+}
+
+/**
  * Load a sentence-transformers model exported to ONNX from a local folder through transformers.js, with remote
  * loading switched off: tokenizer (tokenizer.json), BertModel-style graph (`last_hidden_state`), pooling and L2
  * normalisation as the folder's `modules.json` says. See `OnnxEncoderOptions` for defaults.
@@ -239,26 +267,7 @@ export async function loadOnnxEncoder(opts: OnnxEncoderOptions): Promise<Sentenc
   t.env.localModelPath = path.dirname(folder) + path.sep;
   const subfolder = path.dirname(layout.modelFile) === '.' ? '' : path.dirname(layout.modelFile);
 
-  let tokenizer: Awaited<ReturnType<Transformers['AutoTokenizer']['from_pretrained']>>;
-  try {
-    tokenizer = await t.AutoTokenizer.from_pretrained(folder, { local_files_only: true });
-  } catch (e) {
-    throw new EoError('ENCODER', `${folder}: tokenizer cannot be loaded: ${(e as Error).message}`, { folder });
-  }
-  let choice = chooseOnnxDevice(requested);
-  const load = (device: 'cpu' | 'cuda') =>
-    t.AutoModel.from_pretrained(folder, { local_files_only: true, dtype: 'fp32', device, subfolder, model_file_name: 'model' });
-  let model: Awaited<ReturnType<typeof load>>;
-  try {
-    model = await load(choice.device);
-  } catch (e) {
-    if (choice.device === 'cuda' && requested === 'auto') {
-      choice = { device: 'cpu', reason: `CUDA session failed to start (${(e as Error).message.split('\n')[0]}), fell back` };
-      model = await load('cpu').catch((e2) => {
-        throw new EoError('ENCODER', `${folder}/${layout.modelFile}: cannot be loaded: ${(e2 as Error).message}`, { folder });
-      });
-    } else throw new EoError('ENCODER', `${folder}/${layout.modelFile}: cannot be loaded on ${choice.device}: ${(e as Error).message}`, { folder });
-  }
+  const { tokenizer, model, choice } = await loadTokenizerAndModel(t, folder, layout.modelFile, subfolder, requested);
 
   const tokMax = Number((tokenizer as unknown as { model_max_length?: number }).model_max_length);
   const maxTokens = opts.maxTokens ?? Math.min(512, layout.maxPositions ?? 512, Number.isFinite(tokMax) && tokMax > 0 ? tokMax : 512);

@@ -106,6 +106,8 @@ export interface UseLiteOnnxGraphOptions {
  *   ReLU FFN (×3 width) → + residual;
  * - mean over real tokens (÷ max(length, 1)) → tanh(·W + b) → x / √max(Σx², ε).
  * Padding rows compute values that are never read (keys of padding get zero attention weight; pooling masks them).
+ * Long because it is one graph definition that reads top to bottom in the order of the list above; its builders
+ * (layerNorm, dense, attention, ffn) are closures over the node and initializer lists it fills.
  */
 export function useLiteOnnxGraph(w: UseLiteWeightMap, opts: UseLiteOnnxGraphOptions = {}): OnnxGraph {
   const maxTokens = opts.maxTokens ?? 128;

@@ -7,7 +7,7 @@ import { shortHash } from '../util/hash';
 import { loadUseTokenizer, tokenizeUse, type UseTokenizer } from './tokenizer';
 import type { SentenceEncoder, UseLiteOptions, UseLiteRuntime } from './types';
 import { createUseLiteOnnxSession, runUseLiteOnnx, USE_LITE_ONNX_BACKEND, type UseLiteWeightMap } from './use-lite-onnx';
-import { l2NormalizeInPlace } from './vector';
+import { l2NormalizeInPlace } from '../util/vector';
 
 type Tf = ReturnType<typeof getTf>;
 type GraphModel = Awaited<ReturnType<Tf['loadGraphModel']>>;

@@ -20,7 +20,7 @@ export interface WorkerEncoderOptions {
  */
 export async function workerEncoder(spec: NonNullable<SentenceEncoder['spec']>, opts: WorkerEncoderOptions = {}): Promise<SentenceEncoder> {
   const worker = startEmbedWorker(spec);
-  const waiting = new Map<number, { resolve: (m: Float32Array) => void; reject: (e: unknown) => void }>();
+  const waiting: Waiting = new Map();
   let failure: EoError | null = null;
   let seq = 0;
   const fail = (e: EoError) => {
@@ -28,38 +28,7 @@ export async function workerEncoder(spec: NonNullable<SentenceEncoder['spec']>, 
     for (const w of waiting.values()) w.reject(failure);
     waiting.clear();
   };
-  const ready = new Promise<{ encoderId: string; dim: number; backend: string | null }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new EoError('ENCODER', `embed worker did not load its encoder within ${opts.startTimeoutMs ?? 120_000} ms`)), opts.startTimeoutMs ?? 120_000);
-    worker.on('message', (msg: FromWorker) => {
-      if (msg.type === 'ready') {
-        clearTimeout(timer);
-        resolve(msg);
-      } else if (msg.type === 'done') {
-        const w = waiting.get(msg.chunk);
-        waiting.delete(msg.chunk);
-        w?.resolve(msg.data);
-      } else if (msg.chunk === null) {
-        clearTimeout(timer);
-        reject(new EoError('ENCODER', `embed worker failed to start: ${msg.message}`));
-      } else {
-        const w = waiting.get(msg.chunk);
-        waiting.delete(msg.chunk);
-        w?.reject(new EoError('ENCODER', `embed worker failed: ${msg.message}`, { code: msg.code }));
-      }
-    });
-    worker.on('error', (e) => {
-      clearTimeout(timer);
-      const err = new EoError('ENCODER', `embed worker crashed: ${e.message}`);
-      reject(err);
-      fail(err);
-    });
-    worker.on('exit', (code) => {
-      clearTimeout(timer);
-      const err = new EoError('ENCODER', `embed worker exited (code ${code})`);
-      reject(err);
-      fail(err);
-    });
-  });
+  const ready = answerWorkerMessages(worker, waiting, fail, opts.startTimeoutMs ?? 120_000);
   let info: Awaited<typeof ready>;
   try {
     info = await ready;
@@ -103,4 +72,49 @@ export async function workerEncoder(spec: NonNullable<SentenceEncoder['spec']>, 
       void stopEmbedWorker(worker);
     },
   };
+}
+
+/** The calls waiting for the worker, by chunk number. */
+type Waiting = Map<number, { resolve: (m: Float32Array) => void; reject: (e: unknown) => void }>;
+
+/**
+ * Wire the worker's messages: resolves with its encoder once it has loaded it (rejects when it fails to start, crashes,
+ * exits or takes longer than `timeoutMs`); answers each waiting call with its vectors or error; a crash or exit also
+ * fails every call waiting and every later one (`fail`).
+ */
+function answerWorkerMessages(
+  worker: ReturnType<typeof startEmbedWorker>, waiting: Waiting, fail: (e: EoError) => void, timeoutMs: number,
+): Promise<{ encoderId: string; dim: number; backend: string | null }> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new EoError('ENCODER', `embed worker did not load its encoder within ${timeoutMs} ms`)), timeoutMs);
+    worker.on('message', (msg: FromWorker) => {
+      if (msg.type === 'ready') {
+        clearTimeout(timer);
+        resolve(msg);
+      } else if (msg.type === 'done') {
+        const w = waiting.get(msg.chunk);
+        waiting.delete(msg.chunk);
+        w?.resolve(msg.data);
+      } else if (msg.chunk === null) {
+        clearTimeout(timer);
+        reject(new EoError('ENCODER', `embed worker failed to start: ${msg.message}`));
+      } else {
+        const w = waiting.get(msg.chunk);
+        waiting.delete(msg.chunk);
+        w?.reject(new EoError('ENCODER', `embed worker failed: ${msg.message}`, { code: msg.code }));
+      }
+    });
+    worker.on('error', (e) => {
+      clearTimeout(timer);
+      const err = new EoError('ENCODER', `embed worker crashed: ${e.message}`);
+      reject(err);
+      fail(err);
+    });
+    worker.on('exit', (code) => {
+      clearTimeout(timer);
+      const err = new EoError('ENCODER', `embed worker exited (code ${code})`);
+      reject(err);
+      fail(err);
+    });
+  });
 }

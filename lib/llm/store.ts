@@ -59,6 +59,65 @@ export interface OpenKeyedJsonlLogOptions<T> extends OpenRecordStoreOptions {
   label?: string;
 }
 
+/** What `openKeyedJsonlLog` loads from an existing log (see there): values by key, skipped lines, the torn tail. */
+function readKeyedJsonl<T>(
+  file: string, opts: OpenKeyedJsonlLogOptions<T>, log: (line: string) => void, label: string,
+): { byKey: Map<string, T>; skipped: { line: number; reason: string }[]; tornAt: number | null; needsNewline: boolean } {
+  const byKey = new Map<string, T>();
+  /** Byte offset where a torn tail starts (null: none). */
+  let tornAt: number | null = null;
+  /** Whether the file ends without a newline after a complete last line (append must add one). */
+  let needsNewline = false;
+  const skipped: { line: number; reason: string }[] = [];
+  if (!fs.existsSync(file)) return { byKey, skipped, tornAt, needsNewline };
+  const buf = fs.readFileSync(file);
+  let offset = 0;
+  let lineNo = 0;
+  while (offset < buf.length) {
+    const nl = buf.indexOf(0x0a, offset);
+    const end = nl === -1 ? buf.length : nl;
+    lineNo++;
+    const raw = buf.subarray(offset, end).toString('utf8').trim();
+    if (raw !== '') {
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch (e) {
+        if (nl === -1) {
+          tornAt = offset;
+          skipped.push({ line: lineNo, reason: 'torn last line' });
+          log(`${label} ${file}:${lineNo}: torn last line (${end - offset} bytes, interrupted write) ignored; it is moved to ${file}.torn before the next append`);
+          break;
+        }
+        skipped.push({ line: lineNo, reason: `invalid JSON (${(e as Error).message})` });
+        log(`${label} ${file}:${lineNo}: corrupt line skipped: invalid JSON (${(e as Error).message})`);
+        offset = nl + 1;
+        continue;
+      }
+      let v: T;
+      try {
+        v = opts.validate(value, `${file}:${lineNo}`);
+      } catch (e) {
+        if (!(e instanceof EoError)) throw e;
+        skipped.push({ line: lineNo, reason: e.message });
+        log(`${label} ${file}:${lineNo}: invalid line skipped: ${e.message}`);
+        if (nl === -1) {
+          needsNewline = true;
+          break;
+        }
+        offset = nl + 1;
+        continue;
+      }
+      const k = opts.keyOf(v);
+      if (!byKey.has(k)) byKey.set(k, v);
+      if (nl === -1) needsNewline = true;
+    }
+    if (nl === -1) break;
+    offset = nl + 1;
+  }
+  return { byKey, skipped, tornAt, needsNewline };
+}
+
 /**
  * Open (or create on first append) a keyed append-only JSONL log.
  *
@@ -73,60 +132,9 @@ export interface OpenKeyedJsonlLogOptions<T> extends OpenRecordStoreOptions {
 export function openKeyedJsonlLog<T>(file: string, opts: OpenKeyedJsonlLogOptions<T>): KeyedJsonlLog<T> {
   const log = opts.log ?? ((l: string) => console.warn(l));
   const label = opts.label ?? 'log';
-  const byKey = new Map<string, T>();
-  /** Byte offset where a torn tail starts (null: none). */
-  let tornAt: number | null = null;
-  /** Whether the file ends without a newline after a complete last line (append must add one). */
-  let needsNewline = false;
-  const skipped: { line: number; reason: string }[] = [];
-
-  if (fs.existsSync(file)) {
-    const buf = fs.readFileSync(file);
-    let offset = 0;
-    let lineNo = 0;
-    while (offset < buf.length) {
-      const nl = buf.indexOf(0x0a, offset);
-      const end = nl === -1 ? buf.length : nl;
-      lineNo++;
-      const raw = buf.subarray(offset, end).toString('utf8').trim();
-      if (raw !== '') {
-        let value: unknown;
-        try {
-          value = JSON.parse(raw);
-        } catch (e) {
-          if (nl === -1) {
-            tornAt = offset;
-            skipped.push({ line: lineNo, reason: 'torn last line' });
-            log(`${label} ${file}:${lineNo}: torn last line (${end - offset} bytes, interrupted write) ignored; it is moved to ${file}.torn before the next append`);
-            break;
-          }
-          skipped.push({ line: lineNo, reason: `invalid JSON (${(e as Error).message})` });
-          log(`${label} ${file}:${lineNo}: corrupt line skipped: invalid JSON (${(e as Error).message})`);
-          offset = nl + 1;
-          continue;
-        }
-        let v: T;
-        try {
-          v = opts.validate(value, `${file}:${lineNo}`);
-        } catch (e) {
-          if (!(e instanceof EoError)) throw e;
-          skipped.push({ line: lineNo, reason: e.message });
-          log(`${label} ${file}:${lineNo}: invalid line skipped: ${e.message}`);
-          if (nl === -1) {
-            needsNewline = true;
-            break;
-          }
-          offset = nl + 1;
-          continue;
-        }
-        const k = opts.keyOf(v);
-        if (!byKey.has(k)) byKey.set(k, v);
-        if (nl === -1) needsNewline = true;
-      }
-      if (nl === -1) break;
-      offset = nl + 1;
-    }
-  }
+  const loaded = readKeyedJsonl(file, opts, log, label);
+  const { byKey, skipped } = loaded;
+  let { tornAt, needsNewline } = loaded;
 
   function repairTail(): void {
     if (tornAt === null) return;

@@ -1,6 +1,7 @@
 import { EoError } from '../errors';
 import type { Qrels } from '../metrics/types';
 import { mulberry32, shuffleInPlace } from '../util/random';
+import { dotProduct } from '../util/vector';
 import type { BackboneList } from './compose';
 import { leaveOutBySource, OFFLINE_FEATURES, windowFeatures, type TrainingPriors } from './features';
 import { newTrace } from './listwise';
@@ -67,8 +68,7 @@ export function trainPairwiseRanker(groups: readonly RankGroup[], features: read
     loss = 0;
     const lr = config.learningRate / (1 + e * 0.1);
     for (const p of pairs) {
-      let s = 0;
-      for (let j = 0; j < d; j++) s += w[j] * p[j];
+      const s = dotProduct(w, p);
       loss += s > 30 ? 0 : Math.log1p(Math.exp(-s));
       const g = 1 / (1 + Math.exp(s)); // −dloss/ds
       for (let j = 0; j < d; j++) w[j] += lr * (g * p[j] - config.l2 * w[j]);

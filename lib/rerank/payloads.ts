@@ -19,6 +19,7 @@ import { fromOpenAIResponse } from '../llm/providers/openai';
 import { openRecordStore } from '../llm/store';
 import type { LlmRecord, ModelConfig, RecordStore, Usage } from '../llm/types';
 import type { BackboneList } from './compose';
+import type { RerankCandidate } from './types';
 import { listwiseChatRequest, type ListwiseRerankerOptions } from './listwise';
 import { parseRanking } from './parse';
 import { candidateTitle, loadListwisePrompt } from './prompt';
@@ -168,6 +169,50 @@ export interface ImportPayloadsReport {
   byModel: Record<string, number>;
 }
 
+/**
+ * The payload row's candidates, in its numbering, as our dataset ids: from its candidate list (ids or objects with
+ * an id), else from the <candidate> titles of its request text matched to our window's titles (null where a title
+ * is not ours); null when the row has neither.
+ */
+function payloadCandidateIds(row: object, fields: PayloadFieldMap, window: readonly RerankCandidate[]): (string | null)[] | null {
+  const cands = getPath(row, fields.candidates);
+  if (Array.isArray(cands)) {
+    return cands.map((c) => {
+      if (typeof c === 'string' || typeof c === 'number') return String(c);
+      const o = c as Record<string, unknown>;
+      const id = o?.id ?? o?.dataset_id ?? o?.concept_id ?? o?.datasetId;
+      return typeof id === 'string' ? id : null;
+    });
+  }
+  const text = requestText(getPath(row, fields.request));
+  const items = [...text.matchAll(/<candidate id="(\d+)">\s*<title>([\s\S]*?)<\/title>/g)];
+  if (items.length === 0) return null;
+  const byTitle = new Map(window.map((c) => [norm(candidateTitle(c)), c.id]));
+  const theirs: (string | null)[] = [];
+  for (const m of items) theirs[Number(m[1]) - 1] = byTitle.get(norm(decodeXml(m[2]))) ?? null;
+  return theirs;
+}
+
+/**
+ * The record an imported row becomes: our request and key, the payload's answer (`text`: renumbered to our order
+ * unless `inOurOrder`), its usage and cost, marked `stopReason: 'imported'` with the file and line it came from.
+ */
+function importedRecord(r: {
+  config: ModelConfig; request: LlmRecord['request']; key: string; model: string; text: string; resp: { text: string; usage: Usage };
+  raw: unknown; file: string; line: number; inOurOrder: boolean;
+}): LlmRecord {
+  const { config, resp, inOurOrder } = r;
+  return {
+    v: 1, key: r.key, configId: config.id, provider: config.provider, requestedModel: config.model, request: r.request,
+    response: { text: r.text, toolCalls: [], stopReason: 'imported', model: r.model === config.id ? config.model : r.model, usage: resp.usage, raw: r.raw },
+    costUsd: callCostUsd(config, resp.usage),
+    latencyMs: 0,
+    timestamp: new Date().toISOString(),
+    stage: 'listwise',
+    imported: { file: r.file, line: r.line, remapped: !inOurOrder, ...(inOurOrder ? {} : { originalText: resp.text }) },
+  };
+}
+
 /** Import released rerank payloads into a record store (see the module comment). */
 export function importRerankPayloads(opts: ImportPayloadsOptions): ImportPayloadsReport {
   const fields = opts.fields ?? DEFAULT_PAYLOAD_FIELDS;
@@ -205,25 +250,7 @@ export function importRerankPayloads(opts: ImportPayloadsOptions): ImportPayload
       continue;
     }
     const window = list.candidates.slice(0, k);
-    // the payload's candidates, in its numbering, as our dataset ids
-    let theirs: (string | null)[] | null = null;
-    const cands = getPath(row, fields.candidates);
-    if (Array.isArray(cands)) {
-      theirs = cands.map((c) => {
-        if (typeof c === 'string' || typeof c === 'number') return String(c);
-        const o = c as Record<string, unknown>;
-        const id = o?.id ?? o?.dataset_id ?? o?.concept_id ?? o?.datasetId;
-        return typeof id === 'string' ? id : null;
-      });
-    } else {
-      const text = requestText(getPath(row, fields.request));
-      const items = [...text.matchAll(/<candidate id="(\d+)">\s*<title>([\s\S]*?)<\/title>/g)];
-      if (items.length > 0) {
-        const byTitle = new Map(window.map((c) => [norm(candidateTitle(c)), c.id]));
-        theirs = [];
-        for (const m of items) theirs[Number(m[1]) - 1] = byTitle.get(norm(decodeXml(m[2]))) ?? null;
-      }
-    }
+    const theirs = payloadCandidateIds(row, fields, window);
     if (!theirs) {
       skip(line, 'malformed', `no candidates: neither "${fields.candidates}" nor <candidate> items in "${fields.request}"`);
       continue;
@@ -255,15 +282,7 @@ export function importRerankPayloads(opts: ImportPayloadsOptions): ImportPayload
       continue;
     }
     const model = typeof modelName === 'string' ? modelName : config.model;
-    const rec: LlmRecord = {
-      v: 1, key, configId: config.id, provider: config.provider, requestedModel: config.model, request,
-      response: { text, toolCalls: [], stopReason: 'imported', model: model === config.id ? config.model : model, usage: resp.usage, raw: getPath(row, fields.response) ?? null },
-      costUsd: callCostUsd(config, resp.usage),
-      latencyMs: 0,
-      timestamp: new Date().toISOString(),
-      stage: 'listwise',
-      imported: { file: opts.file, line, remapped: !inOurOrder, ...(inOurOrder ? {} : { originalText: resp.text }) },
-    };
+    const rec = importedRecord({ config, request, key, model, text, resp, raw: getPath(row, fields.response) ?? null, file: opts.file, line, inOurOrder });
     if (!opts.dryRun) store.append(rec);
     report.imported++;
     if (!inOurOrder) report.remapped++;

@@ -103,11 +103,11 @@ export function parsePeriodChecked(text: string, now: Date = new Date()): { peri
   return { period: ignored === null ? periodOf(text, now, found) : null, ignored };
 }
 
-function periodOf(text: string, now: Date, found: chrono.ParsedResult[]): Period | null {
-  const lower = text.toLowerCase();
-  let m: RegExpExecArray | null;
+/** What a period rule reads: the query in lower case, `now`, and chrono-node's results on the query. */
+type PeriodRule = (lower: string, now: Date, found: chrono.ParsedResult[]) => Period | null;
 
-  // Full dates (day known): chrono-node.
+/** Full dates (day known): chrono-node. */
+const chronoDate: PeriodRule = (_lower, _now, found) => {
   for (const r of found) {
     const k = r.start;
     if (k.isCertain('day') && k.isCertain('month') && k.isCertain('year')) {
@@ -116,40 +116,51 @@ function periodOf(text: string, now: Date, found: chrono.ParsedResult[]): Period
       return { start: s, end: e, rule: 'chrono-date', granularity: s === e ? 'day' : 'span', span: { text: r.text, start: r.index, end: r.index + r.text.length } };
     }
   }
+  return null;
+};
 
-  // Seasons: "summer 2019", "summer of 2019", "winter 2019/2020", "2019 monsoon".
+/** Seasons: "summer 2019", "summer of 2019", "winter 2019/2020", "2019 monsoon". */
+const season: PeriodRule = (lower) => {
   const seasonNames = Object.keys(SEASONS).sort((a, b) => b.length - a.length).join('|');
-  m = new RegExp(`\\b(${seasonNames})(?: season)?(?: of)?\\s+${YEAR}(?:\\s*[/-]\\s*(\\d{2,4}))?\\b`).exec(lower);
+  let m = new RegExp(`\\b(${seasonNames})(?: season)?(?: of)?\\s+${YEAR}(?:\\s*[/-]\\s*(\\d{2,4}))?\\b`).exec(lower);
   if (m) return seasonPeriod(m[1], Number(m[2]), m);
   m = new RegExp(`\\b${YEAR}(?:\\s*[/-]\\s*(\\d{2,4}))?\\s+(${seasonNames})\\b`).exec(lower);
   if (m) return seasonPeriod(m[3], m[2] ? Number(m[1]) : Number(m[1]), m);
+  return null;
+};
 
-  // Year ranges.
-  m = new RegExp(`\\b(?:from|between)?\\s*${YEAR}\\s*(?:-|–|—|to|and|through|until|till)\\s*${YEAR}\\b`).exec(lower);
+/** Year ranges: "2003-2010", "from 2003 to 2010", "between 2003 and 2010". */
+const yearRange: PeriodRule = (lower) => {
+  const m = new RegExp(`\\b(?:from|between)?\\s*${YEAR}\\s*(?:-|–|—|to|and|through|until|till)\\s*${YEAR}\\b`).exec(lower);
   if (m && Number(m[2]) >= Number(m[1])) {
     return { start: iso(Number(m[1]), 1, 1), end: iso(Number(m[2]), 12, 31), rule: 'year-range', granularity: 'span', span: { ...span(m), text: m[0].trim(), start: m.index + (m[0].length - m[0].trimStart().length) } };
   }
+  return null;
+};
 
-  // "since 2015", "after 2015", "from 2015 onwards", "2015 to present".
-  m = new RegExp(`\\b(?:since|after|from)\\s+${YEAR}\\b(?:\\s+(?:on(?:wards?)?|to (?:the )?present|to date|until now))?`).exec(lower)
+/** "since 2015", "after 2015", "from 2015 onwards", "2015 to present": to `now`. */
+const since: PeriodRule = (lower, now) => {
+  const m = new RegExp(`\\b(?:since|after|from)\\s+${YEAR}\\b(?:\\s+(?:on(?:wards?)?|to (?:the )?present|to date|until now))?`).exec(lower)
     ?? new RegExp(`\\b${YEAR}\\s*(?:-|to)\\s*(?:present|now|today)\\b`).exec(lower);
-  if (m) {
-    const y = Number(m[1]);
-    return { start: iso(y, 1, 1), end: isoOf(now), rule: 'since', granularity: 'span', span: span(m) };
-  }
+  if (!m) return null;
+  const y = Number(m[1]);
+  return { start: iso(y, 1, 1), end: isoOf(now), rule: 'since', granularity: 'span', span: span(m) };
+};
 
-  // "last 10 years", "past two decades", "last 6 months".
-  m = /\b(?:last|past|previous)\s+(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty)\s+(years?|decades?|months?)\b/.exec(lower);
-  if (m) {
-    const n = NUMBER_WORDS[m[1]] ?? Number(m[1]);
-    const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-    const start = new Date(end);
-    if (m[2].startsWith('month')) start.setUTCMonth(start.getUTCMonth() - n);
-    else start.setUTCFullYear(start.getUTCFullYear() - n * (m[2].startsWith('decade') ? 10 : 1));
-    return { start: isoOf(start), end: isoOf(end), rule: 'last-n', granularity: 'span', span: span(m) };
-  }
+/** "last 10 years", "past two decades", "last 6 months". */
+const lastN: PeriodRule = (lower, now) => {
+  const m = /\b(?:last|past|previous)\s+(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty)\s+(years?|decades?|months?)\b/.exec(lower);
+  if (!m) return null;
+  const n = NUMBER_WORDS[m[1]] ?? Number(m[1]);
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const start = new Date(end);
+  if (m[2].startsWith('month')) start.setUTCMonth(start.getUTCMonth() - n);
+  else start.setUTCFullYear(start.getUTCFullYear() - n * (m[2].startsWith('decade') ? 10 : 1));
+  return { start: isoOf(start), end: isoOf(end), rule: 'last-n', granularity: 'span', span: span(m) };
+};
 
-  // Months and month ranges with a year: chrono-node ("July 2021", "March to May 2020").
+/** Months and month ranges with a year: chrono-node ("July 2021", "March to May 2020"). */
+const chronoMonth: PeriodRule = (_lower, _now, found) => {
   for (const r of found) {
     const k = r.start;
     if (k.isCertain('month') && (k.isCertain('year') || (r.end?.isCertain('year') ?? false) || /\b(19|20)\d\d\b/.test(r.text))) {
@@ -164,26 +175,41 @@ function periodOf(text: string, now: Date, found: chrono.ParsedResult[]): Period
       };
     }
   }
+  return null;
+};
 
-  // Decades: "the 2000s", "1990s".
-  m = /\b(?:the\s+)?(19[5-9]0|20[0-4]0)s\b/.exec(lower);
-  if (m) {
-    const y = Number(m[1]);
-    return { start: iso(y, 1, 1), end: iso(y + 9, 12, 31), rule: 'decade', granularity: 'span', span: span(m) };
-  }
+/** Decades: "the 2000s", "1990s". */
+const decade: PeriodRule = (lower) => {
+  const m = /\b(?:the\s+)?(19[5-9]0|20[0-4]0)s\b/.exec(lower);
+  if (!m) return null;
+  const y = Number(m[1]);
+  return { start: iso(y, 1, 1), end: iso(y + 9, 12, 31), rule: 'decade', granularity: 'span', span: span(m) };
+};
 
-  // A bare year.
-  m = new RegExp(`(?<![\\w.-])${YEAR}(?![\\w.-]|\\.\\d)`).exec(lower);
-  if (m) {
-    const y = Number(m[1]);
-    return { start: iso(y, 1, 1), end: iso(y, 12, 31), rule: 'year', granularity: 'year', span: span(m) };
-  }
+/** A bare year. */
+const bareYear: PeriodRule = (lower) => {
+  const m = new RegExp(`(?<![\\w.-])${YEAR}(?![\\w.-]|\\.\\d)`).exec(lower);
+  if (!m) return null;
+  const y = Number(m[1]);
+  return { start: iso(y, 1, 1), end: iso(y, 12, 31), rule: 'year', granularity: 'year', span: span(m) };
+};
 
-  // "latest", "today", "right now", "current": the latest full day.
-  m = /\b(?:latest|most recent|today|yesterday|right now|current|currently|this week)\b/.exec(lower);
-  if (m) {
-    const y = new Date(now.getTime() - 86_400_000);
-    return { start: isoOf(y), end: isoOf(y), rule: 'latest', granularity: 'day', span: span(m) };
+/** "latest", "today", "right now", "current": the latest full day. */
+const latest: PeriodRule = (lower, now) => {
+  const m = /\b(?:latest|most recent|today|yesterday|right now|current|currently|this week)\b/.exec(lower);
+  if (!m) return null;
+  const y = new Date(now.getTime() - 86_400_000);
+  return { start: isoOf(y), end: isoOf(y), rule: 'latest', granularity: 'day', span: span(m) };
+};
+
+/** The period rules of `parsePeriod`, most specific first: the first that matches answers. */
+const PERIOD_RULES: readonly PeriodRule[] = [chronoDate, season, yearRange, since, lastN, chronoMonth, decade, bareYear, latest];
+
+function periodOf(text: string, now: Date, found: chrono.ParsedResult[]): Period | null {
+  const lower = text.toLowerCase();
+  for (const rule of PERIOD_RULES) {
+    const p = rule(lower, now, found);
+    if (p) return p;
   }
   return null;
 }

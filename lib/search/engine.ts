@@ -182,77 +182,12 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
   // read first: a missing or invalid keywords file fails before any scorer loads
   const variables = opts.gcmdFile ? loadVariableIndex({ gcmdFile: opts.gcmdFile }) : undefined;
   const settings = benchmarkSettings({ sample: !!opts.sample });
-  const benchName = settings.name;
   // the benchmark on disk, read once (never built here): α is set on its training split, and it lets the NN-SSC
   // loader check what the checkpoint was trained on
   const onDisk = readBenchmarkOnDisk(corpus, opts.benchmarkDir ?? settings.dir);
-  // a service scores each query's BM25 twice (lexical part, two-stage first stage): the second is answered from memory
-  const lexicalKind = opts.lexical === false ? null : opts.lexical === true || opts.lexical === undefined ? DEFAULT_RANKING.lexical : opts.lexical;
-  const recent = opts.queryBatching ? 64 : 0;
-  const lexical = lexicalKind === null ? null
-    : lexicalKind === 'bm25+qe' ? expandedBm25Scorer(loadOrBuildBm25(corpus), loadQueryVocabulary(corpus), DEFAULT_EXPANSION_WEIGHT, { recent, id: 'bm25', label: 'BM25 + vocabulary expansion' })
-    : bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25', { recent });
-  let semantic: CorpusScorer | null = null;
-  let owned: SentenceEncoder | null = null;
+  const lexical = lexicalScorer(corpus, opts);
   const disposers: (() => void)[] = [];
-  const choice = opts.semantic ?? 'best';
-  let semanticNote = '';
-  if (typeof choice === 'object') semantic = choice;
-  else if (choice !== 'none') {
-    // a service (batching on a worker thread) with no shared encoder holds the encoder only in the worker: one copy
-    // of the model in memory; the worker also embeds the corpus when its cache is missing
-    const onnxThread = onnxThreadOf(opts);
-    const spec = withOnnxThread(opts.encoderSpec ?? opts.encoder?.spec ?? chosenEncoderSpec(), onnxThread);
-    const useWorker = opts.queryEncoderWorker ?? !encoderRunsOffEventLoop(spec);
-    const workerOnly = !opts.encoder && !!opts.queryBatching && useWorker;
-    const encoder = opts.encoder ?? (owned = workerOnly ? await workerEncoder(spec) : await createEncoder(spec));
-    const matrix = await embedCorpusCached({
-      encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
-      onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),
-      rebuild: cacheRebuildCommand('embeddings', corpus.origin) + (spec.kind === 'onnx' ? ` --encoder onnx:${spec.options.folder}` : ''),
-    });
-    // batched scorer in front (below); the encoder adds the LRU of query embeddings without a second wait
-    let queryEncoder = encoder;
-    if (opts.queryBatching) {
-      let embedder = encoder;
-      if (!workerOnly && useWorker && encoder.spec) {
-        const worker = await workerEncoder(encoder.spec, { expectId: encoder.id });
-        disposers.push(() => worker.dispose());
-        embedder = worker;
-      }
-      queryEncoder = microBatchingEncoder(embedder, { ...opts.queryBatching, maxWaitMs: 0, maxBatch: (opts.queryBatching.maxBatch ?? 16) + 1, concurrency: 1 });
-    }
-    // batched queries need a batched kernel; otherwise denseScorer's default ($EO_COSINE_KERNEL, else auto)
-    const cosineKernel = opts.cosineKernel ?? (opts.queryBatching ? 'auto' : undefined);
-    if (choice === 'best' || choice === 'nnssc') {
-      let twoStage: LoadNnsscOptions['twoStage'];
-      const twoStageOpt = opts.nnsscTwoStage === undefined ? DEFAULT_RANKING.nnsscTwoStage : opts.nnsscTwoStage;
-      if (twoStageOpt) {
-        const { topM } = twoStageOpt;
-        if (!(Number.isInteger(topM) && topM >= 1)) throw new EoError('INVALID_ARGUMENT', `nnsscTwoStage.topM must be an integer ≥ 1, got ${topM}`);
-        const firstCosine = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: cosineKernel, onnxThread });
-        disposers.push(() => firstCosine.dispose());
-        twoStage = { topM, firstStage: [lexical ?? bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25'), firstCosine] };
-      }
-      const nn = loadNnsscScorer(corpus, queryEncoder, matrix, {
-        dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true, bench: onDisk.bench, twoStage, onnxThread,
-        ...(twoStage ? { label: `NN-SSC (two-stage, M=${twoStage.topM})` } : {}),
-      });
-      if (nn.scorer) {
-        semantic = nn.scorer;
-        disposers.push(() => nn.scorer!.dispose());
-      } else if (choice === 'nnssc') {
-        disposers.forEach((d) => d());
-        owned?.dispose();
-        throw new EoError(nn.code ?? 'DATA_NOT_FOUND', nn.note);
-      } else semanticNote = `; NN-SSC not used: ${nn.note}`;
-    }
-    if (!semantic) {
-      const dense = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: cosineKernel, onnxThread });
-      disposers.push(() => dense.dispose());
-      semantic = dense;
-    }
-  }
+  let { semantic, owned, note: semanticNote } = await semanticScorer(corpus, opts, lexical, settings.name, onDisk, log, disposers);
   // with the graphs on the onnx workers, batches in flight overlap one batch's event-loop work with others' inference
   if (semantic && opts.queryBatching) semantic = microBatchingScorer(semantic, { concurrency: onnxThreadOf(opts) === 'worker' ? 4 : 1, ...opts.queryBatching });
   if (owned) disposers.push(() => owned!.dispose());
@@ -269,6 +204,86 @@ export async function loadSearchEngine(corpus: Corpus, opts: LoadSearchEngineOpt
     dispose();
     throw e;
   }
+}
+
+/** The lexical scorer `opts.lexical` asks for (default `DEFAULT_RANKING.lexical`), or null for none. */
+function lexicalScorer(corpus: Corpus, opts: LoadSearchEngineOptions): CorpusScorer | null {
+  const lexicalKind = opts.lexical === false ? null : opts.lexical === true || opts.lexical === undefined ? DEFAULT_RANKING.lexical : opts.lexical;
+  // a service scores each query's BM25 twice (lexical part, two-stage first stage): the second is answered from memory
+  const recent = opts.queryBatching ? 64 : 0;
+  return lexicalKind === null ? null
+    : lexicalKind === 'bm25+qe' ? expandedBm25Scorer(loadOrBuildBm25(corpus), loadQueryVocabulary(corpus), DEFAULT_EXPANSION_WEIGHT, { recent, id: 'bm25', label: 'BM25 + vocabulary expansion' })
+    : bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25', { recent });
+}
+
+/**
+ * The semantic scorer `opts.semantic` asks for (default 'best': NN-SSC when its checkpoint loads, else cosine) over
+ * the cached corpus embeddings, the encoder it loaded (`owned`, null when shared or none) and, for 'best', why
+ * NN-SSC was not used (`note`). What it starts is disposed through `disposers` (on its own failure: at once).
+ */
+async function semanticScorer(
+  corpus: Corpus, opts: LoadSearchEngineOptions, lexical: CorpusScorer | null, benchName: string, onDisk: ReturnType<typeof readBenchmarkOnDisk>,
+  log: (line: string) => void, disposers: (() => void)[],
+): Promise<{ semantic: CorpusScorer | null; owned: SentenceEncoder | null; note: string }> {
+  const choice = opts.semantic ?? 'best';
+  if (typeof choice === 'object') return { semantic: choice, owned: null, note: '' };
+  if (choice === 'none') return { semantic: null, owned: null, note: '' };
+  // a service (batching on a worker thread) with no shared encoder holds the encoder only in the worker: one copy
+  // of the model in memory; the worker also embeds the corpus when its cache is missing
+  const onnxThread = onnxThreadOf(opts);
+  const spec = withOnnxThread(opts.encoderSpec ?? opts.encoder?.spec ?? chosenEncoderSpec(), onnxThread);
+  const useWorker = opts.queryEncoderWorker ?? !encoderRunsOffEventLoop(spec);
+  const workerOnly = !opts.encoder && !!opts.queryBatching && useWorker;
+  let owned: SentenceEncoder | null = null;
+  const encoder = opts.encoder ?? (owned = workerOnly ? await workerEncoder(spec) : await createEncoder(spec));
+  const matrix = await embedCorpusCached({
+    encoder, texts: corpus.datasets.map((d) => datasetEncoderText(d)), key: corpus.hash,
+    onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),
+    rebuild: cacheRebuildCommand('embeddings', corpus.origin) + (spec.kind === 'onnx' ? ` --encoder onnx:${spec.options.folder}` : ''),
+  });
+  // batched scorer in front (loadSearchEngine); the encoder adds the LRU of query embeddings without a second wait
+  let queryEncoder = encoder;
+  if (opts.queryBatching) {
+    let embedder = encoder;
+    if (!workerOnly && useWorker && encoder.spec) {
+      const worker = await workerEncoder(encoder.spec, { expectId: encoder.id });
+      disposers.push(() => worker.dispose());
+      embedder = worker;
+    }
+    queryEncoder = microBatchingEncoder(embedder, { ...opts.queryBatching, maxWaitMs: 0, maxBatch: (opts.queryBatching.maxBatch ?? 16) + 1, concurrency: 1 });
+  }
+  // batched queries need a batched kernel; otherwise denseScorer's default ($EO_COSINE_KERNEL, else auto)
+  const cosineKernel = opts.cosineKernel ?? (opts.queryBatching ? 'auto' : undefined);
+  const cosine = () => {
+    const dense = denseScorer(queryEncoder, matrix, { id: 'cosine-base', label: 'Cosine (USE-lite)', noCache: true, kernel: cosineKernel, onnxThread });
+    disposers.push(() => dense.dispose());
+    return dense;
+  };
+  if (choice === 'best' || choice === 'nnssc') {
+    let twoStage: LoadNnsscOptions['twoStage'];
+    const twoStageOpt = opts.nnsscTwoStage === undefined ? DEFAULT_RANKING.nnsscTwoStage : opts.nnsscTwoStage;
+    if (twoStageOpt) {
+      const { topM } = twoStageOpt;
+      if (!(Number.isInteger(topM) && topM >= 1)) throw new EoError('INVALID_ARGUMENT', `nnsscTwoStage.topM must be an integer ≥ 1, got ${topM}`);
+      const firstCosine = cosine();
+      twoStage = { topM, firstStage: [lexical ?? bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25'), firstCosine] };
+    }
+    const nn = loadNnsscScorer(corpus, queryEncoder, matrix, {
+      dir: opts.nnsscDir, benchmarkName: benchName, threads: opts.threads, noCache: true, bench: onDisk.bench, twoStage, onnxThread,
+      ...(twoStage ? { label: `NN-SSC (two-stage, M=${twoStage.topM})` } : {}),
+    });
+    if (nn.scorer) {
+      disposers.push(() => nn.scorer!.dispose());
+      return { semantic: nn.scorer, owned, note: '' };
+    }
+    if (choice === 'nnssc') {
+      disposers.forEach((d) => d());
+      owned?.dispose();
+      throw new EoError(nn.code ?? 'DATA_NOT_FOUND', nn.note);
+    }
+    return { semantic: cosine(), owned, note: `; NN-SSC not used: ${nn.note}` };
+  }
+  return { semantic: cosine(), owned, note: '' };
 }
 
 /** The built benchmark in `dir`, or why there is none usable (absent, or built on other data). */

@@ -291,15 +291,43 @@ export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'
   for (const [k, v] of Object.entries(o))
     if (!(typeof v === 'number' && v >= 0 && Number.isFinite(v))) throw new EoError('INVALID_ARGUMENT', `repair option ${k} must be a number >= 0 (got ${v})`, { field: k });
   const data = readRepairData();
-  const counter = new TokenCounter();
-  const identifiers = new Set<string>();
-  const acronymCounts = new Map<string, Map<string, number>>();
-  const addAcronym = (weight: number) => (acr: string, exp: string) => {
-    let m = acronymCounts.get(acr);
-    if (!m) acronymCounts.set(acr, (m = new Map()));
+  const { counter, identifiers, acronymCounts } = corpusWords(corpus);
+  const t1 = performance.now();
+  const gcmdFile = opts.gcmdFile === undefined ? corpusGcmdFile(corpus) : opts.gcmdFile;
+  const { dictionary, placeWords } = dictionaryWords(gcmdFile, data.commonWords, identifiers, acronymCounts, o.minAcronymCount);
+  const english = new Set(data.functionWords.en);
+  const { frequency, capitals } = wordFrequencies(counter, dictionary, english, o.minTargetFrequency);
+  const t2 = performance.now();
+  const { targets, deletes } = deletesIndex(frequency, english, o);
+  const t3 = performance.now();
+  const acronyms = chosenAcronyms(acronymCounts, identifiers, o.minAcronymCount);
+  const languages = Object.keys(data.functionWords)
+    .filter((k) => k !== 'en')
+    .map((code) => ({ code, name: data.languageNames[code], words: new Set(data.functionWords[code]), diacritics: data.diacritics[code] }));
+  return {
+    frequency, capitals, identifiers, deletes, targets, abbreviations: new Map(Object.entries(data.abbreviations)), acronyms, english, placeWords, languages,
+    phraseCount: corpusPhraseCounter(corpus), spelling: corpus.datasets.length >= o.minCorpusDatasets, options: o, gcmdFile, source: 'built', buildMs: performance.now() - t0, buildStages: { corpus: t1 - t0, dictionary: t2 - t1, deletes: t3 - t2 },
+  };
+}
+
+/** Acronym → expansion → weighted count of the definitions seen ("Aerosol Optical Depth (AOD)"). */
+type AcronymCounts = Map<string, Map<string, number>>;
+
+/** A callback that counts each acronym definition it is given `weight` times. */
+function countAcronyms(counts: AcronymCounts, weight: number): (acr: string, exp: string) => void {
+  return (acr, exp) => {
+    let m = counts.get(acr);
+    if (!m) counts.set(acr, (m = new Map()));
     m.set(exp, (m.get(exp) ?? 0) + weight);
   };
-  const fromCorpus = addAcronym(1);
+}
+
+/** The corpus's words (names, abstracts, keywords, platforms…), its identifiers and the acronyms its text defines. */
+function corpusWords(corpus: Pick<Corpus, 'datasets'>): { counter: TokenCounter; identifiers: Set<string>; acronymCounts: AcronymCounts } {
+  const counter = new TokenCounter();
+  const identifiers = new Set<string>();
+  const acronymCounts: AcronymCounts = new Map();
+  const fromCorpus = countAcronyms(acronymCounts, 1);
   for (const d of corpus.datasets) {
     counter.addText(d.longName);
     counter.addText(d.abstract);
@@ -317,19 +345,26 @@ export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'
     if (d.abstract.includes('(')) findAcronymDefinitions(d.abstract, fromCorpus);
     if (d.longName.includes('(')) findAcronymDefinitions(d.longName, fromCorpus);
   }
-  const t1 = performance.now();
-  // dictionary words (GCMD, common English words, vocabulary.json, place names) are known and may be targets
-  // whatever the corpus says
+  return { counter, identifiers, acronymCounts };
+}
+
+/**
+ * Dictionary words (GCMD, common English words, vocabulary.json, place names): known, and targets whatever the
+ * corpus says. Adds GCMD's acronym definitions (curated: one is enough) and vocabulary.json's instrument
+ * identifiers to the given collections.
+ */
+function dictionaryWords(
+  gcmdFile: string | null, commonWords: readonly string[], identifiers: Set<string>, acronymCounts: AcronymCounts, minAcronymCount: number,
+): { dictionary: TokenCounter; placeWords: Set<string> } {
   const dictionary = new TokenCounter(12);
-  const gcmdFile = opts.gcmdFile === undefined ? corpusGcmdFile(corpus) : opts.gcmdFile;
   if (gcmdFile) {
-    const fromGcmd = addAcronym(o.minAcronymCount); // curated: one definition is enough
+    const fromGcmd = countAcronyms(acronymCounts, minAcronymCount);
     for (const k of loadGcmdKeywords(gcmdFile)) {
       dictionary.addText(k.name);
       if (k.name.includes('(')) findAcronymDefinitions(k.name, (a, e) => fromGcmd(a, `gcmd:${e}`));
     }
   }
-  for (const w of data.commonWords) dictionary.addKey(w, 1, 0);
+  for (const w of commonWords) dictionary.addKey(w, 1, 0);
   for (const g of readVocabularyGroups()) {
     for (const n of [...g.names, ...g.formulas]) dictionary.addText(n);
     for (const ins of g.instruments) for (const t of identifierTokens(ins)) identifiers.add(t);
@@ -340,17 +375,26 @@ export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'
       dictionary.addText(n);
       for (const t of n.toLowerCase().split(/[^\p{L}\p{N}]+/u)) if (t) placeWords.add(t);
     }
+  return { dictionary, placeWords };
+}
+
+/** Word → frequency (corpus counts, dictionary and English function words raised to the target minimum) and capitals. */
+function wordFrequencies(
+  counter: TokenCounter, dictionary: TokenCounter, english: ReadonlySet<string>, minTargetFrequency: number,
+): { frequency: Map<string, number>; capitals: Map<string, number> } {
   const frequency = new Map<string, number>();
   const capitals = new Map<string, number>();
   for (const [w, n, caps] of counter.entries()) {
     frequency.set(w, n);
     if (caps > 0) capitals.set(w, caps);
   }
-  for (const [w] of dictionary.entries()) frequency.set(w, (frequency.get(w) ?? 0) + o.minTargetFrequency);
-  const english = new Set(data.functionWords.en);
-  for (const w of english) if (!frequency.has(w)) frequency.set(w, o.minTargetFrequency);
-  const t2 = performance.now();
-  // the deletes index over correction targets
+  for (const [w] of dictionary.entries()) frequency.set(w, (frequency.get(w) ?? 0) + minTargetFrequency);
+  for (const w of english) if (!frequency.has(w)) frequency.set(w, minTargetFrequency);
+  return { frequency, capitals };
+}
+
+/** The deletes index over the correction targets (frequent enough, letters only, not English function words). */
+function deletesIndex(frequency: ReadonlyMap<string, number>, english: ReadonlySet<string>, o: ResolvedRepairOptions): { targets: string[]; deletes: Float64Array } {
   const targets: string[] = [];
   let entries = new Float64Array(1 << 18);
   let used = 0;
@@ -369,22 +413,19 @@ export function buildRepairVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'
     for (const h of hashes) entries[used++] = h * TARGET_SLOTS + targets.length;
     targets.push(w);
   }
-  const deletes = entries.slice(0, used).sort();
-  const t3 = performance.now();
+  return { targets, deletes: entries.slice(0, used).sort() };
+}
+
+/** Each acronym's most counted expansion, when counted often enough and the acronym is not an identifier. */
+function chosenAcronyms(acronymCounts: AcronymCounts, identifiers: ReadonlySet<string>, minAcronymCount: number): Map<string, { expansion: string; source: 'corpus' | 'gcmd' }> {
   const acronyms = new Map<string, { expansion: string; source: 'corpus' | 'gcmd' }>();
   for (const [acr, m] of [...acronymCounts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const best = [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
-    if (best[1] < o.minAcronymCount || identifiers.has(acr)) continue;
+    if (best[1] < minAcronymCount || identifiers.has(acr)) continue;
     const gcmd = best[0].startsWith('gcmd:');
     acronyms.set(acr, { expansion: gcmd ? best[0].slice(5) : best[0], source: gcmd ? 'gcmd' : 'corpus' });
   }
-  const languages = Object.keys(data.functionWords)
-    .filter((k) => k !== 'en')
-    .map((code) => ({ code, name: data.languageNames[code], words: new Set(data.functionWords[code]), diacritics: data.diacritics[code] }));
-  return {
-    frequency, capitals, identifiers, deletes, targets, abbreviations: new Map(Object.entries(data.abbreviations)), acronyms, english, placeWords, languages,
-    phraseCount: corpusPhraseCounter(corpus), spelling: corpus.datasets.length >= o.minCorpusDatasets, options: o, gcmdFile, source: 'built', buildMs: performance.now() - t0, buildStages: { corpus: t1 - t0, dictionary: t2 - t1, deletes: t3 - t2 },
-  };
+  return acronyms;
 }
 
 function corpusPhraseCounter(corpus: Pick<Corpus, 'datasets'>): (a: string, b: string, max: number) => number {

@@ -11,7 +11,7 @@ import { decideToolsLlm } from '../router/llm';
 import { parseQuery } from '../router/parse';
 import { candidateOf, finishRoute } from '../router/route';
 import { decideTools } from '../router/decide';
-import type { RouteResult, ToolDecision } from '../router/types';
+import type { ParsedQuery, RouteResult, ToolDecision } from '../router/types';
 import { describeConstraintEffect } from './constraints';
 import { describeIdentifierEffects, describeLackedIdentifiers, type NamedIdentifier } from './identifiers';
 import { applyQueryRules, queryIdentifiers } from './rules';
@@ -115,6 +115,76 @@ function routerSummary(route: RouteResult): NonNullable<SearchResponse['router']
   };
 }
 
+/** Stage 1's tool decisions for a parsed question: the rule router, or an LLM router that falls back to the rules. */
+async function routeQuery(
+  engine: SearchEngine, parsed: ParsedQuery, routerChoice: NonNullable<SearchOptions['router']>, log: SearchOptions['log'],
+): Promise<{ decisions: ToolDecision[]; routerName: string; notes: string[] }> {
+  if (routerChoice === false) return { decisions: [], routerName: 'rules', notes: [] };
+  const base = { resolveShortName: engine.resolveShortName, retrievalFollows: true };
+  if (routerChoice === 'rules') return { decisions: decideTools(parsed, base), routerName: 'rules', notes: [] };
+  try {
+    const r = await decideToolsLlm(parsed, { ...base, client: routerChoice });
+    return { decisions: r.decisions, routerName: r.router, notes: [...r.notes] };
+  } catch (e) {
+    log?.(e);
+    return { decisions: decideTools(parsed, base), routerName: 'rules', notes: ['the LLM router was unavailable; the rule router answered'] };
+  }
+}
+
+/**
+ * Ranked results with what the query rules did to each (the period/place effect, the identifiers it lacks, its
+ * score after the rules); those the rules removed ('filter' mode) are dropped and the ranks renumbered.
+ */
+function withRuleEffects(engine: SearchEngine, results: RankedDataset[], ruled: ReturnType<typeof applyQueryRules>, ruledScores: Float32Array): RankedDataset[] {
+  const { asked, constrained, identified } = ruled;
+  return results
+    .map((r) => {
+      const i = engine.corpus.indexById.get(r.id)!;
+      const e = constrained?.effectOf(i);
+      const lacks = identified?.lackedBy(i) ?? [];
+      if (!e && lacks.length === 0) return r;
+      return {
+        ...r, score: ruledScores[i],
+        ...(e ? { constraint: describeConstraintEffect(engine.corpus.datasets[i], e, asked) } : {}),
+        ...(lacks.length ? { identifier: describeLackedIdentifiers(lacks, identified!.factorOf(i)) } : {}),
+      };
+    })
+    .filter((r) => Number.isFinite(r.score)) // 'filter' mode
+    .map((r, j) => ({ ...r, rank: j + 1 }));
+}
+
+/** The optional rerank: the results (with their retrieval scores) reordered by the reranker, and its traces. */
+async function rerankResults(
+  engine: SearchEngine, query: string, results: RankedDataset[], rerank: NonNullable<SearchOptions['rerank']>,
+): Promise<{ results: RankedDataset[]; traces: RerankTrace[] }> {
+  const byId = new Map(results.map((r) => [r.id, r]));
+  const candidates: RerankCandidate[] = results.map((r) => ({
+    id: r.id, record: engine.corpus.datasets[engine.corpus.indexById.get(r.id)!], retrievalScore: r.score, retrievalRank: r.rank,
+    scores: { bm25: r.components.lexical?.raw ?? 0, semantic: r.components.semantic?.raw ?? 0, fused: r.score },
+  }));
+  const out = await rerankList(rerank.reranker, { query: { id: 'q', text: query }, candidates }, rerank);
+  return { results: out.candidates.map((c, i) => ({ ...byId.get(c.id)!, rank: i + 1, retrievalRank: c.retrievalRank })), traces: out.traces };
+}
+
+/** The response's `retrieval` block: the scorers, fusion and α used, and what the rules, filters and ignores did. */
+function retrievalSummary(
+  engine: SearchEngine, scores: QueryScores, ruled: ReturnType<typeof applyQueryRules>, filtered: ReturnType<typeof applyFilters> | null, opts: SearchOptions,
+): SearchResponse['retrieval'] {
+  const spec = engine.fusion.spec;
+  const { asked, constrained } = ruled;
+  return {
+    label: engine.label, lexical: engine.lexical?.id ?? null, semantic: engine.semantic?.id ?? null, fusion: engine.fusion.mode,
+    alpha: scores.fused && !Number.isNaN(scores.fused.alpha) ? scores.fused.alpha : spec?.method === 'convex' ? spec.alpha : null, alphaSource: engine.fusion.source,
+    ...(opts.rerank ? { reranker: opts.rerank.reranker.id } : {}),
+    constraints: constrained ? { ...asked, mode: opts.constraints?.mode ?? 'demote', moved: constrained.moved } : null,
+    identifiers: ruled.identified
+      ? { named: ruled.identified.effects.map((e) => ({ text: e.text, id: e.id, kind: e.kind, applied: e.applied, moved: e.moved })), notes: describeIdentifierEffects(ruled.identified.effects, ruled.identified.countedTop) }
+      : null,
+    ...(filtered ? { filters: filtered.effect } : {}),
+    ...(canonicalIgnore(opts.ignore) ? { ignored: opts.ignore } : {}),
+  };
+}
+
 /**
  * THE query path for one question: parse once (router parser) → route (tool decisions, before retrieval) → retrieve
  * the query without its leading action phrase (`retrievalTextOf`), repaired (`repairQuery`), with every scorer of the engine → fuse (convex with the
@@ -133,32 +203,14 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
   const retrievalQuery = repair?.repaired ?? stripped;
   const t1 = performance.now();
   const routerChoice = opts.router ?? 'rules';
-  let decisions: ToolDecision[] = [];
-  let routerName = 'rules';
-  const notes: string[] = [];
-  if (routerChoice !== false) {
-    const base = { resolveShortName: engine.resolveShortName, retrievalFollows: true };
-    if (routerChoice === 'rules') decisions = decideTools(parsed, base);
-    else {
-      try {
-        const r = await decideToolsLlm(parsed, { ...base, client: routerChoice });
-        decisions = r.decisions;
-        routerName = r.router;
-        notes.push(...r.notes);
-      } catch (e) {
-        opts.log?.(e);
-        decisions = decideTools(parsed, base);
-        notes.push('the LLM router was unavailable; the rule router answered');
-      }
-    }
-  }
+  const { decisions, routerName, notes } = await routeQuery(engine, parsed, routerChoice, opts.log);
   const t2 = performance.now();
   const semanticStages: StageTimes = {};
   const scores = await scoreQuery(engine, retrievalQuery, semanticStages, query);
   const tc = performance.now();
   // the question's period and places, then the identifiers it names, demote (or filter) datasets; explained per result
   const ruled = applyQueryRules(engine, parsed, scores.final, retrievalQuery, { constraints: opts.constraints, identifiers: opts.identifiers, ignore: opts.ignore }, scores.named);
-  const { asked, constrained, identified } = ruled;
+  const { constrained, identified } = ruled;
   const ranked = constrained || identified ? { ...scores, final: ruled.scores } : scores;
   // hard filters (provider, platform, instrument, level, temporal, box: lib/search/filters.ts) remove what fails them
   const filtered = hasFilters(opts.filters) ? applyFilters(ranked.final, engine.corpus, opts.filters) : null;
@@ -166,35 +218,12 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
   const depth = opts.rerank ? Math.max(k, opts.rerank.depth ?? opts.rerank.window ?? 10) : k;
   const te = performance.now();
   let results = rankedDatasets(engine, shown, depth);
-  if (constrained || identified)
-    results = results
-      .map((r) => {
-        const i = engine.corpus.indexById.get(r.id)!;
-        const e = constrained?.effectOf(i);
-        const lacks = identified?.lackedBy(i) ?? [];
-        if (!e && lacks.length === 0) return r;
-        return {
-          ...r, score: ranked.final[i],
-          ...(e ? { constraint: describeConstraintEffect(engine.corpus.datasets[i], e, asked) } : {}),
-          ...(lacks.length ? { identifier: describeLackedIdentifiers(lacks, identified!.factorOf(i)) } : {}),
-        };
-      })
-      .filter((r) => Number.isFinite(r.score)) // 'filter' mode
-      .map((r, j) => ({ ...r, rank: j + 1 }));
+  if (constrained || identified) results = withRuleEffects(engine, results, ruled, ranked.final);
   if (filtered) results = results.filter((r) => filtered.keeps(engine.corpus.indexById.get(r.id)!)).map((r, j) => ({ ...r, rank: j + 1 }));
   const facets = opts.facets ? computeFacets(shown.final, engine.corpus, { depth: opts.facetDepth, now }) : undefined;
   const t3 = performance.now();
   let rerankTraces: RerankTrace[] | undefined;
-  if (opts.rerank && results.length > 1) {
-    const byId = new Map(results.map((r) => [r.id, r]));
-    const candidates: RerankCandidate[] = results.map((r) => ({
-      id: r.id, record: engine.corpus.datasets[engine.corpus.indexById.get(r.id)!], retrievalScore: r.score, retrievalRank: r.rank,
-      scores: { bm25: r.components.lexical?.raw ?? 0, semantic: r.components.semantic?.raw ?? 0, fused: r.score },
-    }));
-    const out = await rerankList(opts.rerank.reranker, { query: { id: 'q', text: query }, candidates }, opts.rerank);
-    rerankTraces = out.traces;
-    results = out.candidates.map((c, i) => ({ ...byId.get(c.id)!, rank: i + 1, retrievalRank: c.retrievalRank }));
-  }
+  if (opts.rerank && results.length > 1) ({ results, traces: rerankTraces } = await rerankResults(engine, query, results, opts.rerank));
   results = results.slice(0, k);
   const t4 = performance.now();
   const route = routerChoice === false ? null : finishRoute(parsed, decisions, {
@@ -202,21 +231,10 @@ export async function search(engine: SearchEngine, query: string, opts: SearchOp
     candidates: results.slice(0, opts.routerCandidates ?? 3).map((r) => candidateOf(engine.corpus.datasets[engine.corpus.indexById.get(r.id)!])),
   });
   const t5 = performance.now();
-  const spec = engine.fusion.spec;
   return {
     query, k, retrievalQuery, repair,
     router: route ? routerSummary(route) : null,
-    retrieval: {
-      label: engine.label, lexical: engine.lexical?.id ?? null, semantic: engine.semantic?.id ?? null, fusion: engine.fusion.mode,
-      alpha: scores.fused && !Number.isNaN(scores.fused.alpha) ? scores.fused.alpha : spec?.method === 'convex' ? spec.alpha : null, alphaSource: engine.fusion.source,
-      ...(opts.rerank ? { reranker: opts.rerank.reranker.id } : {}),
-      constraints: constrained ? { ...asked, mode: opts.constraints?.mode ?? 'demote', moved: constrained.moved } : null,
-      identifiers: ruled.identified
-        ? { named: ruled.identified.effects.map((e) => ({ text: e.text, id: e.id, kind: e.kind, applied: e.applied, moved: e.moved })), notes: describeIdentifierEffects(ruled.identified.effects, ruled.identified.countedTop) }
-        : null,
-      ...(filtered ? { filters: filtered.effect } : {}),
-      ...(canonicalIgnore(opts.ignore) ? { ignored: opts.ignore } : {}),
-    },
+    retrieval: retrievalSummary(engine, scores, ruled, filtered, opts),
     results,
     ...(facets ? { facets } : {}),
     ...(rerankTraces ? { rerankTraces } : {}),

@@ -216,6 +216,24 @@ export function installWasmMatMul(tf: TfLike, opts: InstallWasmMatMulOptions = {
   const conv = tf.getKernel('Conv2D', 'wasm');
   if (typeof native === 'string' || !mm || !conv)
     return (route = { active: false, threads: 0, minMacs, reason: `matMul on XNNPACK: ${typeof native === 'string' ? native : 'wasm kernels not registered'}`, counts });
+  const runInto = onnxMatMulRunner(native, counts);
+  const batchMatMul = routedBatchMatMul(mm, runInto, minMacs, counts);
+  const conv2d = routedPointwiseConv2d(conv, runInto, minMacs, counts);
+
+  // Re-register keeping each original setupFunc: it already ran when the backend started, and the original
+  // kernel functions (our fallbacks) rely on what it set up.
+  tf.unregisterKernel('BatchMatMul', 'wasm');
+  tf.registerKernel({ ...mm, kernelFunc: batchMatMul });
+  tf.unregisterKernel('Conv2D', 'wasm');
+  tf.registerKernel({ ...conv, kernelFunc: conv2d });
+  return (route = { active: true, threads, minMacs, reason: `matMul ≥ ${minMacs} MACs on onnxruntime MLAS (${threads} thread${threads === 1 ? '' : 's'})`, counts });
+}
+
+/** a3 [ba, ·, ·] × b3 [bb, ·, ·] → out (already allocated, shape [batch, m, n]), on onnxruntime. */
+type RunInto = (backend: WasmBackendLike, a: TensorInfo, a3: number[], b: TensorInfo, b3: number[], ta: boolean, tb: boolean, out: TensorInfo) => void;
+
+/** The onnxruntime matMul of `RunInto`, one native session per transpose pair (made on first use). */
+function onnxMatMulRunner(native: Native, counts: WasmMatMulRoute['counts']): RunInto {
   const { ort } = native;
   const sessions = new Map<string, NativeSession>();
   const sessionFor = (ta: boolean, tb: boolean): NativeSession => {
@@ -224,9 +242,7 @@ export function installWasmMatMul(tf: TfLike, opts: InstallWasmMatMulOptions = {
     if (!s) sessions.set(key, (s = native.newSession(encodeOnnxModel(matMulGraph(ta, tb)))));
     return s;
   };
-
-  /** a3 [ba, ·, ·] × b3 [bb, ·, ·] → out (already allocated, shape [batch, m, n]). */
-  const runInto = (backend: WasmBackendLike, a: TensorInfo, a3: number[], b: TensorInfo, b3: number[], ta: boolean, tb: boolean, out: TensorInfo): void => {
+  return (backend, a, a3, b, b3, ta, tb, out) => {
     // Views last: makeOutput may grow the wasm memory, which detaches earlier views.
     const av = backend.typedArrayFromHeap(a);
     const bv = backend.typedArrayFromHeap(b);
@@ -234,8 +250,11 @@ export function installWasmMatMul(tf: TfLike, opts: InstallWasmMatMulOptions = {
     backend.typedArrayFromHeap(out).set(res.c.data);
     counts.onnx++;
   };
+}
 
-  const batchMatMul: KernelFunc = (args) => {
+/** BatchMatMul: float32 products of at least `minMacs` MACs whose batch shapes MatMul broadcasts alike go to `runInto`; the rest to `mm`. */
+function routedBatchMatMul(mm: KernelConfig, runInto: RunInto, minMacs: number, counts: WasmMatMulRoute['counts']): KernelFunc {
+  return (args) => {
     const { a, b } = args.inputs;
     const ta = Boolean(args.attrs.transposeA);
     const tb = Boolean(args.attrs.transposeB);
@@ -262,8 +281,11 @@ export function installWasmMatMul(tf: TfLike, opts: InstallWasmMatMulOptions = {
     counts.wasm++;
     return mm.kernelFunc(args);
   };
+}
 
-  const conv2d: KernelFunc = (args) => {
+/** Conv2D: float32 1×1, stride 1, NHWC, unpadded convolutions of at least `minMacs` MACs go to `runInto` as one matMul; the rest to `conv`. */
+function routedPointwiseConv2d(conv: KernelConfig, runInto: RunInto, minMacs: number, counts: WasmMatMulRoute['counts']): KernelFunc {
+  return (args) => {
     const { x, filter } = args.inputs;
     const at = args.attrs as { strides?: number | number[]; dilations?: number | number[]; dataFormat?: string; pad?: unknown };
     const ones = (v: number | number[] | undefined) => v === undefined || v === 1 || (Array.isArray(v) && v.every((e) => e === 1));
@@ -281,12 +303,4 @@ export function installWasmMatMul(tf: TfLike, opts: InstallWasmMatMulOptions = {
     counts.wasm++;
     return conv.kernelFunc(args);
   };
-
-  // Re-register keeping each original setupFunc: it already ran when the backend started, and the original
-  // kernel functions (our fallbacks) rely on what it set up.
-  tf.unregisterKernel('BatchMatMul', 'wasm');
-  tf.registerKernel({ ...mm, kernelFunc: batchMatMul });
-  tf.unregisterKernel('Conv2D', 'wasm');
-  tf.registerKernel({ ...conv, kernelFunc: conv2d });
-  return (route = { active: true, threads, minMacs, reason: `matMul ≥ ${minMacs} MACs on onnxruntime MLAS (${threads} thread${threads === 1 ? '' : 's'})`, counts });
 }

@@ -54,6 +54,8 @@ interface Waiter<T, R> {
  * Gathers items submitted by concurrent callers into calls of `run(items)` (which returns one result per item, in
  * order): at most `maxBatch` items per call, at most `concurrency` calls at a time, a lone item waiting at most `maxWaitMs`.
  * A failed call rejects every caller of that batch.
+ * Long because it is one small state machine (waiting items, calls in flight, queued bulk calls, the wait timer)
+ * whose steps (next, flush, done) are closures over that state and call each other.
  */
 export function createMicroBatcher<T, R>(run: (items: T[]) => Promise<R[]>, opts: MicroBatcherOptions = {}): MicroBatcher<T, R> {
   const maxBatch = opts.maxBatch ?? 16;

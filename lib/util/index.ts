@@ -7,3 +7,4 @@ export * from './prompt';
 export * from './html';
 export * from './lru';
 export * from './batcher';
+export * from './vector';

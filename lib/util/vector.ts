@@ -1,3 +1,5 @@
+// Pure vector helpers on row-major Float32Array matrices. They live in util/ (below every stage) so that any stage
+// can use them: encode normalises embeddings, bench's leakage audit and the offline reranker take dot products.
 /** Scale a vector to unit L2 norm in place (an all-zero vector stays zero); returns it. */
 export function l2NormalizeInPlace(v: Float32Array): Float32Array {
   let s = 0;
@@ -15,8 +17,8 @@ export function l2NormalizeRows(matrix: Float32Array, dim: number): Float32Array
   return matrix;
 }
 
-/** Dot product of two equal-length vectors. */
-export function dotProduct(a: Float32Array, b: Float32Array): number {
+/** Dot product of two equal-length vectors (summed in double precision, first index first). */
+export function dotProduct(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i] * b[i];
   return s;
