@@ -231,12 +231,16 @@ const LEAK_RE = /^(\d+) of (\d+) test queries have a near-duplicate among (\d+) 
 const KNOB_SAME_RE = /^Seed (\d+) and test fraction ([\d.]+) are the reported settings: this is the reported split \((\d+) train \/ (\d+) test queries\)/;
 const KNOB_OTHER_RE = /^Seed (\d+), test fraction ([\d.]+): (\d+) train \/ (\d+) test queries/;
 
-/** Problems of notebook 01's generated sentences against its results.json (see lib/lessons/claims.ts). */
+/** Problems of notebook 01's generated sentences against its results.json (see lib/lessons/claims.ts), one claim group at a time. */
 export function benchmarkClaimProblems(results: Json): string[] {
+  return [sizeClaimProblems, splitClaimProblems, positivesClaimProblems, tryItSplitClaimProblems, leakageClaimProblems].flatMap((check) => check(results));
+}
+
+/** Problems of 01's size beside NASA-EO-Bench's (the size of this snapshot beside NASA-EO-Bench's: counts, and "more / fewer / as many as" in both places). */
+function sizeClaimProblems(results: Json): string[] {
   const r = results as unknown as BenchmarkResults;
   const out: string[] = [];
   const q = r.stats.queries;
-
   // the size of this snapshot beside NASA-EO-Bench's: counts, and "more / fewer / as many as" in both places
   const scale = findShown(results, SCALE_RE, 'comparing the snapshot with NASA-EO-Bench');
   out.push(...scale.problems);
@@ -257,7 +261,14 @@ export function benchmarkClaimProblems(results: Json): string[] {
       if (m[6] !== rel(q.total, qs['NASA-EO-Bench'])) out.push(`says the snapshot has ${m[6]} NASA-EO-Bench's queries: ${q.total} vs ${qs['NASA-EO-Bench']}`);
     } else out.push('results.json vsPaper has no "queries" / "test queries" row');
   }
+  return out;
+}
 
+/** Problems of 01's split sentences (the split: publications → queries, train/test counts, the test share against the target, the furthest stratum). */
+function splitClaimProblems(results: Json): string[] {
+  const r = results as unknown as BenchmarkResults;
+  const out: string[] = [];
+  const q = r.stats.queries;
   // the split: publications → queries, train/test counts, the test share against the target, the furthest stratum
   const pubs = findShown(results, PUBS_RE, 'on publications and queries');
   out.push(...pubs.problems);
@@ -285,7 +296,13 @@ export function benchmarkClaimProblems(results: Json): string[] {
       }
     }
   }
+  return out;
+}
 
+/** Problems of 01's positives-per-query sentence (positives per query and their ratio to NASA-EO-Bench's). */
+function positivesClaimProblems(results: Json): string[] {
+  const r = results as unknown as BenchmarkResults;
+  const out: string[] = [];
   // positives per query and their ratio to NASA-EO-Bench's
   const pos = findShown(results, POSITIVES_RE, 'on positives per query');
   out.push(...pos.problems);
@@ -297,7 +314,13 @@ export function benchmarkClaimProblems(results: Json): string[] {
     if (paper === undefined || Number(m[5]) !== paper) out.push(`says NASA-EO-Bench has ${m[5]} per query; the table has ${paper}`);
     else if (m[4] !== (p.mean / paper).toFixed(2)) out.push(`says ${m[4]}× the paper's; ${p.mean.toFixed(2)} / ${paper} is ${(p.mean / paper).toFixed(2)}×`);
   }
+  return out;
+}
 
+/** Problems of 01's try-it split sentence (the "try it" split against the reported one). */
+function tryItSplitClaimProblems(results: Json): string[] {
+  const r = results as unknown as BenchmarkResults;
+  const out: string[] = [];
   // the "try it" split against the reported one
   const knob = shownSentences(results).find((t) => KNOB_SAME_RE.test(t) || KNOB_OTHER_RE.test(t));
   if (!knob) out.push('no shown sentence on the "try it" split');
@@ -310,7 +333,14 @@ export function benchmarkClaimProblems(results: Json): string[] {
     if (Number(m[1]) !== t.seed || Number(m[2]) !== t.testFraction) out.push(`says seed ${m[1]} and fraction ${m[2]}; results.json tryIt has ${t.seed} and ${t.testFraction}`);
     if (Number(m[3]) !== t.queries.train || Number(m[4]) !== t.queries.test) out.push(`says the try-it split has ${m[3]} train / ${m[4]} test queries; results.json has ${t.queries.train} / ${t.queries.test}`);
   }
+  return out;
+}
 
+/** Problems of 01's leakage count (the leakage count shown equals the one results.json keeps). */
+function leakageClaimProblems(results: Json): string[] {
+  const r = results as unknown as BenchmarkResults;
+  const out: string[] = [];
+  const q = r.stats.queries;
   // the leakage count shown equals the one results.json keeps
   const leak = findShown(results, LEAK_RE, 'with the leakage count');
   out.push(...leak.problems);
