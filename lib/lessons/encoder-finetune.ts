@@ -22,25 +22,13 @@ import { denseScorer, scoreQueries } from '../retrieve/scorers';
 import { loadOrTrainFinetunedEncoder, type FinetunedEncoderArtefact, type FinetuneTrainingSummary } from '../train/artefacts';
 import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, TINY_FINETUNE_CONFIG, defaultFinetuneDir, type FinetuneConfig, type FinetuneStep, type FinetuneValidation } from '../train/finetune';
 import { repoRelativePath } from '../util/paths';
-import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult } from './try-it';
+import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult, showTrainingTryIt, trainingScaleClause, type TrainingTryItContext } from './try-it';
 import { registerClaimCheck, type Json } from './claims';
 import {
   changePaperValue, changeTrainQueries, flipReusedCheckpoint, metricsVerdictProblems, paperSentenceProblems, pairedVerdictProblems,
   sampleNoteProblems, shownWith, swapMetricWinner, trainingScaleProblems, trainingVerdictProblems, tryItDefaultProblems,
 } from './verdict-claims';
 
-const count = (x: number) => x.toLocaleString('en-US');
-
-/**
- * The size of this benchmark's training split beside NASA-EO-Bench's (lib/bench/paper.ts), as a clause:
- * `this benchmark's training split has 58 queries, 293.8× fewer than NASA-EO-Bench's 17,038`. Notebooks 03 and 04
- * show it and give it as a reason their trained rows differ from the paper's.
- */
-export function trainingScaleClause(trainQueries: number): string {
-  const paper = NASA_EO_BENCH.train;
-  const how = trainQueries === paper ? 'as many as' : trainQueries < paper ? `${(paper / Math.max(trainQueries, 1)).toFixed(1)}× fewer than` : `${(trainQueries / paper).toFixed(1)}× more than`;
-  return `this benchmark's training split has ${count(trainQueries)} queries, ${how} NASA-EO-Bench's ${count(paper)}`;
-}
 
 /** The configuration notebook 03 trains with: a few tiny steps on the sample, the CPU defaults on the full snapshot. */
 export function finetuneConfigFor(sample: boolean): FinetuneConfig {
@@ -181,12 +169,8 @@ export async function tryFinetuneSchedule(opts: {
 }
 
 /** Notebook 03's Try-it output: the reported (and tried) rows, then the paragraph under them. */
-export function showFinetuneTryIt(tried: TryItResult, ctx: { source: TableSource; fallbackDir: string; sample: boolean; queries: number; datasets: number; writerLabel?: string; trainQueries: number }): void {
-  showTable(tried.rows, { title: `Try it: ${tried.setting}`, digits: 4, best: tried.changed, source: { ...ctx.source, settings: { ...ctx.source.settings, tried: tried.setting, checkpoint: tried.dir ?? ctx.fallbackDir } } });
-  showMarkdown(tryItVerdict(tried, {
-    knobs: '`tryLr` or `trySteps`', sample: ctx.sample, queries: ctx.queries, datasets: ctx.datasets, writerLabel: ctx.writerLabel, paperValue: paperTable2Value,
-    reasons: [TABLE2_DIFFERENCES.finetune, trainingScaleClause(ctx.trainQueries)],
-  }));
+export function showFinetuneTryIt(tried: TryItResult, ctx: TrainingTryItContext): void {
+  showTrainingTryIt(tried, { ...ctx, knobs: '`tryLr` or `trySteps`', reason: TABLE2_DIFFERENCES.finetune });
 }
 
 /** What results.json records of the fine-tuning (`config`: the one it was asked to train with): the checkpoint folder and the training record. */

@@ -21,10 +21,10 @@ import { scoreQueries } from '../retrieve/scorers';
 import { loadOrTrainNnssc, type NnsscArtefact, type NnsscTrainingSummary } from '../train/artefacts';
 import { DEFAULT_NNSSC_CONFIG, type NnsscEpochLog, type NnsscTrainConfig } from '../train/nnssc';
 import { repoRelativePath } from '../util/paths';
-import { trainedRowClaimProblems, trainingScaleClause } from './encoder-finetune';
+import { trainedRowClaimProblems } from './encoder-finetune';
 import { registerClaimCheck, withShownSentence, type Json } from './claims';
 import { changePaperValue, changeTrainQueries, flipReusedCheckpoint, shownWith, swapMetricWinner, trainingVerdictProblems } from './verdict-claims';
-import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult } from './try-it';
+import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult, showTrainingTryIt, trainingScaleClause, type TrainingTryItContext } from './try-it';
 
 /**
  * Notebook 04's first output: where the numbers come from, the size of its training split against NASA-EO-Bench's
@@ -189,12 +189,8 @@ export async function tryNnsscNegatives(opts: {
 }
 
 /** Notebook 04's Try-it output: the reported (and tried) rows, then the paragraph under them. */
-export function showNnsscTryIt(tried: TryItResult, ctx: { source: TableSource; fallbackDir: string; sample: boolean; queries: number; datasets: number; writerLabel?: string; trainQueries: number }): void {
-  showTable(tried.rows, { title: `Try it: ${tried.setting}`, digits: 4, best: tried.changed, source: { ...ctx.source, settings: { ...ctx.source.settings, tried: tried.setting, checkpoint: tried.dir ?? ctx.fallbackDir } } });
-  showMarkdown(tryItVerdict(tried, {
-    knobs: '`tryHard` or `tryRandom`', sample: ctx.sample, queries: ctx.queries, datasets: ctx.datasets, writerLabel: ctx.writerLabel, paperValue: paperTable2Value,
-    reasons: [TABLE2_DIFFERENCES.nnssc, trainingScaleClause(ctx.trainQueries)],
-  }));
+export function showNnsscTryIt(tried: TryItResult, ctx: TrainingTryItContext): void {
+  showTrainingTryIt(tried, { ...ctx, knobs: '`tryHard` or `tryRandom`', reason: TABLE2_DIFFERENCES.nnssc });
 }
 
 /** What results.json records of the NN-SSC training (`config`: the one it was asked to train with): the checkpoint folder and the training record. */

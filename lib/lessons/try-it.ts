@@ -11,7 +11,11 @@ import { EoError } from '../errors';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { pairedRows } from '../metrics/systems';
 import type { MetricRow, Run } from '../metrics/types';
+import { NASA_EO_BENCH } from '../bench/paper';
+import { showMarkdown, showTable } from '../report/display';
 import { resultVerdict } from '../report/lesson';
+import { paperTable2Value } from '../report/paper';
+import type { TableSource } from '../report/types';
 
 /** What a Try-it cell shows: the reported row and, when a knob changed, the tried row and the paired comparison. */
 export interface TryItResult {
@@ -54,4 +58,32 @@ export function tryItVerdict(tried: TryItResult, ctx: Omit<Parameters<typeof res
   if (!tried.changed || tried.rows.length < 2)
     return `Default setting (${tried.setting}): the reported row, re-derived from its run file. Change ${ctx.knobs} above and run the cell again to train another model.`;
   return resultVerdict({ ...ctx, rows: tried.rows, paired: tried.paired, a: tried.rows[1].system, b: tried.rows[0].system });
+}
+
+/** What a training notebook's Try-it output needs besides the result (03 and 04). */
+export interface TrainingTryItContext {
+  source: TableSource; fallbackDir: string; sample: boolean; queries: number; datasets: number; writerLabel?: string; trainQueries: number;
+}
+
+/**
+ * A training notebook's Try-it output (03, 04): the reported (and tried) rows, then the paragraph under them, which
+ * names the notebook's knobs and why its numbers differ from the paper's (`reason`, plus the training split's size).
+ */
+export function showTrainingTryIt(tried: TryItResult, ctx: TrainingTryItContext & { knobs: string; reason: string }): void {
+  showTable(tried.rows, { title: `Try it: ${tried.setting}`, digits: 4, best: tried.changed, source: { ...ctx.source, settings: { ...ctx.source.settings, tried: tried.setting, checkpoint: tried.dir ?? ctx.fallbackDir } } });
+  showMarkdown(tryItVerdict(tried, {
+    knobs: ctx.knobs, sample: ctx.sample, queries: ctx.queries, datasets: ctx.datasets, writerLabel: ctx.writerLabel, paperValue: paperTable2Value,
+    reasons: [ctx.reason, trainingScaleClause(ctx.trainQueries)],
+  }));
+}
+
+/**
+ * The size of this benchmark's training split beside NASA-EO-Bench's (lib/bench/paper.ts), as a clause:
+ * `this benchmark's training split has 58 queries, 293.8× fewer than NASA-EO-Bench's 17,038`. Notebooks 03 and 04
+ * show it and give it as a reason their trained rows differ from the paper's.
+ */
+export function trainingScaleClause(trainQueries: number): string {
+  const paper = NASA_EO_BENCH.train;
+  const how = trainQueries === paper ? 'as many as' : trainQueries < paper ? `${(paper / Math.max(trainQueries, 1)).toFixed(1)}× fewer than` : `${(trainQueries / paper).toFixed(1)}× more than`;
+  return `this benchmark's training split has ${trainQueries.toLocaleString('en-US')} queries, ${how} NASA-EO-Bench's ${paper.toLocaleString('en-US')}`;
 }
