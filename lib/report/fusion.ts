@@ -2,19 +2,16 @@ import type { BenchSplitView } from '../bench/types';
 import { EoError } from '../errors';
 import type { Corpus } from '../data/types';
 import { minMaxNormalize } from '../fuse/minmax';
-import { assertConvexAlpha } from '../fuse/alpha';
 import { fuseConvexParts } from '../fuse/scorer';
 import { pairedComparisonRow, pairedComparisons } from '../metrics/systems';
 import { withHolm } from '../metrics/multiple';
 import { holmFamilyText } from './paired-text';
 import { compareSystems } from '../metrics/paired';
-import { evaluateRun, summarize } from '../metrics/metrics';
-import type { MetricName, MetricRow, PerQueryMetrics } from '../metrics/types';
+import type { MetricName, PerQueryMetrics } from '../metrics/types';
 import { SELF_SUPERVISED_SCORERS, selfSupervisedPlainId, selfSupervisedTrainCommand, type SelfSupervisedScorerSpec } from '../search/self-supervised';
-import { fuseSplitAtAlpha, type HybridStudy, type SplitScores } from '../search/study';
-import { scatterFigure, withLegendLayout } from './figures';
-import { f3, finiteOrNull as num, signed } from './numbers';
-import { pairedVerdict } from './lesson';
+import type { HybridStudy, SplitScores } from '../search/study';
+import { scatterFigure } from './figures';
+import { finiteOrNull as num } from './numbers';
 import type { Table2, Table2System } from './table2';
 import type { Figure, TableRow } from './types';
 
@@ -116,23 +113,6 @@ export function selfSupervisedPairedRows(table: Pick<Table2, 'perQuery'>, system
   });
 }
 
-/**
- * The sentence under the self-supervised rows: which were scored (and from which checkpoint), which were not trained in
- * this run with the exact command that trains each, and what every one of them saw.
- */
-export function selfSupervisedNote(o: {
-  found: readonly { spec: SelfSupervisedScorerSpec; dir: string }[];
-  missing: readonly { spec: SelfSupervisedScorerSpec; dir: string; why: string }[];
-  /** The sample snapshot (the command gets `--sample`). */
-  sample: boolean;
-}): string {
-  const seen = 'Each was trained on the training split\'s publications plus (query, dataset) pairs made from the corpus text alone (titles, short names, abstract sentences, keyword phrases); no test publication reached any of them.';
-  const parts = ['**Beyond the paper: corpus self-supervised rows** (issue 11). ' + seen];
-  if (o.found.length) parts.push(`Scored here from their checkpoints: ${o.found.map((f) => `*${f.spec.label}* (\`${f.dir}\`)`).join(', ')}; the table below pairs each with its plain row.`);
-  if (o.missing.length)
-    parts.push(`Not trained in this run, so not in Table 2: ${o.missing.map((m) => `*${m.spec.label}* (${m.why}; train it with \`${selfSupervisedTrainCommand(m.spec, o.sample)}\`)`).join('; ')}.`);
-  return parts.join(' ');
-}
 
 /** Run id of a Table 2 row: `bm25`, `nnssc`, `nnssc+bm25`, `nnssc+bm25-grid`, `nnssc+bm25-rrf`. */
 export function table2RowId(r: Pick<Table2RowSpec, 'scorer' | 'how'>): string {
@@ -297,154 +277,4 @@ export function scoreGeometryFigure(opts: {
   fig.data[0].marker = { size: 4, opacity: 0.35, color: '#1f77b4' };
   fig.data[1].marker = { size: 10, color: '#d62728', line: { width: 1, color: 'black' } };
   return fig;
-}
-
-
-/** What the per-query gains show: per comparison, queries better / worse / tied and the mean ΔAP. Markdown. */
-export function gainsVerdict(gains: readonly PerQueryGain[]): string {
-  const out = ['**What fusion adds.** Per test query (AP):'];
-  for (const g of gains) out.push(`- ${g.comparison}: better on ${g.better}, worse on ${g.worse}, tied on ${g.tied} queries; mean ΔAP ${signed(g.mean)}.`);
-  return out.join('\n');
-}
-
-/** How each hybrid's α was set on the training split: π of both scorers, analytic α (Eq. 7), grid α and π at both. Markdown. */
-export function alphaVerdict(hybrids: readonly HybridStudy[]): string {
-  const out = ['**α.** Set on the training split only:'];
-  for (const h of hybrids) {
-    const a = h.analyticRecord;
-    const g = h.gridRecord;
-    const piGrid = g.curve?.find((p) => p.alpha === g.alpha)?.value;
-    const piAna = g.curve?.reduce((b, p) => (Math.abs(p.alpha - a.alpha) < Math.abs(b.alpha - a.alpha) ? p : b), g.curve[0]);
-    out.push(`- ${h.semanticLabel} + BM25: π_sem ${f3(a.piSemantic)}, π_BM25 ${f3(a.piLexical)} → analytic α ${f3(a.alpha)}; grid α ${f3(g.alpha)}` +
-      (piGrid !== undefined && piAna ? ` (π train ${f3(piGrid)} there vs ${f3(piAna.value)} at the grid point nearest the analytic α).` : '.'));
-  }
-  return out.join('\n');
-}
-
-/**
- * The discussion at the end of the fusion notebook, written from the numbers: which row is best, what fusion adds
- * over each component (paired CIs), how the analytic α compares with the grid, RRF against convex fusion, R2, and
- * how far title queries are from the paper's setting. Markdown.
- */
-export function fusionDiscussion(input: {
-  table: Pick<Table2, 'rows' | 'paired' | 'best' | 'metrics'>;
-  hybrids: readonly HybridStudy[];
-  gains: readonly PerQueryGain[];
-  queries: number;
-  writerLabel: string;
-}): string {
-  const { table } = input;
-  const metric = (label: string): MetricRow | undefined => table.metrics.find((m) => m.system === label);
-  const vsBest = (label: string, m = 'MAP') => table.paired.find((p) => p.system === label && p.metric === m);
-  const out: string[] = ['## Discussion', ''];
-  const best = metric(table.best.label);
-  if (best) {
-    out.push(`**Best row.** On ${input.queries} test queries (${input.writerLabel}), the best row by π is **${table.best.label}** ` +
-      `(MAP ${f3(best.MAP)}, MRR ${f3(best.MRR)}, R@10 ${f3(best['R@10'])}, R@100 ${f3(best['R@100'])}).`);
-    const close = table.metrics.filter((m) => m.system !== table.best.label).map((m) => ({ m, c: vsBest(m.system) }))
-      .filter((x) => x.c && Number(x.c.p) >= 0.05).map((x) => x.m.system);
-    out.push(close.length
-      ? `Its MAP is not significantly different (paired randomization p ≥ 0.05) from: ${close.join('; ')}.`
-      : 'Every other row has a significantly lower MAP (paired randomization p < 0.05).');
-    out.push('');
-  }
-  if (input.gains.length) out.push(gainsVerdict(input.gains), '');
-  if (input.hybrids.length) out.push(alphaVerdict(input.hybrids), '');
-  const rrfVsConvex = input.hybrids.map((h) => {
-    const conv = metric(table.rows.find((r) => r.system === `${h.semanticLabel} + BM25`)?.system as string);
-    const rrf = table.metrics.find((m) => m.system.startsWith(`${h.semanticLabel} + BM25 (RRF)`));
-    return conv && rrf ? `${h.semanticLabel}: RRF MAP ${f3(rrf.MAP)} vs convex ${f3(conv.MAP)}` : null;
-  }).filter((x): x is string => x !== null);
-  if (rrfVsConvex.length) out.push(`**RRF vs convex fusion.** ${rrfVsConvex.join('; ')}. RRF needs no weight; convex fusion uses the score margins that RRF discards.`, '');
-  const r2 = [['Cosine (base) + BM25', 'Cosine (base) + BM25 + R2'], ['Cosine (fine-tuned) + BM25', 'Cosine (fine-tuned) + BM25 + R2']]
-    .map(([a, b]) => [metric(a), metric(b)] as const).filter(([a, b]) => a && b).map(([a, b]) => `${b!.system}: MAP ${f3(b!.MAP)} vs ${f3(a!.MAP)} without R2`);
-  if (r2.length) out.push(`**R2.** ${r2.join('; ')}.`, '');
-  out.push('**Against the paper.** These queries are publication titles written offline, not the paper\'s LLM-written "I want to …" queries: ' +
-    'titles share many words with dataset metadata, which favours BM25 and lowers the analytic α. Absolute numbers and even the order of rows can ' +
-    'therefore differ from the paper\'s Table 2; the protocol (α from the training split, paired tests against the best row) is the same.');
-  return out.join('\n');
-}
-
-/** What the α knob of notebook 05 shows: the hybrid at the chosen α beside the analytic and grid α, and MAP vs α. */
-export interface AlphaTryIt {
-  alpha: number;
-  /** Test metrics at the chosen α, the analytic α (Eq. 7) and the grid α, with how far each is from the analytic row. */
-  rows: TableRow[];
-  /** MAP on the test split at each α of the grid (and at the chosen, analytic and grid α). */
-  curve: { alpha: number; MAP: number }[];
-  /** MAP vs α with the analytic, grid and chosen α marked. */
-  figure: Figure;
-  /** Whether the chosen α is the analytic one (the reported Table 2 row). */
-  isReported: boolean;
-}
-
-/**
- * Re-fuse one hybrid at any α from the cached score vectors of both scorers (test split), for the reader's knob:
- * metrics at `alpha` beside the analytic and grid α, and the test MAP over the α grid with the three α marked.
- * α is chosen on the training split in the paper's protocol; the test curve is for looking, never for choosing.
- */
-export function alphaTryIt(opts: {
-  corpus: Corpus; test: BenchSplitView; hybrid: HybridStudy; semantic: SplitScores; lexical: SplitScores; alpha: number;
-  /** α values of the curve. Default 0, 0.05, …, 1 (the grid search's). */
-  grid?: readonly number[];
-}): AlphaTryIt {
-  const { hybrid } = opts;
-  assertConvexAlpha(opts.alpha, 'alphaTryIt');
-  const analytic = hybrid.analyticRecord.alpha;
-  const gridAlpha = hybrid.gridRecord.alpha;
-  const evalAt = (alpha: number): MetricRow => summarize(`α = ${alpha.toFixed(3)}`, evaluateRun(
-    fuseSplitAtAlpha({ corpus: opts.corpus, split: opts.test, semantic: opts.semantic.test, lexical: opts.lexical.test, alpha }), opts.test.qrels));
-  const grid = opts.grid ?? Array.from({ length: 21 }, (_, i) => Math.round(i * 5) / 100);
-  const alphas = [...new Set([...grid, opts.alpha, analytic, gridAlpha])].sort((a, b) => a - b);
-  const byAlpha = new Map(alphas.map((a) => [a, evalAt(a)]));
-  const ref = byAlpha.get(analytic)!;
-  const row = (what: string, a: number): TableRow => {
-    const m = byAlpha.get(a)!;
-    return { α: a, 'α from': what, 'R@10': m['R@10'], 'R@20': m['R@20'], 'R@100': m['R@100'], MAP: m.MAP, MRR: m.MRR, 'ΔMAP vs analytic': m.MAP - ref.MAP };
-  };
-  const rows = [row('your choice', opts.alpha), row('analytic (Eq. 7, train)', analytic), row('grid (train)', gridAlpha)];
-  const curve = alphas.map((a) => ({ alpha: a, MAP: byAlpha.get(a)!.MAP }));
-  const mark = (a: number, name: string, color: string, dash: string) => ({
-    type: 'scatter', mode: 'lines', x: [a, a], y: [0, Math.max(...curve.map((p) => p.MAP)) * 1.05], name: `${name} α = ${a.toFixed(3)}`, line: { color, dash },
-  });
-  const figure = scatterFigure([{ x: curve.map((p) => p.alpha), y: curve.map((p) => p.MAP), name: 'MAP on the test split', mode: 'lines+markers' }], {
-    title: `${hybrid.semanticLabel} + BM25: test MAP vs α`, xTitle: 'α (weight of the semantic scorer)', yTitle: 'MAP (test)', legend: 'below',
-  });
-  figure.data.push(mark(analytic, 'analytic (Eq. 7)', '#d62728', 'dash'), mark(gridAlpha, 'grid (train)', '#2ca02c', 'dot'), mark(opts.alpha, 'your', '#000000', 'solid'));
-  figure.layout = { ...(figure.layout ?? {}), showlegend: true };
-  return { alpha: opts.alpha, rows, curve, figure: withLegendLayout(figure, 'below'), isReported: opts.alpha === analytic };
-}
-
-/** The strongest semantic scorer available, for the views of one hybrid: NN-SSC, else fine-tuned, else base cosine. */
-export function strongestSemantic(available: Readonly<Record<string, unknown>>, order: readonly string[] = ['nnssc', 'cosine-ft', 'cosine-base']): string {
-  const id = order.find((k) => available[k] !== undefined);
-  if (!id) throw new EoError('INVALID_ARGUMENT', `strongestSemantic: none of ${order.join(', ')} is available (have ${Object.keys(available).join(', ') || 'none'})`);
-  return id;
-}
-
-/**
- * What Table 2 shows, generated from it: the best row (by π) and its lead on each metric, which rows its paired MAP
- * CI cannot separate from it, the paper's headline claim checked on our rows, our values beside the paper's where
- * recorded, why they may differ, and whether the numbers come from the sample. Markdown.
- */
-/** What the α knob showed: the chosen α's MAP against the analytic and grid α, and the best α of the test curve. Markdown. */
-export function alphaTryItVerdict(t: AlphaTryIt, semanticLabel: string): string {
-  const get = (what: string) => t.rows.find((r) => String(r['α from']).startsWith(what))!;
-  const mine = get('your');
-  const ana = get('analytic');
-  const grid = get('grid');
-  const peak = t.curve.reduce((b, p) => (p.MAP > b.MAP ? p : b), t.curve[0]);
-  const head = t.isReported
-    ? `At the default α (the analytic α of Eq. 7, ${f3(t.alpha)}) this is the reported **${semanticLabel} + BM25** row of Table 2: MAP ${f3(Number(mine.MAP))}.`
-    : `At your α = ${f3(t.alpha)}, MAP is ${f3(Number(mine.MAP))}: ${signed(Number(mine['ΔMAP vs analytic']))} against the analytic α (${f3(Number(ana['α']))}, MAP ${f3(Number(ana.MAP))}).`;
-  return `${head} The grid α set on the training split (${f3(Number(grid['α']))}) gives MAP ${f3(Number(grid.MAP))} on the test split. ` +
-    `Over the α grid the test MAP peaks at α = ${f3(peak.alpha)} (${f3(peak.MAP)}); that α is seen only in hindsight — choosing it on the test split would overstate the hybrid, which is why the paper sets α on the training split.`;
-}
-
-/** `pairedVerdict` of every comparison of `ablationRows` (keys `<hybrid> vs <component>`). Markdown, one block each. */
-export function ablationVerdict(ablation: Readonly<Record<string, readonly TableRow[]>>): string {
-  return Object.entries(ablation).map(([k, rows]) => {
-    const [a, b] = k.split(' vs ');
-    return pairedVerdict(rows.map((r) => ({ ...r, metric: String(r.metric) })), a, b);
-  }).join('\n\n');
 }
