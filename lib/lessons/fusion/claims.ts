@@ -166,8 +166,11 @@ function seedProblems(r: Json): string[] {
   const below = map.filter((p) => Number(p['CI95 low']) > 0).length;
   const saidBelow = /(\d+) row\(s\) are below it with a bootstrap CI that excludes 0/.exec(text)?.[1];
   if (Number(saidBelow) !== below) out.push(`the seed table says ${saidBelow} rows are below the best; ${below} CIs exclude 0`);
-  const holm = map.filter((p) => Number(p['p Holm']) < 0.05).length;
-  const saidHolm = /(\d+) row\(s\) have p Holm < 0\.05/.exec(text)?.[1];
+  const pBelow = map.filter((p) => Number(p.p) < SIGNIFICANCE_LEVEL).length;
+  const saidP = /randomization test gives p < [\d.]+ for (\d+) row\(s\)/.exec(text)?.[1];
+  if (Number(saidP) !== pBelow) out.push(`the seed table says ${saidP} rows have randomization p < ${SIGNIFICANCE_LEVEL}; ${pBelow} do`);
+  const holm = map.filter((p) => Number(p['p Holm']) < SIGNIFICANCE_LEVEL).length;
+  const saidHolm = /(\d+) row\(s\) have p Holm < [\d.]+/.exec(text)?.[1];
   if (Number(saidHolm) !== holm) out.push(`the seed table says ${saidHolm} rows have p Holm < 0.05; ${holm} do`);
   const claim = checkRatioClaim(PAPER_TABLE2_CLAIM, means).holds;
   const says = /the claim \*\*holds\*\* on the seed means/.test(text) ? true : /the claim does \*\*not\*\* hold on the seed means/.test(text) ? false : null;

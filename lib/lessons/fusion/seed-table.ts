@@ -12,6 +12,7 @@ import { showMarkdown, showTable } from '../../report/display';
 import { repoRelativePath, toDataFrame } from '../../report/frame';
 import { table2RowId } from '../../report/fusion';
 import { f3 } from '../../report/numbers';
+import { SIGNIFICANCE_LEVEL } from '../../report/paired-text';
 import { seedAveragedTable2, seedCheckpointName, type SeedRuns } from '../../report/seed-table';
 import type { TableRow } from '../../report/types';
 import type { FusionTable2 } from './table2';
@@ -110,11 +111,14 @@ export function seedTable2Verdict(r: SeedTable2Result): string {
   const map = r.paired.filter((p) => p.metric === 'MAP');
   const below = map.filter((p) => Number(p['CI95 low']) > 0).map((p) => String(p.system));
   const tied = map.filter((p) => Number(p['CI95 low']) <= 0 && Number(p['CI95 high']) >= 0).map((p) => String(p.system));
-  const holmBelow = map.filter((p) => Number(p['p Holm']) < 0.05).map((p) => String(p.system));
+  const pBelow = map.filter((p) => Number(p.p) < SIGNIFICANCE_LEVEL).length;
+  const holmBelow = map.filter((p) => Number(p['p Holm']) < SIGNIFICANCE_LEVEL).map((p) => String(p.system));
   const out = [`### Table 2 over ${n} seeds`, ''];
   out.push(`**Best row by mean MAP over the ${n} seeds** (${r.seeds.join(', ')}): **${r.best.label}** (MAP ${f3(Number(best.MAP))}).`);
   out.push(`**Against it** (MAP, each test query's value averaged over the seeds, then paired): ${below.length} row(s) are below it with a bootstrap CI that excludes 0` +
-    (tied.length ? `; the CI includes 0 for ${tied.length} row(s): ${tied.join('; ')}` : '') + `. With Holm over the ${map.length} rows, ${holmBelow.length} row(s) have p Holm < 0.05.`);
+    (tied.length ? `; the CI includes 0 for ${tied.length} row(s): ${tied.join('; ')}` : '') +
+    `. The paired randomization test gives p < ${SIGNIFICANCE_LEVEL} for ${pBelow} row(s)${pBelow !== below.length ? ' (where the two tests disagree, read the row as borderline)' : ''}; ` +
+    `with Holm over the ${map.length} rows, ${holmBelow.length} row(s) have p Holm < ${SIGNIFICANCE_LEVEL}.`);
   const hybrid = r.rows?.find((x) => x.system === 'NN-SSC + BM25');
   if (hybrid) out.push(`**NN-SSC + BM25 over the seeds:** MAP ${hybrid.MAP}, MRR ${hybrid.MRR} (mean ± sd); analytic α per seed ${r.alphas!.map((a) => `${a.seed}: ${a.analytic.toFixed(3)}`).join(', ')}.`);
   const ratios = Object.entries(r.claim.ratios).map(([m, x]) => `${m} ${x === null ? 'n/a' : `${x.toFixed(2)}×`}`).join(', ');
