@@ -1,6 +1,7 @@
 // Notebook 05's shared state and the cells that only load or assemble: the benchmark of query styles, the base
 // encoder, the trained scorers (NN-SSC, fine-tuned cosine, corpus self-supervised), Table 2's row plan and the α
 // section. The stage calls a reader learns (scorers, retrieveSplits, studyHybrid, buildTable2) stay in the notebook.
+import { EoError } from '../../errors';
 import type { BenchSplitView, Benchmark } from '../../bench/types';
 import { buildStyleBenchmark } from '../../bench/styles/build';
 import type { Corpus } from '../../data/types';
@@ -110,7 +111,7 @@ export async function loadBaseEncoder(lesson: FusionLesson): Promise<BaseEncoder
 export async function loadTrainedScorers(kind: 'nnssc' | 'cosine-ft' | 'self-supervised', lesson: FusionLesson, score: (scorer: CorpusScorer) => Promise<void>): Promise<string[]> {
   const { corpus, bench, sample } = lesson;
   const base = lesson.base;
-  if (!base) throw new Error('loadTrainedScorers: call loadBaseEncoder first');
+  if (!base) throw new EoError('INVALID_ARGUMENT', 'loadTrainedScorers: call loadBaseEncoder first');
   if (kind === 'nnssc') {
     const nn = loadNnsscScorer(corpus, base.encoder, base.matrix, { dir: nnsscCheckpointDir(bench.name), threads: 2, bench });
     if (!nn.scorer || !nn.checkpoint) {

@@ -1,5 +1,6 @@
 // Notebook 05, section 10: Table 2's systems and the default ranking on the benchmark of real query styles (its test
 // half, never tuned on), then the default ranking on the title queries.
+import { EoError } from '../../errors';
 import { evaluateSystems, pairedRows } from '../../metrics/systems';
 import type { Run } from '../../metrics/types';
 import { loadSearchEngine } from '../../search/engine';
@@ -70,7 +71,7 @@ export async function defaultRankingSection(lesson: FusionLesson, st: StyleResul
 export async function titleDefaultSection(lesson: FusionLesson, st: StyleResults, runOf: (id: string) => Run | undefined, hybridRows: { id: string; label: string; run: Run }[], source: TableSource): Promise<void> {
   const { test } = lesson;
   const engine = st.engines?.[0];
-  if (!engine) throw new Error('titleDefaultSection: show the default ranking first (it loads the engine)');
+  if (!engine) throw new EoError('INVALID_ARGUMENT', 'titleDefaultSection: show the default ranking first (it loads the engine)');
   const titleDefault = await searchBatch(engine, test.queries, { rules: true, repair: true });
   const titleSystems = [
     { id: 'default-ranking', label: 'Default ranking', run: titleDefault.run },
