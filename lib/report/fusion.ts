@@ -1,8 +1,4 @@
-import type { BenchSplitView } from '../bench/types';
 import { EoError } from '../errors';
-import type { Corpus } from '../data/types';
-import { minMaxNormalize } from '../fuse/minmax';
-import { fuseConvexParts } from '../fuse/scorer';
 import { pairedComparisonRow, pairedComparisons } from '../metrics/systems';
 import { withHolm } from '../metrics/multiple';
 import { holmFamilyText } from './paired-text';
@@ -10,10 +6,9 @@ import { compareSystems } from '../metrics/paired';
 import type { MetricName, PerQueryMetrics } from '../metrics/types';
 import { SELF_SUPERVISED_SCORERS, selfSupervisedPlainId, selfSupervisedTrainCommand, type SelfSupervisedScorerSpec } from '../search/self-supervised';
 import type { HybridStudy, SplitScores } from '../search/study';
-import { scatterFigure } from './figures';
 import { finiteOrNull as num } from './numbers';
 import type { Table2, Table2System } from './table2';
-import type { Figure, TableRow } from './types';
+import type { TableRow } from './types';
 
 /** What a trained scorer cost: shown in Table 2's parameter, time and backend columns. */
 export interface TrainingCost {
@@ -113,7 +108,6 @@ export function selfSupervisedPairedRows(table: Pick<Table2, 'perQuery'>, system
   });
 }
 
-
 /** Run id of a Table 2 row: `bm25`, `nnssc`, `nnssc+bm25`, `nnssc+bm25-grid`, `nnssc+bm25-rrf`. */
 export function table2RowId(r: Pick<Table2RowSpec, 'scorer' | 'how'>): string {
   return r.how === 'single' ? r.scorer : `${r.scorer}+bm25${r.how === 'analytic' ? '' : `-${r.how}`}`;
@@ -162,13 +156,6 @@ export function alphaRows(hybrids: readonly HybridStudy[]): TableRow[] {
   });
 }
 
-/** π (train) against α, one line per hybrid (the grid search's curve). */
-export function alphaCurveFigure(hybrids: readonly HybridStudy[]): Figure {
-  return scatterFigure(hybrids.map((h) => ({
-    x: (h.gridRecord.curve ?? []).map((p) => p.alpha), y: (h.gridRecord.curve ?? []).map((p) => p.value), name: `${h.semanticLabel} + BM25`, mode: 'lines+markers' as const,
-  })), { title: 'π (mean of R@10, R@20, R@100, MAP, MRR) on the training split vs α', xTitle: 'α (weight of the semantic scorer)', yTitle: 'π (train)' });
-}
-
 /** Per-query difference of one metric between two systems: how many queries are better, worse, tied, and the mean. */
 export interface PerQueryGain {
   comparison: string;
@@ -197,19 +184,6 @@ export function hybridGains(table: Pick<Table2, 'perQuery'>, systems: readonly P
   return pairs.filter(([h, c]) => table.perQuery[h] && table.perQuery[c]).map(([h, c]) => perQueryGain(table.perQuery[h], table.perQuery[c], `${label(h)} − ${label(c)}`));
 }
 
-/** Rows of the per-query gain table. */
-export function gainRows(gains: readonly PerQueryGain[]): TableRow[] {
-  return gains.map((g) => ({ comparison: g.comparison, 'queries better': g.better, worse: g.worse, tied: g.tied, 'mean ΔAP': g.mean }));
-}
-
-/** The sorted per-query gains as one line each. */
-export function gainFigure(gains: readonly PerQueryGain[]): Figure {
-  return scatterFigure(gains.map((g) => ({ x: g.sorted.map((_, i) => i + 1), y: g.sorted, name: g.comparison, mode: 'lines' as const })), {
-    title: 'Per-query gain of the hybrid over each component (AP, test split, sorted)', xTitle: 'test queries (sorted by gain)', yTitle: 'Δ average precision',
-    layout: { shapes: [{ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 0, y1: 0, line: { color: '#999' } }] },
-  });
-}
-
 /** Paired comparisons (mean difference, CI, p, Holm p over the components, effect sizes) of a hybrid with each of its components. */
 export function ablationRows(table: Pick<Table2, 'perQuery'>, hybrid: [string, string], components: readonly [string, string][]): Record<string, TableRow[]> {
   const out: Record<string, TableRow[]> = {};
@@ -224,57 +198,3 @@ export function ablationRows(table: Pick<Table2, 'perQuery'>, hybrid: [string, s
   return out;
 }
 
-/** The test query where the hybrid's AP gains most over the better of its two components (the first on ties). */
-export function mostHelpedQuery(table: Pick<Table2, 'perQuery'>, hybridId: string, semanticId: string, lexicalId = 'bm25'): string | null {
-  const h = table.perQuery[hybridId];
-  const s = table.perQuery[semanticId];
-  const l = table.perQuery[lexicalId];
-  if (!h || !s || !l) return null;
-  let best: string | null = null;
-  let gain = -Infinity;
-  h.queryIds.forEach((q, i) => {
-    const g = h.values.MAP[i] - Math.max(s.values.MAP[i], l.values.MAP[i]);
-    if (g > gain) {
-      gain = g;
-      best = q;
-    }
-  });
-  return best;
-}
-
-/**
- * Score geometry of one query: every dataset at (normalised BM25, normalised semantic score), positives highlighted,
- * and the line α·y + (1 − α)·x = the 10th fused score (everything above it is in the top 10).
- */
-export function scoreGeometryFigure(opts: {
-  corpus: Corpus; query: { id: string; text: string }; qrels: BenchSplitView['qrels'];
-  semantic: Float32Array; lexical: Float32Array; alpha: number; semanticLabel: string;
-}): Figure {
-  const { corpus, alpha } = opts;
-  const f = fuseConvexParts(opts.semantic, opts.lexical, alpha);
-  const xs = minMaxNormalize(opts.lexical);
-  const ys = minMaxNormalize(opts.semantic);
-  const rel = opts.qrels.get(opts.query.id) ?? new Map<string, number>();
-  const tenth = [...f.scores].sort((a, b) => b - a)[Math.min(9, f.scores.length - 1)];
-  const idx = corpus.datasets.map((_, i) => i);
-  const isPos = (i: number) => (rel.get(corpus.datasets[i].id) ?? 0) > 0;
-  const pos = idx.filter(isPos);
-  const others = idx.filter((i) => !isPos(i));
-  const label = (i: number) => `${corpus.datasets[i].shortName ?? ''} ${corpus.datasets[i].longName.slice(0, 60)}`;
-  const line = alpha > 0 ? { type: 'line', x0: 0, x1: 1, y0: tenth / alpha, y1: (tenth - (1 - alpha)) / alpha, line: { dash: 'dot', color: '#555' } } : null;
-  const q = opts.query.text;
-  const fig = scatterFigure([
-    { x: others.map((i) => xs[i]), y: others.map((i) => ys[i]), name: 'other datasets', text: others.map(label) },
-    { x: pos.map((i) => xs[i]), y: pos.map((i) => ys[i]), name: 'positives', text: pos.map(label) },
-  ], {
-    title: `Score geometry: "${q.slice(0, 70)}${q.length > 70 ? '…' : ''}"`,
-    layout: {
-      shapes: line ? [line] : [],
-      xaxis: { title: { text: 'BM25 (min-max normalised)' }, range: [-0.02, 1.02], gridcolor: '#e5e5e5', zeroline: false },
-      yaxis: { title: { text: `${opts.semanticLabel} (min-max normalised)` }, range: [-0.02, 1.02], gridcolor: '#e5e5e5', zeroline: false },
-    },
-  });
-  fig.data[0].marker = { size: 4, opacity: 0.35, color: '#1f77b4' };
-  fig.data[1].marker = { size: 10, color: '#d62728', line: { width: 1, color: 'black' } };
-  return fig;
-}

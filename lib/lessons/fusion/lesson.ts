@@ -23,13 +23,14 @@ import { scoreStyleQueries, type ScoredStyleQueries, type StyledQuery } from '..
 import { progressPrinter, showFigure, showMarkdown, showTable } from '../../report/display';
 import { repoRelativePath, toDataFrame } from '../../report/frame';
 import {
-  alphaCurveFigure, alphaRows, selfSupervisedTable2Rows, table2Hybrids, table2Rows, table2Systems, trainingCost,
+  alphaRows, selfSupervisedTable2Rows, table2Hybrids, table2Rows, table2Systems, trainingCost,
   type Table2RowSpec, type TrainingCost,
 } from '../../report/fusion';
 import { sampleNote, sourceCaption } from '../../report/lesson';
 import type { Table2System } from '../../report/table2';
 import type { TableRow, TableSource } from '../../report/types';
 import { alphaVerdict } from './verdicts';
+import { alphaCurveFigure } from './views';
 
 /** The base encoder and the corpus embeddings every cosine and NN-SSC scorer of the notebook shares. */
 export interface BaseEncoder {

@@ -7,10 +7,7 @@ import type { Run } from '../../metrics/types';
 import { showFigure, showMarkdown, showTable } from '../../report/display';
 import { closeFigureRenderer, reportsDir, writeResults } from '../../report/export';
 import { repoRelativePath, toDataFrame } from '../../report/frame';
-import {
-  ablationRows, gainFigure, gainRows, hybridGains, mostHelpedQuery, scoreGeometryFigure, selfSupervisedPairedRows,
-  table2GainPairs, type PerQueryGain,
-} from '../../report/fusion';
+import { ablationRows, hybridGains, selfSupervisedPairedRows, table2GainPairs, type PerQueryGain } from '../../report/fusion';
 import { runFilesSource, sourceCaption } from '../../report/lesson';
 import { tukeyHeatmap, tukeyRows } from '../../report/paired-text';
 import { paperReportsRow, paperTable2Value, PAPER_TABLE2_CLAIM, TABLE2_DIFFERENCES } from '../../report/paper';
@@ -23,6 +20,7 @@ import { seedEpochRows, seedSpreadMissing, seedSpreadRows, seedSpreadVerdict } f
 import { seedTable2Section, type SeedTable2Result } from './seed-table';
 import { defaultRankingSection, table2StyleSection, titleDefaultSection, type StyleResults } from './styles';
 import { alphaTryIt, strongestSemantic, type AlphaTryIt } from './try-it';
+import { gainFigure, gainRows, mostHelpedQuery, scoreGeometryFigure } from './views';
 import { ablationVerdict, alphaTryItVerdict, fusionDiscussion, gainsVerdict, selfSupervisedNote, table2Verdict } from './verdicts';
 
 /** The columns of Table 2's view, in order. */
