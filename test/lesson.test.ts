@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { buildTable2, evaluateRun, summarize, isEoError, type MetricRow } from '../lib';
 import { pairedRows } from '../lib/metrics';
 import {
-  alphaTryIt, alphaTryItVerdict, checkRatioClaim, metricsVerdict, pairedVerdict, runFilesSource,
+  checkRatioClaim, metricsVerdict, pairedVerdict, runFilesSource,
   table2BestColumns, table2GainPairs, table2Hybrids, table2Rows, table2RowId, table2Systems, TABLE2_ROWS,
   trainingVerdict, withJudgeColumns, withPaperColumns, PAPER_TABLE2, PAPER_TABLE2_CLAIM, paperReportsRow,
   paperTable2Value
@@ -16,7 +16,7 @@ import {
 import { bm25Scorer, buildBm25 } from '../lib/retrieve';
 import { retrieveSplits, studyHybrid } from '../lib/search';
 import { defaultChunkSize } from '../lib/encode';
-import { paperColumnsNote, paperContrastSentence, rerankQueriesSentence, table2Verdict } from '../lib/lessons';
+import { alphaTryIt, alphaTryItVerdict, paperColumnsNote, paperContrastSentence, rerankQueriesSentence, table2Verdict } from '../lib/lessons';
 import { figureIdleMs } from '../lib/report/export';
 import { sourceCaption, sourceLines } from '../lib/report';
 import { repoRoot } from '../lib/util/paths';

@@ -4,7 +4,8 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { readSeedSpread, seedEpochRows, seedSpreadCommand, seedSpreadFiles, seedSpreadMissing, seedSpreadRows, seedSpreadVerdict, type SeedSpread } from '../lib/report';
+import { readSeedSpread, seedSpreadCommand, seedSpreadFiles, type SeedSpread } from '../lib/report';
+import { seedEpochRows, seedSpreadMissing, seedSpreadRows, seedSpreadVerdict } from '../lib/lessons';
 
 const row = (map: number, mrr: number) => ({ 'R@10': map + 0.1, 'R@20': map + 0.15, 'R@100': map + 0.4, MAP: map, MRR: mrr });
 const stat = (mean: number, sd: number) => ({ mean, sd, min: mean - 2 * sd, max: mean + 2 * sd });

@@ -27,6 +27,8 @@ test('mean ± sd over seeds, seed-averaged per-query metrics, paired rows and th
   assert.equal(t.best, { id: 'hyb', label: 'NN-SSC + BM25' });
   assert.is(t.paired.length, 5);
   assert.ok(t.paired.every((r) => r.system === 'Cosine (base)' && r.vs === 'NN-SSC + BM25'));
+  // one row against the best: Holm over a family of one leaves p as it is
+  assert.ok(t.paired.every((r) => r['p Holm'] === r.p));
   assert.ok(Math.abs((t.claim.ratios.MRR as number) - (11 / 12) / 0.2) < 1e-12);
   assert.is(t.claim.holds, false, 'R@10 ratio is 1 (cosine finds both in the top 10)');
   const one = seedAveragedTable2(perSeed.slice(0, 1), { testQrels: qrels });

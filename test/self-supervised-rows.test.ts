@@ -13,8 +13,9 @@ import { datasetEncoderText } from '../lib/data';
 import { compareSystems } from '../lib/metrics';
 import {
   table2Rows, table2RowId, table2Systems, table2Hybrids, SELF_SUPERVISED_TABLE2_ROWS, selfSupervisedTable2Rows,
-  selfSupervisedPairedRows, selfSupervisedNote
+  selfSupervisedPairedRows,
 } from '../lib/report';
+import { selfSupervisedNote } from '../lib/lessons';
 import { bm25Scorer, buildBm25 } from '../lib/retrieve';
 import {
   retrieveSplits, studyHybrid, SELF_SUPERVISED_SCORERS, selfSupervisedPlainId, selfSupervisedTrainCommand,

@@ -1,22 +1,14 @@
-import type { BenchSplitView } from '../bench/types';
 import { EoError } from '../errors';
-import type { Corpus } from '../data/types';
-import { minMaxNormalize } from '../fuse/minmax';
-import { assertConvexAlpha } from '../fuse/alpha';
-import { fuseConvexParts } from '../fuse/scorer';
 import { pairedComparisonRow, pairedComparisons } from '../metrics/systems';
 import { withHolm } from '../metrics/multiple';
 import { holmFamilyText } from './paired-text';
 import { compareSystems } from '../metrics/paired';
-import { evaluateRun, summarize } from '../metrics/metrics';
-import type { MetricName, MetricRow, PerQueryMetrics } from '../metrics/types';
+import type { MetricName, PerQueryMetrics } from '../metrics/types';
 import { SELF_SUPERVISED_SCORERS, selfSupervisedPlainId, selfSupervisedTrainCommand, type SelfSupervisedScorerSpec } from '../search/self-supervised';
-import { fuseSplitAtAlpha, type HybridStudy, type SplitScores } from '../search/study';
-import { scatterFigure, withLegendLayout } from './figures';
-import { f3, finiteOrNull as num, signed } from './numbers';
-import { pairedVerdict } from './lesson';
+import type { HybridStudy, SplitScores } from '../search/study';
+import { finiteOrNull as num } from './numbers';
 import type { Table2, Table2System } from './table2';
-import type { Figure, TableRow } from './types';
+import type { TableRow } from './types';
 
 /** What a trained scorer cost: shown in Table 2's parameter, time and backend columns. */
 export interface TrainingCost {
@@ -116,24 +108,6 @@ export function selfSupervisedPairedRows(table: Pick<Table2, 'perQuery'>, system
   });
 }
 
-/**
- * The sentence under the self-supervised rows: which were scored (and from which checkpoint), which were not trained in
- * this run with the exact command that trains each, and what every one of them saw.
- */
-export function selfSupervisedNote(o: {
-  found: readonly { spec: SelfSupervisedScorerSpec; dir: string }[];
-  missing: readonly { spec: SelfSupervisedScorerSpec; dir: string; why: string }[];
-  /** The sample snapshot (the command gets `--sample`). */
-  sample: boolean;
-}): string {
-  const seen = 'Each was trained on the training split\'s publications plus (query, dataset) pairs made from the corpus text alone (titles, short names, abstract sentences, keyword phrases); no test publication reached any of them.';
-  const parts = ['**Beyond the paper: corpus self-supervised rows** (issue 11). ' + seen];
-  if (o.found.length) parts.push(`Scored here from their checkpoints: ${o.found.map((f) => `*${f.spec.label}* (\`${f.dir}\`)`).join(', ')}; the table below pairs each with its plain row.`);
-  if (o.missing.length)
-    parts.push(`Not trained in this run, so not in Table 2: ${o.missing.map((m) => `*${m.spec.label}* (${m.why}; train it with \`${selfSupervisedTrainCommand(m.spec, o.sample)}\`)`).join('; ')}.`);
-  return parts.join(' ');
-}
-
 /** Run id of a Table 2 row: `bm25`, `nnssc`, `nnssc+bm25`, `nnssc+bm25-grid`, `nnssc+bm25-rrf`. */
 export function table2RowId(r: Pick<Table2RowSpec, 'scorer' | 'how'>): string {
   return r.how === 'single' ? r.scorer : `${r.scorer}+bm25${r.how === 'analytic' ? '' : `-${r.how}`}`;
@@ -182,13 +156,6 @@ export function alphaRows(hybrids: readonly HybridStudy[]): TableRow[] {
   });
 }
 
-/** π (train) against α, one line per hybrid (the grid search's curve). */
-export function alphaCurveFigure(hybrids: readonly HybridStudy[]): Figure {
-  return scatterFigure(hybrids.map((h) => ({
-    x: (h.gridRecord.curve ?? []).map((p) => p.alpha), y: (h.gridRecord.curve ?? []).map((p) => p.value), name: `${h.semanticLabel} + BM25`, mode: 'lines+markers' as const,
-  })), { title: 'π (mean of R@10, R@20, R@100, MAP, MRR) on the training split vs α', xTitle: 'α (weight of the semantic scorer)', yTitle: 'π (train)' });
-}
-
 /** Per-query difference of one metric between two systems: how many queries are better, worse, tied, and the mean. */
 export interface PerQueryGain {
   comparison: string;
@@ -217,19 +184,6 @@ export function hybridGains(table: Pick<Table2, 'perQuery'>, systems: readonly P
   return pairs.filter(([h, c]) => table.perQuery[h] && table.perQuery[c]).map(([h, c]) => perQueryGain(table.perQuery[h], table.perQuery[c], `${label(h)} − ${label(c)}`));
 }
 
-/** Rows of the per-query gain table. */
-export function gainRows(gains: readonly PerQueryGain[]): TableRow[] {
-  return gains.map((g) => ({ comparison: g.comparison, 'queries better': g.better, worse: g.worse, tied: g.tied, 'mean ΔAP': g.mean }));
-}
-
-/** The sorted per-query gains as one line each. */
-export function gainFigure(gains: readonly PerQueryGain[]): Figure {
-  return scatterFigure(gains.map((g) => ({ x: g.sorted.map((_, i) => i + 1), y: g.sorted, name: g.comparison, mode: 'lines' as const })), {
-    title: 'Per-query gain of the hybrid over each component (AP, test split, sorted)', xTitle: 'test queries (sorted by gain)', yTitle: 'Δ average precision',
-    layout: { shapes: [{ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 0, y1: 0, line: { color: '#999' } }] },
-  });
-}
-
 /** Paired comparisons (mean difference, CI, p, Holm p over the components, effect sizes) of a hybrid with each of its components. */
 export function ablationRows(table: Pick<Table2, 'perQuery'>, hybrid: [string, string], components: readonly [string, string][]): Record<string, TableRow[]> {
   const out: Record<string, TableRow[]> = {};
@@ -244,207 +198,3 @@ export function ablationRows(table: Pick<Table2, 'perQuery'>, hybrid: [string, s
   return out;
 }
 
-/** The test query where the hybrid's AP gains most over the better of its two components (the first on ties). */
-export function mostHelpedQuery(table: Pick<Table2, 'perQuery'>, hybridId: string, semanticId: string, lexicalId = 'bm25'): string | null {
-  const h = table.perQuery[hybridId];
-  const s = table.perQuery[semanticId];
-  const l = table.perQuery[lexicalId];
-  if (!h || !s || !l) return null;
-  let best: string | null = null;
-  let gain = -Infinity;
-  h.queryIds.forEach((q, i) => {
-    const g = h.values.MAP[i] - Math.max(s.values.MAP[i], l.values.MAP[i]);
-    if (g > gain) {
-      gain = g;
-      best = q;
-    }
-  });
-  return best;
-}
-
-/**
- * Score geometry of one query: every dataset at (normalised BM25, normalised semantic score), positives highlighted,
- * and the line α·y + (1 − α)·x = the 10th fused score (everything above it is in the top 10).
- */
-export function scoreGeometryFigure(opts: {
-  corpus: Corpus; query: { id: string; text: string }; qrels: BenchSplitView['qrels'];
-  semantic: Float32Array; lexical: Float32Array; alpha: number; semanticLabel: string;
-}): Figure {
-  const { corpus, alpha } = opts;
-  const f = fuseConvexParts(opts.semantic, opts.lexical, alpha);
-  const xs = minMaxNormalize(opts.lexical);
-  const ys = minMaxNormalize(opts.semantic);
-  const rel = opts.qrels.get(opts.query.id) ?? new Map<string, number>();
-  const tenth = [...f.scores].sort((a, b) => b - a)[Math.min(9, f.scores.length - 1)];
-  const idx = corpus.datasets.map((_, i) => i);
-  const isPos = (i: number) => (rel.get(corpus.datasets[i].id) ?? 0) > 0;
-  const pos = idx.filter(isPos);
-  const others = idx.filter((i) => !isPos(i));
-  const label = (i: number) => `${corpus.datasets[i].shortName ?? ''} ${corpus.datasets[i].longName.slice(0, 60)}`;
-  const line = alpha > 0 ? { type: 'line', x0: 0, x1: 1, y0: tenth / alpha, y1: (tenth - (1 - alpha)) / alpha, line: { dash: 'dot', color: '#555' } } : null;
-  const q = opts.query.text;
-  const fig = scatterFigure([
-    { x: others.map((i) => xs[i]), y: others.map((i) => ys[i]), name: 'other datasets', text: others.map(label) },
-    { x: pos.map((i) => xs[i]), y: pos.map((i) => ys[i]), name: 'positives', text: pos.map(label) },
-  ], {
-    title: `Score geometry: "${q.slice(0, 70)}${q.length > 70 ? '…' : ''}"`,
-    layout: {
-      shapes: line ? [line] : [],
-      xaxis: { title: { text: 'BM25 (min-max normalised)' }, range: [-0.02, 1.02], gridcolor: '#e5e5e5', zeroline: false },
-      yaxis: { title: { text: `${opts.semanticLabel} (min-max normalised)` }, range: [-0.02, 1.02], gridcolor: '#e5e5e5', zeroline: false },
-    },
-  });
-  fig.data[0].marker = { size: 4, opacity: 0.35, color: '#1f77b4' };
-  fig.data[1].marker = { size: 10, color: '#d62728', line: { width: 1, color: 'black' } };
-  return fig;
-}
-
-
-/** What the per-query gains show: per comparison, queries better / worse / tied and the mean ΔAP. Markdown. */
-export function gainsVerdict(gains: readonly PerQueryGain[]): string {
-  const out = ['**What fusion adds.** Per test query (AP):'];
-  for (const g of gains) out.push(`- ${g.comparison}: better on ${g.better}, worse on ${g.worse}, tied on ${g.tied} queries; mean ΔAP ${signed(g.mean)}.`);
-  return out.join('\n');
-}
-
-/** How each hybrid's α was set on the training split: π of both scorers, analytic α (Eq. 7), grid α and π at both. Markdown. */
-export function alphaVerdict(hybrids: readonly HybridStudy[]): string {
-  const out = ['**α.** Set on the training split only:'];
-  for (const h of hybrids) {
-    const a = h.analyticRecord;
-    const g = h.gridRecord;
-    const piGrid = g.curve?.find((p) => p.alpha === g.alpha)?.value;
-    const piAna = g.curve?.reduce((b, p) => (Math.abs(p.alpha - a.alpha) < Math.abs(b.alpha - a.alpha) ? p : b), g.curve[0]);
-    out.push(`- ${h.semanticLabel} + BM25: π_sem ${f3(a.piSemantic)}, π_BM25 ${f3(a.piLexical)} → analytic α ${f3(a.alpha)}; grid α ${f3(g.alpha)}` +
-      (piGrid !== undefined && piAna ? ` (π train ${f3(piGrid)} there vs ${f3(piAna.value)} at the grid point nearest the analytic α).` : '.'));
-  }
-  return out.join('\n');
-}
-
-/**
- * The discussion at the end of the fusion notebook, written from the numbers: which row is best, what fusion adds
- * over each component (paired CIs), how the analytic α compares with the grid, RRF against convex fusion, R2, and
- * how far title queries are from the paper's setting. Markdown.
- */
-export function fusionDiscussion(input: {
-  table: Pick<Table2, 'rows' | 'paired' | 'best' | 'metrics'>;
-  hybrids: readonly HybridStudy[];
-  gains: readonly PerQueryGain[];
-  queries: number;
-  writerLabel: string;
-}): string {
-  const { table } = input;
-  const metric = (label: string): MetricRow | undefined => table.metrics.find((m) => m.system === label);
-  const vsBest = (label: string, m = 'MAP') => table.paired.find((p) => p.system === label && p.metric === m);
-  const out: string[] = ['## Discussion', ''];
-  const best = metric(table.best.label);
-  if (best) {
-    out.push(`**Best row.** On ${input.queries} test queries (${input.writerLabel}), the best row by π is **${table.best.label}** ` +
-      `(MAP ${f3(best.MAP)}, MRR ${f3(best.MRR)}, R@10 ${f3(best['R@10'])}, R@100 ${f3(best['R@100'])}).`);
-    const close = table.metrics.filter((m) => m.system !== table.best.label).map((m) => ({ m, c: vsBest(m.system) }))
-      .filter((x) => x.c && Number(x.c.p) >= 0.05).map((x) => x.m.system);
-    out.push(close.length
-      ? `Its MAP is not significantly different (paired randomization p ≥ 0.05) from: ${close.join('; ')}.`
-      : 'Every other row has a significantly lower MAP (paired randomization p < 0.05).');
-    out.push('');
-  }
-  if (input.gains.length) out.push(gainsVerdict(input.gains), '');
-  if (input.hybrids.length) out.push(alphaVerdict(input.hybrids), '');
-  const rrfVsConvex = input.hybrids.map((h) => {
-    const conv = metric(table.rows.find((r) => r.system === `${h.semanticLabel} + BM25`)?.system as string);
-    const rrf = table.metrics.find((m) => m.system.startsWith(`${h.semanticLabel} + BM25 (RRF)`));
-    return conv && rrf ? `${h.semanticLabel}: RRF MAP ${f3(rrf.MAP)} vs convex ${f3(conv.MAP)}` : null;
-  }).filter((x): x is string => x !== null);
-  if (rrfVsConvex.length) out.push(`**RRF vs convex fusion.** ${rrfVsConvex.join('; ')}. RRF needs no weight; convex fusion uses the score margins that RRF discards.`, '');
-  const r2 = [['Cosine (base) + BM25', 'Cosine (base) + BM25 + R2'], ['Cosine (fine-tuned) + BM25', 'Cosine (fine-tuned) + BM25 + R2']]
-    .map(([a, b]) => [metric(a), metric(b)] as const).filter(([a, b]) => a && b).map(([a, b]) => `${b!.system}: MAP ${f3(b!.MAP)} vs ${f3(a!.MAP)} without R2`);
-  if (r2.length) out.push(`**R2.** ${r2.join('; ')}.`, '');
-  out.push('**Against the paper.** These queries are publication titles written offline, not the paper\'s LLM-written "I want to …" queries: ' +
-    'titles share many words with dataset metadata, which favours BM25 and lowers the analytic α. Absolute numbers and even the order of rows can ' +
-    'therefore differ from the paper\'s Table 2; the protocol (α from the training split, paired tests against the best row) is the same.');
-  return out.join('\n');
-}
-
-/** What the α knob of notebook 05 shows: the hybrid at the chosen α beside the analytic and grid α, and MAP vs α. */
-export interface AlphaTryIt {
-  alpha: number;
-  /** Test metrics at the chosen α, the analytic α (Eq. 7) and the grid α, with how far each is from the analytic row. */
-  rows: TableRow[];
-  /** MAP on the test split at each α of the grid (and at the chosen, analytic and grid α). */
-  curve: { alpha: number; MAP: number }[];
-  /** MAP vs α with the analytic, grid and chosen α marked. */
-  figure: Figure;
-  /** Whether the chosen α is the analytic one (the reported Table 2 row). */
-  isReported: boolean;
-}
-
-/**
- * Re-fuse one hybrid at any α from the cached score vectors of both scorers (test split), for the reader's knob:
- * metrics at `alpha` beside the analytic and grid α, and the test MAP over the α grid with the three α marked.
- * α is chosen on the training split in the paper's protocol; the test curve is for looking, never for choosing.
- */
-export function alphaTryIt(opts: {
-  corpus: Corpus; test: BenchSplitView; hybrid: HybridStudy; semantic: SplitScores; lexical: SplitScores; alpha: number;
-  /** α values of the curve. Default 0, 0.05, …, 1 (the grid search's). */
-  grid?: readonly number[];
-}): AlphaTryIt {
-  const { hybrid } = opts;
-  assertConvexAlpha(opts.alpha, 'alphaTryIt');
-  const analytic = hybrid.analyticRecord.alpha;
-  const gridAlpha = hybrid.gridRecord.alpha;
-  const evalAt = (alpha: number): MetricRow => summarize(`α = ${alpha.toFixed(3)}`, evaluateRun(
-    fuseSplitAtAlpha({ corpus: opts.corpus, split: opts.test, semantic: opts.semantic.test, lexical: opts.lexical.test, alpha }), opts.test.qrels));
-  const grid = opts.grid ?? Array.from({ length: 21 }, (_, i) => Math.round(i * 5) / 100);
-  const alphas = [...new Set([...grid, opts.alpha, analytic, gridAlpha])].sort((a, b) => a - b);
-  const byAlpha = new Map(alphas.map((a) => [a, evalAt(a)]));
-  const ref = byAlpha.get(analytic)!;
-  const row = (what: string, a: number): TableRow => {
-    const m = byAlpha.get(a)!;
-    return { α: a, 'α from': what, 'R@10': m['R@10'], 'R@20': m['R@20'], 'R@100': m['R@100'], MAP: m.MAP, MRR: m.MRR, 'ΔMAP vs analytic': m.MAP - ref.MAP };
-  };
-  const rows = [row('your choice', opts.alpha), row('analytic (Eq. 7, train)', analytic), row('grid (train)', gridAlpha)];
-  const curve = alphas.map((a) => ({ alpha: a, MAP: byAlpha.get(a)!.MAP }));
-  const mark = (a: number, name: string, color: string, dash: string) => ({
-    type: 'scatter', mode: 'lines', x: [a, a], y: [0, Math.max(...curve.map((p) => p.MAP)) * 1.05], name: `${name} α = ${a.toFixed(3)}`, line: { color, dash },
-  });
-  const figure = scatterFigure([{ x: curve.map((p) => p.alpha), y: curve.map((p) => p.MAP), name: 'MAP on the test split', mode: 'lines+markers' }], {
-    title: `${hybrid.semanticLabel} + BM25: test MAP vs α`, xTitle: 'α (weight of the semantic scorer)', yTitle: 'MAP (test)', legend: 'below',
-  });
-  figure.data.push(mark(analytic, 'analytic (Eq. 7)', '#d62728', 'dash'), mark(gridAlpha, 'grid (train)', '#2ca02c', 'dot'), mark(opts.alpha, 'your', '#000000', 'solid'));
-  figure.layout = { ...(figure.layout ?? {}), showlegend: true };
-  return { alpha: opts.alpha, rows, curve, figure: withLegendLayout(figure, 'below'), isReported: opts.alpha === analytic };
-}
-
-/** The strongest semantic scorer available, for the views of one hybrid: NN-SSC, else fine-tuned, else base cosine. */
-export function strongestSemantic(available: Readonly<Record<string, unknown>>, order: readonly string[] = ['nnssc', 'cosine-ft', 'cosine-base']): string {
-  const id = order.find((k) => available[k] !== undefined);
-  if (!id) throw new EoError('INVALID_ARGUMENT', `strongestSemantic: none of ${order.join(', ')} is available (have ${Object.keys(available).join(', ') || 'none'})`);
-  return id;
-}
-
-/**
- * What Table 2 shows, generated from it: the best row (by π) and its lead on each metric, which rows its paired MAP
- * CI cannot separate from it, the paper's headline claim checked on our rows, our values beside the paper's where
- * recorded, why they may differ, and whether the numbers come from the sample. Markdown.
- */
-/** What the α knob showed: the chosen α's MAP against the analytic and grid α, and the best α of the test curve. Markdown. */
-export function alphaTryItVerdict(t: AlphaTryIt, semanticLabel: string): string {
-  const get = (what: string) => t.rows.find((r) => String(r['α from']).startsWith(what))!;
-  const mine = get('your');
-  const ana = get('analytic');
-  const grid = get('grid');
-  const peak = t.curve.reduce((b, p) => (p.MAP > b.MAP ? p : b), t.curve[0]);
-  const head = t.isReported
-    ? `At the default α (the analytic α of Eq. 7, ${f3(t.alpha)}) this is the reported **${semanticLabel} + BM25** row of Table 2: MAP ${f3(Number(mine.MAP))}.`
-    : `At your α = ${f3(t.alpha)}, MAP is ${f3(Number(mine.MAP))}: ${signed(Number(mine['ΔMAP vs analytic']))} against the analytic α (${f3(Number(ana['α']))}, MAP ${f3(Number(ana.MAP))}).`;
-  return `${head} The grid α set on the training split (${f3(Number(grid['α']))}) gives MAP ${f3(Number(grid.MAP))} on the test split. ` +
-    `Over the α grid the test MAP peaks at α = ${f3(peak.alpha)} (${f3(peak.MAP)}); that α is seen only in hindsight — choosing it on the test split would overstate the hybrid, which is why the paper sets α on the training split.`;
-}
-
-/** `pairedVerdict` of every comparison of `ablationRows` (keys `<hybrid> vs <component>`). Markdown, one block each. */
-export function ablationVerdict(ablation: Readonly<Record<string, readonly TableRow[]>>): string {
-  return Object.entries(ablation).map(([k, rows]) => {
-    const [a, b] = k.split(' vs ');
-    return pairedVerdict(rows.map((r) => ({ ...r, metric: String(r.metric) })), a, b);
-  }).join('\n\n');
-}

@@ -6,6 +6,7 @@
 import { EoError } from '../errors';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { compareSystems, type PairedOptions } from '../metrics/paired';
+import { holmAdjust } from '../metrics/multiple';
 import { meanPerQueryMetrics, spreadOf, type Spread } from '../metrics/spread';
 import { METRIC_NAMES, type MetricName, type MetricRow, type PerQueryMetrics, type Qrels, type Run } from '../metrics/types';
 import { DEFAULT_NNSSC_CONFIG } from '../train/nnssc';
@@ -63,7 +64,7 @@ export interface SeedTable2 {
   /** System id → per-query metrics averaged over the seeds. */
   perQuery: Record<string, PerQueryMetrics>;
   best: { id: string; label: string };
-  /** The best row paired with every other, on seed-averaged per-query metrics. */
+  /** The best row paired with every other, on seed-averaged per-query metrics; `p Holm`: Holm per metric over these rows. */
   paired: TableRow[];
   claim: { claim: PaperRatioClaim; ratios: Record<string, number | null>; holds: boolean | null };
 }
@@ -100,6 +101,11 @@ export function seedAveragedTable2(perSeed: readonly SeedRuns[], opts: SeedTable
     for (const c of compareSystems(perQuery[best.id], perQuery[s.id], opts.pairedMetrics ?? METRIC_NAMES, opts.paired))
       paired.push({ system: s.label, vs: best.label, metric: c.metric, 'Δ (best − row)': c.meanDiff, 'CI95 low': c.ciLow, 'CI95 high': c.ciHigh, p: c.pValue, n: c.n, seeds: perSeed.length });
   });
+  // Holm per metric over the rows compared with the best one (one reference, several comparisons)
+  for (const m of new Set(paired.map((r) => r.metric))) {
+    const family = paired.filter((r) => r.metric === m);
+    holmAdjust(family.map((r) => Number(r.p))).forEach((ph, i) => { family[i]['p Holm'] = ph; });
+  }
   const claim = opts.claim ?? PAPER_TABLE2_CLAIM;
   return { seeds: perSeed.map((r) => r.seed), rows, means, spread, perQuery, best, paired, claim: { claim, ...checkRatioClaim(claim, means) } };
 }

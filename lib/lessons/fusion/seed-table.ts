@@ -1,0 +1,128 @@
+// Notebook 05, section 9: Table 2 averaged over NN-SSC training seeds (`npm start -- --seeds N` trains them with
+// bench/nnssc-seeds.cjs). Each seed's NN-SSC is loaded, scored on both splits and fused with BM25 at its own α set on
+// the training split; rows that do not train NN-SSC repeat their one run. Generated text only from the table.
+import { checkpointExists } from '../../store/checkpoint';
+import { DEFAULT_NNSSC_CONFIG } from '../../train/nnssc';
+import { nnsscCheckpointName } from '../../train/artefacts';
+import { defaultNnsscDir } from '../../train/nnssc-checkpoint';
+import type { Run } from '../../metrics/types';
+import { loadNnsscScorer } from '../../search/nnssc';
+import { retrieveSplits, studyHybrid } from '../../search/study';
+import { showMarkdown, showTable } from '../../report/display';
+import { repoRelativePath, toDataFrame } from '../../report/frame';
+import { table2RowId } from '../../report/fusion';
+import { f3 } from '../../report/numbers';
+import { SIGNIFICANCE_LEVEL } from '../../report/paired-text';
+import { seedAveragedTable2, seedCheckpointName, type SeedRuns } from '../../report/seed-table';
+import type { TableRow } from '../../report/types';
+import type { FusionTable2 } from './table2';
+
+/** What section 9's seed table computed (results.json `seedTable2`). */
+export interface SeedTable2Result {
+  seeds: number[];
+  /** `one seed`: nothing to average; `missing`: a seed's checkpoint is absent; `done`: the table was built. */
+  status: 'one seed' | 'missing' | 'done';
+  missing?: { seed: number; dir: string; why: string }[];
+  /** Row ids whose runs change with the seed (the NN-SSC rows); the others repeat their one run. */
+  varied?: string[];
+  alphas?: { seed: number; analytic: number; grid: number }[];
+  rows?: TableRow[];
+  means?: TableRow[];
+  paired?: TableRow[];
+  best?: { id: string; label: string };
+  claim?: { better: string; than: string; metrics: string[]; atLeast: number; ratios: Record<string, number | null>; holds: boolean | null };
+  /** Wall time of the section (loading, scoring, fusing, the paired tests). */
+  seconds: number;
+}
+
+const PAIRED = { seed: 42, permutations: 10000, bootstrapSamples: 10000 };
+
+/** The seed bench command that trains the checkpoints of `seeds` (plain recipe only: the rows of Table 2). */
+export function seedTable2Command(seeds: readonly number[], sample: boolean): string {
+  return `node bench/nnssc-seeds.cjs${sample ? ' --sample' : ''} --seeds ${seeds.join(',')} --variants plain`;
+}
+
+/** Section 9's seed-averaged Table 2 (see the module comment); one seed prints what the seed run adds. */
+export async function seedTable2Section(t2: FusionTable2, seeds: readonly number[]): Promise<SeedTable2Result> {
+  const t0 = Date.now();
+  const { lesson, systems, plan } = t2;
+  const { corpus, bench, train, test, sample, base } = lesson;
+  const done = (r: Omit<SeedTable2Result, 'seconds'>): SeedTable2Result => ({ ...r, seconds: (Date.now() - t0) / 1000 });
+  if (seeds.length <= 1) {
+    showMarkdown(`*Table 2 above is one training run of NN-SSC (seed ${seeds[0] ?? DEFAULT_NNSSC_CONFIG.seed}). \`npm start -- --seeds 5\` trains NN-SSC with five seeds first ` +
+      '(`bench/nnssc-seeds.cjs`); this section then shows Table 2 as mean ± sd over the seeds, every row paired with the best one on seed-averaged ' +
+      'per-query metrics (with Holm), and the paper\'s ratio claim checked on the means.*');
+    return done({ seeds: [...seeds], status: 'one seed' });
+  }
+  const name = nnsscCheckpointName(bench.name);
+  const dirs = seeds.map((seed) => ({ seed, dir: defaultNnsscDir(seedCheckpointName(name, seed)) }));
+  const absent = dirs.filter((d) => !checkpointExists(d.dir)).map((d) => ({ ...d, why: 'no checkpoint' }));
+  const hasRow = systems.some((s) => s.id === 'nnssc+bm25' && s.test) && lesson.scored.bm25 && base;
+  if (absent.length > 0 || !hasRow) {
+    const why = !hasRow ? 'the NN-SSC rows of Table 2 are not available (run 04-nnssc)' : `no checkpoint for seed${absent.length > 1 ? 's' : ''} ${absent.map((m) => `${m.seed} (\`${repoRelativePath(m.dir)}\`)`).join(', ')}`;
+    showMarkdown(`*${seeds.length} seeds asked for (${seeds.join(', ')}), but ${why}: train them with \`${seedTable2Command(seeds, sample)}\` and re-run this cell. No seed-averaged table is shown.*`);
+    return done({ seeds: [...seeds], status: 'missing', missing: absent.map((m) => ({ ...m, dir: repoRelativePath(m.dir) })) });
+  }
+  const varied = plan.rows.filter((r) => r.scorer === 'nnssc').map(table2RowId);
+  const shown = systems.filter((s) => s.test);
+  const perSeed: SeedRuns[] = [];
+  const alphas: SeedTable2Result['alphas'] = [];
+  for (const { seed, dir } of dirs) {
+    if (seed === DEFAULT_NNSSC_CONFIG.seed) {
+      // the seed of Table 2's rows: its runs are those above (the same checkpoint, the same fusion records)
+      perSeed.push({ seed, systems: shown.map((s) => ({ id: s.id, label: s.label, test: s.test! })) });
+      const h = lesson.hybrids.nnssc;
+      alphas.push({ seed, analytic: h.analyticRecord.alpha, grid: h.gridRecord.alpha });
+      continue;
+    }
+    const nn = loadNnsscScorer(corpus, base!.encoder, base!.matrix, { dir, threads: 2, bench, id: `nnssc-seed${seed}`, label: `NN-SSC, seed ${seed}` });
+    if (!nn.scorer) {
+      showMarkdown(`*Seed ${seed}: ${nn.note}. No seed-averaged table is shown; re-train with \`${seedTable2Command(seeds, sample)}\`.*`);
+      return done({ seeds: [...seeds], status: 'missing', missing: [{ seed, dir: repoRelativePath(dir), why: nn.note }] });
+    }
+    const scores = await retrieveSplits(nn.scorer, { train, test }, corpus);
+    // α of this seed's hybrid set on the training split (its own fusion record), as for the seed-42 row
+    const h = await studyHybrid({ corpus, splits: { train, test }, semantic: { scorer: nn.scorer, scores }, lexical: { scorer: lesson.scorers.bm25, scores: lesson.scored.bm25 } });
+    nn.scorer.dispose();
+    alphas.push({ seed, analytic: h.analyticRecord.alpha, grid: h.gridRecord.alpha });
+    const runOf: Record<string, Run> = { nnssc: scores.test.run, 'nnssc+bm25': h.analytic.test, 'nnssc+bm25-grid': h.grid.test, 'nnssc+bm25-rrf': h.rrf.test };
+    perSeed.push({ seed, systems: shown.map((s) => ({ id: s.id, label: s.label, test: varied.includes(s.id) ? runOf[s.id] : s.test! })) });
+    console.log(`seed ${seed}: ${nn.note}; analytic α ${h.analyticRecord.alpha.toFixed(3)}`);
+  }
+  const st = seedAveragedTable2(perSeed, { testQrels: test.qrels, paired: PAIRED });
+  const rows = st.rows.map((r, i) => ({ ...r, 'varies with seed': varied.includes(shown[i].id) ? 'yes' : 'no (one run)' }));
+  const from = { note: `test split, ${test.queries.length} queries; NN-SSC checkpoints of seeds ${seeds.join(', ')} (${seedTable2Command(seeds, sample)}); α of each seed set on the training split` };
+  showTable(toDataFrame(rows), { title: `Table 2 over ${seeds.length} NN-SSC seeds: mean ± sd per row (rows that do not train NN-SSC repeat their one run)`, source: from });
+  showTable(toDataFrame(st.paired), { title: `Every row vs ${st.best.label} on seed-averaged per-query metrics (bootstrap 95% CI, paired randomization p, Holm per metric)`, digits: 4, maxRows: 400, source: from });
+  const result = done({
+    seeds: [...seeds], status: 'done', varied, alphas, rows, means: st.means as unknown as TableRow[], paired: st.paired, best: st.best,
+    claim: { better: st.claim.claim.better, than: st.claim.claim.than, metrics: [...st.claim.claim.metrics], atLeast: st.claim.claim.atLeast, ratios: st.claim.ratios, holds: st.claim.holds },
+  });
+  showMarkdown(seedTable2Verdict(result));
+  return result;
+}
+
+/** What the seed-averaged Table 2 shows: the best row by mean MAP, the rows below it (CI and Holm p), the spread of NN-SSC + BM25, the paper's claim on the means. Markdown. */
+export function seedTable2Verdict(r: SeedTable2Result): string {
+  if (r.status !== 'done' || !r.best || !r.means || !r.paired || !r.claim) return '';
+  const n = r.seeds.length;
+  const mean = (label: string) => r.means!.find((m) => m.system === label);
+  const best = mean(r.best.label)!;
+  const map = r.paired.filter((p) => p.metric === 'MAP');
+  const below = map.filter((p) => Number(p['CI95 low']) > 0).map((p) => String(p.system));
+  const tied = map.filter((p) => Number(p['CI95 low']) <= 0 && Number(p['CI95 high']) >= 0).map((p) => String(p.system));
+  const pBelow = map.filter((p) => Number(p.p) < SIGNIFICANCE_LEVEL).length;
+  const holmBelow = map.filter((p) => Number(p['p Holm']) < SIGNIFICANCE_LEVEL).map((p) => String(p.system));
+  const out = [`### Table 2 over ${n} seeds`, ''];
+  out.push(`**Best row by mean MAP over the ${n} seeds** (${r.seeds.join(', ')}): **${r.best.label}** (MAP ${f3(Number(best.MAP))}).`);
+  out.push(`**Against it** (MAP, each test query's value averaged over the seeds, then paired): ${below.length} row(s) are below it with a bootstrap CI that excludes 0` +
+    (tied.length ? `; the CI includes 0 for ${tied.length} row(s): ${tied.join('; ')}` : '') +
+    `. The paired randomization test gives p < ${SIGNIFICANCE_LEVEL} for ${pBelow} row(s)${pBelow !== below.length ? ' (where the two tests disagree, read the row as borderline)' : ''}; ` +
+    `with Holm over the ${map.length} rows, ${holmBelow.length} row(s) have p Holm < ${SIGNIFICANCE_LEVEL}.`);
+  const hybrid = r.rows?.find((x) => x.system === 'NN-SSC + BM25');
+  if (hybrid) out.push(`**NN-SSC + BM25 over the seeds:** MAP ${hybrid.MAP}, MRR ${hybrid.MRR} (mean ± sd); analytic α per seed ${r.alphas!.map((a) => `${a.seed}: ${a.analytic.toFixed(3)}`).join(', ')}.`);
+  const ratios = Object.entries(r.claim.ratios).map(([m, x]) => `${m} ${x === null ? 'n/a' : `${x.toFixed(2)}×`}`).join(', ');
+  out.push(`**The paper's claim on the means** (${r.claim.better} ≥ ${r.claim.atLeast}× ${r.claim.than} on ${r.claim.metrics.join(' and ')}): ${ratios}; ` +
+    (r.claim.holds === null ? 'not checkable (a row is missing).' : r.claim.holds ? 'the claim **holds** on the seed means.' : 'the claim does **not** hold on the seed means.'));
+  return out.join('\n');
+}

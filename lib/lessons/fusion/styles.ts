@@ -1,0 +1,89 @@
+// Notebook 05, section 10: Table 2's systems and the default ranking on the benchmark of real query styles (its test
+// half, never tuned on), then the default ranking on the title queries.
+import { EoError } from '../../errors';
+import { evaluateSystems, pairedRows } from '../../metrics/systems';
+import type { Run } from '../../metrics/types';
+import { loadSearchEngine } from '../../search/engine';
+import { searchBatch } from '../../search/retrieve-batch';
+import { hybridStyleRuns, styleRows, styleRuns, type StyleRow } from '../../search/style-eval';
+import type { SearchEngine } from '../../search/types';
+import { showMarkdown, showTable } from '../../report/display';
+import { toDataFrame } from '../../report/frame';
+import { styleTableRows, styleVerdict } from '../../report/styles';
+import type { TableRow, TableSource } from '../../report/types';
+import type { FusionLesson } from './lesson';
+
+const BEFORE = 'Before this change (exact NN-SSC, analytic α, period/place rule)';
+
+/** What section 10 computed (results.json `styles`), and the engines the title comparison still needs. */
+export interface StyleResults {
+  source: TableSource;
+  runs: Map<string, Run>;
+  table2: StyleRow[];
+  ranking?: StyleRow[];
+  titleDefault?: TableRow[];
+  titlePaired?: TableRow[];
+  engines?: SearchEngine[];
+}
+
+/** Table 2's systems as the paper fuses them (one α per hybrid, from the title training split; no query rules), per style. */
+export function table2StyleSection(lesson: FusionLesson): StyleResults {
+  const { corpus, styles, hybrids, scorers } = lesson;
+  const runs = hybridStyleRuns(corpus, styles.scored, Object.entries(hybrids).map(([sem, h]) => ({
+    label: `${scorers[sem].label} + BM25 (analytic α ${h.analytic.alpha!.toFixed(3)})`, semantic: sem, lexical: 'bm25', alpha: h.analytic.alpha!,
+  })), styles.queries);
+  const table2 = styleRows(runs, styles.queries, styles.qrels, 'BM25');
+  const source = { settings: { benchmark: 'eo-styles (lib/bench/styles)', half: 'test', queries: styles.queries.length, reference: 'BM25', bootstrap: 10000, permutations: 10000, seed: 42 } };
+  showTable(toDataFrame(styleTableRows(table2.filter((r) => r.style === 'all'), { reference: 'BM25' })), { title: 'Table 2\'s systems on the style benchmark\'s test half (all styles)', digits: 4, source });
+  return { source, runs, table2 };
+}
+
+/** The default ranking and one ablation per feature, per style, paired with BM25 and with the ranking before it. */
+export async function defaultRankingSection(lesson: FusionLesson, st: StyleResults): Promise<void> {
+  const { corpus, sample, styles } = lesson;
+  const defaultEngine = await loadSearchEngine(corpus, { sample, log: (l) => console.log(l) });
+  const beforeEngine = await loadSearchEngine(corpus, { sample, fusion: 'analytic', nnsscTwoStage: false, identifiers: { mode: 'off' } });
+  const analyticEngine = await loadSearchEngine(corpus, { sample, fusion: 'analytic' });
+  const plainLexicalEngine = await loadSearchEngine(corpus, { sample, lexical: 'bm25' });
+  st.engines = [defaultEngine, beforeEngine, analyticEngine, plainLexicalEngine];
+  const rankingSystems = [
+    { label: 'Default ranking', engine: defaultEngine, rules: true },
+    { label: 'Default − identifier rule', engine: { ...defaultEngine, identifierRule: { mode: 'off' as const } }, rules: true },
+    { label: 'Default − query repair', engine: defaultEngine, rules: true, repair: false },
+    { label: 'Default − adaptive α (analytic α)', engine: analyticEngine, rules: true },
+    { label: 'Default − vocabulary expansion (plain BM25)', engine: plainLexicalEngine, rules: true },
+    { label: BEFORE, engine: beforeEngine, rules: true, repair: false },
+  ];
+  const rankingRuns = await styleRuns(rankingSystems, styles.queries);
+  rankingRuns.set('BM25', st.runs.get('BM25')!);
+  const rankingRows = styleRows(rankingRuns, styles.queries, styles.qrels, 'BM25');
+  st.ranking = rankingRows;
+  console.log(`default: ${defaultEngine.label}; α from ${defaultEngine.fusion.source}`);
+  showTable(toDataFrame(styleTableRows(rankingRows.filter((r) => ['BM25', 'Default ranking', BEFORE].includes(r.system)), { reference: 'BM25' })),
+    { title: 'The default ranking per query style, test half (Δ nDCG@10 vs BM25 alone)', digits: 4, maxRows: 100, source: st.source });
+  showTable(toDataFrame(styleTableRows(rankingRows.filter((r) => r.style === 'all'), { reference: 'BM25' })), { title: 'Ablations of the default ranking (all styles, test half)', digits: 4, source: st.source });
+  showMarkdown(styleVerdict(rankingRows, { system: 'Default ranking', reference: 'BM25', split: 'test' }));
+  const beforeRows = styleRows(rankingRuns, styles.queries, styles.qrels, BEFORE);
+  showMarkdown(styleVerdict(beforeRows, { system: 'Default ranking', reference: 'the ranking before this change', split: 'test' }).replace('**the ranking before this change**', 'the ranking before this change'));
+}
+
+/** The default ranking on Table 2's title test queries beside BM25 and the analytic-α NN-SSC + BM25 row; frees the engines. */
+export async function titleDefaultSection(lesson: FusionLesson, st: StyleResults, runOf: (id: string) => Run | undefined, hybridRows: { id: string; label: string; run: Run }[], source: TableSource): Promise<void> {
+  const { test } = lesson;
+  const engine = st.engines?.[0];
+  if (!engine) throw new EoError('INVALID_ARGUMENT', 'titleDefaultSection: show the default ranking first (it loads the engine)');
+  const titleDefault = await searchBatch(engine, test.queries, { rules: true, repair: true });
+  const titleSystems = [
+    { id: 'default-ranking', label: 'Default ranking', run: titleDefault.run },
+    { id: 'bm25', label: 'BM25', run: runOf('bm25')! },
+    ...hybridRows,
+  ];
+  const titleEval = evaluateSystems(titleSystems, test.qrels);
+  showTable(toDataFrame(titleEval.rows), { title: 'The default ranking on the title queries (test split)', digits: 4, source });
+  const titlePaired = pairedRows(titleEval.perQuery['default-ranking'], titleEval.perQuery.bm25, 'Default ranking', 'BM25');
+  showTable(toDataFrame(titlePaired), { title: 'Default ranking − BM25 on the title queries: paired randomization p and bootstrap 95% CI', digits: 4, source });
+  st.titleDefault = titleEval.rows as unknown as TableRow[];
+  st.titlePaired = titlePaired as unknown as TableRow[];
+  for (const e of st.engines ?? []) e.dispose();
+  st.engines = [];
+}
