@@ -9,10 +9,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { makeCorpus, type DatasetRecord } from '../lib/data';
 import { competitionRankOf, competitionRanks, minMaxNormalize, minMaxNormalizer } from '../lib/fuse';
-import { readRunPartsSidecar, readTrecRun, runPartsFile, runScoreParts, sortRunEntries, writeRunFiles, RUN_PARTS_TOP_K, type Run } from '../lib/metrics';
+import { readRunLabels, readRunPartsSidecar, readTrecRun, RUN_LABELS_FILE, runPartsFile, runScoreParts, sortRunEntries, writeRunFiles, RUN_PARTS_TOP_K, type Run } from '../lib/metrics';
 import { rerankSystemRuns } from '../lib/rerank';
 import { createSearchEngine, fuseBatch, searchBatch } from '../lib/search';
 import type { CorpusScorer } from '../lib/retrieve';
+import { readExplorerData } from '../lib/report';
 
 function ds(id: string, longName: string, temporal: [string | null, string | null] = [null, null]): DatasetRecord {
   return {
@@ -93,6 +94,13 @@ test('writeRunFiles: the parts sidecar beside the run file, not in the returned 
     assert.is(runScoreParts(plain), undefined, 'a copied run carries no parts');
     writeRunFiles(dir, [{ id: 'hybrid', label: 'Hybrid', run: plain }], qrels, 'test');
     assert.not.ok(fs.existsSync(runPartsFile(files[0])), 'stale sidecar removed');
+    // the labels beside the run files: a later call (another split, another table) adds to them, and the explorer shows them
+    writeRunFiles(dir, [{ id: 'bm25', label: 'BM25', run: plain }], qrels, 'train');
+    assert.equal(readRunLabels(dir), { hybrid: 'Hybrid', bm25: 'BM25' });
+    const data = readExplorerData(dir, { labels: { bm25: 'BM25 (caller)' } });
+    assert.equal(Object.fromEntries(data!.systems.map((x) => [x.id, x.label])), { bm25: 'BM25 (caller)', hybrid: 'Hybrid' }, 'recorded labels, the caller\'s first');
+    fs.writeFileSync(path.join(dir, RUN_LABELS_FILE), '{not json');
+    assert.equal(readRunLabels(dir), {}, 'an unreadable labels file gives ids, not an error');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

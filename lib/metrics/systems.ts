@@ -1,4 +1,6 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { writeJsonAtomic } from '../util/fs';
 import { compareSystems, type PairedOptions } from './paired';
 import { evaluateRun, summarize } from './metrics';
 import { writeRunPartsSidecar } from './run-parts';
@@ -75,7 +77,31 @@ export function writeRunFiles(dir: string, systems: readonly SystemRun[], qrels:
     writeRunPartsSidecar(f, s.run, s.id, split);
     return f;
   });
+  recordRunLabels(dir, systems);
   const q = path.join(dir, `qrels.${split}.trec`);
   writeTrecQrels(q, qrels);
   return [...files, q];
+}
+
+/** The file beside a notebook's run files that names each run id's system label (the run explorer shows labels). */
+export const RUN_LABELS_FILE = 'run-labels.json';
+
+/**
+ * Merge `{ id: label }` of these systems into the folder's RUN_LABELS_FILE (written atomically; ids written by an
+ * earlier call, e.g. the other split or another table of the same notebook, are kept).
+ */
+export function recordRunLabels(dir: string, systems: readonly Pick<SystemRun, 'id' | 'label'>[]): void {
+  const labels = { ...readRunLabels(dir), ...Object.fromEntries(systems.map((s) => [s.id, s.label])) };
+  writeJsonAtomic(path.join(dir, RUN_LABELS_FILE), labels);
+}
+
+/** The run-id → label map of a folder's RUN_LABELS_FILE; {} when absent or unreadable (the explorer then shows ids). */
+export function readRunLabels(dir: string): Record<string, string> {
+  try {
+    const body = JSON.parse(fs.readFileSync(path.join(dir, RUN_LABELS_FILE), 'utf8')) as unknown;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
+    return Object.fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  } catch {
+    return {};
+  }
 }

@@ -20,6 +20,7 @@ import { defaultLlmStorePath } from '../llm/client';
 import { averagePrecision, reciprocalRank } from '../metrics/metrics';
 import { sortRunEntries } from '../metrics/rank';
 import { readRunPartsSidecar, runPartsFile } from '../metrics/run-parts';
+import { readRunLabels } from '../metrics/systems';
 import { readTrecQrels, readTrecRun } from '../metrics/trec';
 import type { Qrels, Run } from '../metrics/types';
 import { escapeHtml } from '../util/html';
@@ -175,7 +176,9 @@ export function readExplorerData(dir: string, meta: ExplorerMeta = {}, opts: Exp
   if (files.length === 0) return null;
   const qrels = new Map<string, Qrels>();
   for (const f of files) if (!qrels.has(f.split)) qrels.set(f.split, readTrecQrels(path.join(dir, `qrels.${f.split}.trec`)));
-  return explorerData(path.basename(dir), files.map((f) => ({ id: f.id, split: f.split, run: readTrecRun(f.file) })), qrels, withSidecarParts(files, meta), opts);
+  // labels the notebook recorded beside its run files, under the caller's
+  const labels = { ...readRunLabels(dir), ...(meta.labels ?? {}) };
+  return explorerData(path.basename(dir), files.map((f) => ({ id: f.id, split: f.split, run: readTrecRun(f.file) })), qrels, withSidecarParts(files, { ...meta, labels }), opts);
 }
 
 /**
