@@ -20,7 +20,7 @@ import { rankedDatasetRows } from '../../report/ranked';
 import type { RerankJudge } from '../../report/rerank';
 import type { RerankExperiment } from '../../search/experiment';
 import { trainingLinks, trainingPublicationTool } from '../../search/experiment';
-import { costPlanView, rerankJudgeSetup, rerankTableView, writeRerankRunFiles } from '../llm-rerank/cells';
+import { costPlanView, rerankJudgeSetup, rerankResultsHead, rerankTableView, writeRerankRunFiles } from '../llm-rerank/cells';
 import { rerankQueriesSentence } from '../llm-rerank/text';
 import { firstToolTrace, guardRemovalRows, llmPlanRows, rerankerLabel, toolCallRows, toolUseRows, type RerankShownTable } from '../llm-rerank/views';
 import {
@@ -151,12 +151,7 @@ export function agenticResults(notebook: string, r: {
   const files = writeRerankRunFiles(notebook, [exp.strong], systems, exp.subset.qrels, (o) => o.reranker);
   const oc = routing.outcomeOf;
   return {
-    sample: r.sample,
-    split: 'test-subset',
-    queries: exp.subset.queries.length,
-    writer: exp.bench.writerLabel,
-    strongBackbone: exp.strongNote,
-    traceFiles: files.traceFiles,
+    ...rerankResultsHead(r.sample, exp, files.traceFiles),
     tools: r.setup.tools.map((t) => `${t.spec.name} (${t.mode})`),
     costPlans: r.setup.cost.plans.map((p) => ({ title: p.title, queries: p.queries, rows: p.rows })),
     metrics: rerankMetricRows(mergeRerankTables(tOff, { backbones: [], outcomes: outcomes.llmOutcomes, errors: [] })),

@@ -134,6 +134,18 @@ export function writeRerankRunFiles(notebook: string, backbones: readonly Backbo
   return { runFiles: runFiles.map(name), traceFiles: traceFiles.map(name) };
 }
 
+/** The first fields of a rerank notebook's results.json (06 and 07): the test subset, its writer, the strong backbone, the trace files. */
+export function rerankResultsHead(sample: boolean, exp: RerankExperiment, traceFiles: readonly (string | undefined)[]) {
+  return {
+    sample,
+    split: 'test-subset',
+    queries: exp.subset.queries.length,
+    writer: exp.bench.writerLabel,
+    strongBackbone: exp.strongNote,
+    traceFiles,
+  };
+}
+
 /** Notebook 06's results.json: writes its run and trace files, and returns what `writeResults` stores. */
 export function rerankResults(notebook: string, r: {
   sample: boolean; exp: RerankExperiment; plan: LlmPlan; costPlans: readonly NamedCostPlan[];
@@ -146,12 +158,7 @@ export function rerankResults(notebook: string, r: {
   const files = writeRerankRunFiles(notebook, [exp.weak, exp.strong], r.outcomes, exp.subset.qrels);
   const k = r.tryIt.knobs;
   return {
-    sample: r.sample,
-    split: 'test-subset',
-    queries: exp.subset.queries.length,
-    writer: exp.bench.writerLabel,
-    strongBackbone: exp.strongNote,
-    traceFiles: files.traceFiles,
+    ...rerankResultsHead(r.sample, exp, files.traceFiles),
     llm: { mode: plan.mode, models: plan.rows.filter((x) => x.runs).map((x) => x.model), standIn: plan.rows.filter((x) => x.runs && x.standIn).map((x) => x.model), notConfigured: plan.configs.length === 0 },
     costPlans: r.costPlans.map((p) => ({ title: p.title, queries: p.queries, rows: p.rows })),
     metrics: distinctMetricRows(r.t4, r.t5),
