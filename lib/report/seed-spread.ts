@@ -35,11 +35,16 @@ export interface SeedSpread {
   against?: { file: string; stopping: { maxEpochs: number; patience: number }; rows: { variant: string; kind: SeedRowKind; pooling: 'seed-averaged' | 'ensemble'; label: string; cmp: SeedComparison[] }[] };
 }
 
-/** The bench's command (what a reader runs to make the file), for the default stopping rule or another one. */
-export function seedSpreadCommand(stopping?: { maxEpochs: number; patience: number }, sample = false): string {
+/**
+ * The bench's command (what a reader runs to make the file), for the default stopping rule or another one; with `ran`
+ * (a file's seeds and variants) the command that made that file, else the bench's defaults.
+ */
+export function seedSpreadCommand(stopping?: { maxEpochs: number; patience: number }, sample = false, ran?: Pick<SeedSpread, 'seeds' | 'variants'>): string {
   const isDefault = !stopping || (stopping.maxEpochs === DEFAULT_NNSSC_CONFIG.maxEpochs && stopping.patience === DEFAULT_NNSSC_CONFIG.patience);
   const rule = isDefault ? '' : ` --max-epochs ${stopping!.maxEpochs} --patience ${stopping!.patience}`;
-  return `npm run build && node bench/nnssc-seeds.cjs${sample ? ' --sample' : ''} --seeds 42,43,44,45,46 --variants plain,mix${rule}`;
+  const seeds = (ran?.seeds ?? [42, 43, 44, 45, 46]).join(',');
+  const variants = (ran?.variants ?? ['plain', 'mix']).join(',');
+  return `npm run build && node bench/nnssc-seeds.cjs${sample ? ' --sample' : ''} --seeds ${seeds} --variants ${variants}${rule}`;
 }
 
 /** The seed-bench files present for this snapshot, one per stopping rule, in order of the rule (shorter training first). */

@@ -90,7 +90,7 @@ export function seedSpreadVerdict(s: SeedSpread): string {
     out.push(`- **NN-SSC alone vs BM25's R@100** (issue 11's goal: reach it): ${best[1].met ? 'met' : 'not met'} by the best of these rows ` +
       `(${best[0]}: R@100 − BM25's ${d4(best[1].delta)} [${d4(best[1].ci[0])}, ${d4(best[1].ci[1])}]).`);
   }
-  out.push(`\n*Measured ${s.created.slice(0, 16).replace('T', ' ')} UTC by \`${seedSpreadCommand(s.stopping, s.sample)}\`; ` +
+  out.push(`\n*Measured ${s.created.slice(0, 16).replace('T', ' ')} UTC by \`${seedSpreadCommand(s.stopping, s.sample, s)}\`; ` +
     'α of every row set on the training split; which recipe is better is read from the test split only here, after all of them were trained.*' + sampleSuffix(s.sample));
   return out.join('\n');
 }
