@@ -19,8 +19,8 @@ import { styleTableRows, styleVerdict } from '../report/styles';
 import type { TableSource } from '../report/types';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { hybridStyleRuns, scoreStyleQueries, styleRows } from '../search/style-eval';
-import { registerClaimCheck, type Json } from './claims';
-import { changePaperValue, metricsVerdictProblems, pairedVerdictProblems, paperSentenceProblems, replacedInShown, sameMetrics, sampleNoteProblems, shownWith, swapMetricWinner } from './verdict-claims';
+import { registerClaimCheck, shownWith, type Json } from './claims';
+import { changePaperValue, metricsVerdictProblems, pairedVerdictProblems, paperSentenceProblems, replacedInShown, sameMetrics, sampleNoteProblems, swapMetricWinner } from './verdict-claims';
 
 /** The rows of Table 2 that notebook 02 reproduces, with the paper's value beside ours. */
 export const BASELINE_ROWS = ['BM25', 'Cosine (base)'] as const;

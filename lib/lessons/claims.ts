@@ -115,9 +115,14 @@ export function withShownSentence(results: Json, find: RegExp, change: (s: strin
   return { ...results, shownText: texts.map((t, j) => (j === i ? changed : t)) };
 }
 
+/** The first shown sentence that matches, or null. */
+export function shownWith(results: Json, find: RegExp): string | null {
+  return shownSentences(results).find((t) => find.test(t)) ?? null;
+}
+
 /** The first shown sentence that matches, or a problem naming what is missing. */
 export function findShown(results: Json, find: RegExp, what: string): { text: string | null; problems: string[] } {
-  const text = shownSentences(results).find((t) => find.test(t)) ?? null;
+  const text = shownWith(results, find);
   return { text, problems: text === null ? [`no shown sentence ${what} (${find})`] : [] };
 }
 

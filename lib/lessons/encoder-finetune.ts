@@ -23,10 +23,10 @@ import { loadOrTrainFinetunedEncoder, type FinetunedEncoderArtefact, type Finetu
 import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, TINY_FINETUNE_CONFIG, defaultFinetuneDir, type FinetuneConfig, type FinetuneStep, type FinetuneValidation } from '../train/finetune';
 import { repoRelativePath } from '../util/paths';
 import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult, showTrainingTryIt, trainingScaleClause, type TrainingTryItContext } from './try-it';
-import { registerClaimCheck, type Json } from './claims';
+import { registerClaimCheck, shownWith, type Json } from './claims';
 import {
   changePaperValue, changeTrainQueries, flipReusedCheckpoint, metricsVerdictProblems, paperSentenceProblems, pairedVerdictProblems,
-  sampleNoteProblems, shownWith, swapMetricWinner, trainingScaleProblems, trainingVerdictProblems, tryItDefaultProblems,
+  sampleNoteProblems, swapMetricWinner, trainingScaleProblems, trainingVerdictProblems, tryItDefaultProblems,
 } from './verdict-claims';
 
 

@@ -22,8 +22,8 @@ import { loadOrTrainNnssc, type NnsscArtefact, type NnsscTrainingSummary } from 
 import { DEFAULT_NNSSC_CONFIG, type NnsscEpochLog, type NnsscTrainConfig } from '../train/nnssc';
 import { repoRelativePath } from '../util/paths';
 import { trainedRowClaimProblems } from './encoder-finetune';
-import { registerClaimCheck, withShownSentence, type Json } from './claims';
-import { changePaperValue, changeTrainQueries, flipReusedCheckpoint, shownWith, swapMetricWinner, trainingVerdictProblems } from './verdict-claims';
+import { registerClaimCheck, shownWith, withShownSentence, type Json } from './claims';
+import { changePaperValue, changeTrainQueries, flipReusedCheckpoint, swapMetricWinner, trainingVerdictProblems } from './verdict-claims';
 import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult, showTrainingTryIt, trainingScaleClause, type TrainingTryItContext } from './try-it';
 
 /**

@@ -8,7 +8,7 @@ import { NASA_EO_BENCH } from '../bench/paper';
 import { METRIC_NAMES, type MetricName } from '../metrics/types';
 import { f3, signed } from '../report/numbers';
 import { paperTable2Value } from '../report/paper';
-import { shownSentences, type Json } from './claims';
+import { shownSentences, shownWith, type Json } from './claims';
 
 type Row = Record<string, unknown>;
 const NUM = String.raw`[+−-]?\d+(?:\.\d+)?`;
@@ -16,11 +16,6 @@ const rowsOf = (v: unknown): Row[] => (Array.isArray(v) ? (v as Row[]) : []);
 const numberOf = (v: unknown): number => (typeof v === 'number' ? v : NaN);
 const intOf = (s: string): number => Number(s.replace(/,/g, ''));
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** The first shown sentence that matches. */
-export function shownWith(results: Json, find: RegExp): string | null {
-  return shownSentences(results).find((t) => find.test(t)) ?? null;
-}
 
 /** Replace, in the first shown sentence where `find` matches, that match by `to`; null when nothing changes. */
 export function replacedInShown(results: Json, find: RegExp, to: (match: RegExpExecArray) => string): Json | null {
