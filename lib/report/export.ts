@@ -53,9 +53,8 @@ export function writeResults(notebook: string | undefined, results: Record<strin
     }
     merged.metrics = rows;
   }
-  // the generated text shown so far: the claim check tests it against the tables above (a later write keeps more)
-  const text = shownText();
-  if (text.length > 0 || !Array.isArray(merged.shownText)) merged.shownText = text;
+  // the generated text this process has shown so far (never an earlier run's): the claim check tests it against the tables above
+  merged.shownText = shownText();
   merged.notebook = notebook ?? currentNotebook();
   merged.updatedAt = new Date().toISOString();
   writeJsonAtomic(file, merged);
