@@ -37,17 +37,25 @@ export interface RunScoreParts {
 /** Parts by query id, then dataset id. */
 export type RunPartsTable = Record<string, Record<string, RunScoreParts>>;
 
-const partsOfRun = new WeakMap<Run, RunPartsTable>();
+const partsOfRun = new WeakMap<Run, RunPartsTable | (() => RunPartsTable)>();
 
-/** Attach the parts of `run`'s top results (replaces earlier ones); returns the run. */
-export function setRunScoreParts(run: Run, parts: RunPartsTable): Run {
+/**
+ * Attach the parts of `run`'s top results (replaces earlier ones); returns the run. `parts` may be a function: it is
+ * called once, when the parts are first read (`runScoreParts`), so that runs nobody writes or shows (a Try-it
+ * curve's α grid, a backbone whose scores alone are used) cost nothing. Its inputs must not change after the call.
+ */
+export function setRunScoreParts(run: Run, parts: RunPartsTable | (() => RunPartsTable)): Run {
   partsOfRun.set(run, parts);
   return run;
 }
 
 /** The parts attached to `run`, or undefined when the run carries none. */
 export function runScoreParts(run: Run): RunPartsTable | undefined {
-  return partsOfRun.get(run);
+  const parts = partsOfRun.get(run);
+  if (typeof parts !== 'function') return parts;
+  const table = parts();
+  partsOfRun.set(run, table);
+  return table;
 }
 
 /** The parts sidecar's file name beside `<id>.<split>.run`. */

@@ -38,7 +38,7 @@ export function fuseBatch(spec: FusionSpec, queries: readonly BatchQuery[], sema
   const ids = queries.map((q) => q.id);
   const run = runFromScores(ids, scores, corpus, depth);
   // each top result's parts travel with the run (its run file gets a parts sidecar for the run explorer)
-  setRunScoreParts(run, batchRunParts(run, ids, corpus, (i) => ({ spec, semantic: semantic[i], lexical: lexical[i] })));
+  setRunScoreParts(run, () => batchRunParts(run, ids, corpus, (i) => ({ spec, semantic: semantic[i], lexical: lexical[i] })));
   return { run, scores };
 }
 
@@ -90,7 +90,7 @@ export async function searchBatch(engine: SearchEngine, queries: readonly BatchQ
     });
     const ids = queries.map((q) => q.id);
     const run = runFromScores(ids, scores, engine.corpus, depth);
-    setRunScoreParts(run, batchRunParts(run, ids, engine.corpus, (i) => sources[i]));
+    setRunScoreParts(run, () => batchRunParts(run, ids, engine.corpus, (i) => sources[i]));
     return { run, scores, lexical: lex?.scores ?? null, semantic: sem?.scores ?? null };
   }
   if (lex && sem) {
