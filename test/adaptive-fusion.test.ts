@@ -8,7 +8,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { adaptiveAlphaOf, checkAdaptiveAlphaModel, fitAdaptiveAlpha, fusionFeatures, FUSION_FEATURES, type AdaptiveAlphaRow } from '../lib/fuse/adaptive';
 import { evaluateGraded, ndcgAt } from '../lib/metrics/graded';
-import { ADAPTIVE_ALPHA_GRID, adaptiveFusion, adaptiveTrainingQueries, queryWordCounts } from '../lib/search/adaptive-fusion';
+import { ADAPTIVE_ALPHA_GRID, adaptiveExcludedIds, adaptiveFusion, adaptiveTrainingQueries, queryWordCounts } from '../lib/search/adaptive-fusion';
+import { buildStyleBenchmark, styleTestLabelIds } from '../lib/bench/styles/build';
 import { bm25Scorer, type CorpusScorer } from '../lib/retrieve/scorers';
 import { loadOrBuildBm25 } from '../lib/retrieve/bm25';
 import { loadSnapshot } from '../lib';
@@ -101,6 +102,22 @@ test('adaptive record: fitted once on the training split + corpus-made queries (
   assert.equal(again.record.model, first.record.model);
   assert.is(await adaptiveFusion({ ...opts, l2: 0.5, readOnly: true }), null); // another setting: another record
   assert.ok(!fs.readdirSync(dir).some((f) => f.endsWith('.tmp')));
+});
+
+test('the corpus-made training queries never have a style-test or title-test label as a positive (full snapshot)', () => {
+  const corpus = loadSnapshot();
+  const styleTest = new Set(styleTestLabelIds(buildStyleBenchmark(corpus)));
+  assert.ok(styleTest.size > 100, `${styleTest.size} style-test labels`);
+  const titleTest = { qrels: new Map([['q-made-up', new Map([[corpus.datasets[0].id, 1]])]]) };
+  const excluded = adaptiveExcludedIds(corpus, titleTest, ['C-extra']);
+  assert.ok([...styleTest].every((id) => excluded.has(id)) && excluded.has(corpus.datasets[0].id) && excluded.has('C-extra'));
+  const empty = { queries: [], qrels: new Map() };
+  const hits = (qs: ReturnType<typeof adaptiveTrainingQueries>) => qs.filter((q) => [...q.relevant].some((id) => excluded.has(id))).length;
+  // without the exclusion the generated queries do reach those datasets (so the check below can fail)
+  assert.ok(hits(adaptiveTrainingQueries(corpus, empty, { perStyle: 300 })) > 0);
+  const kept = adaptiveTrainingQueries(corpus, empty, { perStyle: 300, excludeDatasetIds: excluded });
+  assert.ok(kept.length > 300);
+  assert.is(hits(kept), 0);
 });
 
 test.run();

@@ -13,7 +13,7 @@ import {
   createSearchServer, evaluateRun, loadSearchEngine, loadSnapshot, search, searchBatch, summarize, analyticAlpha,
   type SearchResponse
 } from '../lib';
-import { benchmarkSplit, buildBenchmark, exportBenchmark, loadBenchmark, titleQueryWriter } from '../lib/bench';
+import { benchmarkSplit, buildBenchmark, buildStyleBenchmark, exportBenchmark, loadBenchmark, titleQueryWriter } from '../lib/bench';
 import { makeCorpus, type DatasetRecord } from '../lib/data';
 import { trainingAlpha } from '../lib/fuse';
 import { type Reranker } from '../lib/rerank';
@@ -287,6 +287,26 @@ test('eo bench build, eo eval and eo search end to end on the sample (spawned CL
     const s = await run(process.execPath, [EO, 'search', 'sea ice extent', '--retriever', 'bm25', '--sample', '--k', '3']);
     assert.match(s.stdout, /^ {2}1\. C\S+/m);
     assert.match(s.stderr, /BM25 alone/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('eo eval --bench styles: the dev half unless the test half is asked for, which stderr says is for reporting', async () => {
+  const dir = tmp();
+  try {
+    const corpus = loadSnapshot({ sample: true });
+    const styles = buildStyleBenchmark(corpus);
+    const count = (split: string) => styles.queries.filter((q) => q.split === split).length;
+    const dev = await run(process.execPath, [EO, 'eval', '--system', 'bm25', '--bench', 'styles', '--sample', '--out', dir, '--json']);
+    assert.is(JSON.parse(dev.stdout).split, 'dev');
+    assert.is(JSON.parse(dev.stdout).queries, count('dev'));
+    assert.not.match(dev.stderr, /for reporting only/);
+    assert.ok(fs.existsSync(path.join(dir, 'bm25.styles-dev.run')));
+    const t = await run(process.execPath, [EO, 'eval', '--system', 'bm25', '--bench', 'styles', '--split', 'test', '--sample', '--out', dir, '--json']);
+    assert.is(JSON.parse(t.stdout).split, 'test');
+    assert.is(JSON.parse(t.stdout).queries, count('test'));
+    assert.match(t.stderr, /test half is for reporting only/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -54,7 +54,7 @@ const USAGE = `usage:
   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
   eo eval --run FILE --qrels FILE [--depth 100] [--json] [--format tsv|latex]
   eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--no-rules] [--out DIR] [--json] [--format tsv|latex] [--sample] [--data DIR]
-  eo eval --system best|bm25|cosine|nnssc --bench styles [--split test|dev] [--no-rules] [--json]   (the benchmark of real query styles)
+  eo eval --system best|bm25|cosine|nnssc --bench styles [--split dev|test] [--no-rules] [--json]   (the benchmark of real query styles; dev half by default, test only to report)
 ${EXPORT_USAGE.replace('usage:\n', '')}
   ${SERVE_USAGE.replace('usage: ', '')}
 ${BENCH_USAGE.replace('usage:\n', '')}
@@ -285,8 +285,10 @@ async function runEvalCommand(values: CliValues): Promise<void> {
   const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system best|bm25|cosine|nnssc');
   const engineOpts = engineOptions(system, values);
   if (values.bench === 'styles') {
-    const split = values.split ?? 'test';
+    // the dev half by default: the test half is asked for explicitly, and only to report a result already chosen on dev
+    const split = values.split ?? 'dev';
     if (split !== 'dev' && split !== 'test') fail('--split must be dev or test with --bench styles');
+    if (split === 'test') process.stderr.write('eo: --split test: the style benchmark\'s test half is for reporting only; tune and compare settings on the dev half (the default)\n');
     const corpus = loadCorpus(values);
     const engine = await loadSearchEngine(corpus, engineOpts);
     try {

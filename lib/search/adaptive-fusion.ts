@@ -4,12 +4,13 @@
  *
  * Trained on: the title benchmark's TRAINING split plus queries in the users' styles made from dataset fields
  * (`corpusStyleQueries`: keyword, identifier-led and question style), never a test query; datasets that are test
- * labels of the title benchmark (and any others the caller names, e.g. the style benchmark's test labels) are left
- * out of the corpus-made queries too. Each training query's AP is measured on the ranking the user would see: fused
+ * labels of the title benchmark and of the style benchmark (`adaptiveExcludedIds`) are left out of the corpus-made
+ * queries too. Each training query's AP is measured on the ranking the user would see: fused
  * at each grid α, then shaped by the query rules (period/place and named identifiers).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { buildStyleBenchmark, styleTestLabelIds } from '../bench/styles/build';
 import type { BenchSplitView } from '../bench/types';
 import type { Corpus } from '../data/types';
 import { EoError, isEoError } from '../errors';
@@ -63,6 +64,16 @@ export interface AdaptiveTrainingOptions {
   seed?: number;
   /** Dataset ids kept out of the corpus-made queries (e.g. the test labels of every benchmark). Default none. */
   excludeDatasetIds?: ReadonlySet<string>;
+}
+
+/**
+ * Dataset ids no corpus-made training query may have as a positive: every label (any grade) of the title benchmark's
+ * TEST split, of the style benchmark's TEST half (`styleTestLabelIds`), and `extra`. What `loadSearchEngine` passes.
+ */
+export function adaptiveExcludedIds(corpus: Corpus, titleTest: Pick<BenchSplitView, 'qrels'>, extra: Iterable<string> = []): Set<string> {
+  const out = new Set<string>([...extra, ...styleTestLabelIds(buildStyleBenchmark(corpus))]);
+  for (const m of titleTest.qrels.values()) for (const d of m.keys()) out.add(d);
+  return out;
 }
 
 /** The training queries: the TRAINING split plus corpus-made queries in the users' styles. */

@@ -23,7 +23,7 @@ import { loadVariableIndex, type VariableIndex } from '../router/variables';
 import { describeFusionRecord, fusionAlpha, fusionRecordFile, fusionRecordKey, readFusionRecord } from './fusion-record';
 import { loadNnsscScorer, type LoadNnsscOptions } from './nnssc';
 import type { EngineFusion, SearchEngine } from './types';
-import { adaptiveFusion, describeAdaptiveRecord } from './adaptive-fusion';
+import { adaptiveExcludedIds, adaptiveFusion, describeAdaptiveRecord } from './adaptive-fusion';
 import { DEFAULT_RANKING } from './default-ranking';
 import type { IdentifierRule } from './identifiers';
 import { DEFAULT_EXPANSION_WEIGHT, expandedBm25Scorer, loadQueryVocabulary } from './expand';
@@ -91,7 +91,10 @@ export interface LoadSearchEngineOptions {
   fusion?: AlphaMethod | 'rrf' | 'adaptive';
   /** The named-identifier rule (`identifiers.ts`). Default `DEFAULT_RANKING.identifiers`. */
   identifiers?: IdentifierRule;
-  /** Dataset ids kept out of the adaptive model's corpus-made training queries (test labels). Default: the title test split's labels. */
+  /**
+   * Dataset ids kept out of the adaptive model's corpus-made training queries, beyond the ones always kept out: the
+   * labels of the title benchmark's test split and of the style benchmark's test half (`styleTestLabelIds`). Default none.
+   */
   adaptiveExclude?: ReadonlySet<string>;
   /** The adaptive model's start α (a number, or `analytic`) and L2 pull. Default `DEFAULT_RANKING.adaptive`. */
   adaptive?: { startAlpha?: number | 'analytic'; l2?: number };
@@ -325,8 +328,7 @@ async function resolveFusion(
   const adaptiveOpts = { ...DEFAULT_RANKING.adaptive, ...opts.adaptive };
   const startAlpha = adaptiveOpts.startAlpha === 'analytic' ? record.alpha : adaptiveOpts.startAlpha;
   const test = benchmarkSplit(onDisk.bench, 'test');
-  const exclude = new Set(opts.adaptiveExclude ?? []);
-  for (const m of test.qrels.values()) for (const d of m.keys()) exclude.add(d);
+  const exclude = adaptiveExcludedIds(corpus, test, opts.adaptiveExclude);
   // with computing switched off, only a stored model is read (else the fixed α stands)
   const a = await adaptiveFusion({
     corpus, train, lexical, semantic, startAlpha, l2: adaptiveOpts.l2, identifierRule: opts.identifiers ?? DEFAULT_RANKING.identifiers,

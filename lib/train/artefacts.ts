@@ -21,7 +21,7 @@ import { defaultNnsscDir, saveNnsscCheckpoint } from './nnssc-checkpoint';
 import { USE_LITE_FT_KIND } from '../encode/trainable-use';
 import { mineHardNegatives } from './negatives';
 import { corpusSelfSupervisedPairs, corpusStyleQueries, CORPUS_STYLE_KINDS, DEFAULT_CORPUS_PAIRS_OPTIONS, type CorpusPairsOptions, type CorpusPairsResult, type CorpusStyleKind, type CorpusStyleQuery } from './corpus-pairs';
-import { buildStyleBenchmark } from '../bench/styles/build';
+import { buildStyleBenchmark, styleTestLabelIds } from '../bench/styles/build';
 import { shortHash } from '../util/hash';
 import type { Checkpoint, CheckpointManifest, TrainingData } from '../store/types';
 import { repoRelativePath } from '../util/paths';
@@ -210,7 +210,7 @@ export function nnsscStyleExcludedRows(corpus: Corpus, bench: Benchmark): { rows
   };
   for (const m of benchmarkSplit(bench, 'test').qrels.values()) for (const id of m.keys()) addId(id);
   const styles = buildStyleBenchmark(corpus);
-  for (const t of styles.topics) if (t.split === 'test') for (const id of [...t.exact, ...t.family]) addId(id);
+  for (const id of styleTestLabelIds(styles)) addId(id);
   return { rows, styleTopicsHash: styles.topicsHash };
 }
 

@@ -139,6 +139,17 @@ export function buildStyleBenchmark(corpus: Corpus, opts: BuildStyleBenchmarkOpt
   };
 }
 
+/**
+ * Every dataset id labelled (grade 1 or 2) by a topic on the TEST half: what anything trained or tuned must leave out
+ * of its generated training queries (the adaptive α's corpus-made queries, the user-style NN-SSC queries), so no
+ * style-test answer is ever a training positive. Sorted.
+ */
+export function styleTestLabelIds(bench: Pick<StyleBenchmark, 'topics'>): string[] {
+  const ids = new Set<string>();
+  for (const t of bench.topics) if (t.split === 'test') for (const id of [...t.exact, ...t.family]) ids.add(id);
+  return [...ids].sort();
+}
+
 /** One side of the benchmark (optionally one style) in the shape `searchBatch` takes, with its qrels. */
 export function styleBenchmarkSplit(bench: StyleBenchmark, split: StyleSplit, style?: QueryStyle): StyleSplitView {
   if (split !== 'dev' && split !== 'test') throw new EoError('INVALID_ARGUMENT', `split must be "dev" or "test", got ${JSON.stringify(split)}`);
