@@ -35,11 +35,16 @@ test('identifiers of the real corpus: instruments, platforms with aliases, archi
   for (const g of vocab.groups) assert.ok(g.carriers.length > 0, g.id);
 });
 
-test('a name after a context cue ("before TRMM", "pre-MODIS") is context, not the asked data', () => {
-  const n = namedIdentifiers(vocab, 'orbital lightning flashes observed before TRMM LIS');
+test('a name after a context cue ("the successor of TRMM", "pre-MODIS") is context, not the asked data', () => {
+  const n = namedIdentifiers(vocab, 'daily rain rates from the successor of TRMM');
   const trmm = n.find((x) => x.group.id === 'TRMM')!;
-  assert.is(trmm.context, 'before');
+  assert.is(trmm.context, 'successor');
   assert.ok(namedIdentifiers(vocab, 'a pre-MODIS aerosol record').every((x) => x.context === 'pre'));
+  assert.is(namedIdentifiers(vocab, 'a lightning record from before TRMM').find((x) => x.group.id === 'TRMM')?.context, 'before');
+  // "gap" is no cue: in the corpus it precedes a dataset's own instrument ("gap-filled MODIS …")
+  const modis = namedIdentifiers(vocab, 'gap filled MODIS snow cover').find((x) => x.group.id === 'MODIS');
+  assert.ok(modis, 'MODIS is named');
+  assert.is(modis!.context, undefined);
   const ones = new Float32Array(full.datasets.length).fill(1);
   const r = applyIdentifierRule(ones, n.filter((x) => x.group.id === 'TRMM'));
   assert.is(r.scores.every((s) => s === 1), true);
@@ -56,9 +61,9 @@ function ds(id: string, longName: string, extra: Partial<DatasetRecord> = {}): D
 
 test('the rule: carriers first; alternatives of one class are OR, classes are AND; levels only where stated; none carries it: no effect', () => {
   const toy = makeCorpus([
-    ds('C1-X', 'MODIS/Terra Land Surface Temperature 8-Day L3'),
-    ds('C2-X', 'MODIS/Aqua Land Surface Temperature 8-Day L3'),
-    ds('C3-X', 'VIIRS/NPP Land Surface Temperature 8-Day L3'),
+    ds('C1-X', 'MODIS/Terra Land Surface Temperature/Emissivity 8-Day L3'),
+    ds('C2-X', 'MODIS/Aqua Land Surface Temperature/Emissivity 8-Day L3'),
+    ds('C3-X', 'VIIRS/NPP Land Surface Temperature/Emissivity 8-Day L3'),
     ds('C4-X', 'MODIS/Terra Land Surface Temperature 5-Min L2 Swath'),
     ds('C5-X', 'Land surface temperature climatology'), // states no level
   ], [], [], 'toy');

@@ -98,7 +98,7 @@ test('variables: mapping synonyms (SST, AOD, rainfall) and GCMD keywords from th
 });
 
 test('decisions carry evidence spans; plain dataset searches fall through', () => {
-  const r = routeQuery('Show me sea surface temperature in the Gulf of Mexico on 15 August 2019', { now: NOW, resolveShortName });
+  const r = routeQuery('Show me sea surface temperature for the Gulf of Mexico on 15 August 2019', { now: NOW, resolveShortName });
   const wv = r.decisions.find((d) => d.tool === 'worldview')!;
   assert.ok(wv.applies && wv.fullyAnswers && wv.confidence >= 0.8);
   assert.equal(wv.evidence.map((e) => e.kind).sort(), ['intent', 'period', 'place', 'variable']);
@@ -114,7 +114,7 @@ test('decisions carry evidence spans; plain dataset searches fall through', () =
 });
 
 test('action URLs have the tools\' shapes and carry the parsed values', () => {
-  const wv = routeQuery('Show me sea surface temperature in the Gulf of Mexico on 15 August 2019', { now: NOW, resolveShortName }).actions[0];
+  const wv = routeQuery('Show me sea surface temperature for the Gulf of Mexico on 15 August 2019', { now: NOW, resolveShortName }).actions[0];
   const u = new URL(wv.url);
   assert.is(u.origin, 'https://worldview.earthdata.nasa.gov');
   const v = u.searchParams.get('v')!.split(',').map(Number);
@@ -233,7 +233,7 @@ test('the rule router on the labelled set: every query routed, scores within [0,
 
 test('the rule router sends each kind of request to its tool', () => {
   const route = (q: string) => appliedTools(routeQuery(q, { now: NOW, resolveShortName }));
-  assert.equal(route('Show me sea surface temperature in the Gulf of Mexico on 15 August 2019'), ['worldview']);
+  assert.equal(route('Show me sea surface temperature for the Gulf of Mexico on 15 August 2019'), ['worldview']);
   assert.equal(route('time series of rainfall over the Sahel from 2000 to 2020'), ['giovanni']);
   assert.equal(route('subset GPM_3IMERGM to Texas for 2019'), ['harmony']);
   assert.equal(route('download GPM_3IMERGM for the Amazon basin in 2019'), ['harmony', 'earthdata-search']);

@@ -274,6 +274,11 @@ test('eo bench build, eo eval and eo search end to end on the sample (spawned CL
     const row = JSON.parse(e.stdout);
     for (const m of ['R@10', 'R@20', 'R@100', 'MAP', 'MRR']) assert.ok(row[m] >= 0 && row[m] <= 1, m);
     assert.ok(row['R@100'] > 0, 'BM25 finds something on the sample');
+    // beside it, the strong short baseline and the paired test against it, on every metric
+    assert.is(row.bm25Stop.system, 'BM25-stop');
+    assert.equal(row.vsBm25Stop.map((r: { metric: string }) => r.metric), ['R@10', 'R@20', 'R@100', 'MAP', 'MRR']);
+    const mapVs = row.vsBm25Stop.find((r: { metric: string }) => r.metric === 'MAP');
+    assert.ok(Math.abs(mapVs['mean diff (A−B)'] - (row.MAP - row.bm25Stop.MAP)) < 1e-9);
     // the run file equals a library batch search of the same split
     const corpus = loadSnapshot({ sample: true });
     const bench = loadBenchmark(path.join(dir, 'bench', 'benchmark.json'), corpus);
@@ -301,6 +306,11 @@ test('eo eval --bench styles: the dev half unless the test half is asked for, wh
     const dev = await run(process.execPath, [EO, 'eval', '--system', 'bm25', '--bench', 'styles', '--sample', '--out', dir, '--json']);
     assert.is(JSON.parse(dev.stdout).split, 'dev');
     assert.is(JSON.parse(dev.stdout).queries, count('dev'));
+    // both references, and the evaluated system paired with each
+    const rows = JSON.parse(dev.stdout).rows as { system: string; style: string; vsReference?: unknown; vsBm25Stop?: unknown }[];
+    assert.equal([...new Set(rows.map((r) => r.system))].slice(0, 2), ['BM25', 'BM25-stop']);
+    const mine = rows.find((r) => r.system.includes('[eo eval --system bm25]') && r.style === 'all')!;
+    assert.ok(mine.vsReference && mine.vsBm25Stop);
     assert.not.match(dev.stderr, /for reporting only/);
     assert.ok(fs.existsSync(path.join(dir, 'bm25.styles-dev.run')));
     const t = await run(process.execPath, [EO, 'eval', '--system', 'bm25', '--bench', 'styles', '--split', 'test', '--sample', '--out', dir, '--json']);

@@ -115,7 +115,7 @@ test('bad topics are EoError BENCH naming the topic and the field', () => {
 
 test('rules: case-insensitive unanchored patterns, any element of array fields, missing values never match, combinators, periods', () => {
   const ds = [
-    record({ id: 'a', shortName: 'MOD11A2', longName: 'MODIS/Terra Land Surface Temperature 8-Day', instruments: ['MODIS'], platforms: ['Terra'], temporalStart: '2000-02-18T00:00:00Z', temporalEnd: null }),
+    record({ id: 'a', shortName: 'MOD11A2', longName: 'MODIS/Terra Land Surface Temperature/Emissivity 8-Day', instruments: ['MODIS'], platforms: ['Terra'], temporalStart: '2000-02-18T00:00:00Z', temporalEnd: null }),
     record({ id: 'b', shortName: null, longName: 'VIIRS/NPP Land Surface Temperature', instruments: ['VIIRS', 'ATMS'], temporalStart: '2012-01-19', temporalEnd: '2015-12-31' }),
     record({ id: 'c', shortName: 'OMNO2d', longName: 'OMI/Aura NO2', daac: 'GES_DISC', processingLevel: '3', temporalStart: null }),
   ];

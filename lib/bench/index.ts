@@ -10,3 +10,4 @@ export * from './styles';
 export * from './leakage';
 export * from './holes';
 export * from './paper';
+export * from './tuning-log';

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 /**
  * The `eo` command. Thin: parses flags and calls the same library functions the notebooks call.
- *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
+ *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|bm25-stop|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
  *             [filters: --provider, --platform, --instrument, --processing-level-id (repeatable or comma-separated),
  *              --temporal=START,END, --bounding-box=W,S,E,N; --ignore period|place:NAME|identifier:TEXT; --facets]
  *   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations cites,...] [--out DIR] [--sample]
  *   eo eval --run FILE --qrels FILE [--depth 100] [--json]
- *   eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json]
+ *   eo eval --system best|bm25|bm25-stop|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json]
  * `eo search` and `eo eval --system` run the one query path of lib/search (the same engine as `eo serve`).
  *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] ...   (see lib/cli/serve.ts)
  *   eo llm plan|batch|import|status ...                          (see lib/cli/llm.ts)
@@ -29,6 +29,9 @@ import { BENCHMARK_DEFAULTS } from '../bench/settings';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { readTrecQrels, readTrecRun, writeTrecQrels, writeTrecRun } from '../metrics/trec';
 import { METRIC_NAMES, type MetricRow } from '../metrics/types';
+import { pairedRows } from '../metrics/systems';
+import { bm25StopScorer, buildBm25Stop } from '../retrieve/bm25-stop';
+import { scoreQueries } from '../retrieve/scorers';
 import { parseEncoderName } from '../encode/registry';
 import { searchBatch } from '../search/retrieve-batch';
 import { loadSearchEngine } from '../search/engine';
@@ -47,14 +50,14 @@ import { EXPORT_USAGE, runExportCommand } from './export';
 import { latexTable } from '../report/latex';
 
 const USAGE = `usage:
-  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
+  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|bm25-stop|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
       [--provider DAAC] [--platform NAME] [--instrument NAME] [--processing-level-id L]   (each repeatable or comma-separated; values OR, filters AND)
       [--temporal=START,END] [--bounding-box=W,S,E,N]   (CMR syntax: ISO dates/date-times, a side empty = open; west > east crosses 180°; use = before a leading -)
       [--ignore period|place:NAME|identifier:TEXT]   (repeatable: leave a constraint parsed from the question out)   [--facets]   (facet counts of the top 100)
   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
   eo eval --run FILE --qrels FILE [--depth 100] [--json] [--format tsv|latex]
-  eo eval --system best|bm25|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--no-rules] [--out DIR] [--json] [--format tsv|latex] [--sample] [--data DIR]
-  eo eval --system best|bm25|cosine|nnssc --bench styles [--split dev|test] [--no-rules] [--json]   (the benchmark of real query styles; dev half by default, test only to report)
+  eo eval --system best|bm25|bm25-stop|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--no-rules] [--out DIR] [--json] [--format tsv|latex] [--sample] [--data DIR]
+  eo eval --system best|bm25|bm25-stop|cosine|nnssc --bench styles [--split dev|test] [--no-rules] [--json]   (the benchmark of real query styles; dev half by default, test only to report)
 ${EXPORT_USAGE.replace('usage:\n', '')}
   ${SERVE_USAGE.replace('usage: ', '')}
 ${BENCH_USAGE.replace('usage:\n', '')}
@@ -77,14 +80,14 @@ function testFractionFlag(v: string | undefined, def: number): number {
   return f;
 }
 
-const RETRIEVERS = ['best', 'bm25', 'cosine', 'nnssc'] as const;
+const RETRIEVERS = ['best', 'bm25', 'bm25-stop', 'cosine', 'nnssc'] as const;
 
 /**
  * The `loadSearchEngine` options of a retriever name, every flag checked (before any file is read): `best` (BM25 +
  * the best semantic scorer, fused with the stored α), `bm25`, `cosine` (USE-lite alone) or `nnssc` (NN-SSC alone).
  */
 function engineOptions(name: string, values: { sample?: boolean; data?: string; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string }): LoadSearchEngineOptions {
-  if (!(RETRIEVERS as readonly string[]).includes(name)) fail(`unknown retriever "${name}" (best, bm25, cosine or nnssc)`);
+  if (!(RETRIEVERS as readonly string[]).includes(name)) fail(`unknown retriever "${name}" (best, bm25, bm25-stop, cosine or nnssc)`);
   const log = (l: string) => process.stderr.write(l.startsWith('embedding') ? `\r${l}` : `${l}\n`);
   // unset flags leave the default ranking (DEFAULT_RANKING): the same engine as `eo serve`'s page and API
   // --data names the router's GCMD keywords too (the default data folder's otherwise)
@@ -95,6 +98,7 @@ function engineOptions(name: string, values: { sample?: boolean; data?: string; 
   if (!['best', 'nnssc', 'use-lite'].includes(semantic)) fail(`--semantic must be best, nnssc or use-lite (got "${semantic}")`);
   if (name === 'best') return { ...common, alpha, semantic: semantic as 'best' | 'nnssc' | 'use-lite' };
   if (name === 'bm25') return { ...common, semantic: 'none', lexical: 'bm25' }; // the paper's BM25 (the default ranking's lexical half adds the vocabulary expansion)
+  if (name === 'bm25-stop') return { ...common, semantic: 'none', lexical: 'bm25-stop' }; // the strong short baseline
   if (name === 'cosine') return { ...common, semantic: 'use-lite', lexical: false };
   return { ...common, semantic: 'nnssc', lexical: false };
 }
@@ -282,7 +286,7 @@ async function runEvalCommand(values: CliValues): Promise<void> {
     else printTable([row], values.format);
     return;
   }
-  const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system best|bm25|cosine|nnssc');
+  const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system best|bm25|bm25-stop|cosine|nnssc');
   const engineOpts = engineOptions(system, values);
   if (values.bench === 'styles') {
     // the dev half by default: the test half is asked for explicitly, and only to report a result already chosen on dev
@@ -309,12 +313,24 @@ async function runEvalCommand(values: CliValues): Promise<void> {
   try {
     // ranked as `eo search` ranks (query rules and repair on) unless --no-rules: the paper's path, as notebook 05's tables
     const { run } = await searchBatch(engine, view.queries, { rules: !values['no-rules'], repair: !values['no-rules'] });
-    const row = summarize(engine.label, evaluateRun(run, view.qrels));
+    const pq = evaluateRun(run, view.qrels);
+    const row = summarize(engine.label, pq);
+    // beside it, the strong short baseline alone (no query rules) and the paired test of the system against it
+    const stop = await scoreQueries(bm25StopScorer(buildBm25Stop(corpus)), view.queries, corpus);
+    const stopPq = evaluateRun(stop.run, view.qrels);
+    const stopRow = summarize('BM25-stop', stopPq);
+    const vsBm25Stop = pairedRows(pq, stopPq, engine.label, 'BM25-stop');
     const out = values.out ?? repoReportsDir('cli');
     writeTrecRun(path.join(out, `${system}.${split}.run`), run, system);
     writeTrecQrels(path.join(out, `qrels.${split}.trec`), view.qrels);
-    if (values.json) process.stdout.write(JSON.stringify({ ...row, alphaSource: engine.fusion.source }, null, 2) + '\n');
-    else printTable([row], values.format);
+    if (values.json) process.stdout.write(JSON.stringify({ ...row, alphaSource: engine.fusion.source, bm25Stop: stopRow, vsBm25Stop }, null, 2) + '\n');
+    else {
+      printTable(system === 'bm25-stop' ? [row] : [row, stopRow], values.format);
+      if (system !== 'bm25-stop' && values.format !== 'latex') {
+        process.stdout.write(`\n${engine.label} − BM25-stop, paired over ${pq.queryIds.length} queries (bootstrap 95% CI, randomization p):\n`);
+        for (const r of vsBm25Stop) process.stdout.write(`  ${r.metric}\t${r['mean diff (A−B)'] >= 0 ? '+' : ''}${r['mean diff (A−B)'].toFixed(4)} [${r['CI95 low'].toFixed(4)}, ${r['CI95 high'].toFixed(4)}]\tp ${r.p.toFixed(4)}\n`);
+      }
+    }
   } finally {
     engine.dispose();
   }

@@ -5,6 +5,7 @@
  */
 import { labelHoles, labelHolesRows, type LabelHoles } from '../bench/holes';
 import { buildStyleBenchmark, styleBenchmarkReport } from '../bench/styles/build';
+import { readTuningLog, tuningLogSentence, tuningLogSummary } from '../bench/tuning-log';
 import type { BenchSplitView } from '../bench/types';
 import type { Corpus } from '../data/types';
 import { METRIC_NAMES, type MetricName, type MetricRow, type PerQueryMetrics } from '../metrics/types';
@@ -71,26 +72,29 @@ export async function showReciprocalRanks(input: { bm25: PerQueryMetrics; cosine
 }
 
 /**
- * Both baselines on the test half of the benchmark of real query styles (`lib/bench/styles`): the benchmark's size,
- * the per-style table (Cosine (base) paired with BM25) and what it shows. Returns what results.json records.
+ * The baselines on the test half of the benchmark of real query styles (`lib/bench/styles`): the benchmark's size,
+ * the per-style table (Cosine (base) and, when given, BM25-stop paired with BM25) and what it shows, then where
+ * BM25-stop's settings were chosen (the dev half's tuning log). Returns what results.json records.
  */
-export async function showStyleBaselines(input: { corpus: Corpus; scorers: { bm25: CorpusScorer; 'cosine-base': CorpusScorer } }): Promise<{ half: 'test'; queries: number; rows: ReturnType<typeof styleRows> }> {
+export async function showStyleBaselines(input: { corpus: Corpus; scorers: { bm25: CorpusScorer; 'cosine-base': CorpusScorer; 'bm25-stop'?: CorpusScorer } }): Promise<{ half: 'test'; queries: number; rows: ReturnType<typeof styleRows>; tuningLog: ReturnType<typeof tuningLogSummary> }> {
   const { corpus } = input;
   const styles = buildStyleBenchmark(corpus);
   showTable(styleBenchmarkReport(styles), { title: 'The benchmark of real query styles on this snapshot (queries and labels per style and half)', digits: 2 });
   const styleTest = styles.queries.filter((q) => q.split === 'test').map((q) => ({ id: q.id, text: q.text, style: q.style }));
   const styleQrels = new Map(styleTest.map((q) => [q.id, styles.qrels.get(q.id)!]));
-  const scored = {
-    bm25: await scoreStyleQueries(input.scorers.bm25, styleTest, corpus),
-    'cosine-base': await scoreStyleQueries(input.scorers['cosine-base'], styleTest, corpus),
-  };
+  const scored: Record<string, Awaited<ReturnType<typeof scoreStyleQueries>>> = {};
+  for (const [id, scorer] of Object.entries(input.scorers)) if (scorer) scored[id] = await scoreStyleQueries(scorer, styleTest, corpus);
   const rows = styleRows(hybridStyleRuns(corpus, scored, [], styleTest), styleTest, styleQrels, 'BM25');
+  const withStop = scored['bm25-stop'] !== undefined;
   showTable(styleTableRows(rows, { reference: 'BM25' }), {
-    title: 'BM25 and Cosine (base) per query style (style benchmark, test half)', digits: 4, maxRows: 100,
+    title: `BM25${withStop ? ', BM25-stop' : ''} and Cosine (base) per query style (style benchmark, test half)`, digits: 4, maxRows: 100,
     source: { settings: { benchmark: 'eo-styles', half: 'test', queries: styleTest.length, bootstrap: 10000, permutations: 10000, seed: 42 } },
   });
   showMarkdown(styleVerdict(rows, { system: 'Cosine (base)', reference: 'BM25', split: 'test' }));
-  return { half: 'test', queries: styleTest.length, rows };
+  if (withStop) showMarkdown(styleVerdict(rows, { system: scored['bm25-stop'].label, reference: 'BM25', split: 'test' }));
+  const log = readTuningLog();
+  showMarkdown(tuningLogSentence(log));
+  return { half: 'test', queries: styleTest.length, rows, tuningLog: tuningLogSummary(log) };
 }
 
 /** The settings as `k1 = 0.9, b = 0.4`. */

@@ -46,6 +46,7 @@ export const TABLE2_ROWS: readonly Table2RowSpec[] = [
   { scorer: 'nnssc', how: 'single', label: 'NN-SSC', makes: '04-nnssc', inPaper: true },
   { scorer: 'nnssc', how: 'analytic', label: 'NN-SSC + BM25', makes: '04-nnssc', inPaper: true },
   // beyond the paper
+  { scorer: 'bm25-stop', how: 'single', label: 'BM25-stop' }, // the strong short lexical baseline (lib/retrieve/bm25-stop.ts)
   { scorer: 'nnssc', how: 'grid', label: 'NN-SSC + BM25 (grid α)', makes: '04-nnssc' },
   { scorer: 'nnssc', how: 'rrf', label: 'NN-SSC + BM25 (RRF)', makes: '04-nnssc' },
   { scorer: 'cosine-ft', how: 'grid', label: 'Cosine (fine-tuned) + BM25 (grid α)', makes: '03-encoder-finetune' },

@@ -113,3 +113,22 @@ export function tukeyHeatmap(t: TukeyHsd, opts: HeatmapOptions = {}): Figure {
   const data = fig.data.map((d) => ({ ...d, customdata: t.p, hovertemplate: '%{y} vs %{x}: p = %{customdata:.3f}<extra></extra>' }));
   return { ...fig, data, layout: { ...(fig.layout ?? {}), annotations } };
 }
+
+/** How `vsReferenceVerdict` starts: the claim check finds the sentence by it. */
+export const VS_REFERENCE_HEAD = '**Against the strong short baseline.**';
+
+/**
+ * Every row against one reference row (e.g. `BM25-stop`) on one metric, in words: the rows significantly above and
+ * below it after Holm over the rows compared (p Holm < .05, the side given by the mean difference), and how many are
+ * not distinguishable from it. Markdown, starting with `VS_REFERENCE_HEAD`.
+ */
+export function vsReferenceVerdict(comparisons: readonly PairedComparison[], reference: string, metric: string, alpha = SIGNIFICANCE_LEVEL): string {
+  const rows = comparisons.filter((c) => c.metric === metric);
+  const sig = (c: PairedComparison) => (c.pHolm ?? c.pValue) < alpha;
+  const above = rows.filter((c) => sig(c) && c.meanDiff > 0).map((c) => c.systemA ?? '?');
+  const below = rows.filter((c) => sig(c) && c.meanDiff < 0).map((c) => c.systemA ?? '?');
+  const names = (xs: readonly string[]) => (xs.length ? xs.map((x) => `**${x}**`).join(', ') : 'none');
+  const rest = rows.length - above.length - below.length;
+  return `${VS_REFERENCE_HEAD} Every row against **${reference}** on ${metric}, paired, Holm over the ${rows.length} rows compared: ` +
+    `significantly above it: ${names(above)}; significantly below it: ${names(below)}; not distinguishable from it (p Holm ≥ ${alpha}): ${rest} row${rest === 1 ? '' : 's'}.`;
+}

@@ -152,6 +152,39 @@ export function buildTable2(systems: readonly Table2System[], opts: Table2Option
   return { rows, paired, best: best ? { id: best.id, label: best.label } : { id: '', label: '' }, metrics, perQuery, trainPi, comparisons, holmNote: note, tukey };
 }
 
+/** Every available row of Table 2 against one reference row (e.g. the strong short baseline `bm25-stop`). */
+export interface Table2VsReference {
+  reference: { id: string; label: string };
+  /** Typed comparisons, row − reference; `pHolm` adjusts per metric over the rows compared with the reference. */
+  comparisons: PairedComparison[];
+  /** Long form, one row per (system, metric): Δ, bootstrap 95% CI, p, p (Holm), wins/ties/losses, d_z. */
+  rows: TableRow[];
+  holmNote: string;
+}
+
+/**
+ * Every other available row of a built Table 2 against the row `referenceId` (its per-query test metrics), paired
+ * (bootstrap 95% CI, randomization p, as `buildTable2`'s options) with Holm per metric over the rows compared. Null
+ * when the reference row has no test run.
+ */
+export function table2VsReference(table: Pick<Table2, 'perQuery'>, systems: readonly Pick<Table2System, 'id' | 'label' | 'test'>[], referenceId: string, opts: Pick<Table2Options, 'pairedMetrics' | 'paired'> = {}): Table2VsReference | null {
+  const ref = systems.find((s) => s.id === referenceId);
+  if (!ref || !table.perQuery[referenceId]) return null;
+  const metricsCompared = opts.pairedMetrics ?? METRIC_NAMES;
+  const others = systems.filter((s) => s.id !== referenceId && table.perQuery[s.id]);
+  const raw = others.map((s) => compareSystems(table.perQuery[s.id], table.perQuery[referenceId], metricsCompared, opts.paired).map((c) => ({ ...c, systemA: s.label, systemB: ref.label })));
+  const bySystem = others.map(() => [] as PairedComparison[]);
+  for (let mi = 0; mi < metricsCompared.length; mi++) {
+    withHolm(raw.map((cs) => cs[mi]), holmFamilyText(others.length, ref.label, metricsCompared[mi])).forEach((c, i) => bySystem[i].push(c));
+  }
+  const comparisons = bySystem.flat();
+  const rows: TableRow[] = comparisons.map((c) => ({
+    system: c.systemA!, vs: c.systemB!, metric: c.metric, 'mean diff': c.meanDiff, 'CI95 low': c.ciLow, 'CI95 high': c.ciHigh, p: c.pValue,
+    'p (Holm)': c.pHolm ?? null, n: c.n, improved: c.improved, tied: c.tied, worse: c.worse, 'd_z': c.effectSize,
+  }));
+  return { reference: { id: ref.id, label: ref.label }, comparisons, rows, holmNote: holmNote(comparisons, holmChangedConclusions(comparisons)) };
+}
+
 /** One system's per-query values of `metric` in the order of `queryIds` (the systems of one table share their queries). */
 function alignedValues(pq: PerQueryMetrics, queryIds: readonly string[], metric: MetricName): number[] {
   const pos = new Map(pq.queryIds.map((q, i) => [q, i]));

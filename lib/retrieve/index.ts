@@ -10,3 +10,4 @@ export * from './nnssc-scorer';
 export * from './nnssc-onnx';
 export * from './microbatch';
 export * from './dense-onnx';
+export * from './bm25-stop';

@@ -16,6 +16,7 @@ import { workerEncoder } from '../encode/worker-encoder';
 import { EoError } from '../errors';
 import { assertConvexAlpha, RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
+import { bm25StopScorer, buildBm25Stop } from '../retrieve/bm25-stop';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
 import { microBatchingScorer } from '../retrieve/microbatch';
 import { corpusShortNameResolver } from '../router/route';
@@ -80,10 +81,11 @@ export interface LoadSearchEngineOptions {
   semantic?: 'best' | 'nnssc' | 'use-lite' | 'none' | CorpusScorer;
   /**
    * The lexical scorer: `bm25` (the paper's), `bm25+qe` (BM25 plus the domain vocabulary's expansion at weight 0.3,
-   * `expand.ts`), true (the default ranking's, `DEFAULT_RANKING.lexical`), or false (the semantic scorer alone).
-   * Default true.
+   * `expand.ts`), `bm25-stop` (the strong short baseline: three fields, stop words, plural stemming, settings chosen on
+   * the style benchmark's dev half, `lib/retrieve/bm25-stop.ts`), true (the default ranking's, `DEFAULT_RANKING.lexical`),
+   * or false (the semantic scorer alone). Default true.
    */
-  lexical?: boolean | 'bm25' | 'bm25+qe';
+  lexical?: boolean | 'bm25' | 'bm25+qe' | 'bm25-stop';
   /**
    * How the two are fused: `analytic` α (Eq. 7), `grid` α, `rrf` (k = 60, no weight), or `adaptive` (α per query,
    * `lib/search/adaptive-fusion.ts`, starting from the analytic α). Default `DEFAULT_RANKING.fusion`.
@@ -216,6 +218,7 @@ function lexicalScorer(corpus: Corpus, opts: LoadSearchEngineOptions): CorpusSco
   const recent = opts.queryBatching ? 64 : 0;
   return lexicalKind === null ? null
     : lexicalKind === 'bm25+qe' ? expandedBm25Scorer(loadOrBuildBm25(corpus), loadQueryVocabulary(corpus), DEFAULT_EXPANSION_WEIGHT, { recent, id: 'bm25', label: 'BM25 + vocabulary expansion' })
+    : lexicalKind === 'bm25-stop' ? bm25StopScorer(buildBm25Stop(corpus))
     : bm25Scorer(loadOrBuildBm25(corpus), 'bm25', 'BM25', { recent });
 }
 

@@ -4,7 +4,7 @@
 import type { MetricRow } from '../../metrics/types';
 import { metricsVerdict } from '../../report/lesson';
 import { f3, signed } from '../../report/numbers';
-import { SIGNIFICANCE_LEVEL } from '../../report/paired-text';
+import { SIGNIFICANCE_LEVEL, VS_REFERENCE_HEAD } from '../../report/paired-text';
 import { checkRatioClaim, paperTable2Value, PAPER_TABLE2_CLAIM } from '../../report/paper';
 import { findShown, registerClaimCheck, shownSentences, withShownSentence, type Json } from '../claims';
 import { paperContrastSentence } from './verdicts';
@@ -18,6 +18,7 @@ const GAINS = /^\*\*What fusion adds\.\*\*/;
 const ALPHA = /^\*\*α\.\*\* Set on the training split only/;
 const TRY_IT = /^At (the default α|your α)/;
 const SEEDS = /^### Table 2 over \d+ seeds/;
+const VS_REFERENCE = new RegExp(`^${esc(VS_REFERENCE_HEAD)}`);
 
 /** The row of largest π (the best row Table 2 names), or null. */
 function bestByPi(r: Json): string | null {
@@ -124,16 +125,46 @@ function tryItProblems(r: Json): string[] {
 
 /** The query-style verdicts: who beats whom overall (sign of Δ nDCG@10 of the 'all' row) and whether its CI excludes 0. */
 function styleProblems(r: Json): string[] {
-  const ranking = ((r.styles as Json | null)?.ranking ?? []) as Row[];
+  const styles = (r.styles as Json | null) ?? {};
+  return [
+    ...styleVerdictProblems((styles.ranking ?? []) as Row[], 'BM25', r),
+    ...styleVerdictProblems((styles.rankingVsBm25Stop ?? []) as Row[], 'BM25-stop', r),
+  ];
+}
+
+/** The default ranking's style verdict against one reference: the sign and the Δ nDCG@10 it quotes, from the rows. */
+function styleVerdictProblems(ranking: readonly Row[], reference: string, r: Json): string[] {
   const all = ranking.find((x) => x.system === 'Default ranking' && x.style === 'all') as { vsReference?: Record<string, { diff: number; low: number; high: number }> } | undefined;
-  const text = shownSentences(r).find((t) => /\*\*Default ranking\*\* (beats|loses to|ties with) \*\*BM25\*\*/.test(t) || /\*\*Default ranking\*\* \S+ \*\*BM25\*\* by/.test(t));
+  const ref = esc(reference);
+  const text = shownSentences(r).find((t) => new RegExp(`\\*\\*Default ranking\\*\\* \\S+ \\*\\*${ref}\\*\\* by`).test(t));
   if (!all?.vsReference || !text) return [];
   const d = all.vsReference['nDCG@10'];
   const out: string[] = [];
-  const says = /\*\*Default ranking\*\* (\S+) \*\*BM25\*\* by (\S+) nDCG@10 overall \[95% CI (\S+), (\S+)\]/.exec(text);
-  if (!says) return ['the default-ranking verdict is not in its usual form'];
-  if (says[2] !== signed(d.diff)) out.push(`the default-ranking verdict says Δ nDCG@10 ${says[2]}, the table has ${signed(d.diff)}`);
-  if ((says[1] === 'beats') !== d.diff > 0) out.push(`the default-ranking verdict says it ${says[1]} BM25 with Δ ${signed(d.diff)}`);
+  const says = new RegExp(`\\*\\*Default ranking\\*\\* (\\S+) \\*\\*${ref}\\*\\* by (\\S+) nDCG@10 overall \\[95% CI (\\S+), (\\S+)\\]`).exec(text);
+  if (!says) return [`the default-ranking verdict against ${reference} is not in its usual form`];
+  if (says[2] !== signed(d.diff)) out.push(`the default-ranking verdict against ${reference} says Δ nDCG@10 ${says[2]}, the table has ${signed(d.diff)}`);
+  if ((says[1] === 'beats') !== d.diff > 0) out.push(`the default-ranking verdict says it ${says[1]} ${reference} with Δ ${signed(d.diff)}`);
+  return out;
+}
+
+/** The sentence on every row against BM25-stop: the rows it names above and below, from results.json's `vsBm25Stop` MAP rows (p Holm < .05, the sign). */
+function vsBm25StopProblems(r: Json): string[] {
+  const vs = r.vsBm25Stop as { rows?: Row[]; reference?: string } | null | undefined;
+  const { text } = findShown(r, VS_REFERENCE, '');
+  if (!vs?.rows) return text ? ['a sentence on the strong short baseline, but no vsBm25Stop rows in results.json'] : [];
+  if (!text) return ['no sentence under the table of every row against BM25-stop'];
+  const map = vs.rows.filter((x) => x.metric === 'MAP');
+  const sig = (x: Row) => Number(x['p (Holm)']) < SIGNIFICANCE_LEVEL;
+  const list = (xs: Row[]) => (xs.length ? xs.map((x) => `**${String(x.system)}**`).join(', ') : 'none');
+  const above = list(map.filter((x) => sig(x) && Number(x['mean diff']) > 0));
+  const below = list(map.filter((x) => sig(x) && Number(x['mean diff']) < 0));
+  const out: string[] = [];
+  const said = /significantly above it: (.+?); significantly below it: (.+?); not distinguishable from it \(p Holm ≥ [\d.]+\): (\d+) row/.exec(text);
+  if (!said) return [`the sentence on BM25-stop is not in its usual form: "${text}"`];
+  if (said[1] !== above) out.push(`the sentence names ${said[1]} above BM25-stop; the Holm-adjusted MAP rows say ${above}`);
+  if (said[2] !== below) out.push(`the sentence names ${said[2]} below BM25-stop; the Holm-adjusted MAP rows say ${below}`);
+  const rest = map.filter((x) => !sig(x)).length;
+  if (Number(said[3]) !== rest) out.push(`the sentence counts ${said[3]} rows not distinguishable from BM25-stop; the MAP rows have ${rest}`);
   return out;
 }
 
@@ -184,8 +215,8 @@ function otherRow(r: Json, label: string | undefined): string | null {
 }
 
 registerClaimCheck('05', {
-  covers: "notebook 05's verdicts (Table 2 vs the paper, α, gains, ablation, α knob, styles, discussion, seed table)",
-  check: (r) => [...table2Problems(r), ...alphaProblems(r), ...gainsProblems(r), ...ablationProblems(r), ...tryItProblems(r), ...styleProblems(r), ...discussionProblems(r), ...seedProblems(r)],
+  covers: "notebook 05's verdicts (Table 2 vs the paper, α, gains, ablation, α knob, styles, every row vs BM25-stop, discussion, seed table)",
+  check: (r) => [...table2Problems(r), ...alphaProblems(r), ...gainsProblems(r), ...ablationProblems(r), ...tryItProblems(r), ...styleProblems(r), ...vsBm25StopProblems(r), ...discussionProblems(r), ...seedProblems(r)],
   falsify: (r) => {
     const best = (r.best as { label?: string } | undefined)?.label;
     const other = otherRow(r, best);
@@ -205,6 +236,13 @@ registerClaimCheck('05', {
     if (seed?.status === 'done' && seed.best) {
       const o = otherRow(r, seed.best.label);
       if (o) copies.push(withShownSentence(r, SEEDS, (t) => t.replace(`): **${seed.best!.label}**`, `): **${o}**`)));
+    }
+    // 7. the table against BM25-stop changes under its sentence: the first MAP row's Holm p crosses .05 the other way
+    const vs = r.vsBm25Stop as { rows?: Row[] } | null | undefined;
+    const first = vs?.rows?.findIndex((x) => x.metric === 'MAP' && Number(x['mean diff']) !== 0) ?? -1;
+    if (vs?.rows && first >= 0) {
+      const flip = (x: Row) => ({ ...x, 'p (Holm)': Number(x['p (Holm)']) < SIGNIFICANCE_LEVEL ? 0.9 : 0.001 });
+      copies.push({ ...r, vsBm25Stop: { ...vs, rows: vs.rows.map((x, i) => (i === first ? flip(x) : x)) } });
     }
     return copies.filter((c): c is Json => c !== null);
   },

@@ -1,5 +1,6 @@
 // Notebook 05, section 10: Table 2's systems and the default ranking on the benchmark of real query styles (its test
 // half, never tuned on), then the default ranking on the title queries.
+import { readTuningLog, tuningLogSentence } from '../../bench/tuning-log';
 import { EoError } from '../../errors';
 import { evaluateSystems, pairedRows } from '../../metrics/systems';
 import type { Run } from '../../metrics/types';
@@ -14,13 +15,20 @@ import type { TableRow, TableSource } from '../../report/types';
 import type { FusionLesson } from './lesson';
 
 const BEFORE = 'Before this change (exact NN-SSC, analytic α, period/place rule)';
+/** The strong short baseline's label (lib/retrieve/bm25-stop.ts): a reference row beside BM25. */
+const BM25_STOP = 'BM25-stop';
+
 
 /** What section 10 computed (results.json `styles`), and the engines the title comparison still needs. */
 export interface StyleResults {
   source: TableSource;
   runs: Map<string, Run>;
   table2: StyleRow[];
+  /** Table 2's systems against BM25-stop (empty when it was not scored). */
+  table2VsBm25Stop: StyleRow[];
   ranking?: StyleRow[];
+  /** The default ranking and its ablations against BM25-stop. */
+  rankingVsBm25Stop?: StyleRow[];
   titleDefault?: TableRow[];
   titlePaired?: TableRow[];
   engines?: SearchEngine[];
@@ -35,7 +43,13 @@ export function table2StyleSection(lesson: FusionLesson): StyleResults {
   const table2 = styleRows(runs, styles.queries, styles.qrels, 'BM25');
   const source = { settings: { benchmark: 'eo-styles (lib/bench/styles)', half: 'test', queries: styles.queries.length, reference: 'BM25', bootstrap: 10000, permutations: 10000, seed: 42 } };
   showTable(toDataFrame(styleTableRows(table2.filter((r) => r.style === 'all'), { reference: 'BM25' })), { title: 'Table 2\'s systems on the style benchmark\'s test half (all styles)', digits: 4, source });
-  return { source, runs, table2 };
+  // the same rows against the strong short baseline, where it was scored (its settings were chosen on the dev half)
+  const table2VsBm25Stop = runs.has(BM25_STOP) ? styleRows(runs, styles.queries, styles.qrels, BM25_STOP) : [];
+  if (table2VsBm25Stop.length) {
+    showTable(toDataFrame(styleTableRows(table2VsBm25Stop.filter((r) => r.style === 'all'), { reference: BM25_STOP })), { title: `Table 2's systems against ${BM25_STOP} on the style benchmark's test half (all styles)`, digits: 4, source });
+    showMarkdown(tuningLogSentence(readTuningLog()));
+  }
+  return { source, runs, table2, table2VsBm25Stop };
 }
 
 /** The default ranking and one ablation per feature, per style, paired with BM25 and with the ranking before it. */
@@ -56,6 +70,7 @@ export async function defaultRankingSection(lesson: FusionLesson, st: StyleResul
   ];
   const rankingRuns = await styleRuns(rankingSystems, styles.queries);
   rankingRuns.set('BM25', st.runs.get('BM25')!);
+  if (st.runs.has(BM25_STOP)) rankingRuns.set(BM25_STOP, st.runs.get(BM25_STOP)!);
   const rankingRows = styleRows(rankingRuns, styles.queries, styles.qrels, 'BM25');
   st.ranking = rankingRows;
   console.log(`default: ${defaultEngine.label}; α from ${defaultEngine.fusion.source}`);
@@ -63,6 +78,12 @@ export async function defaultRankingSection(lesson: FusionLesson, st: StyleResul
     { title: 'The default ranking per query style, test half (Δ nDCG@10 vs BM25 alone)', digits: 4, maxRows: 100, source: st.source });
   showTable(toDataFrame(styleTableRows(rankingRows.filter((r) => r.style === 'all'), { reference: 'BM25' })), { title: 'Ablations of the default ranking (all styles, test half)', digits: 4, source: st.source });
   showMarkdown(styleVerdict(rankingRows, { system: 'Default ranking', reference: 'BM25', split: 'test' }));
+  if (rankingRuns.has(BM25_STOP)) {
+    st.rankingVsBm25Stop = styleRows(rankingRuns, styles.queries, styles.qrels, BM25_STOP);
+    showTable(toDataFrame(styleTableRows(st.rankingVsBm25Stop.filter((r) => r.system === 'Default ranking' || r.system === BM25_STOP), { reference: BM25_STOP })),
+      { title: `The default ranking per query style against ${BM25_STOP} alone, test half`, digits: 4, maxRows: 100, source: st.source });
+    showMarkdown(styleVerdict(st.rankingVsBm25Stop, { system: 'Default ranking', reference: BM25_STOP, split: 'test' }));
+  }
   const beforeRows = styleRows(rankingRuns, styles.queries, styles.qrels, BEFORE);
   showMarkdown(styleVerdict(beforeRows, { system: 'Default ranking', reference: 'the ranking before this change', split: 'test' }).replace('**the ranking before this change**', 'the ranking before this change'));
 }

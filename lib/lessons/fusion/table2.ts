@@ -9,9 +9,9 @@ import { closeFigureRenderer, reportsDir, writeResults } from '../../report/expo
 import { repoRelativePath, toDataFrame } from '../../report/frame';
 import { ablationRows, hybridGains, selfSupervisedPairedRows, table2GainPairs, type PerQueryGain } from '../../report/fusion';
 import { runFilesSource, sourceCaption } from '../../report/lesson';
-import { tukeyHeatmap, tukeyRows } from '../../report/paired-text';
+import { tukeyHeatmap, tukeyRows, vsReferenceVerdict } from '../../report/paired-text';
 import { paperReportsRow, paperTable2Value, PAPER_TABLE2_CLAIM, TABLE2_DIFFERENCES } from '../../report/paper';
-import { table2BestColumns, table2JudgeColumns, withJudgeColumns, withPaperColumns, writeTable2RunFiles, type Table2, type Table2System } from '../../report/table2';
+import { table2BestColumns, table2JudgeColumns, table2VsReference, withJudgeColumns, withPaperColumns, writeTable2RunFiles, type Table2, type Table2System, type Table2VsReference } from '../../report/table2';
 import type { TableRow, TableSource } from '../../report/types';
 import { tfBackendInfo } from '../../tensor/backend';
 import { readSeedSpread, seedSpreadFiles } from '../../report/seed-spread';
@@ -43,6 +43,8 @@ export interface FusionTable2 {
   gains: PerQueryGain[];
   ablation: Record<string, TableRow[]>;
   selfSupervisedPaired: TableRow[];
+  /** Every row against BM25-stop (null when it has no test run). */
+  vsBm25Stop: Table2VsReference | null;
   seedTable2?: SeedTable2Result;
   styles?: StyleResults;
   discussion?: string;
@@ -87,9 +89,17 @@ export async function table2Section(lesson: FusionLesson, plan: Table2Plan, syst
     reasons: [TABLE2_DIFFERENCES.queries, TABLE2_DIFFERENCES.encoder, TABLE2_DIFFERENCES.finetune, TABLE2_DIFFERENCES.nnssc, TABLE2_DIFFERENCES.benchmark],
     sample, queries: test.queries.length, datasets: corpus.datasets.length, writerLabel: bench.writerLabel,
   }));
+  // every row against the strong short baseline (lib/retrieve/bm25-stop.ts), Holm over the rows compared with it
+  const vsBm25Stop = table2VsReference(table, systems, 'bm25-stop', { paired: { seed: 42, permutations: 10000, bootstrapSamples: 10000 } });
+  if (vsBm25Stop) {
+    showTable(toDataFrame(vsBm25Stop.rows.filter((r) => ['MAP', 'MRR', 'R@10'].includes(String(r.metric)))), {
+      title: `Every row − ${vsBm25Stop.reference.label} (the strong short lexical baseline), MAP, MRR and R@10: paired randomization p, bootstrap 95% CI, Holm per metric`, digits: 4, maxRows: 400, source,
+    });
+    showMarkdown(vsReferenceVerdict(vsBm25Stop.comparisons, vsBm25Stop.reference.label, 'MAP'));
+  }
 
   const t2: FusionTable2 = {
-    lesson, plan, systems, table, view, judged, runFiles, source, gains: [], ablation: {}, selfSupervisedPaired: [],
+    lesson, plan, systems, table, view, judged, runFiles, source, gains: [], ablation: {}, selfSupervisedPaired: [], vsBm25Stop,
     showMultipleTesting: async () => {
       showMarkdown(table.holmNote);
       if (!table.tukey) return;
@@ -194,6 +204,7 @@ export function fusionResults(t2: FusionTable2, encoder: { id: string; backend?:
     table2View: t2.view,
     judge: t2.judged.rows,
     pairedVsBest: table.paired,
+    vsBm25Stop: t2.vsBm25Stop ? { reference: t2.vsBm25Stop.reference.label, rows: t2.vsBm25Stop.rows, holmNote: t2.vsBm25Stop.holmNote } : null,
     holmNote: table.holmNote,
     tukey: table.tukey ? { metric: table.tukey.metric, systems: table.tukey.systems, p: table.tukey.p, permutations: table.tukey.permutations, seed: table.tukey.seed } : null,
     best: table.best,
@@ -213,7 +224,10 @@ export function fusionResults(t2: FusionTable2, encoder: { id: string; backend?:
     },
     fusionRecords: Object.fromEntries(Object.entries(hybrids).map(([k, h]) => [k, { analytic: h.analyticRecord.alpha, grid: h.gridRecord.alpha }])),
     discussion: t2.discussion ?? null,
-    styles: t2.styles ? { half: 'test', queries: lesson.styles.queries.length, table2: t2.styles.table2, ranking: t2.styles.ranking ?? [], titleDefault: t2.styles.titleDefault ?? [], titlePaired: t2.styles.titlePaired ?? [] } : null,
+    styles: t2.styles ? {
+      half: 'test', queries: lesson.styles.queries.length, table2: t2.styles.table2, ranking: t2.styles.ranking ?? [], titleDefault: t2.styles.titleDefault ?? [], titlePaired: t2.styles.titlePaired ?? [],
+      table2VsBm25Stop: t2.styles.table2VsBm25Stop, rankingVsBm25Stop: t2.styles.rankingVsBm25Stop ?? [],
+    } : null,
     seedTable2: t2.seedTable2 ?? null,
     notebookSeconds: (Date.now() - lesson.started) / 1000,
   };
