@@ -65,10 +65,7 @@ async function main() {
     console.log(`k1 ${settings.k1}  b ${settings.b}  title ${settings.fieldWeights.title}  keywords ${settings.fieldWeights.keywords}  stem ${settings.stem}  ${METRIC} ${row.all.toFixed(4)}  (${byStyle.map(([s]) => `${s} ${row[s].toFixed(3)}`).join(', ')})`);
   }
   // the best by nDCG@10 over all dev queries; ties to the earlier configuration of the grid
-  let best = 0;
-  entries.forEach((e, i) => { if (e.scores[METRIC] > entries[best].scores[METRIC] + 1e-12) best = i; });
-  entries[best].chosen = true;
-  entries[best].note = `best ${METRIC} over all ${dev.length} dev queries of ${entries.length} configurations`;
+  const best = eo.markBestChosen(entries, METRIC);
   console.log(`\n${entries.length} configurations in ${((performance.now() - t0) / 1000).toFixed(1)} s; chosen: ${JSON.stringify(entries[best].settings)} (${METRIC} ${entries[best].scores[METRIC].toFixed(4)})`);
   if (args.sample || args.noLog) {
     console.log(args.sample ? 'sample snapshot: nothing appended to the tuning log' : '--no-log: nothing appended to the tuning log');

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { makeCorpus, type DatasetRecord } from '../lib/data';
-import { appendTuningLog, readTuningLog, tuningLogSummary, type TuningLogEntry } from '../lib/bench/tuning-log';
+import { appendTuningLog, markBestChosen, readTuningLog, tuningLogSummary, type TuningLogEntry } from '../lib/bench/tuning-log';
 import { BM25_STOP_DEFAULTS, bm25StopScorer, bm25StopScores, bm25StopTokens, buildBm25Stop, sStem } from '../lib/retrieve/bm25-stop';
 import { throwsWith } from './helpers/data';
 import { buildTable2, table2VsReference } from '../lib/report/table2';
@@ -127,6 +127,12 @@ test('tuning log: appended atomically, read back checked; a test half, a second 
     assert.equal(log.entries.map((e) => e.settings.k1 ?? null), [1.2, 2, 1.2]);
     assert.equal(tuningLogSummary(log, ['bm25-stop']).bySystem, { 'bm25-stop': 2 });
     assert.ok(!fs.readdirSync(dir).some((f) => f.endsWith('.tmp')));
+    // the best of a run is marked, ties to the earlier entry
+    const run = [entry({ scores: { m: 0.2 } }), entry({ scores: { m: 0.5 } }), entry({ scores: { m: 0.5 } })];
+    assert.is(markBestChosen(run, 'm'), 1);
+    assert.equal(run.map((e) => e.chosen ?? false), [false, true, false]);
+    assert.match(run[1].note!, /best m over all 10 dev queries of 3 configurations/);
+    throwsWith(() => markBestChosen([entry()], 'nope'), 'INVALID_ARGUMENT', /no score "nope"/);
     throwsWith(() => appendTuningLog([entry({ half: 'test' as never })], file), 'DATA_INVALID', /new entry 0\.half: must be "dev"/);
     throwsWith(() => appendTuningLog([entry({ scores: { 'nDCG@10': NaN } })], file), 'DATA_INVALID', /scores\.nDCG@10: must be a finite number/);
     throwsWith(() => appendTuningLog([entry({ chosen: true }), entry({ chosen: true, settings: { k1: 3 } })], file), 'DATA_INVALID', /run r1 marks/);

@@ -113,3 +113,19 @@ export function tuningLogSentence(log: TuningLog): string {
   const per = Object.entries(sum.bySystem).map(([k, n]) => `${k} ${n}`).join(', ');
   return `Settings chosen on the style benchmark's **dev** half only: \`${sum.file}\` logs ${sum.entries} configuration${sum.entries === 1 ? '' : 's'} tried there (${per || 'none'}); this test half was never tuned on.`;
 }
+
+/**
+ * Mark the entry of best `scores[metric]` as chosen (ties to the earlier entry, the grid's order) with a note saying
+ * so; returns its index. The entries are one tuning run's, not yet appended.
+ */
+export function markBestChosen(entries: TuningLogEntry[], metric: string): number {
+  if (entries.length === 0) throw new EoError('INVALID_ARGUMENT', 'markBestChosen: no entries');
+  let best = 0;
+  entries.forEach((e, i) => {
+    if (!(metric in e.scores)) throw new EoError('INVALID_ARGUMENT', `markBestChosen: entry ${i} has no score "${metric}"`);
+    if (e.scores[metric] > entries[best].scores[metric] + 1e-12) best = i;
+  });
+  entries[best].chosen = true;
+  entries[best].note = `best ${metric} over all ${entries[best].queries} ${entries[best].half} queries of ${entries.length} configurations`;
+  return best;
+}

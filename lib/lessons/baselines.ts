@@ -20,7 +20,7 @@ import { styleTableRows, styleVerdict } from '../report/styles';
 import type { TableSource } from '../report/types';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { hybridStyleRuns, scoreStyleQueries, styleRows } from '../search/style-eval';
-import { registerClaimCheck, shownWith, type Json } from './claims';
+import { registerClaimCheck, shownWith, styleVerdictProblems, type Json } from './claims';
 import { changePaperValue, metricsVerdictProblems, pairedVerdictProblems, paperSentenceProblems, replacedInShown, sameMetrics, sampleNoteProblems, swapMetricWinner } from './verdict-claims';
 
 /** The rows of Table 2 that notebook 02 reproduces, with the paper's value beside ours. */
@@ -84,6 +84,8 @@ export async function showStyleBaselines(input: { corpus: Corpus; scorers: { bm2
   const styleQrels = new Map(styleTest.map((q) => [q.id, styles.qrels.get(q.id)!]));
   const scored: Record<string, Awaited<ReturnType<typeof scoreStyleQueries>>> = {};
   for (const [id, scorer] of Object.entries(input.scorers)) if (scorer) scored[id] = await scoreStyleQueries(scorer, styleTest, corpus);
+  // the reference row is named BM25 whatever label the caller's scorer carries (lunr's k1/b label would match no row)
+  scored.bm25 = { ...scored.bm25, label: 'BM25' };
   const rows = styleRows(hybridStyleRuns(corpus, scored, [], styleTest), styleTest, styleQrels, 'BM25');
   const withStop = scored['bm25-stop'] !== undefined;
   showTable(styleTableRows(rows, { reference: 'BM25' }), {
@@ -184,15 +186,32 @@ function bm25KnobProblems(results: Json): string[] {
   return out;
 }
 
+/** The style verdicts under the style table: Cosine (base) and BM25-stop against BM25, from results.json's style rows. */
+function styleBaselineProblems(results: Json): string[] {
+  const rows = rows02((results.styles as Json | undefined)?.rows);
+  return [...styleVerdictProblems(results, rows, 'Cosine (base)', 'BM25'), ...styleVerdictProblems(results, rows, 'BM25-stop', 'BM25')];
+}
+
+/** A copy whose Cosine (base) style row (all styles) has the other sign: its verdict no longer follows. */
+function flippedStyleDiff(results: Json): Json | null {
+  const styles = results.styles as Json | undefined;
+  const rows = rows02(styles?.rows);
+  const i = rows.findIndex((r) => r.system === 'Cosine (base)' && r.style === 'all' && r.vsReference);
+  if (i < 0) return null;
+  const v = rows[i].vsReference as Record<string, { diff: number }>;
+  const flipped = { ...rows[i], vsReference: { ...v, 'nDCG@10': { ...v['nDCG@10'], diff: -v['nDCG@10'].diff - 0.01 } } };
+  return { ...results, styles: { ...styles, rows: rows.map((r, j) => (j === i ? flipped : r)) } };
+}
+
 registerClaimCheck('02', {
-  covers: '02: the winners, ours vs the paper, the paired verdicts, the label-holes order, the reciprocal-rank counts, the Try-it sentence',
+  covers: '02: the winners, ours vs the paper, the paired verdicts, the label-holes order, the reciprocal-rank counts, the Try-it sentence, the style verdicts',
   check: (results) => {
     const rows = rows02(results.metrics);
     const main = shownWith(results, /MAP: ours/);
     return [
       ...(main ? [...metricsVerdictProblems(main, rows), ...paperSentenceProblems(main, rows)] : ['no verdict under the metric table']),
       ...sampleNoteProblems(results), ...pairedVerdictProblems(results, (results.paired ?? {}) as Record<string, unknown>),
-      ...labelHolesProblems(results), ...reciprocalRankProblems(results), ...bm25KnobProblems(results),
+      ...labelHolesProblems(results), ...reciprocalRankProblems(results), ...bm25KnobProblems(results), ...styleBaselineProblems(results),
     ];
   },
   falsify: (results) => {
@@ -204,6 +223,7 @@ registerClaimCheck('02', {
       changePaperValue(results),
       swapped,
       replacedInShown(results, /higher on \*\*(\d+)\*\* queries/, (m) => `higher on **${Number(m[1]) + 1}** queries`),
+      flippedStyleDiff(results),
     ].filter((x): x is Json => x !== null);
   },
 });

@@ -9,6 +9,7 @@
  * Each check comes with `falsify`: copies of the results with one claim made false, which the check must catch, so
  * that a test of the check can fail (test/notebook.test.ts runs both on every executed notebook).
  */
+import { signed } from '../report/numbers';
 import { SIGNIFICANCE_LEVEL } from '../report/paired-text';
 
 export type Json = Record<string, unknown>;
@@ -146,4 +147,27 @@ export function checkNotebookClaims(notebook: string, results: Json): string[] {
 /** Falsified copies of a notebook's results, each of which `checkNotebookClaims` must catch. */
 export function falsifiedClaims(notebook: string, results: Json): { covers: string; results: Json }[] {
   return claimChecks(notebook).flatMap((c) => c.falsify(results).map((r) => ({ covers: c.covers, results: r })));
+}
+
+/**
+ * A style verdict (`styleVerdict`: "**A** beats/trails **B** by ±Δ nDCG@10 overall [95% CI …]") against the rows it was
+ * made from (`StyleRow`s with `vsReference`): the sign and the Δ it quotes. Rows for `system` but no sentence, or a
+ * sentence saying there are no rows while there are, is a problem too.
+ */
+export function styleVerdictProblems(results: Json, rows: readonly Record<string, unknown>[], system: string, reference: string): string[] {
+  const all = rows.find((x) => x.system === system && x.style === 'all') as { vsReference?: Record<string, { diff: number }> } | undefined;
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const sentences = shownSentences(results);
+  const none = sentences.find((t) => t.startsWith(`No per-style rows for ${system} against ${reference}`));
+  if (!all?.vsReference) return none || rows.length === 0 ? [] : [`no paired rows of ${system} against ${reference} although the style table has rows`];
+  if (none) return [`says there are no per-style rows for ${system} against ${reference}; the table has them`];
+  const text = sentences.find((t) => new RegExp(`\\*\\*${esc(system)}\\*\\* \\S+ \\*\\*${esc(reference)}\\*\\* by`).test(t));
+  if (!text) return [`no style verdict of ${system} against ${reference}`];
+  const d = all.vsReference['nDCG@10'];
+  const says = new RegExp(`\\*\\*${esc(system)}\\*\\* (\\S+) \\*\\*${esc(reference)}\\*\\* by (\\S+) nDCG@10 overall`).exec(text);
+  if (!says) return [`the style verdict of ${system} against ${reference} is not in its usual form`];
+  const out: string[] = [];
+  if (says[2] !== signed(d.diff)) out.push(`the style verdict of ${system} against ${reference} says Δ nDCG@10 ${says[2]}, the table has ${signed(d.diff)}`);
+  if ((says[1] === 'beats') !== d.diff > 0) out.push(`the style verdict says ${system} ${says[1]} ${reference} with Δ ${signed(d.diff)}`);
+  return out;
 }

@@ -5,6 +5,7 @@
  */
 import { GRADED_METRIC_NAMES, type GradedMetricName } from '../metrics/graded';
 import type { StyleRow } from '../search/style-eval';
+import { signed as sgn } from './numbers';
 
 const STYLE_ORDER = ['question', 'keyword', 'identifier', 'misspelled', 'all'];
 
@@ -26,7 +27,6 @@ export function styleTableRows(rows: readonly StyleRow[], opts: { delta?: Graded
     });
 }
 
-const sgn = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 
 /**
  * One paragraph on `system` against the reference, from the rows: the overall difference with its CI and whether the

@@ -6,7 +6,7 @@ import { metricsVerdict } from '../../report/lesson';
 import { f3, signed } from '../../report/numbers';
 import { SIGNIFICANCE_LEVEL, VS_REFERENCE_HEAD } from '../../report/paired-text';
 import { checkRatioClaim, paperTable2Value, PAPER_TABLE2_CLAIM } from '../../report/paper';
-import { findShown, registerClaimCheck, shownSentences, withShownSentence, type Json } from '../claims';
+import { findShown, registerClaimCheck, shownSentences, styleVerdictProblems, withShownSentence, type Json } from '../claims';
 import { paperContrastSentence } from './verdicts';
 
 type Row = Record<string, unknown>;
@@ -127,24 +127,9 @@ function tryItProblems(r: Json): string[] {
 function styleProblems(r: Json): string[] {
   const styles = (r.styles as Json | null) ?? {};
   return [
-    ...styleVerdictProblems((styles.ranking ?? []) as Row[], 'BM25', r),
-    ...styleVerdictProblems((styles.rankingVsBm25Stop ?? []) as Row[], 'BM25-stop', r),
+    ...styleVerdictProblems(r, (styles.ranking ?? []) as Row[], 'Default ranking', 'BM25'),
+    ...styleVerdictProblems(r, (styles.rankingVsBm25Stop ?? []) as Row[], 'Default ranking', 'BM25-stop'),
   ];
-}
-
-/** The default ranking's style verdict against one reference: the sign and the Δ nDCG@10 it quotes, from the rows. */
-function styleVerdictProblems(ranking: readonly Row[], reference: string, r: Json): string[] {
-  const all = ranking.find((x) => x.system === 'Default ranking' && x.style === 'all') as { vsReference?: Record<string, { diff: number; low: number; high: number }> } | undefined;
-  const ref = esc(reference);
-  const text = shownSentences(r).find((t) => new RegExp(`\\*\\*Default ranking\\*\\* \\S+ \\*\\*${ref}\\*\\* by`).test(t));
-  if (!all?.vsReference || !text) return [];
-  const d = all.vsReference['nDCG@10'];
-  const out: string[] = [];
-  const says = new RegExp(`\\*\\*Default ranking\\*\\* (\\S+) \\*\\*${ref}\\*\\* by (\\S+) nDCG@10 overall \\[95% CI (\\S+), (\\S+)\\]`).exec(text);
-  if (!says) return [`the default-ranking verdict against ${reference} is not in its usual form`];
-  if (says[2] !== signed(d.diff)) out.push(`the default-ranking verdict against ${reference} says Δ nDCG@10 ${says[2]}, the table has ${signed(d.diff)}`);
-  if ((says[1] === 'beats') !== d.diff > 0) out.push(`the default-ranking verdict says it ${says[1]} ${reference} with Δ ${signed(d.diff)}`);
-  return out;
 }
 
 /** The sentence on every row against BM25-stop: the rows it names above and below, from results.json's `vsBm25Stop` MAP rows (p Holm < .05, the sign). */

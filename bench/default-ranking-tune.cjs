@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// The tuned settings of the default ranking (lib/search/default-ranking.ts), searched again on the style benchmark's DEV
+// half and logged (issue 36): the adaptive α's start α and L2 pull (start {0.15, 0.3, analytic} × L2 {0.002, 0.02, 0.1}),
+// then the identifier rule's window ({10, 20, 40, ∞}) at the default adaptive settings. Each configuration ranks the
+// dev queries as users get them (query rules and repair on) and is scored by nDCG@10 over all dev queries, with the
+// per-style means beside it. Every configuration is appended to bench/tuning-log.json, the best of each search marked
+// `chosen`; the script prints whether the chosen ones are today's defaults. The test half is never read.
+// Needs the full snapshot's NN-SSC checkpoint and USE-lite embeddings (`npm start`); each adaptive setting fits its
+// model once (cached under checkpoints/fusion/).
+//   node bench/default-ranking-tune.cjs [--sample] [--no-log] [--only adaptive|window]
+'use strict';
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader, benchCommit } = require('./lib/header.cjs');
+
+const args = benchArgs({
+  script: __filename,
+  measures: 'the default ranking\'s adaptive α (start α × L2) and identifier window on the style benchmark DEV half: every configuration appended to bench/tuning-log.json',
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one (a smoke run: nothing logged)' },
+    'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
+    only: { type: 'string', default: null, choices: ['adaptive', 'window'], defaultText: 'both', help: 'run one of the two searches' },
+  },
+});
+printHeader(args);
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/search') };
+const { evaluateGraded, gradedMeans } = require('../dist/lib/metrics/graded');
+
+const METRIC = 'nDCG@10';
+
+async function main() {
+  const sample = args.sample;
+  const corpus = eo.loadSnapshot({ sample });
+  const styles = eo.buildStyleBenchmark(corpus);
+  const dev = styles.queries.filter((q) => q.split === 'dev').map((q) => ({ id: q.id, text: q.text, style: q.style }));
+  const { qrels } = eo.styleBenchmarkSplit(styles, 'dev');
+  const byStyle = [...new Set(dev.map((q) => q.style))].map((s) => [s, new Set(dev.filter((q) => q.style === s).map((q) => q.id))]);
+  console.log(`style benchmark DEV half: ${dev.length} queries; ${corpus.datasets.length} datasets`);
+  const date = new Date().toISOString();
+  const commit = benchCommit();
+  const logged = [];
+  const score = async (engineOpts) => {
+    const engine = await eo.loadSearchEngine(corpus, { sample, log: (l) => console.log(`  ${l}`), ...engineOpts });
+    try {
+      const { run } = await eo.searchBatch(engine, dev, { rules: true, repair: true });
+      const pq = evaluateGraded(run, qrels);
+      return { [METRIC]: gradedMeans(pq)[METRIC], MAP: gradedMeans(pq).MAP, ...Object.fromEntries(byStyle.map(([s, keep]) => [`${s}/${METRIC}`, gradedMeans(pq, keep)[METRIC]])) };
+    } finally {
+      engine.dispose();
+    }
+  };
+  const search = async (system, configs, toOpts, isDefault) => {
+    const run = `${system}-tune-${new Date().toISOString()}`;
+    const entries = [];
+    for (const settings of configs) {
+      const t = performance.now();
+      const scores = await score(toOpts(settings));
+      console.log(`${system} ${JSON.stringify(settings)}  ${METRIC} ${scores[METRIC].toFixed(4)}  (${byStyle.map(([s]) => `${s} ${scores[`${s}/${METRIC}`].toFixed(3)}`).join(', ')})  ${((performance.now() - t) / 1000).toFixed(0)} s`);
+      entries.push({ system, benchmark: styles.name, half: 'dev', queries: dev.length, settings, scores, script: 'bench/default-ranking-tune.cjs', date, commit, run });
+    }
+    const best = eo.markBestChosen(entries, METRIC);
+    const def = entries.find((e) => isDefault(e.settings));
+    console.log(`${system}: chosen ${JSON.stringify(entries[best].settings)} (${METRIC} ${entries[best].scores[METRIC].toFixed(4)}); today's default ${def ? JSON.stringify(def.settings) : '(not in the grid)'} ${def ? `(${METRIC} ${def.scores[METRIC].toFixed(4)})` : ''}${def === entries[best] ? ': the default is the best' : ''}`);
+    logged.push(...entries);
+  };
+  const { adaptive, identifiers } = eo.DEFAULT_RANKING;
+  if (args.only !== 'window') {
+    const grid = [];
+    for (const startAlpha of [0.15, 0.3, 'analytic']) for (const l2 of [0.002, 0.02, 0.1]) grid.push({ startAlpha, l2 });
+    await search('adaptive-fusion', grid, (s) => ({ adaptive: s }), (s) => s.startAlpha === adaptive.startAlpha && s.l2 === adaptive.l2);
+  }
+  if (args.only !== 'adaptive') {
+    // JSON has no Infinity: the unbounded window is logged as null
+    const windows = [10, 20, 40, null];
+    await search('identifier-window', windows.map((window) => ({ window })), (s) => ({ identifiers: { ...identifiers, window: s.window ?? Infinity } }), (s) => (s.window ?? Infinity) === identifiers.window);
+  }
+  if (sample || args.noLog) {
+    console.log(sample ? 'sample snapshot: nothing appended to the tuning log' : '--no-log: nothing appended to the tuning log');
+    return;
+  }
+  const n = eo.appendTuningLog(logged);
+  console.log(`appended ${logged.length} entries to bench/tuning-log.json (${n} in all)`);
+}
+
+main().catch((e) => {
+  console.error(e && e.stack ? e.stack : e);
+  process.exit(1);
+});
