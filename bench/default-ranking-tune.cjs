@@ -1,24 +1,25 @@
 #!/usr/bin/env node
 // The tuned settings of the default ranking (lib/search/default-ranking.ts), searched again on the style benchmark's DEV
 // half and logged (issue 36): the adaptive α's start α and L2 pull (start {0.15, 0.3, analytic} × L2 {0.002, 0.02, 0.1}),
-// then the identifier rule's window ({10, 20, 40, ∞}) at the default adaptive settings. Each configuration ranks the
+// then the identifier rule's window ({10, 20, 40, ∞}) at the default adaptive settings, then the lexical half
+// ({bm25, bm25+qe, bm25-stop}) at the default settings. Each configuration ranks the
 // dev queries as users get them (query rules and repair on) and is scored by nDCG@10 over all dev queries, with the
 // per-style means beside it. Every configuration is appended to bench/tuning-log.json, the best of each search marked
 // `chosen`; the script prints whether the chosen ones are today's defaults. The test half is never read.
 // Needs the full snapshot's NN-SSC checkpoint and USE-lite embeddings (`npm start`); each adaptive setting fits its
 // model once (cached under checkpoints/fusion/).
-//   node bench/default-ranking-tune.cjs [--sample] [--no-log] [--only adaptive|window]
+//   node bench/default-ranking-tune.cjs [--sample] [--no-log] [--only adaptive|window|lexical]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader, benchCommit } = require('./lib/header.cjs');
 
 const args = benchArgs({
   script: __filename,
-  measures: 'the default ranking\'s adaptive α (start α × L2) and identifier window on the style benchmark DEV half: every configuration appended to bench/tuning-log.json',
+  measures: 'the default ranking\'s adaptive α (start α × L2), identifier window and lexical half on the style benchmark DEV half: every configuration appended to bench/tuning-log.json',
   flags: {
     sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one (a smoke run: nothing logged)' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
-    only: { type: 'string', default: null, choices: ['adaptive', 'window'], defaultText: 'both', help: 'run one of the two searches' },
+    only: { type: 'string', default: null, choices: ['adaptive', 'window', 'lexical'], defaultText: 'all three', help: 'run one of the three searches' },
   },
 });
 printHeader(args);
@@ -62,16 +63,19 @@ async function main() {
     console.log(`${system}: chosen ${JSON.stringify(entries[best].settings)} (${METRIC} ${entries[best].scores[METRIC].toFixed(4)}); today's default ${def ? JSON.stringify(def.settings) : '(not in the grid)'} ${def ? `(${METRIC} ${def.scores[METRIC].toFixed(4)})` : ''}${def === entries[best] ? ': the default is the best' : ''}`);
     logged.push(...entries);
   };
-  const { adaptive, identifiers } = eo.DEFAULT_RANKING;
-  if (args.only !== 'window') {
+  const { adaptive, identifiers, lexical } = eo.DEFAULT_RANKING;
+  if (!args.only || args.only === 'adaptive') {
     const grid = [];
     for (const startAlpha of [0.15, 0.3, 'analytic']) for (const l2 of [0.002, 0.02, 0.1]) grid.push({ startAlpha, l2 });
     await search('adaptive-fusion', grid, (s) => ({ adaptive: s }), (s) => s.startAlpha === adaptive.startAlpha && s.l2 === adaptive.l2);
   }
-  if (args.only !== 'adaptive') {
+  if (!args.only || args.only === 'window') {
     // JSON has no Infinity: the unbounded window is logged as null
     const windows = [10, 20, 40, null];
     await search('identifier-window', windows.map((window) => ({ window })), (s) => ({ identifiers: { ...identifiers, window: s.window ?? Infinity } }), (s) => (s.window ?? Infinity) === identifiers.window);
+  }
+  if (!args.only || args.only === 'lexical') {
+    await search('default-lexical', ['bm25', 'bm25+qe', 'bm25-stop'].map((l) => ({ lexical: l })), (s) => ({ lexical: s.lexical }), (s) => s.lexical === lexical);
   }
   if (sample || args.noLog) {
     console.log(sample ? 'sample snapshot: nothing appended to the tuning log' : '--no-log: nothing appended to the tuning log');

@@ -1,13 +1,8 @@
 // bm25-stop, the strong short lexical baseline (lib/retrieve/bm25-stop.ts): its stop words and plural stemming, its
-// BM25F weights against a hand computation, its settings' errors; and the tuning log (lib/bench/tuning-log.ts) that
-// holds every configuration tried on the style benchmark's dev half, with the chosen one equal to the defaults.
+// BM25F weights against a hand computation, its settings' errors, and Table 2's rows paired against it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { makeCorpus, type DatasetRecord } from '../lib/data';
-import { appendTuningLog, markBestChosen, readTuningLog, tuningLogSummary, type TuningLogEntry } from '../lib/bench/tuning-log';
 import { BM25_STOP_DEFAULTS, bm25StopScorer, bm25StopScores, bm25StopTokens, buildBm25Stop, sStem } from '../lib/retrieve/bm25-stop';
 import { throwsWith } from './helpers/data';
 import { buildTable2, table2VsReference } from '../lib/report/table2';
@@ -107,56 +102,6 @@ test('every row against a reference row of Table 2: Holm per metric, and the sen
   assert.ok(text.startsWith(VS_REFERENCE_HEAD));
   assert.match(text, /significantly above it: \*\*Better\*\*; significantly below it: \*\*Worse\*\*; not distinguishable from it \(p Holm ≥ 0\.05\): 1 row\./);
   assert.is(table2VsReference(table, systems, 'no-such-row'), null);
-});
-
-function entry(over: Partial<TuningLogEntry> = {}): TuningLogEntry {
-  return {
-    system: 'bm25-stop', benchmark: 'eo-styles', half: 'dev', queries: 10, settings: { k1: 1.2 }, scores: { 'nDCG@10': 0.5 },
-    script: 'bench/x.cjs', date: '2026-12-04T00:00:00.000Z', commit: null, run: 'r1', ...over,
-  };
-}
-
-test('tuning log: appended atomically, read back checked; a test half, a second chosen entry or a bad field is refused by name', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-tuning-log-'));
-  try {
-    const file = path.join(dir, 'log.json');
-    assert.is(readTuningLog(file).entries.length, 0);
-    assert.is(appendTuningLog([entry(), entry({ settings: { k1: 2 }, chosen: true })], file), 2);
-    assert.is(appendTuningLog([entry({ run: 'r2', system: 'other' })], file), 3);
-    const log = readTuningLog(file);
-    assert.equal(log.entries.map((e) => e.settings.k1 ?? null), [1.2, 2, 1.2]);
-    assert.equal(tuningLogSummary(log, ['bm25-stop']).bySystem, { 'bm25-stop': 2 });
-    assert.ok(!fs.readdirSync(dir).some((f) => f.endsWith('.tmp')));
-    // the best of a run is marked, ties to the earlier entry
-    const run = [entry({ scores: { m: 0.2 } }), entry({ scores: { m: 0.5 } }), entry({ scores: { m: 0.5 } })];
-    assert.is(markBestChosen(run, 'm'), 1);
-    assert.equal(run.map((e) => e.chosen ?? false), [false, true, false]);
-    assert.match(run[1].note!, /best m over all 10 dev queries of 3 configurations/);
-    throwsWith(() => markBestChosen([entry()], 'nope'), 'INVALID_ARGUMENT', /no score "nope"/);
-    throwsWith(() => appendTuningLog([entry({ half: 'test' as never })], file), 'DATA_INVALID', /new entry 0\.half: must be "dev"/);
-    throwsWith(() => appendTuningLog([entry({ scores: { 'nDCG@10': NaN } })], file), 'DATA_INVALID', /scores\.nDCG@10: must be a finite number/);
-    throwsWith(() => appendTuningLog([entry({ chosen: true }), entry({ chosen: true, settings: { k1: 3 } })], file), 'DATA_INVALID', /run r1 marks/);
-    assert.is(readTuningLog(file).entries.length, 3, 'a refused append writes nothing');
-    fs.writeFileSync(file, '{"version":1,"entries":[{"system":"x"}]}');
-    throwsWith(() => readTuningLog(file), 'DATA_INVALID', /log\.json entries\[0\]\.benchmark/);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test('the committed tuning log holds the bm25-stop grid tried on dev, and its chosen configuration is BM25_STOP_DEFAULTS', () => {
-  const log = readTuningLog();
-  const tried = log.entries.filter((e) => e.system === 'bm25-stop');
-  assert.ok(tried.length >= 100, `${tried.length} bm25-stop configurations logged`);
-  assert.ok(tried.every((e) => e.half === 'dev' && e.benchmark === 'eo-styles'));
-  const chosen = tried.filter((e) => e.chosen);
-  const last = chosen[chosen.length - 1];
-  assert.ok(last, 'a chosen configuration');
-  const { k1, b, fieldWeights, stem } = BM25_STOP_DEFAULTS;
-  assert.equal(last.settings, { k1, b, fieldWeights: { ...fieldWeights }, stem });
-  // it is the best of its run on the logged score
-  const run = tried.filter((e) => e.run === last.run);
-  assert.ok(run.every((e) => e.scores['nDCG@10'] <= last.scores['nDCG@10'] + 1e-12));
 });
 
 test.run();
