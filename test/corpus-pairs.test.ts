@@ -14,12 +14,24 @@ import { initTfBackend } from '../lib/tensor';
 import {
   corpusSelfSupervisedPairs, pairTextInEncoderText, abstractSentences, CORPUS_PAIR_KINDS,
   DEFAULT_CORPUS_PAIRS_OPTIONS, loadOrTrainFinetunedEncoder, TINY_FINETUNE_CONFIG, nnsscCheckpointName,
-  finetuneExamplesFromCorpusPairs, type NnsscTrainConfig
+  finetuneExamplesFromCorpusPairs, nnsscStyleExcludedRows, type NnsscTrainConfig
 } from '../lib/train';
 import { fakeEncoder } from './helpers/encoder';
 
 const corpus = loadSnapshot({ sample: true });
 const all = (o = {}) => corpusSelfSupervisedPairs(corpus, { maxPairs: 0, ...o });
+
+test('left-out rows (test labels) are never a positive of a corpus pair; the other pairs stay', () => {
+  const every = all();
+  const left = new Set(every.pairs.slice(0, 40).flatMap((p) => p.positives));
+  assert.ok(left.size >= 40);
+  const kept = corpusSelfSupervisedPairs(corpus, { maxPairs: 0 }, left);
+  assert.ok(kept.pairs.length > 0 && kept.pairs.length < every.pairs.length);
+  for (const p of kept.pairs) assert.ok(p.positives.every((r) => !left.has(r)), p.text);
+  const keptTexts = new Set(kept.pairs.map((p) => p.text));
+  for (const p of every.pairs) if (p.positives.every((r) => !left.has(r))) assert.ok(keptTexts.has(p.text), p.text);
+  assert.is.not(kept.hash, every.hash);
+});
 
 test('same seed → the same pairs; another seed → other sentence picks and another sample', () => {
   const a = corpusSelfSupervisedPairs(corpus, { maxPairs: 150 });
@@ -88,6 +100,8 @@ test('options are respected: kinds, maxPairs (round-robin), maxPositives, keywor
   assert.equal(t.pairs[0].positives, [0, 1, 2]);
   assert.is(t.pairs[0].text, 'Twin product title');
   assert.is(corpusSelfSupervisedPairs({ datasets: twins, hash: 't' }, { kinds: ['title'], maxPositives: 2 }).pairs.length, 0);
+  // a left-out dataset (a test label) drops every text it yields, its twins' too: it is neither a positive nor a negative beside them
+  assert.is(corpusSelfSupervisedPairs({ datasets: twins, hash: 't' }, { kinds: ['title'] }, new Set([1])).pairs.length, 0);
   // keyword phrases: the most specific keywords first, at most keywordTerms, then instrument and platform
   const kw = [
     { ...base, id: 'A', keywords: ['common', 'rare one', 'mid'], instruments: ['NOT APPLICABLE', 'MLS'], platforms: ['Aura'] },
@@ -139,7 +153,12 @@ test('loadOrTrainNnssc with corpus pairs: recorded in the config, own folder, ne
     assert.ok(pre.trained!.pretrainCurve.every((l) => l.phase === 'pretrain' && l.valMAP !== null));
     assert.is(pre.trained!.extraPositives, pre.corpusPairs!.pairs.reduce((s, p) => s + p.positives.length, 0));
     const m = readCheckpointManifest(sslDir);
-    assert.equal(m.config.selfSupervised, { schedule: 'pretrain', epochs: 2, perEpoch: 0, pairs: { ...DEFAULT_CORPUS_PAIRS_OPTIONS, seed: 42, maxPairs: 120 } });
+    const excluded = m.config.selfSupervised as { pairsExcluded?: string };
+    assert.match(excluded.pairsExcluded ?? '', new RegExp(`^test labels of ${bench.name} and eo-styles topics \\w+$`), 'the identity names the left-out test labels');
+    assert.equal(m.config.selfSupervised, { schedule: 'pretrain', epochs: 2, perEpoch: 0, pairs: { ...DEFAULT_CORPUS_PAIRS_OPTIONS, seed: 42, maxPairs: 120 }, pairsExcluded: excluded.pairsExcluded });
+    // no test label of either benchmark is a positive of a pair it trained on
+    const left = nnsscStyleExcludedRows(corpus, bench).rows;
+    assert.ok(left.size > 0 && pre.corpusPairs!.pairs.every((p) => p.positives.every((r) => !left.has(r))));
     assert.is((m.config.selfSupervisedPairs as { hash: string }).hash, pre.corpusPairs!.hash);
     assert.not.equal(Array.from(pre.model.w1), Array.from(plain.model.w1), 'pre-training changes the weights');
 

@@ -166,7 +166,7 @@ export function nnsscCheckpointName(benchmarkName: string, selfSupervisedSchedul
 /** The resolved self-supervised settings as a checkpoint records them (all defaults filled in), or null when off. */
 export function nnsscSelfSupervisedIdentity(
   ssl: Partial<NnsscSelfSupervisedConfig> | null | undefined, seed: number,
-): { schedule: 'pretrain' | 'mix'; epochs: number; perEpoch: number; pairs: CorpusPairsOptions | null; styles?: NnsscStyleQueriesIdentity } | null {
+): { schedule: 'pretrain' | 'mix'; epochs: number; perEpoch: number; pairs: CorpusPairsOptions | null; styles?: NnsscStyleQueriesIdentity; pairsExcluded?: string } | null {
   if (!ssl) return null;
   const c = { ...DEFAULT_NNSSC_SELF_SUPERVISED, ...ssl };
   if (c.schedule !== 'pretrain' && c.schedule !== 'mix') throw new EoError('INVALID_ARGUMENT', `selfSupervised.schedule must be "pretrain" or "mix", got ${JSON.stringify(c.schedule)}`);
@@ -296,6 +296,9 @@ export async function loadOrTrainNnssc(opts: LoadOrTrainNnsscOptions): Promise<N
   // the title training data (checked below) and the style topics, so other test halves make another checkpoint
   const styleExclusion = selfSupervised?.styles ? nnsscStyleExcludedRows(corpus, bench) : null;
   if (selfSupervised?.styles && styleExclusion) selfSupervised.styles.excluded = { titleTestSplit: bench.name, styleTestHalf: `eo-styles topics ${styleExclusion.styleTopicsHash}`, asNegatives: true };
+  // corpus pairs leave the same test labels out; the identity says so, so a checkpoint trained before is not reused
+  const pairExclusion = selfSupervised && !selfSupervised.styles ? nnsscStyleExcludedRows(corpus, bench) : null;
+  if (selfSupervised && pairExclusion) selfSupervised.pairsExcluded = `test labels of ${bench.name} and eo-styles topics ${pairExclusion.styleTopicsHash}`;
   const dir = opts.dir ?? defaultNnsscDir(nnsscCheckpointName(bench.name, selfSupervised?.schedule ?? null, selfSupervised?.styles ? 'styles' : 'corpus'));
   const rebuild = opts.rebuild ?? notebookRebuildCommand('04-nnssc', bench);
   const pairs = nnsscTrainingPairs(corpus, bench, encoder.id);
@@ -331,7 +334,8 @@ export async function loadOrTrainNnssc(opts: LoadOrTrainNnsscOptions): Promise<N
       };
       sslRecord = { selfSupervised, selfSupervisedPairs: { hash: styleQueries.hash, pairs: styleQueries.queries.length, counts: styleQueries.counts, excludedRows: styleExclusion!.rows.size } };
     } else if (selfSupervised) {
-      corpusPairs = corpusSelfSupervisedPairs(corpus, selfSupervised.pairs!);
+      // no test label of either benchmark is a positive of a corpus pair (as for the user-style queries)
+      corpusPairs = corpusSelfSupervisedPairs(corpus, selfSupervised.pairs!, pairExclusion!.rows);
       opts.log?.(`corpus self-supervised pairs: ${corpusPairs.pairs.length} (${Object.entries(corpusPairs.counts).map(([k, c]) => `${k} ${c.kept}`).join(', ')}), hash ${corpusPairs.hash}`);
       const extraMatrix = await embedCorpusCached({
         encoder, key: `corpus-pairs-${corpus.hash}`, texts: corpusPairs.pairs.map((p) => p.text), workers: 2, cacheDir: opts.queryCacheDir ?? defaultQueryCacheDir(),
@@ -404,7 +408,7 @@ export interface FinetuneSelfSupervisedConfig {
 }
 
 /** The resolved fine-tuning self-supervised settings as a checkpoint records them, or null when off. */
-export function finetuneSelfSupervisedIdentity(ssl: Partial<FinetuneSelfSupervisedConfig> | null | undefined, seed: number): { schedule: 'mix'; examples: number; pairs: CorpusPairsOptions } | null {
+export function finetuneSelfSupervisedIdentity(ssl: Partial<FinetuneSelfSupervisedConfig> | null | undefined, seed: number): { schedule: 'mix'; examples: number; pairs: CorpusPairsOptions; pairsExcluded?: string } | null {
   if (!ssl) return null;
   const examples = ssl.examples ?? 0;
   if (!(Number.isInteger(examples) && examples >= 0)) throw new EoError('INVALID_ARGUMENT', `selfSupervised.examples must be an integer ≥ 0, got ${examples}`);
@@ -472,6 +476,9 @@ export async function loadOrTrainFinetunedEncoder(opts: LoadOrTrainFinetunedEnco
   const mode = opts.mode ?? 'load-or-train';
   const config: FinetuneConfig = { ...CPU_FINETUNE_CONFIG, ...(opts.config ?? {}) };
   const selfSupervised = finetuneSelfSupervisedIdentity(opts.selfSupervised, config.seed);
+  // the corpus pairs leave every test label of both benchmarks out; the identity says so (a checkpoint from before is not reused)
+  const pairExclusion = selfSupervised ? nnsscStyleExcludedRows(corpus, bench) : null;
+  if (selfSupervised && pairExclusion) selfSupervised.pairsExcluded = `test labels of ${bench.name} and eo-styles topics ${pairExclusion.styleTopicsHash}`;
   const dir = opts.dir ?? (selfSupervised ? `${defaultFinetuneDir()}-corpus-mix` : defaultFinetuneDir());
   const rebuild = opts.rebuild ?? notebookRebuildCommand('03-encoder-finetune', bench);
   const trainingData = benchmarkTrainingData(bench);
@@ -490,7 +497,7 @@ export async function loadOrTrainFinetunedEncoder(opts: LoadOrTrainFinetunedEnco
       let trainExamples = examples.train;
       let record: Record<string, unknown> | undefined;
       if (selfSupervised) {
-        const pairs = corpusSelfSupervisedPairs(corpus, selfSupervised.pairs);
+        const pairs = corpusSelfSupervisedPairs(corpus, selfSupervised.pairs, pairExclusion!.rows);
         const pairVecs = await embedCorpusCached({
           encoder: base, key: `corpus-pairs-${corpus.hash}`, texts: pairs.pairs.map((p) => p.text), workers: 2, cacheDir: opts.queryCacheDir ?? defaultQueryCacheDir(),
         });

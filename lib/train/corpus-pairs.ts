@@ -144,8 +144,10 @@ function validate(o: CorpusPairsOptions): void {
 /**
  * The self-supervised pairs of a corpus (see the kinds above). Reads only `corpus.datasets` (id, shortName, longName,
  * abstract, keywords, platforms, instruments). Same corpus and options → the same pairs in the same order.
+ * `excludeRows` (default none): datasets that must never be a positive, e.g. every test label of both benchmarks
+ * (`nnsscStyleExcludedRows`); a text any of them yields is dropped.
  */
-export function corpusSelfSupervisedPairs(corpus: Pick<Corpus, 'datasets' | 'hash'>, options: Partial<CorpusPairsOptions> = {}): CorpusPairsResult {
+export function corpusSelfSupervisedPairs(corpus: Pick<Corpus, 'datasets' | 'hash'>, options: Partial<CorpusPairsOptions> = {}, excludeRows: ReadonlySet<number> = new Set()): CorpusPairsResult {
   const o: CorpusPairsOptions = { ...DEFAULT_CORPUS_PAIRS_OPTIONS, ...options };
   validate(o);
   const datasets: readonly DatasetRecord[] = corpus.datasets;
@@ -201,6 +203,9 @@ export function corpusSelfSupervisedPairs(corpus: Pick<Corpus, 'datasets' | 'has
   const perKind = new Map<CorpusPairKind, CorpusPair[]>(o.kinds.map((k) => [k, []]));
   for (const v of byText.values()) {
     if (v.rows.size > o.maxPositives) continue;
+    // a text that a left-out dataset (a test label) yields is dropped whole: that dataset is then neither a positive
+    // of it nor a negative beside its twins
+    if ([...v.rows].some((r) => excludeRows.has(r))) continue;
     perKind.get(v.kind)!.push({ id: `corpus:${v.kind}:${shortHash(v.text.toLowerCase(), 12)}`, kind: v.kind, text: v.text, positives: [...v.rows].sort((a, b) => a - b) });
   }
   const counts = Object.fromEntries(CORPUS_PAIR_KINDS.map((k) => [k, { built: perKind.get(k)?.length ?? 0, kept: 0 }])) as CorpusPairsResult['counts'];
