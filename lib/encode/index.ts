@@ -12,3 +12,4 @@ export * from './trainable-use';
 export * from './use-gradients';
 export * from './onnx';
 export * from './worker-encoder';
+export * from './static';

@@ -7,3 +7,4 @@ export * from './nnssc-checkpoint';
 export * from './defaults';
 export * from './artefacts';
 export * from './corpus-pairs';
+export * from './static';

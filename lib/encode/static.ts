@@ -1,0 +1,213 @@
+/**
+ * A static embedding encoder trained on the corpus (issue 37; the recipe of sentence-transformers' static embedding
+ * models, `../shared/notes/static-embeddings.md`): a token embedding table and a weighted mean over a text's tokens,
+ * no attention, so a text costs one table lookup per token. It learns the domain's words from corpus pairs
+ * (`lib/train/static.ts`); this file holds the tokenizer, the vocabulary, the model as plain data, the encoder over
+ * it and its checkpoint (the weights' content hash and the vocabulary's hash are checked on load and by
+ * `eo cache verify`).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EoError } from '../errors';
+import { checkpointExists, loadCheckpoint, readCheckpointManifest, saveCheckpoint } from '../store/checkpoint';
+import type { TrainingData } from '../store/types';
+import { writeFileAtomic } from '../util/fs';
+import { sha256, shortHash } from '../util/hash';
+import type { SentenceEncoder } from './types';
+
+/** Checkpoint kind of a static embedding model. */
+export const STATIC_KIND = 'static-embedding';
+
+/** The vocabulary file beside `checkpoint.json` (one token a line, in id order). */
+export const STATIC_VOCAB_FILE = 'vocab.txt';
+
+const WORD = /[\p{L}\p{N}]+(?:[_./-][\p{L}\p{N}]+)*/gu;
+const PART = /[\p{L}\p{N}]+/gu;
+
+/**
+ * Tokens of a text: lower-cased runs of letters and digits; an identifier joined by `_ / - .` is kept whole and also
+ * split into its parts (`MOD04_L2` → `mod04_l2`, `mod04`, `l2`; `NOAA-20` → `noaa-20`, `noaa`, `20`), so a query
+ * meets a record whether it types the short name or its parts.
+ */
+export function staticTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.toLowerCase().matchAll(WORD)) {
+    const w = m[0];
+    out.push(w);
+    if (/[_./-]/.test(w)) for (const p of w.matchAll(PART)) out.push(p[0]);
+  }
+  return out;
+}
+
+/** A vocabulary with each token's document frequency (over the texts it was built from). */
+export interface StaticVocabulary {
+  tokens: string[];
+  ids: Map<string, number>;
+  /** Inverse document frequency per token id: ln(1 + N / df). */
+  idf: Float32Array;
+  /** Number of texts it was built from. */
+  documents: number;
+}
+
+export interface StaticVocabularyOptions {
+  /** A token must occur in at least this many texts. Default 2. */
+  minCount?: number;
+  /** At most this many tokens, the most frequent first (ties by token). Default 100,000. */
+  maxTokens?: number;
+}
+
+/** The vocabulary of a set of texts (e.g. every dataset's title, short name, keywords and abstract). Deterministic. */
+export function buildStaticVocabulary(texts: Iterable<string>, opts: StaticVocabularyOptions = {}): StaticVocabulary {
+  const minCount = opts.minCount ?? 2;
+  const maxTokens = opts.maxTokens ?? 100_000;
+  if (!(Number.isInteger(minCount) && minCount >= 1)) throw new EoError('CONFIG', `static vocabulary minCount must be an integer ≥ 1 (got ${minCount})`);
+  if (!(Number.isInteger(maxTokens) && maxTokens >= 1)) throw new EoError('CONFIG', `static vocabulary maxTokens must be an integer ≥ 1 (got ${maxTokens})`);
+  const df = new Map<string, number>();
+  let documents = 0;
+  for (const t of texts) {
+    documents++;
+    for (const tok of new Set(staticTokens(t))) df.set(tok, (df.get(tok) ?? 0) + 1);
+  }
+  const kept = [...df.entries()].filter(([, n]) => n >= minCount).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, maxTokens);
+  const tokens = kept.map(([t]) => t);
+  const idf = Float32Array.from(kept.map(([, n]) => Math.log(1 + documents / n)));
+  return { tokens, ids: new Map(tokens.map((t, i) => [t, i])), idf, documents };
+}
+
+/** A static embedding model as plain data: vocabulary, pooling weights and the token table (row-major, `dim` wide). */
+export interface StaticEmbeddingModel {
+  vocab: StaticVocabulary;
+  dim: number;
+  /** `vocab.tokens.length × dim` values. */
+  table: Float32Array;
+  /** Matryoshka prefixes the model was trained for, largest first (each usable alone), e.g. [256, 128, 64]. */
+  dims: number[];
+  /** Id that keys every cache of its vectors; changes with the weights. */
+  id: string;
+}
+
+/** A text as token ids with their pooling weights (IDF, summing to 1); unknown tokens are dropped. */
+export interface StaticText {
+  ids: Int32Array;
+  weights: Float32Array;
+}
+
+/** Token ids and IDF pooling weights of a text under a vocabulary (at most `maxTokens` tokens, in order). */
+export function staticText(vocab: StaticVocabulary, text: string, maxTokens = 512): StaticText {
+  const ids: number[] = [];
+  for (const t of staticTokens(text)) {
+    const id = vocab.ids.get(t);
+    if (id !== undefined) ids.push(id);
+    if (ids.length >= maxTokens) break;
+  }
+  const w = ids.map((i) => vocab.idf[i]);
+  const sum = w.reduce((s, x) => s + x, 0) || 1;
+  return { ids: Int32Array.from(ids), weights: Float32Array.from(w.map((x) => x / sum)) };
+}
+
+/** The pooled, L2-normalised vector of a text's first `dim` components (all zero when no token is known). */
+export function staticVector(model: Pick<StaticEmbeddingModel, 'table' | 'dim'>, t: StaticText, dim = model.dim, out = new Float32Array(dim)): Float32Array {
+  out.fill(0);
+  const D = model.dim;
+  for (let k = 0; k < t.ids.length; k++) {
+    const row = t.ids[k] * D;
+    const w = t.weights[k];
+    for (let j = 0; j < dim; j++) out[j] += w * model.table[row + j];
+  }
+  let n = 0;
+  for (let j = 0; j < dim; j++) n += out[j] * out[j];
+  if (n > 0) {
+    const inv = 1 / Math.sqrt(n);
+    for (let j = 0; j < dim; j++) out[j] *= inv;
+  }
+  return out;
+}
+
+/** The id of a model: its dimensions and a hash of its vocabulary and weights. */
+export function staticModelId(vocab: StaticVocabulary, table: Float32Array, dim: number): string {
+  const bytes = new Uint8Array(table.buffer, table.byteOffset, table.byteLength);
+  return `static-${dim}@${shortHash(sha256(vocab.tokens.join('\n')) + sha256(bytes), 12)}`;
+}
+
+export interface StaticEncoderOptions {
+  /** Use only the first `dim` components (a Matryoshka prefix the model was trained for). Default: all. */
+  dim?: number;
+  /** Tokens read per text. Default 512. */
+  maxTokens?: number;
+}
+
+/** The model as a `SentenceEncoder` (synchronous table lookups; unit vectors). */
+export function staticEncoder(model: StaticEmbeddingModel, opts: StaticEncoderOptions = {}): SentenceEncoder {
+  const dim = opts.dim ?? model.dim;
+  if (!(Number.isInteger(dim) && dim >= 1 && dim <= model.dim)) throw new EoError('INVALID_ARGUMENT', `static encoder dim must be an integer in [1, ${model.dim}] (got ${dim})`);
+  return {
+    id: dim === model.dim ? model.id : `${model.id}:${dim}`,
+    dim,
+    backend: 'js',
+    async embed(texts) {
+      return texts.map((t) => staticVector(model, staticText(model.vocab, t, opts.maxTokens), dim));
+    },
+    dispose() {},
+  };
+}
+
+/** What a static checkpoint records beside its weights. */
+export interface StaticCheckpointInfo {
+  /** Hash of the training pairs (texts and sources). */
+  dataHash: string;
+  trainingData?: TrainingData;
+  config: Record<string, unknown>;
+  seed: number;
+  metrics?: Record<string, unknown>;
+}
+
+/**
+ * Write a model as a checkpoint: the table (and IDF) in `weights.bin` with its SHA-256, the vocabulary in `vocab.txt`
+ * with its hash in the manifest, so a changed vocabulary is refused on load like changed weights.
+ */
+export function saveStaticModel(dir: string, model: StaticEmbeddingModel, info: StaticCheckpointInfo): void {
+  const vocabText = model.vocab.tokens.join('\n') + '\n';
+  if (model.vocab.tokens.some((t) => /\s/.test(t))) throw new EoError('INVALID_ARGUMENT', 'saveStaticModel: a vocabulary token holds white space');
+  fs.mkdirSync(dir, { recursive: true });
+  writeFileAtomic(path.join(dir, STATIC_VOCAB_FILE), vocabText);
+  saveCheckpoint(dir, {
+    kind: STATIC_KIND,
+    config: { ...info.config, dim: model.dim, dims: model.dims, id: model.id, vocab: { file: STATIC_VOCAB_FILE, tokens: model.vocab.tokens.length, sha256: sha256(vocabText), documents: model.vocab.documents } },
+    seed: info.seed,
+    backend: 'js',
+    dataHash: info.dataHash,
+    ...(info.trainingData ? { trainingData: info.trainingData } : {}),
+    ...(info.metrics ? { metrics: info.metrics } : {}),
+    tensors: { table: { shape: [model.vocab.tokens.length, model.dim], data: model.table }, idf: { shape: [model.vocab.tokens.length], data: model.vocab.idf } },
+  });
+}
+
+/** Read a static model; the weights' and the vocabulary's hashes are checked (a mismatch is a CACHE_MISMATCH naming the file). */
+export function loadStaticModel(dir: string, expect: { dataHash?: string; rebuild?: string } = {}): StaticEmbeddingModel & { checkpoint: ReturnType<typeof loadCheckpoint> } {
+  const ck = loadCheckpoint(dir, { kind: STATIC_KIND, ...expect });
+  const vocabInfo = ck.config.vocab as { file: string; tokens: number; sha256: string; documents: number } | undefined;
+  const file = path.join(dir, vocabInfo?.file ?? STATIC_VOCAB_FILE);
+  if (!vocabInfo || !fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `${file}: the static model's vocabulary is missing`, { file });
+  const text = fs.readFileSync(file, 'utf8');
+  if (sha256(text) !== vocabInfo.sha256) throw new EoError('CACHE_MISMATCH', `${file}: the vocabulary's SHA-256 differs from the one ${path.join(dir, 'checkpoint.json')} recorded`, { file, recorded: vocabInfo.sha256 });
+  const tokens = text.split('\n').slice(0, -1);
+  const table = ck.tensors.table;
+  const idf = ck.tensors.idf;
+  if (tokens.length !== vocabInfo.tokens || table.shape[0] !== tokens.length || idf.data.length !== tokens.length)
+    throw new EoError('DATA_INVALID', `${dir}: ${tokens.length} vocabulary tokens, table of ${table.shape[0]} rows, ${idf.data.length} IDF values`, { file });
+  const vocab: StaticVocabulary = { tokens, ids: new Map(tokens.map((t, i) => [t, i])), idf: idf.data, documents: vocabInfo.documents };
+  const dim = table.shape[1];
+  const id = staticModelId(vocab, table.data, dim);
+  if (id !== ck.config.id) throw new EoError('CACHE_MISMATCH', `${dir}: the model id ${id} differs from the recorded ${String(ck.config.id)}`, { file: dir, recorded: String(ck.config.id) });
+  return { vocab, dim, table: table.data, dims: (ck.config.dims as number[]) ?? [dim], id, checkpoint: ck };
+}
+
+/** Whether `dir` holds a static model checkpoint (of this kind). */
+export function staticModelExists(dir: string): boolean {
+  if (!checkpointExists(dir)) return false;
+  try {
+    return readCheckpointManifest(dir).kind === STATIC_KIND;
+  } catch {
+    return false;
+  }
+}

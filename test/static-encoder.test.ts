@@ -1,0 +1,176 @@
+// The static embedding encoder (lib/encode/static.ts) and its training (lib/train/static.ts): identifiers tokenised
+// whole and in parts, a deterministic vocabulary with IDF, the MNRL gradient against finite differences, training that
+// teaches the domain's words (an acronym meets its expansion), the same seed giving the same table, a run stopped
+// after an epoch resuming to the same table, and the checkpoint's hashes refusing changed weights or vocabulary.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  buildStaticVocabulary, loadStaticModel, saveStaticModel, staticEncoder, staticModelExists, staticText, staticTokens, staticVector, STATIC_VOCAB_FILE,
+} from '../lib/encode/static';
+import { staticBatchGradient, trainStaticModel, type StaticPair } from '../lib/train/static';
+import { loadSnapshot } from '../lib/data/snapshot';
+import { verifyCaches } from '../lib/cli/cache';
+import { throwsWith } from './helpers/data';
+
+test('tokens: identifiers whole and in parts, lower case', () => {
+  assert.equal(staticTokens('MOD04_L2 aerosol'), ['mod04_l2', 'mod04', 'l2', 'aerosol']);
+  assert.equal(staticTokens('NOAA-20 VIIRS, v2.0'), ['noaa-20', 'noaa', '20', 'viirs', 'v2.0', 'v2', '0']);
+  assert.equal(staticTokens('sea-surface  temperature.'), ['sea-surface', 'sea', 'surface', 'temperature']);
+});
+
+test('vocabulary: minimum count, most frequent first, IDF = ln(1 + N / df), deterministic; pooling weights sum to 1', () => {
+  const texts = ['ozone column', 'ozone profile', 'sea ice', 'sea ice extent', 'rare'];
+  const v = buildStaticVocabulary(texts);
+  assert.equal(v.tokens, ['ice', 'ozone', 'sea']);
+  assert.ok(Math.abs(v.idf[v.ids.get('ozone')!] - Math.log(1 + 5 / 2)) < 1e-6);
+  assert.equal(buildStaticVocabulary(texts), v);
+  assert.equal(buildStaticVocabulary(texts, { minCount: 1, maxTokens: 2 }).tokens, ['ice', 'ozone']);
+  const t = staticText(v, 'Sea ice of the ozone hole');
+  assert.equal([...t.ids], [v.ids.get('sea')!, v.ids.get('ice')!, v.ids.get('ozone')!]);
+  assert.ok(Math.abs(t.weights.reduce((s, x) => s + x, 0) - 1) < 1e-6);
+  throwsWith(() => buildStaticVocabulary(texts, { minCount: 0 }), 'CONFIG', /minCount/);
+});
+
+/** Pairs of a toy domain: acronyms and their expansions, each with the words of its field around it. */
+function toyPairs(): { pairs: StaticPair[]; texts: string[] } {
+  const topics = [
+    ['sst', 'sea surface temperature ocean'],
+    ['aod', 'aerosol optical depth dust smoke'],
+    ['swe', 'snow water equivalent snowpack'],
+    ['lst', 'land surface temperature skin'],
+    ['ndvi', 'normalized difference vegetation index greenness'],
+    ['tws', 'terrestrial water storage gravity groundwater'],
+    ['chl', 'chlorophyll ocean colour phytoplankton'],
+    ['so2', 'sulfur dioxide volcanic plume'],
+  ];
+  const pairs: StaticPair[] = [];
+  for (let r = 0; r < 6; r++) {
+    for (const [a, e] of topics) {
+      pairs.push({ query: `${a} product ${r}`, doc: `${e} gridded product ${r}`, source: 'acronym' });
+      pairs.push({ query: e.split(' ').slice(0, 2).join(' '), doc: `${e} ${a} data`, source: 'title' });
+    }
+  }
+  return { pairs, texts: pairs.flatMap((p) => [p.query, p.doc]) };
+}
+
+test('training teaches the domain: an acronym meets its expansion, not another field; same seed, same table', async () => {
+  const { pairs, texts } = toyPairs();
+  const vocab = buildStaticVocabulary(texts);
+  const cfg = { dim: 32, dims: [32, 16], epochs: 30, batchSize: 16, learningRate: 0.05, seed: 7 };
+  const a = trainStaticModel(vocab, pairs, cfg);
+  const enc = staticEncoder(a.model);
+  const cos = async (x: string, y: string) => {
+    const [u, v] = await enc.embed([x, y]);
+    return u.reduce((s, ui, i) => s + ui * v[i], 0);
+  };
+  assert.ok(a.curve[a.curve.length - 1].loss < a.curve[0].loss, `loss ${a.curve[0].loss} → ${a.curve[a.curve.length - 1].loss}`);
+  for (const [acr, right, wrong] of [['sst', 'sea surface temperature', 'snow water equivalent'], ['aod', 'aerosol optical depth', 'chlorophyll ocean colour'], ['tws', 'terrestrial water storage', 'sulfur dioxide']]) {
+    const r = await cos(acr, right);
+    const w = await cos(acr, wrong);
+    assert.ok(r > w + 0.2, `${acr}: ${r.toFixed(3)} vs ${w.toFixed(3)}`);
+  }
+  // the Matryoshka prefix works alone too
+  const half = staticEncoder(a.model, { dim: 16 });
+  const [s, e, o] = await half.embed(['sst', 'sea surface temperature', 'snow water equivalent']);
+  const dot = (u: Float32Array, v: Float32Array) => u.reduce((x, ui, i) => x + ui * v[i], 0);
+  assert.ok(dot(s, e) > dot(s, o) + 0.2 && s.length === 16);
+  const b = trainStaticModel(vocab, pairs, cfg);
+  assert.equal(Array.from(b.model.table), Array.from(a.model.table));
+  assert.is(b.model.id, a.model.id);
+  assert.is.not(trainStaticModel(vocab, pairs, { ...cfg, seed: 8, epochs: 1 }).model.id, trainStaticModel(vocab, pairs, { ...cfg, epochs: 1 }).model.id);
+  assert.equal(a.sources, { acronym: 48, title: 48 });
+  throwsWith(() => trainStaticModel(vocab, pairs, { dim: 32, dims: [64] }), 'CONFIG', /dims/);
+});
+
+test('the batch gradient equals finite differences of the Matryoshka MNRL loss (with a hard negative)', () => {
+  const vocab = buildStaticVocabulary(['a b c', 'a b d', 'c d e', 'e f a', 'b f', 'c e', 'd f'], { minCount: 1 });
+  const D = 6;
+  const rng = (() => { let x = 12345; return () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5; })();
+  const table = Float32Array.from({ length: vocab.tokens.length * D }, () => rng());
+  const st = (t: string) => staticText(vocab, t);
+  const queries = [st('a b'), st('c d'), st('e f')];
+  const docs = [st('a b c'), st('c d e'), st('e f a'), st('b d')];
+  const model = { table, dim: D, dims: [6, 3], temperature: 0.5 };
+  const grad = new Float64Array(table.length);
+  const g32 = new Float32Array(table.length);
+  const touched = new Uint8Array(vocab.tokens.length);
+  const { loss, rows } = staticBatchGradient(model, queries, docs, g32, touched);
+  g32.forEach((x, i) => (grad[i] = x));
+  assert.ok(loss > 0 && rows.length === vocab.tokens.length);
+  const lossAt = (t: Float32Array) => staticBatchGradient({ ...model, table: t }, queries, docs, new Float32Array(t.length), new Uint8Array(vocab.tokens.length)).loss;
+  const h = 1e-3;
+  let worst = 0;
+  for (let i = 0; i < table.length; i++) {
+    const plus = Float32Array.from(table);
+    const minus = Float32Array.from(table);
+    plus[i] += h;
+    minus[i] -= h;
+    const fd = (lossAt(plus) - lossAt(minus)) / (2 * h);
+    worst = Math.max(worst, Math.abs(fd - grad[i]) / Math.max(1e-3, Math.abs(fd) + Math.abs(grad[i])));
+  }
+  assert.ok(worst < 2e-2, `worst relative error ${worst}`);
+  throwsWith(() => staticBatchGradient(model, queries, docs.slice(0, 2), g32, touched), 'INVALID_ARGUMENT', /3 queries need 3\.\.6 documents/);
+});
+
+test('training with hard negatives lowers the loss; the negatives are part of what the model was trained on', () => {
+  const { pairs, texts } = toyPairs();
+  const vocab = buildStaticVocabulary(texts);
+  const withNeg = pairs.map((p, i) => ({ ...p, negative: pairs[(i + 3) % pairs.length].doc }));
+  const one = trainStaticModel(vocab, withNeg, { dim: 16, dims: [16], epochs: 2, batchSize: 96, learningRate: 0.01, seed: 3 });
+  assert.ok(one.curve[1].loss < one.curve[0].loss, `${one.curve[0].loss} → ${one.curve[1].loss}`);
+  assert.is.not(one.dataHash, trainStaticModel(vocab, pairs, { dim: 16, dims: [16], epochs: 1, batchSize: 96, seed: 3 }).dataHash);
+});
+
+test('a run stopped after an epoch resumes to the same table; the checkpoint refuses changed weights and vocabulary', () => {
+  const { pairs, texts } = toyPairs();
+  const vocab = buildStaticVocabulary(texts);
+  const cfg = { dim: 16, dims: [16, 8], epochs: 3, batchSize: 16, seed: 11 };
+  const whole = trainStaticModel(vocab, pairs, cfg);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-static-'));
+  try {
+    const stateDir = path.join(dir, 'state');
+    let stopped = false;
+    try {
+      trainStaticModel(vocab, pairs, cfg, { stateDir, onEpoch: (l) => { if (l.epoch === 1) throw new Error('stopped'); } });
+    } catch (e) {
+      stopped = (e as Error).message === 'stopped';
+    }
+    assert.ok(stopped);
+    const resumed = trainStaticModel(vocab, pairs, cfg, { stateDir });
+    assert.equal(resumed.curve.map((l) => l.resumed ?? false), [true, false, false]);
+    assert.equal(Array.from(resumed.model.table), Array.from(whole.model.table));
+    // the model as a checkpoint: read back equal, found by eo cache verify, refused when changed
+    const ckDir = path.join(dir, 'checkpoints', 'static', 'toy');
+    saveStaticModel(ckDir, whole.model, { dataHash: whole.dataHash, config: { ...whole.config }, seed: 11, metrics: { curve: whole.curve } });
+    assert.ok(staticModelExists(ckDir));
+    const back = loadStaticModel(ckDir, { dataHash: whole.dataHash });
+    assert.is(back.id, whole.model.id);
+    assert.equal(Array.from(staticVector(back, staticText(back.vocab, 'sst product'))), Array.from(staticVector(whole.model, staticText(vocab, 'sst product'))));
+    assert.ok(verifyCaches({ checkpointsDir: path.join(dir, 'checkpoints'), benchDir: path.join(dir, 'none') }).some((c) => c.kind === 'checkpoint' && c.status === 'ok' && c.file.includes('static')));
+    const vf = path.join(ckDir, STATIC_VOCAB_FILE);
+    fs.writeFileSync(vf, fs.readFileSync(vf, 'utf8').replace('sst', 'sss'));
+    throwsWith(() => loadStaticModel(ckDir), 'CACHE_MISMATCH', /vocab\.txt: the vocabulary's SHA-256 differs/);
+    saveStaticModel(ckDir, whole.model, { dataHash: whole.dataHash, config: {}, seed: 11 });
+    const wf = path.join(ckDir, 'weights.bin');
+    const bytes = fs.readFileSync(wf);
+    bytes[10] ^= 0xff;
+    fs.writeFileSync(wf, bytes);
+    assert.throws(() => loadStaticModel(ckDir));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('on the sample snapshot: a vocabulary of its records keeps short names whole and in parts', () => {
+  const corpus = loadSnapshot({ sample: true });
+  const v = buildStaticVocabulary(corpus.datasets.map((d) => `${d.shortName ?? ''} ${d.longName} ${d.keywords.join(' ')} ${d.abstract}`));
+  assert.ok(v.tokens.length > 1000, `${v.tokens.length} tokens`);
+  const withJoin = corpus.datasets.map((d) => d.shortName).filter((s): s is string => !!s && /_/.test(s));
+  assert.ok(withJoin.length > 0);
+  assert.ok(v.ids.has('aerosol') && v.ids.has('temperature'));
+});
+
+test.run();
