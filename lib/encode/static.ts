@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
 import { checkpointExists, loadCheckpoint, readCheckpointManifest, saveCheckpoint } from '../store/checkpoint';
+import type { DatasetRecord } from '../data/types';
 import type { TrainingData } from '../store/types';
 import { writeFileAtomic } from '../util/fs';
 import { sha256, shortHash } from '../util/hash';
@@ -37,6 +38,20 @@ export function staticTokens(text: string): string[] {
     if (/[_./-]/.test(w)) for (const p of w.matchAll(PART)) out.push(p[0]);
   }
   return out;
+}
+
+/** A dataset's title as the static encoder reads it: short name and long name. */
+export function staticTitle(d: Pick<DatasetRecord, 'shortName' | 'longName'>): string {
+  return `${d.shortName ?? ''} ${d.longName}`.trim();
+}
+
+/**
+ * The text the static encoder embeds for a dataset: title | keywords | the abstract's first `abstractWords` words (the
+ * document side of its training pairs has the same form, `lib/train/static-pairs.ts`).
+ */
+export function staticDocumentText(d: Pick<DatasetRecord, 'shortName' | 'longName' | 'keywords' | 'abstract'>, abstractWords = 80): string {
+  const abs = d.abstract.split(/\s+/).slice(0, abstractWords).join(' ');
+  return [staticTitle(d), d.keywords.join(', '), abs].filter(Boolean).join(' | ');
 }
 
 /** A vocabulary with each token's document frequency (over the texts it was built from). */

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { splitCsvLine } from '../util/csv';
 import * as path from 'node:path';
 import { resolveDataDir } from '../data/snapshot';
 import { EoError } from '../errors';
@@ -14,28 +15,8 @@ export interface GcmdKeyword {
   level: number;
 }
 
-/** Split one CSV line (double-quoted fields may hold commas; "" is a quote). */
-export function splitCsvLine(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let q = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (q) {
-      if (c === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (c === '"') q = false;
-      else cur += c;
-    } else if (c === '"') q = true;
-    else if (c === ',') {
-      out.push(cur);
-      cur = '';
-    } else cur += c;
-  }
-  out.push(cur);
-  return out;
-}
+// one CSV line splitter for the project: lib/util/csv.ts (the router keeps exporting it by name)
+export { splitCsvLine } from '../util/csv';
 
 /** The GCMD science keywords CSV of a data folder (`resolveDataDir(dataDir)`: $EO_DATA_DIR, else ../shared/data/eo, when absent). */
 export function gcmdKeywordsFile(dataDir?: string): string {

@@ -8,3 +8,4 @@ export * from './defaults';
 export * from './artefacts';
 export * from './corpus-pairs';
 export * from './static';
+export * from './static-pairs';

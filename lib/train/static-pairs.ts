@@ -1,0 +1,123 @@
+/**
+ * The training pairs of the static embedding encoder (issue 37 step 2): from the corpus and the title benchmark's
+ * TRAINING split only. Each pair is a query-side text and the document side it should meet (the document side is what
+ * the encoder embeds for a dataset: title, keywords and the abstract's start):
+ * - `title-abstract`: the title (short + long name) ↔ keywords + abstract;
+ * - `keywords`: the science keywords ↔ title + abstract;
+ * - `sentence`: the abstract's first sentence ↔ title + keywords;
+ * - `short-name`: the short name alone ↔ the long name + keywords (the identifier meets its product);
+ * - `gcmd-instrument`, `gcmd-platform`: the GCMD long name, class and type of a record's instrument / platform
+ *   ("Cloud-Aerosol Lidar with Orthogonal Polarization, active remote sensing, lidar") ↔ the record;
+ * - `gcmd-keyword`: the GCMD science keyword path of a record's keyword ("atmosphere aerosols aerosol optical depth") ↔ the record;
+ * - `style-queries`: the corpus-made keyword, identifier-led and question-style queries (`corpusStyleQueries`);
+ * - `train-split`: the training split's publication queries ↔ each of their datasets.
+ * No test-split or style-test text is read, and every dataset labelled by a test query of either benchmark
+ * (`nnsscStyleExcludedRows`) is left out of every source (as for every generated training query of the project).
+ */
+import type { Benchmark } from '../bench/types';
+import { benchmarkSplit } from '../bench/build';
+import { readGcmdInstruments, readGcmdPlatforms, readGcmdScienceKeywords } from '../data/gcmd';
+import type { Corpus, DatasetRecord } from '../data/types';
+import { EoError } from '../errors';
+import { mulberry32, shuffleInPlace } from '../util/random';
+import { nnsscStyleExcludedRows } from './artefacts';
+import { abstractSentences, corpusStyleQueries } from './corpus-pairs';
+import type { StaticPair } from './static';
+import { staticDocumentText, staticTitle } from '../encode/static';
+
+export type StaticPairSource =
+  | 'title-abstract' | 'keywords' | 'sentence' | 'short-name' | 'gcmd-instrument' | 'gcmd-platform' | 'gcmd-keyword' | 'style-queries' | 'train-split';
+
+export const STATIC_PAIR_SOURCES: readonly StaticPairSource[] = [
+  'title-abstract', 'keywords', 'sentence', 'short-name', 'gcmd-instrument', 'gcmd-platform', 'gcmd-keyword', 'style-queries', 'train-split',
+];
+
+export interface StaticPairsOptions {
+  /** Sources used. Default all of `STATIC_PAIR_SOURCES`. */
+  sources: StaticPairSource[];
+  /** Words of the abstract on the document side. Default 80. */
+  abstractWords: number;
+  /** `style-queries`: corpus-made queries per style. Default 300. */
+  stylePerStyle: number;
+  /** At most this many pairs per source, a seeded sample (0 = all). Default 0. */
+  maxPerSource: number;
+  /** Leave out every test label of both benchmarks (needs `bench`). Default true. */
+  excludeTestLabels: boolean;
+  /** Folder of the GCMD files. Default the snapshot's data folder. */
+  dataDir?: string;
+  seed: number;
+}
+
+export const DEFAULT_STATIC_PAIRS_OPTIONS: Readonly<StaticPairsOptions> = Object.freeze({
+  sources: [...STATIC_PAIR_SOURCES], abstractWords: 80, stylePerStyle: 300, maxPerSource: 0, excludeTestLabels: true, seed: 42,
+});
+
+const lower = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** The pairs of a corpus (and a benchmark's training split): see the file's comment. Deterministic for a seed. */
+export function staticTrainingPairs(corpus: Corpus, bench: Benchmark | null, options: Partial<StaticPairsOptions> = {}): { pairs: StaticPair[]; counts: Record<string, number>; excludedRows: number } {
+  const o: StaticPairsOptions = { ...DEFAULT_STATIC_PAIRS_OPTIONS, ...options, sources: [...(options.sources ?? DEFAULT_STATIC_PAIRS_OPTIONS.sources)] };
+  for (const s of o.sources) if (!STATIC_PAIR_SOURCES.includes(s)) throw new EoError('CONFIG', `static pairs: unknown source "${s}" (known: ${STATIC_PAIR_SOURCES.join(', ')})`);
+  if ((o.sources.includes('train-split') || o.excludeTestLabels) && !bench) throw new EoError('INVALID_ARGUMENT', 'static pairs: the train-split source and the test-label exclusion need the benchmark');
+  const excluded = o.excludeTestLabels && bench ? nnsscStyleExcludedRows(corpus, bench).rows : new Set<number>();
+  const want = new Set(o.sources);
+  const bySource = new Map<StaticPairSource, StaticPair[]>(o.sources.map((s) => [s, []]));
+  const add = (source: StaticPairSource, query: string, doc: string) => {
+    const q = query.replace(/\s+/g, ' ').trim();
+    if (q.length >= 3 && doc) bySource.get(source)!.push({ query: q, doc, source });
+  };
+  const doc = (d: DatasetRecord) => staticDocumentText(d, o.abstractWords);
+  const instruments = want.has('gcmd-instrument') ? readGcmdInstruments(o.dataDir) : new Map();
+  const platforms = want.has('gcmd-platform') ? readGcmdPlatforms(o.dataDir) : new Map();
+  // a record keyword → its GCMD path, matched on the deepest level's name
+  const keywordPaths = new Map<string, string[]>();
+  if (want.has('gcmd-keyword')) for (const p of readGcmdScienceKeywords(o.dataDir)) if (!keywordPaths.has(lower(p[p.length - 1]))) keywordPaths.set(lower(p[p.length - 1]), p);
+  corpus.datasets.forEach((d, row) => {
+    if (excluded.has(row)) return;
+    const title = staticTitle(d);
+    const kw = d.keywords.join(', ');
+    const abs = d.abstract.split(/\s+/).slice(0, o.abstractWords).join(' ');
+    if (want.has('title-abstract') && (kw || abs)) add('title-abstract', title, [kw, abs].filter(Boolean).join(' | '));
+    if (want.has('keywords') && kw) add('keywords', kw, [title, abs].filter(Boolean).join(' | '));
+    if (want.has('sentence')) {
+      const first = abstractSentences(d.abstract)[0]?.text;
+      if (first && first.length >= 20) add('sentence', first, [title, kw].filter(Boolean).join(' | '));
+    }
+    if (want.has('short-name') && d.shortName) add('short-name', d.shortName, [d.longName, kw].filter(Boolean).join(' | '));
+    for (const name of want.has('gcmd-instrument') ? d.instruments : []) {
+      const g = instruments.get(name.toUpperCase());
+      if (g?.longName) add('gcmd-instrument', [g.longName, ...g.path.slice(1)].join(', '), doc(d));
+    }
+    for (const name of want.has('gcmd-platform') ? d.platforms : []) {
+      const g = platforms.get(name.toUpperCase());
+      if (g?.longName) add('gcmd-platform', [g.longName, ...g.path].join(', '), doc(d));
+    }
+    for (const k of want.has('gcmd-keyword') ? d.keywords : []) {
+      const p = keywordPaths.get(lower(k));
+      if (p && p.length >= 2) add('gcmd-keyword', p.join(' ').toLowerCase(), doc(d));
+    }
+  });
+  if (want.has('style-queries')) {
+    for (const q of corpusStyleQueries(corpus, { perStyle: o.stylePerStyle, seed: o.seed, excludeRows: excluded })) {
+      for (const r of q.positives) add('style-queries', q.text, doc(corpus.datasets[r]));
+    }
+  }
+  if (want.has('train-split') && bench) {
+    const train = benchmarkSplit(bench, 'train');
+    for (const q of train.queries) {
+      for (const [id, g] of train.qrels.get(q.id) ?? []) {
+        const r = corpus.indexById.get(id);
+        if (g > 0 && r !== undefined && !excluded.has(r)) add('train-split', q.text, doc(corpus.datasets[r]));
+      }
+    }
+  }
+  const pairs: StaticPair[] = [];
+  const counts: Record<string, number> = {};
+  o.sources.forEach((s, i) => {
+    let list = bySource.get(s)!;
+    if (o.maxPerSource > 0 && list.length > o.maxPerSource) list = shuffleInPlace(list.slice(), mulberry32(o.seed + 101 * (i + 1))).slice(0, o.maxPerSource);
+    counts[s] = list.length;
+    pairs.push(...list);
+  });
+  return { pairs, counts, excludedRows: excluded.size };
+}

@@ -1,0 +1,78 @@
+// The static encoder's training pairs (lib/train/static-pairs.ts) and the GCMD vocabularies they read
+// (lib/data/gcmd.ts): every source yields pairs, nothing comes from the test split or from a dataset a test query of
+// either benchmark labels, the same options give the same pairs, and bad input is named.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { benchmarkSettings, benchmarkSplit, buildBenchmark } from '../lib/bench';
+import { readGcmdInstruments, readGcmdPlatforms, readGcmdScienceKeywords } from '../lib/data/gcmd';
+import { loadSnapshot } from '../lib/data/snapshot';
+import { staticDocumentText } from '../lib/encode/static';
+import { nnsscStyleExcludedRows } from '../lib/train/artefacts';
+import { STATIC_PAIR_SOURCES, staticTrainingPairs } from '../lib/train/static-pairs';
+import { throwsWith } from './helpers/data';
+
+test('GCMD vocabularies: instruments and platforms by short name with their hierarchy (ragged rows too), keyword paths', () => {
+  const instruments = readGcmdInstruments();
+  const modis = instruments.get('MODIS')!;
+  assert.match(modis.longName, /Moderate.Resolution Imaging Spectroradiometer/i);
+  assert.ok(modis.path.length >= 3, modis.path.join(' > '));
+  const calipso = instruments.get('CALIOP');
+  assert.ok(calipso && /lidar/i.test(calipso.path.join(' ')), JSON.stringify(calipso));
+  const platforms = readGcmdPlatforms();
+  assert.ok(platforms.size > 500 && platforms.get('TERRA') !== undefined);
+  const paths = readGcmdScienceKeywords();
+  assert.ok(paths.length > 3000);
+  assert.ok(paths.some((p) => p.join(' > ') === 'ATMOSPHERE > AEROSOLS > AEROSOL OPTICAL DEPTH/THICKNESS'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-gcmd-'));
+  try {
+    throwsWith(() => readGcmdInstruments(dir), 'DATA_NOT_FOUND', /gcmd-instruments\.csv/);
+    fs.writeFileSync(path.join(dir, 'gcmd-platforms.csv'), '"Keyword Version: x"\nCategory,Series_Entity,Short_Name,Long_Name,UUID\n"A","B"\n');
+    throwsWith(() => readGcmdPlatforms(dir), 'DATA_INVALID', /gcmd-platforms\.csv:3: 2 fields, the header has 5/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('pairs from every source, none from the test split or a test-labelled dataset; deterministic', async () => {
+  const corpus = loadSnapshot({ sample: true });
+  const bench = await buildBenchmark(corpus, benchmarkSettings({ sample: true }));
+  const a = staticTrainingPairs(corpus, bench);
+  for (const s of ['title-abstract', 'keywords', 'sentence', 'gcmd-keyword', 'style-queries', 'train-split']) assert.ok(a.counts[s] > 0, `${s}: ${a.counts[s]}`);
+  assert.is(a.pairs.length, Object.values(a.counts).reduce((x, y) => x + y, 0));
+  assert.equal(staticTrainingPairs(corpus, bench), a);
+  // the split's queries come from the training split only (a title shared by a test publication is the benchmark's
+  // own near-duplicate, which its leakage audit reports; the test split itself is never read)
+  const norm = (t: string) => t.replace(/\s+/g, ' ').trim(); // the pairs' texts are space-normalised
+  const trainTexts = new Set(benchmarkSplit(bench, 'train').queries.map((q) => norm(q.text)));
+  const fromTrain = a.pairs.filter((x) => x.source === 'train-split');
+  assert.ok(fromTrain.length > 0 && fromTrain.every((p) => trainTexts.has(p.query)));
+  const testOnly = benchmarkSplit(bench, 'test').queries.map((q) => norm(q.text)).filter((t) => !trainTexts.has(t));
+  const queries = new Set(a.pairs.map((p) => p.query));
+  assert.ok(testOnly.length > 0 && testOnly.every((t) => !queries.has(t)));
+  // no document of a dataset that a test query of either benchmark labels (unless another dataset has the same text)
+  const excluded = nnsscStyleExcludedRows(corpus, bench).rows;
+  assert.is(a.excludedRows, excluded.size);
+  assert.ok(excluded.size > 0);
+  const keptDocs = new Set(corpus.datasets.filter((_, r) => !excluded.has(r)).map((d) => staticDocumentText(d)));
+  for (const p of a.pairs.filter((x) => ['gcmd-keyword', 'style-queries', 'train-split', 'gcmd-instrument', 'gcmd-platform'].includes(x.source))) assert.ok(keptDocs.has(p.doc), `${p.source}: ${p.doc.slice(0, 80)}`);
+  const excludedTitles = corpus.datasets.filter((_, r) => excluded.has(r)).map((d) => `${d.shortName ?? ''} ${d.longName}`.trim());
+  const keptTitles = new Set(corpus.datasets.filter((_, r) => !excluded.has(r)).map((d) => `${d.shortName ?? ''} ${d.longName}`.trim()));
+  const titleQueries = new Set(a.pairs.filter((x) => x.source === 'title-abstract').map((x) => x.query));
+  for (const t of excludedTitles) if (!keptTitles.has(t)) assert.not.ok(titleQueries.has(t.replace(/\s+/g, ' ')), t);
+  // without the exclusion there are more pairs
+  const all = staticTrainingPairs(corpus, bench, { excludeTestLabels: false });
+  assert.ok(all.pairs.length > a.pairs.length);
+  // a cap per source samples down, seeded
+  const capped = staticTrainingPairs(corpus, bench, { maxPerSource: 20 });
+  assert.ok(Object.values(capped.counts).every((n) => n <= 20));
+  assert.equal(staticTrainingPairs(corpus, bench, { maxPerSource: 20 }), capped);
+  throwsWith(() => staticTrainingPairs(corpus, bench, { sources: ['nope' as never] }), 'CONFIG', /unknown source "nope"/);
+  throwsWith(() => staticTrainingPairs(corpus, null), 'INVALID_ARGUMENT', /need the benchmark/);
+  assert.ok(staticTrainingPairs(corpus, null, { excludeTestLabels: false, sources: ['title-abstract'] }).pairs.length > 0);
+  assert.equal(STATIC_PAIR_SOURCES.length, 9);
+});
+
+test.run();
