@@ -13,6 +13,10 @@ import {
 import { staticBatchGradient, trainStaticModel, type StaticPair } from '../lib/train/static';
 import { loadSnapshot } from '../lib/data/snapshot';
 import { verifyCaches } from '../lib/cli/cache';
+import { isEoError } from '../lib/errors';
+import { benchmarkSettings, buildBenchmark, exportBenchmark } from '../lib/bench';
+import { loadSearchEngine, searchBatch } from '../lib/search';
+import { loadOrTrainStaticModel } from '../lib/train/static-artefact';
 import { throwsWith } from './helpers/data';
 
 test('tokens: identifiers whole and in parts, lower case', () => {
@@ -171,6 +175,44 @@ test('on the sample snapshot: a vocabulary of its records keeps short names whol
   const withJoin = corpus.datasets.map((d) => d.shortName).filter((s): s is string => !!s && /_/.test(s));
   assert.ok(withJoin.length > 0);
   assert.ok(v.ids.has('aerosol') && v.ids.has('temperature'));
+});
+
+test('the benchmark\'s static encoder: trained once, then reused; a search engine ranks with it (sample snapshot)', async () => {
+  const corpus = loadSnapshot({ sample: true });
+  const bench = await buildBenchmark(corpus, benchmarkSettings({ sample: true }));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-static-art-'));
+  try {
+    const staticDir = path.join(dir, 'static');
+    const settings = { train: { epochs: 1, dim: 32, dims: [32, 16] } };
+    const first = loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings });
+    assert.is(first.trained, true);
+    assert.ok(first.pairs.count > 100 && first.pairs.bySource['train-split'] > 0);
+    const again = loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings });
+    assert.is(again.trained, false);
+    assert.is(again.model.id, first.model.id);
+    throwsWith(() => loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings: { train: { epochs: 2, dim: 32, dims: [32, 16] } }, mode: 'load' }), 'DATA_NOT_FOUND', /other settings/);
+    // the engine: --retriever static is the static cosine alone, over the benchmark on disk
+    const benchDir = path.join(dir, 'bench');
+    exportBenchmark(benchDir, bench, corpus);
+    const engine = await loadSearchEngine(corpus, { semantic: 'static', lexical: false, sample: true, benchmarkDir: benchDir, staticDir });
+    try {
+      assert.match(engine.label, /Static/);
+      const { run } = await searchBatch(engine, [{ id: 'q', text: 'aerosol optical depth' }]);
+      assert.ok((run.get('q') ?? []).length > 0);
+    } finally {
+      engine.dispose();
+    }
+    // without a benchmark there is no training split to train it on: a named error
+    let err: unknown = null;
+    try {
+      await loadSearchEngine(corpus, { semantic: 'static', lexical: false, sample: true, benchmarkDir: path.join(dir, 'none'), staticDir: path.join(dir, 'static-none') });
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(isEoError(err, 'DATA_NOT_FOUND') && /no usable benchmark/.test((err as Error).message), String(err));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 /**
  * The `eo` command. Thin: parses flags and calls the same library functions the notebooks call.
- *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|bm25-stop|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
+ *   eo search "<query>" [--k 10] [--json] [--retriever best|bm25|bm25-stop|cosine|static|nnssc] [--semantic best|nnssc|use-lite|static] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
  *             [filters: --provider, --platform, --instrument, --processing-level-id (repeatable or comma-separated),
  *              --temporal=START,END, --bounding-box=W,S,E,N; --ignore period|place:NAME|identifier:TEXT; --facets]
  *   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations cites,...] [--out DIR] [--sample]
  *   eo eval --run FILE --qrels FILE [--depth 100] [--json]
- *   eo eval --system best|bm25|bm25-stop|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json]
+ *   eo eval --system best|bm25|bm25-stop|cosine|static|nnssc [--split test|train|test-subset] [--bench FILE] [--out DIR] [--json]
  * `eo search` and `eo eval --system` run the one query path of lib/search (the same engine as `eo serve`).
  *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] ...   (see lib/cli/serve.ts)
  *   eo llm plan|batch|import|status ...                          (see lib/cli/llm.ts)
@@ -50,14 +50,14 @@ import { EXPORT_USAGE, runExportCommand } from './export';
 import { latexTable } from '../report/latex';
 
 const USAGE = `usage:
-  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|bm25-stop|cosine|nnssc] [--semantic best|nnssc|use-lite] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
+  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|bm25-stop|cosine|static|nnssc] [--semantic best|nnssc|use-lite|static] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
       [--provider DAAC] [--platform NAME] [--instrument NAME] [--processing-level-id L]   (each repeatable or comma-separated; values OR, filters AND)
       [--temporal=START,END] [--bounding-box=W,S,E,N]   (CMR syntax: ISO dates/date-times, a side empty = open; west > east crosses 180°; use = before a leading -)
       [--ignore period|place:NAME|identifier:TEXT]   (repeatable: leave a constraint parsed from the question out)   [--facets]   (facet counts of the top 100)
   eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
   eo eval --run FILE --qrels FILE [--depth 100] [--json] [--format tsv|latex]
-  eo eval --system best|bm25|bm25-stop|cosine|nnssc [--split test|train|test-subset] [--bench FILE] [--no-rules] [--out DIR] [--json] [--format tsv|latex] [--sample] [--data DIR]
-  eo eval --system best|bm25|bm25-stop|cosine|nnssc --bench styles [--split dev|test] [--no-rules] [--json]   (the benchmark of real query styles; dev half by default, test only to report)
+  eo eval --system best|bm25|bm25-stop|cosine|static|nnssc [--split test|train|test-subset] [--bench FILE] [--no-rules] [--out DIR] [--json] [--format tsv|latex] [--sample] [--data DIR]
+  eo eval --system best|bm25|bm25-stop|cosine|static|nnssc --bench styles [--split dev|test] [--no-rules] [--json]   (the benchmark of real query styles; dev half by default, test only to report)
 ${EXPORT_USAGE.replace('usage:\n', '')}
   ${SERVE_USAGE.replace('usage: ', '')}
 ${BENCH_USAGE.replace('usage:\n', '')}
@@ -80,14 +80,14 @@ function testFractionFlag(v: string | undefined, def: number): number {
   return f;
 }
 
-const RETRIEVERS = ['best', 'bm25', 'bm25-stop', 'cosine', 'nnssc'] as const;
+const RETRIEVERS = ['best', 'bm25', 'bm25-stop', 'cosine', 'static', 'nnssc'] as const;
 
 /**
  * The `loadSearchEngine` options of a retriever name, every flag checked (before any file is read): `best` (BM25 +
  * the best semantic scorer, fused with the stored α), `bm25`, `cosine` (USE-lite alone) or `nnssc` (NN-SSC alone).
  */
 function engineOptions(name: string, values: { sample?: boolean; data?: string; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string }): LoadSearchEngineOptions {
-  if (!(RETRIEVERS as readonly string[]).includes(name)) fail(`unknown retriever "${name}" (best, bm25, bm25-stop, cosine or nnssc)`);
+  if (!(RETRIEVERS as readonly string[]).includes(name)) fail(`unknown retriever "${name}" (best, bm25, bm25-stop, cosine, static or nnssc)`);
   const log = (l: string) => process.stderr.write(l.startsWith('embedding') ? `\r${l}` : `${l}\n`);
   // unset flags leave the default ranking (DEFAULT_RANKING): the same engine as `eo serve`'s page and API
   // --data names the router's GCMD keywords too (the default data folder's otherwise)
@@ -95,11 +95,12 @@ function engineOptions(name: string, values: { sample?: boolean; data?: string; 
   const common = { sample: !!values.sample, fusion: fusionFlag(values.fusion, USAGE), nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], USAGE), gcmdFile, log };
   const alpha = numberFlag(values.alpha, 'alpha', undefined, { min: 0, max: 1 });
   const semantic = values.semantic ?? 'best';
-  if (!['best', 'nnssc', 'use-lite'].includes(semantic)) fail(`--semantic must be best, nnssc or use-lite (got "${semantic}")`);
-  if (name === 'best') return { ...common, alpha, semantic: semantic as 'best' | 'nnssc' | 'use-lite' };
+  if (!['best', 'nnssc', 'use-lite', 'static'].includes(semantic)) fail(`--semantic must be best, nnssc, use-lite or static (got "${semantic}")`);
+  if (name === 'best') return { ...common, alpha, semantic: semantic as 'best' | 'nnssc' | 'use-lite' | 'static' };
   if (name === 'bm25') return { ...common, semantic: 'none', lexical: 'bm25' }; // the paper's BM25 (the default ranking's lexical half adds the vocabulary expansion)
   if (name === 'bm25-stop') return { ...common, semantic: 'none', lexical: 'bm25-stop' }; // the strong short baseline
   if (name === 'cosine') return { ...common, semantic: 'use-lite', lexical: false };
+  if (name === 'static') return { ...common, semantic: 'static', lexical: false }; // the corpus-trained static encoder alone
   return { ...common, semantic: 'nnssc', lexical: false };
 }
 
@@ -286,7 +287,7 @@ async function runEvalCommand(values: CliValues): Promise<void> {
     else printTable([row], values.format);
     return;
   }
-  const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system best|bm25|bm25-stop|cosine|nnssc');
+  const system = values.system ?? fail('eval needs --run FILE --qrels FILE, or --system best|bm25|bm25-stop|cosine|static|nnssc');
   const engineOpts = engineOptions(system, values);
   if (values.bench === 'styles') {
     // the dev half by default: the test half is asked for explicitly, and only to report a result already chosen on dev

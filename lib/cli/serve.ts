@@ -1,6 +1,6 @@
 /**
  * `eo serve`: the search service (JSON API + web page) on the offline snapshot.
- *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none]
+ *   eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|static|none]
  *            [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query 500] [--llm-router MODEL_ID]
  *            [--nnssc-top-m M|exact] [--encoder use-lite:onnx|use-lite:tfjs|onnx:<dir>] [--no-batch] [--log]
  * --encoder: the query encoder (default: $EO_ENCODER when set, else SERVICE_ENCODER_SPEC, USE-lite on onnxruntime).
@@ -44,7 +44,7 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
   const port = numberFlag(values.port, 'port', 8765, { integer: true, min: 0, max: 65535, usage: SERVE_USAGE });
   const host = values.host ?? '127.0.0.1';
   const semantic = values.semantic ?? 'best';
-  if (semantic !== 'best' && semantic !== 'nnssc' && semantic !== 'use-lite' && semantic !== 'none') throw new EoError('INVALID_ARGUMENT', `--semantic must be best, nnssc, use-lite or none\n${SERVE_USAGE}`);
+  if (semantic !== 'best' && semantic !== 'nnssc' && semantic !== 'use-lite' && semantic !== 'static' && semantic !== 'none') throw new EoError('INVALID_ARGUMENT', `--semantic must be best, nnssc, use-lite, static or none\n${SERVE_USAGE}`);
   const fusion = fusionFlag(values.fusion, SERVE_USAGE);
   // every flag is checked before anything loads
   const alpha = numberFlag(values.alpha, 'alpha', undefined, { min: 0, max: 1, usage: SERVE_USAGE });

@@ -5,7 +5,7 @@ import { MAX_QUERY_CHARS } from '../serve/validate';
  * Usage text of `eo serve`, apart from lib/cli/serve.ts so that `eo --help` and `eo search` print it without
  * loading the service (Fastify, LLM SDKs, the search pipeline): eo.ts imports ./serve only for `eo serve`.
  */
-export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|none] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query ${MAX_QUERY_CHARS}] [--llm-router MODEL_ID] [--nnssc-top-m M|exact] [--encoder use-lite:onnx|use-lite:tfjs|onnx:<dir>] [--no-batch] [--log]`;
+export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|static|none] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query ${MAX_QUERY_CHARS}] [--llm-router MODEL_ID] [--nnssc-top-m M|exact] [--encoder use-lite:onnx|use-lite:tfjs|onnx:<dir>] [--no-batch] [--log]`;
 
 /** `--fusion` values of `eo search`, `eo eval` and `eo serve`; absent: the default ranking's (`DEFAULT_RANKING.fusion`). */
 export function fusionFlag(v: string | undefined, usage: string): 'analytic' | 'grid' | 'rrf' | 'adaptive' | undefined {

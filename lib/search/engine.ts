@@ -16,6 +16,9 @@ import { workerEncoder } from '../encode/worker-encoder';
 import { EoError } from '../errors';
 import { assertConvexAlpha, RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
+import { staticDocumentText, staticEncoder } from '../encode/static';
+import { loadOrTrainStaticModel } from '../train/static-artefact';
+import { stackRows } from '../util/vector';
 import { bm25StopScorer, buildBm25Stop } from '../retrieve/bm25-stop';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
 import { microBatchingScorer } from '../retrieve/microbatch';
@@ -76,9 +79,12 @@ export function createSearchEngine(corpus: Corpus, parts: {
 export interface LoadSearchEngineOptions {
   /**
    * Semantic scorer: `best` (default: NN-SSC when its checkpoint for this corpus and encoder exists, else USE-lite
-   * cosine), `nnssc`, `use-lite`, `none` (BM25 alone), or a ready CorpusScorer (its owner disposes it).
+   * cosine), `nnssc`, `use-lite`, `static` (the corpus-trained static encoder, `lib/encode/static.ts`; trained once on
+   * first use), `none` (BM25 alone), or a ready CorpusScorer (its owner disposes it).
    */
-  semantic?: 'best' | 'nnssc' | 'use-lite' | 'none' | CorpusScorer;
+  semantic?: 'best' | 'nnssc' | 'use-lite' | 'static' | 'none' | CorpusScorer;
+  /** Folder of the static encoder's checkpoint (`semantic: 'static'`). Default `checkpoints/static/<benchmark>`. */
+  staticDir?: string;
   /**
    * The lexical scorer: `bm25` (the paper's), `bm25+qe` (BM25 plus the domain vocabulary's expansion at weight 0.3,
    * `expand.ts`), `bm25-stop` (the strong short baseline: three fields, stop words, plural stemming, settings chosen on
@@ -234,6 +240,7 @@ async function semanticScorer(
   const choice = opts.semantic ?? 'best';
   if (typeof choice === 'object') return { semantic: choice, owned: null, note: '' };
   if (choice === 'none') return { semantic: null, owned: null, note: '' };
+  if (choice === 'static') return { semantic: await staticSemanticScorer(corpus, opts, onDisk, log, disposers), owned: null, note: '' };
   // a service (batching on a worker thread) with no shared encoder holds the encoder only in the worker: one copy
   // of the model in memory; the worker also embeds the corpus when its cache is missing
   const onnxThread = onnxThreadOf(opts);
@@ -290,6 +297,22 @@ async function semanticScorer(
     return { semantic: cosine(), owned, note: `; NN-SSC not used: ${nn.note}` };
   }
   return { semantic: cosine(), owned, note: '' };
+}
+
+/**
+ * The corpus-trained static encoder's cosine (`lib/encode/static.ts`): its checkpoint for the built benchmark, trained
+ * once on first use (a few minutes) unless computing is switched off; the corpus is embedded on load (seconds).
+ */
+async function staticSemanticScorer(
+  corpus: Corpus, opts: LoadSearchEngineOptions, onDisk: ReturnType<typeof readBenchmarkOnDisk>, log: (line: string) => void, disposers: (() => void)[],
+): Promise<CorpusScorer> {
+  if (!onDisk.bench) throw new EoError('DATA_NOT_FOUND', `the static encoder is trained on the benchmark's training split, and there is no usable benchmark at ${onDisk.dir} (run "eo bench build${opts.sample ? ' --sample' : ''}")`, { file: onDisk.dir });
+  const art = loadOrTrainStaticModel({ corpus, bench: onDisk.bench, dir: opts.staticDir, mode: opts.computeAlpha === false ? 'load' : 'load-or-train', log });
+  const encoder = staticEncoder(art.model);
+  const matrix = stackRows(await encoder.embed(corpus.datasets.map((d) => staticDocumentText(d))), encoder.dim);
+  const dense = denseScorer(encoder, matrix, { id: 'static', label: 'Static (corpus-trained)', noCache: true, kernel: opts.cosineKernel ?? (opts.queryBatching ? 'auto' : undefined) });
+  disposers.push(() => dense.dispose());
+  return dense;
 }
 
 /** The built benchmark in `dir`, or why there is none usable (absent, or built on other data). */

@@ -9,3 +9,4 @@ export * from './artefacts';
 export * from './corpus-pairs';
 export * from './static';
 export * from './static-pairs';
+export * from './static-artefact';

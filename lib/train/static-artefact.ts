@@ -1,0 +1,94 @@
+/**
+ * The static embedding encoder of a benchmark (issue 37): its checkpoint under `checkpoints/static/<benchmark>` when
+ * it was trained on the current pairs with the current settings, otherwise trained (a few minutes on 2 cores) and saved
+ * there. The notebooks, the CLI (`--semantic static`, `--retriever static`) and the service all get it from here.
+ */
+import * as path from 'node:path';
+import { benchmarkTrainingData } from '../bench/build';
+import type { Benchmark } from '../bench/types';
+import type { Corpus } from '../data/types';
+import { EoError } from '../errors';
+import { buildStaticVocabulary, loadStaticModel, saveStaticModel, staticDocumentText, staticModelExists, type StaticEmbeddingModel, type StaticVocabularyOptions } from '../encode/static';
+import { readCheckpointManifest } from '../store/checkpoint';
+import { checkpointsDir } from '../util/paths';
+import { shortHash } from '../util/hash';
+import { DEFAULT_STATIC_TRAIN_CONFIG, staticPairsHash, trainStaticModel, type StaticEpochLog, type StaticTrainConfig } from './static';
+import { DEFAULT_STATIC_PAIRS_OPTIONS, staticTrainingPairs, type StaticPairsOptions } from './static-pairs';
+
+/** The settings of the default static encoder (chosen on the style benchmark's dev half; see `bench/tuning-log.json`). */
+export interface StaticEncoderSettings {
+  vocab: StaticVocabularyOptions;
+  pairs: Partial<StaticPairsOptions>;
+  train: Partial<StaticTrainConfig>;
+}
+
+export const DEFAULT_STATIC_ENCODER_SETTINGS: Readonly<StaticEncoderSettings> = Object.freeze({
+  vocab: { minCount: 2 },
+  pairs: {},
+  train: { epochs: 2, maxTokens: 128 },
+});
+
+/** `checkpoints/static/<benchmark>`. */
+export function staticCheckpointDir(benchmarkName: string): string {
+  return path.join(checkpointsDir('static'), benchmarkName);
+}
+
+/** The texts the vocabulary is built from: every dataset's document text in full, with its platforms and instruments. */
+export function staticVocabularyTexts(corpus: Pick<Corpus, 'datasets'>): string[] {
+  return corpus.datasets.map((d) => `${staticDocumentText(d, 1_000_000)} ${d.platforms.join(' ')} ${d.instruments.join(' ')}`);
+}
+
+export interface StaticArtefact {
+  model: StaticEmbeddingModel;
+  dir: string;
+  /** True when this call trained it. */
+  trained: boolean;
+  /** Why it was (re)trained, or `reused`. */
+  why: string;
+  curve: StaticEpochLog[];
+  trainingSeconds: number;
+  pairs: { count: number; bySource: Record<string, number>; excludedRows: number; hash: string };
+  settings: StaticEncoderSettings;
+}
+
+/**
+ * The benchmark's static encoder: read from `dir` (default `staticCheckpointDir(bench.name)`) when its recorded pairs
+ * hash and settings match, else trained and saved. `mode: 'load'` refuses to train (an EoError naming the command).
+ */
+export function loadOrTrainStaticModel(opts: {
+  corpus: Corpus; bench: Benchmark; dir?: string; settings?: Partial<StaticEncoderSettings>; mode?: 'load' | 'load-or-train'; log?: (line: string) => void;
+}): StaticArtefact {
+  const settings: StaticEncoderSettings = {
+    vocab: { ...DEFAULT_STATIC_ENCODER_SETTINGS.vocab, ...(opts.settings?.vocab ?? {}) },
+    pairs: { ...DEFAULT_STATIC_ENCODER_SETTINGS.pairs, ...(opts.settings?.pairs ?? {}) },
+    train: { ...DEFAULT_STATIC_ENCODER_SETTINGS.train, ...(opts.settings?.train ?? {}) },
+  };
+  const { corpus, bench } = opts;
+  const dir = opts.dir ?? staticCheckpointDir(bench.name);
+  const vocab = buildStaticVocabulary(staticVocabularyTexts(corpus), settings.vocab);
+  const made = staticTrainingPairs(corpus, bench, settings.pairs);
+  const pairsHash = staticPairsHash(made.pairs, vocab);
+  const config = { ...DEFAULT_STATIC_TRAIN_CONFIG, ...settings.train, pairs: { ...DEFAULT_STATIC_PAIRS_OPTIONS, ...settings.pairs }, vocab: settings.vocab };
+  const configKey = shortHash(JSON.stringify(config));
+  const pairs = { count: made.pairs.length, bySource: made.counts, excludedRows: made.excludedRows, hash: pairsHash };
+  let why = 'no checkpoint';
+  if (staticModelExists(dir)) {
+    const m = readCheckpointManifest(dir);
+    if (m.dataHash !== pairsHash) why = `trained on other pairs (${m.dataHash} ≠ ${pairsHash})`;
+    else if (m.config.configKey !== configKey) why = 'trained with other settings';
+    else {
+      const model = loadStaticModel(dir, { dataHash: pairsHash });
+      const metrics = (model.checkpoint.metrics ?? {}) as { curve?: StaticEpochLog[]; trainingSeconds?: number };
+      return { model, dir, trained: false, why: 'reused', curve: metrics.curve ?? [], trainingSeconds: metrics.trainingSeconds ?? 0, pairs, settings };
+    }
+  }
+  if (opts.mode === 'load') throw new EoError('DATA_NOT_FOUND', `no usable static encoder at ${dir} (${why}); train it with "npm start -- --only 03-encoder-finetune" or "eo search --semantic static" once`, { file: dir });
+  opts.log?.(`training the static encoder (${why}): ${made.pairs.length} pairs, ${vocab.tokens.length} tokens…`);
+  const result = trainStaticModel(vocab, made.pairs, config, { onEpoch: (l) => opts.log?.(`static encoder epoch ${l.epoch}: loss ${l.loss.toFixed(4)}, in-batch accuracy ${l.inBatchAccuracy.toFixed(3)} (${l.seconds.toFixed(0)} s)`) });
+  saveStaticModel(dir, result.model, {
+    dataHash: pairsHash, trainingData: benchmarkTrainingData(bench), seed: result.config.seed,
+    config: { ...config, configKey, pairsBySource: made.counts, excludedRows: made.excludedRows },
+    metrics: { curve: result.curve, trainingSeconds: result.seconds },
+  });
+  return { model: result.model, dir, trained: true, why, curve: result.curve, trainingSeconds: result.seconds, pairs, settings };
+}
