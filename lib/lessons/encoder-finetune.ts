@@ -15,10 +15,14 @@ import { embedCorpusShowingProgress } from '../report/corpus-embeddings';
 import { showFigure, showMarkdown, showTable } from '../report/display';
 import { perQueryScatterFigure, scatterFigure } from '../report/figures';
 import { settingRows } from '../report/frame';
-import { resultVerdict, sampleNote, sourceCaption, trainingVerdict, type PairedRowLike } from '../report/lesson';
+import { pairedVerdict, resultVerdict, sampleNote, sourceCaption, trainingVerdict, type PairedRowLike } from '../report/lesson';
 import { paperTable2Value, TABLE2_DIFFERENCES } from '../report/paper';
 import type { Figure, TableSource } from '../report/types';
 import { denseScorer, scoreQueries } from '../retrieve/scorers';
+import { staticDocumentText, staticEncoder } from '../encode/static';
+import { evaluateSystems, pairedRows } from '../metrics/systems';
+import type { StaticArtefact } from '../train/static-artefact';
+import { stackRows } from '../util/vector';
 import { loadOrTrainFinetunedEncoder, type FinetunedEncoderArtefact, type FinetuneTrainingSummary } from '../train/artefacts';
 import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, TINY_FINETUNE_CONFIG, defaultFinetuneDir, type FinetuneConfig, type FinetuneStep, type FinetuneValidation } from '../train/finetune';
 import { repoRelativePath } from '../util/paths';
@@ -220,3 +224,58 @@ registerClaimCheck('03', {
     changePaperValue(results), changeTrainQueries(results), flipReusedCheckpoint(results),
   ].filter((x): x is Json => x !== null),
 });
+
+// ── the corpus-trained static encoder (issue 37): trained beside the fine-tuned one, compared on the same test split
+
+/** What notebook 03 records of the static encoder (results.json `staticEncoder`). */
+export interface StaticEncoderRecord {
+  id: string;
+  checkpoint: string;
+  trainedHere: boolean;
+  trainingSeconds: number;
+  epochs: { epoch: number; loss: number; inBatchAccuracy: number; seconds: number }[];
+  pairs: { count: number; bySource: Record<string, number>; excludedRows: number };
+  embedSeconds: number;
+  textsPerSecond: number;
+  metrics: MetricRow[];
+  paired: Record<string, unknown>[];
+}
+
+/**
+ * The static encoder's section of notebook 03: its training (per-epoch table, pairs by source, time), the corpus
+ * embedded with it (timed), its test-split row beside Cosine (base) and Cosine (fine-tuned), and the paired test
+ * against Cosine (base) with its verdict. Returns what results.json records and the static scorer's run.
+ */
+export async function showStaticEncoder(input: {
+  art: StaticArtefact; corpus: Corpus; test: { queries: { id: string; text: string }[]; qrels: import('../metrics/types').Qrels };
+  compared: { id: string; label: string; run: Run }[]; source: TableSource;
+}): Promise<{ record: StaticEncoderRecord; run: Run }> {
+  const { art, corpus, test } = input;
+  showTable(art.curve.map((l) => ({ epoch: l.epoch, 'MNRL loss': l.loss, 'in-batch accuracy': l.inBatchAccuracy, seconds: l.seconds })), { title: `Static encoder training (${art.model.dim} dims, Matryoshka ${art.model.dims.join('/')}; ${art.pairs.count.toLocaleString('en-US')} pairs)`, digits: 4 });
+  showTable(Object.entries(art.pairs.bySource).map(([source, pairs]) => ({ source, pairs })), { title: `Training pairs by source (corpus and training split only; ${art.pairs.excludedRows} test-labelled datasets left out)` });
+  const encoder = staticEncoder(art.model);
+  const t0 = performance.now();
+  const matrix = stackRows(await encoder.embed(corpus.datasets.map((d) => staticDocumentText(d))), encoder.dim);
+  const embedSeconds = (performance.now() - t0) / 1000;
+  const scored = await scoreQueries(denseScorer(encoder, matrix, { id: 'static', label: 'Static (corpus-trained)', kernel: 'exact', noCache: true }), test.queries, corpus);
+  const systems = [...input.compared, { id: 'static', label: 'Static (corpus-trained)', run: scored.run }];
+  const evaluation = evaluateSystems(systems, test.qrels);
+  showTable(evaluation.rows, { title: `Test split, ${test.queries.length} queries: the static encoder beside the USE-lite rows`, digits: 4, best: true, source: input.source });
+  const base = input.compared[0];
+  const paired = pairedRows(evaluation.perQuery.static, evaluation.perQuery[base.id], 'Static (corpus-trained)', base.label);
+  showTable(paired, { title: `Static (corpus-trained) − ${base.label}: paired randomization p and bootstrap 95% CI`, digits: 4, source: input.source });
+  showMarkdown(pairedVerdict(paired, 'Static (corpus-trained)', base.label));
+  const textsPerSecond = corpus.datasets.length / Math.max(embedSeconds, 1e-9);
+  showMarkdown(`The static encoder ${art.trained ? `was **trained in this run** in ${art.trainingSeconds.toFixed(0)} s` : `was **loaded** (trained in ${art.trainingSeconds.toFixed(0)} s when its checkpoint was written)`} ` +
+    `and embedded all ${corpus.datasets.length.toLocaleString('en-US')} datasets in ${embedSeconds.toFixed(1)} s (${textsPerSecond.toFixed(0)} texts/s). ` +
+    'Its rows with BM25 are in notebook 05 (Table 2 and the style tables).');
+  encoder.dispose();
+  return {
+    run: scored.run,
+    record: {
+      id: art.model.id, checkpoint: repoRelativePath(art.dir), trainedHere: art.trained, trainingSeconds: art.trainingSeconds, epochs: art.curve.map(({ epoch, loss, inBatchAccuracy, seconds }) => ({ epoch, loss, inBatchAccuracy, seconds })),
+      pairs: { count: art.pairs.count, bySource: art.pairs.bySource, excludedRows: art.pairs.excludedRows }, embedSeconds, textsPerSecond,
+      metrics: evaluation.rows, paired: paired as unknown as Record<string, unknown>[],
+    },
+  };
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+// Settings of the corpus-trained static encoder (issue 37; lib/encode/static.ts, lib/train/static.ts), chosen on the
+// style benchmark's DEV half: a grid over epochs, learning rate, width, batch size and pair sources, each model trained
+// on the corpus and training-split pairs (`staticTrainingPairs`: no test text, no test label) and scored ALONE (its
+// cosine, no query rules) by nDCG@10 over all dev queries, with the per-style means, training seconds and corpus
+// embedding seconds beside it. Every configuration is appended to bench/tuning-log.json (the best marked chosen);
+// DEFAULT_STATIC_ENCODER_SETTINGS is set from it by hand. The test half is never read.
+//   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--dim 256] [--batch 256] [--sources all,no-gcmd-keyword] [--no-log]
+'use strict';
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader, benchCommit } = require('./lib/header.cjs');
+
+const SOURCE_SETS = {
+  all: null,
+  'no-gcmd-keyword': ['title-abstract', 'keywords', 'sentence', 'short-name', 'gcmd-instrument', 'gcmd-platform', 'style-queries', 'train-split'],
+  'corpus-only': ['title-abstract', 'keywords', 'sentence'],
+};
+const args = benchArgs({
+  script: __filename,
+  measures: 'static encoder settings on the style benchmark DEV half (nDCG@10 of the encoder alone): every configuration appended to bench/tuning-log.json',
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one (a smoke run: nothing logged)' },
+    epochs: { type: 'int-list', default: [1, 2], min: 1, help: 'epochs tried' },
+    lr: { type: 'list', default: ['0.02', '0.05', '0.1'], placeholder: 'A,B,…', help: 'learning rates tried' },
+    dim: { type: 'int-list', default: [256], min: 8, help: 'widths tried (Matryoshka prefixes: dim, dim/2, dim/4)' },
+    batch: { type: 'int-list', default: [256], min: 2, help: 'batch sizes tried' },
+    sources: { type: 'list', default: ['all'], choices: Object.keys(SOURCE_SETS), help: 'pair source sets tried' },
+    'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
+  },
+});
+printHeader(args);
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/encode'), ...require('../dist/lib/train'), ...require('../dist/lib/retrieve') };
+const { evaluateGraded, gradedMeans } = require('../dist/lib/metrics/graded');
+
+const METRIC = 'nDCG@10';
+
+async function main() {
+  const sample = args.sample;
+  const corpus = eo.loadSnapshot({ sample });
+  const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample }));
+  const styles = eo.buildStyleBenchmark(corpus);
+  const dev = styles.queries.filter((q) => q.split === 'dev').map((q) => ({ id: q.id, text: q.text, style: q.style }));
+  const { qrels } = eo.styleBenchmarkSplit(styles, 'dev');
+  const byStyle = [...new Set(dev.map((q) => q.style))].map((s) => [s, new Set(dev.filter((q) => q.style === s).map((q) => q.id))]);
+  const vocabOpts = eo.DEFAULT_STATIC_ENCODER_SETTINGS.vocab;
+  const vocab = eo.buildStaticVocabulary(eo.staticVocabularyTexts(corpus), vocabOpts);
+  console.log(`style benchmark DEV half: ${dev.length} queries; ${corpus.datasets.length} datasets; vocabulary ${vocab.tokens.length} tokens`);
+  const run = `static-encoder-tune-${new Date().toISOString()}`;
+  const date = new Date().toISOString();
+  const commit = benchCommit();
+  const entries = [];
+  for (const sourceSet of args.sources) {
+    const made = eo.staticTrainingPairs(corpus, bench, SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {});
+    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) {
+      const learningRate = Number(lrText);
+      const train = { epochs, learningRate, dim, dims: [dim, dim / 2, dim / 4].filter((x) => Number.isInteger(x) && x >= 8), batchSize, maxTokens: eo.DEFAULT_STATIC_ENCODER_SETTINGS.train.maxTokens };
+      const result = eo.trainStaticModel(vocab, made.pairs, train);
+      const encoder = eo.staticEncoder(result.model);
+      const te = performance.now();
+      const matrix = eo.stackRows(await encoder.embed(corpus.datasets.map((d) => eo.staticDocumentText(d))), encoder.dim);
+      const embedSeconds = (performance.now() - te) / 1000;
+      const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true });
+      const pq = evaluateGraded(eo.runFromScores(dev.map((q) => q.id), await scorer.scoreBatch(dev.map((q) => q.text)), corpus, 100), qrels);
+      const scores = { [METRIC]: gradedMeans(pq)[METRIC], MAP: gradedMeans(pq).MAP, ...Object.fromEntries(byStyle.map(([s, keep]) => [`${s}/${METRIC}`, gradedMeans(pq, keep)[METRIC]])) };
+      const settings = { sources: sourceSet, pairs: made.pairs.length, vocab: vocabOpts, ...train };
+      console.log(`${JSON.stringify({ sourceSet, dim, batchSize, epochs, learningRate })}  ${METRIC} ${scores[METRIC].toFixed(4)}  (${byStyle.map(([s]) => `${s} ${scores[`${s}/${METRIC}`].toFixed(3)}`).join(', ')})  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+      entries.push({ system: 'static-encoder', benchmark: styles.name, half: 'dev', queries: dev.length, settings, scores: { ...scores, trainSeconds: result.seconds, embedSeconds }, script: 'bench/static-tune.cjs', date, commit, run });
+    }
+  }
+  const best = eo.markBestChosen(entries, METRIC);
+  console.log(`\n${entries.length} configurations; chosen: ${JSON.stringify(entries[best].settings)} (${METRIC} ${entries[best].scores[METRIC].toFixed(4)})`);
+  if (sample || args.noLog) {
+    console.log(sample ? 'sample snapshot: nothing appended to the tuning log' : '--no-log: nothing appended to the tuning log');
+    return;
+  }
+  const n = eo.appendTuningLog(entries);
+  console.log(`appended ${entries.length} entries to bench/tuning-log.json (${n} in all)`);
+}
+
+main().catch((e) => {
+  console.error(e && e.stack ? e.stack : e);
+  process.exit(1);
+});
