@@ -19,10 +19,9 @@ import { pairedVerdict, resultVerdict, sampleNote, sourceCaption, trainingVerdic
 import { paperTable2Value, TABLE2_DIFFERENCES } from '../report/paper';
 import type { Figure, TableSource } from '../report/types';
 import { denseScorer, scoreQueries } from '../retrieve/scorers';
-import { staticDocumentText, staticEncoder } from '../encode/static';
 import { evaluateSystems, pairedRows } from '../metrics/systems';
 import type { StaticArtefact } from '../train/static-artefact';
-import { stackRows } from '../util/vector';
+import { staticCosineScorer } from '../retrieve/static-scorer';
 import { loadOrTrainFinetunedEncoder, type FinetunedEncoderArtefact, type FinetuneTrainingSummary } from '../train/artefacts';
 import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, TINY_FINETUNE_CONFIG, defaultFinetuneDir, type FinetuneConfig, type FinetuneStep, type FinetuneValidation } from '../train/finetune';
 import { repoRelativePath } from '../util/paths';
@@ -253,11 +252,10 @@ export async function showStaticEncoder(input: {
   const { art, corpus, test } = input;
   showTable(art.curve.map((l) => ({ epoch: l.epoch, 'MNRL loss': l.loss, 'in-batch accuracy': l.inBatchAccuracy, seconds: l.seconds })), { title: `Static encoder training (${art.model.dim} dims, Matryoshka ${art.model.dims.join('/')}; ${art.pairs.count.toLocaleString('en-US')} pairs)`, digits: 4 });
   showTable(Object.entries(art.pairs.bySource).map(([source, pairs]) => ({ source, pairs })), { title: `Training pairs by source (corpus and training split only; ${art.pairs.excludedRows} test-labelled datasets left out)` });
-  const encoder = staticEncoder(art.model);
   const t0 = performance.now();
-  const matrix = stackRows(await encoder.embed(corpus.datasets.map((d) => staticDocumentText(d))), encoder.dim);
+  const scorer = await staticCosineScorer(art.model, corpus, { kernel: 'exact' });
   const embedSeconds = (performance.now() - t0) / 1000;
-  const scored = await scoreQueries(denseScorer(encoder, matrix, { id: 'static', label: 'Static (corpus-trained)', kernel: 'exact', noCache: true }), test.queries, corpus);
+  const scored = await scoreQueries(scorer, test.queries, corpus);
   const systems = [...input.compared, { id: 'static', label: 'Static (corpus-trained)', run: scored.run }];
   const evaluation = evaluateSystems(systems, test.qrels);
   showTable(evaluation.rows, { title: `Test split, ${test.queries.length} queries: the static encoder beside the USE-lite rows`, digits: 4, best: true, source: input.source });
@@ -269,7 +267,7 @@ export async function showStaticEncoder(input: {
   showMarkdown(`The static encoder ${art.trained ? `was **trained in this run** in ${art.trainingSeconds.toFixed(0)} s` : `was **loaded** (trained in ${art.trainingSeconds.toFixed(0)} s when its checkpoint was written)`} ` +
     `and embedded all ${corpus.datasets.length.toLocaleString('en-US')} datasets in ${embedSeconds.toFixed(1)} s (${textsPerSecond.toFixed(0)} texts/s). ` +
     'Its rows with BM25 are in notebook 05 (Table 2 and the style tables).');
-  encoder.dispose();
+  scorer.dispose();
   return {
     run: scored.run,
     record: {

@@ -47,6 +47,9 @@ export const TABLE2_ROWS: readonly Table2RowSpec[] = [
   { scorer: 'nnssc', how: 'analytic', label: 'NN-SSC + BM25', makes: '04-nnssc', inPaper: true },
   // beyond the paper
   { scorer: 'bm25-stop', how: 'single', label: 'BM25-stop' }, // the strong short lexical baseline (lib/retrieve/bm25-stop.ts)
+  // the corpus-trained static encoder (lib/encode/static.ts), alone and fused with BM25 at the analytic α
+  { scorer: 'static', how: 'single', label: 'Static (corpus-trained)', makes: '03-encoder-finetune' },
+  { scorer: 'static', how: 'analytic', label: 'Static (corpus-trained) + BM25', makes: '03-encoder-finetune' },
   { scorer: 'nnssc', how: 'grid', label: 'NN-SSC + BM25 (grid α)', makes: '04-nnssc' },
   { scorer: 'nnssc', how: 'rrf', label: 'NN-SSC + BM25 (RRF)', makes: '04-nnssc' },
   { scorer: 'cosine-ft', how: 'grid', label: 'Cosine (fine-tuned) + BM25 (grid α)', makes: '03-encoder-finetune' },

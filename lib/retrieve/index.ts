@@ -11,3 +11,4 @@ export * from './nnssc-onnx';
 export * from './microbatch';
 export * from './dense-onnx';
 export * from './bm25-stop';
+export * from './static-scorer';

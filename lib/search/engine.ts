@@ -16,9 +16,8 @@ import { workerEncoder } from '../encode/worker-encoder';
 import { EoError } from '../errors';
 import { assertConvexAlpha, RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
-import { staticDocumentText, staticEncoder } from '../encode/static';
 import { loadOrTrainStaticModel } from '../train/static-artefact';
-import { stackRows } from '../util/vector';
+import { staticCosineScorer } from '../retrieve/static-scorer';
 import { bm25StopScorer, buildBm25Stop } from '../retrieve/bm25-stop';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
 import { microBatchingScorer } from '../retrieve/microbatch';
@@ -308,9 +307,7 @@ async function staticSemanticScorer(
 ): Promise<CorpusScorer> {
   if (!onDisk.bench) throw new EoError('DATA_NOT_FOUND', `the static encoder is trained on the benchmark's training split, and there is no usable benchmark at ${onDisk.dir} (run "eo bench build${opts.sample ? ' --sample' : ''}")`, { file: onDisk.dir });
   const art = loadOrTrainStaticModel({ corpus, bench: onDisk.bench, dir: opts.staticDir, mode: opts.computeAlpha === false ? 'load' : 'load-or-train', log });
-  const encoder = staticEncoder(art.model);
-  const matrix = stackRows(await encoder.embed(corpus.datasets.map((d) => staticDocumentText(d))), encoder.dim);
-  const dense = denseScorer(encoder, matrix, { id: 'static', label: 'Static (corpus-trained)', noCache: true, kernel: opts.cosineKernel ?? (opts.queryBatching ? 'auto' : undefined) });
+  const dense = await staticCosineScorer(art.model, corpus, { kernel: opts.cosineKernel ?? (opts.queryBatching ? 'auto' : undefined) });
   disposers.push(() => dense.dispose());
   return dense;
 }
