@@ -9,6 +9,9 @@ import * as path from 'node:path';
 import { appendTuningLog, markBestChosen, readTuningLog, tuningLogSummary, type TuningLogEntry } from '../lib/bench/tuning-log';
 import { BM25_STOP_DEFAULTS } from '../lib/retrieve/bm25-stop';
 import { DEFAULT_RANKING } from '../lib/search/default-ranking';
+import { DEFAULT_STATIC_TRAIN_CONFIG } from '../lib/train/static';
+import { DEFAULT_STATIC_ENCODER_SETTINGS } from '../lib/train/static-artefact';
+import { STATIC_PAIR_SOURCES } from '../lib/train/static-pairs';
 import { throwsWith } from './helpers/data';
 
 function entry(over: Partial<TuningLogEntry> = {}): TuningLogEntry {
@@ -78,6 +81,18 @@ test('the searches behind the default ranking are logged, and each chose today\'
   assert.ok(lexical);
   assert.is(lexical.settings.lexical, DEFAULT_RANKING.lexical);
   for (const e of log.entries) assert.is(e.half, 'dev');
+});
+
+test('the static encoder\'s settings are the best configuration its dev searches logged', () => {
+  const tried = readTuningLog().entries.filter((e) => e.system === 'static-encoder');
+  assert.ok(tried.length >= 6, `${tried.length} static-encoder configurations logged`);
+  const last = tried.reduce((b, e) => (e.scores['nDCG@10'] > b.scores['nDCG@10'] + 1e-12 ? e : b));
+  const train = { ...DEFAULT_STATIC_TRAIN_CONFIG, ...DEFAULT_STATIC_ENCODER_SETTINGS.train };
+  for (const k of ['epochs', 'learningRate', 'dim', 'batchSize', 'maxTokens'] as const) assert.is(last.settings[k], train[k], k);
+  const sources = (DEFAULT_STATIC_ENCODER_SETTINGS.pairs.sources ?? STATIC_PAIR_SOURCES).join(',');
+  const logged = { all: STATIC_PAIR_SOURCES.join(','), 'no-gcmd-keyword': STATIC_PAIR_SOURCES.filter((x) => x !== 'gcmd-keyword').join(',') }[String(last.settings.sources)];
+  assert.is(logged, sources, 'the pair sources');
+  assert.equal(last.settings.vocab, DEFAULT_STATIC_ENCODER_SETTINGS.vocab);
 });
 
 test.run();
