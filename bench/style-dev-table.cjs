@@ -47,6 +47,8 @@ async function main() {
     ['NN-SSC', { semantic: 'nnssc', lexical: false, nnsscTwoStage: false }, false],
     ['Cosine (base) + BM25 (analytic α)', { semantic: 'use-lite', lexical: 'bm25', fusion: 'analytic' }, false],
     ['NN-SSC + BM25 (analytic α)', { semantic: 'nnssc', lexical: 'bm25', fusion: 'analytic', nnsscTwoStage: false }, false],
+    ['Static (corpus-trained)', { semantic: 'static', lexical: false }, false],
+    ['Static (corpus-trained) + BM25 (analytic α)', { semantic: 'static', lexical: 'bm25', fusion: 'analytic' }, false],
     ['Default ranking', {}, true],
     ['BM25 + vocabulary expansion, query rules', { semantic: 'none', lexical: 'bm25+qe' }, true],
     ['BM25-stop, query rules', { semantic: 'none', lexical: 'bm25-stop' }, true],
