@@ -8,6 +8,7 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader, benchCommit } = require('./lib/header.cjs');
+const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, appendTuningRun } = require('./lib/tuning.cjs');
 
 const numbers = (def) => ({ type: 'list', default: def, placeholder: 'A,B,…' });
 const args = benchArgs({
@@ -25,10 +26,9 @@ const args = benchArgs({
 });
 printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/retrieve') };
-const { evaluateGraded, gradedMeans } = require('../dist/lib/metrics/graded');
 const { runFromScores } = require('../dist/lib/retrieve');
 
-const METRIC = 'nDCG@10';
+const METRIC = TUNING_METRIC;
 
 function grid() {
   const num = (xs) => xs.map(Number);
@@ -40,11 +40,9 @@ function grid() {
 
 async function main() {
   const corpus = eo.loadSnapshot({ sample: args.sample });
-  const styles = eo.buildStyleBenchmark(corpus);
-  const dev = styles.queries.filter((q) => q.split === 'dev');
-  const qrels = new Map(dev.map((q) => [q.id, styles.qrels.get(q.id)]));
-  const byStyle = [...new Set(dev.map((q) => q.style))].map((s) => [s, new Set(dev.filter((q) => q.style === s).map((q) => q.id))]);
-  console.log(`style benchmark DEV half: ${dev.length} queries of ${new Set(dev.map((q) => q.topicId)).size} topics; ${corpus.datasets.length} datasets`);
+  const half = styleDevHalf(eo, corpus);
+  const dev = half.queries;
+  console.log(`style benchmark DEV half: ${dev.length} queries; ${corpus.datasets.length} datasets`);
   const run = `bm25-stop-tune-${new Date().toISOString()}`;
   const date = new Date().toISOString();
   const commit = benchCommit();
@@ -52,27 +50,14 @@ async function main() {
   const t0 = performance.now();
   for (const settings of grid()) {
     const index = eo.buildBm25Stop(corpus, settings);
-    const scores = dev.map((q) => eo.bm25StopScores(index, q.text));
-    const pq = evaluateGraded(runFromScores(dev.map((q) => q.id), scores, corpus, 100), qrels);
-    const all = gradedMeans(pq);
-    const row = { all: all[METRIC], MAP: all.MAP };
-    for (const [s, keep] of byStyle) row[s] = gradedMeans(pq, keep)[METRIC];
-    entries.push({
-      system: 'bm25-stop', benchmark: styles.name, half: 'dev', queries: dev.length, settings,
-      scores: { [METRIC]: row.all, MAP: row.MAP, ...Object.fromEntries(byStyle.map(([s]) => [`${s}/${METRIC}`, row[s]])) },
-      script: 'bench/bm25-stop-tune.cjs', date, commit, run,
-    });
-    console.log(`k1 ${settings.k1}  b ${settings.b}  title ${settings.fieldWeights.title}  keywords ${settings.fieldWeights.keywords}  stem ${settings.stem}  ${METRIC} ${row.all.toFixed(4)}  (${byStyle.map(([s]) => `${s} ${row[s].toFixed(3)}`).join(', ')})`);
+    const scores = devScores(runFromScores(dev.map((q) => q.id), dev.map((q) => eo.bm25StopScores(index, q.text)), corpus, 100), half);
+    entries.push({ system: 'bm25-stop', benchmark: half.benchmark, half: 'dev', queries: dev.length, settings, scores, script: 'bench/bm25-stop-tune.cjs', date, commit, run });
+    console.log(`k1 ${settings.k1}  b ${settings.b}  title ${settings.fieldWeights.title}  keywords ${settings.fieldWeights.keywords}  stem ${settings.stem}  ${scoresLine(scores, half)}`);
   }
   // the best by nDCG@10 over all dev queries; ties to the earlier configuration of the grid
   const best = eo.markBestChosen(entries, METRIC);
   console.log(`\n${entries.length} configurations in ${((performance.now() - t0) / 1000).toFixed(1)} s; chosen: ${JSON.stringify(entries[best].settings)} (${METRIC} ${entries[best].scores[METRIC].toFixed(4)})`);
-  if (args.sample || args.noLog) {
-    console.log(args.sample ? 'sample snapshot: nothing appended to the tuning log' : '--no-log: nothing appended to the tuning log');
-    return;
-  }
-  const n = eo.appendTuningLog(entries);
-  console.log(`appended ${entries.length} entries to bench/tuning-log.json (${n} in all)`);
+  appendTuningRun(eo, entries, args);
 }
 
 main().catch((e) => {

@@ -12,6 +12,7 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader, benchCommit } = require('./lib/header.cjs');
+const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, appendTuningRun } = require('./lib/tuning.cjs');
 
 const args = benchArgs({
   script: __filename,
@@ -24,17 +25,14 @@ const args = benchArgs({
 });
 printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/search') };
-const { evaluateGraded, gradedMeans } = require('../dist/lib/metrics/graded');
 
-const METRIC = 'nDCG@10';
+const METRIC = TUNING_METRIC;
 
 async function main() {
   const sample = args.sample;
   const corpus = eo.loadSnapshot({ sample });
-  const styles = eo.buildStyleBenchmark(corpus);
-  const dev = styles.queries.filter((q) => q.split === 'dev').map((q) => ({ id: q.id, text: q.text, style: q.style }));
-  const { qrels } = eo.styleBenchmarkSplit(styles, 'dev');
-  const byStyle = [...new Set(dev.map((q) => q.style))].map((s) => [s, new Set(dev.filter((q) => q.style === s).map((q) => q.id))]);
+  const half = styleDevHalf(eo, corpus);
+  const dev = half.queries;
   console.log(`style benchmark DEV half: ${dev.length} queries; ${corpus.datasets.length} datasets`);
   const date = new Date().toISOString();
   const commit = benchCommit();
@@ -43,8 +41,7 @@ async function main() {
     const engine = await eo.loadSearchEngine(corpus, { sample, log: (l) => console.log(`  ${l}`), ...engineOpts });
     try {
       const { run } = await eo.searchBatch(engine, dev, { rules: true, repair: true });
-      const pq = evaluateGraded(run, qrels);
-      return { [METRIC]: gradedMeans(pq)[METRIC], MAP: gradedMeans(pq).MAP, ...Object.fromEntries(byStyle.map(([s, keep]) => [`${s}/${METRIC}`, gradedMeans(pq, keep)[METRIC]])) };
+      return devScores(run, half);
     } finally {
       engine.dispose();
     }
@@ -55,8 +52,8 @@ async function main() {
     for (const settings of configs) {
       const t = performance.now();
       const scores = await score(toOpts(settings));
-      console.log(`${system} ${JSON.stringify(settings)}  ${METRIC} ${scores[METRIC].toFixed(4)}  (${byStyle.map(([s]) => `${s} ${scores[`${s}/${METRIC}`].toFixed(3)}`).join(', ')})  ${((performance.now() - t) / 1000).toFixed(0)} s`);
-      entries.push({ system, benchmark: styles.name, half: 'dev', queries: dev.length, settings, scores, script: 'bench/default-ranking-tune.cjs', date, commit, run });
+      console.log(`${system} ${JSON.stringify(settings)}  ${scoresLine(scores, half)}  ${((performance.now() - t) / 1000).toFixed(0)} s`);
+      entries.push({ system, benchmark: half.benchmark, half: 'dev', queries: dev.length, settings, scores, script: 'bench/default-ranking-tune.cjs', date, commit, run });
     }
     const best = eo.markBestChosen(entries, METRIC);
     const def = entries.find((e) => isDefault(e.settings));
@@ -77,12 +74,7 @@ async function main() {
   if (!args.only || args.only === 'lexical') {
     await search('default-lexical', ['bm25', 'bm25+qe', 'bm25-stop'].map((l) => ({ lexical: l })), (s) => ({ lexical: s.lexical }), (s) => s.lexical === lexical);
   }
-  if (sample || args.noLog) {
-    console.log(sample ? 'sample snapshot: nothing appended to the tuning log' : '--no-log: nothing appended to the tuning log');
-    return;
-  }
-  const n = eo.appendTuningLog(logged);
-  console.log(`appended ${logged.length} entries to bench/tuning-log.json (${n} in all)`);
+  appendTuningRun(eo, logged, args);
 }
 
 main().catch((e) => {

@@ -9,6 +9,7 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader, benchCommit } = require('./lib/header.cjs');
+const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, appendTuningRun } = require('./lib/tuning.cjs');
 
 const SOURCE_SETS = {
   all: null,
@@ -30,18 +31,15 @@ const args = benchArgs({
 });
 printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/encode'), ...require('../dist/lib/train'), ...require('../dist/lib/retrieve') };
-const { evaluateGraded, gradedMeans } = require('../dist/lib/metrics/graded');
 
-const METRIC = 'nDCG@10';
+const METRIC = TUNING_METRIC;
 
 async function main() {
   const sample = args.sample;
   const corpus = eo.loadSnapshot({ sample });
   const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample }));
-  const styles = eo.buildStyleBenchmark(corpus);
-  const dev = styles.queries.filter((q) => q.split === 'dev').map((q) => ({ id: q.id, text: q.text, style: q.style }));
-  const { qrels } = eo.styleBenchmarkSplit(styles, 'dev');
-  const byStyle = [...new Set(dev.map((q) => q.style))].map((s) => [s, new Set(dev.filter((q) => q.style === s).map((q) => q.id))]);
+  const half = styleDevHalf(eo, corpus);
+  const dev = half.queries;
   const vocabOpts = eo.DEFAULT_STATIC_ENCODER_SETTINGS.vocab;
   const vocab = eo.buildStaticVocabulary(eo.staticVocabularyTexts(corpus), vocabOpts);
   console.log(`style benchmark DEV half: ${dev.length} queries; ${corpus.datasets.length} datasets; vocabulary ${vocab.tokens.length} tokens`);
@@ -60,21 +58,15 @@ async function main() {
       const matrix = eo.stackRows(await encoder.embed(corpus.datasets.map((d) => eo.staticDocumentText(d))), encoder.dim);
       const embedSeconds = (performance.now() - te) / 1000;
       const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true });
-      const pq = evaluateGraded(eo.runFromScores(dev.map((q) => q.id), await scorer.scoreBatch(dev.map((q) => q.text)), corpus, 100), qrels);
-      const scores = { [METRIC]: gradedMeans(pq)[METRIC], MAP: gradedMeans(pq).MAP, ...Object.fromEntries(byStyle.map(([s, keep]) => [`${s}/${METRIC}`, gradedMeans(pq, keep)[METRIC]])) };
+      const scores = devScores(eo.runFromScores(dev.map((q) => q.id), await scorer.scoreBatch(dev.map((q) => q.text)), corpus, 100), half);
       const settings = { sources: sourceSet, pairs: made.pairs.length, vocab: vocabOpts, ...train };
-      console.log(`${JSON.stringify({ sourceSet, dim, batchSize, epochs, learningRate })}  ${METRIC} ${scores[METRIC].toFixed(4)}  (${byStyle.map(([s]) => `${s} ${scores[`${s}/${METRIC}`].toFixed(3)}`).join(', ')})  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
-      entries.push({ system: 'static-encoder', benchmark: styles.name, half: 'dev', queries: dev.length, settings, scores: { ...scores, trainSeconds: result.seconds, embedSeconds }, script: 'bench/static-tune.cjs', date, commit, run });
+      console.log(`${JSON.stringify({ sourceSet, dim, batchSize, epochs, learningRate })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+      entries.push({ system: 'static-encoder', benchmark: half.benchmark, half: 'dev', queries: dev.length, settings, scores: { ...scores, trainSeconds: result.seconds, embedSeconds }, script: 'bench/static-tune.cjs', date, commit, run });
     }
   }
   const best = eo.markBestChosen(entries, METRIC);
   console.log(`\n${entries.length} configurations; chosen: ${JSON.stringify(entries[best].settings)} (${METRIC} ${entries[best].scores[METRIC].toFixed(4)})`);
-  if (sample || args.noLog) {
-    console.log(sample ? 'sample snapshot: nothing appended to the tuning log' : '--no-log: nothing appended to the tuning log');
-    return;
-  }
-  const n = eo.appendTuningLog(entries);
-  console.log(`appended ${entries.length} entries to bench/tuning-log.json (${n} in all)`);
+  appendTuningRun(eo, entries, args);
 }
 
 main().catch((e) => {

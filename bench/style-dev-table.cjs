@@ -24,7 +24,7 @@ const args = benchArgs({
 });
 const header = printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/search') };
-const { styleRuns, styleRows } = require('../dist/lib/search/style-eval');
+const { styleRuns, styleRowsAgainst } = require('../dist/lib/search/style-eval');
 
 const METRICS = ['nDCG@10', 'P@10', 'MAP', 'MRR'];
 const CMP = { seed: 42, permutations: 10000, bootstrapSamples: 10000 };
@@ -72,9 +72,7 @@ async function main() {
     }
   }
   const runs = await styleRuns(systems, queries);
-  const vsBm25 = styleRows(runs, queries, qrels, 'BM25', CMP);
-  const vsStop = new Map(styleRows(runs, queries, qrels, 'BM25-stop', CMP).map((r) => [`${r.system}\t${r.style}`, r.vsReference]));
-  const rows = vsBm25.map((r) => ({ ...r, vsBm25: r.vsReference, vsBm25Stop: vsStop.get(`${r.system}\t${r.style}`), vsReference: undefined }));
+  const rows = styleRowsAgainst(runs, queries, qrels, ['BM25', 'BM25-stop'], CMP).map(({ vs, ...r }) => ({ ...r, vsBm25: vs.BM25, vsBm25Stop: vs['BM25-stop'] }));
   const order = [...eo.QUERY_STYLES, 'all'];
   const delta = (d) => (d ? `${d.diff >= 0 ? '+' : '−'}${Math.abs(d.diff).toFixed(3)} [${d.low >= 0 ? '+' : '−'}${Math.abs(d.low).toFixed(3)}, ${d.high >= 0 ? '+' : '−'}${Math.abs(d.high).toFixed(3)}]` : '–');
   for (const style of order) {

@@ -11,3 +11,4 @@ export * from './leakage';
 export * from './holes';
 export * from './paper';
 export * from './tuning-log';
+export * from './test-labels';

@@ -13,7 +13,7 @@ import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { bm25StopScorer, buildBm25Stop } from '../retrieve/bm25-stop';
 import { bm25Scorer } from '../retrieve/scorers';
 import { createSearchEngine } from '../search/engine';
-import { styleRows, styleRuns, type StyleRow } from '../search/style-eval';
+import { styleRowsAgainst, styleRuns, type StyleRow } from '../search/style-eval';
 import type { SearchEngine } from '../search/types';
 
 export async function runStyleEval(corpus: Corpus, engine: SearchEngine, o: { system: string; split: 'dev' | 'test'; rules: boolean; json: boolean; out: string }): Promise<(StyleRow & { vsBm25Stop?: StyleRow['vsReference'] })[]> {
@@ -26,9 +26,9 @@ export async function runStyleEval(corpus: Corpus, engine: SearchEngine, o: { sy
   const bm25Stop = createSearchEngine(corpus, { lexical: bm25StopScorer(buildBm25Stop(corpus)), semantic: null, identifierRule: { mode: 'off' } });
   const label = `${engine.label} [eo eval --system ${o.system}${o.rules ? '' : ' --no-rules'}]`; // never a reference's label
   const runs = await styleRuns([{ label: 'BM25', engine: bm25, rules: false }, { label: 'BM25-stop', engine: bm25Stop, rules: false }, { label, engine, rules: o.rules }], queries);
-  const rows = styleRows(runs, queries, qrels, 'BM25');
-  const vsStop = new Map(styleRows(runs, queries, qrels, 'BM25-stop').map((r) => [`${r.system}\t${r.style}`, r.vsReference]));
-  const withStop = rows.map((r) => ({ ...r, ...(vsStop.get(`${r.system}\t${r.style}`) ? { vsBm25Stop: vsStop.get(`${r.system}\t${r.style}`) } : {}) }));
+  const withStop = styleRowsAgainst(runs, queries, qrels, ['BM25', 'BM25-stop']).map(({ vs, ...r }) => ({
+    ...r, ...(vs.BM25 ? { vsReference: vs.BM25 } : {}), ...(vs['BM25-stop'] ? { vsBm25Stop: vs['BM25-stop'] } : {}),
+  }));
   writeTrecRun(path.join(o.out, `${o.system}.styles-${o.split}.run`), runs.get(label)!, o.system);
   writeTrecQrels(path.join(o.out, `qrels.styles-${o.split}.trec`), qrels);
   if (o.json) process.stdout.write(JSON.stringify({ split: o.split, queries: queries.length, droppedTopics: bench.droppedTopics.length, references: ['BM25', 'BM25-stop'], rows: withStop }, null, 2) + '\n');

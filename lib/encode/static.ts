@@ -120,15 +120,22 @@ export function staticText(vocab: StaticVocabulary, text: string, maxTokens = 51
   return { ids: Int32Array.from(ids), weights: Float32Array.from(w.map((x) => x / sum)) };
 }
 
+/**
+ * The weighted mean of a text's token rows, first `dim` components, unnormalised, written at `out[offset …]`: the one
+ * pooling of the encoder (`staticVector`) and of its training (`lib/train/static.ts`).
+ */
+export function staticPoolInto(table: Float32Array, tableDim: number, t: StaticText, out: Float32Array, offset = 0, dim = tableDim): void {
+  out.fill(0, offset, offset + dim);
+  for (let k = 0; k < t.ids.length; k++) {
+    const row = t.ids[k] * tableDim;
+    const w = t.weights[k];
+    for (let j = 0; j < dim; j++) out[offset + j] += w * table[row + j];
+  }
+}
+
 /** The pooled, L2-normalised vector of a text's first `dim` components (all zero when no token is known). */
 export function staticVector(model: Pick<StaticEmbeddingModel, 'table' | 'dim'>, t: StaticText, dim = model.dim, out = new Float32Array(dim)): Float32Array {
-  out.fill(0);
-  const D = model.dim;
-  for (let k = 0; k < t.ids.length; k++) {
-    const row = t.ids[k] * D;
-    const w = t.weights[k];
-    for (let j = 0; j < dim; j++) out[j] += w * model.table[row + j];
-  }
+  staticPoolInto(model.table, model.dim, t, out, 0, dim);
   let n = 0;
   for (let j = 0; j < dim; j++) n += out[j] * out[j];
   if (n > 0) {

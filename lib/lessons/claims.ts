@@ -23,6 +23,9 @@ export interface NotebookClaimCheck {
   falsify(results: Json): Json[];
 }
 
+/** A text as a regular expression that matches it literally (for claim patterns built from row labels). */
+export const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** The sentences a notebook showed (results.json `shownText`), or []. */
 export function shownSentences(results: Json): string[] {
   const t = results.shownText;
@@ -156,15 +159,14 @@ export function falsifiedClaims(notebook: string, results: Json): { covers: stri
  */
 export function styleVerdictProblems(results: Json, rows: readonly Record<string, unknown>[], system: string, reference: string): string[] {
   const all = rows.find((x) => x.system === system && x.style === 'all') as { vsReference?: Record<string, { diff: number }> } | undefined;
-  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const sentences = shownSentences(results);
   const none = sentences.find((t) => t.startsWith(`No per-style rows for ${system} against ${reference}`));
   if (!all?.vsReference) return none || rows.length === 0 ? [] : [`no paired rows of ${system} against ${reference} although the style table has rows`];
   if (none) return [`says there are no per-style rows for ${system} against ${reference}; the table has them`];
-  const text = sentences.find((t) => new RegExp(`\\*\\*${esc(system)}\\*\\* \\S+ \\*\\*${esc(reference)}\\*\\* by`).test(t));
+  const text = sentences.find((t) => new RegExp(`\\*\\*${escapeRegExp(system)}\\*\\* \\S+ \\*\\*${escapeRegExp(reference)}\\*\\* by`).test(t));
   if (!text) return [`no style verdict of ${system} against ${reference}`];
   const d = all.vsReference['nDCG@10'];
-  const says = new RegExp(`\\*\\*${esc(system)}\\*\\* (\\S+) \\*\\*${esc(reference)}\\*\\* by (\\S+) nDCG@10 overall`).exec(text);
+  const says = new RegExp(`\\*\\*${escapeRegExp(system)}\\*\\* (\\S+) \\*\\*${escapeRegExp(reference)}\\*\\* by (\\S+) nDCG@10 overall`).exec(text);
   if (!says) return [`the style verdict of ${system} against ${reference} is not in its usual form`];
   const out: string[] = [];
   if (says[2] !== signed(d.diff)) out.push(`the style verdict of ${system} against ${reference} says Δ nDCG@10 ${says[2]}, the table has ${signed(d.diff)}`);

@@ -8,14 +8,13 @@ import { NASA_EO_BENCH } from '../bench/paper';
 import { METRIC_NAMES, type MetricName } from '../metrics/types';
 import { f3, signed } from '../report/numbers';
 import { paperTable2Value } from '../report/paper';
-import { shownSentences, shownWith, type Json } from './claims';
+import { escapeRegExp, shownSentences, shownWith, type Json } from './claims';
 
 type Row = Record<string, unknown>;
 const NUM = String.raw`[+−-]?\d+(?:\.\d+)?`;
 const rowsOf = (v: unknown): Row[] => (Array.isArray(v) ? (v as Row[]) : []);
 const numberOf = (v: unknown): number => (typeof v === 'number' ? v : NaN);
 const intOf = (s: string): number => Number(s.replace(/,/g, ''));
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Replace, in the first shown sentence where `find` matches, that match by `to`; null when nothing changes. */
 export function replacedInShown(results: Json, find: RegExp, to: (match: RegExpExecArray) => string): Json | null {
@@ -53,7 +52,7 @@ export function metricsVerdictProblems(text: string, rows: readonly Row[]): stri
 
 /** A copy with the named winner of `metric` in the first metrics-verdict line swapped for another row's label. */
 export function swapMetricWinner(results: Json, rows: readonly Row[], metric: MetricName = 'MAP'): Json | null {
-  const line = new RegExp(String.raw`^- \*\*${escape(metric)}\*\*: \*\*(.+?)\*\* wins`, 'm');
+  const line = new RegExp(String.raw`^- \*\*${escapeRegExp(metric)}\*\*: \*\*(.+?)\*\* wins`, 'm');
   return replacedInShown(results, line, (m) => {
     const other = rows.map((r) => String(r.system)).find((s) => s !== m[1]);
     return other === undefined ? m[0] : m[0].replace(`**${m[1]}**`, `**${other}**`);

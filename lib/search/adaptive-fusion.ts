@@ -10,7 +10,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { buildStyleBenchmark, styleTestLabelIds } from '../bench/styles/build';
+import { testLabelIds } from '../bench/test-labels';
 import type { BenchSplitView } from '../bench/types';
 import type { Corpus } from '../data/types';
 import { EoError, isEoError } from '../errors';
@@ -68,12 +68,10 @@ export interface AdaptiveTrainingOptions {
 
 /**
  * Dataset ids no corpus-made training query may have as a positive: every label (any grade) of the title benchmark's
- * TEST split, of the style benchmark's TEST half (`styleTestLabelIds`), and `extra`. What `loadSearchEngine` passes.
+ * TEST split, of the style benchmark's TEST half (`testLabelIds`), and `extra`. What `loadSearchEngine` passes.
  */
 export function adaptiveExcludedIds(corpus: Corpus, titleTest: Pick<BenchSplitView, 'qrels'>, extra: Iterable<string> = []): Set<string> {
-  const out = new Set<string>([...extra, ...styleTestLabelIds(buildStyleBenchmark(corpus))]);
-  for (const m of titleTest.qrels.values()) for (const d of m.keys()) out.add(d);
-  return out;
+  return new Set([...extra, ...testLabelIds(corpus, titleTest).ids]);
 }
 
 /** The training queries: the TRAINING split plus corpus-made queries in the users' styles. */

@@ -46,23 +46,35 @@ export interface StyleRow {
 
 /** Per-style (and `all`) rows of every system, each compared with `reference` (a system label). */
 export function styleRows(runs: ReadonlyMap<string, Run>, queries: readonly StyledQuery[], qrels: Qrels, reference: string, opts: PairedOptions = {}): StyleRow[] {
+  return styleRowsAgainst(runs, queries, qrels, [reference], opts).map(({ vs, ...r }) => (vs[reference] ? { ...r, vsReference: vs[reference] } : r));
+}
+
+/** A style row with its paired difference from each of several references (`vs[label]`; absent for the row's own system). */
+export type StyleRowVs = Omit<StyleRow, 'vsReference'> & { vs: Record<string, NonNullable<StyleRow['vsReference']>> };
+
+/**
+ * Per-style (and `all`) rows of every system, each compared with every reference present in `runs` (e.g. BM25 and
+ * BM25-stop): every run is evaluated once, whatever the number of references.
+ */
+export function styleRowsAgainst(runs: ReadonlyMap<string, Run>, queries: readonly StyledQuery[], qrels: Qrels, references: readonly string[], opts: PairedOptions = {}): StyleRowVs[] {
   const per = new Map<string, GradedPerQuery>();
   for (const [label, run] of runs) per.set(label, evaluateGraded(run, qrels));
-  const ref = per.get(reference);
   const styles = [...new Set(queries.map((q) => q.style))];
   const groups: [string, Set<string>][] = [...styles.map((s) => [s, new Set(queries.filter((q) => q.style === s).map((q) => q.id))] as [string, Set<string>]), ['all', new Set(queries.map((q) => q.id))]];
-  const rows: StyleRow[] = [];
+  const rows: StyleRowVs[] = [];
   for (const [label, pq] of per) {
     for (const [style, keep] of groups) {
       const m = gradedMeans(pq, keep);
-      const row: StyleRow = { system: label, style, n: m.n, metrics: Object.fromEntries(GRADED_METRIC_NAMES.map((k) => [k, m[k]])) as Record<GradedMetricName, number> };
-      if (ref && label !== reference) {
-        row.vsReference = Object.fromEntries(GRADED_METRIC_NAMES.map((k) => {
+      const vs: StyleRowVs['vs'] = {};
+      for (const reference of references) {
+        const ref = per.get(reference);
+        if (!ref || label === reference) continue;
+        vs[reference] = Object.fromEntries(GRADED_METRIC_NAMES.map((k) => {
           const c = gradedPaired(pq, ref, k, keep, opts);
           return [k, { diff: c.meanDiff, low: c.ciLow, high: c.ciHigh, p: c.pValue }];
-        })) as StyleRow['vsReference'];
+        })) as NonNullable<StyleRow['vsReference']>;
       }
-      rows.push(row);
+      rows.push({ system: label, style, n: m.n, metrics: Object.fromEntries(GRADED_METRIC_NAMES.map((k) => [k, m[k]])) as Record<GradedMetricName, number>, vs });
     }
   }
   return rows;

@@ -21,7 +21,7 @@ import { defaultNnsscDir, saveNnsscCheckpoint } from './nnssc-checkpoint';
 import { USE_LITE_FT_KIND } from '../encode/trainable-use';
 import { mineHardNegatives } from './negatives';
 import { corpusSelfSupervisedPairs, corpusStyleQueries, CORPUS_STYLE_KINDS, DEFAULT_CORPUS_PAIRS_OPTIONS, type CorpusPairsOptions, type CorpusPairsResult, type CorpusStyleKind, type CorpusStyleQuery } from './corpus-pairs';
-import { buildStyleBenchmark, styleTestLabelIds } from '../bench/styles/build';
+import { testLabelIds } from '../bench/test-labels';
 import { shortHash } from '../util/hash';
 import type { Checkpoint, CheckpointManifest, TrainingData } from '../store/types';
 import { repoRelativePath } from '../util/paths';
@@ -198,20 +198,18 @@ function nnsscStyleQueriesIdentity(styles: Partial<NnsscStyleQueriesConfig>, see
 
 /**
  * Corpus rows that user-style training queries must never use: every dataset that is a label (any grade) of the
- * title benchmark's TEST split or of the style benchmark's TEST half (`buildStyleBenchmark`), so no test query's
+ * title benchmark's TEST split or of the style benchmark's TEST half (`testLabelIds`), so no test query's
  * answer is ever a training positive. The style benchmark's own queries and labels are never training data either:
  * only its test labels are read here, to leave them out. `styleTopicsHash` identifies the style topics read.
  */
 export function nnsscStyleExcludedRows(corpus: Corpus, bench: Benchmark): { rows: Set<number>; styleTopicsHash: string } {
+  const { ids, styleTopicsHash } = testLabelIds(corpus, benchmarkSplit(bench, 'test'));
   const rows = new Set<number>();
-  const addId = (id: string) => {
+  for (const id of ids) {
     const i = corpus.indexById.get(id);
     if (i !== undefined) rows.add(i);
-  };
-  for (const m of benchmarkSplit(bench, 'test').qrels.values()) for (const id of m.keys()) addId(id);
-  const styles = buildStyleBenchmark(corpus);
-  for (const id of styleTestLabelIds(styles)) addId(id);
-  return { rows, styleTopicsHash: styles.topicsHash };
+  }
+  return { rows, styleTopicsHash };
 }
 
 /** The user-style training queries of a `styles` identity, with their hash (corpus, settings, texts, positives). */

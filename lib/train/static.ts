@@ -8,7 +8,7 @@
  */
 import { EoError } from '../errors';
 import { checkpointExists, loadCheckpoint, saveCheckpoint } from '../store/checkpoint';
-import { staticModelId, staticText, type StaticEmbeddingModel, type StaticText, type StaticVocabulary } from '../encode/static';
+import { staticModelId, staticPoolInto, staticText, type StaticEmbeddingModel, type StaticText, type StaticVocabulary } from '../encode/static';
 import { shortHash } from '../util/hash';
 import { mulberry32, shuffleInPlace } from '../util/random';
 
@@ -109,19 +109,12 @@ function gaussianTable(n: number, sigma: number, seed: number): Float32Array {
   return out;
 }
 
-/** Raw (unnormalised) pooled vector of a text, full width, into `out`. */
-function pool(table: Float32Array, D: number, t: StaticText, out: Float32Array, o: number): void {
-  for (let j = 0; j < D; j++) out[o + j] = 0;
-  for (let k = 0; k < t.ids.length; k++) {
-    const row = t.ids[k] * D;
-    const w = t.weights[k];
-    for (let j = 0; j < D; j++) out[o + j] += w * table[row + j];
-  }
-}
-
 /** Scratch buffers of `staticBatchGradient` for batches of up to `batch` pairs (documents: up to twice that). */
 export function staticBatchWork(batch: number, dim: number) {
-  return { eq: new Float32Array(batch * dim), ed: new Float32Array(2 * batch * dim), gq: new Float32Array(batch * dim), gd: new Float32Array(2 * batch * dim), uq: new Float32Array(batch * dim), ud: new Float32Array(2 * batch * dim) };
+  const q = () => new Float32Array(batch * dim);
+  const d = () => new Float32Array(2 * batch * dim);
+  // raw pooled (e), their gradients (g), normalised prefixes (u) and the gradients at u (gu), query and document side
+  return { eq: q(), ed: d(), gq: q(), gd: d(), uq: q(), ud: d(), guq: q(), gud: d() };
 }
 
 /**
@@ -138,9 +131,9 @@ export function staticBatchGradient(
   const n = queries.length;
   const nd = docs.length;
   if (nd < n || nd > 2 * n) throw new EoError('INVALID_ARGUMENT', `staticBatchGradient: ${n} queries need ${n}..${2 * n} documents (got ${nd})`);
-  const { eq, ed, gq, gd, uq, ud } = work;
-  queries.forEach((t, r) => pool(table, D, t, eq, r * D));
-  docs.forEach((t, r) => pool(table, D, t, ed, r * D));
+  const { eq, ed, gq, gd, uq, ud, guq, gud } = work;
+  queries.forEach((t, r) => staticPoolInto(table, D, t, eq, r * D));
+  docs.forEach((t, r) => staticPoolInto(table, D, t, ed, r * D));
   gq.fill(0, 0, n * D);
   gd.fill(0, 0, nd * D);
   const logits = new Float64Array(nd);
@@ -161,8 +154,8 @@ export function staticBatchGradient(
     };
     const nq = norms(eq, uq, n);
     const ndn = norms(ed, ud, nd);
-    const guq = new Float32Array(n * D);
-    const gud = new Float32Array(nd * D);
+    guq.fill(0, 0, n * D);
+    gud.fill(0, 0, nd * D);
     for (let r = 0; r < n; r++) {
       let max = -Infinity;
       for (let k = 0; k < nd; k++) {

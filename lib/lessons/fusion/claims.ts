@@ -6,19 +6,18 @@ import { metricsVerdict } from '../../report/lesson';
 import { f3, signed } from '../../report/numbers';
 import { SIGNIFICANCE_LEVEL, VS_REFERENCE_HEAD } from '../../report/paired-text';
 import { checkRatioClaim, paperTable2Value, PAPER_TABLE2_CLAIM } from '../../report/paper';
-import { findShown, registerClaimCheck, shownSentences, styleVerdictProblems, withShownSentence, type Json } from '../claims';
+import { escapeRegExp, findShown, registerClaimCheck, shownSentences, styleVerdictProblems, withShownSentence, type Json } from '../claims';
 import { paperContrastSentence } from './verdicts';
 
 type Row = Record<string, unknown>;
 const rowsOf = (r: Json, key: string): Row[] => (Array.isArray(r[key]) ? (r[key] as Row[]) : []);
-const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const TABLE2 = /^### What Table 2 shows/;
 const DISCUSSION = /^## Discussion/;
 const GAINS = /^\*\*What fusion adds\.\*\*/;
 const ALPHA = /^\*\*α\.\*\* Set on the training split only/;
 const TRY_IT = /^At (the default α|your α)/;
 const SEEDS = /^### Table 2 over \d+ seeds/;
-const VS_REFERENCE = new RegExp(`^${esc(VS_REFERENCE_HEAD)}`);
+const VS_REFERENCE = new RegExp(`^${escapeRegExp(VS_REFERENCE_HEAD)}`);
 
 /** The row of largest π (the best row Table 2 names), or null. */
 function bestByPi(r: Json): string | null {
@@ -96,7 +95,7 @@ function ablationProblems(r: Json): string[] {
     const block = text.slice(text.indexOf(`**${a} − ${b}**`)).split(/\n\n\*\*/)[0];
     for (const row of rows) {
       const d = Number(row['mean diff (A−B)']);
-      const m = new RegExp(String.raw`- \*\*${esc(String(row.metric))}\*\* (\S+) \[[^\]]+\]: (.+?) is (ahead|behind)`).exec(block);
+      const m = new RegExp(String.raw`- \*\*${escapeRegExp(String(row.metric))}\*\* (\S+) \[[^\]]+\]: (.+?) is (ahead|behind)`).exec(block);
       if (!m) continue; // a tie is worded otherwise
       if (m[1] !== signed(d)) out.push(`ablation ${k} ${row.metric}: says ${m[1]}, the table has ${signed(d)}`);
       const leader = m[3] === 'ahead' ? m[2] : m[2] === a ? b : a;

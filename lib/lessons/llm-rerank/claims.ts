@@ -6,7 +6,7 @@ import { testsDisagreeText, ciExcludesZero } from '../../report/paired-text';
 import { f3, finiteOrNull, pText, signed } from '../../report/numbers';
 import { NASA_EO_BENCH } from '../../report/paper';
 import { paperRowFor } from '../../report/rerank';
-import { parseShownNumber, registerClaimCheck, shownSentences, withShownSentence, type Json, type NotebookClaimCheck } from '../claims';
+import { escapeRegExp, parseShownNumber, registerClaimCheck, shownSentences, withShownSentence, type Json, type NotebookClaimCheck } from '../claims';
 import { costPlanTotals, thousands } from './text';
 
 type Row = Record<string, unknown>;
@@ -181,7 +181,7 @@ export function falsifyRerankVerdict(results: Json, systemsKey: (r: Json) => Row
   if (!b) return [];
   const out: Json[] = [];
   const other = b.best === b.backbone ? `${b.backbone} + ${b.lines[0].label}` : b.backbone;
-  const swapped = withShownSentence(results, new RegExp(`^\\*\\*${escape(b.backbone)}\\*\\*`, 'm'), (s) => s.replace(`is **${b.best}** with`, `is **${other}** with`));
+  const swapped = withShownSentence(results, new RegExp(`^\\*\\*${escapeRegExp(b.backbone)}\\*\\*`, 'm'), (s) => s.replace(`is **${b.best}** with`, `is **${other}** with`));
   if (swapped) out.push(swapped);
   const lowered = resultsCopy(results);
   const winner = systemsKey(lowered).find((r) => r.system === b.best || r.system === `${b.backbone} + ${b.best}`);
@@ -189,7 +189,6 @@ export function falsifyRerankVerdict(results: Json, systemsKey: (r: Json) => Row
   return out;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** `label → gain rows` from a results list of `{ system, gain }`. */
 export function gainsBySystem(list: unknown): Map<string, Row[]> {

@@ -1,0 +1,41 @@
+// Shared by the tuning scripts (bench/*-tune.cjs): the style benchmark's DEV half as they score it, a run's scores in
+// the tuning log's shape, a one-line summary of them, and the append to bench/tuning-log.json (or why nothing was
+// appended). The library is required lazily, so a script's --help and flag errors answer before it loads.
+'use strict';
+
+/** The metric every tuning script chooses by. */
+const TUNING_METRIC = 'nDCG@10';
+
+/** The dev half: its queries (id, text, style), graded qrels, and the query ids of each style. */
+function styleDevHalf(eo, corpus) {
+  const styles = eo.buildStyleBenchmark(corpus);
+  const queries = styles.queries.filter((q) => q.split === 'dev').map((q) => ({ id: q.id, text: q.text, style: q.style }));
+  const { qrels } = eo.styleBenchmarkSplit(styles, 'dev');
+  const byStyle = [...new Set(queries.map((q) => q.style))].map((s) => [s, new Set(queries.filter((q) => q.style === s).map((q) => q.id))]);
+  return { benchmark: styles.name, queries, qrels, byStyle };
+}
+
+/** A run's scores as the log keeps them: nDCG@10 and MAP over all dev queries, then nDCG@10 per style (`style/nDCG@10`). */
+function devScores(run, half) {
+  const { evaluateGraded, gradedMeans } = require('../../dist/lib/metrics/graded');
+  const pq = evaluateGraded(run, half.qrels);
+  const all = gradedMeans(pq);
+  return { [TUNING_METRIC]: all[TUNING_METRIC], MAP: all.MAP, ...Object.fromEntries(half.byStyle.map(([s, keep]) => [`${s}/${TUNING_METRIC}`, gradedMeans(pq, keep)[TUNING_METRIC]])) };
+}
+
+/** `nDCG@10 0.5768  (question 0.418, keyword 0.572, …)`. */
+function scoresLine(scores, half) {
+  return `${TUNING_METRIC} ${scores[TUNING_METRIC].toFixed(4)}  (${half.byStyle.map(([s]) => `${s} ${scores[`${s}/${TUNING_METRIC}`].toFixed(3)}`).join(', ')})`;
+}
+
+/** Append a tuning run's entries to the log, or say why not (a sample snapshot, or --no-log). */
+function appendTuningRun(eo, entries, { sample, noLog }) {
+  if (sample || noLog) {
+    console.log(sample ? 'sample snapshot: nothing appended to the tuning log' : '--no-log: nothing appended to the tuning log');
+    return;
+  }
+  const n = eo.appendTuningLog(entries);
+  console.log(`appended ${entries.length} entries to bench/tuning-log.json (${n} in all)`);
+}
+
+module.exports = { TUNING_METRIC, styleDevHalf, devScores, scoresLine, appendTuningRun };
