@@ -24,8 +24,11 @@ const args = benchArgs({
     epochs: { type: 'int-list', default: [1, 2], min: 1, help: 'epochs tried' },
     lr: { type: 'list', default: ['0.02', '0.05', '0.1'], placeholder: 'A,B,…', help: 'learning rates tried' },
     dim: { type: 'int-list', default: [256], min: 8, help: 'widths tried (Matryoshka prefixes: dim, dim/2, dim/4)' },
+    'init-scale': { type: 'list', default: ['0.1'], placeholder: 'A,B,…', help: 'standard deviations of the random initial table tried' },
     batch: { type: 'int-list', default: [256], min: 2, help: 'batch sizes tried' },
     sources: { type: 'list', default: ['all'], choices: Object.keys(SOURCE_SETS), help: 'pair source sets tried' },
+    exclusion: { type: 'list', default: ['every-source'], choices: ['every-source', 'generated-queries'], help: 'which pair sources leave the excluded datasets out (StaticPairsOptions.exclusionScope)' },
+    'dev-labels-out': { type: 'boolean', help: 'leave the DEV half\'s labels out of the pairs too, as the test labels are: the dev half then sees the model as the test half will' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
 });
@@ -47,11 +50,14 @@ async function main() {
   const date = new Date().toISOString();
   const commit = benchCommit();
   const entries = [];
-  for (const sourceSet of args.sources) {
-    const made = eo.staticTrainingPairs(corpus, bench, SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {});
-    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) {
+  const alsoExcludeIds = args.devLabelsOut ? [...new Set([...half.qrels.values()].flatMap((m) => [...m.keys()]))] : [];
+  if (alsoExcludeIds.length) console.log(`dev labels left out of the pairs too: ${alsoExcludeIds.length} datasets`);
+  for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) {
+    const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds });
+    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const scaleText of args.initScale) {
       const learningRate = Number(lrText);
-      const train = { epochs, learningRate, dim, dims: [dim, dim / 2, dim / 4].filter((x) => Number.isInteger(x) && x >= 8), batchSize, maxTokens: eo.DEFAULT_STATIC_ENCODER_SETTINGS.train.maxTokens };
+      const initScale = Number(scaleText);
+      const train = { epochs, learningRate, initScale, dim, dims: [dim, dim / 2, dim / 4].filter((x) => Number.isInteger(x) && x >= 8), batchSize, maxTokens: eo.DEFAULT_STATIC_ENCODER_SETTINGS.train.maxTokens };
       const result = eo.trainStaticModel(vocab, made.pairs, train);
       const encoder = eo.staticEncoder(result.model);
       const te = performance.now();
@@ -59,8 +65,8 @@ async function main() {
       const embedSeconds = (performance.now() - te) / 1000;
       const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true });
       const scores = devScores(eo.runFromScores(dev.map((q) => q.id), await scorer.scoreBatch(dev.map((q) => q.text)), corpus, 100), half);
-      const settings = { sources: sourceSet, pairs: made.pairs.length, vocab: vocabOpts, ...train };
-      console.log(`${JSON.stringify({ sourceSet, dim, batchSize, epochs, learningRate })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+      const settings = { sources: sourceSet, exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, vocab: vocabOpts, ...train };
+      console.log(`${JSON.stringify({ sourceSet, exclusionScope, dim, batchSize, epochs, learningRate, initScale })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
       entries.push({ system: 'static-encoder', benchmark: half.benchmark, half: 'dev', queries: dev.length, settings, scores: { ...scores, trainSeconds: result.seconds, embedSeconds }, script: 'bench/static-tune.cjs', date, commit, run });
     }
   }

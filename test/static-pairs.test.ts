@@ -11,7 +11,7 @@ import { readGcmdInstruments, readGcmdPlatforms, readGcmdScienceKeywords } from 
 import { loadSnapshot } from '../lib/data/snapshot';
 import { staticDocumentText } from '../lib/encode/static';
 import { nnsscStyleExcludedRows } from '../lib/train/artefacts';
-import { STATIC_PAIR_SOURCES, staticTrainingPairs } from '../lib/train/static-pairs';
+import { STATIC_PAIR_SOURCES, STATIC_QUERY_SOURCES, staticTrainingPairs } from '../lib/train/static-pairs';
 import { throwsWith } from './helpers/data';
 
 test('GCMD vocabularies: instruments and platforms by short name with their hierarchy (ragged rows too), keyword paths', () => {
@@ -73,6 +73,35 @@ test('pairs from every source, none from the test split or a test-labelled datas
   throwsWith(() => staticTrainingPairs(corpus, null), 'INVALID_ARGUMENT', /need the benchmark/);
   assert.ok(staticTrainingPairs(corpus, null, { excludeTestLabels: false, sources: ['title-abstract'] }).pairs.length > 0);
   assert.equal(STATIC_PAIR_SOURCES.length, 9);
+});
+
+test('exclusion scope: generated queries leave test-labelled datasets out, a record\'s own fields cover every dataset; more ids can be left out', async () => {
+  const corpus = loadSnapshot({ sample: true });
+  const bench = await buildBenchmark(corpus, benchmarkSettings({ sample: true }));
+  const excluded = nnsscStyleExcludedRows(corpus, bench).rows;
+  const every = staticTrainingPairs(corpus, bench);
+  const scoped = staticTrainingPairs(corpus, bench, { exclusionScope: 'generated-queries' });
+  const all = staticTrainingPairs(corpus, bench, { excludeTestLabels: false });
+  // the record's own fields: as many pairs as with no exclusion at all, more than with every source filtered
+  for (const s of ['title-abstract', 'keywords', 'sentence', 'gcmd-keyword']) {
+    assert.is(scoped.counts[s], all.counts[s], s);
+    assert.ok(scoped.counts[s] >= every.counts[s], s);
+  }
+  assert.ok(scoped.counts['title-abstract'] > every.counts['title-abstract']);
+  // the query-side sources stay as filtered as before, and none of their documents is a test-labelled dataset's
+  for (const s of STATIC_QUERY_SOURCES) assert.is(scoped.counts[s], every.counts[s], s);
+  const keptDocs = new Set(corpus.datasets.filter((_, r) => !excluded.has(r)).map((d) => staticDocumentText(d)));
+  for (const p of scoped.pairs.filter((x) => x.source === 'style-queries' || x.source === 'train-split')) assert.ok(keptDocs.has(p.doc), `${p.source}: ${p.doc.slice(0, 80)}`);
+  const excludedShortNames = new Set(corpus.datasets.filter((d, r) => excluded.has(r) && d.shortName).map((d) => d.shortName!));
+  const keptShortNames = new Set(corpus.datasets.filter((d, r) => !excluded.has(r) && d.shortName).map((d) => d.shortName!));
+  for (const p of scoped.pairs.filter((x) => x.source === 'short-name')) assert.ok(keptShortNames.has(p.query) || !excludedShortNames.has(p.query), p.query);
+  // more ids left out: fewer pairs in the query-side sources (all scopes), counted in excludedRows
+  const kept = corpus.datasets.filter((_, r) => !excluded.has(r)).map((d) => d.id);
+  const more = staticTrainingPairs(corpus, bench, { alsoExcludeIds: kept.slice(0, 40), exclusionScope: 'generated-queries' });
+  assert.is(more.excludedRows, excluded.size + 40);
+  assert.ok(more.pairs.length < scoped.pairs.length);
+  assert.is(more.counts['title-abstract'], scoped.counts['title-abstract']);
+  throwsWith(() => staticTrainingPairs(corpus, bench, { exclusionScope: 'some' as never }), 'CONFIG', /exclusionScope must be/);
 });
 
 test.run();

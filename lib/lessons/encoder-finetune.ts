@@ -251,7 +251,7 @@ export async function showStaticEncoder(input: {
 }): Promise<{ record: StaticEncoderRecord; run: Run }> {
   const { art, corpus, test } = input;
   showTable(art.curve.map((l) => ({ epoch: l.epoch, 'MNRL loss': l.loss, 'in-batch accuracy': l.inBatchAccuracy, seconds: l.seconds })), { title: `Static encoder training (${art.model.dim} dims, Matryoshka ${art.model.dims.join('/')}; ${art.pairs.count.toLocaleString('en-US')} pairs)`, digits: 4 });
-  showTable(Object.entries(art.pairs.bySource).map(([source, pairs]) => ({ source, pairs })), { title: `Training pairs by source (corpus and training split only; ${art.pairs.excludedRows} test-labelled datasets left out)` });
+  showTable(Object.entries(art.pairs.bySource).map(([source, pairs]) => ({ source, pairs })), { title: `Training pairs by source (corpus and training split only; ${art.pairs.excludedRows} test-labelled datasets left out of ${art.settings.pairs.exclusionScope === 'generated-queries' ? 'the query-side sources: short names, corpus-made queries, training split' : 'every source'})` });
   const t0 = performance.now();
   const scorer = await staticCosineScorer(art.model, corpus, { kernel: 'exact' });
   const embedSeconds = (performance.now() - t0) / 1000;

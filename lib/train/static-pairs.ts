@@ -32,6 +32,11 @@ export const STATIC_PAIR_SOURCES: readonly StaticPairSource[] = [
   'title-abstract', 'keywords', 'sentence', 'short-name', 'gcmd-instrument', 'gcmd-platform', 'gcmd-keyword', 'style-queries', 'train-split',
 ];
 
+export type StaticExclusionScope = 'every-source' | 'generated-queries';
+
+/** The sources `exclusionScope: 'generated-queries'` still filters. */
+export const STATIC_QUERY_SOURCES: readonly StaticPairSource[] = ['short-name', 'style-queries', 'train-split'];
+
 export interface StaticPairsOptions {
   /** Sources used. Default all of `STATIC_PAIR_SOURCES`. */
   sources: StaticPairSource[];
@@ -43,13 +48,25 @@ export interface StaticPairsOptions {
   maxPerSource: number;
   /** Leave out every test label of both benchmarks (needs `bench`). Default true. */
   excludeTestLabels: boolean;
+  /**
+   * Which sources leave the excluded datasets out: `every-source` (default), or `generated-queries` — only the sources
+   * whose query side stands for a user's query about the dataset (`style-queries`, `short-name`, `train-split`), while
+   * the pairs made of a record's own fields (title ↔ abstract, keywords, first sentence, GCMD names and paths) cover
+   * every dataset, as the vocabulary, BM25's index and its IDF do.
+   */
+  exclusionScope: StaticExclusionScope;
+  /**
+   * More dataset ids left out as test labels are (same scope). For tuning: leaving out the DEV half's labels too makes
+   * the dev half see the model as the test half will. Default none.
+   */
+  alsoExcludeIds: readonly string[];
   /** Folder of the GCMD files. Default the snapshot's data folder. */
   dataDir?: string;
   seed: number;
 }
 
 export const DEFAULT_STATIC_PAIRS_OPTIONS: Readonly<StaticPairsOptions> = Object.freeze({
-  sources: [...STATIC_PAIR_SOURCES], abstractWords: 80, stylePerStyle: 300, maxPerSource: 0, excludeTestLabels: true, seed: 42,
+  sources: [...STATIC_PAIR_SOURCES], abstractWords: 80, stylePerStyle: 300, maxPerSource: 0, excludeTestLabels: true, exclusionScope: 'every-source', alsoExcludeIds: [], seed: 42,
 });
 
 const lower = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
@@ -59,10 +76,16 @@ export function staticTrainingPairs(corpus: Corpus, bench: Benchmark | null, opt
   const o: StaticPairsOptions = { ...DEFAULT_STATIC_PAIRS_OPTIONS, ...options, sources: [...(options.sources ?? DEFAULT_STATIC_PAIRS_OPTIONS.sources)] };
   for (const s of o.sources) if (!STATIC_PAIR_SOURCES.includes(s)) throw new EoError('CONFIG', `static pairs: unknown source "${s}" (known: ${STATIC_PAIR_SOURCES.join(', ')})`);
   if ((o.sources.includes('train-split') || o.excludeTestLabels) && !bench) throw new EoError('INVALID_ARGUMENT', 'static pairs: the train-split source and the test-label exclusion need the benchmark');
+  if (o.exclusionScope !== 'every-source' && o.exclusionScope !== 'generated-queries') throw new EoError('CONFIG', `static pairs: exclusionScope must be "every-source" or "generated-queries" (got ${JSON.stringify(o.exclusionScope)})`);
   const excluded = o.excludeTestLabels && bench ? nnsscStyleExcludedRows(corpus, bench).rows : new Set<number>();
+  for (const id of o.alsoExcludeIds) {
+    const r = corpus.indexById.get(id);
+    if (r !== undefined) excluded.add(r);
+  }
+  const leftOut = (source: StaticPairSource, row: number) => excluded.has(row) && (o.exclusionScope === 'every-source' || STATIC_QUERY_SOURCES.includes(source));
   const want = new Set(o.sources);
   const bySource = new Map<StaticPairSource, StaticPair[]>(o.sources.map((s) => [s, []]));
-  const add = (source: StaticPairSource, query: string, doc: string) => {
+  const addPair = (source: StaticPairSource, query: string, doc: string) => {
     const q = query.replace(/\s+/g, ' ').trim();
     if (q.length >= 3 && doc) bySource.get(source)!.push({ query: q, doc, source });
   };
@@ -73,7 +96,9 @@ export function staticTrainingPairs(corpus: Corpus, bench: Benchmark | null, opt
   const keywordPaths = new Map<string, string[]>();
   if (want.has('gcmd-keyword')) for (const p of readGcmdScienceKeywords(o.dataDir)) if (!keywordPaths.has(lower(p[p.length - 1]))) keywordPaths.set(lower(p[p.length - 1]), p);
   corpus.datasets.forEach((d, row) => {
-    if (excluded.has(row)) return;
+    const add = (source: StaticPairSource, query: string, docText: string) => {
+      if (!leftOut(source, row)) addPair(source, query, docText);
+    };
     const title = staticTitle(d);
     const kw = d.keywords.join(', ');
     const abs = d.abstract.split(/\s+/).slice(0, o.abstractWords).join(' ');
@@ -99,7 +124,7 @@ export function staticTrainingPairs(corpus: Corpus, bench: Benchmark | null, opt
   });
   if (want.has('style-queries')) {
     for (const q of corpusStyleQueries(corpus, { perStyle: o.stylePerStyle, seed: o.seed, excludeRows: excluded })) {
-      for (const r of q.positives) add('style-queries', q.text, doc(corpus.datasets[r]));
+      for (const r of q.positives) addPair('style-queries', q.text, doc(corpus.datasets[r]));
     }
   }
   if (want.has('train-split') && bench) {
@@ -107,7 +132,7 @@ export function staticTrainingPairs(corpus: Corpus, bench: Benchmark | null, opt
     for (const q of train.queries) {
       for (const [id, g] of train.qrels.get(q.id) ?? []) {
         const r = corpus.indexById.get(id);
-        if (g > 0 && r !== undefined && !excluded.has(r)) add('train-split', q.text, doc(corpus.datasets[r]));
+        if (g > 0 && r !== undefined && !excluded.has(r)) addPair('train-split', q.text, doc(corpus.datasets[r]));
       }
     }
   }
