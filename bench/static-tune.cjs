@@ -16,6 +16,7 @@ const SOURCE_SETS = {
   'no-gcmd-keyword': ['title-abstract', 'keywords', 'sentence', 'short-name', 'gcmd-instrument', 'gcmd-platform', 'style-queries', 'train-split'],
   'corpus-only': ['title-abstract', 'keywords', 'sentence'],
 };
+const TOKENIZERS = { plain: { stem: 'none', stopWords: false }, stem: { stem: 's', stopWords: false }, stop: { stem: 'none', stopWords: true }, 'stem-stop': { stem: 's', stopWords: true } };
 const args = benchArgs({
   script: __filename,
   measures: 'static encoder settings on the style benchmark DEV half (nDCG@10 of the encoder alone): every configuration appended to bench/tuning-log.json',
@@ -29,6 +30,7 @@ const args = benchArgs({
     sources: { type: 'list', default: ['all'], choices: Object.keys(SOURCE_SETS), help: 'pair source sets tried' },
     exclusion: { type: 'list', default: ['every-source'], choices: ['every-source', 'generated-queries'], help: 'which pair sources leave the excluded datasets out (StaticPairsOptions.exclusionScope)' },
     'dev-labels-out': { type: 'boolean', help: 'leave the DEV half\'s labels out of the pairs too, as the test labels are: the dev half then sees the model as the test half will' },
+    tokenizer: { type: 'list', default: ['plain'], choices: Object.keys(TOKENIZERS), help: 'tokenizers tried (S-stemming, stop words dropped; StaticTokenizer)' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
 });
@@ -43,16 +45,16 @@ async function main() {
   const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample }));
   const half = styleDevHalf(eo, corpus);
   const dev = half.queries;
-  const vocabOpts = eo.DEFAULT_STATIC_ENCODER_SETTINGS.vocab;
-  const vocab = eo.buildStaticVocabulary(eo.staticVocabularyTexts(corpus), vocabOpts);
-  console.log(`style benchmark DEV half: ${dev.length} queries; ${corpus.datasets.length} datasets; vocabulary ${vocab.tokens.length} tokens`);
+  console.log(`style benchmark DEV half: ${dev.length} queries; ${corpus.datasets.length} datasets`);
   const run = `static-encoder-tune-${new Date().toISOString()}`;
   const date = new Date().toISOString();
   const commit = benchCommit();
   const entries = [];
   const alsoExcludeIds = args.devLabelsOut ? [...new Set([...half.qrels.values()].flatMap((m) => [...m.keys()]))] : [];
   if (alsoExcludeIds.length) console.log(`dev labels left out of the pairs too: ${alsoExcludeIds.length} datasets`);
-  for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) {
+  for (const tokenizerName of args.tokenizer) for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) {
+    const vocabOpts = { ...eo.DEFAULT_STATIC_ENCODER_SETTINGS.vocab, tokenizer: TOKENIZERS[tokenizerName] };
+    const vocab = eo.buildStaticVocabulary(eo.staticVocabularyTexts(corpus), vocabOpts);
     const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds });
     for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const scaleText of args.initScale) {
       const learningRate = Number(lrText);
@@ -66,7 +68,7 @@ async function main() {
       const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true });
       const scores = devScores(eo.runFromScores(dev.map((q) => q.id), await scorer.scoreBatch(dev.map((q) => q.text)), corpus, 100), half);
       const settings = { sources: sourceSet, exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, vocab: vocabOpts, ...train };
-      console.log(`${JSON.stringify({ sourceSet, exclusionScope, dim, batchSize, epochs, learningRate, initScale })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+      console.log(`${JSON.stringify({ tokenizer: tokenizerName, vocabulary: vocab.tokens.length, sourceSet, exclusionScope, dim, batchSize, epochs, learningRate, initScale })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
       entries.push({ system: 'static-encoder', benchmark: half.benchmark, half: 'dev', queries: dev.length, settings, scores: { ...scores, trainSeconds: result.seconds, embedSeconds }, script: 'bench/static-tune.cjs', date, commit, run });
     }
   }

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  buildStaticVocabulary, loadStaticModel, saveStaticModel, staticEncoder, staticModelExists, staticText, staticTokens, staticVector, STATIC_VOCAB_FILE,
+  buildStaticVocabulary, loadStaticModel, PLAIN_STATIC_TOKENIZER, saveStaticModel, staticEncoder, staticModelExists, staticModelId, staticText, staticTokens, staticVector, STATIC_VOCAB_FILE,
 } from '../lib/encode/static';
 import { staticBatchGradient, trainStaticModel, type StaticPair } from '../lib/train/static';
 import { loadSnapshot } from '../lib/data/snapshot';
@@ -23,6 +23,34 @@ test('tokens: identifiers whole and in parts, lower case', () => {
   assert.equal(staticTokens('MOD04_L2 aerosol'), ['mod04_l2', 'mod04', 'l2', 'aerosol']);
   assert.equal(staticTokens('NOAA-20 VIIRS, v2.0'), ['noaa-20', 'noaa', '20', 'viirs', 'v2.0', 'v2', '0']);
   assert.equal(staticTokens('sea-surface  temperature.'), ['sea-surface', 'sea', 'surface', 'temperature']);
+});
+
+test('tokenizer: S-stemming of letter-only words and stop words dropped, each on its own; recorded with the vocabulary and the checkpoint', () => {
+  const q = 'I need the daily fire masks of MOD14A1 and the profiles';
+  assert.equal(staticTokens(q, { stem: 's', stopWords: false }), ['i', 'need', 'the', 'daily', 'fire', 'mask', 'of', 'mod14a1', 'and', 'the', 'profile']);
+  assert.equal(staticTokens(q, { stem: 'none', stopWords: true }), ['daily', 'fire', 'masks', 'mod14a1', 'profiles']);
+  // identifiers and their parts are never stemmed; a stop word as a part is dropped, the identifier kept
+  assert.equal(staticTokens('GLAS_ATM-as Series', { stem: 's', stopWords: true }), ['glas_atm-as', 'glas', 'atm', 'series']);
+  assert.equal(staticTokens(q), staticTokens(q, PLAIN_STATIC_TOKENIZER));
+  const texts = ['fire masks daily', 'fire mask of the day', 'daily masks', 'the fire'];
+  const v = buildStaticVocabulary(texts, { tokenizer: { stem: 's', stopWords: true } });
+  assert.equal(v.tokenizer, { stem: 's', stopWords: true });
+  assert.equal(v.tokens, ['fire', 'mask', 'daily']);
+  assert.equal([...staticText(v, 'Masks of fire').ids], [v.ids.get('mask')!, v.ids.get('fire')!]);
+  assert.equal(buildStaticVocabulary(texts).tokenizer, PLAIN_STATIC_TOKENIZER);
+  throwsWith(() => buildStaticVocabulary(texts, { tokenizer: { stem: 'porter' as never } }), 'CONFIG', /stem must be/);
+  const table = new Float32Array(v.tokens.length * 4).map((_, i) => Math.sin(i));
+  const model = { vocab: v, dim: 4, dims: [4], table, id: staticModelId(v, table, 4) };
+  assert.is.not(model.id, staticModelId({ ...v, tokenizer: PLAIN_STATIC_TOKENIZER }, table, 4));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-static-tok-'));
+  try {
+    saveStaticModel(dir, model, { dataHash: 'd', config: {}, seed: 1 });
+    const back = loadStaticModel(dir);
+    assert.equal(back.vocab.tokenizer, { stem: 's', stopWords: true });
+    assert.is(back.id, model.id);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('vocabulary: minimum count, most frequent first, IDF = ln(1 + N / df), deterministic; pooling weights sum to 1', () => {

@@ -13,6 +13,7 @@ import { checkpointExists, loadCheckpoint, readCheckpointManifest, saveCheckpoin
 import type { DatasetRecord } from '../data/types';
 import type { TrainingData } from '../store/types';
 import { writeFileAtomic } from '../util/fs';
+import { ENGLISH_STOP_WORDS, sStem } from '../util/english';
 import { sha256, shortHash } from '../util/hash';
 import type { SentenceEncoder } from './types';
 
@@ -25,17 +26,32 @@ export const STATIC_VOCAB_FILE = 'vocab.txt';
 const WORD = /[\p{L}\p{N}]+(?:[_./-][\p{L}\p{N}]+)*/gu;
 const PART = /[\p{L}\p{N}]+/gu;
 
+/** What the tokenizer does beyond splitting (recorded with the vocabulary and in the checkpoint). */
+export interface StaticTokenizer {
+  /** `s`: plural-only S-stemming of letter-only words (`sStem`: "days" → "day", "profiles" → "profile"); `none`. */
+  stem: 's' | 'none';
+  /** Drop English stop words and request words (`ENGLISH_STOP_WORDS`: "the", "need", "data"). */
+  stopWords: boolean;
+}
+
+/** The tokenizer of the first static models: split only. */
+export const PLAIN_STATIC_TOKENIZER: Readonly<StaticTokenizer> = Object.freeze({ stem: 'none', stopWords: false });
+
+const stemWord = (w: string, t: StaticTokenizer) => (t.stem === 's' && !/[\d_./-]/.test(w) ? sStem(w) : w);
+
 /**
  * Tokens of a text: lower-cased runs of letters and digits; an identifier joined by `_ / - .` is kept whole and also
  * split into its parts (`MOD04_L2` → `mod04_l2`, `mod04`, `l2`; `NOAA-20` → `noaa-20`, `noaa`, `20`), so a query
- * meets a record whether it types the short name or its parts.
+ * meets a record whether it types the short name or its parts. With `tokenizer.stopWords`, stop words (alone or as
+ * a part) are dropped; with `tokenizer.stem: 's'`, letter-only words are S-stemmed (an identifier's parts are not).
  */
-export function staticTokens(text: string): string[] {
+export function staticTokens(text: string, tokenizer: Readonly<StaticTokenizer> = PLAIN_STATIC_TOKENIZER): string[] {
   const out: string[] = [];
+  const stop = tokenizer.stopWords ? ENGLISH_STOP_WORDS : null;
   for (const m of text.toLowerCase().matchAll(WORD)) {
     const w = m[0];
-    out.push(w);
-    if (/[_./-]/.test(w)) for (const p of w.matchAll(PART)) out.push(p[0]);
+    if (!stop?.has(w)) out.push(stemWord(w, tokenizer));
+    if (/[_./-]/.test(w)) for (const p of w.matchAll(PART)) if (!stop?.has(p[0])) out.push(p[0]);
   }
   return out;
 }
@@ -62,6 +78,8 @@ export interface StaticVocabulary {
   idf: Float32Array;
   /** Number of texts it was built from. */
   documents: number;
+  /** How its texts are tokenized (every text the model reads is tokenized the same way). */
+  tokenizer: StaticTokenizer;
 }
 
 export interface StaticVocabularyOptions {
@@ -69,6 +87,8 @@ export interface StaticVocabularyOptions {
   minCount?: number;
   /** At most this many tokens, the most frequent first (ties by token). Default 100,000. */
   maxTokens?: number;
+  /** Stemming and stop words. Default `PLAIN_STATIC_TOKENIZER` (split only). */
+  tokenizer?: Partial<StaticTokenizer>;
 }
 
 /** The vocabulary of a set of texts (e.g. every dataset's title, short name, keywords and abstract). Deterministic. */
@@ -77,16 +97,25 @@ export function buildStaticVocabulary(texts: Iterable<string>, opts: StaticVocab
   const maxTokens = opts.maxTokens ?? 100_000;
   if (!(Number.isInteger(minCount) && minCount >= 1)) throw new EoError('CONFIG', `static vocabulary minCount must be an integer ≥ 1 (got ${minCount})`);
   if (!(Number.isInteger(maxTokens) && maxTokens >= 1)) throw new EoError('CONFIG', `static vocabulary maxTokens must be an integer ≥ 1 (got ${maxTokens})`);
+  const tokenizer = staticTokenizer(opts.tokenizer);
   const df = new Map<string, number>();
   let documents = 0;
   for (const t of texts) {
     documents++;
-    for (const tok of new Set(staticTokens(t))) df.set(tok, (df.get(tok) ?? 0) + 1);
+    for (const tok of new Set(staticTokens(t, tokenizer))) df.set(tok, (df.get(tok) ?? 0) + 1);
   }
   const kept = [...df.entries()].filter(([, n]) => n >= minCount).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, maxTokens);
   const tokens = kept.map(([t]) => t);
   const idf = Float32Array.from(kept.map(([, n]) => Math.log(1 + documents / n)));
-  return { tokens, ids: new Map(tokens.map((t, i) => [t, i])), idf, documents };
+  return { tokens, ids: new Map(tokens.map((t, i) => [t, i])), idf, documents, tokenizer };
+}
+
+/** A tokenizer setting, checked, with defaults filled in. */
+export function staticTokenizer(t: Partial<StaticTokenizer> = {}): StaticTokenizer {
+  const out = { ...PLAIN_STATIC_TOKENIZER, ...t };
+  if (out.stem !== 's' && out.stem !== 'none') throw new EoError('CONFIG', `static tokenizer stem must be "s" or "none" (got ${JSON.stringify(out.stem)})`);
+  if (typeof out.stopWords !== 'boolean') throw new EoError('CONFIG', `static tokenizer stopWords must be true or false (got ${JSON.stringify(out.stopWords)})`);
+  return { stem: out.stem, stopWords: out.stopWords };
 }
 
 /** A static embedding model as plain data: vocabulary, pooling weights and the token table (row-major, `dim` wide). */
@@ -110,7 +139,7 @@ export interface StaticText {
 /** Token ids and IDF pooling weights of a text under a vocabulary (at most `maxTokens` tokens, in order). */
 export function staticText(vocab: StaticVocabulary, text: string, maxTokens = 512): StaticText {
   const ids: number[] = [];
-  for (const t of staticTokens(text)) {
+  for (const t of staticTokens(text, vocab.tokenizer)) {
     const id = vocab.ids.get(t);
     if (id !== undefined) ids.push(id);
     if (ids.length >= maxTokens) break;
@@ -148,7 +177,9 @@ export function staticVector(model: Pick<StaticEmbeddingModel, 'table' | 'dim'>,
 /** The id of a model: its dimensions and a hash of its vocabulary and weights. */
 export function staticModelId(vocab: StaticVocabulary, table: Float32Array, dim: number): string {
   const bytes = new Uint8Array(table.buffer, table.byteOffset, table.byteLength);
-  return `static-${dim}@${shortHash(sha256(vocab.tokens.join('\n')) + sha256(bytes), 12)}`;
+  // the plain tokenizer adds nothing, so the ids of models written before it was recorded stay the same
+  const tok = vocab.tokenizer.stem === 'none' && !vocab.tokenizer.stopWords ? '' : JSON.stringify(vocab.tokenizer);
+  return `static-${dim}@${shortHash(sha256(vocab.tokens.join('\n')) + sha256(bytes) + tok, 12)}`;
 }
 
 export interface StaticEncoderOptions {
@@ -194,7 +225,7 @@ export function saveStaticModel(dir: string, model: StaticEmbeddingModel, info: 
   writeFileAtomic(path.join(dir, STATIC_VOCAB_FILE), vocabText);
   saveCheckpoint(dir, {
     kind: STATIC_KIND,
-    config: { ...info.config, dim: model.dim, dims: model.dims, id: model.id, vocab: { file: STATIC_VOCAB_FILE, tokens: model.vocab.tokens.length, sha256: sha256(vocabText), documents: model.vocab.documents } },
+    config: { ...info.config, dim: model.dim, dims: model.dims, id: model.id, vocab: { file: STATIC_VOCAB_FILE, tokens: model.vocab.tokens.length, sha256: sha256(vocabText), documents: model.vocab.documents, tokenizer: model.vocab.tokenizer } },
     seed: info.seed,
     backend: 'js',
     dataHash: info.dataHash,
@@ -207,7 +238,7 @@ export function saveStaticModel(dir: string, model: StaticEmbeddingModel, info: 
 /** Read a static model; the weights' and the vocabulary's hashes are checked (a mismatch is a CACHE_MISMATCH naming the file). */
 export function loadStaticModel(dir: string, expect: { dataHash?: string; rebuild?: string } = {}): StaticEmbeddingModel & { checkpoint: ReturnType<typeof loadCheckpoint> } {
   const ck = loadCheckpoint(dir, { kind: STATIC_KIND, ...expect });
-  const vocabInfo = ck.config.vocab as { file: string; tokens: number; sha256: string; documents: number } | undefined;
+  const vocabInfo = ck.config.vocab as { file: string; tokens: number; sha256: string; documents: number; tokenizer?: Partial<StaticTokenizer> } | undefined;
   const file = path.join(dir, vocabInfo?.file ?? STATIC_VOCAB_FILE);
   if (!vocabInfo || !fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `${file}: the static model's vocabulary is missing`, { file });
   const text = fs.readFileSync(file, 'utf8');
@@ -217,7 +248,8 @@ export function loadStaticModel(dir: string, expect: { dataHash?: string; rebuil
   const idf = ck.tensors.idf;
   if (tokens.length !== vocabInfo.tokens || table.shape[0] !== tokens.length || idf.data.length !== tokens.length)
     throw new EoError('DATA_INVALID', `${dir}: ${tokens.length} vocabulary tokens, table of ${table.shape[0]} rows, ${idf.data.length} IDF values`, { file });
-  const vocab: StaticVocabulary = { tokens, ids: new Map(tokens.map((t, i) => [t, i])), idf: idf.data, documents: vocabInfo.documents };
+  // a checkpoint written before the tokenizer was recorded split only
+  const vocab: StaticVocabulary = { tokens, ids: new Map(tokens.map((t, i) => [t, i])), idf: idf.data, documents: vocabInfo.documents, tokenizer: staticTokenizer(vocabInfo.tokenizer) };
   const dim = table.shape[1];
   const id = staticModelId(vocab, table.data, dim);
   if (id !== ck.config.id) throw new EoError('CACHE_MISMATCH', `${dir}: the model id ${id} differs from the recorded ${String(ck.config.id)}`, { file: dir, recorded: String(ck.config.id) });
