@@ -74,7 +74,7 @@ test('table2Rows: rows can be appended (and flow into the hybrids), duplicates a
   const extra = table2Rows([{ scorer: 'cosine-ssl', how: 'single', label: 'Cosine (SSL)' }, { scorer: 'cosine-ssl', how: 'analytic', label: 'Cosine (SSL) + BM25' }]);
   assert.is(extra.length, TABLE2_ROWS.length + 2);
   assert.ok(table2Hybrids(extra).includes('cosine-ssl'));
-  assert.equal(table2Hybrids(TABLE2_ROWS), ['cosine-ft', 'cosine-ft-r2', 'nnssc', 'static', 'cosine-base', 'cosine-base-r2']);
+  assert.equal(table2Hybrids(TABLE2_ROWS), ['cosine-ft', 'cosine-ft-r2', 'nnssc', 'static', 'nnssc-static', 'cosine-base', 'cosine-base-r2']);
   try {
     table2Rows([{ scorer: 'bm25', how: 'single', label: 'BM25 again' }]);
     assert.unreachable('duplicate accepted');

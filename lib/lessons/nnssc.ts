@@ -17,6 +17,8 @@ import { paperTable2Value, TABLE2_DIFFERENCES } from '../report/paper';
 import type { Figure, TableSource } from '../report/types';
 import { nnsscParamCount } from '../retrieve/nnssc';
 import { nnsscScorer } from '../retrieve/nnssc-scorer';
+import { STATIC_NNSSC_SCORER } from '../retrieve/static-scorer';
+import { evaluateSystems, pairedRows } from '../metrics/systems';
 import { scoreQueries } from '../retrieve/scorers';
 import { loadOrTrainNnssc, type NnsscArtefact, type NnsscTrainingSummary } from '../train/artefacts';
 import { DEFAULT_NNSSC_CONFIG, type NnsscEpochLog, type NnsscTrainConfig } from '../train/nnssc';
@@ -205,6 +207,54 @@ export function nnsscTrainingRecord(nn: NnsscArtefact, config: NnsscTrainConfig)
       dataHash: nn.dataHash, trainingData: nn.trainingData,
     },
   };
+}
+
+// ── beyond the paper (issue 37): NN-SSC on the corpus-trained static encoder
+
+/** What notebook 04 records of NN-SSC on the static backbone (results.json `staticBackbone`). */
+export interface StaticNnsscRecord {
+  backbone: { id: string; checkpoint: string; trainedHere: boolean };
+  checkpoint: string;
+  training: ReturnType<typeof nnsscTrainingRecord>['training'];
+  metrics: MetricRow[];
+  paired: Record<string, unknown>[];
+}
+
+/**
+ * Notebook 04's static-backbone section: how NN-SSC on the static encoder was trained (or reused), its test-split row
+ * beside NN-SSC on USE-lite and BM25, and the paired test against NN-SSC on USE-lite with its verdict. Returns what
+ * results.json records and its test run.
+ */
+export async function showStaticNnssc(input: {
+  trained: { nn: NnsscArtefact; backbone: { model: { id: string }; dir: string; trained: boolean }; encoder: SentenceEncoder; matrix: Float32Array };
+  corpus: Corpus; test: { queries: { id: string; text: string }[]; qrels: import('../metrics/types').Qrels };
+  /** The rows it is shown beside, the first being the one it is paired with (NN-SSC on USE-lite). */
+  compared: { id: string; label: string; run: Run }[];
+  source: TableSource;
+}): Promise<{ record: StaticNnsscRecord; run: Run }> {
+  const { nn, backbone, encoder, matrix } = input.trained;
+  showMarkdown(`NN-SSC on the static backbone (${backbone.model.id}, ${backbone.trained ? 'trained in this run' : `loaded from ${repoRelativePath(backbone.dir)}`}): ${nnsscTrainingLine(nn)}.`);
+  const scorer = nnsscScorer(encoder, matrix, nn.model, { ...STATIC_NNSSC_SCORER });
+  try {
+    const run = (await scoreQueries(scorer, input.test.queries, input.corpus)).run;
+    const label = STATIC_NNSSC_SCORER.label;
+    const evaluation = evaluateSystems([...input.compared, { id: STATIC_NNSSC_SCORER.id, label, run }], input.test.qrels);
+    showTable(evaluation.rows, { title: `Test split, ${input.test.queries.length} queries: NN-SSC on the static backbone beside NN-SSC on USE-lite`, digits: 4, best: true, source: input.source });
+    const ref = input.compared[0];
+    const paired = pairedRows(evaluation.perQuery[STATIC_NNSSC_SCORER.id], evaluation.perQuery[ref.id], label, ref.label);
+    showTable(paired, { title: `${label} − ${ref.label}: paired randomization p and bootstrap 95% CI`, digits: 4, source: input.source });
+    showMarkdown(pairedVerdict(paired, label, ref.label));
+    return {
+      run,
+      record: {
+        backbone: { id: backbone.model.id, checkpoint: repoRelativePath(backbone.dir), trainedHere: backbone.trained },
+        checkpoint: repoRelativePath(nn.dir), training: nnsscTrainingRecord(nn, nn.config).training,
+        metrics: evaluation.rows, paired: paired as unknown as Record<string, unknown>[],
+      },
+    };
+  } finally {
+    scorer.dispose();
+  }
 }
 
 // ── notebook 04's claim check (lib/lessons/claims.ts)

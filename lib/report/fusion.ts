@@ -50,6 +50,9 @@ export const TABLE2_ROWS: readonly Table2RowSpec[] = [
   // the corpus-trained static encoder (lib/encode/static.ts), alone and fused with BM25 at the analytic α
   { scorer: 'static', how: 'single', label: 'Static (corpus-trained)', makes: '03-encoder-finetune' },
   { scorer: 'static', how: 'analytic', label: 'Static (corpus-trained) + BM25', makes: '03-encoder-finetune' },
+  // NN-SSC trained on the static encoder instead of USE-lite (notebook 04, section 8), alone and fused at the analytic α
+  { scorer: 'nnssc-static', how: 'single', label: 'NN-SSC (static backbone)', makes: '04-nnssc' },
+  { scorer: 'nnssc-static', how: 'analytic', label: 'NN-SSC (static backbone) + BM25', makes: '04-nnssc' },
   { scorer: 'nnssc', how: 'grid', label: 'NN-SSC + BM25 (grid α)', makes: '04-nnssc' },
   { scorer: 'nnssc', how: 'rrf', label: 'NN-SSC + BM25 (RRF)', makes: '04-nnssc' },
   { scorer: 'cosine-ft', how: 'grid', label: 'Cosine (fine-tuned) + BM25 (grid α)', makes: '03-encoder-finetune' },

@@ -14,6 +14,11 @@ import { checkpointsDir } from '../util/paths';
 import { shortHash } from '../util/hash';
 import { DEFAULT_STATIC_TRAIN_CONFIG, staticPairsHash, trainStaticModel, type StaticEpochLog, type StaticTrainConfig } from './static';
 import { DEFAULT_STATIC_PAIRS_OPTIONS, staticTrainingPairs, type StaticPairsOptions } from './static-pairs';
+import type { SentenceEncoder } from '../encode/types';
+import { staticCorpusMatrix } from '../retrieve/static-scorer';
+import { loadOrTrainNnssc, notebookRebuildCommand, type ArtefactMode, type NnsscArtefact } from './artefacts';
+import type { NnsscTrainConfig, NnsscTrainOptions } from './nnssc';
+import { defaultNnsscDir } from './nnssc-checkpoint';
 
 /**
  * The settings of the default static encoder, chosen on the style benchmark's DEV half by `bench/static-tune.cjs`
@@ -105,4 +110,31 @@ export function loadOrTrainStaticModel(opts: {
     metrics: { curve: result.curve, trainingSeconds: result.seconds },
   });
   return { model: result.model, dir, trained: true, why, curve: result.curve, trainingSeconds: result.seconds, pairs, settings };
+}
+
+/** `checkpoints/nnssc/static-<benchmark>`: NN-SSC on the static encoder. */
+export function staticNnsscDir(benchmarkName: string): string {
+  return defaultNnsscDir(`static-${benchmarkName}`);
+}
+
+/**
+ * NN-SSC with the corpus-trained static encoder as its frozen backbone (issue 37 step 3): the paper's recipe and
+ * config (`DEFAULT_NNSSC_CONFIG`, Eq. 5 on the training split), with the static encoder's vectors of the training
+ * queries and of every dataset (`staticDocumentText`) in place of USE-lite's. The static encoder is this benchmark's
+ * (`loadOrTrainStaticModel`: loaded, or trained once when notebook 03 has not run); NN-SSC is trained once and saved
+ * under `staticNnsscDir`, and reused while its training data, config and backbone (the static model's id) match.
+ */
+export async function loadOrTrainStaticNnssc(opts: {
+  corpus: Corpus; bench: Benchmark; config?: Partial<NnsscTrainConfig>; mode?: ArtefactMode; dir?: string;
+  /** Folder of the static encoder's checkpoint. Default `staticCheckpointDir(bench.name)`. */
+  staticDir?: string;
+  training?: NnsscTrainOptions; log?: (line: string) => void;
+}): Promise<{ nn: NnsscArtefact; backbone: StaticArtefact; encoder: SentenceEncoder; matrix: Float32Array }> {
+  const backbone = loadOrTrainStaticModel({ corpus: opts.corpus, bench: opts.bench, dir: opts.staticDir, mode: opts.mode === 'load' ? 'load' : 'load-or-train', log: opts.log });
+  const { encoder, matrix } = await staticCorpusMatrix(backbone.model, opts.corpus);
+  const nn = await loadOrTrainNnssc({
+    corpus: opts.corpus, bench: opts.bench, encoder, corpusMatrix: matrix, config: opts.config, mode: opts.mode, training: opts.training, log: opts.log,
+    dir: opts.dir ?? staticNnsscDir(opts.bench.name), rebuild: notebookRebuildCommand('04-nnssc', opts.bench),
+  });
+  return { nn, backbone, encoder, matrix };
 }

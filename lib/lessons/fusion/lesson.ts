@@ -13,9 +13,11 @@ import { r2Encoder, r2Transform } from '../../fuse/r2';
 import type { Qrels } from '../../metrics/types';
 import type { CorpusScorer } from '../../retrieve/scorers';
 import { denseScorer } from '../../retrieve/scorers';
+import { STATIC_NNSSC_SCORER, staticCorpusMatrix } from '../../retrieve/static-scorer';
 import { readCheckpointManifest, checkpointExists } from '../../store/checkpoint';
 import { finetuneCheckpointName } from '../../train/artefacts';
 import { defaultFinetuneDir, loadFinetunedEncoder } from '../../train/finetune';
+import { loadOrTrainStaticModel, staticNnsscDir } from '../../train/static-artefact';
 import { loadNnsscScorer, nnsscCheckpointDir } from '../../search/nnssc';
 import { loadSelfSupervisedScorers, type SelfSupervisedScorerSpec } from '../../search/self-supervised';
 import type { HybridStudy, SplitScores } from '../../search/study';
@@ -109,8 +111,28 @@ export async function loadBaseEncoder(lesson: FusionLesson): Promise<BaseEncoder
  * `self-supervised` (the corpus self-supervised checkpoints of `bench/self-supervised.cjs`). A missing one is
  * printed as "not available" with why. Returns the labels scored.
  */
-export async function loadTrainedScorers(kind: 'nnssc' | 'cosine-ft' | 'self-supervised', lesson: FusionLesson, score: (scorer: CorpusScorer) => Promise<void>): Promise<string[]> {
+export async function loadTrainedScorers(kind: 'nnssc' | 'nnssc-static' | 'cosine-ft' | 'self-supervised', lesson: FusionLesson, score: (scorer: CorpusScorer) => Promise<void>): Promise<string[]> {
   const { corpus, bench, sample } = lesson;
+  if (kind === 'nnssc-static') {
+    // the static encoder (03) and NN-SSC trained on it (04, section 8): both read, never trained here
+    let backbone: { encoder: SentenceEncoder; matrix: Float32Array };
+    try {
+      backbone = await staticCorpusMatrix(loadOrTrainStaticModel({ corpus, bench, mode: 'load' }).model, corpus);
+    } catch (e) {
+      console.log(`${STATIC_NNSSC_SCORER.label} not available: ${(e as Error).message}`);
+      return [];
+    }
+    const nn = loadNnsscScorer(corpus, backbone.encoder, backbone.matrix, { dir: staticNnsscDir(bench.name), threads: 2, bench, ...STATIC_NNSSC_SCORER });
+    if (!nn.scorer || !nn.checkpoint) {
+      console.log(`${STATIC_NNSSC_SCORER.label} not available: ${nn.note}`);
+      return [];
+    }
+    await score(nn.scorer);
+    nn.scorer.dispose();
+    const c = (lesson.cost[STATIC_NNSSC_SCORER.id] = trainingCost(nn.checkpoint));
+    console.log(`${STATIC_NNSSC_SCORER.label}: ${nn.note} (${c.trainableParams?.toLocaleString()} parameters, trained in ${c.trainingSeconds?.toFixed(0)} s on ${c.backend})`);
+    return [STATIC_NNSSC_SCORER.label];
+  }
   const base = lesson.base;
   if (!base) throw new EoError('INVALID_ARGUMENT', 'loadTrainedScorers: call loadBaseEncoder first');
   if (kind === 'nnssc') {
