@@ -10,3 +10,4 @@ export * from './corpus-pairs';
 export * from './static';
 export * from './static-pairs';
 export * from './static-artefact';
+export * from './skipgram';
