@@ -20,7 +20,7 @@ import { alphaTryIt, alphaTryItVerdict, paperColumnsNote, paperContrastSentence,
 import { figureIdleMs } from '../lib/report/export';
 import { sourceCaption, sourceLines } from '../lib/report';
 import { repoRoot } from '../lib/util/paths';
-import { tryItVerdict } from '../lib/lessons';
+import { tryItVerdict, staticTuningRows } from '../lib/lessons';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
 
 const row = (system: string, v: number, mrr = v): MetricRow => ({ system, 'R@10': v, 'R@20': v, 'R@100': v, MAP: v, MRR: mrr });
@@ -203,6 +203,22 @@ test('notebook 06 labels: the run\'s own N, and the paper\'s numbers labelled as
   const note = paperColumnsNote('Table 4');
   assert.match(note, /^paper MAP\/MRR: the paper's numbers \(arXiv 2607\.02387 Table 4, its corpus and its N = 200 queries\), not this run's$/);
   assert.not.match(note, /full snapshot/);
+});
+
+test('staticTuningRows: only the static-encoder entries tried with the dev labels out, one row each, settings named', () => {
+  const entry = (settings: Record<string, unknown>, ndcg: number, system = 'static-encoder') => ({
+    system, benchmark: 'eo-styles', half: 'dev' as const, queries: 10, settings, script: 'bench/static-tune.cjs', date: '2026-12-04', commit: null, run: 'r',
+    scores: { 'nDCG@10': ndcg, 'question/nDCG@10': ndcg - 0.1, 'keyword/nDCG@10': ndcg, 'identifier/nDCG@10': ndcg + 0.1, 'misspelled/nDCG@10': ndcg },
+  });
+  const rows = staticTuningRows({ version: 1, entries: [
+    entry({ learningRate: 0.005, epochs: 1 }, 0.5), // before --dev-labels-out: left out
+    entry({ devLabelsOut: true, exclusionScope: 'generated-queries', learningRate: 0.005, epochs: 1, batchSize: 256, initScale: 0.1, vocab: { tokenizer: { stem: 's', stopWords: true } } }, 0.49),
+    entry({ devLabelsOut: true, init: 'skipgram', learningRate: 0.01, epochs: 2 }, 0.41),
+    entry({ devLabelsOut: true }, 0.6, 'bm25-stop'),
+  ] });
+  assert.is(rows.length, 2);
+  assert.equal([rows[0].init, rows[0].tokenizer, rows[0]['test labels left out of'], rows[0]['nDCG@10'], rows[0].question], ['random', 'stem+stop', 'query-side sources', 0.49, 0.49 - 0.1]);
+  assert.equal([rows[1].init, rows[1].tokenizer, rows[1]['test labels left out of'], rows[1].lr, rows[1].epochs], ['skipgram', 'plain', 'every source', 0.01, 2]);
 });
 
 test.run();

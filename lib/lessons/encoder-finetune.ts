@@ -4,6 +4,7 @@
  * the test verdict, the per-query scatter, the Try-it knobs (learning rate, steps), and its claim check.
  */
 import { benchmarkSplit } from '../bench/build';
+import type { TuningLog } from '../bench/tuning-log';
 import { NASA_EO_BENCH } from '../bench/paper';
 import type { Benchmark } from '../bench/types';
 import type { Corpus } from '../data/types';
@@ -17,7 +18,7 @@ import { perQueryScatterFigure, scatterFigure } from '../report/figures';
 import { settingRows } from '../report/frame';
 import { pairedVerdict, resultVerdict, sampleNote, sourceCaption, trainingVerdict, type PairedRowLike } from '../report/lesson';
 import { paperTable2Value, TABLE2_DIFFERENCES } from '../report/paper';
-import type { Figure, TableSource } from '../report/types';
+import type { Figure, TableRow, TableSource } from '../report/types';
 import { denseScorer, scoreQueries } from '../retrieve/scorers';
 import { evaluateSystems, pairedRows } from '../metrics/systems';
 import type { StaticArtefact } from '../train/static-artefact';
@@ -225,6 +226,35 @@ registerClaimCheck('03', {
 });
 
 // ── the corpus-trained static encoder (issue 37): trained beside the fine-tuned one, compared on the same test split
+
+/** One row per static-encoder configuration of the tuning log tried with the dev labels left out of the pairs (`bench/static-tune.cjs --dev-labels-out`). */
+export function staticTuningRows(log: TuningLog): TableRow[] {
+  return log.entries
+    .filter((e) => e.system === 'static-encoder' && e.settings.devLabelsOut === true)
+    .map((e) => {
+      const st = e.settings as { init?: string; vocab?: { tokenizer?: { stem?: string; stopWords?: boolean } }; exclusionScope?: string; learningRate?: number; epochs?: number; initScale?: number; batchSize?: number };
+      const tok = st.vocab?.tokenizer;
+      return {
+        init: st.init ?? 'random', 'σ init': st.initScale ?? 0.1,
+        tokenizer: !tok || (tok.stem !== 's' && !tok.stopWords) ? 'plain' : [tok.stem === 's' ? 'stem' : '', tok.stopWords ? 'stop' : ''].filter(Boolean).join('+'),
+        'test labels left out of': st.exclusionScope === 'generated-queries' ? 'query-side sources' : 'every source',
+        lr: st.learningRate ?? null, epochs: st.epochs ?? null, batch: st.batchSize ?? null,
+        'nDCG@10': e.scores['nDCG@10'], question: e.scores['question/nDCG@10'], keyword: e.scores['keyword/nDCG@10'],
+        identifier: e.scores['identifier/nDCG@10'], misspelled: e.scores['misspelled/nDCG@10'],
+      };
+    });
+}
+
+/**
+ * The settings tried for the static encoder on the style benchmark's DEV half with the dev labels left out of its
+ * pairs as the test labels are (initialisation, tokenizer, exclusion scope, learning rate, epochs), from the tuning
+ * log; nothing is trained here.
+ */
+export function showStaticTuning(log: TuningLog): void {
+  const rows = staticTuningRows(log);
+  const all = log.entries.filter((e) => e.system === 'static-encoder').length;
+  showTable(rows, { title: `Static encoder settings tried on the style benchmark's dev half, dev labels left out of the pairs (${rows.length} of the ${all} static-encoder entries of bench/tuning-log.json; nDCG@10 of the encoder alone)`, digits: 3, best: true });
+}
 
 /** What notebook 03 records of the static encoder (results.json `staticEncoder`). */
 export interface StaticEncoderRecord {
