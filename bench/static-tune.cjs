@@ -32,6 +32,7 @@ const args = benchArgs({
     'dev-labels-out': { type: 'boolean', help: 'leave the DEV half\'s labels out of the pairs too, as the test labels are: the dev half then sees the model as the test half will' },
     init: { type: 'list', default: ['random'], choices: ['random', 'skipgram', 'skipgram-centred'], help: 'initial tables tried: seeded N(0, init-scale²), or a skip-gram word2vec of the corpus text rescaled to that σ (trainSkipgram), or the same with each column\'s mean removed first' },
     'skipgram-epochs': { type: 'int', default: 1, min: 1, help: 'passes of the skip-gram over the corpus text' },
+    sentences: { type: 'int-list', default: [1], min: 1, help: 'abstract sentences per record as queries (StaticPairsOptions.sentencesPerRecord)' },
     tokenizer: { type: 'list', default: ['plain'], choices: Object.keys(TOKENIZERS), help: 'tokenizers tried (S-stemming, stop words dropped; StaticTokenizer)' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
@@ -54,11 +55,11 @@ async function main() {
   const entries = [];
   const alsoExcludeIds = args.devLabelsOut ? [...new Set([...half.qrels.values()].flatMap((m) => [...m.keys()]))] : [];
   if (alsoExcludeIds.length) console.log(`dev labels left out of the pairs too: ${alsoExcludeIds.length} datasets`);
-  for (const tokenizerName of args.tokenizer) for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) {
+  for (const tokenizerName of args.tokenizer) for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) for (const sentencesPerRecord of args.sentences) {
     const vocabOpts = { ...eo.DEFAULT_STATIC_ENCODER_SETTINGS.vocab, tokenizer: TOKENIZERS[tokenizerName] };
     const vocab = eo.buildStaticVocabulary(eo.staticVocabularyTexts(corpus), vocabOpts);
     const skipgrams = new Map(); // dim → the skip-gram table of this vocabulary
-    const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds });
+    const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds, sentencesPerRecord });
     for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const scaleText of args.initScale) for (const init of args.init) {
       const learningRate = Number(lrText);
       const initScale = Number(scaleText);
@@ -78,8 +79,8 @@ async function main() {
       const embedSeconds = (performance.now() - te) / 1000;
       const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true });
       const scores = devScores(eo.runFromScores(dev.map((q) => q.id), await scorer.scoreBatch(dev.map((q) => q.text)), corpus, 100), half);
-      const settings = { init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, vocab: vocabOpts, ...train };
-      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, vocabulary: vocab.tokens.length, sourceSet, exclusionScope, dim, batchSize, epochs, learningRate, initScale })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+      const settings = { init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, vocab: vocabOpts, ...train };
+      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, exclusionScope, dim, batchSize, epochs, learningRate, initScale })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
       entries.push({ system: 'static-encoder', benchmark: half.benchmark, half: 'dev', queries: dev.length, settings, scores: { ...scores, trainSeconds: result.seconds, embedSeconds }, script: 'bench/static-tune.cjs', date, commit, run });
     }
   }

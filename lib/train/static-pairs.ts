@@ -4,7 +4,7 @@
  * the encoder embeds for a dataset: title, keywords and the abstract's start):
  * - `title-abstract`: the title (short + long name) ↔ keywords + abstract;
  * - `keywords`: the science keywords ↔ title + abstract;
- * - `sentence`: the abstract's first sentence ↔ title + keywords;
+ * - `sentence`: the abstract's first sentence (or first `sentencesPerRecord`) ↔ title + keywords;
  * - `short-name`: the short name alone ↔ the long name + keywords (the identifier meets its product);
  * - `gcmd-instrument`, `gcmd-platform`: the GCMD long name, class and type of a record's instrument / platform
  *   ("Cloud-Aerosol Lidar with Orthogonal Polarization, active remote sensing, lidar") ↔ the record;
@@ -42,6 +42,8 @@ export interface StaticPairsOptions {
   sources: StaticPairSource[];
   /** Words of the abstract on the document side. Default 80. */
   abstractWords: number;
+  /** `sentence`: the abstract's first this many sentences, each a query for its record. Default 1. */
+  sentencesPerRecord: number;
   /** `style-queries`: corpus-made queries per style. Default 300. */
   stylePerStyle: number;
   /** At most this many pairs per source, a seeded sample (0 = all). Default 0. */
@@ -66,7 +68,7 @@ export interface StaticPairsOptions {
 }
 
 export const DEFAULT_STATIC_PAIRS_OPTIONS: Readonly<StaticPairsOptions> = Object.freeze({
-  sources: [...STATIC_PAIR_SOURCES], abstractWords: 80, stylePerStyle: 300, maxPerSource: 0, excludeTestLabels: true, exclusionScope: 'every-source', alsoExcludeIds: [], seed: 42,
+  sources: [...STATIC_PAIR_SOURCES], abstractWords: 80, sentencesPerRecord: 1, stylePerStyle: 300, maxPerSource: 0, excludeTestLabels: true, exclusionScope: 'every-source', alsoExcludeIds: [], seed: 42,
 });
 
 const lower = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
@@ -105,8 +107,9 @@ export function staticTrainingPairs(corpus: Corpus, bench: Benchmark | null, opt
     if (want.has('title-abstract') && (kw || abs)) add('title-abstract', title, [kw, abs].filter(Boolean).join(' | '));
     if (want.has('keywords') && kw) add('keywords', kw, [title, abs].filter(Boolean).join(' | '));
     if (want.has('sentence')) {
-      const first = abstractSentences(d.abstract)[0]?.text;
-      if (first && first.length >= 20) add('sentence', first, [title, kw].filter(Boolean).join(' | '));
+      for (const sentence of abstractSentences(d.abstract).slice(0, o.sentencesPerRecord)) {
+        if (sentence.text.length >= 20) add('sentence', sentence.text, [title, kw].filter(Boolean).join(' | '));
+      }
     }
     if (want.has('short-name') && d.shortName) add('short-name', d.shortName, [d.longName, kw].filter(Boolean).join(' | '));
     for (const name of want.has('gcmd-instrument') ? d.instruments : []) {
