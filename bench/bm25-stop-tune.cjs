@@ -7,8 +7,8 @@
 //   node bench/bm25-stop-tune.cjs [--sample] [--k1 0.9,1.2,1.5,2] [--b 0.3,0.5,0.75,0.9] [--title 1,2,3,5] [--keywords 0.5,1,2] [--stem s,none] [--no-log]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
-const { printHeader, benchCommit } = require('./lib/header.cjs');
-const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, appendTuningRun } = require('./lib/tuning.cjs');
+const { printHeader } = require('./lib/header.cjs');
+const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, tuningRun, appendTuningRun } = require('./lib/tuning.cjs');
 
 const numbers = (def) => ({ type: 'list', default: def, placeholder: 'A,B,…' });
 const args = benchArgs({
@@ -43,15 +43,13 @@ async function main() {
   const half = styleDevHalf(eo, corpus);
   const dev = half.queries;
   console.log(`style benchmark DEV half: ${dev.length} queries; ${corpus.datasets.length} datasets`);
-  const run = `bm25-stop-tune-${new Date().toISOString()}`;
-  const date = new Date().toISOString();
-  const commit = benchCommit();
+  const entry = tuningRun('bm25-stop', half, 'bench/bm25-stop-tune.cjs');
   const entries = [];
   const t0 = performance.now();
   for (const settings of grid()) {
     const index = eo.buildBm25Stop(corpus, settings);
     const scores = devScores(runFromScores(dev.map((q) => q.id), dev.map((q) => eo.bm25StopScores(index, q.text)), corpus, 100), half);
-    entries.push({ system: 'bm25-stop', benchmark: half.benchmark, half: 'dev', queries: dev.length, settings, scores, script: 'bench/bm25-stop-tune.cjs', date, commit, run });
+    entries.push(entry(settings, scores));
     console.log(`k1 ${settings.k1}  b ${settings.b}  title ${settings.fieldWeights.title}  keywords ${settings.fieldWeights.keywords}  stem ${settings.stem}  ${scoresLine(scores, half)}`);
   }
   // the best by nDCG@10 over all dev queries; ties to the earlier configuration of the grid

@@ -11,8 +11,8 @@
 //   node bench/default-ranking-tune.cjs [--sample] [--no-log] [--only adaptive|window|lexical]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
-const { printHeader, benchCommit } = require('./lib/header.cjs');
-const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, appendTuningRun } = require('./lib/tuning.cjs');
+const { printHeader } = require('./lib/header.cjs');
+const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, tuningRun, appendTuningRun } = require('./lib/tuning.cjs');
 
 const args = benchArgs({
   script: __filename,
@@ -34,8 +34,6 @@ async function main() {
   const half = styleDevHalf(eo, corpus);
   const dev = half.queries;
   console.log(`style benchmark DEV half: ${dev.length} queries; ${corpus.datasets.length} datasets`);
-  const date = new Date().toISOString();
-  const commit = benchCommit();
   const logged = [];
   const score = async (engineOpts) => {
     const engine = await eo.loadSearchEngine(corpus, { sample, log: (l) => console.log(`  ${l}`), ...engineOpts });
@@ -47,13 +45,13 @@ async function main() {
     }
   };
   const search = async (system, configs, toOpts, isDefault) => {
-    const run = `${system}-tune-${new Date().toISOString()}`;
+    const entry = tuningRun(system, half, 'bench/default-ranking-tune.cjs');
     const entries = [];
     for (const settings of configs) {
       const t = performance.now();
       const scores = await score(toOpts(settings));
       console.log(`${system} ${JSON.stringify(settings)}  ${scoresLine(scores, half)}  ${((performance.now() - t) / 1000).toFixed(0)} s`);
-      entries.push({ system, benchmark: half.benchmark, half: 'dev', queries: dev.length, settings, scores, script: 'bench/default-ranking-tune.cjs', date, commit, run });
+      entries.push(entry(settings, scores));
     }
     const best = eo.markBestChosen(entries, METRIC);
     const def = entries.find((e) => isDefault(e.settings));

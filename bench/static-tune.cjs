@@ -8,8 +8,8 @@
 //   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--dim 256] [--batch 256] [--sources all,no-gcmd-keyword] [--no-log]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
-const { printHeader, benchCommit } = require('./lib/header.cjs');
-const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, appendTuningRun } = require('./lib/tuning.cjs');
+const { printHeader } = require('./lib/header.cjs');
+const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, tuningRun, appendTuningRun } = require('./lib/tuning.cjs');
 
 const SOURCE_SETS = {
   all: null,
@@ -49,9 +49,7 @@ async function main() {
   const half = styleDevHalf(eo, corpus);
   const dev = half.queries;
   console.log(`style benchmark DEV half: ${dev.length} queries; ${corpus.datasets.length} datasets`);
-  const run = `static-encoder-tune-${new Date().toISOString()}`;
-  const date = new Date().toISOString();
-  const commit = benchCommit();
+  const entry = tuningRun('static-encoder', half, 'bench/static-tune.cjs');
   const entries = [];
   const alsoExcludeIds = args.devLabelsOut ? [...new Set([...half.qrels.values()].flatMap((m) => [...m.keys()]))] : [];
   if (alsoExcludeIds.length) console.log(`dev labels left out of the pairs too: ${alsoExcludeIds.length} datasets`);
@@ -81,7 +79,7 @@ async function main() {
       const scores = devScores(eo.runFromScores(dev.map((q) => q.id), await scorer.scoreBatch(dev.map((q) => q.text)), corpus, 100), half);
       const settings = { init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, vocab: vocabOpts, ...train };
       console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, exclusionScope, dim, batchSize, epochs, learningRate, initScale })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
-      entries.push({ system: 'static-encoder', benchmark: half.benchmark, half: 'dev', queries: dev.length, settings, scores: { ...scores, trainSeconds: result.seconds, embedSeconds }, script: 'bench/static-tune.cjs', date, commit, run });
+      entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
     }
   }
   const best = eo.markBestChosen(entries, METRIC);

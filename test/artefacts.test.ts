@@ -12,6 +12,7 @@ import { readCheckpointManifest } from '../lib/store';
 import { initTfBackend } from '../lib/tensor';
 import { loadOrTrainFinetunedEncoder, TINY_FINETUNE_CONFIG, type NnsscTrainConfig } from '../lib/train';
 import { fakeEncoder } from './helpers/encoder';
+import { repoRoot } from '../lib/util/paths';
 
 const corpus = loadSnapshot({ sample: true });
 /** Awaits `fn` and asserts it throws an EoError whose message matches `re`. */
@@ -193,6 +194,22 @@ test('loadOrTrainFinetunedEncoder: fine-tunes once, reuses on the same data, ref
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
     fs.rmSync(queryCacheDir, { recursive: true, force: true });
+  }
+});
+
+test('loadOrTrainNnssc: the reason for retraining names a checkpoint inside the project by its project-relative folder', async () => {
+  fs.mkdirSync(path.join(repoRoot(), 'test-output'), { recursive: true });
+  const dir = fs.mkdtempSync(path.join(repoRoot(), 'test-output', 'eo-artefacts-'));
+  const bench = await buildBenchmark(corpus, benchmarkSettings({ sample: true }));
+  const common = { corpus, bench, encoder, corpusMatrix, dir, queryCacheDir: tmp() };
+  try {
+    assert.is((await loadOrTrainNnssc({ ...common, config: TINY })).why, `no checkpoint at ${path.relative(repoRoot(), dir)}`);
+    const re = await loadOrTrainNnssc({ ...common, config: { ...TINY, seed: 5 } });
+    assert.ok(re.trained, 'other settings: retrained');
+    assert.is(re.why.split(' was ')[0], `checkpoint ${path.relative(repoRoot(), dir)}`);
+    assert.not.ok(re.why.includes(repoRoot()), re.why);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 

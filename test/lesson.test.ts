@@ -20,7 +20,7 @@ import { alphaTryIt, alphaTryItVerdict, paperColumnsNote, paperContrastSentence,
 import { figureIdleMs } from '../lib/report/export';
 import { sourceCaption, sourceLines } from '../lib/report';
 import { repoRoot } from '../lib/util/paths';
-import { tryItVerdict, staticTuningRows, nnsscTrainingLine } from '../lib/lessons';
+import { tryItVerdict, staticTuningRows } from '../lib/lessons';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
 
 const row = (system: string, v: number, mrr = v): MetricRow => ({ system, 'R@10': v, 'R@20': v, 'R@100': v, MAP: v, MRR: mrr });
@@ -203,14 +203,6 @@ test('notebook 06 labels: the run\'s own N, and the paper\'s numbers labelled as
   const note = paperColumnsNote('Table 4');
   assert.match(note, /^paper MAP\/MRR: the paper's numbers \(arXiv 2607\.02387 Table 4, its corpus and its N = 200 queries\), not this run's$/);
   assert.not.match(note, /full snapshot/);
-});
-
-test('nnsscTrainingLine: the reason a checkpoint was retrained is shown with the folder relative to the project', () => {
-  const dir = path.join(repoRoot(), 'checkpoints', 'nnssc', 'static-x');
-  const summary = { curve: [], bestEpoch: 3, stoppedBecause: 'early stopping', trainQueries: 10, valQueries: 2, positivesPerSecond: 100, backend: 'wasm', wallSeconds: 5 };
-  const line = nnsscTrainingLine({ trained: true, why: `checkpoint ${dir} was trained with other settings`, dir, summary } as never);
-  assert.not.ok(line.includes(repoRoot()), line);
-  assert.match(line, /checkpoint checkpoints\/nnssc\/static-x was trained with other settings/);
 });
 
 test('staticTuningRows: only the static-encoder entries tried with the dev labels out, one row each, settings named', () => {

@@ -28,6 +28,17 @@ function scoresLine(scores, half) {
   return `${TUNING_METRIC} ${scores[TUNING_METRIC].toFixed(4)}  (${half.byStyle.map(([s]) => `${s} ${scores[`${s}/${TUNING_METRIC}`].toFixed(3)}`).join(', ')})`;
 }
 
+/**
+ * The entry maker of one tuning run of `system` on the dev half: `(settings, scores) => entry` in the log's shape, the
+ * run id (`<system>-tune-<date>`), date and commit fixed when the run starts.
+ */
+function tuningRun(system, half, script) {
+  const date = new Date().toISOString();
+  const run = `${system}-tune-${date}`;
+  const commit = require('./header.cjs').benchCommit();
+  return (settings, scores) => ({ system, benchmark: half.benchmark, half: 'dev', queries: half.queries.length, settings, scores, script, date, commit, run });
+}
+
 /** Append a tuning run's entries to the log, or say why not (a sample snapshot, or --no-log). */
 function appendTuningRun(eo, entries, { sample, noLog }) {
   if (sample || noLog) {
@@ -38,4 +49,4 @@ function appendTuningRun(eo, entries, { sample, noLog }) {
   console.log(`appended ${entries.length} entries to bench/tuning-log.json (${n} in all)`);
 }
 
-module.exports = { TUNING_METRIC, styleDevHalf, devScores, scoresLine, appendTuningRun };
+module.exports = { TUNING_METRIC, styleDevHalf, devScores, scoresLine, tuningRun, appendTuningRun };

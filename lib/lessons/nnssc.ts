@@ -22,8 +22,7 @@ import { evaluateSystems, pairedRows } from '../metrics/systems';
 import { scoreQueries } from '../retrieve/scorers';
 import { loadOrTrainNnssc, type NnsscArtefact, type NnsscTrainingSummary } from '../train/artefacts';
 import { DEFAULT_NNSSC_CONFIG, type NnsscEpochLog, type NnsscTrainConfig } from '../train/nnssc';
-import * as path from 'node:path';
-import { repoRelativePath, repoRoot } from '../util/paths';
+import { repoRelativePath } from '../util/paths';
 import { trainedRowClaimProblems } from './encoder-finetune';
 import { registerClaimCheck, shownWith, withShownSentence, type Json } from './claims';
 import { changePaperValue, changeTrainQueries, flipReusedCheckpoint, swapMetricWinner, trainingVerdictProblems } from './verdict-claims';
@@ -71,10 +70,8 @@ export function nnsscEpochLog(maxEpochs?: number): (l: NnsscEpochLog) => void {
 export function nnsscTrainingLine(nn: NnsscArtefact): string {
   const s = nn.summary;
   const what = `${s.curve.length} epochs, best epoch ${s.bestEpoch} (${s.stoppedBecause}); ${s.trainQueries} training / ${s.valQueries} validation queries, ${s.positivesPerSecond.toFixed(0)} positives/s`;
-  // the reason names the checkpoint folder; shown text carries no machine path
-  const why = nn.why.split(`${repoRoot()}${path.sep}`).join('');
   return nn.trained
-    ? `trained on tfjs backend "${s.backend}" in ${s.wallSeconds.toFixed(0)} s (${why}): ${what}; saved to ${repoRelativePath(nn.dir)}`
+    ? `trained on tfjs backend "${s.backend}" in ${s.wallSeconds.toFixed(0)} s (${nn.why}): ${what}; saved to ${repoRelativePath(nn.dir)}`
     : `reusing ${repoRelativePath(nn.dir)}, trained ${nn.checkpoint.created} on "${s.backend}" in ${s.wallSeconds.toFixed(0)} s on training data ${nn.trainingData.hash}: ${what}`;
 }
 

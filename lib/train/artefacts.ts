@@ -81,7 +81,7 @@ function decide(dir: string, kind: string, mode: ArtefactMode, current: Training
   if (why === null) return null;
   if (mode === 'load')
     throw new EoError('CACHE_MISMATCH', `checkpoint ${dir} ${why}; rebuild it: ${rebuild}`, { dir, trainingDataHash: current.hash });
-  return `checkpoint ${dir} ${why}`;
+  return `checkpoint ${repoRelativePath(dir)} ${why}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------- NN-SSC

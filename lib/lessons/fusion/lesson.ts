@@ -122,31 +122,11 @@ export async function loadTrainedScorers(kind: 'nnssc' | 'nnssc-static' | 'cosin
       console.log(`${STATIC_NNSSC_SCORER.label} not available: ${(e as Error).message}`);
       return [];
     }
-    const nn = loadNnsscScorer(corpus, backbone.encoder, backbone.matrix, { dir: staticNnsscDir(bench.name), threads: 2, bench, ...STATIC_NNSSC_SCORER });
-    if (!nn.scorer || !nn.checkpoint) {
-      console.log(`${STATIC_NNSSC_SCORER.label} not available: ${nn.note}`);
-      return [];
-    }
-    await score(nn.scorer);
-    nn.scorer.dispose();
-    const c = (lesson.cost[STATIC_NNSSC_SCORER.id] = trainingCost(nn.checkpoint));
-    console.log(`${STATIC_NNSSC_SCORER.label}: ${nn.note} (${c.trainableParams?.toLocaleString()} parameters, trained in ${c.trainingSeconds?.toFixed(0)} s on ${c.backend})`);
-    return [STATIC_NNSSC_SCORER.label];
+    return scoreNnsscCheckpoint(lesson, score, { ...backbone, dir: staticNnsscDir(bench.name), ...STATIC_NNSSC_SCORER });
   }
   const base = lesson.base;
   if (!base) throw new EoError('INVALID_ARGUMENT', 'loadTrainedScorers: call loadBaseEncoder first');
-  if (kind === 'nnssc') {
-    const nn = loadNnsscScorer(corpus, base.encoder, base.matrix, { dir: nnsscCheckpointDir(bench.name), threads: 2, bench });
-    if (!nn.scorer || !nn.checkpoint) {
-      console.log(`NN-SSC not available: ${nn.note}`);
-      return [];
-    }
-    await score(nn.scorer);
-    nn.scorer.dispose();
-    const c = (lesson.cost.nnssc = trainingCost(nn.checkpoint));
-    console.log(`NN-SSC: ${nn.note} (${c.trainableParams?.toLocaleString()} parameters, trained in ${c.trainingSeconds?.toFixed(0)} s on ${c.backend})`);
-    return ['NN-SSC'];
-  }
+  if (kind === 'nnssc') return scoreNnsscCheckpoint(lesson, score, { encoder: base.encoder, matrix: base.matrix, dir: nnsscCheckpointDir(bench.name), id: 'nnssc', label: 'NN-SSC' });
   if (kind === 'cosine-ft') {
     const ftDir = defaultFinetuneDir(finetuneCheckpointName(sample));
     if (!checkpointExists(ftDir)) {
@@ -182,6 +162,23 @@ export async function loadTrainedScorers(kind: 'nnssc' | 'nnssc-static' | 'cosin
   for (const m of ssl.missing) console.log(`${m.spec.label} not available: ${m.why}`);
   lesson.selfSupervised = { found: ssl.found.map((f) => ({ spec: f.spec, dir: f.dir })), missing: ssl.missing.map((m) => ({ spec: m.spec, dir: m.dir, why: m.why })) };
   return ssl.found.map((f) => f.spec.label);
+}
+
+/** An NN-SSC checkpoint over a frozen encoder's corpus matrix, scored when usable (its training cost kept), else "not available" and why. */
+async function scoreNnsscCheckpoint(
+  lesson: FusionLesson, score: (scorer: CorpusScorer) => Promise<void>,
+  o: { encoder: SentenceEncoder; matrix: Float32Array; dir: string; id: string; label: string },
+): Promise<string[]> {
+  const nn = loadNnsscScorer(lesson.corpus, o.encoder, o.matrix, { dir: o.dir, threads: 2, bench: lesson.bench, id: o.id, label: o.label });
+  if (!nn.scorer || !nn.checkpoint) {
+    console.log(`${o.label} not available: ${nn.note}`);
+    return [];
+  }
+  await score(nn.scorer);
+  nn.scorer.dispose();
+  const c = (lesson.cost[o.id] = trainingCost(nn.checkpoint));
+  console.log(`${o.label}: ${nn.note} (${c.trainableParams?.toLocaleString()} parameters, trained in ${c.trainingSeconds?.toFixed(0)} s on ${c.backend})`);
+  return [o.label];
 }
 
 /** Table 2's row list and what follows from it: the hybrids to fuse, and the systems once they are fused. */
