@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Settings of the corpus-trained static encoder (issue 37; lib/encode/static.ts, lib/train/static.ts), chosen on the
-// style benchmark's DEV half: a grid over epochs, learning rate, width, batch size and pair sources, each model trained
-// on the corpus and training-split pairs (`staticTrainingPairs`: no test text, no test label) and scored ALONE (its
+// style benchmark's DEV half: a grid over epochs, learning rate, width, batch size, pair sources, exclusion scope,
+// sentences per abstract, tokenizer and initial table, each model trained on the corpus and training-split pairs
+// (`staticTrainingPairs`: no test text, no test label; the dev half's labels left out as the test half's are, unless
+// --keep-dev-labels) and scored ALONE (its
 // cosine, no query rules) by nDCG@10 over all dev queries, with the per-style means, training seconds and corpus
 // embedding seconds beside it. Every configuration is appended to bench/tuning-log.json (the best marked chosen);
 // DEFAULT_STATIC_ENCODER_SETTINGS is set from it by hand. The test half is never read.
-//   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--dim 256] [--batch 256] [--sources all,no-gcmd-keyword] [--no-log]
+//   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--sentences 1,12] [--init random,skipgram] [--keep-dev-labels] [--no-log]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -28,11 +30,11 @@ const args = benchArgs({
     'init-scale': { type: 'list', default: ['0.1'], placeholder: 'A,B,…', help: 'standard deviations of the random initial table tried' },
     batch: { type: 'int-list', default: [256], min: 2, help: 'batch sizes tried' },
     sources: { type: 'list', default: ['all'], choices: Object.keys(SOURCE_SETS), help: 'pair source sets tried' },
-    exclusion: { type: 'list', default: ['every-source'], choices: ['every-source', 'generated-queries'], help: 'which pair sources leave the excluded datasets out (StaticPairsOptions.exclusionScope)' },
-    'dev-labels-out': { type: 'boolean', help: 'leave the DEV half\'s labels out of the pairs too, as the test labels are: the dev half then sees the model as the test half will' },
+    exclusion: { type: 'list', default: ['generated-queries'], choices: ['every-source', 'generated-queries'], help: 'which pair sources leave the excluded datasets out (StaticPairsOptions.exclusionScope)' },
+    'keep-dev-labels': { type: 'boolean', help: 'keep the DEV half\'s labels in the pairs (by default they are left out as the test labels are, so that the dev half sees the model as the test half will; kept in, dev flatters the model)' },
     init: { type: 'list', default: ['random'], choices: ['random', 'skipgram', 'skipgram-centred'], help: 'initial tables tried: seeded N(0, init-scale²), or a skip-gram word2vec of the corpus text rescaled to that σ (trainSkipgram), or the same with each column\'s mean removed first' },
     'skipgram-epochs': { type: 'int', default: 1, min: 1, help: 'passes of the skip-gram over the corpus text' },
-    sentences: { type: 'int-list', default: [1], min: 1, help: 'abstract sentences per record as queries (StaticPairsOptions.sentencesPerRecord)' },
+    sentences: { type: 'int-list', default: [12], min: 1, help: 'abstract sentences per record as queries (StaticPairsOptions.sentencesPerRecord)' },
     tokenizer: { type: 'list', default: ['plain'], choices: Object.keys(TOKENIZERS), help: 'tokenizers tried (S-stemming, stop words dropped; StaticTokenizer)' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
@@ -51,7 +53,7 @@ async function main() {
   console.log(`style benchmark DEV half: ${dev.length} queries; ${corpus.datasets.length} datasets`);
   const entry = tuningRun('static-encoder', half, 'bench/static-tune.cjs');
   const entries = [];
-  const alsoExcludeIds = args.devLabelsOut ? [...new Set([...half.qrels.values()].flatMap((m) => [...m.keys()]))] : [];
+  const alsoExcludeIds = !args.keepDevLabels ? [...new Set([...half.qrels.values()].flatMap((m) => [...m.keys()]))] : [];
   if (alsoExcludeIds.length) console.log(`dev labels left out of the pairs too: ${alsoExcludeIds.length} datasets`);
   for (const tokenizerName of args.tokenizer) for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) for (const sentencesPerRecord of args.sentences) {
     const vocabOpts = { ...eo.DEFAULT_STATIC_ENCODER_SETTINGS.vocab, tokenizer: TOKENIZERS[tokenizerName] };

@@ -211,7 +211,7 @@ test('staticTuningRows: only the static-encoder entries tried with the dev label
     scores: { 'nDCG@10': ndcg, 'question/nDCG@10': ndcg - 0.1, 'keyword/nDCG@10': ndcg, 'identifier/nDCG@10': ndcg + 0.1, 'misspelled/nDCG@10': ndcg },
   });
   const rows = staticTuningRows({ version: 1, entries: [
-    entry({ learningRate: 0.005, epochs: 1 }, 0.5), // before --dev-labels-out: left out
+    entry({ learningRate: 0.005, epochs: 1 }, 0.5), // dev labels kept in the pairs: left out
     entry({ devLabelsOut: true, exclusionScope: 'generated-queries', learningRate: 0.005, epochs: 1, batchSize: 256, initScale: 0.1, vocab: { tokenizer: { stem: 's', stopWords: true } } }, 0.49),
     entry({ devLabelsOut: true, init: 'skipgram', learningRate: 0.01, epochs: 2 }, 0.41),
     entry({ devLabelsOut: true }, 0.6, 'bm25-stop'),

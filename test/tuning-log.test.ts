@@ -86,7 +86,7 @@ test('the searches behind the default ranking are logged, and each chose today\'
 
 test('the static encoder\'s settings are the best configuration its dev searches logged with the dev labels left out', () => {
   const tried = readTuningLog().entries.filter((e) => e.system === 'static-encoder');
-  // the searches before --dev-labels-out kept the dev labels in the pairs (dev flattered the model); they are not compared
+  // the searches before the dev labels were left out (now --keep-dev-labels) kept them in the pairs (dev flattered the model); they are not compared
   const fair = tried.filter((e) => e.settings.devLabelsOut === true);
   assert.ok(fair.length >= 6, `${fair.length} static-encoder configurations logged with the dev labels left out`);
   const best = fair.reduce((b, e) => (e.scores['nDCG@10'] > b.scores['nDCG@10'] + 1e-12 ? e : b));

@@ -227,7 +227,7 @@ registerClaimCheck('03', {
 
 // ── the corpus-trained static encoder (issue 37): trained beside the fine-tuned one, compared on the same test split
 
-/** One row per static-encoder configuration of the tuning log tried with the dev labels left out of the pairs (`bench/static-tune.cjs --dev-labels-out`). */
+/** One row per static-encoder configuration of the tuning log tried with the dev labels left out of the pairs (`bench/static-tune.cjs`, unless `--keep-dev-labels`). */
 export function staticTuningRows(log: TuningLog): TableRow[] {
   return log.entries
     .filter((e) => e.system === 'static-encoder' && e.settings.devLabelsOut === true)

@@ -28,7 +28,7 @@ import { defaultNnsscDir } from './nnssc-checkpoint';
  * keyword paths it trains in a third of the time for .503 as well.
  *
  * Those runs kept the dev labels in the pairs while the test labels were out of every source, so dev flattered the
- * model (dev .503, test half .384). With the dev labels left out as the test labels are (`--dev-labels-out`), dev reads
+ * model (dev .503, test half .384). With the dev labels left out as the test labels are (`bench/static-tune.cjs`'s default since), dev reads
  * .396 when every source leaves them out and .488 when only the query-side sources do (`exclusionScope:
  * 'generated-queries'`: short names, corpus-made queries and the training split leave test-labelled datasets out, the
  * pairs made of a record's own fields cover every dataset, as the vocabulary and BM25's index do; no test query or
