@@ -12,7 +12,7 @@ import { readCheckpointManifest } from '../lib/store';
 import { initTfBackend } from '../lib/tensor';
 import { loadOrTrainFinetunedEncoder, TINY_FINETUNE_CONFIG, type NnsscTrainConfig } from '../lib/train';
 import { fakeEncoder } from './helpers/encoder';
-import { repoRoot } from '../lib/util/paths';
+import { repoRelativePath, repoRoot } from '../lib/util/paths';
 
 const corpus = loadSnapshot({ sample: true });
 /** Awaits `fn` and asserts it throws an EoError whose message matches `re`. */
@@ -105,7 +105,7 @@ test('loadOrTrainNnssc: trains once, reuses on the same data, refuses another se
   try {
     const first = await loadOrTrainNnssc({ corpus, bench, ...common });
     assert.ok(first.trained, 'first call trains');
-    assert.is(first.why, `no checkpoint at ${dir}`);
+    assert.is(first.why, `no checkpoint at ${repoRelativePath(dir)}`); // absolute unless the clone sits beside the temporary folder
     assert.is(readCheckpointManifest(dir).trainingData!.hash, benchmarkTrainingData(bench).hash);
     const sha = readCheckpointManifest(dir).weights.sha256;
 
