@@ -27,7 +27,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 async function main() {
   const corpus = eo.loadSnapshot({ sample: args.sample });
   const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample: args.sample }));
-  const art = eo.loadOrTrainStaticModel({ corpus, bench, log: (l) => console.log(l) });
+  const art = await eo.loadOrTrainStaticModel({ corpus, bench, log: (l) => console.log(l) });
   console.log(`static encoder ${art.model.id}: ${art.trained ? 'trained in this run' : 'checkpoint'} ${art.dir}; training ${art.trainingSeconds.toFixed(1)} s on ${art.pairs.count} pairs`);
   const rows = eo.shuffleInPlace(corpus.datasets.map((_, i) => i), eo.mulberry32(42)).slice(0, Math.min(args.texts, corpus.datasets.length));
   const titles = rows.slice(0, args.queries).map((r) => corpus.datasets[r].longName);

@@ -17,7 +17,7 @@ import { isEoError } from '../lib/errors';
 import { benchmarkSettings, buildBenchmark, exportBenchmark } from '../lib/bench';
 import { loadSearchEngine, searchBatch } from '../lib/search';
 import { loadOrTrainStaticModel } from '../lib/train/static-artefact';
-import { throwsWith } from './helpers/data';
+import { rejectsWith, throwsWith } from './helpers/data';
 
 test('tokens: identifiers whole and in parts, lower case', () => {
   assert.equal(staticTokens('MOD04_L2 aerosol'), ['mod04_l2', 'mod04', 'l2', 'aerosol']);
@@ -212,13 +212,29 @@ test('the benchmark\'s static encoder: trained once, then reused; a search engin
   try {
     const staticDir = path.join(dir, 'static');
     const settings = { train: { epochs: 1, dim: 32, dims: [32, 16] } };
-    const first = loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings });
+    const first = await loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings });
     assert.is(first.trained, true);
     assert.ok(first.pairs.count > 100 && first.pairs.bySource['train-split'] > 0);
-    const again = loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings });
+    const again = await loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings });
     assert.is(again.trained, false);
     assert.is(again.model.id, first.model.id);
-    throwsWith(() => loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings: { train: { epochs: 2, dim: 32, dims: [32, 16] } }, mode: 'load' }), 'DATA_NOT_FOUND', /other settings/);
+    // a second process needing it while another trains it (held lock) waits, then reads what that one saved
+    const sideDir = path.join(dir, 'static-side');
+    fs.writeFileSync(`${sideDir}.lock`, JSON.stringify({ pid: process.ppid, host: os.hostname(), started: new Date().toISOString() }));
+    const lines: string[] = [];
+    let settled = false;
+    const waiting = loadOrTrainStaticModel({ corpus, bench, dir: sideDir, settings, pollMs: 20, log: (l) => lines.push(l) }).finally(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.is(settled, false, 'returned while the lock was held');
+    assert.match(lines.join('\n'), new RegExp(`waiting for process ${process.ppid}`));
+    fs.cpSync(staticDir, sideDir, { recursive: true }); // what the other process saves…
+    fs.rmSync(`${sideDir}.lock`); // …before it lets go
+    const side = await waiting;
+    assert.is(side.trained, false);
+    assert.is(side.model.id, first.model.id);
+    assert.not.match(lines.join('\n'), /training the static encoder/);
+    assert.not.ok(fs.existsSync(`${sideDir}.lock`));
+    await rejectsWith(() => loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings: { train: { epochs: 2, dim: 32, dims: [32, 16] } }, mode: 'load' }), 'DATA_NOT_FOUND', /other settings/);
     // the engine: --retriever static is the static cosine alone, over the benchmark on disk
     const benchDir = path.join(dir, 'bench');
     exportBenchmark(benchDir, bench, corpus);

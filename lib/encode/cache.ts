@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkpointsDir } from '../util/paths';
 import { EoError } from '../errors';
 import { checkContentHash, sha256 as sha256Hex, shortHash } from '../util/hash';
-import { ensureWritableDir, writeFailure, writeFileAtomic, writeJsonAtomic } from '../util/fs';
+import { ensureWritableDir, writeFileAtomic, writeJsonAtomic } from '../util/fs';
+import { lockHolder, releaseLock, sleep, touchLock, tryLock } from '../util/lock';
 import { runEmbedPool, type EmbedJob } from './pool';
 import type { EmbedCorpusOptions, EmbeddingCacheMeta, EmbeddingCachePaths, EmbedQueriesOptions, SentenceEncoder } from './types';
 
@@ -142,63 +142,6 @@ export function findEmbeddingCache(opts: { encoderId: string; dim: number; texts
   return readEmbeddingCache(paths, { encoderId: opts.encoderId, dim: opts.dim, count: opts.texts.length, key: opts.key, textHash });
 }
 
-/** A lock untouched for this long is stale even when its process cannot be checked (another host). */
-const LOCK_STALE_MS = 10 * 60 * 1000;
-
-interface LockInfo {
-  pid: number;
-  host: string;
-  started: string;
-}
-
-function lockHolder(lockFile: string): LockInfo | null {
-  let info: LockInfo;
-  let mtime: number;
-  try {
-    info = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
-    mtime = fs.statSync(lockFile).mtimeMs;
-  } catch {
-    return null; // absent, or half-written by a process that died: treat as free
-  }
-  if (info.host === os.hostname()) {
-    if (info.pid === process.pid) return null;
-    try {
-      process.kill(info.pid, 0);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ESRCH') return null; // its process is gone
-    }
-  }
-  return Date.now() - mtime > LOCK_STALE_MS ? null : info;
-}
-
-/** Take the lock (atomically, `wx`); returns false when a live process holds it. */
-function tryLock(lockFile: string): boolean {
-  ensureWritableDir(path.dirname(lockFile));
-  const body = JSON.stringify({ pid: process.pid, host: os.hostname(), started: new Date().toISOString() } satisfies LockInfo);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(lockFile, body, { flag: 'wx' });
-      return true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw writeFailure(lockFile, e);
-      if (lockHolder(lockFile)) return false;
-      fs.rmSync(lockFile, { force: true }); // stale: take it over
-    }
-  }
-  return false;
-}
-
-function touchLock(lockFile: string): void {
-  const now = new Date();
-  try {
-    fs.utimesSync(lockFile, now, now);
-  } catch {
-    /* removed under us; harmless */
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Rows already stored in a partial folder (for progress while waiting on another process). */
 function partialRows(partial: string, dim: number): number {
   let bytes = 0;
@@ -304,7 +247,7 @@ export async function embedCorpusCached(opts: EmbedCorpusOptions): Promise<Float
   try {
     return await fillCache(opts, paths, expect, onMismatch, rebuild, t0);
   } finally {
-    fs.rmSync(paths.lock, { force: true });
+    releaseLock(paths.lock);
   }
 }
 

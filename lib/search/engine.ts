@@ -306,7 +306,7 @@ async function staticSemanticScorer(
   corpus: Corpus, opts: LoadSearchEngineOptions, onDisk: ReturnType<typeof readBenchmarkOnDisk>, log: (line: string) => void, disposers: (() => void)[],
 ): Promise<CorpusScorer> {
   if (!onDisk.bench) throw new EoError('DATA_NOT_FOUND', `the static encoder is trained on the benchmark's training split, and there is no usable benchmark at ${onDisk.dir} (run "eo bench build${opts.sample ? ' --sample' : ''}")`, { file: onDisk.dir });
-  const art = loadOrTrainStaticModel({ corpus, bench: onDisk.bench, dir: opts.staticDir, mode: opts.computeAlpha === false ? 'load' : 'load-or-train', log });
+  const art = await loadOrTrainStaticModel({ corpus, bench: onDisk.bench, dir: opts.staticDir, mode: opts.computeAlpha === false ? 'load' : 'load-or-train', log });
   const dense = await staticCosineScorer(art.model, corpus, { kernel: opts.cosineKernel ?? (opts.queryBatching ? 'auto' : undefined) });
   disposers.push(() => dense.dispose());
   return dense;

@@ -12,6 +12,7 @@ import { buildStaticVocabulary, loadStaticModel, saveStaticModel, staticDocument
 import { readCheckpointManifest } from '../store/checkpoint';
 import { checkpointsDir } from '../util/paths';
 import { shortHash } from '../util/hash';
+import { lockHolder, releaseLock, sleep, tryLock } from '../util/lock';
 import { DEFAULT_STATIC_TRAIN_CONFIG, staticPairsHash, trainStaticModel, type StaticEpochLog, type StaticTrainConfig } from './static';
 import { DEFAULT_STATIC_PAIRS_OPTIONS, staticTrainingPairs, type StaticPairsOptions } from './static-pairs';
 import type { SentenceEncoder } from '../encode/types';
@@ -75,10 +76,14 @@ export interface StaticArtefact {
 /**
  * The benchmark's static encoder: read from `dir` (default `staticCheckpointDir(bench.name)`) when its recorded pairs
  * hash and settings match, else trained and saved. `mode: 'load'` refuses to train (an EoError naming the command).
+ * Training holds `<dir>.lock`: a second process that needs the same encoder meanwhile (notebooks 03 and 04 side by
+ * side in `npm start`, a CLI search) waits for the first and reads what it saved instead of training it again.
  */
-export function loadOrTrainStaticModel(opts: {
+export async function loadOrTrainStaticModel(opts: {
   corpus: Corpus; bench: Benchmark; dir?: string; settings?: Partial<StaticEncoderSettings>; mode?: 'load' | 'load-or-train'; log?: (line: string) => void;
-}): StaticArtefact {
+  /** How often a process waiting for another's training looks again, in ms. Default 2000. */
+  pollMs?: number;
+}): Promise<StaticArtefact> {
   const settings: StaticEncoderSettings = {
     vocab: { ...DEFAULT_STATIC_ENCODER_SETTINGS.vocab, ...(opts.settings?.vocab ?? {}) },
     pairs: { ...DEFAULT_STATIC_ENCODER_SETTINGS.pairs, ...(opts.settings?.pairs ?? {}) },
@@ -92,26 +97,42 @@ export function loadOrTrainStaticModel(opts: {
   const config = { ...DEFAULT_STATIC_TRAIN_CONFIG, ...settings.train, pairs: { ...DEFAULT_STATIC_PAIRS_OPTIONS, ...settings.pairs }, vocab: settings.vocab };
   const configKey = shortHash(JSON.stringify(config));
   const pairs = { count: made.pairs.length, bySource: made.counts, excludedRows: made.excludedRows, hash: pairsHash };
-  let why = 'no checkpoint';
-  if (staticModelExists(dir)) {
+  /** The saved encoder when it is this one, else why not. */
+  const saved = (): StaticArtefact | string => {
+    if (!staticModelExists(dir)) return 'no checkpoint';
     const m = readCheckpointManifest(dir);
-    if (m.dataHash !== pairsHash) why = `trained on other pairs (${m.dataHash} ≠ ${pairsHash})`;
-    else if (m.config.configKey !== configKey) why = 'trained with other settings';
-    else {
-      const model = loadStaticModel(dir, { dataHash: pairsHash });
-      const metrics = (model.checkpoint.metrics ?? {}) as { curve?: StaticEpochLog[]; trainingSeconds?: number };
-      return { model, dir, trained: false, why: 'reused', curve: metrics.curve ?? [], trainingSeconds: metrics.trainingSeconds ?? 0, pairs, settings };
-    }
+    if (m.dataHash !== pairsHash) return `trained on other pairs (${m.dataHash} ≠ ${pairsHash})`;
+    if (m.config.configKey !== configKey) return 'trained with other settings';
+    const model = loadStaticModel(dir, { dataHash: pairsHash });
+    const metrics = (model.checkpoint.metrics ?? {}) as { curve?: StaticEpochLog[]; trainingSeconds?: number };
+    return { model, dir, trained: false, why: 'reused', curve: metrics.curve ?? [], trainingSeconds: metrics.trainingSeconds ?? 0, pairs, settings };
+  };
+  let found = saved();
+  if (typeof found !== 'string') return found;
+  if (opts.mode === 'load') throw new EoError('DATA_NOT_FOUND', `no usable static encoder at ${dir} (${found}); train it with "npm start -- --only 03-encoder-finetune" or "eo search --semantic static" once`, { file: dir });
+  const lock = `${dir}.lock`;
+  let waited = false;
+  while (!tryLock(lock)) {
+    if (!waited) opts.log?.(`waiting for process ${lockHolder(lock)?.pid ?? '?'}, which is training this static encoder…`);
+    waited = true;
+    await sleep(opts.pollMs ?? 2000);
   }
-  if (opts.mode === 'load') throw new EoError('DATA_NOT_FOUND', `no usable static encoder at ${dir} (${why}); train it with "npm start -- --only 03-encoder-finetune" or "eo search --semantic static" once`, { file: dir });
-  opts.log?.(`training the static encoder (${why}): ${made.pairs.length} pairs, ${vocab.tokens.length} tokens…`);
-  const result = trainStaticModel(vocab, made.pairs, config, { onEpoch: (l) => opts.log?.(`static encoder epoch ${l.epoch}: loss ${l.loss.toFixed(4)}, in-batch accuracy ${l.inBatchAccuracy.toFixed(3)} (${l.seconds.toFixed(0)} s)`) });
-  saveStaticModel(dir, result.model, {
-    dataHash: pairsHash, trainingData: benchmarkTrainingData(bench), seed: result.config.seed,
-    config: { ...config, configKey, pairsBySource: made.counts, excludedRows: made.excludedRows },
-    metrics: { curve: result.curve, trainingSeconds: result.seconds },
-  });
-  return { model: result.model, dir, trained: true, why, curve: result.curve, trainingSeconds: result.seconds, pairs, settings };
+  try {
+    // The process we waited for (or one that finished between our first look and the lock) may have saved it.
+    found = saved();
+    if (typeof found !== 'string') return found;
+    const why = found;
+    opts.log?.(`training the static encoder (${why}): ${made.pairs.length} pairs, ${vocab.tokens.length} tokens…`);
+    const result = trainStaticModel(vocab, made.pairs, config, { onEpoch: (l) => opts.log?.(`static encoder epoch ${l.epoch}: loss ${l.loss.toFixed(4)}, in-batch accuracy ${l.inBatchAccuracy.toFixed(3)} (${l.seconds.toFixed(0)} s)`) });
+    saveStaticModel(dir, result.model, {
+      dataHash: pairsHash, trainingData: benchmarkTrainingData(bench), seed: result.config.seed,
+      config: { ...config, configKey, pairsBySource: made.counts, excludedRows: made.excludedRows },
+      metrics: { curve: result.curve, trainingSeconds: result.seconds },
+    });
+    return { model: result.model, dir, trained: true, why, curve: result.curve, trainingSeconds: result.seconds, pairs, settings };
+  } finally {
+    releaseLock(lock);
+  }
 }
 
 /** `checkpoints/nnssc/static-<benchmark>`: NN-SSC on the static encoder. */
@@ -132,7 +153,7 @@ export async function loadOrTrainStaticNnssc(opts: {
   staticDir?: string;
   training?: NnsscTrainOptions; log?: (line: string) => void;
 }): Promise<{ nn: NnsscArtefact; backbone: StaticArtefact; encoder: SentenceEncoder; matrix: Float32Array }> {
-  const backbone = loadOrTrainStaticModel({ corpus: opts.corpus, bench: opts.bench, dir: opts.staticDir, mode: opts.mode === 'load' ? 'load' : 'load-or-train', log: opts.log });
+  const backbone = await loadOrTrainStaticModel({ corpus: opts.corpus, bench: opts.bench, dir: opts.staticDir, mode: opts.mode === 'load' ? 'load' : 'load-or-train', log: opts.log });
   const { encoder, matrix } = await staticCorpusMatrix(backbone.model, opts.corpus);
   const nn = await loadOrTrainNnssc({
     corpus: opts.corpus, bench: opts.bench, encoder, corpusMatrix: matrix, config: opts.config, mode: opts.mode, training: opts.training, log: opts.log,

@@ -8,3 +8,4 @@ export * from './html';
 export * from './lru';
 export * from './batcher';
 export * from './vector';
+export * from './lock';

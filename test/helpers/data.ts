@@ -20,6 +20,20 @@ export function throwsWith(fn: () => unknown, code: string, re: RegExp): void {
   assert.unreachable(`should throw ${re}`);
 }
 
+/** `fn`'s promise rejects with an EoError with this code and a message matching `re`. */
+export async function rejectsWith(fn: () => Promise<unknown>, code: string, re: RegExp): Promise<void> {
+  let thrown: unknown;
+  try {
+    await fn();
+  } catch (e) {
+    thrown = e;
+  }
+  if (thrown === undefined) assert.unreachable(`should reject with ${re}`);
+  throwsWith(() => {
+    throw thrown;
+  }, code, re);
+}
+
 /** A small corpus: the CMR fixture collections. */
 export function cmrFixtureCorpus() {
   const items: unknown[] = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'cmr', 'umm-items.json'), 'utf8'));

@@ -117,7 +117,7 @@ export async function loadTrainedScorers(kind: 'nnssc' | 'nnssc-static' | 'cosin
     // the static encoder (03) and NN-SSC trained on it (04, section 8): both read, never trained here
     let backbone: { encoder: SentenceEncoder; matrix: Float32Array };
     try {
-      backbone = await staticCorpusMatrix(loadOrTrainStaticModel({ corpus, bench, mode: 'load' }).model, corpus);
+      backbone = await staticCorpusMatrix((await loadOrTrainStaticModel({ corpus, bench, mode: 'load' })).model, corpus);
     } catch (e) {
       console.log(`${STATIC_NNSSC_SCORER.label} not available: ${(e as Error).message}`);
       return [];
