@@ -62,7 +62,9 @@ function selectNotebooks(all, only) {
  * 06/07/08 would set α themselves when no record exists; waiting for 05 keeps every α the one 05 stored, so the
  * numbers are those of a run one notebook at a time. 00–04 read only caches that the first notebook to need them
  * builds (BM25 index, benchmark, base corpus and query embeddings: written atomically, the embeddings under a lock
- * that a second writer waits for).
+ * that a second writer waits for). The static encoder is such a cache too: 03 trains it in its set-up cell, while 00
+ * embeds the corpus, and 04 (its NN-SSC backbone) finds it there or waits for 03's training to finish rather than
+ * training it beside it.
  */
 const NOTEBOOK_NEEDS = {
   '00-tour': [],
