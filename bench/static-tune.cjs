@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Settings of the corpus-trained static encoder (issue 37; lib/encode/static.ts, lib/train/static.ts), chosen on the
 // style benchmark's DEV half: a grid over epochs, learning rate, width, batch size, pair sources, exclusion scope,
-// sentences per abstract, tokenizer and initial table, each model trained on the corpus and training-split pairs
+// sentences per abstract, BM25-mined hard negatives, tokenizer and initial table, each model trained on the corpus and training-split pairs
 // (`staticTrainingPairs`: no test text, no test label; the dev half's labels left out as the test half's are, unless
 // --keep-dev-labels) and scored ALONE (its
 // cosine, no query rules) by nDCG@10 over all dev queries, with the per-style means, training seconds and corpus
 // embedding seconds beside it. Every configuration is appended to bench/tuning-log.json (the best marked chosen);
 // DEFAULT_STATIC_ENCODER_SETTINGS is set from it by hand. The test half is never read.
-//   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--sentences 1,12] [--init random,skipgram] [--keep-dev-labels] [--no-log]
+//   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--sentences 1,12] [--init random,skipgram]
+//     [--hard-negatives none,queries] [--hard-skip 0,2] [--keep-dev-labels] [--no-log]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -17,6 +18,13 @@ const SOURCE_SETS = {
   all: null,
   'no-gcmd-keyword': ['title-abstract', 'keywords', 'sentence', 'short-name', 'gcmd-instrument', 'gcmd-platform', 'style-queries', 'train-split'],
   'corpus-only': ['title-abstract', 'keywords', 'sentence'],
+};
+// which pair sources get a BM25-mined hard negative (StaticPairsOptions.hardNegativeSources)
+const HARD_NEGATIVE_SETS = {
+  none: [],
+  queries: ['short-name', 'style-queries', 'train-split'],
+  'queries+sentences': ['short-name', 'style-queries', 'train-split', 'sentence', 'keywords'],
+  all: null,
 };
 const TOKENIZERS = { plain: { stem: 'none', stopWords: false }, stem: { stem: 's', stopWords: false }, stop: { stem: 'none', stopWords: true }, 'stem-stop': { stem: 's', stopWords: true } };
 const args = benchArgs({
@@ -36,6 +44,8 @@ const args = benchArgs({
     'skipgram-epochs': { type: 'int', default: 1, min: 1, help: 'passes of the skip-gram over the corpus text' },
     sentences: { type: 'int-list', default: [12], min: 1, help: 'abstract sentences per record as queries (StaticPairsOptions.sentencesPerRecord)' },
     tokenizer: { type: 'list', default: ['plain'], choices: Object.keys(TOKENIZERS), help: 'tokenizers tried (S-stemming, stop words dropped; StaticTokenizer)' },
+    'hard-negatives': { type: 'list', default: ['none'], choices: Object.keys(HARD_NEGATIVE_SETS), help: 'pair sources given a BM25-mined hard negative (StaticPairsOptions.hardNegativeSources; all = every source)' },
+    'hard-skip': { type: 'int-list', default: [0], min: 0, help: 'BM25 non-answers passed over before the hard negative (StaticPairsOptions.hardNegativeSkip)' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
 });
@@ -55,11 +65,16 @@ async function main() {
   const entries = [];
   const alsoExcludeIds = !args.keepDevLabels ? [...new Set([...half.qrels.values()].flatMap((m) => [...m.keys()]))] : [];
   if (alsoExcludeIds.length) console.log(`dev labels left out of the pairs too: ${alsoExcludeIds.length} datasets`);
-  for (const tokenizerName of args.tokenizer) for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) for (const sentencesPerRecord of args.sentences) {
+  for (const tokenizerName of args.tokenizer) for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) for (const sentencesPerRecord of args.sentences) for (const hardNegatives of args.hardNegatives) for (const hardNegativeSkip of args.hardSkip) {
+    if (hardNegatives === 'none' && hardNegativeSkip !== args.hardSkip[0]) continue; // the skip means nothing without negatives
     const vocabOpts = { ...eo.DEFAULT_STATIC_ENCODER_SETTINGS.vocab, tokenizer: TOKENIZERS[tokenizerName] };
     const vocab = eo.buildStaticVocabulary(eo.staticVocabularyTexts(corpus), vocabOpts);
     const skipgrams = new Map(); // dim → the skip-gram table of this vocabulary
-    const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds, sentencesPerRecord });
+    const hardNegativeSources = HARD_NEGATIVE_SETS[hardNegatives] ?? eo.STATIC_PAIR_SOURCES;
+    const tp = performance.now();
+    const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds, sentencesPerRecord, hardNegativeSources, hardNegativeSkip });
+    const withNegative = made.pairs.filter((p) => p.negative !== undefined).length;
+    if (hardNegativeSources.length) console.log(`hard negatives (${hardNegatives}, skip ${hardNegativeSkip}): ${withNegative} of ${made.pairs.length} pairs; pairs made in ${((performance.now() - tp) / 1000).toFixed(0)} s`);
     for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const scaleText of args.initScale) for (const init of args.init) {
       const learningRate = Number(lrText);
       const initScale = Number(scaleText);
@@ -79,8 +94,11 @@ async function main() {
       const embedSeconds = (performance.now() - te) / 1000;
       const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true });
       const scores = devScores(eo.runFromScores(dev.map((q) => q.id), await scorer.scoreBatch(dev.map((q) => q.text)), corpus, 100), half);
-      const settings = { init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, vocab: vocabOpts, ...train };
-      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, exclusionScope, dim, batchSize, epochs, learningRate, initScale })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+      const settings = {
+        init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length,
+        ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train,
+      };
+      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, initScale })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
       entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
     }
   }

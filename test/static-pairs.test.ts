@@ -9,9 +9,10 @@ import * as path from 'node:path';
 import { benchmarkSettings, benchmarkSplit, buildBenchmark } from '../lib/bench';
 import { readGcmdInstruments, readGcmdPlatforms, readGcmdScienceKeywords } from '../lib/data/gcmd';
 import { loadSnapshot } from '../lib/data/snapshot';
-import { staticDocumentText } from '../lib/encode/static';
+import { staticDocumentText, staticTitle } from '../lib/encode/static';
 import { nnsscStyleExcludedRows } from '../lib/train/artefacts';
-import { STATIC_PAIR_SOURCES, STATIC_QUERY_SOURCES, staticTrainingPairs } from '../lib/train/static-pairs';
+import { bm25NearMiss, STATIC_PAIR_SOURCES, STATIC_QUERY_SOURCES, staticTrainingPairs } from '../lib/train/static-pairs';
+import { bm25StopScores, buildBm25Stop } from '../lib/retrieve/bm25-stop';
 import { throwsWith } from './helpers/data';
 
 test('GCMD vocabularies: instruments and platforms by short name with their hierarchy (ragged rows too), keyword paths', () => {
@@ -102,6 +103,52 @@ test('exclusion scope: generated queries leave test-labelled datasets out, a rec
   assert.ok(more.pairs.length < scoped.pairs.length);
   assert.is(more.counts['title-abstract'], scoped.counts['title-abstract']);
   throwsWith(() => staticTrainingPairs(corpus, bench, { exclusionScope: 'some' as never }), 'CONFIG', /exclusionScope must be/);
+});
+
+test('BM25 near miss: the best-scoring non-answer, after skipping some; none when too few score', () => {
+  const scores = Float32Array.from([0, 5, 9, 7, 7, 0.5, 0]);
+  assert.is(bm25NearMiss(scores, [], 0), 2);
+  assert.is(bm25NearMiss(scores, [2], 0), 3); // 3 and 4 tie: the lower row first
+  assert.is(bm25NearMiss(scores, [2], 1), 4);
+  assert.is(bm25NearMiss(scores, [2, 3], 2), 5);
+  assert.is(bm25NearMiss(scores, [2, 3], 3), null); // rows 0 and 6 score 0: never a negative
+});
+
+test('hard negatives: the chosen sources get BM25\'s best non-answer as a negative, the others none; the pairs are otherwise unchanged', async () => {
+  const corpus = loadSnapshot({ sample: true });
+  const bench = await buildBenchmark(corpus, benchmarkSettings({ sample: true }));
+  const plain = staticTrainingPairs(corpus, bench);
+  assert.ok(plain.pairs.every((p) => p.negative === undefined));
+  const mined = staticTrainingPairs(corpus, bench, { hardNegativeSources: ['title-abstract', 'train-split'] });
+  assert.equal(mined.pairs.map((p) => [p.source, p.query, p.doc]), plain.pairs.map((p) => [p.source, p.query, p.doc]));
+  assert.ok(mined.pairs.every((p) => p.negative === undefined || p.source === 'title-abstract' || p.source === 'train-split'));
+  const titles = mined.pairs.filter((p) => p.source === 'title-abstract');
+  assert.ok(titles.filter((p) => p.negative !== undefined).length > 0.9 * titles.length);
+  // a title's negative is the document of the dataset BM25 ranks first for the title among all but the record's own
+  const index = buildBm25Stop(corpus);
+  const docs = corpus.datasets.map((d) => staticDocumentText(d, 80));
+  const ownDoc = (d: (typeof corpus.datasets)[number]) => [d.keywords.join(', '), d.abstract.split(/\s+/).slice(0, 80).join(' ')].filter(Boolean).join(' | ');
+  let checked = 0;
+  for (const p of titles.slice(0, 40)) {
+    const row = corpus.datasets.findIndex((d) => staticTitle(d).replace(/\s+/g, ' ').trim() === p.query && ownDoc(d) === p.doc);
+    assert.ok(row >= 0, p.query);
+    const expected = bm25NearMiss(bm25StopScores(index, p.query), [row], 0);
+    assert.is(p.negative, expected === null ? undefined : docs[expected], p.query);
+    assert.is.not(p.negative, docs[row]);
+    checked += p.negative === undefined ? 0 : 1;
+  }
+  assert.ok(checked > 30, `${checked}`);
+  // a train-split query's negative is none of its datasets
+  const train = benchmarkSplit(bench, 'train');
+  const byText = new Map(train.queries.map((q) => [q.text.replace(/\s+/g, ' ').trim(), q.id]));
+  for (const p of mined.pairs.filter((x) => x.source === 'train-split' && x.negative !== undefined)) {
+    const answers = [...(train.qrels.get(byText.get(p.query)!) ?? [])].filter(([, g]) => g > 0).map(([id]) => staticDocumentText(corpus.datasets[corpus.indexById.get(id)!], 80));
+    assert.not.ok(answers.includes(p.negative!), p.query);
+  }
+  assert.equal(staticTrainingPairs(corpus, bench, { hardNegativeSources: ['title-abstract', 'train-split'] }), mined);
+  assert.is.not(JSON.stringify(staticTrainingPairs(corpus, bench, { hardNegativeSources: ['title-abstract'], hardNegativeSkip: 2 }).pairs[0]), JSON.stringify(mined.pairs[0]));
+  throwsWith(() => staticTrainingPairs(corpus, bench, { hardNegativeSources: ['x' as never] }), 'CONFIG', /unknown source "x"/);
+  throwsWith(() => staticTrainingPairs(corpus, bench, { hardNegativeSkip: -1 }), 'CONFIG', /hardNegativeSkip must be/);
 });
 
 test.run();

@@ -13,6 +13,9 @@
  * - `train-split`: the training split's publication queries ↔ each of their datasets.
  * No test-split or style-test text is read, and every dataset labelled by a test query of either benchmark
  * (`nnsscStyleExcludedRows`) is left out of every source (as for every generated training query of the project).
+ * With `hardNegativeSources`, each pair of those sources also gets a BM25-mined hard negative: the document side of the
+ * dataset BM25 (`buildBm25Stop`, on the corpus) ranks highest for the pair's query among those that are not its
+ * answers — a near miss the encoder must learn to put below the answer (issue 37 step 1).
  */
 import type { Benchmark } from '../bench/types';
 import { benchmarkSplit } from '../bench/build';
@@ -23,6 +26,7 @@ import { mulberry32, shuffleInPlace } from '../util/random';
 import { nnsscStyleExcludedRows } from './artefacts';
 import { abstractSentences, corpusStyleQueries } from './corpus-pairs';
 import type { StaticPair } from './static';
+import { bm25StopScores, buildBm25Stop } from '../retrieve/bm25-stop';
 import { staticDocumentText, staticTitle } from '../encode/static';
 
 export type StaticPairSource =
@@ -62,21 +66,32 @@ export interface StaticPairsOptions {
    * the dev half see the model as the test half will. Default none.
    */
   alsoExcludeIds: readonly string[];
+  /** Sources whose pairs get a BM25-mined hard negative (see the file's comment). Default none. */
+  hardNegativeSources: StaticPairSource[];
+  /**
+   * Non-answers passed over before the one taken as the hard negative: 0 takes BM25's best non-answer; more keeps clear
+   * of the top ranks, where a dataset the pair does not name may still answer its query. Default 0.
+   */
+  hardNegativeSkip: number;
   /** Folder of the GCMD files. Default the snapshot's data folder. */
   dataDir?: string;
   seed: number;
 }
 
 export const DEFAULT_STATIC_PAIRS_OPTIONS: Readonly<StaticPairsOptions> = Object.freeze({
-  sources: [...STATIC_PAIR_SOURCES], abstractWords: 80, sentencesPerRecord: 1, stylePerStyle: 300, maxPerSource: 0, excludeTestLabels: true, exclusionScope: 'every-source', alsoExcludeIds: [], seed: 42,
+  sources: [...STATIC_PAIR_SOURCES], abstractWords: 80, sentencesPerRecord: 1, stylePerStyle: 300, maxPerSource: 0, excludeTestLabels: true, exclusionScope: 'every-source', alsoExcludeIds: [], hardNegativeSources: [], hardNegativeSkip: 0, seed: 42,
 });
 
 const lower = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /** The pairs of a corpus (and a benchmark's training split): see the file's comment. Deterministic for a seed. */
 export function staticTrainingPairs(corpus: Corpus, bench: Benchmark | null, options: Partial<StaticPairsOptions> = {}): { pairs: StaticPair[]; counts: Record<string, number>; excludedRows: number } {
-  const o: StaticPairsOptions = { ...DEFAULT_STATIC_PAIRS_OPTIONS, ...options, sources: [...(options.sources ?? DEFAULT_STATIC_PAIRS_OPTIONS.sources)] };
-  for (const s of o.sources) if (!STATIC_PAIR_SOURCES.includes(s)) throw new EoError('CONFIG', `static pairs: unknown source "${s}" (known: ${STATIC_PAIR_SOURCES.join(', ')})`);
+  const o: StaticPairsOptions = {
+    ...DEFAULT_STATIC_PAIRS_OPTIONS, ...options,
+    sources: [...(options.sources ?? DEFAULT_STATIC_PAIRS_OPTIONS.sources)], hardNegativeSources: [...(options.hardNegativeSources ?? DEFAULT_STATIC_PAIRS_OPTIONS.hardNegativeSources)],
+  };
+  for (const s of [...o.sources, ...o.hardNegativeSources]) if (!STATIC_PAIR_SOURCES.includes(s)) throw new EoError('CONFIG', `static pairs: unknown source "${s}" (known: ${STATIC_PAIR_SOURCES.join(', ')})`);
+  if (!(Number.isInteger(o.hardNegativeSkip) && o.hardNegativeSkip >= 0)) throw new EoError('CONFIG', `static pairs: hardNegativeSkip must be an integer ≥ 0 (got ${o.hardNegativeSkip})`);
   if ((o.sources.includes('train-split') || o.excludeTestLabels) && !bench) throw new EoError('INVALID_ARGUMENT', 'static pairs: the train-split source and the test-label exclusion need the benchmark');
   if (o.exclusionScope !== 'every-source' && o.exclusionScope !== 'generated-queries') throw new EoError('CONFIG', `static pairs: exclusionScope must be "every-source" or "generated-queries" (got ${JSON.stringify(o.exclusionScope)})`);
   const excluded = o.excludeTestLabels && bench ? nnsscStyleExcludedRows(corpus, bench).rows : new Set<number>();
@@ -87,9 +102,14 @@ export function staticTrainingPairs(corpus: Corpus, bench: Benchmark | null, opt
   const leftOut = (source: StaticPairSource, row: number) => excluded.has(row) && (o.exclusionScope === 'every-source' || STATIC_QUERY_SOURCES.includes(source));
   const want = new Set(o.sources);
   const bySource = new Map<StaticPairSource, StaticPair[]>(o.sources.map((s) => [s, []]));
-  const addPair = (source: StaticPairSource, query: string, doc: string) => {
+  // the corpus rows that answer each pair's query (never its hard negative)
+  const answers = new Map<StaticPair, readonly number[]>();
+  const addPair = (source: StaticPairSource, query: string, doc: string, rows: readonly number[]) => {
     const q = query.replace(/\s+/g, ' ').trim();
-    if (q.length >= 3 && doc) bySource.get(source)!.push({ query: q, doc, source });
+    if (q.length < 3 || !doc) return;
+    const pair: StaticPair = { query: q, doc, source };
+    bySource.get(source)!.push(pair);
+    answers.set(pair, rows);
   };
   const doc = (d: DatasetRecord) => staticDocumentText(d, o.abstractWords);
   const instruments = want.has('gcmd-instrument') ? readGcmdInstruments(o.dataDir) : new Map();
@@ -99,7 +119,7 @@ export function staticTrainingPairs(corpus: Corpus, bench: Benchmark | null, opt
   if (want.has('gcmd-keyword')) for (const p of readGcmdScienceKeywords(o.dataDir)) if (!keywordPaths.has(lower(p[p.length - 1]))) keywordPaths.set(lower(p[p.length - 1]), p);
   corpus.datasets.forEach((d, row) => {
     const add = (source: StaticPairSource, query: string, docText: string) => {
-      if (!leftOut(source, row)) addPair(source, query, docText);
+      if (!leftOut(source, row)) addPair(source, query, docText, [row]);
     };
     const title = staticTitle(d);
     const kw = d.keywords.join(', ');
@@ -127,15 +147,22 @@ export function staticTrainingPairs(corpus: Corpus, bench: Benchmark | null, opt
   });
   if (want.has('style-queries')) {
     for (const q of corpusStyleQueries(corpus, { perStyle: o.stylePerStyle, seed: o.seed, excludeRows: excluded })) {
-      for (const r of q.positives) addPair('style-queries', q.text, doc(corpus.datasets[r]));
+      for (const r of q.positives) addPair('style-queries', q.text, doc(corpus.datasets[r]), q.positives);
     }
   }
   if (want.has('train-split') && bench) {
     const train = benchmarkSplit(bench, 'train');
     for (const q of train.queries) {
-      for (const [id, g] of train.qrels.get(q.id) ?? []) {
-        const r = corpus.indexById.get(id);
-        if (g > 0 && r !== undefined && !excluded.has(r)) addPair('train-split', q.text, doc(corpus.datasets[r]));
+      const rows = [...(train.qrels.get(q.id) ?? [])].filter(([id, g]) => g > 0 && corpus.indexById.has(id)).map(([id]) => corpus.indexById.get(id)!);
+      for (const r of rows) if (!excluded.has(r)) addPair('train-split', q.text, doc(corpus.datasets[r]), rows);
+    }
+  }
+  if (o.hardNegativeSources.length) {
+    const index = buildBm25Stop(corpus);
+    for (const source of o.hardNegativeSources) {
+      for (const pair of bySource.get(source) ?? []) {
+        const row = bm25NearMiss(bm25StopScores(index, pair.query), answers.get(pair)!, o.hardNegativeSkip);
+        if (row !== null) pair.negative = doc(corpus.datasets[row]);
       }
     }
   }
@@ -148,4 +175,27 @@ export function staticTrainingPairs(corpus: Corpus, bench: Benchmark | null, opt
     pairs.push(...list);
   });
   return { pairs, counts, excludedRows: excluded.size };
+}
+
+/**
+ * The row of the (skip + 1)-th best-scoring dataset that is not one of `answers` (ties: the lower row first), or null
+ * when fewer than skip + 1 datasets score above 0.
+ */
+export function bm25NearMiss(scores: Float32Array, answers: readonly number[], skip: number): number | null {
+  const k = skip + 1;
+  const not = new Set(answers);
+  const best: number[] = []; // rows, best first, at most k
+  for (let r = 0; r < scores.length; r++) {
+    const sc = scores[r];
+    if (!(sc > 0) || not.has(r)) continue;
+    if (best.length === k && !(sc > scores[best[k - 1]])) continue;
+    let p = best.length < k ? best.length : k - 1;
+    best[p] = r;
+    while (p > 0 && sc > scores[best[p - 1]]) {
+      best[p] = best[p - 1];
+      best[p - 1] = r;
+      p--;
+    }
+  }
+  return best.length === k ? best[k - 1] : null;
 }
