@@ -36,7 +36,11 @@ import { defaultNnsscDir } from './nnssc-checkpoint';
  * label is read either way). That scope is the default; learning rate 0.002–0.02, 2 epochs and a smaller initial
  * table (σ .01) did not beat lr 0.005 under it (.462–.488), nor did a skip-gram initial table (.401–.415) or S-stemming /
  * stop words (.479–.489). More of each abstract as queries did: the first 3 / 6 / 12 / 30 sentences of every abstract
- * (`sentencesPerRecord`, 1 before) read .502 / .509 / .523 / .522; 12 is the default.
+ * (`sentencesPerRecord`, 1 before) read .502 / .509 / .523 / .522; 12 is the default. BM25-mined hard negatives
+ * (`hardNegativeSources`) did not help: on the query-side sources .522 (3,609 pairs get one), with the abstract sentences
+ * and keywords too .504, on every source .498 (question-style queries .329 / .299 / .286 against .334 without); passing
+ * over BM25's first 5 or 20 non-answers (`hardNegativeSkip`, sentences and keywords) .509 / .514 — BM25's near misses
+ * are often unlabelled answers of the topic. None is the default.
  */
 export interface StaticEncoderSettings {
   vocab: StaticVocabularyOptions;
