@@ -52,8 +52,8 @@ function selectNotebooks(all, only) {
  * What each notebook reads that another notebook writes, for every notebook, so that any notebook may run beside any
  * other it does not read from (full snapshot and --sample alike). On the sample no single notebook fills the two cores
  * for long (kernel start, type-checking the first cell and short single-threaded steps leave one idle), so this is
- * what brings `npm start -- --sample` well inside 5 minutes; on the full snapshot it runs 00's corpus embedding beside
- * 03's set-up, 04's NN-SSC training beside 03's fine-tuning, 01 and 02 in 03's tail, then 06 beside 07, then 08.
+ * what brings `npm start -- --sample` well inside 5 minutes; on the full snapshot it runs 04's corpus embedding and
+ * NN-SSC training beside 03's static encoder and fine-tuning, 00, 01 and 02 in 03's tail, then 06 beside 07, then 08.
  * Results do not depend on the order: every stage is seeded, and the shared caches are written atomically under a
  * lock that a second writer waits for (lib/encode/cache.ts).
  *   05 ← 03 (the fine-tuned encoder's checkpoint and its corpus embeddings), 04 (the NN-SSC checkpoint)
@@ -62,7 +62,7 @@ function selectNotebooks(all, only) {
  * 06/07/08 would set α themselves when no record exists; waiting for 05 keeps every α the one 05 stored, so the
  * numbers are those of a run one notebook at a time. 00–04 read only caches that the first notebook to need them
  * builds (BM25 index, benchmark, base corpus and query embeddings: written atomically, the embeddings under a lock
- * that a second writer waits for). The static encoder is such a cache too: 03 trains it in its set-up cell, while 00
+ * that a second writer waits for). The static encoder is such a cache too: 03 trains it in its set-up cell, while 04
  * embeds the corpus, and 04 (its NN-SSC backbone) finds it there or waits for 03's training to finish rather than
  * training it beside it.
  */
@@ -80,10 +80,12 @@ const NOTEBOOK_NEEDS = {
 
 /**
  * Start order with more than one job (notebooks start in this order, each once its needs are met): the longest chain
- * first — 00 embeds the corpus (03 beside it waits for those embeddings, then fine-tunes and re-embeds), 04 trains
- * NN-SSC, both gate 05 — while the short ones (01, 02) fill in. Notebooks not listed go last, in file order.
+ * first — 03 trains the static encoder in its set-up cell while 04 embeds the corpus with USE-lite (the embeddings 03
+ * and 00 read next, under the cache's lock) and trains NN-SSC on it, then NN-SSC on the static encoder 03 has saved by
+ * then; both gate 05. 00 (which finds the corpus embeddings made), 01 and 02 fill in once 03 is done. Notebooks not
+ * listed go last, in file order.
  */
-const START_ORDER = ['00-tour', '03-encoder-finetune', '04-nnssc', '01-benchmark', '02-baselines', '05-fusion', '06-llm-rerank', '07-agentic', '08-router'];
+const START_ORDER = ['03-encoder-finetune', '04-nnssc', '00-tour', '01-benchmark', '02-baselines', '05-fusion', '06-llm-rerank', '07-agentic', '08-router'];
 
 /** How `chosen` is scheduled: START_ORDER with more than one job, file order with one; NOTEBOOK_NEEDS either way. */
 function schedulePlan(chosen, jobs = 2) {

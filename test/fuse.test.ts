@@ -6,7 +6,8 @@ import {
   minMaxNormalize, performanceIndex, meanDirection, removeDirection, r2Transform, r2Encoder, competitionRanks,
   rrfScores, rrfScorer, fuseConvexParts, explainFused, fusedScorer, gridSearchAlpha
 } from '../lib/fuse';
-import { type Qrels, type Run } from '../lib/metrics';
+import { evaluateRun, summarize, type Qrels, type Run } from '../lib/metrics';
+import { runFromScoreVectors } from '../lib/fuse/grid';
 import { type CorpusScorer } from '../lib/retrieve';
 import { mulberry32 } from '../lib/util';
 
@@ -169,6 +170,23 @@ test('grid search of α on training queries finds the mixing weight that works',
   assert.is(g.curve.find((p) => p.alpha === 0.3)!.row.MRR, 1);
   const ranked = g.curve.filter((p) => p.row.MRR === 1).map((p) => p.alpha);
   assert.equal(ranked, [0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75]);
+});
+
+test('grid search: every point is the run of fuseConvex at that α, evaluated (random scores, 300 datasets, ties included)', () => {
+  const rng = mulberry32(9);
+  const ids = Array.from({ length: 300 }, (_, i) => `d${i}`);
+  const vec = (scale: number) => Float32Array.from(ids, () => Math.round(rng() * scale) / scale); // coarse: ties
+  const queryIds = Array.from({ length: 12 }, (_, i) => `q${i}`);
+  const sem = queryIds.map(() => vec(20));
+  const lex = queryIds.map((_, i) => (i === 3 ? new Float32Array(ids.length) : vec(7))); // one query with no lexical match
+  const qrels: Qrels = new Map(queryIds.map((q) => [q, new Map([[ids[Math.floor(rng() * 300)], 1], [ids[Math.floor(rng() * 300)], 1]])]));
+  const g = gridSearchAlpha({ semantic: sem, lexical: lex, queryIds, qrels, datasetIds: ids, grid: [0, 0.3, 0.55, 1] });
+  for (const p of g.curve) {
+    const fused = queryIds.map((_, i) => fuseConvex(sem[i], lex[i], p.alpha));
+    const expected = summarize(`α=${p.alpha}`, evaluateRun(runFromScoreVectors(queryIds, fused, ids), qrels));
+    assert.equal(p.row, expected, `α ${p.alpha}`);
+  }
+  assert.throws(() => gridSearchAlpha({ semantic: sem, lexical: lex, queryIds, qrels, datasetIds: ids, grid: [0.5, 1.5] }), /1\.5/);
 });
 
 test('Table 2: metrics, best row, paired CI/p, unavailable rows', () => {

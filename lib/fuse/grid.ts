@@ -2,8 +2,8 @@ import { EoError } from '../errors';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import type { MetricRow, Qrels, Run } from '../metrics/types';
 import { topKScoredHits } from '../retrieve/topk';
-import { analyticAlpha, performanceIndex } from './alpha';
-import { fuseConvex } from './minmax';
+import { analyticAlpha, assertConvexAlpha, performanceIndex } from './alpha';
+import { convexOfNormalized, minMaxNormalize } from './minmax';
 
 /** α = 0, 0.05, …, 1. */
 export const DEFAULT_ALPHA_GRID: readonly number[] = Array.from({ length: 21 }, (_, i) => Math.round(i * 5) / 100);
@@ -53,9 +53,18 @@ export function gridSearchAlpha(opts: TrainingScoreVectors & { objective?: (row:
   if (grid.length === 0) throw new EoError('INVALID_ARGUMENT', 'gridSearchAlpha: empty grid');
   if (opts.semantic.length !== opts.queryIds.length || opts.lexical.length !== opts.queryIds.length)
     throw new EoError('INVALID_ARGUMENT', 'gridSearchAlpha: score lists and query ids differ in length');
+  for (const alpha of grid) assertConvexAlpha(alpha, 'gridSearchAlpha');
+  // each query's vectors normalised once, not once per α: the fused scores are fuseConvex's, value for value
+  const semantic = opts.semantic.map((v) => minMaxNormalize(v));
+  const lexical = opts.lexical.map((v) => minMaxNormalize(v));
+  const fused = new Float32Array(opts.datasetIds.length);
   const curve: AlphaGridPoint[] = grid.map((alpha) => {
-    const fused = opts.queryIds.map((_, i) => fuseConvex(opts.semantic[i], opts.lexical[i], alpha));
-    const row = summarize(`α=${alpha}`, evaluateRun(runFromScoreVectors(opts.queryIds, fused, opts.datasetIds), opts.qrels));
+    const run: Run = new Map();
+    opts.queryIds.forEach((qid, i) => {
+      convexOfNormalized(semantic[i], lexical[i], alpha, fused);
+      run.set(qid, topKScoredHits(fused, 100, opts.datasetIds).map((h) => ({ docId: opts.datasetIds[h.index], score: h.score })));
+    });
+    const row = summarize(`α=${alpha}`, evaluateRun(run, opts.qrels));
     return { alpha, value: objective(row), row };
   });
   let best = curve[0];
