@@ -42,6 +42,7 @@ const args = benchArgs({
     'keep-dev-labels': { type: 'boolean', help: 'keep the DEV half\'s labels in the pairs (by default they are left out as the test labels are, so that the dev half sees the model as the test half will; kept in, dev flatters the model)' },
     init: { type: 'list', default: ['random'], choices: ['random', 'skipgram', 'skipgram-centred'], help: 'initial tables tried: seeded N(0, init-scale²), or a skip-gram word2vec of the corpus text rescaled to that σ (trainSkipgram), or the same with each column\'s mean removed first' },
     'skipgram-epochs': { type: 'int', default: 1, min: 1, help: 'passes of the skip-gram over the corpus text' },
+    'style-per-style': { type: 'int-list', default: [300] /* DEFAULT_STATIC_PAIRS_OPTIONS */, min: 0, help: 'corpus-made queries per style in the pairs (StaticPairsOptions.stylePerStyle; 0 = all)' },
     sentences: { type: 'int-list', default: [12], min: 1, help: 'abstract sentences per record as queries (StaticPairsOptions.sentencesPerRecord)' },
     tokenizer: { type: 'list', default: ['plain'], choices: Object.keys(TOKENIZERS), help: 'tokenizers tried (S-stemming, stop words dropped; StaticTokenizer)' },
     'hard-negatives': { type: 'list', default: ['none'], choices: Object.keys(HARD_NEGATIVE_SETS), help: 'pair sources given a BM25-mined hard negative (StaticPairsOptions.hardNegativeSources; all = every source)' },
@@ -65,14 +66,14 @@ async function main() {
   const entries = [];
   const alsoExcludeIds = !args.keepDevLabels ? [...new Set([...half.qrels.values()].flatMap((m) => [...m.keys()]))] : [];
   if (alsoExcludeIds.length) console.log(`dev labels left out of the pairs too: ${alsoExcludeIds.length} datasets`);
-  for (const tokenizerName of args.tokenizer) for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) for (const sentencesPerRecord of args.sentences) for (const hardNegatives of args.hardNegatives) for (const hardNegativeSkip of args.hardSkip) {
+  for (const tokenizerName of args.tokenizer) for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) for (const sentencesPerRecord of args.sentences) for (const hardNegatives of args.hardNegatives) for (const hardNegativeSkip of args.hardSkip) for (const stylePerStyle of args.stylePerStyle) {
     if (hardNegatives === 'none' && hardNegativeSkip !== args.hardSkip[0]) continue; // the skip means nothing without negatives
     const vocabOpts = { ...eo.DEFAULT_STATIC_ENCODER_SETTINGS.vocab, tokenizer: TOKENIZERS[tokenizerName] };
     const vocab = eo.buildStaticVocabulary(eo.staticVocabularyTexts(corpus), vocabOpts);
     const skipgrams = new Map(); // dim → the skip-gram table of this vocabulary
     const hardNegativeSources = HARD_NEGATIVE_SETS[hardNegatives] ?? eo.STATIC_PAIR_SOURCES;
     const tp = performance.now();
-    const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds, sentencesPerRecord, hardNegativeSources, hardNegativeSkip });
+    const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds, sentencesPerRecord, hardNegativeSources, hardNegativeSkip, stylePerStyle });
     const withNegative = made.pairs.filter((p) => p.negative !== undefined).length;
     if (hardNegativeSources.length) console.log(`hard negatives (${hardNegatives}, skip ${hardNegativeSkip}): ${withNegative} of ${made.pairs.length} pairs; pairs made in ${((performance.now() - tp) / 1000).toFixed(0)} s`);
     for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const scaleText of args.initScale) for (const init of args.init) {
@@ -95,10 +96,10 @@ async function main() {
       const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true });
       const scores = devScores(eo.runFromScores(dev.map((q) => q.id), await scorer.scoreBatch(dev.map((q) => q.text)), corpus, 100), half);
       const settings = {
-        init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length,
+        init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length,
         ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train,
       };
-      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, initScale })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, initScale })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
       entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
     }
   }
