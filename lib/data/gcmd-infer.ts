@@ -1,0 +1,156 @@
+/**
+ * Platforms and instruments inferred from what a record says of itself (issue 38 step 1): only 987 of the 10,073
+ * records carry CMR's `platforms` / `instruments`; the rest name them in the title ("MLS/Aura Level 2 …"), the short
+ * name or the abstract. A lexicon of GCMD's platform and instrument names (`gcmd-platforms.csv`,
+ * `gcmd-instruments.csv`) is matched against a record's text as token sequences:
+ * - a short name that is a single all-capital or mixed-case word ("MLS", "Aura", "MODIS") matches only that word as
+ *   written, so "Aura" the satellite is not "aura" the word and "SAGE" the instrument not "sage" the plant;
+ * - a short name with a digit or a separator ("Nimbus-7", "DMSP 5D-2/F10", "SSM/I") and a long name of two or more
+ *   words ("Microwave Limb Sounder") match whatever their case and separators ("nimbus 7", "NIMBUS-7");
+ * - a name inside a longer one that matches does not count: "Nimbus-7" is Nimbus-7, not also NIMBUS the series.
+ * The result names GCMD's short names; `gcmdInferenceQuality` measures it against the records that have CMR's values.
+ */
+import type { DatasetRecord } from './types';
+import { readGcmdInstruments, readGcmdPlatforms, type GcmdEntity } from './gcmd';
+
+export type GcmdInferredField = 'platforms' | 'instruments';
+export const GCMD_INFERRED_FIELDS: readonly GcmdInferredField[] = ['platforms', 'instruments'];
+
+/** Which of a record's texts are searched. */
+export type GcmdTextSource = 'title' | 'short-name' | 'abstract';
+
+export interface GcmdLexicon {
+  /** Exact token sequences (short names as written) → GCMD short names, per field. */
+  exact: Record<GcmdInferredField, Map<string, Set<string>>>;
+  /** Lower-cased token sequences (long names, short names with digits or separators) → GCMD short names. */
+  folded: Record<GcmdInferredField, Map<string, Set<string>>>;
+  /** Longest sequence in tokens. */
+  maxTokens: number;
+  /** Every leading part of every key (exact and folded): a span stops growing once it is none of them. */
+  prefixes: Set<string>;
+}
+
+/** Tokens of a name or a text: split on white space and `- _ / ( ) , . ; : + ' "`. */
+export function gcmdTokens(text: string): string[] {
+  return text.split(/[\s\-_/(),.;:+'"\[\]]+/).filter(Boolean);
+}
+
+/** Words that GCMD uses as names but a text uses as words whatever their case: never matched as a single word. */
+const GENERIC_SINGLE_WORDS = new Set(['NOT APPLICABLE', 'NOT PROVIDED', 'OTHER', 'MODELS', 'MODEL', 'COMPUTER', 'CAMERAS', 'RADAR', 'LIDAR', 'AIRCRAFT', 'SHIPS', 'BUOYS', 'SATELLITES', 'SPACE STATIONS/CREWED SPACECRAFT']);
+
+/**
+ * Names GCMD does not list that records use for a GCMD entity (field, alias as written or folded, GCMD short name):
+ * the NPP satellite's many spellings and TOMS's Earth Probe. An alias with a digit or separator, or of two or more
+ * words, matches folded; a single plain word as written.
+ */
+export const GCMD_ALIASES: readonly { field: GcmdInferredField; alias: string; shortName: string }[] = [
+  { field: 'platforms', alias: 'NPP', shortName: 'SUOMI-NPP' },
+  { field: 'platforms', alias: 'SNPP', shortName: 'SUOMI-NPP' },
+  { field: 'platforms', alias: 'S-NPP', shortName: 'SUOMI-NPP' },
+  { field: 'platforms', alias: 'Earth-Probe', shortName: 'EP-TOMS' },
+  { field: 'platforms', alias: 'Earth Probe', shortName: 'EP-TOMS' },
+];
+
+/** The lexicon of GCMD's platforms and instruments (see the file's comment), with `GCMD_ALIASES`. */
+export function buildGcmdLexicon(vocab?: { platforms: Map<string, GcmdEntity>; instruments: Map<string, GcmdEntity> }, dataDir?: string): GcmdLexicon {
+  const v = vocab ?? { platforms: readGcmdPlatforms(dataDir), instruments: readGcmdInstruments(dataDir) };
+  const lex: GcmdLexicon = { exact: { platforms: new Map(), instruments: new Map() }, folded: { platforms: new Map(), instruments: new Map() }, maxTokens: 1, prefixes: new Set() };
+  const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
+    if (!tokens.length) return;
+    const key = tokens.join(' ');
+    let set = map.get(key);
+    if (!set) map.set(key, (set = new Set()));
+    set.add(name);
+    lex.maxTokens = Math.max(lex.maxTokens, tokens.length);
+    for (let n = 1; n <= tokens.length; n++) lex.prefixes.add(tokens.slice(0, n).join(' '));
+  };
+  const addName = (field: GcmdInferredField, written: string, name: string) => {
+    const tokens = gcmdTokens(written);
+    if (tokens.length === 1 && !/\d/.test(written) && written === tokens[0]) {
+      if (tokens[0].length >= 3) add(lex.exact[field], tokens, name);
+    } else add(lex.folded[field], tokens.map((t) => t.toLowerCase()), name);
+  };
+  for (const field of GCMD_INFERRED_FIELDS) {
+    for (const e of v[field].values()) {
+      const name = e.shortName.toUpperCase();
+      if (GENERIC_SINGLE_WORDS.has(name)) continue;
+      addName(field, e.shortName, name);
+      const long = gcmdTokens(e.longName);
+      if (long.length >= 2) add(lex.folded[field], long.map((t) => t.toLowerCase()), name);
+    }
+  }
+  for (const a of GCMD_ALIASES) addName(a.field, a.alias, a.shortName);
+  return lex;
+}
+
+/** A record's platforms and instruments as GCMD short names (upper case, sorted), from the chosen texts. */
+export function inferGcmdEntities(
+  d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'>, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
+): Record<GcmdInferredField, string[]> {
+  const out: Record<GcmdInferredField, Set<string>> = { platforms: new Set(), instruments: new Set() };
+  const texts = sources.map((s) => (s === 'title' ? d.longName : s === 'short-name' ? d.shortName ?? '' : d.abstract));
+  for (const text of texts) {
+    const tokens = gcmdTokens(text);
+    const folded = tokens.map((t) => t.toLowerCase());
+    // every matching span, then only those no longer match contains: "MERRA-2" is MERRA-2, not MERRA as well
+    const spans: { start: number; end: number; field: GcmdInferredField; name: string }[] = [];
+    for (let i = 0; i < tokens.length; i++) {
+      let exactKey = '';
+      let foldedKey = '';
+      for (let n = 1; n <= lex.maxTokens && i + n <= tokens.length; n++) {
+        exactKey = n === 1 ? tokens[i] : `${exactKey} ${tokens[i + n - 1]}`;
+        foldedKey = n === 1 ? folded[i] : `${foldedKey} ${folded[i + n - 1]}`;
+        if (!lex.prefixes.has(exactKey) && !lex.prefixes.has(foldedKey)) break;
+        for (const field of GCMD_INFERRED_FIELDS) {
+          for (const name of lex.exact[field].get(exactKey) ?? []) spans.push({ start: i, end: i + n, field, name });
+          for (const name of lex.folded[field].get(foldedKey) ?? []) spans.push({ start: i, end: i + n, field, name });
+        }
+      }
+    }
+    for (const s of spans) {
+      const inside = spans.some((o) => o.start <= s.start && o.end >= s.end && o.end - o.start > s.end - s.start);
+      if (!inside) out[s.field].add(s.name);
+    }
+  }
+  return { platforms: [...out.platforms].sort(), instruments: [...out.instruments].sort() };
+}
+
+/** CMR's values of a field as upper-case names, without "not applicable" / "not provided". */
+export function recordedGcmdNames(d: Pick<DatasetRecord, GcmdInferredField>, field: GcmdInferredField): string[] {
+  return [...new Set(d[field].map((x) => x.trim().toUpperCase()).filter((x) => x && !/^NOT (APPLICABLE|PROVIDED)$/.test(x)))].sort();
+}
+
+export interface GcmdInferenceQuality {
+  field: GcmdInferredField;
+  /** Records with CMR values in this field (the ones measured). */
+  records: number;
+  /** Inferred names that CMR lists / all inferred names. */
+  precision: number;
+  /** CMR's names that were inferred / all CMR names. */
+  recall: number;
+  inferred: number;
+  recorded: number;
+}
+
+/**
+ * Inference against CMR's own values, field by field: every record with values in the field has them hidden (the
+ * inference reads only its title, short name and, when asked, abstract) and the inferred names are compared with them.
+ */
+export function gcmdInferenceQuality(datasets: readonly DatasetRecord[], lex: GcmdLexicon, sources?: readonly GcmdTextSource[]): GcmdInferenceQuality[] {
+  return GCMD_INFERRED_FIELDS.map((field) => {
+    let hit = 0;
+    let inferredCount = 0;
+    let recordedCount = 0;
+    let records = 0;
+    for (const d of datasets) {
+      const truth = recordedGcmdNames(d, field);
+      if (!truth.length) continue;
+      records++;
+      const got = inferGcmdEntities(d, lex, sources)[field];
+      inferredCount += got.length;
+      recordedCount += truth.length;
+      hit += got.filter((x) => truth.includes(x)).length;
+    }
+    return { field, records, precision: inferredCount ? hit / inferredCount : 0, recall: recordedCount ? hit / recordedCount : 0, inferred: inferredCount, recorded: recordedCount };
+  });
+}
