@@ -10,7 +10,10 @@ import { buildGcmdLexicon, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, 
 const entity = (shortName: string, longName = ''): [string, GcmdEntity] => [shortName.toUpperCase(), { shortName, longName, path: [] }];
 const toyLexicon = () => buildGcmdLexicon({
   platforms: new Map([entity('Aura', 'Earth Observing System, Aura'), entity('Nimbus-7'), entity('NIMBUS'), entity('SUOMI-NPP', 'Suomi National Polar-orbiting Partnership'), entity('AIRCRAFT')]),
-  instruments: new Map([entity('MLS', 'Microwave Limb Sounder'), entity('SSM/I', 'Special Sensor Microwave/Imager'), entity('SAGE', 'Stratospheric Aerosol and Gas Experiment')]),
+  instruments: new Map([
+    entity('MLS', 'Microwave Limb Sounder'), entity('SSM/I', 'Special Sensor Microwave/Imager'), entity('SAGE', 'Stratospheric Aerosol and Gas Experiment'),
+    entity('CRIMSS', 'Cross-track Infrared and Advanced Technology Microwave Sounders'), entity('CRIS'), entity('ATMS'),
+  ]),
 });
 const record = (longName: string, shortName = '', abstract = '') => ({ longName, shortName, abstract });
 
@@ -35,6 +38,10 @@ test('the longest matching span wins; aliases; the abstract only when asked', ()
   const r = record('Hydrogen chloride profiles', 'ML2HCL', 'Retrieved from MLS on Aura.');
   assert.equal(inferGcmdEntities(r, lex), { platforms: [], instruments: [] });
   assert.equal(inferGcmdEntities(r, lex, ['title', 'short-name', 'abstract']), { platforms: ['AURA'], instruments: ['MLS'] });
+  // an acronym written in mixed case; a suite brings its members; a capitalised word is not an acronym
+  assert.equal(inferGcmdEntities(record('Suomi NPP CrIMSS Level 2 retrievals'), lex), { platforms: ['SUOMI-NPP'], instruments: ['ATMS', 'CRIMSS', 'CRIS'] });
+  assert.equal(inferGcmdEntities(record('CrIS radiances'), lex).instruments, ['CRIS']);
+  assert.equal(inferGcmdEntities(record('Sage and Mls'), lex).instruments, []);
   assert.equal(recordedGcmdNames({ platforms: ['Aura', 'aura', 'Not Applicable'], instruments: [] }, 'platforms'), ['AURA']);
 });
 
@@ -45,9 +52,9 @@ test('on the full snapshot: measured against CMR\'s own values (fields hidden), 
   const by = Object.fromEntries(q.map((x) => [x.field, x]));
   assert.is(by.platforms.records, 987);
   assert.ok(by.instruments.records > 700, `${by.instruments.records}`);
-  // the figures of 2026-12-04 (platforms .895 / .652, instruments .849 / .649), kept from falling
+  // the figures of 2026-12-04 (platforms .895 / .652, instruments .849 / .751), kept from falling
   assert.ok(by.platforms.precision >= 0.89 && by.platforms.recall >= 0.65, JSON.stringify(by.platforms));
-  assert.ok(by.instruments.precision >= 0.84 && by.instruments.recall >= 0.64, JSON.stringify(by.instruments));
+  assert.ok(by.instruments.precision >= 0.84 && by.instruments.recall >= 0.74, JSON.stringify(by.instruments));
   // a dev half to develop rules on and a test half to report, splitting the measured records by id, stably
   const halves = (['dev', 'test'] as const).map((h) => Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, undefined, h).map((x) => [x.field, x])));
   assert.is(halves[0].platforms.records + halves[1].platforms.records, 987);

@@ -7,7 +7,9 @@
  *   written, so "Aura" the satellite is not "aura" the word and "SAGE" the instrument not "sage" the plant;
  * - a short name with a digit or a separator ("Nimbus-7", "DMSP 5D-2/F10", "SSM/I") and a long name of two or more
  *   words ("Microwave Limb Sounder") match whatever their case and separators ("nimbus 7", "NIMBUS-7");
- * - a name inside a longer one that matches does not count: "Nimbus-7" is Nimbus-7, not also NIMBUS the series.
+ * - a name inside a longer one that matches does not count: "Nimbus-7" is Nimbus-7, not also NIMBUS the series;
+ * - an all-capital short name also matches the word written as an acronym in mixed case ("CrIS" is CRIS);
+ * - an instrument suite adds its members (`GCMD_INSTRUMENT_SUITES`: CrIMSS is CrIS and ATMS).
  * The result names GCMD's short names; `gcmdInferenceQuality` measures it against the records that have CMR's values.
  */
 import type { DatasetRecord } from './types';
@@ -84,6 +86,19 @@ export function buildGcmdLexicon(vocab?: { platforms: Map<string, GcmdEntity>; i
   return lex;
 }
 
+/** A word written like an acronym in mixed case: two or more capitals and a lower-case letter ("CrIS", "CloudSat"), not "Sage". */
+function acronymLike(token: string): boolean {
+  return /[a-z]/.test(token) && (token.match(/[A-Z]/g)?.length ?? 0) >= 2;
+}
+
+/**
+ * Instrument suites whose members CMR lists instead of the suite: a record of the suite is a record of its members too.
+ */
+export const GCMD_INSTRUMENT_SUITES: Readonly<Record<string, readonly string[]>> = {
+  CRIMSS: ['CRIS', 'ATMS'], // Cross-track Infrared and Advanced Technology Microwave Sounders
+  TOVS: ['HIRS/2', 'MSU'], // TIROS Operational Vertical Sounder (its SSU is not part of the sounding products CMR lists)
+};
+
 /** A record's platforms and instruments as GCMD short names (upper case, sorted), from the chosen texts. */
 export function inferGcmdEntities(
   d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'>, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
@@ -96,6 +111,11 @@ export function inferGcmdEntities(
     // every matching span, then only those no longer match contains: "MERRA-2" is MERRA-2, not MERRA as well
     const spans: { start: number; end: number; field: GcmdInferredField; name: string }[] = [];
     for (let i = 0; i < tokens.length; i++) {
+      // an acronym the text writes in mixed case ("CrIS", "CloudSat") is GCMD's all-capital short name
+      if (acronymLike(tokens[i])) {
+        const upper = tokens[i].toUpperCase();
+        for (const field of GCMD_INFERRED_FIELDS) for (const name of lex.exact[field].get(upper) ?? []) if (name === upper) spans.push({ start: i, end: i + 1, field, name });
+      }
       let exactKey = '';
       let foldedKey = '';
       for (let n = 1; n <= lex.maxTokens && i + n <= tokens.length; n++) {
@@ -113,6 +133,7 @@ export function inferGcmdEntities(
       if (!inside) out[s.field].add(s.name);
     }
   }
+  for (const suite of [...out.instruments]) for (const member of GCMD_INSTRUMENT_SUITES[suite] ?? []) out.instruments.add(member);
   return { platforms: [...out.platforms].sort(), instruments: [...out.instruments].sort() };
 }
 
