@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadSnapshot } from '../lib/data/snapshot';
 import type { GcmdEntity } from '../lib/data/gcmd';
-import { buildGcmdLexicon, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, inferGcmdEntities, recordedGcmdNames } from '../lib/data/gcmd-infer';
+import { buildGcmdLexicon, learnInstrumentHosts, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, inferGcmdEntities, recordedGcmdNames } from '../lib/data/gcmd-infer';
 
 const entity = (shortName: string, longName = ''): [string, GcmdEntity] => [shortName.toUpperCase(), { shortName, longName, path: [] }];
 const toyLexicon = () => buildGcmdLexicon({
@@ -42,6 +42,12 @@ test('the longest matching span wins; aliases; the abstract only when asked', ()
   assert.equal(inferGcmdEntities(record('Suomi NPP CrIMSS Level 2 retrievals'), lex), { platforms: ['SUOMI-NPP'], instruments: ['ATMS', 'CRIMSS', 'CRIS'] });
   assert.equal(inferGcmdEntities(record('CrIS radiances'), lex).instruments, ['CRIS']);
   assert.equal(inferGcmdEntities(record('Sage and Mls'), lex).instruments, []);
+  const hosts = learnInstrumentHosts([
+    { platforms: ['Aqua'], instruments: ['AIRS'] }, { platforms: ['Aqua'], instruments: ['AIRS', 'MODIS'] }, { platforms: ['Aqua'], instruments: ['AIRS'] },
+    { platforms: ['Terra'], instruments: ['MODIS'] }, { platforms: ['Terra'], instruments: ['MODIS'] },
+  ]);
+  assert.equal([...hosts], [['AIRS', 'AQUA']]);
+  assert.equal(inferGcmdEntities(record('AIRS-CloudSat cloud mask'), { ...buildGcmdLexicon({ platforms: new Map(), instruments: new Map([entity('AIRS')]) }), hosts }).platforms, ['AQUA']);
   assert.equal(recordedGcmdNames({ platforms: ['Aura', 'aura', 'Not Applicable'], instruments: [] }, 'platforms'), ['AURA']);
 });
 
@@ -60,6 +66,14 @@ test('on the full snapshot: measured against CMR\'s own values (fields hidden), 
   assert.is(halves[0].platforms.records + halves[1].platforms.records, 987);
   assert.ok(Math.min(halves[0].platforms.records, halves[1].platforms.records) > 400);
   assert.is(gcmdInferenceHalf(corpus.datasets[0].id), gcmdInferenceHalf(corpus.datasets[0].id));
+  // hosts learned on the dev half (AIRS → AQUA, MLS → AURA: one platform in ≥ 90 % of an instrument's records, MODIS
+  // none) add platforms on the test half without costing precision
+  lex.hosts = learnInstrumentHosts(corpus.datasets.filter((d) => gcmdInferenceHalf(d.id) === 'dev'));
+  assert.is(lex.hosts.get('AIRS'), 'AQUA');
+  assert.not.ok(lex.hosts.has('MODIS'));
+  const hosted = Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, undefined, 'test').map((x) => [x.field, x]));
+  assert.ok(hosted.platforms.recall > halves[1].platforms.recall && hosted.platforms.precision >= halves[1].platforms.precision - 0.005, JSON.stringify([hosted.platforms, halves[1].platforms]));
+  lex.hosts = new Map();
   // the abstract adds recall and costs precision
   const withAbstract = Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, ['title', 'short-name', 'abstract']).map((x) => [x.field, x]));
   assert.ok(withAbstract.instruments.recall > by.instruments.recall && withAbstract.instruments.precision < by.instruments.precision);

@@ -23,6 +23,11 @@ export const GCMD_INFERRED_FIELDS: readonly GcmdInferredField[] = ['platforms', 
 export type GcmdTextSource = 'title' | 'short-name' | 'abstract';
 
 export interface GcmdLexicon {
+  /**
+   * Instrument → the one platform that carries it in the records that list both (`learnInstrumentHosts`), so that a
+   * record naming only its instrument ("AIRS-CloudSat cloud mask") gets the platform too. Empty unless learned.
+   */
+  hosts: Map<string, string>;
   /** Exact token sequences (short names as written) → GCMD short names, per field. */
   exact: Record<GcmdInferredField, Map<string, Set<string>>>;
   /** Lower-cased token sequences (long names, short names with digits or separators) → GCMD short names. */
@@ -57,7 +62,7 @@ export const GCMD_ALIASES: readonly { field: GcmdInferredField; alias: string; s
 /** The lexicon of GCMD's platforms and instruments (see the file's comment), with `GCMD_ALIASES`. */
 export function buildGcmdLexicon(vocab?: { platforms: Map<string, GcmdEntity>; instruments: Map<string, GcmdEntity> }, dataDir?: string): GcmdLexicon {
   const v = vocab ?? { platforms: readGcmdPlatforms(dataDir), instruments: readGcmdInstruments(dataDir) };
-  const lex: GcmdLexicon = { exact: { platforms: new Map(), instruments: new Map() }, folded: { platforms: new Map(), instruments: new Map() }, maxTokens: 1, prefixes: new Set() };
+  const lex: GcmdLexicon = { hosts: new Map(), exact: { platforms: new Map(), instruments: new Map() }, folded: { platforms: new Map(), instruments: new Map() }, maxTokens: 1, prefixes: new Set() };
   const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
     if (!tokens.length) return;
     const key = tokens.join(' ');
@@ -134,7 +139,36 @@ export function inferGcmdEntities(
     }
   }
   for (const suite of [...out.instruments]) for (const member of GCMD_INSTRUMENT_SUITES[suite] ?? []) out.instruments.add(member);
+  for (const instrument of out.instruments) {
+    const host = lex.hosts.get(instrument);
+    if (host) out.platforms.add(host);
+  }
   return { platforms: [...out.platforms].sort(), instruments: [...out.instruments].sort() };
+}
+
+/**
+ * The instruments that CMR lists with one and the same platform in at least `minRecords` records and at least
+ * `minShare` of the records that list the instrument: AIRS → AQUA, MLS → AURA; MODIS (Terra and Aqua) is not one. Learn it from the records it is measured on only when
+ * they are not the ones reported (`gcmdInferenceHalf`: learn on dev, report test).
+ */
+export function learnInstrumentHosts(datasets: readonly Pick<DatasetRecord, GcmdInferredField>[], minRecords = 3, minShare = 0.9): Map<string, string> {
+  const seen = new Map<string, Map<string, number>>();
+  for (const d of datasets) {
+    const platforms = recordedGcmdNames(d, 'platforms');
+    for (const instrument of recordedGcmdNames(d, 'instruments')) {
+      let m = seen.get(instrument);
+      if (!m) seen.set(instrument, (m = new Map()));
+      for (const p of platforms) m.set(p, (m.get(p) ?? 0) + 1);
+      if (!platforms.length) m.set('', (m.get('') ?? 0) + 1);
+    }
+  }
+  const hosts = new Map<string, string>();
+  for (const [instrument, m] of [...seen.entries()].sort()) {
+    const total = [...m.values()].reduce((a, b) => a + b, 0);
+    const [platform, n] = [...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
+    if (platform && n >= minRecords && n >= minShare * total) hosts.set(instrument, platform);
+  }
+  return hosts;
 }
 
 /** CMR's values of a field as upper-case names, without "not applicable" / "not provided". */
