@@ -25,8 +25,11 @@ test('tokens split on separators; short names match as written, long names and n
   assert.equal(inferGcmdEntities(record('The aura of sage grouse habitat'), lex), { platforms: [], instruments: [] });
   // folded: long names and names with digits or separators, whatever the case
   assert.equal(inferGcmdEntities(record('Ozone from the microwave limb sounder on NIMBUS 7, ssm/i winds'), lex), { platforms: ['NIMBUS-7'], instruments: ['MLS', 'SSM/I'] });
-  // generic names (AIRCRAFT) are never inferred from a single word
+  // generic names (AIRCRAFT) and acronyms titles use for other things (SIPS: a processing system) never match by short name
   assert.equal(inferGcmdEntities(record('AIRCRAFT measurements'), lex).platforms, []);
+  const sips = buildGcmdLexicon({ platforms: new Map(), instruments: new Map([entity('SIPS', 'Smart Instrument Points')]) });
+  assert.equal(inferGcmdEntities(record('Sounder SIPS: Suomi NPP Level 2'), sips).instruments, []);
+  assert.equal(inferGcmdEntities(record('Smart Instrument Points radiances'), sips).instruments, ['SIPS']);
 });
 
 test('the longest matching span wins; aliases; the abstract only when asked', () => {
@@ -39,7 +42,7 @@ test('the longest matching span wins; aliases; the abstract only when asked', ()
   assert.equal(inferGcmdEntities(r, lex), { platforms: [], instruments: [] });
   assert.equal(inferGcmdEntities(r, lex, ['title', 'short-name', 'abstract']), { platforms: ['AURA'], instruments: ['MLS'] });
   // an acronym written in mixed case; a suite brings its members; a capitalised word is not an acronym
-  assert.equal(inferGcmdEntities(record('Suomi NPP CrIMSS Level 2 retrievals'), lex), { platforms: ['SUOMI-NPP'], instruments: ['ATMS', 'CRIMSS', 'CRIS'] });
+  assert.equal(inferGcmdEntities(record('Suomi NPP CrIMSS Level 2 retrievals'), lex), { platforms: ['SUOMI-NPP'], instruments: ['ATMS', 'CRIS'] }, 'CMR lists the members, not the suite');
   assert.equal(inferGcmdEntities(record('CrIS radiances'), lex).instruments, ['CRIS']);
   assert.equal(inferGcmdEntities(record('Sage and Mls'), lex).instruments, []);
   const hosts = learnInstrumentHosts([
@@ -58,9 +61,9 @@ test('on the full snapshot: measured against CMR\'s own values (fields hidden), 
   const by = Object.fromEntries(q.map((x) => [x.field, x]));
   assert.is(by.platforms.records, 987);
   assert.ok(by.instruments.records > 700, `${by.instruments.records}`);
-  // the figures of 2026-12-04 (platforms .895 / .652, instruments .849 / .751), kept from falling
+  // the figures of 2026-12-04 (platforms .895 / .652, instruments .941 / .751), kept from falling
   assert.ok(by.platforms.precision >= 0.89 && by.platforms.recall >= 0.65, JSON.stringify(by.platforms));
-  assert.ok(by.instruments.precision >= 0.84 && by.instruments.recall >= 0.74, JSON.stringify(by.instruments));
+  assert.ok(by.instruments.precision >= 0.93 && by.instruments.recall >= 0.74, JSON.stringify(by.instruments));
   // a dev half to develop rules on and a test half to report, splitting the measured records by id, stably
   const halves = (['dev', 'test'] as const).map((h) => Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, undefined, h).map((x) => [x.field, x])));
   assert.is(halves[0].platforms.records + halves[1].platforms.records, 987);

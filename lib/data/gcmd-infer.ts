@@ -9,7 +9,8 @@
  *   words ("Microwave Limb Sounder") match whatever their case and separators ("nimbus 7", "NIMBUS-7");
  * - a name inside a longer one that matches does not count: "Nimbus-7" is Nimbus-7, not also NIMBUS the series;
  * - an all-capital short name also matches the word written as an acronym in mixed case ("CrIS" is CRIS);
- * - an instrument suite adds its members (`GCMD_INSTRUMENT_SUITES`: CrIMSS is CrIS and ATMS).
+ * - an instrument suite adds its members (`GCMD_INSTRUMENT_SUITES`: CrIMSS is CrIS and ATMS);
+ * - GCMD short names that titles use for other things (SIPS, SWIR, …: `AMBIGUOUS_SHORT_NAMES`) match only by long name.
  * The result names GCMD's short names; `gcmdInferenceQuality` measures it against the records that have CMR's values.
  */
 import type { DatasetRecord } from './types';
@@ -43,8 +44,17 @@ export function gcmdTokens(text: string): string[] {
   return text.split(/[\s\-_/(),.;:+'"\[\]]+/).filter(Boolean);
 }
 
-/** Words that GCMD uses as names but a text uses as words whatever their case: never matched as a single word. */
-const GENERIC_SINGLE_WORDS = new Set(['NOT APPLICABLE', 'NOT PROVIDED', 'OTHER', 'MODELS', 'MODEL', 'COMPUTER', 'CAMERAS', 'RADAR', 'LIDAR', 'AIRCRAFT', 'SHIPS', 'BUOYS', 'SATELLITES', 'SPACE STATIONS/CREWED SPACECRAFT']);
+/**
+ * GCMD short names that a record's text uses for something else, never matched by their short name: generic words
+ * (RADAR, AIRCRAFT), and acronyms that dataset titles use for other things — SIPS (GCMD: Smart Instrument Points;
+ * titles: a Science Investigator-led Processing System), SWIR and VIS (spectral bands, not those radiometers), DOAS (a
+ * retrieval method, not a spectrometer), CPR (GCMD: the Continuous Plankton Recorder; titles: CloudSat's Cloud Profiling
+ * Radar, GCMD's CLOUDSAT-CPR). Their long names still match.
+ */
+const AMBIGUOUS_SHORT_NAMES = new Set([
+  'NOT APPLICABLE', 'NOT PROVIDED', 'OTHER', 'MODELS', 'MODEL', 'COMPUTER', 'CAMERAS', 'RADAR', 'LIDAR', 'AIRCRAFT', 'SHIPS', 'BUOYS', 'SATELLITES',
+  'SPACE STATIONS/CREWED SPACECRAFT', 'SIPS', 'SWIR', 'VIS', 'DOAS', 'CPR',
+]);
 
 /**
  * Names GCMD does not list that records use for a GCMD entity (field, alias as written or folded, GCMD short name):
@@ -81,8 +91,7 @@ export function buildGcmdLexicon(vocab?: { platforms: Map<string, GcmdEntity>; i
   for (const field of GCMD_INFERRED_FIELDS) {
     for (const e of v[field].values()) {
       const name = e.shortName.toUpperCase();
-      if (GENERIC_SINGLE_WORDS.has(name)) continue;
-      addName(field, e.shortName, name);
+      if (!AMBIGUOUS_SHORT_NAMES.has(name)) addName(field, e.shortName, name);
       const long = gcmdTokens(e.longName);
       if (long.length >= 2) add(lex.folded[field], long.map((t) => t.toLowerCase()), name);
     }
@@ -97,11 +106,14 @@ function acronymLike(token: string): boolean {
 }
 
 /**
- * Instrument suites whose members CMR lists instead of the suite: a record of the suite is a record of its members too.
+ * Instrument suites: a record of the suite is a record of its members too, named as CMR names them (the members, or
+ * the suite and its members).
  */
-export const GCMD_INSTRUMENT_SUITES: Readonly<Record<string, readonly string[]>> = {
-  CRIMSS: ['CRIS', 'ATMS'], // Cross-track Infrared and Advanced Technology Microwave Sounders
-  TOVS: ['HIRS/2', 'MSU'], // TIROS Operational Vertical Sounder (its SSU is not part of the sounding products CMR lists)
+export const GCMD_INSTRUMENT_SUITES: Readonly<Record<string, { members: readonly string[]; listedAs: 'members' | 'suite and members' }>> = {
+  // Cross-track Infrared and Advanced Technology Microwave Sounders: CMR lists CrIS and ATMS, not CrIMSS
+  CRIMSS: { members: ['CRIS', 'ATMS'], listedAs: 'members' },
+  // TIROS Operational Vertical Sounder: CMR lists TOVS with HIRS/2 and MSU (its SSU is not in the sounding products)
+  TOVS: { members: ['HIRS/2', 'MSU'], listedAs: 'suite and members' },
 };
 
 /** A record's platforms and instruments as GCMD short names (upper case, sorted), from the chosen texts. */
@@ -138,7 +150,12 @@ export function inferGcmdEntities(
       if (!inside) out[s.field].add(s.name);
     }
   }
-  for (const suite of [...out.instruments]) for (const member of GCMD_INSTRUMENT_SUITES[suite] ?? []) out.instruments.add(member);
+  for (const suite of [...out.instruments]) {
+    const s = GCMD_INSTRUMENT_SUITES[suite];
+    if (!s) continue;
+    for (const member of s.members) out.instruments.add(member);
+    if (s.listedAs === 'members') out.instruments.delete(suite);
+  }
   for (const instrument of out.instruments) {
     const host = lex.hosts.get(instrument);
     if (host) out.platforms.add(host);
