@@ -1,8 +1,8 @@
 /**
- * Platforms and instruments inferred from what a record says of itself (issue 38 step 1): only 987 of the 10,073
- * records carry CMR's `platforms` / `instruments`; the rest name them in the title ("MLS/Aura Level 2 …"), the short
- * name or the abstract. A lexicon of GCMD's platform and instrument names (`gcmd-platforms.csv`,
- * `gcmd-instruments.csv`) is matched against a record's text as token sequences:
+ * Platforms, instruments and projects inferred from what a record says of itself (issue 38 step 1): only 987 of the
+ * 10,073 records carry CMR's `platforms` / `instruments`; the rest name them in the title ("MLS/Aura Level 2 …"), the
+ * short name or the abstract. A lexicon of GCMD's platform, instrument and project names (`gcmd-platforms.csv`,
+ * `gcmd-instruments.csv`, `gcmd-projects.csv`) is matched against a record's text as token sequences:
  * - a short name that is a single all-capital or mixed-case word ("MLS", "Aura", "MODIS") matches only that word as
  *   written, so "Aura" the satellite is not "aura" the word and "SAGE" the instrument not "sage" the plant;
  * - a short name with a digit or a separator ("Nimbus-7", "DMSP 5D-2/F10", "SSM/I") and a long name of two or more
@@ -15,10 +15,10 @@
  */
 import type { DatasetRecord } from './types';
 import { shortHash } from '../util/hash';
-import { readGcmdInstruments, readGcmdPlatforms, type GcmdEntity } from './gcmd';
+import { readGcmdInstruments, readGcmdPlatforms, readGcmdProjects, type GcmdEntity } from './gcmd';
 
-export type GcmdInferredField = 'platforms' | 'instruments';
-export const GCMD_INFERRED_FIELDS: readonly GcmdInferredField[] = ['platforms', 'instruments'];
+export type GcmdInferredField = 'platforms' | 'instruments' | 'projects';
+export const GCMD_INFERRED_FIELDS: readonly GcmdInferredField[] = ['platforms', 'instruments', 'projects'];
 
 /** Which of a record's texts are searched. */
 export type GcmdTextSource = 'title' | 'short-name' | 'abstract';
@@ -70,9 +70,11 @@ export const GCMD_ALIASES: readonly { field: GcmdInferredField; alias: string; s
 ];
 
 /** The lexicon of GCMD's platforms and instruments (see the file's comment), with `GCMD_ALIASES`. */
-export function buildGcmdLexicon(vocab?: { platforms: Map<string, GcmdEntity>; instruments: Map<string, GcmdEntity> }, dataDir?: string): GcmdLexicon {
-  const v = vocab ?? { platforms: readGcmdPlatforms(dataDir), instruments: readGcmdInstruments(dataDir) };
-  const lex: GcmdLexicon = { hosts: new Map(), exact: { platforms: new Map(), instruments: new Map() }, folded: { platforms: new Map(), instruments: new Map() }, maxTokens: 1, prefixes: new Set() };
+export function buildGcmdLexicon(vocab?: { platforms: Map<string, GcmdEntity>; instruments: Map<string, GcmdEntity>; projects?: Map<string, GcmdEntity> }, dataDir?: string): GcmdLexicon {
+  const v = vocab ? { projects: new Map<string, GcmdEntity>(), ...vocab } : { platforms: readGcmdPlatforms(dataDir), instruments: readGcmdInstruments(dataDir), projects: readGcmdProjects(dataDir) };
+  const lex: GcmdLexicon = {
+    hosts: new Map(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
+  };
   const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
     if (!tokens.length) return;
     const key = tokens.join(' ');
@@ -120,7 +122,7 @@ export const GCMD_INSTRUMENT_SUITES: Readonly<Record<string, { members: readonly
 export function inferGcmdEntities(
   d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'>, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
 ): Record<GcmdInferredField, string[]> {
-  const out: Record<GcmdInferredField, Set<string>> = { platforms: new Set(), instruments: new Set() };
+  const out: Record<GcmdInferredField, Set<string>> = { platforms: new Set(), instruments: new Set(), projects: new Set() };
   const texts = sources.map((s) => (s === 'title' ? d.longName : s === 'short-name' ? d.shortName ?? '' : d.abstract));
   for (const text of texts) {
     const tokens = gcmdTokens(text);
@@ -146,7 +148,7 @@ export function inferGcmdEntities(
       }
     }
     for (const s of spans) {
-      const inside = spans.some((o) => o.start <= s.start && o.end >= s.end && o.end - o.start > s.end - s.start);
+      const inside = spans.some((o) => o.field === s.field && o.start <= s.start && o.end >= s.end && o.end - o.start > s.end - s.start);
       if (!inside) out[s.field].add(s.name);
     }
   }
@@ -160,7 +162,7 @@ export function inferGcmdEntities(
     const host = lex.hosts.get(instrument);
     if (host) out.platforms.add(host);
   }
-  return { platforms: [...out.platforms].sort(), instruments: [...out.instruments].sort() };
+  return { platforms: [...out.platforms].sort(), instruments: [...out.instruments].sort(), projects: [...out.projects].sort() };
 }
 
 /**

@@ -48,28 +48,31 @@ function readRows(file: string, header: string[]): { line: number; cells: Record
   return out;
 }
 
-/** GCMD instruments by upper-cased short name (the first entry of a name wins). */
-export function readGcmdInstruments(dataDir?: string): Map<string, GcmdEntity> {
-  const file = path.join(resolveDataDir(dataDir), 'gcmd-instruments.csv');
+/** The entities of a GCMD file by upper-cased short name (the first entry of a name wins), with `levels` as the path. */
+function readGcmdEntities(dataDir: string | undefined, fileName: string, header: string[], levels: string[]): Map<string, GcmdEntity> {
+  const file = path.join(resolveDataDir(dataDir), fileName);
   const out = new Map<string, GcmdEntity>();
-  for (const { cells } of readRows(file, ['Category', 'Class', 'Type', 'Short_Name', 'Long_Name'])) {
+  for (const { cells } of readRows(file, header)) {
     if (!cells.Short_Name) continue;
     const key = cells.Short_Name.toUpperCase();
-    if (!out.has(key)) out.set(key, { shortName: cells.Short_Name, longName: cells.Long_Name, path: [cells.Category, cells.Class, cells.Type, cells.Subtype, cells.extra].filter(Boolean) });
+    if (!out.has(key)) out.set(key, { shortName: cells.Short_Name, longName: cells.Long_Name, path: [...levels, 'extra'].map((l) => cells[l]).filter(Boolean) });
   }
   return out;
 }
 
+/** GCMD instruments by upper-cased short name (the first entry of a name wins). */
+export function readGcmdInstruments(dataDir?: string): Map<string, GcmdEntity> {
+  return readGcmdEntities(dataDir, 'gcmd-instruments.csv', ['Category', 'Class', 'Type', 'Short_Name', 'Long_Name'], ['Category', 'Class', 'Type', 'Subtype']);
+}
+
 /** GCMD platforms by upper-cased short name (the first entry of a name wins). */
 export function readGcmdPlatforms(dataDir?: string): Map<string, GcmdEntity> {
-  const file = path.join(resolveDataDir(dataDir), 'gcmd-platforms.csv');
-  const out = new Map<string, GcmdEntity>();
-  for (const { cells } of readRows(file, ['Category', 'Short_Name', 'Long_Name'])) {
-    if (!cells.Short_Name) continue;
-    const key = cells.Short_Name.toUpperCase();
-    if (!out.has(key)) out.set(key, { shortName: cells.Short_Name, longName: cells.Long_Name, path: [cells.Category, cells.Series_Entity, cells.extra].filter(Boolean) });
-  }
-  return out;
+  return readGcmdEntities(dataDir, 'gcmd-platforms.csv', ['Category', 'Short_Name', 'Long_Name'], ['Category', 'Series_Entity']);
+}
+
+/** GCMD projects by upper-cased short name (the first entry of a name wins); their path is the file's alphabetical bucket. */
+export function readGcmdProjects(dataDir?: string): Map<string, GcmdEntity> {
+  return readGcmdEntities(dataDir, 'gcmd-projects.csv', ['Bucket', 'Short_Name', 'Long_Name'], ['Bucket']);
 }
 
 /** Every GCMD science keyword path (Topic down to the deepest filled level), in file order. */
