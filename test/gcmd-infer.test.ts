@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadSnapshot } from '../lib/data/snapshot';
 import { readGcmdProjects, type GcmdEntity } from '../lib/data/gcmd';
-import { buildGcmdLexicon, learnInstrumentHosts, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, inferGcmdEntities, recordedGcmdNames } from '../lib/data/gcmd-infer';
+import { buildGcmdLexicon, plainWords, learnInstrumentHosts, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, inferGcmdEntities, recordedGcmdNames } from '../lib/data/gcmd-infer';
 
 const entity = (shortName: string, longName = ''): [string, GcmdEntity] => [shortName.toUpperCase(), { shortName, longName, path: [] }];
 const toyLexicon = () => buildGcmdLexicon({
@@ -32,6 +32,13 @@ test('tokens split on separators; short names match as written, long names and n
   const boreas = buildGcmdLexicon({ platforms: new Map(), instruments: new Map(), projects: new Map([entity('BOREAS', 'Boreal Ecosystem-Atmosphere Study')]) });
   assert.equal(inferGcmdEntities(record('BOREAS TE-17 Production Efficiency Model Images'), boreas).projects, ['BOREAS']);
   assert.equal(inferGcmdEntities(record('Images of the boreal ecosystem-atmosphere study'), boreas).projects, ['BOREAS']);
+  // a capitalised short name that is a plain word of the texts ("Soil": a GCMD project) matches only by long name
+  const words = plainWords(Array.from({ length: 20 }, () => 'the soil was wet'));
+  assert.ok(words.has('soil') && !words.has('Soil') && !plainWords(['the soil was wet'], 20).has('soil'));
+  const soil = { platforms: new Map(), instruments: new Map(), projects: new Map([entity('Soil', 'Soil Collection')]) };
+  assert.equal(inferGcmdEntities(record('In Situ Soil Moisture'), buildGcmdLexicon(soil)).projects, ['SOIL']);
+  assert.equal(inferGcmdEntities(record('In Situ Soil Moisture'), buildGcmdLexicon(soil, undefined, { plainWords: words })).projects, []);
+  assert.equal(inferGcmdEntities(record('The NASA Soil Collection'), buildGcmdLexicon(soil, undefined, { plainWords: words })).projects, ['SOIL']);
   const sips = buildGcmdLexicon({ platforms: new Map(), instruments: new Map([entity('SIPS', 'Smart Instrument Points')]) });
   assert.equal(inferGcmdEntities(record('Sounder SIPS: Suomi NPP Level 2'), sips).instruments, []);
   assert.equal(inferGcmdEntities(record('Smart Instrument Points radiances'), sips).instruments, ['SIPS']);
@@ -84,6 +91,10 @@ test('on the full snapshot: measured against CMR\'s own values (fields hidden), 
   const hosted = Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, undefined, 'test').map((x) => [x.field, x]));
   assert.ok(hosted.platforms.recall > halves[1].platforms.recall && hosted.platforms.precision >= halves[1].platforms.precision - 0.005, JSON.stringify([hosted.platforms, halves[1].platforms]));
   lex.hosts = new Map();
+  // plain words of the abstracts keep "Soil", "Vegetation" and "Climate" (GCMD projects) from matching as words
+  const worded = Object.fromEntries(gcmdInferenceQuality(corpus.datasets, buildGcmdLexicon(undefined, undefined, { plainWords: plainWords(corpus.datasets.map((d) => d.abstract)) })).map((x) => [x.field, x]));
+  assert.ok(worded.projects.precision > by.projects.precision + 0.02, JSON.stringify([worded.projects, by.projects]));
+  assert.equal(worded.platforms, by.platforms);
   // the abstract adds recall and costs precision
   const withAbstract = Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, ['title', 'short-name', 'abstract']).map((x) => [x.field, x]));
   assert.ok(withAbstract.instruments.recall > by.instruments.recall && withAbstract.instruments.precision < by.instruments.precision);

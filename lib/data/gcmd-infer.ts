@@ -70,7 +70,16 @@ export const GCMD_ALIASES: readonly { field: GcmdInferredField; alias: string; s
 ];
 
 /** The lexicon of GCMD's platforms and instruments (see the file's comment), with `GCMD_ALIASES`. */
-export function buildGcmdLexicon(vocab?: { platforms: Map<string, GcmdEntity>; instruments: Map<string, GcmdEntity>; projects?: Map<string, GcmdEntity> }, dataDir?: string): GcmdLexicon {
+export function buildGcmdLexicon(
+  vocab?: { platforms: Map<string, GcmdEntity>; instruments: Map<string, GcmdEntity>; projects?: Map<string, GcmdEntity> }, dataDir?: string,
+  opts: {
+    /**
+     * Plain words (`plainWords`): a short name that is one of them capitalised ("Soil", "Vegetation": GCMD projects) is
+     * a word in a title, and matches only by its long name. Default none.
+     */
+    plainWords?: ReadonlySet<string>;
+  } = {},
+): GcmdLexicon {
   const v = vocab ? { projects: new Map<string, GcmdEntity>(), ...vocab } : { platforms: readGcmdPlatforms(dataDir), instruments: readGcmdInstruments(dataDir), projects: readGcmdProjects(dataDir) };
   const lex: GcmdLexicon = {
     hosts: new Map(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
@@ -93,13 +102,24 @@ export function buildGcmdLexicon(vocab?: { platforms: Map<string, GcmdEntity>; i
   for (const field of GCMD_INFERRED_FIELDS) {
     for (const e of v[field].values()) {
       const name = e.shortName.toUpperCase();
-      if (!AMBIGUOUS_SHORT_NAMES.has(name)) addName(field, e.shortName, name);
+      const plainWord = /^[A-Z][a-z]+$/.test(e.shortName) && !!opts.plainWords?.has(e.shortName.toLowerCase());
+      if (!AMBIGUOUS_SHORT_NAMES.has(name) && !plainWord) addName(field, e.shortName, name);
       const long = gcmdTokens(e.longName);
       if (long.length >= 2) add(lex.folded[field], long.map((t) => t.toLowerCase()), name);
     }
   }
   for (const a of GCMD_ALIASES) addName(a.field, a.alias, a.shortName);
   return lex;
+}
+
+/**
+ * The words that texts write in lower case at least `minCount` times ("soil", "vegetation", "climate"): English words,
+ * not names (`buildGcmdLexicon`'s `plainWords`). Built from the corpus's abstracts, say.
+ */
+export function plainWords(texts: readonly string[], minCount = 20): Set<string> {
+  const counts = new Map<string, number>();
+  for (const t of texts) for (const w of gcmdTokens(t)) if (/^[a-z]{3,}$/.test(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  return new Set([...counts].filter(([, n]) => n >= minCount).map(([w]) => w));
 }
 
 /** A word written like an acronym in mixed case: two or more capitals and a lower-case letter ("CrIS", "CloudSat"), not "Sage". */
