@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// How well platforms, instruments and projects are inferred from a record's own text with the GCMD vocabularies
+// (issue 38 step 1; lib/data/gcmd-infer.ts), measured against CMR's own values with the fields hidden: precision and
+// recall per field on the DEV half (rules are developed on it) and the TEST half (reported only) of the records that
+// carry values (gcmdInferenceHalf), for the texts read (title + short name, or the abstract too) and the lexicon's
+// options (plain words of the abstracts; instrument hosts learned on the dev half).
+//   node bench/gcmd-inference.cjs [--sample]
+'use strict';
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
+
+const args = benchArgs({
+  script: __filename,
+  measures: 'precision and recall of the GCMD platform / instrument / project inference against CMR\'s values (fields hidden), dev and test halves',
+  flags: {
+    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+  },
+});
+printHeader(args);
+const infer = require('../dist/lib/data/gcmd-infer');
+const { loadSnapshot } = require('../dist/lib/data/snapshot');
+
+const corpus = loadSnapshot({ sample: args.sample });
+const devRecords = corpus.datasets.filter((d) => infer.gcmdInferenceHalf(d.id) === 'dev');
+const words = infer.plainWords(corpus.datasets.map((d) => d.abstract));
+const lexicons = {
+  'GCMD names': () => infer.buildGcmdLexicon(),
+  '+ plain words': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words }),
+  '+ plain words + hosts (dev)': () => ({ ...infer.buildGcmdLexicon(undefined, undefined, { plainWords: words }), hosts: infer.learnInstrumentHosts(devRecords) }),
+};
+const SOURCES = { 'title + short name': ['title', 'short-name'], '+ abstract': ['title', 'short-name', 'abstract'] };
+const pad = (s, n) => String(s).padEnd(n);
+console.log(`${pad('lexicon', 30)}${pad('texts', 20)}${pad('half', 6)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} n / P / R`, 26)).join('')}`);
+for (const [name, make] of Object.entries(lexicons)) {
+  const lex = make();
+  for (const [sourceName, sources] of Object.entries(SOURCES)) {
+    for (const half of ['dev', 'test']) {
+      const q = infer.gcmdInferenceQuality(corpus.datasets, lex, sources, half);
+      console.log(`${pad(name, 30)}${pad(sourceName, 20)}${pad(half, 6)}${q.map((x) => pad(`${x.records} / ${x.precision.toFixed(3)} / ${x.recall.toFixed(3)}`, 26)).join('')}`);
+    }
+  }
+}
