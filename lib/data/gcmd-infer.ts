@@ -186,26 +186,34 @@ export function inferGcmdEntities(
 }
 
 /**
- * The instruments that CMR lists with one and the same platform in at least `minRecords` records and at least
- * `minShare` of the records that list the instrument: AIRS → AQUA, MLS → AURA; MODIS (Terra and Aqua) is not one. Learn it from the records it is measured on only when
+ * The instruments that CMR lists, as a record's only instrument, with one and the same platform in at least
+ * `minRecords` records and at least `minShare` of such records, no other platform in `1 − minShare` of them: AIRS →
+ * AQUA, SeaWiFS → OrbView-2; MODIS (Terra and Aqua) is not one. Learn it from the records it is measured on only when
  * they are not the ones reported (`gcmdInferenceHalf`: learn on dev, report test).
  */
 export function learnInstrumentHosts(datasets: readonly Pick<DatasetRecord, GcmdInferredField>[], minRecords = 3, minShare = 0.9): Map<string, string> {
+  // instrument → records listing it, and → platform → records listing both
+  const records = new Map<string, number>();
   const seen = new Map<string, Map<string, number>>();
   for (const d of datasets) {
     const platforms = recordedGcmdNames(d, 'platforms');
-    for (const instrument of recordedGcmdNames(d, 'instruments')) {
+    const instruments = recordedGcmdNames(d, 'instruments');
+    if (instruments.length !== 1) continue; // a multi-sensor record does not say which platform carries which sensor
+    for (const instrument of instruments) {
+      records.set(instrument, (records.get(instrument) ?? 0) + 1);
       let m = seen.get(instrument);
       if (!m) seen.set(instrument, (m = new Map()));
       for (const p of platforms) m.set(p, (m.get(p) ?? 0) + 1);
-      if (!platforms.length) m.set('', (m.get('') ?? 0) + 1);
     }
   }
   const hosts = new Map<string, string>();
   for (const [instrument, m] of [...seen.entries()].sort()) {
-    const total = [...m.values()].reduce((a, b) => a + b, 0);
-    const [platform, n] = [...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
-    if (platform && n >= minRecords && n >= minShare * total) hosts.set(instrument, platform);
+    const total = records.get(instrument)!;
+    // the platform listed most often with it; a second one as often (Terra and Aqua for MODIS) means no single host
+    const ranked = [...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    if (!ranked.length) continue;
+    const [platform, n] = ranked[0];
+    if (n >= minRecords && n >= minShare * total && !(ranked[1] && ranked[1][1] >= (1 - minShare) * total)) hosts.set(instrument, platform);
   }
   return hosts;
 }
