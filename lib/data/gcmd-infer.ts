@@ -69,7 +69,7 @@ export const GCMD_ALIASES: readonly { field: GcmdInferredField; alias: string; s
   { field: 'platforms', alias: 'Earth Probe', shortName: 'EP-TOMS' },
 ];
 
-/** The lexicon of GCMD's platforms and instruments (see the file's comment), with `GCMD_ALIASES`. */
+/** The lexicon of GCMD's platforms, instruments and projects (see the file's comment), with `GCMD_ALIASES`. */
 export function buildGcmdLexicon(
   vocab?: { platforms: Map<string, GcmdEntity>; instruments: Map<string, GcmdEntity>; projects?: Map<string, GcmdEntity> }, dataDir?: string,
   opts: {
@@ -138,7 +138,7 @@ export const GCMD_INSTRUMENT_SUITES: Readonly<Record<string, { members: readonly
   TOVS: { members: ['HIRS/2', 'MSU'], listedAs: 'suite and members' },
 };
 
-/** A record's platforms and instruments as GCMD short names (upper case, sorted), from the chosen texts. */
+/** A record's platforms, instruments and projects as GCMD short names (upper case, sorted), from the chosen texts. */
 export function inferGcmdEntities(
   d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'>, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
 ): Record<GcmdInferredField, string[]> {
@@ -251,20 +251,22 @@ export function gcmdInferenceHalf(datasetId: string): 'dev' | 'test' {
  */
 export function gcmdInferenceQuality(datasets: readonly DatasetRecord[], lex: GcmdLexicon, sources?: readonly GcmdTextSource[], half?: 'dev' | 'test'): GcmdInferenceQuality[] {
   if (half) datasets = datasets.filter((d) => gcmdInferenceHalf(d.id) === half);
-  return GCMD_INFERRED_FIELDS.map((field) => {
-    let hit = 0;
-    let inferredCount = 0;
-    let recordedCount = 0;
-    let records = 0;
-    for (const d of datasets) {
-      const truth = recordedGcmdNames(d, field);
-      if (!truth.length) continue;
-      records++;
-      const got = inferGcmdEntities(d, lex, sources)[field];
-      inferredCount += got.length;
-      recordedCount += truth.length;
-      hit += got.filter((x) => truth.includes(x)).length;
-    }
-    return { field, records, precision: inferredCount ? hit / inferredCount : 0, recall: recordedCount ? hit / recordedCount : 0, inferred: inferredCount, recorded: recordedCount };
-  });
+  const tally = GCMD_INFERRED_FIELDS.map((field) => ({ field, records: 0, hit: 0, inferred: 0, recorded: 0 }));
+  for (const d of datasets) {
+    const truths = GCMD_INFERRED_FIELDS.map((field) => recordedGcmdNames(d, field));
+    if (truths.every((t) => !t.length)) continue;
+    const got = inferGcmdEntities(d, lex, sources); // once per record, for every field
+    tally.forEach((t, i) => {
+      const truth = truths[i];
+      if (!truth.length) return;
+      const names = got[t.field];
+      t.records++;
+      t.inferred += names.length;
+      t.recorded += truth.length;
+      t.hit += names.filter((x) => truth.includes(x)).length;
+    });
+  }
+  return tally.map((t) => ({
+    field: t.field, records: t.records, precision: t.inferred ? t.hit / t.inferred : 0, recall: t.recorded ? t.hit / t.recorded : 0, inferred: t.inferred, recorded: t.recorded,
+  }));
 }

@@ -8,10 +8,18 @@ import { convexOfNormalized, minMaxNormalize } from './minmax';
 /** α = 0, 0.05, …, 1. */
 export const DEFAULT_ALPHA_GRID: readonly number[] = Array.from({ length: 21 }, (_, i) => Math.round(i * 5) / 100);
 
+/** Depth of the runs evaluated here. */
+const RUN_DEPTH = 100;
+
+/** One query's top-`depth` ranking from its full score vector (ties by dataset id descending, as trec_eval). */
+function rankedHits(scores: ArrayLike<number>, datasetIds: readonly string[], depth = RUN_DEPTH): { docId: string; score: number }[] {
+  return topKScoredHits(scores, depth, datasetIds).map((h) => ({ docId: datasetIds[h.index], score: h.score }));
+}
+
 /** Top-`depth` run from full score vectors (ties by dataset id descending, as trec_eval). */
-export function runFromScoreVectors(queryIds: readonly string[], scores: readonly ArrayLike<number>[], datasetIds: readonly string[], depth = 100): Run {
+export function runFromScoreVectors(queryIds: readonly string[], scores: readonly ArrayLike<number>[], datasetIds: readonly string[], depth = RUN_DEPTH): Run {
   const run: Run = new Map();
-  queryIds.forEach((qid, i) => run.set(qid, topKScoredHits(scores[i], depth, datasetIds).map((h) => ({ docId: datasetIds[h.index], score: h.score }))));
+  queryIds.forEach((qid, i) => run.set(qid, rankedHits(scores[i], datasetIds, depth)));
   return run;
 }
 
@@ -61,8 +69,7 @@ export function gridSearchAlpha(opts: TrainingScoreVectors & { objective?: (row:
   const curve: AlphaGridPoint[] = grid.map((alpha) => {
     const run: Run = new Map();
     opts.queryIds.forEach((qid, i) => {
-      convexOfNormalized(semantic[i], lexical[i], alpha, fused);
-      run.set(qid, topKScoredHits(fused, 100, opts.datasetIds).map((h) => ({ docId: opts.datasetIds[h.index], score: h.score })));
+      run.set(qid, rankedHits(convexOfNormalized(semantic[i], lexical[i], alpha, fused), opts.datasetIds));
     });
     const row = summarize(`α=${alpha}`, evaluateRun(run, opts.qrels));
     return { alpha, value: objective(row), row };
