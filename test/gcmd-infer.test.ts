@@ -5,7 +5,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadSnapshot } from '../lib/data/snapshot';
 import { readGcmdProjects, type GcmdEntity } from '../lib/data/gcmd';
-import { buildGcmdLexicon, plainWords, learnInstrumentHosts, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, inferGcmdEntities, recordedGcmdNames } from '../lib/data/gcmd-infer';
+import { readGcmdInstruments, readGcmdPlatforms } from '../lib/data/gcmd';
+import {
+  buildGcmdLexicon, plainWords, learnInstrumentHosts, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, inferGcmdEntities, recordedGcmdNames,
+  GCMD_INSTRUMENT_HOSTS, gcmdPlatformSeries, gcmdDirFor, inferCorpusGcmd, platformSeriesOf,
+} from '../lib/data/gcmd-infer';
+import { resolveDataDir } from '../lib/data/snapshot';
+import type { DatasetRecord } from '../lib/data/types';
 
 const entity = (shortName: string, longName = ''): [string, GcmdEntity] => [shortName.toUpperCase(), { shortName, longName, path: [] }];
 const toyLexicon = () => buildGcmdLexicon({
@@ -102,6 +108,70 @@ test('on the full snapshot: measured against CMR\'s own values (fields hidden), 
   // the abstract adds recall and costs precision
   const withAbstract = Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, ['title', 'short-name', 'abstract']).map((x) => [x.field, x]));
   assert.ok(withAbstract.instruments.recall > by.instruments.recall && withAbstract.instruments.precision < by.instruments.precision);
+});
+
+test('platform series: families of like platforms, not programmes; a series is a platform name; the series of a record', () => {
+  const sat = (shortName: string, series: string, longName = ''): [string, GcmdEntity] => [shortName.toUpperCase(), { shortName, longName, path: ['Earth Observation Satellites', series] }];
+  const platforms = new Map([
+    sat('SENTINEL-1A', 'SENTINEL-1'), sat('SENTINEL-1B', 'SENTINEL-1'),
+    sat('NOAA-20', 'Joint Polar Satellite System (JPSS)'), sat('SUOMI-NPP', 'Joint Polar Satellite System (JPSS)'), sat('JPSS-2', 'Joint Polar Satellite System (JPSS)'), sat('JPSS-3', 'Joint Polar Satellite System (JPSS)'),
+    sat('SMAP', 'NASA Decadal Survey'), sat('SWOT', 'NASA Decadal Survey'), // a programme: its members share no name
+    sat('JERS-1', 'JERS'), // one member: no series
+    sat('LANDSAT-8', 'LANDSAT'), sat('LANDSAT-9', 'LANDSAT'), sat('LANDSAT', 'LANDSAT'),
+    ['SHIP', { shortName: 'SHIP', longName: '', path: ['Water-based Platforms', 'SHIPS'] }] as [string, GcmdEntity], // not satellites
+  ]);
+  const series = gcmdPlatformSeries(platforms);
+  assert.equal([...series.keys()], ['JPSS', 'LANDSAT', 'SENTINEL-1']);
+  assert.equal(series.get('JPSS'), { shortName: 'JPSS', longName: 'Joint Polar Satellite System', members: ['JPSS-2', 'JPSS-3', 'NOAA-20', 'SUOMI-NPP'] });
+  assert.equal(series.get('LANDSAT')!.members, ['LANDSAT-8', 'LANDSAT-9'], 'the series itself is not its member');
+  assert.is(platformSeriesOf(series).get('SENTINEL-1B'), 'SENTINEL-1');
+  const lex = buildGcmdLexicon({ platforms, instruments: new Map() });
+  // a text naming the series names the series (not a member); one naming a member, the member
+  assert.equal(inferGcmdEntities(record('Sentinel-1 Interferograms (BETA)'), lex).platforms, ['SENTINEL-1']);
+  assert.equal(inferGcmdEntities(record('OPERA backscatter from Sentinel-1A and Landsat 8'), lex).platforms, ['LANDSAT-8', 'SENTINEL-1A']);
+  assert.equal(inferGcmdEntities(record('Joint Polar Satellite System products'), lex).platforms, ['JPSS']);
+  assert.equal(inferGcmdEntities(record('NASA Decadal Survey missions'), lex).platforms, []);
+  // JPSS-1 is NOAA-20 (renamed at launch)
+  assert.equal(inferGcmdEntities(record('JPSS-1 ATMS Level 1B Brightness Temperature'), buildGcmdLexicon({ platforms, instruments: new Map([entity('ATMS')]) })).platforms, ['NOAA-20']);
+});
+
+test('mission hosts are GCMD names; "along" another sensor is not the record\'s; a platform-and-instrument name is the instrument beside another platform', () => {
+  const platforms = readGcmdPlatforms();
+  const instruments = readGcmdInstruments();
+  for (const [instrument, platform] of Object.entries(GCMD_INSTRUMENT_HOSTS)) {
+    assert.ok(instruments.has(instrument), `${instrument} is a GCMD instrument`);
+    assert.ok(platforms.has(platform), `${platform} (host of ${instrument}) is a GCMD platform`);
+  }
+  const lex = buildGcmdLexicon({ platforms, instruments });
+  assert.equal(inferGcmdEntities(record('GEDI L2A Elevation and Height Metrics Data Global Footprint Level V002', 'GEDI02_A'), lex), { platforms: ['ISS'], instruments: ['GEDI'], projects: [] });
+  assert.equal(buildGcmdLexicon({ platforms, instruments }, undefined, { missionHosts: false }).hosts.size, 0);
+  // learned hosts fill in instruments the mission hosts do not name, and do not override them
+  const learned = buildGcmdLexicon({ platforms, instruments }, undefined, { learnedHosts: new Map([['AIRS', 'AQUA'], ['GEDI', 'AQUA']]) });
+  assert.is(learned.hosts.get('AIRS'), 'AQUA');
+  assert.is(learned.hosts.get('GEDI'), 'ISS');
+  const subset = inferGcmdEntities(record('MODIS/Aqua Calibrated Radiances 1km 5-Min 1B Wide Swath Subset along CloudSat V002'), lex);
+  assert.ok(subset.platforms.includes('AQUA') && !subset.platforms.includes('CLOUDSAT'), subset.platforms.join());
+  const icesat2 = inferGcmdEntities(record('ATLAS/ICESat-2 L3A Land Ice Height'), lex);
+  assert.ok(icesat2.instruments.includes('ATLAS') && icesat2.platforms.includes('ICESAT-2') && !icesat2.platforms.includes('ATLAS'), JSON.stringify(icesat2));
+  const oco2 = inferGcmdEntities(record('OCO-2 Level 2 bias-corrected XCO2'), lex);
+  assert.ok(oco2.platforms.includes('OCO-2') && oco2.instruments.includes('OCO-2'), 'alone, it stays both');
+});
+
+test('inferCorpusGcmd stores the inferred names with every record, and the series of CMR\'s platforms or the inferred ones', () => {
+  const rec = (id: string, longName: string, platforms: string[] = []): DatasetRecord => ({
+    id, shortName: null, longName, abstract: '', doi: null, daac: 'X', publisher: null, temporalStart: null, temporalEnd: null,
+    keywords: [], platforms, instruments: [], projects: [], processingLevel: null, landingPage: null, shortNameSource: null, catalogRecordComplete: true, sources: [],
+  });
+  const dir = gcmdDirFor(resolveDataDir(undefined, { sample: true }));
+  assert.is(dir, resolveDataDir(), 'the sample reads the GCMD files of the folder above it');
+  const datasets = [rec('C1-X', 'Sentinel-1A dual-pol GRD'), rec('C2-X', 'Level 1B radiances', ['NOAA-20']), rec('C3-X', 'Sea ice concentration')];
+  inferCorpusGcmd(datasets, dir!);
+  assert.equal(datasets[0].inferred, { platforms: ['SENTINEL-1A'], instruments: [], projects: [], series: ['SENTINEL-1'] });
+  assert.equal(datasets[1].inferred!.series, ['JPSS'], 'from CMR\'s platform');
+  assert.equal(datasets[2].inferred, { platforms: [], instruments: [], projects: [], series: [] });
+  // the loaded snapshot carries them
+  const sample = loadSnapshot({ sample: true });
+  assert.ok(sample.datasets.every((d) => d.inferred) && sample.datasets.filter((d) => d.inferred!.platforms.length).length > 50);
 });
 
 test.run();

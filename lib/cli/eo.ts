@@ -247,7 +247,7 @@ function printSearchResult(res: SearchResponse, engine: SearchEngine, corpus: Co
       [r.constraint, r.identifier].filter(Boolean).map((m) => `     moved down: ${m}\n`).join('') + `     ${r.links.landingPage}\n`);
   if (res.facets) {
     process.stdout.write(`facets (top ${res.facets.resultSet} results):\n`);
-    for (const f of FACET_NAMES) if (res.facets[f].length) process.stdout.write(`  ${f}: ${res.facets[f].slice(0, 10).map((v) => `${v.value} ${v.count}`).join(', ')}${res.facets[f].length > 10 ? `, … (${res.facets[f].length - 10} more)` : ''}\n`);
+    for (const f of FACET_NAMES) if (res.facets[f].length) process.stdout.write(`  ${f}: ${res.facets[f].slice(0, 10).map((v) => `${v.value} ${v.count}${v.inferred ? ` (${v.inferred === v.count ? '' : `${v.inferred} `}inferred)` : ''}`).join(', ')}${res.facets[f].length > 10 ? `, … (${res.facets[f].length - 10} more)` : ''}\n`);
   }
   process.stderr.write(`(${engine.label}; α from ${engine.fusion.source}; ranked "${res.retrievalQuery}" over ${corpus.datasets.length} datasets in ${res.timings.totalMs.toFixed(1)} ms)\n`);
 }

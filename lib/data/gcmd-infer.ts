@@ -13,7 +13,9 @@
  * - GCMD short names that titles use for other things (SIPS, SWIR, …: `AMBIGUOUS_SHORT_NAMES`) match only by long name.
  * The result names GCMD's short names; `gcmdInferenceQuality` measures it against the records that have CMR's values.
  */
-import type { DatasetRecord } from './types';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { DatasetRecord, GcmdInferred } from './types';
 import { shortHash } from '../util/hash';
 import { readGcmdInstruments, readGcmdPlatforms, readGcmdProjects, type GcmdEntity } from './gcmd';
 
@@ -25,14 +27,16 @@ export type GcmdTextSource = 'title' | 'short-name' | 'abstract';
 
 export interface GcmdLexicon {
   /**
-   * Instrument → the one platform that carries it in the records that list both (`learnInstrumentHosts`), so that a
-   * record naming only its instrument ("AIRS-CloudSat cloud mask") gets the platform too. Empty unless learned.
+   * Instrument → the one platform that carries it (`GCMD_INSTRUMENT_HOSTS`, then `learnInstrumentHosts`), so that a
+   * record naming only its instrument ("GEDI L2A …", "AIRS-CloudSat cloud mask") gets the platform too.
    */
   hosts: Map<string, string>;
   /** Exact token sequences (short names as written) → GCMD short names, per field. */
   exact: Record<GcmdInferredField, Map<string, Set<string>>>;
   /** Lower-cased token sequences (long names, short names with digits or separators) → GCMD short names. */
   folded: Record<GcmdInferredField, Map<string, Set<string>>>;
+  /** Platform → its series (`platformSeriesOf`): SENTINEL-1A → SENTINEL-1, NOAA-20 → JPSS. */
+  seriesOf: Map<string, string>;
   /** Longest sequence in tokens. */
   maxTokens: number;
   /** Every leading part of every key (exact and folded): a span stops growing once it is none of them. */
@@ -54,6 +58,8 @@ export function gcmdTokens(text: string): string[] {
 const AMBIGUOUS_SHORT_NAMES = new Set([
   'NOT APPLICABLE', 'NOT PROVIDED', 'OTHER', 'MODELS', 'MODEL', 'COMPUTER', 'CAMERAS', 'RADAR', 'LIDAR', 'AIRCRAFT', 'SHIPS', 'BUOYS', 'SATELLITES',
   'SPACE STATIONS/CREWED SPACECRAFT', 'SIPS', 'SWIR', 'VIS', 'DOAS', 'CPR',
+  // the GEOS satellite series (Geodetic Earth Orbiting Satellite); NASA titles mean GMAO's GEOS model ("GEOS-Carb", "GEOS-5")
+  'GEOS',
 ]);
 
 /**
@@ -67,7 +73,75 @@ export const GCMD_ALIASES: readonly { field: GcmdInferredField; alias: string; s
   { field: 'platforms', alias: 'S-NPP', shortName: 'SUOMI-NPP' },
   { field: 'platforms', alias: 'Earth-Probe', shortName: 'EP-TOMS' },
   { field: 'platforms', alias: 'Earth Probe', shortName: 'EP-TOMS' },
+  // JPSS-1 and JPSS-2 were renamed NOAA-20 and NOAA-21 at launch; GES DISC titles keep the old names
+  { field: 'platforms', alias: 'JPSS-1', shortName: 'NOAA-20' },
+  { field: 'platforms', alias: 'JPSS-2', shortName: 'NOAA-21' },
 ];
+
+/**
+ * Instruments flown on one platform only (by mission design; GCMD short names on both sides), so that a record naming
+ * only its instrument ("GEDI L2A Elevation and Height Metrics") gets its platform too. Instruments flown on several
+ * platforms (MODIS, VIIRS, CERES, AVHRR, SeaWinds) are not here; nor are names GCMD gives two instruments (EPIC, ATLAS).
+ * `learnInstrumentHosts` adds the hosts that CMR's own records show.
+ */
+export const GCMD_INSTRUMENT_HOSTS: Readonly<Record<string, string>> = {
+  GEDI: 'ISS', ECOSTRESS: 'ISS', CATS: 'ISS',
+  CALIOP: 'CALIPSO', GLAS: 'ICESAT',
+  ASTER: 'TERRA', MISR: 'TERRA', MOPITT: 'TERRA',
+  'AMSR-E': 'AQUA', AMSR2: 'GCOM-W1',
+  TES: 'AURA', HIRDLS: 'AURA',
+  TROPOMI: 'SENTINEL-5P',
+  PALSAR: 'ALOS', 'PALSAR-2': 'ALOS-2',
+  GMI: 'GPM', DPR: 'GPM', TMI: 'TRMM',
+  SCIAMACHY: 'ENVISAT', MIPAS: 'ENVISAT', MERIS: 'ENVISAT', AATSR: 'ENVISAT',
+  OSIRIS: 'ODIN', 'ACE-FTS': 'SCISAT-1/ACE', MAESTRO: 'SCISAT-1/ACE',
+  MIRAS: 'SMOS', 'ETM+': 'LANDSAT-7',
+};
+
+/** A GCMD platform series (`Series_Entity` of satellites) and its members' short names (upper case). */
+export interface GcmdPlatformSeries {
+  /** The series' name as a platform name: `SENTINEL-1`, `JPSS`, `NOAA POES` (upper case). */
+  shortName: string;
+  longName: string;
+  members: string[];
+}
+
+/**
+ * The satellite series of GCMD's platforms (`Series_Entity` of the "… Satellites" categories), by upper-case name, that
+ * are families of like platforms: at least half of the members' names start with the series' first word (SENTINEL-1
+ * → SENTINEL-1A / 1B; NOAA POES → NOAA-6 … NOAA-19; LANDSAT → LANDSAT-1 … 9), not programmes (NASA Decadal Survey,
+ * Earth Explorers), of two members or more (not JERS: JERS-1). GCMD writes a series as "NAME" or "A (B)" — "Joint Polar Satellite System (JPSS)" — and the
+ * shorter of A and B is its short name. A member named like the series (LANDSAT) is not listed as a member.
+ */
+export function gcmdPlatformSeries(platforms: Map<string, GcmdEntity>): Map<string, GcmdPlatformSeries> {
+  const all = new Map<string, GcmdPlatformSeries>();
+  for (const e of platforms.values()) {
+    const [category, series] = e.path;
+    if (!series || !/satellites/i.test(category ?? '')) continue;
+    const m = /^(.*?)\s*\((.*)\)\s*$/.exec(series);
+    const [a, b] = m ? [m[1].trim(), m[2].trim()] : [series.trim(), ''];
+    const [short, long] = !b || a.length <= b.length ? [a, b] : [b, a];
+    const key = short.toUpperCase();
+    let s = all.get(key);
+    if (!s) all.set(key, (s = { shortName: key, longName: long, members: [] }));
+    const member = e.shortName.toUpperCase();
+    if (member !== key && !s.members.includes(member)) s.members.push(member);
+  }
+  const out = new Map<string, GcmdPlatformSeries>();
+  for (const [key, s] of [...all].sort((x, y) => (x[0] < y[0] ? -1 : 1))) {
+    const first = gcmdTokens(key)[0];
+    const family = s.members.filter((m) => m.startsWith(first)).length * 2 >= s.members.length;
+    if (family && s.members.length >= 2) out.set(key, { ...s, members: s.members.sort() });
+  }
+  return out;
+}
+
+/** Each platform that belongs to a series (`gcmdPlatformSeries`) → the series' name: SENTINEL-1A → SENTINEL-1. */
+export function platformSeriesOf(series: Map<string, GcmdPlatformSeries>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const s of series.values()) for (const m of s.members) if (!out.has(m)) out.set(m, s.shortName);
+  return out;
+}
 
 /** The lexicon of GCMD's platforms, instruments and projects (see the file's comment), with `GCMD_ALIASES`. */
 export function buildGcmdLexicon(
@@ -78,11 +152,18 @@ export function buildGcmdLexicon(
      * a word in a title, and matches only by its long name. Default none.
      */
     plainWords?: ReadonlySet<string>;
+    /** The hosts of `GCMD_INSTRUMENT_HOSTS` (GEDI → ISS). Default true. */
+    missionHosts?: boolean;
+    /**
+     * Hosts that CMR's records show (`learnInstrumentHosts`), for the instruments `GCMD_INSTRUMENT_HOSTS` does not
+     * name. Default none.
+     */
+    learnedHosts?: ReadonlyMap<string, string>;
   } = {},
 ): GcmdLexicon {
   const v = vocab ? { projects: new Map<string, GcmdEntity>(), ...vocab } : { platforms: readGcmdPlatforms(dataDir), instruments: readGcmdInstruments(dataDir), projects: readGcmdProjects(dataDir) };
   const lex: GcmdLexicon = {
-    hosts: new Map(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
+    hosts: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_INSTRUMENT_HOSTS)), seriesOf: new Map(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
   };
   const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
     if (!tokens.length) return;
@@ -99,8 +180,11 @@ export function buildGcmdLexicon(
       if (tokens[0].length >= 3) add(lex.exact[field], tokens, name);
     } else add(lex.folded[field], tokens.map((t) => t.toLowerCase()), name);
   };
+  // a series is a platform name too ("Sentinel-1" names the series, not one of SENTINEL-1A / 1B)
+  const seriesByName = gcmdPlatformSeries(v.platforms);
+  const series = [...seriesByName.values()].map((s) => ({ shortName: s.shortName, longName: s.longName, path: [] }));
   for (const field of GCMD_INFERRED_FIELDS) {
-    for (const e of v[field].values()) {
+    for (const e of field === 'platforms' ? [...v.platforms.values(), ...series] : v[field].values()) {
       const name = e.shortName.toUpperCase();
       const plainWord = /^[A-Z][a-z]+$/.test(e.shortName) && !!opts.plainWords?.has(e.shortName.toLowerCase());
       if (!AMBIGUOUS_SHORT_NAMES.has(name) && !plainWord) addName(field, e.shortName, name);
@@ -109,6 +193,8 @@ export function buildGcmdLexicon(
     }
   }
   for (const a of GCMD_ALIASES) addName(a.field, a.alias, a.shortName);
+  for (const [instrument, platform] of opts.learnedHosts ?? []) if (!lex.hosts.has(instrument)) lex.hosts.set(instrument, platform);
+  lex.seriesOf = platformSeriesOf(seriesByName);
   return lex;
 }
 
@@ -141,7 +227,7 @@ export const GCMD_INSTRUMENT_SUITES: Readonly<Record<string, { members: readonly
 /** A record's platforms, instruments and projects as GCMD short names (upper case, sorted), from the chosen texts. */
 export function inferGcmdEntities(
   d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'>, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
-): Record<GcmdInferredField, string[]> {
+): Omit<GcmdInferred, 'series'> {
   const out: Record<GcmdInferredField, Set<string>> = { platforms: new Set(), instruments: new Set(), projects: new Set() };
   const texts = sources.map((s) => (s === 'title' ? d.longName : s === 'short-name' ? d.shortName ?? '' : d.abstract));
   for (const text of texts) {
@@ -168,10 +254,16 @@ export function inferGcmdEntities(
       }
     }
     for (const s of spans) {
+      // "Swath Subset along CloudSat", "along MLS": the record follows another sensor's track; that one is not its own
+      if (s.start > 0 && folded[s.start - 1] === 'along') continue;
       const inside = spans.some((o) => o.field === s.field && o.start <= s.start && o.end >= s.end && o.end - o.start > s.end - s.start);
       if (!inside) out[s.field].add(s.name);
     }
   }
+  // a name GCMD lists as both ("ATLAS": ICESat-2's lidar and a Space Shuttle laboratory) is the instrument when the
+  // record names another platform ("ATLAS/ICESat-2"), and stays both when it names none ("OCO-2 Level 2 …")
+  const both = [...out.platforms].filter((p) => out.instruments.has(p));
+  if (both.length && out.platforms.size > both.length) for (const p of both) out.platforms.delete(p);
   for (const suite of [...out.instruments]) {
     const s = GCMD_INSTRUMENT_SUITES[suite];
     if (!s) continue;
@@ -269,4 +361,33 @@ export function gcmdInferenceQuality(datasets: readonly DatasetRecord[], lex: Gc
   return tally.map((t) => ({
     field: t.field, records: t.records, precision: t.inferred ? t.hit / t.inferred : 0, recall: t.recorded ? t.hit / t.recorded : 0, inferred: t.inferred, recorded: t.recorded,
   }));
+}
+
+/** The GCMD files that `inferCorpusGcmd` reads. */
+export const GCMD_INFERENCE_FILES = ['gcmd-platforms.csv', 'gcmd-instruments.csv', 'gcmd-projects.csv'] as const;
+
+/**
+ * The folder with the GCMD files for a snapshot folder: the folder itself, or the one above it (the snapshot's
+ * `sample/` has none of its own); null when neither has them.
+ */
+export function gcmdDirFor(snapshotDir: string): string | null {
+  for (const d of [snapshotDir, path.dirname(snapshotDir)]) if (GCMD_INFERENCE_FILES.every((f) => fs.existsSync(path.join(d, f)))) return d;
+  return null;
+}
+
+/**
+ * Every record's platforms, instruments and projects inferred from its title and short name, and the GCMD series
+ * of its platforms (CMR's when it lists them, else the inferred ones), stored as `d.inferred` beside CMR's fields. The lexicon: GCMD's names (`gcmdDir`), the corpus's plain words (from its
+ * abstracts), the mission hosts, and the hosts learned from the records that carry CMR's values. Returns the lexicon.
+ */
+export function inferCorpusGcmd(datasets: DatasetRecord[], gcmdDir: string): GcmdLexicon {
+  const lex = buildGcmdLexicon(undefined, gcmdDir, { plainWords: plainWords(datasets.map((d) => d.abstract)), learnedHosts: learnInstrumentHosts(datasets) });
+  for (const d of datasets) {
+    const inferred = inferGcmdEntities(d, lex);
+    // the series of its platforms, CMR's when it lists them: a filter or facet on "Sentinel-1" meets SENTINEL-1A
+    const platforms = d.platforms.length ? recordedGcmdNames(d, 'platforms') : inferred.platforms;
+    const series = [...new Set(platforms.map((p) => lex.seriesOf.get(p)).filter((x): x is string => !!x && !platforms.includes(x)))].sort();
+    d.inferred = { ...inferred, series };
+  }
+  return lex;
 }

@@ -4,6 +4,7 @@ import { EoError } from '../errors';
 import { readJsonl } from '../util/fs';
 import { repoRoot } from '../util/paths';
 import { makeCorpus } from './corpus';
+import { gcmdDirFor, inferCorpusGcmd } from './gcmd-infer';
 import type { Corpus } from './types';
 import { validateDataset, validateLink, validatePublication } from './validate';
 
@@ -37,7 +38,10 @@ export interface LoadSnapshotOptions {
   sample?: boolean;
 }
 
-/** Load datasets, publications and links (`.jsonl.gz` or `.jsonl`), validating every record. */
+/**
+ * Load datasets, publications and links (`.jsonl.gz` or `.jsonl`), validating every record; each dataset gets its
+ * `inferred` GCMD names when the snapshot (or the folder above a sample) has the GCMD files.
+ */
 export function loadSnapshot(opts: LoadSnapshotOptions = {}): Corpus {
   const dir = resolveDataDir(opts.dir, { sample: opts.sample });
   const dsFile = pick(dir, 'datasets');
@@ -46,6 +50,9 @@ export function loadSnapshot(opts: LoadSnapshotOptions = {}): Corpus {
   const datasets = readJsonl(dsFile).map((r) => validateDataset(r.value, { file: dsFile, line: r.line }));
   const publications = readJsonl(pubFile).map((r) => validatePublication(r.value, { file: pubFile, line: r.line }));
   const links = readJsonl(linkFile).map((r) => validateLink(r.value, { file: linkFile, line: r.line }));
+  // platforms, instruments and projects inferred from each record's title (most records have none from CMR)
+  const gcmdDir = gcmdDirFor(dir);
+  if (gcmdDir) inferCorpusGcmd(datasets, gcmdDir);
   return makeCorpus(datasets, publications, links, dir);
 }
 

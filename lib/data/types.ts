@@ -1,6 +1,18 @@
 /** Bounding box `[west, south, east, north]` in degrees (WGS 84). `west > east` means it crosses the antimeridian. */
 export type BBox = [number, number, number, number];
 
+/** GCMD names inferred from a record's own text (`DatasetRecord.inferred`). */
+export interface GcmdInferred {
+  platforms: string[];
+  instruments: string[];
+  projects: string[];
+  /**
+   * The GCMD series of its platforms (CMR's when it lists them, else the inferred ones), when not one of them:
+   * SENTINEL-1 for SENTINEL-1A, JPSS for NOAA-20, LANDSAT for LANDSAT-8.
+   */
+  series: string[];
+}
+
 /** One NASA CMR collection, in the schema of the offline snapshot (see ../shared/data/eo/README.md). */
 export interface DatasetRecord {
   /** CMR collection concept id, e.g. `C1238517323-GES_DISC`. */
@@ -26,6 +38,12 @@ export interface DatasetRecord {
   platforms: string[];
   instruments: string[];
   projects: string[];
+  /**
+   * Platforms, instruments and projects inferred from the record's title and short name with the GCMD vocabularies
+   * (GCMD short names, upper case; lib/data/gcmd-infer.ts), beside CMR's own `platforms` / `instruments` / `projects`.
+   * Set by `loadSnapshot` when the snapshot has the GCMD files; absent otherwise.
+   */
+  inferred?: GcmdInferred;
   processingLevel: string | null;
   landingPage: string | null;
   shortNameSource: string | null;

@@ -3,7 +3,8 @@
  * carry each provider (DAAC), platform, instrument, processing level and decade. The result set is the top
  * `depth` datasets by final score (after fusion, the constraint rule and the filters) whose score is positive.
  * Each count is what the matching filter would keep of that set: platform and instrument names follow
- * `carriesName` (the field, or the title for datasets without one), levels `normaliseProcessingLevel`, and a decade
+ * `carriesName` (the field, or the names inferred from the title for datasets without one; `inferred` counts
+ * those), levels `normaliseProcessingLevel`, and a decade
  * counts every dataset whose extent intersects it (so a dataset of 1998–2015 counts in the 1990s, 2000s and 2010s,
  * as the temporal filter `1990-01-01,1999-12-31` … would keep it).
  */
@@ -11,12 +12,17 @@ import { datasetIds } from '../data/corpus';
 import type { Corpus, DatasetRecord } from '../data/types';
 import { EoError } from '../errors';
 import { topKScoredHits } from '../retrieve/topk';
-import { corpusNames, namesOf, normaliseProcessingLevel, type SearchFilters } from './filters';
+import { corpusNames, namesInferred, namesOf, normaliseProcessingLevel, type SearchFilters } from './filters';
 
 /** One facet value and how many datasets of the result set carry it. */
 export interface FacetValue {
   value: string;
   count: number;
+  /**
+   * Platform and instrument facets: how many of `count` carry the value by inference from their title (no CMR field;
+   * `DatasetRecord.inferred`), not by CMR's metadata. Absent on the other facets.
+   */
+  inferred?: number;
 }
 
 /** The facets of one result set (`SearchResponse.facets`); each list sorted by count, then value. */
@@ -56,8 +62,8 @@ function decadesOf(d: Pick<DatasetRecord, 'temporalStart' | 'temporalEnd'>, nowY
   return out;
 }
 
-function sorted(counts: Map<string, number>): FacetValue[] {
-  return [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+function sorted(counts: Map<string, number>, inferred?: Map<string, number>): FacetValue[] {
+  return [...counts].map(([value, count]) => (inferred ? { value, count, inferred: inferred.get(value) ?? 0 } : { value, count })).sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
 }
 
 /** Options of `computeFacets`. */
@@ -81,20 +87,27 @@ export function computeFacets(scores: Float32Array, corpus: Pick<Corpus, 'datase
   const hits = topKScoredHits(scores, depth, datasetIds(corpus)).filter((h) => h.score > 0 && Number.isFinite(h.score));
   const c: Record<FacetName, Map<string, number>> = { provider: new Map(), platform: new Map(), instrument: new Map(), processing_level_id: new Map(), period: new Map() };
   const add = (f: FacetName, v: string) => c[f].set(v, (c[f].get(v) ?? 0) + 1);
+  const inferred = { platform: new Map<string, number>(), instrument: new Map<string, number>() };
   const platformNames = corpusNames(datasets, 'platform');
   const instrumentNames = corpusNames(datasets, 'instrument');
   for (const { index } of hits) {
     const d = datasets[index];
     add('provider', d.daac);
-    for (const k of namesOf(datasets, index, 'platform')) add('platform', platformNames.get(k) ?? k);
-    for (const k of namesOf(datasets, index, 'instrument')) add('instrument', instrumentNames.get(k) ?? k);
+    for (const [f, names] of [['platform', platformNames], ['instrument', instrumentNames]] as const) {
+      const byInference = namesInferred(datasets, index, f);
+      for (const k of namesOf(datasets, index, f)) {
+        const v = names.get(k) ?? k;
+        add(f, v);
+        if (byInference) inferred[f].set(v, (inferred[f].get(v) ?? 0) + 1);
+      }
+    }
     const level = normaliseProcessingLevel(d.processingLevel);
     if (level) add('processing_level_id', level);
     for (const dec of decadesOf(d, nowYear)) add('period', dec);
   }
   return {
     resultSet: hits.length,
-    provider: sorted(c.provider), platform: sorted(c.platform), instrument: sorted(c.instrument),
+    provider: sorted(c.provider), platform: sorted(c.platform, inferred.platform), instrument: sorted(c.instrument, inferred.instrument),
     processing_level_id: sorted(c.processing_level_id), period: sorted(c.period),
   };
 }

@@ -9,9 +9,12 @@
  *   - platform / instrument: names are compared by `nameKey` (case, hyphens, slashes and spaces ignored, so
  *     "Suomi NPP" = "SUOMI-NPP"). CMR matches the UMM-C fields only; here a dataset that has the field (the GES DISC
  *     records matched to UMM-C) matches on the field alone, and a dataset without it (every other DAAC: the snapshot
- *     has no platform/instrument fields for them) matches when the name appears as whole words in its shortName or
- *     title ("MODIS/Terra Land Surface Temperature …" carries MODIS and Terra). Names under 3 letters/digits ("PR",
- *     "RO") never match titles: as words they are too often something else.
+ *     has no platform/instrument fields for them) matches on the GCMD names inferred from its title and short name
+ *     (`DatasetRecord.inferred`, lib/data/gcmd-infer.ts: "GEDI L2A …" carries GEDI and, by its mission, ISS). A
+ *     platform's GCMD series counts as one of its platforms (a dataset of SENTINEL-1A carries SENTINEL-1). A corpus
+ *     loaded without the GCMD files has no inferred names: there such a dataset matches when the name appears as whole
+ *     words in its shortName or title ("MODIS/Terra Land Surface Temperature …" carries MODIS and Terra). Names under 3
+ *     letters/digits ("PR", "RO") never match titles: as words they are too often something else.
  *   - processing_level_id: `normaliseProcessingLevel` on both sides ("3" = "L3" = "Level 3"; "1B" ≠ "1"), as CMR's
  *     exact id match after the spelling is normalised. Datasets without a level never match.
  *   - temporal: CMR's `start,end` (ISO dates or date-times; either side empty = open); the dataset's extent must
@@ -304,20 +307,45 @@ function titleKeys(datasets: readonly DatasetRecord[]): string[] {
   return t;
 }
 
-/** Every dataset's platform and instrument keys from its fields, built once per datasets array. */
-const fieldKeysByCorpus = new WeakMap<readonly object[], Record<'platform' | 'instrument', string[][]>>();
-function fieldKeys(datasets: readonly DatasetRecord[], i: number, field: 'platform' | 'instrument'): string[] {
+/**
+ * Every dataset's platform and instrument keys from its CMR fields, or, for a dataset without the field, from its
+ * inferred GCMD names (`DatasetRecord.inferred`); `inferred[i]` says which. Built once per datasets array.
+ */
+interface FieldKeys {
+  keys: string[][];
+  inferred: boolean[];
+}
+const fieldKeysByCorpus = new WeakMap<readonly object[], Record<'platform' | 'instrument', FieldKeys>>();
+function fieldKeysOf(datasets: readonly DatasetRecord[], field: 'platform' | 'instrument'): FieldKeys {
   let k = fieldKeysByCorpus.get(datasets);
-  if (!k || k.platform.length !== datasets.length) {
-    k = { platform: datasets.map((d) => d.platforms.map(nameKey)), instrument: datasets.map((d) => d.instruments.map(nameKey)) };
+  if (!k || k.platform.keys.length !== datasets.length) {
+    const build = (f: 'platforms' | 'instruments'): FieldKeys => {
+      const inferred = datasets.map((d) => d[f].length === 0 && !!d.inferred);
+      // a platform's series too: a filter on "Sentinel-1" keeps SENTINEL-1A and 1B
+      const names = (d: DatasetRecord, i: number) => [...(inferred[i] ? d.inferred![f] : d[f]), ...(f === 'platforms' ? d.inferred?.series ?? [] : [])];
+      return { keys: datasets.map((d, i) => [...new Set(names(d, i).map(nameKey))]), inferred };
+    };
+    k = { platform: build('platforms'), instrument: build('instruments') };
     fieldKeysByCorpus.set(datasets, k);
   }
-  return k[field][i];
+  return k[field];
+}
+function fieldKeys(datasets: readonly DatasetRecord[], i: number, field: 'platform' | 'instrument'): string[] {
+  return fieldKeysOf(datasets, field).keys[i];
+}
+
+/**
+ * True when the dataset's platform or instrument names are inferred from its title (it has no CMR field; the
+ * snapshot's GCMD inference gave them), so that facets and results can mark them.
+ */
+export function namesInferred(datasets: readonly DatasetRecord[], i: number, field: 'platform' | 'instrument'): boolean {
+  return fieldKeysOf(datasets, field).inferred[i];
 }
 
 /**
  * True when the dataset at corpus position `i` carries one of the names (`nameKey`s) in `field`: on its field when
- * it has one, else as whole words of its shortName or title (names of at least 3 letters/digits).
+ * it has one, else on its inferred names, else (a corpus without inference) as whole words of its shortName or title
+ * (names of at least 3 letters/digits).
  */
 export function carriesName(datasets: readonly DatasetRecord[], i: number, field: 'platform' | 'instrument', keys: readonly string[]): boolean {
   return nameMatcher(datasets, field, keys)(i);
@@ -332,15 +360,16 @@ function nameMatcher(datasets: readonly DatasetRecord[], field: 'platform' | 'in
   const titles = titleKeys(datasets);
   return (i) => {
     const own = fieldKeys(datasets, i, field);
-    if (own.length > 0) return keys.some((k) => own.includes(k));
+    if (own.length > 0 || datasets[i].inferred) return keys.some((k) => own.includes(k));
     const t = titles[i];
     return inTitles.some((k) => t.includes(k));
   };
 }
 
 /**
- * Every platform or instrument name of the corpus's fields: key → the spelling most datasets use. The facet values,
- * and the names a dataset without the field is looked up by in its title.
+ * Every platform or instrument name of the corpus's fields: key → the spelling most datasets use, then the inferred
+ * GCMD names no field spells. The facet values, and the names a dataset without the field or inferred names is looked
+ * up by in its title.
  */
 const vocabByCorpus = new WeakMap<readonly object[], Record<'platform' | 'instrument', Map<string, string>>>();
 export function corpusNames(datasets: readonly DatasetRecord[], field: 'platform' | 'instrument'): Map<string, string> {
@@ -356,7 +385,13 @@ export function corpusNames(datasets: readonly DatasetRecord[], field: 'platform
           m.set(name, (m.get(name) ?? 0) + 1);
           counts.set(k, m);
         }
-      return new Map([...counts].map(([k, m]) => [k, [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0][0]]));
+      const names = new Map([...counts].map(([k, m]) => [k, [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0][0]]));
+      // inferred GCMD names that no CMR field spells: GCMD's short name
+      for (const d of datasets) {
+        const inferred = f === 'platform' ? [...(d.inferred?.platforms ?? []), ...(d.inferred?.series ?? [])] : d.inferred?.instruments ?? [];
+        for (const name of inferred) if (!names.has(nameKey(name))) names.set(nameKey(name), name);
+      }
+      return names;
     };
     v = { platform: build('platform'), instrument: build('instrument') };
     vocabByCorpus.set(datasets, v);
@@ -381,7 +416,7 @@ export function namesOf(datasets: readonly DatasetRecord[], i: number, field: 'p
   let out = cf.of[i];
   if (!out) {
     const own = fieldKeys(datasets, i, field);
-    if (own.length > 0) out = [...new Set(own)];
+    if (own.length > 0 || datasets[i].inferred) out = own;
     else {
       const t = titleKeys(datasets)[i];
       out = cf.titleNames.filter((k) => t.includes(` ${k} `));

@@ -2,7 +2,7 @@ import { datasetLandingPage } from '../data/text';
 import type { DatasetRecord } from '../data/types';
 import type { RouterAction } from '../router/types';
 import { cmrConceptUrl, earthdataSearchUrl } from '../search/search';
-import { decadeTemporal, FACET_NAMES, type FacetName } from '../search/facets';
+import { decadeTemporal, FACET_NAMES, type FacetName, type FacetValue } from '../search/facets';
 import { formatTemporalFilter, LIST_FILTERS, nameKey, type SearchFilters } from '../search/filters';
 import type { SearchResponse } from '../search/types';
 import { escapeHtml as h, isHttpUrl } from './validate';
@@ -26,7 +26,7 @@ dl.record dt{font-weight:600;margin-top:8px}dl.record dd{margin-left:0}
 aside.facets{background:#fff;border:1px solid #d0d7e2;border-radius:6px;padding:8px 12px;font-size:13px}
 aside.facets h2{font-size:15px;margin:4px 0}aside.facets h3{font-size:13px;margin:10px 0 4px 0;color:#0b3d91}
 aside.facets ul{list-style:none;margin:0;padding:0}aside.facets li{display:flex;justify-content:space-between;gap:6px;margin:2px 0}
-aside.facets li a{overflow-wrap:anywhere}aside.facets li.active a{font-weight:700}.count{color:#555}
+aside.facets li a{overflow-wrap:anywhere}aside.facets li.active a{font-weight:700}.count{color:#555}abbr.inferred{font-size:11px;color:#777;text-decoration:none;border-bottom:1px dotted #999}
 .chips{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:8px 0;font-size:13px}
 .chip{display:inline-flex;gap:6px;align-items:center;background:#e7eefb;border:1px solid #b5c7ea;border-radius:14px;padding:2px 10px}
 .chips-label{color:#555;margin-left:4px}.chip.filter{background:#eef7ea;border-color:#b7d7a8}.chip.ignored{background:#f1f1f1;border-color:#ccc;color:#666;text-decoration:line-through}
@@ -138,6 +138,11 @@ function withFacet(st: PageState, f: FacetName, value: string, on: boolean): Pag
   return { ...st, filters };
 }
 
+/** What a facet value's "inferred" mark says: how many of its datasets carry it by the GCMD inference from their titles. */
+function inferredTitle(v: FacetValue): string {
+  return `${v.inferred === v.count ? 'all' : `${v.inferred} of`} ${v.count} inferred from the dataset title with the GCMD vocabularies (no CMR metadata)`;
+}
+
 function facetsHtml(res: SearchResponse, st: PageState): string {
   const fc = res.facets;
   if (!fc) return '';
@@ -149,7 +154,7 @@ function facetsHtml(res: SearchResponse, st: PageState): string {
       const href = stateUrl(withFacet(st, f, v.value, !on));
       const label = on ? `remove the ${FACET_LABELS[f].toLowerCase()} filter ${v.value}` : `only ${FACET_LABELS[f].toLowerCase()} ${v.value} (${v.count} of these results)`;
       const shown = f === 'processing_level_id' ? `Level ${v.value}` : v.value;
-      return `<li${on ? ' class="active"' : ''}><a class="facet-link" data-facet="${f}" data-value="${h(v.value)}" href="${h(href)}" aria-label="${h(label)}">${on ? '✓ ' : ''}${h(shown)}</a><span class="count">${v.count}</span></li>`;
+      return `<li${on ? ' class="active"' : ''}><a class="facet-link" data-facet="${f}" data-value="${h(v.value)}" href="${h(href)}" aria-label="${h(label)}">${on ? '✓ ' : ''}${h(shown)}</a><span class="count">${v.inferred ? `<abbr class="inferred" title="${h(inferredTitle(v))}">inferred</abbr> ` : ''}${v.count}</span></li>`;
     }).join('');
     const more = values.length > FACET_SHOWN ? `<li class="note">+ ${values.length - FACET_SHOWN} more</li>` : '';
     return `<section class="facet" data-facet="${f}"><h3>${h(FACET_LABELS[f])}</h3><ul>${items}${more}</ul></section>`;

@@ -1,0 +1,68 @@
+// Facets and filters on the GCMD names inferred from titles (issue 38 step 2), on the FULL snapshot, BM25 alone: the
+// three queries of the issue list the right platform first, the counts say how many are inferred, a filter on a
+// series keeps its members, and the page and the CLI mark inferred values.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { loadSnapshot } from '../lib/data/snapshot';
+import { bm25Scorer } from '../lib/retrieve/scorers';
+import { loadOrBuildBm25 } from '../lib/retrieve/bm25';
+import { createSearchEngine } from '../lib/search/engine';
+import { search } from '../lib/search/search';
+import { renderSearchPage } from '../lib/serve/page';
+import { repoRoot } from '../lib/util';
+
+const full = loadSnapshot();
+const engine = createSearchEngine(full, { lexical: bm25Scorer(loadOrBuildBm25(full), 'bm25', 'BM25'), semantic: null });
+const NOW = new Date('2026-12-05T00:00:00Z');
+
+test('the issue\'s queries list the right platform first in the platform facet, counted from inferred names', async () => {
+  const cases: [string, RegExp][] = [
+    ['Landsat surface reflectance', /^LANDSAT$/i],
+    ['GEDI aboveground biomass', /^ISS$/],
+    ['Sentinel-1 SAR backscatter', /^SENTINEL-1$/],
+  ];
+  for (const [q, platform] of cases) {
+    const res = await search(engine, q, { k: 10, facets: true, now: NOW });
+    const first = res.facets!.platform[0];
+    assert.ok(first && platform.test(first.value), `${q}: ${JSON.stringify(res.facets!.platform.slice(0, 4))}`);
+    assert.ok(first.inferred! > 0 && first.inferred! <= first.count, JSON.stringify(first));
+    // other facets carry no inferred count
+    assert.is(res.facets!.provider[0].inferred, undefined);
+  }
+  // without the inference (a corpus without the GCMD files) these titles gave no platform at all
+  const bare = { ...full, datasets: full.datasets.map(({ inferred: _, ...d }) => d) };
+  const bareEngine = createSearchEngine(bare, { lexical: bm25Scorer(loadOrBuildBm25(full), 'bm25', 'BM25'), semantic: null });
+  const before = await search(bareEngine, 'GEDI aboveground biomass', { k: 10, facets: true, now: NOW });
+  assert.not.ok(before.facets!.platform.some((v) => v.value === 'ISS'), JSON.stringify(before.facets!.platform));
+});
+
+test('a filter on a series keeps its members; a member filter keeps only that member; facet counts equal what the filter keeps', async () => {
+  const q = 'Sentinel SLC radar';
+  const series = await search(engine, q, { k: 200, now: NOW, filters: { platform: ['Sentinel-1'] } });
+  const a = await search(engine, q, { k: 200, now: NOW, filters: { platform: ['SENTINEL-1A'] } });
+  const b = await search(engine, q, { k: 200, now: NOW, filters: { platform: ['Sentinel-1B'] } });
+  assert.ok(a.results.length > 0 && b.results.length > 0);
+  assert.ok(a.results.every((r) => /sentinel-1a/i.test(`${r.shortName} ${r.longName}`)), a.results.map((r) => r.longName).join('\n'));
+  assert.ok(b.results.every((r) => /sentinel-1b/i.test(`${r.shortName} ${r.longName}`)), b.results.map((r) => r.longName).join('\n'));
+  const ids = new Set(series.results.map((r) => r.id));
+  assert.ok([...a.results, ...b.results].every((r) => ids.has(r.id)), 'every 1A and 1B product is a Sentinel-1 product');
+  assert.ok(series.results.length > a.results.length, 'and the series has more');
+  const all = await search(engine, q, { k: 100, now: NOW, facets: true });
+  const s1 = all.facets!.platform.find((v) => v.value === 'SENTINEL-1');
+  const kept = await search(engine, q, { k: 100, now: NOW, filters: { platform: ['SENTINEL-1'] } });
+  assert.ok(s1 && s1.count === kept.results.filter((r) => all.results.slice(0, all.facets!.resultSet).some((x) => x.id === r.id)).length, JSON.stringify(s1));
+});
+
+test('the page and the CLI mark inferred facet values', async () => {
+  const res = await search(engine, 'GEDI aboveground biomass', { k: 5, facets: true, now: NOW });
+  const html = renderSearchPage(res);
+  assert.match(html, /<abbr class="inferred" title="all 1\d inferred from the dataset title with the GCMD vocabularies \(no CMR metadata\)">inferred<\/abbr>/);
+  const run = promisify(execFile);
+  const { stdout } = await run(process.execPath, [path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js'), 'search', 'GEDI aboveground biomass', '--retriever', 'bm25', '--facets', '--k', '1'], { maxBuffer: 1 << 24 });
+  assert.match(stdout, /platform: ISS 1\d \(inferred\)/);
+});
+
+test.run();
