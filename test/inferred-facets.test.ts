@@ -56,9 +56,17 @@ test('a filter on a series keeps its members; a member filter keeps only that me
   assert.ok(s1 && s1.count === kept.results.filter((r) => all.results.slice(0, all.facets!.resultSet).some((x) => x.id === r.id)).length, JSON.stringify(s1));
 });
 
-test('the page and the CLI mark inferred facet values', async () => {
+test('results name their platforms and instruments; the page and the CLI mark inferred values', async () => {
   const res = await search(engine, 'GEDI aboveground biomass', { k: 5, facets: true, now: NOW });
+  // each result names its platforms and instruments, and which are inferred
+  const gedi = res.results.find((r) => /^GEDI L\d/.test(r.longName))!;
+  assert.ok(gedi, res.results.map((r) => r.longName).join('\n'));
+  assert.equal([gedi.platforms, gedi.instruments, gedi.inferred], [['ISS'], ['GEDI'], ['platforms', 'instruments']]);
+  const ges = await search(engine, 'AIRS Aqua Level 2 water vapor', { k: 5, now: NOW });
+  const cmr = ges.results.find((r) => r.daac === 'GES_DISC' && r.platforms.length)!;
+  assert.ok(cmr && cmr.inferred.length === 0 && cmr.platforms.some((p) => /aqua/i.test(p)), JSON.stringify(ges.results.map((r) => [r.longName, r.platforms, r.inferred])));
   const html = renderSearchPage(res);
+  assert.match(html, /<div class="carriers">Platforms: ISS <abbr class="inferred"[^>]*>inferred<\/abbr> · Instruments: GEDI <abbr/);
   assert.match(html, /<abbr class="inferred" title="all 1\d inferred from the dataset title with the GCMD vocabularies \(no CMR metadata\)">inferred<\/abbr>/);
   const run = promisify(execFile);
   const { stdout } = await run(process.execPath, [path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js'), 'search', 'GEDI aboveground biomass', '--retriever', 'bm25', '--facets', '--k', '1'], { maxBuffer: 1 << 24 });

@@ -97,10 +97,18 @@ export function rankedDatasets(engine: SearchEngine, s: QueryScores, k: number):
     return {
       rank: i + 1, id: d.id, shortName: d.shortName, longName: d.longName, daac: d.daac,
       temporal: { start: d.temporalStart, end: d.temporalEnd },
+      ...platformsAndInstruments(d),
       ...explainResult(engine, s, h.index),
       links: { detail: `/dataset/${encodeURIComponent(d.id)}`, landingPage: datasetLandingPage(d), earthdataSearch: earthdataSearchUrl(d), cmr: cmrConceptUrl(d) },
     };
   });
+}
+
+/** A result's platforms and instruments: CMR's, else the inferred ones, and which are inferred. */
+function platformsAndInstruments(d: DatasetRecord): Pick<RankedDataset, 'platforms' | 'instruments' | 'inferred'> {
+  const inferred = (['platforms', 'instruments'] as const).filter((f) => d[f].length === 0 && (d.inferred?.[f].length ?? 0) > 0);
+  const of = (f: 'platforms' | 'instruments') => (inferred.includes(f) ? d.inferred![f] : d[f]);
+  return { platforms: of('platforms'), instruments: of('instruments'), inferred };
 }
 
 function routerSummary(route: RouteResult): NonNullable<SearchResponse['router']> {

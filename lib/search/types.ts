@@ -74,6 +74,14 @@ export interface RankedDataset {
   longName: string;
   daac: string;
   temporal: { start: string | null; end: string | null };
+  /**
+   * Its platforms and instruments: CMR's fields, or, for a dataset without them, the GCMD names inferred from its
+   * title and short name (`DatasetRecord.inferred`; then named in `inferred`).
+   */
+  platforms: string[];
+  instruments: string[];
+  /** Which of `platforms` / `instruments` are inferred from the title, not CMR's metadata (empty when none). */
+  inferred: ('platforms' | 'instruments')[];
   /** The final retrieval score (fused, or the single scorer's). */
   score: number;
   components: { lexical: ScoreComponent | null; semantic: ScoreComponent | null };

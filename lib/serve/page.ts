@@ -26,7 +26,7 @@ dl.record dt{font-weight:600;margin-top:8px}dl.record dd{margin-left:0}
 aside.facets{background:#fff;border:1px solid #d0d7e2;border-radius:6px;padding:8px 12px;font-size:13px}
 aside.facets h2{font-size:15px;margin:4px 0}aside.facets h3{font-size:13px;margin:10px 0 4px 0;color:#0b3d91}
 aside.facets ul{list-style:none;margin:0;padding:0}aside.facets li{display:flex;justify-content:space-between;gap:6px;margin:2px 0}
-aside.facets li a{overflow-wrap:anywhere}aside.facets li.active a{font-weight:700}.count{color:#555}abbr.inferred{font-size:11px;color:#777;text-decoration:none;border-bottom:1px dotted #999}
+aside.facets li a{overflow-wrap:anywhere}aside.facets li.active a{font-weight:700}.count{color:#555}.carriers{font-size:13px;color:#444}abbr.inferred{font-size:11px;color:#777;text-decoration:none;border-bottom:1px dotted #999}
 .chips{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:8px 0;font-size:13px}
 .chip{display:inline-flex;gap:6px;align-items:center;background:#e7eefb;border:1px solid #b5c7ea;border-radius:14px;padding:2px 10px}
 .chips-label{color:#555;margin-left:4px}.chip.filter{background:#eef7ea;border-color:#b7d7a8}.chip.ignored{background:#f1f1f1;border-color:#ccc;color:#666;text-decoration:line-through}
@@ -141,6 +141,14 @@ function withFacet(st: PageState, f: FacetName, value: string, on: boolean): Pag
 /** What a facet value's "inferred" mark says: how many of its datasets carry it by the GCMD inference from their titles. */
 function inferredTitle(v: FacetValue): string {
   return `${v.inferred === v.count ? 'all' : `${v.inferred} of`} ${v.count} inferred from the dataset title with the GCMD vocabularies (no CMR metadata)`;
+}
+
+/** A result's platforms and instruments, those inferred from its title marked so. */
+function carriersHtml(d: SearchResponse['results'][number]): string {
+  const part = (f: 'platforms' | 'instruments', label: string) =>
+    d[f].length ? `${label}: ${h(d[f].join(', '))}${d.inferred.includes(f) ? ' <abbr class="inferred" title="inferred from the dataset title with the GCMD vocabularies (no CMR metadata)">inferred</abbr>' : ''}` : '';
+  const parts = [part('platforms', 'Platforms'), part('instruments', 'Instruments')].filter(Boolean);
+  return parts.length ? `\n<div class="carriers">${parts.join(' · ')}</div>` : '';
 }
 
 function facetsHtml(res: SearchResponse, st: PageState): string {
@@ -276,7 +284,7 @@ Decided by ${h(r.router)}: ${applied.map((d) => `${h(d.tool)} ${d.confidence.toF
         const part = (c: typeof lex, name: string) => (c ? `${h(name)} raw ${c.raw.toFixed(3)}, normalised ${c.normalized.toFixed(3)}` : '');
         return `<article class="result" data-id="${h(d.id)}" data-stage="${d.stage}">
 <h3>${d.rank}. <a class="detail-link" href="${h(d.links.detail)}">${h(d.shortName ?? d.id)}</a> — ${h(d.longName)}</h3>
-<div class="meta">${h(d.daac)} · ${h(temporal)} · score ${d.score.toFixed(3)} · ${h(d.stage)}</div>
+<div class="meta">${h(d.daac)} · ${h(temporal)} · score ${d.score.toFixed(3)} · ${h(d.stage)}</div>${carriersHtml(d)}
 <div class="why">${bars} ${h(d.why)}</div>${d.constraint ? `<div class="moved constraint">moved down: ${h(d.constraint)}</div>` : ''}${d.identifier ? `<div class="moved identifier">moved down: ${h(d.identifier)}</div>` : ''}
 <details><summary>scores</summary>${[part(lex, 'BM25'), part(sem, sem?.scorer ?? '')].filter(Boolean).join('; ')}</details>
 <div class="links">${link(d.links.landingPage, 'landing page')}${link(d.links.earthdataSearch, 'Earthdata Search')}${link(d.links.cmr, 'CMR record')}</div>
