@@ -9,6 +9,7 @@ import { EoError } from '../errors';
 import { contentHash, checkContentHash, shortHash } from '../util/hash';
 import { writeFileAtomic } from '../util/fs';
 import { topKScoredHits, type ScoredHit } from './topk';
+import { identifierFormTokens } from '../data/identifier-forms';
 
 /** Dataset fields BM25 can index. The paper lists shortName, longName, abstract, DOI, DAAC, temporal coverage. */
 export type Bm25FieldName =
@@ -51,6 +52,12 @@ export interface Bm25Options {
   fieldBoosts?: Partial<Record<Bm25FieldName, number>>;
   /** Cap on query terms (longer queries are cut, never rejected). Default 1024. */
   maxQueryTerms?: number;
+  /**
+   * Add the joined forms of identifiers to documents and queries (`identifierFormTokens`: "Sentinel-1A" also
+   * `sentinel1a` and `sentinel1`, "Level 2" also `l2`, "V006" also `v6`), so that a series meets its members and a
+   * level or version meets its other spellings. Default true; false is the plain word analyzer (before 2026-12-05).
+   */
+  identifierForms?: boolean;
 }
 
 /**
@@ -88,10 +95,17 @@ export function bm25Tokens(text: string): string[] {
   return text.toLowerCase().split(TOKEN_SPLIT).filter((t) => t !== '');
 }
 
-function lunrTokenizer(obj: unknown, metadata?: object): lunr.Token[] {
-  if (obj === null || obj === undefined) return [];
-  const toks = bm25Tokens(String(obj));
-  return toks.map((t, i) => new lunr.Token(t, { ...(metadata ?? {}), index: i } as any));
+/** The analyzer's tokens of a text: `bm25Tokens`, then (`identifierForms`) the joined identifier forms. */
+export function bm25AnalyzedTokens(text: string, identifierForms: boolean): string[] {
+  const toks = bm25Tokens(text);
+  return identifierForms ? [...toks, ...identifierFormTokens(toks)] : toks;
+}
+
+function lunrTokenizer(identifierForms: boolean) {
+  return (obj: unknown, metadata?: object): lunr.Token[] => {
+    if (obj === null || obj === undefined) return [];
+    return bm25AnalyzedTokens(String(obj), identifierForms).map((t, i) => new lunr.Token(t, { ...(metadata ?? {}), index: i } as any));
+  };
 }
 
 function resolveConfig(opts: Bm25Options): Bm25Index['config'] {
@@ -103,7 +117,10 @@ function resolveConfig(opts: Bm25Options): Bm25Index['config'] {
     if (!(Number.isFinite(w) && w! > 0)) throw new EoError('CONFIG', `fieldBoosts.${f} must be a number > 0 (got ${w})`);
   }
   if (Object.keys(boosts).length && (opts.mode ?? 'combined') !== 'fields') throw new EoError('CONFIG', 'fieldBoosts need mode "fields" (one lunr field per dataset field)');
-  return { k1: opts.k1 ?? 1.5, b: opts.b ?? 0.75, fields, mode: opts.mode ?? 'combined', ...(Object.keys(boosts).length ? { fieldBoosts: boosts } : {}) };
+  return {
+    k1: opts.k1 ?? 1.5, b: opts.b ?? 0.75, fields, mode: opts.mode ?? 'combined', identifierForms: opts.identifierForms ?? true,
+    ...(Object.keys(boosts).length ? { fieldBoosts: boosts } : {}),
+  };
 }
 
 function indexKey(corpus: Corpus, config: Bm25Index['config']): string {
@@ -117,7 +134,7 @@ export function buildLunrIndex(corpus: Corpus, opts: Bm25Options = {}): lunr.Ind
   return lunr(function (this: lunr.Builder) {
     this.k1(config.k1);
     this.b(config.b);
-    (this as any).tokenizer = lunrTokenizer;
+    (this as any).tokenizer = lunrTokenizer(config.identifierForms);
     this.ref('i');
     for (const f of fieldNames) this.field(f, { boost: config.fieldBoosts?.[f as Bm25FieldName] ?? 1 });
     corpus.datasets.forEach((d, i) => {
@@ -276,7 +293,7 @@ export function loadOrBuildBm25(corpus: Corpus, opts: Bm25CacheOptions = {}): Bm
 export function bm25Scores(bm25: Bm25Index, query: string): Float32Array {
   const acc = new Float64Array(bm25.size);
   const qtf = new Map<number, number>();
-  for (const tok of bm25Tokens(query).slice(0, bm25.maxQueryTerms)) {
+  for (const tok of bm25AnalyzedTokens(query, bm25.config.identifierForms ?? false).slice(0, bm25.maxQueryTerms)) {
     for (const term of bm25.pipeline.runString(tok)) {
       const t = bm25.termIds.get(term);
       if (t !== undefined) qtf.set(t, (qtf.get(t) ?? 0) + 1);

@@ -16,7 +16,8 @@
  *     formulas of the domain vocabulary (CO2, NO2: variables, not identifiers) or listed in `notIdentifiers`;
  *   - processing levels ("L3", "level 2", "L1B").
  * A dataset carries an identifier when one of its names appears as whole words in its short name, title, platforms,
- * instruments or projects (spaces, hyphens, dots and slashes inside a name ignored: NOAA-20 = NOAA20), when its short
+ * instruments or projects, or its inferred GCMD platforms, instruments and platform series (`DatasetRecord.inferred`:
+ * "GEDI L2A" carries ISS, "SENTINEL-1A_SLC" Sentinel-1) (spaces, hyphens, dots and slashes inside a name ignored: NOAA-20 = NOAA20), when its short
  * name matches the group's pattern, or (archives) when its provider is one of the group's. Abstracts do not count:
  * they often name other instruments for comparison. A processing level is lacking only where the dataset states
  * another level; a dataset that states none is left alone (missing metadata is not evidence against it).
@@ -185,7 +186,10 @@ function statedLevels(d: Pick<DatasetRecord, 'processingLevel' | 'longName' | 's
 
 /** The fields that can carry an identifier, as one list of texts per dataset. */
 function identifierTexts(d: DatasetRecord): string[] {
-  return [d.shortName ?? '', d.longName, ...d.platforms, ...d.instruments, ...d.projects];
+  // the GCMD names inferred from the title add what the title implies: the platform of a named instrument (GEDI →
+  // ISS) and the series of a named platform (SENTINEL-1A → SENTINEL-1), so "Sentinel-1" meets its members
+  const inferred = d.inferred ? [...(d.platforms.length ? [] : d.inferred.platforms), ...(d.instruments.length ? [] : d.inferred.instruments), ...d.inferred.series] : [];
+  return [d.shortName ?? '', d.longName, ...d.platforms, ...d.instruments, ...d.projects, ...inferred];
 }
 
 const vocabularies = new WeakMap<Corpus, IdentifierVocabulary>();
