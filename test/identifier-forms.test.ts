@@ -4,7 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { identifierFormTokens } from '../lib/data/identifier-forms';
 import { makeCorpus, type DatasetRecord } from '../lib/data';
-import { bm25Scores, bm25Tokens, buildBm25 } from '../lib/retrieve/bm25';
+import { bm25ConfigFingerprint, bm25Scores, bm25Tokens, buildBm25 } from '../lib/retrieve/bm25';
+import { bm25Scorer } from '../lib/retrieve/scorers';
 
 const forms = (text: string) => identifierFormTokens(bm25Tokens(text));
 
@@ -39,6 +40,10 @@ test('BM25 with the forms: a series query meets its members, Level 2 meets L2, v
   const off = buildBm25(corpus, { identifierForms: false });
   assert.is(on.config.identifierForms, true);
   assert.not.equal(on.key, off.key, 'the analyzer is part of the cache key');
+  // and of the scorer's fingerprint, which keys stored fusion weights: an α set with one analyzer is not read for the other
+  assert.is(bm25Scorer(on).fingerprint, 'bm25(k1=1.5,b=0.75,identifier-forms)');
+  assert.is(bm25Scorer(off).fingerprint, 'bm25(k1=1.5,b=0.75)');
+  assert.match(bm25ConfigFingerprint(buildBm25(corpus, { mode: 'fields' }).config), /^bm25\(k1=1\.5,b=0\.75,identifier-forms,cfg=[0-9a-f]{8}\)$/);
   const score = (index: typeof on, q: string) => Array.from(bm25Scores(index, q));
   const [s1, s2] = score(on, 'Sentinel-1');
   assert.ok(s1 > s2, `${s1} > ${s2}`);

@@ -209,6 +209,18 @@ function bm25CacheHash(bin: Uint8Array, metaFields: Record<string, unknown>): st
   return contentHash([bin, JSON.stringify(metaFields)]);
 }
 
+/**
+ * What a BM25 index scores with, for the fingerprints of stored fusion weights (`CorpusScorer.fingerprint`): k1 and b,
+ * the identifier forms when on, and a hash of any other setting away from its default (fields, mode, boosts), so an α
+ * stored for one analyzer is never read for another.
+ */
+export function bm25ConfigFingerprint(config: Bm25Index['config']): string {
+  const { k1, b, identifierForms, ...rest } = config;
+  const defaults = resolveConfig({});
+  const others = JSON.stringify(rest) === JSON.stringify({ fields: defaults.fields, mode: defaults.mode }) ? '' : `,cfg=${shortHash(JSON.stringify(rest), 8)}`;
+  return `bm25(k1=${k1},b=${b}${identifierForms ? ',identifier-forms' : ''}${others})`;
+}
+
 /** The key of a corpus's BM25 cache under the given options (the hash of the corpus, the config and lunr's version). */
 export function bm25CacheKey(corpus: Corpus, opts: Bm25Options = {}): string {
   return indexKey(corpus, resolveConfig(opts));

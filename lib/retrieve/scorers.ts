@@ -4,7 +4,7 @@ import type { Corpus } from '../data/types';
 import { embedQueriesCached } from '../encode/cache';
 import type { EmbedProgress, SentenceEncoder } from '../encode/types';
 import type { Run } from '../metrics/types';
-import { bm25Scores, type Bm25Index } from './bm25';
+import { bm25ConfigFingerprint, bm25Scores, type Bm25Index } from './bm25';
 import { EoError } from '../errors';
 import { denseScoresBatch, denseScoresExactBatch } from './dense';
 import { DenseOnnxIndex } from './dense-onnx';
@@ -69,7 +69,7 @@ export function bm25Scorer(bm25: Bm25Index, id = 'bm25', label = `BM25 (lunr, k1
   return {
     id,
     label,
-    fingerprint: `bm25(k1=${bm25.config.k1},b=${bm25.config.b})`,
+    fingerprint: bm25ConfigFingerprint(bm25.config),
     async scoreBatch(texts, onProgress) {
       const out = texts.map((t, i) => {
         const s = score(t);

@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
-import { bm25Scores, type Bm25Index } from '../retrieve/bm25';
+import { bm25ConfigFingerprint, bm25Scores, type Bm25Index } from '../retrieve/bm25';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { phraseMatcher, type PhraseMatcher } from '../router/phrases';
 import type { GcmdKeyword } from '../router/variables';
@@ -209,7 +209,7 @@ export function expandedBm25Scorer(bm25: Bm25Index, vocab: QueryVocabulary, weig
   return {
     id: opts.id ?? 'bm25+qe',
     label: opts.label ?? `BM25 + query expansion (w=${weight})`,
-    fingerprint: `bm25(k1=${bm25.config.k1},b=${bm25.config.b})+qe(w=${weight},groups=${vocab.groups.length})`,
+    fingerprint: `${bm25ConfigFingerprint(bm25.config)}+qe(w=${weight},groups=${vocab.groups.length})`,
     async scoreBatch(texts, onProgress) {
       const out = texts.map(score);
       onProgress?.(texts.length, texts.length);
