@@ -8,7 +8,7 @@ import { readGcmdProjects, type GcmdEntity } from '../lib/data/gcmd';
 import { readGcmdInstruments, readGcmdPlatforms } from '../lib/data/gcmd';
 import {
   buildGcmdLexicon, plainWords, learnInstrumentHosts, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, inferGcmdEntities, recordedGcmdNames,
-  GCMD_INSTRUMENT_HOSTS, gcmdPlatformSeries, gcmdDirFor, inferCorpusGcmd, platformSeriesOf,
+  GCMD_INSTRUMENT_HOSTS, GCMD_PLATFORM_PAYLOADS, gcmdPlatformSeries, gcmdDirFor, inferCorpusGcmd, platformSeriesOf,
 } from '../lib/data/gcmd-infer';
 import { resolveDataDir } from '../lib/data/snapshot';
 import type { DatasetRecord } from '../lib/data/types';
@@ -153,6 +153,16 @@ test('mission hosts are GCMD names; "along" another sensor is not the record\'s;
   assert.ok(subset.platforms.includes('AQUA') && !subset.platforms.includes('CLOUDSAT'), subset.platforms.join());
   const icesat2 = inferGcmdEntities(record('ATLAS/ICESat-2 L3A Land Ice Height'), lex);
   assert.ok(icesat2.instruments.includes('ATLAS') && icesat2.platforms.includes('ICESAT-2') && !icesat2.platforms.includes('ATLAS'), JSON.stringify(icesat2));
+  // a platform with one instrument brings it: QuikSCAT's SeaWinds
+  for (const [platform, instrument] of Object.entries(GCMD_PLATFORM_PAYLOADS)) {
+    assert.ok(platforms.has(platform) && instruments.has(instrument), `${platform} → ${instrument} are GCMD names`);
+  }
+  assert.ok(inferGcmdEntities(record('QuikSCAT Level 2B Ocean Wind Vectors in 12.5km Slice Composites Version 4.1'), lex).instruments.includes('SEAWINDS'));
+  assert.equal(buildGcmdLexicon({ platforms, instruments }, undefined, { missionHosts: false }).payloads.size, 0);
+  // in a title all in capitals, a platform or instrument short name that is a plain word of the corpus is a word
+  const worded = buildGcmdLexicon({ platforms, instruments }, undefined, { plainWords: new Set(['wind', 'ocean']) });
+  assert.not.ok(inferGcmdEntities(record('RSS SSM/I OCEAN WIND SPEED DAILY GRIDS'), worded).platforms.includes('WIND'));
+  assert.ok(inferGcmdEntities(record('Magnetic field from the WIND spacecraft'), worded).platforms.includes('WIND'));
   const oco2 = inferGcmdEntities(record('OCO-2 Level 2 bias-corrected XCO2'), lex);
   assert.ok(oco2.platforms.includes('OCO-2') && oco2.instruments.includes('OCO-2'), 'alone, it stays both');
 });

@@ -35,8 +35,16 @@ export interface GcmdLexicon {
   exact: Record<GcmdInferredField, Map<string, Set<string>>>;
   /** Lower-cased token sequences (long names, short names with digits or separators) → GCMD short names. */
   folded: Record<GcmdInferredField, Map<string, Set<string>>>;
+  /** Platform → its one instrument (`GCMD_PLATFORM_PAYLOADS`: QUIKSCAT → SEAWINDS); empty when `missionHosts` is false. */
+  payloads: Map<string, string>;
   /** Platform → its series (`platformSeriesOf`): SENTINEL-1A → SENTINEL-1, NOAA-20 → JPSS. */
   seriesOf: Map<string, string>;
+  /**
+   * All-capital one-word short names that are plain words of the corpus (`plainWords`: WIND, GAP): in a text written
+   * all in capitals ("OCEAN WIND SPEED …") they are words, not platforms or instruments, and do not match there as
+   * those (projects keep them: on the dev half, CMR lists such word-projects as often as not).
+   */
+  plainCapitals: Set<string>;
   /** Longest sequence in tokens. */
   maxTokens: number;
   /** Every leading part of every key (exact and folded): a span stops growing once it is none of them. */
@@ -98,6 +106,16 @@ export const GCMD_INSTRUMENT_HOSTS: Readonly<Record<string, string>> = {
   MIRAS: 'SMOS', 'ETM+': 'LANDSAT-7',
 };
 
+/**
+ * Platforms that carry one Earth-observing instrument (by mission design; GCMD short names), so that a record naming
+ * only the platform ("QuikSCAT Level 2B Ocean Wind Vectors") gets the instrument too (SeaWinds). The reverse of
+ * `GCMD_INSTRUMENT_HOSTS`, for the missions whose records name the platform rather than the instrument. ICESat-2's
+ * ATLAS is left out: GCMD gives two instruments that name.
+ */
+export const GCMD_PLATFORM_PAYLOADS: Readonly<Record<string, string>> = {
+  QUIKSCAT: 'SEAWINDS', ICESAT: 'GLAS', 'ORBVIEW-2': 'SEAWIFS', 'GCOM-W1': 'AMSR2', 'SENTINEL-5P': 'TROPOMI', SMOS: 'MIRAS', CYGNSS: 'DDMI',
+};
+
 /** A GCMD platform series (`Series_Entity` of satellites) and its members' short names (upper case). */
 export interface GcmdPlatformSeries {
   /** The series' name as a platform name: `SENTINEL-1`, `JPSS`, `NOAA POES` (upper case). */
@@ -152,7 +170,7 @@ export function buildGcmdLexicon(
      * a word in a title, and matches only by its long name. Default none.
      */
     plainWords?: ReadonlySet<string>;
-    /** The hosts of `GCMD_INSTRUMENT_HOSTS` (GEDI → ISS). Default true. */
+    /** The hosts of `GCMD_INSTRUMENT_HOSTS` (GEDI → ISS) and the payloads of `GCMD_PLATFORM_PAYLOADS` (QuikSCAT → SeaWinds). Default true. */
     missionHosts?: boolean;
     /**
      * Hosts that CMR's records show (`learnInstrumentHosts`), for the instruments `GCMD_INSTRUMENT_HOSTS` does not
@@ -163,7 +181,8 @@ export function buildGcmdLexicon(
 ): GcmdLexicon {
   const v = vocab ? { projects: new Map<string, GcmdEntity>(), ...vocab } : { platforms: readGcmdPlatforms(dataDir), instruments: readGcmdInstruments(dataDir), projects: readGcmdProjects(dataDir) };
   const lex: GcmdLexicon = {
-    hosts: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_INSTRUMENT_HOSTS)), seriesOf: new Map(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
+    hosts: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_INSTRUMENT_HOSTS)),
+    payloads: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_PLATFORM_PAYLOADS)), seriesOf: new Map(), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
   };
   const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
     if (!tokens.length) return;
@@ -188,6 +207,7 @@ export function buildGcmdLexicon(
       const name = e.shortName.toUpperCase();
       const plainWord = /^[A-Z][a-z]+$/.test(e.shortName) && !!opts.plainWords?.has(e.shortName.toLowerCase());
       if (!AMBIGUOUS_SHORT_NAMES.has(name) && !plainWord) addName(field, e.shortName, name);
+      if (/^[A-Z]+$/.test(e.shortName) && opts.plainWords?.has(e.shortName.toLowerCase())) lex.plainCapitals.add(e.shortName);
       const long = gcmdTokens(e.longName);
       if (long.length >= 2) add(lex.folded[field], long.map((t) => t.toLowerCase()), name);
     }
@@ -233,6 +253,7 @@ export function inferGcmdEntities(
   for (const text of texts) {
     const tokens = gcmdTokens(text);
     const folded = tokens.map((t) => t.toLowerCase());
+    const allCapitals = !/[a-z]/.test(text);
     // every matching span, then only those no longer match contains: "MERRA-2" is MERRA-2, not MERRA as well
     const spans: { start: number; end: number; field: GcmdInferredField; name: string }[] = [];
     for (let i = 0; i < tokens.length; i++) {
@@ -256,6 +277,8 @@ export function inferGcmdEntities(
     for (const s of spans) {
       // "Swath Subset along CloudSat", "along MLS": the record follows another sensor's track; that one is not its own
       if (s.start > 0 && folded[s.start - 1] === 'along') continue;
+      // "OCEAN WIND SPEED": in a text all in capitals, a plain word is a word (WIND the spacecraft is not meant)
+      if (allCapitals && s.field !== 'projects' && s.end - s.start === 1 && lex.plainCapitals.has(tokens[s.start])) continue;
       const inside = spans.some((o) => o.field === s.field && o.start <= s.start && o.end >= s.end && o.end - o.start > s.end - s.start);
       if (!inside) out[s.field].add(s.name);
     }
@@ -273,6 +296,10 @@ export function inferGcmdEntities(
   for (const instrument of out.instruments) {
     const host = lex.hosts.get(instrument);
     if (host) out.platforms.add(host);
+  }
+  for (const platform of out.platforms) {
+    const payload = lex.payloads.get(platform);
+    if (payload) out.instruments.add(payload);
   }
   return { platforms: [...out.platforms].sort(), instruments: [...out.instruments].sort(), projects: [...out.projects].sort() };
 }
