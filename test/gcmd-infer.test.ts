@@ -82,10 +82,10 @@ test('on the full snapshot: measured against CMR\'s own values (fields hidden), 
   const by = Object.fromEntries(q.map((x) => [x.field, x]));
   assert.is(by.platforms.records, 987);
   assert.ok(by.instruments.records > 700, `${by.instruments.records}`);
-  // the figures of 2026-12-04 (platforms .897 / .660, instruments .936 / .751, projects .654 / .595 on 7,978 records:
-  // GCMD lists missions and generic words as projects), kept from falling
-  assert.ok(by.platforms.precision >= 0.89 && by.platforms.recall >= 0.65, JSON.stringify(by.platforms));
-  assert.ok(by.instruments.precision >= 0.93 && by.instruments.recall >= 0.74, JSON.stringify(by.instruments));
+  // the figures of 2026-12-05 (platforms .922 / .670, instruments .943 / .751, projects .656 / .595 on 7,978 records:
+  // GCMD lists missions and generic words as projects; 2026-12-04: platforms .897 / .660), kept from falling
+  assert.ok(by.platforms.precision >= 0.915 && by.platforms.recall >= 0.665, JSON.stringify(by.platforms));
+  assert.ok(by.instruments.precision >= 0.935 && by.instruments.recall >= 0.745, JSON.stringify(by.instruments));
   assert.ok(by.projects.records > 7000 && by.projects.precision >= 0.64 && by.projects.recall >= 0.58, JSON.stringify(by.projects));
   // a dev half to develop rules on and a test half to report, splitting the measured records by id, stably
   const halves = (['dev', 'test'] as const).map((h) => Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, undefined, h).map((x) => [x.field, x])));
