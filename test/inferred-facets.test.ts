@@ -39,6 +39,15 @@ test('the issue\'s queries list the right platform first in the platform facet, 
   assert.not.ok(before.facets!.platform.some((v) => v.value === 'ISS'), JSON.stringify(before.facets!.platform));
 });
 
+test('"SeaWinds ocean winds" finds SeaWinds products that name only QuikSCAT; the instrument facet counts them', async () => {
+  const res = await search(engine, 'SeaWinds ocean winds', { k: 6, facets: true, now: NOW });
+  const seawinds = res.results.filter((r) => r.instruments.includes('SEAWINDS'));
+  assert.ok(seawinds.length >= 4, res.results.map((r) => `${r.longName} ${r.instruments}`).join('\n'));
+  assert.ok(seawinds.some((r) => !/seawinds/i.test(r.longName)), 'one that names only QuikSCAT');
+  const facet = res.facets!.instrument.find((v) => v.value === 'SEAWINDS');
+  assert.ok(facet && facet.count >= 10, JSON.stringify(res.facets!.instrument.slice(0, 4)));
+});
+
 test('a filter on a series keeps its members; a member filter keeps only that member; facet counts equal what the filter keeps', async () => {
   const q = 'Sentinel SLC radar';
   const series = await search(engine, q, { k: 200, now: NOW, filters: { platform: ['Sentinel-1'] } });
