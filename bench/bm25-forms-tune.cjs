@@ -8,7 +8,7 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
-const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, tuningRun, appendTuningRun } = require('./lib/tuning.cjs');
+const { TUNING_METRIC, styleDevHalf, devVectorScores, scoresLine, tuningRun, appendTuningRun } = require('./lib/tuning.cjs');
 
 const args = benchArgs({
   script: __filename,
@@ -30,7 +30,7 @@ async function main() {
   const entries = [];
   for (const identifierForms of [false, true]) {
     const index = eo.buildBm25(corpus, { identifierForms });
-    const scores = devScores(eo.runFromScores(dev.map((q) => q.id), dev.map((q) => eo.bm25Scores(index, q.text)), corpus, 100), half);
+    const scores = devVectorScores(eo, half, corpus, dev.map((q) => eo.bm25Scores(index, q.text)));
     entries.push(entry({ identifierForms, k1: index.config.k1, b: index.config.b, mode: index.config.mode }, scores));
     console.log(`identifierForms ${String(identifierForms).padEnd(5)}  ${scoresLine(scores, half)}`);
   }

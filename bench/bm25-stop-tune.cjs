@@ -8,7 +8,7 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
-const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, tuningRun, appendTuningRun } = require('./lib/tuning.cjs');
+const { TUNING_METRIC, styleDevHalf, devVectorScores, scoresLine, tuningRun, appendTuningRun } = require('./lib/tuning.cjs');
 
 const numbers = (def) => ({ type: 'list', default: def, placeholder: 'A,B,…' });
 const args = benchArgs({
@@ -26,7 +26,6 @@ const args = benchArgs({
 });
 printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/retrieve') };
-const { runFromScores } = require('../dist/lib/retrieve');
 
 const METRIC = TUNING_METRIC;
 
@@ -48,7 +47,7 @@ async function main() {
   const t0 = performance.now();
   for (const settings of grid()) {
     const index = eo.buildBm25Stop(corpus, settings);
-    const scores = devScores(runFromScores(dev.map((q) => q.id), dev.map((q) => eo.bm25StopScores(index, q.text)), corpus, 100), half);
+    const scores = devVectorScores(eo, half, corpus, dev.map((q) => eo.bm25StopScores(index, q.text)));
     entries.push(entry(settings, scores));
     console.log(`k1 ${settings.k1}  b ${settings.b}  title ${settings.fieldWeights.title}  keywords ${settings.fieldWeights.keywords}  stem ${settings.stem}  ${scoresLine(scores, half)}`);
   }

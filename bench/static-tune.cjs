@@ -12,7 +12,7 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
-const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, tuningRun, appendTuningRun } = require('./lib/tuning.cjs');
+const { TUNING_METRIC, styleDevHalf, devVectorScores, scoresLine, tuningRun, appendTuningRun } = require('./lib/tuning.cjs');
 
 const SOURCE_SETS = {
   all: null,
@@ -94,7 +94,7 @@ async function main() {
       const matrix = eo.stackRows(await encoder.embed(corpus.datasets.map((d) => eo.staticDocumentText(d))), encoder.dim);
       const embedSeconds = (performance.now() - te) / 1000;
       const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true });
-      const scores = devScores(eo.runFromScores(dev.map((q) => q.id), await scorer.scoreBatch(dev.map((q) => q.text)), corpus, 100), half);
+      const scores = devVectorScores(eo, half, corpus, await scorer.scoreBatch(dev.map((q) => q.text)));
       const settings = {
         init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length,
         ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train,

@@ -23,6 +23,11 @@ function devScores(run, half) {
   return { [TUNING_METRIC]: all[TUNING_METRIC], MAP: all.MAP, ...Object.fromEntries(half.byStyle.map(([s, keep]) => [`${s}/${TUNING_METRIC}`, gradedMeans(pq, keep)[TUNING_METRIC]])) };
 }
 
+/** The dev-half scores of score vectors aligned with `half.queries` (their run at depth 100, then `devScores`). */
+function devVectorScores(eo, half, corpus, vectors) {
+  return devScores(eo.runFromScores(half.queries.map((q) => q.id), vectors, corpus, 100), half);
+}
+
 /** `nDCG@10 0.5768  (question 0.418, keyword 0.572, …)`. */
 function scoresLine(scores, half) {
   return `${TUNING_METRIC} ${scores[TUNING_METRIC].toFixed(4)}  (${half.byStyle.map(([s]) => `${s} ${scores[`${s}/${TUNING_METRIC}`].toFixed(3)}`).join(', ')})`;
@@ -49,4 +54,4 @@ function appendTuningRun(eo, entries, { sample, noLog }) {
   console.log(`appended ${entries.length} entries to bench/tuning-log.json (${n} in all)`);
 }
 
-module.exports = { TUNING_METRIC, styleDevHalf, devScores, scoresLine, tuningRun, appendTuningRun };
+module.exports = { TUNING_METRIC, styleDevHalf, devScores, devVectorScores, scoresLine, tuningRun, appendTuningRun };

@@ -180,9 +180,11 @@ export function buildGcmdLexicon(
   } = {},
 ): GcmdLexicon {
   const v = vocab ? { projects: new Map<string, GcmdEntity>(), ...vocab } : { platforms: readGcmdPlatforms(dataDir), instruments: readGcmdInstruments(dataDir), projects: readGcmdProjects(dataDir) };
+  // a series is a platform name too ("Sentinel-1" names the series, not one of SENTINEL-1A / 1B)
+  const seriesByName = gcmdPlatformSeries(v.platforms);
   const lex: GcmdLexicon = {
     hosts: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_INSTRUMENT_HOSTS)),
-    payloads: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_PLATFORM_PAYLOADS)), seriesOf: new Map(), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
+    payloads: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_PLATFORM_PAYLOADS)), seriesOf: platformSeriesOf(seriesByName), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
   };
   const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
     if (!tokens.length) return;
@@ -199,8 +201,6 @@ export function buildGcmdLexicon(
       if (tokens[0].length >= 3) add(lex.exact[field], tokens, name);
     } else add(lex.folded[field], tokens.map((t) => t.toLowerCase()), name);
   };
-  // a series is a platform name too ("Sentinel-1" names the series, not one of SENTINEL-1A / 1B)
-  const seriesByName = gcmdPlatformSeries(v.platforms);
   const series = [...seriesByName.values()].map((s) => ({ shortName: s.shortName, longName: s.longName, path: [] }));
   for (const field of GCMD_INFERRED_FIELDS) {
     for (const e of field === 'platforms' ? [...v.platforms.values(), ...series] : v[field].values()) {
@@ -214,7 +214,6 @@ export function buildGcmdLexicon(
   }
   for (const a of GCMD_ALIASES) addName(a.field, a.alias, a.shortName);
   for (const [instrument, platform] of opts.learnedHosts ?? []) if (!lex.hosts.has(instrument)) lex.hosts.set(instrument, platform);
-  lex.seriesOf = platformSeriesOf(seriesByName);
   return lex;
 }
 
@@ -388,6 +387,16 @@ export function gcmdInferenceQuality(datasets: readonly DatasetRecord[], lex: Gc
   return tally.map((t) => ({
     field: t.field, records: t.records, precision: t.inferred ? t.hit / t.inferred : 0, recall: t.recorded ? t.hit / t.recorded : 0, inferred: t.inferred, recorded: t.recorded,
   }));
+}
+
+/**
+ * A dataset's platforms or instruments as search, filters and facets read them: CMR's when it lists them, else the
+ * GCMD names inferred from its title (`inferred`: it lists none and the corpus was inferred; the names may be empty).
+ * The GCMD series of its platforms (`DatasetRecord.inferred.series`) are not among them.
+ */
+export function platformsOrInstruments(d: Pick<DatasetRecord, 'platforms' | 'instruments' | 'inferred'>, field: 'platforms' | 'instruments'): { names: string[]; inferred: boolean } {
+  const inferred = d[field].length === 0 && !!d.inferred;
+  return { names: inferred ? d.inferred![field] : d[field], inferred };
 }
 
 /** The GCMD files that `inferCorpusGcmd` reads. */

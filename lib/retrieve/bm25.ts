@@ -305,7 +305,7 @@ export function loadOrBuildBm25(corpus: Corpus, opts: Bm25CacheOptions = {}): Bm
 export function bm25Scores(bm25: Bm25Index, query: string): Float32Array {
   const acc = new Float64Array(bm25.size);
   const qtf = new Map<number, number>();
-  for (const tok of bm25AnalyzedTokens(query, bm25.config.identifierForms ?? false).slice(0, bm25.maxQueryTerms)) {
+  for (const tok of bm25AnalyzedTokens(query, bm25.config.identifierForms).slice(0, bm25.maxQueryTerms)) {
     for (const term of bm25.pipeline.runString(tok)) {
       const t = bm25.termIds.get(term);
       if (t !== undefined) qtf.set(t, (qtf.get(t) ?? 0) + 1);

@@ -24,6 +24,7 @@
  *   Datasets whose extent is unknown (no box; unreadable dates) do not match a temporal or bounding_box filter: CMR
  *   returns only collections whose extent intersects (the demoting rule of constraints.ts keeps them instead).
  */
+import { platformsOrInstruments } from '../data/gcmd-infer';
 import type { BBox, Corpus, DatasetRecord } from '../data/types';
 import { EoError } from '../errors';
 import { applyConstraints, type QueryConstraints } from './constraints';
@@ -320,10 +321,10 @@ function fieldKeysOf(datasets: readonly DatasetRecord[], field: 'platform' | 'in
   let k = fieldKeysByCorpus.get(datasets);
   if (!k || k.platform.keys.length !== datasets.length) {
     const build = (f: 'platforms' | 'instruments'): FieldKeys => {
-      const inferred = datasets.map((d) => d[f].length === 0 && !!d.inferred);
+      const carried = datasets.map((d) => platformsOrInstruments(d, f));
       // a platform's series too: a filter on "Sentinel-1" keeps SENTINEL-1A and 1B
-      const names = (d: DatasetRecord, i: number) => [...(inferred[i] ? d.inferred![f] : d[f]), ...(f === 'platforms' ? d.inferred?.series ?? [] : [])];
-      return { keys: datasets.map((d, i) => [...new Set(names(d, i).map(nameKey))]), inferred };
+      const names = (d: DatasetRecord, i: number) => [...carried[i].names, ...(f === 'platforms' ? d.inferred?.series ?? [] : [])];
+      return { keys: datasets.map((d, i) => [...new Set(names(d, i).map(nameKey))]), inferred: carried.map((c) => c.inferred) };
     };
     k = { platform: build('platforms'), instrument: build('instruments') };
     fieldKeysByCorpus.set(datasets, k);

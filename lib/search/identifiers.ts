@@ -23,6 +23,7 @@
  * another level; a dataset that states none is left alone (missing metadata is not evidence against it).
  */
 import * as fs from 'node:fs';
+import { platformsOrInstruments } from '../data/gcmd-infer';
 import type { Corpus, DatasetRecord } from '../data/types';
 import { EoError } from '../errors';
 import { topKIndices } from '../retrieve/topk';
@@ -188,8 +189,11 @@ function statedLevels(d: Pick<DatasetRecord, 'processingLevel' | 'longName' | 's
 function identifierTexts(d: DatasetRecord): string[] {
   // the GCMD names inferred from the title add what the title implies: the platform of a named instrument (GEDI →
   // ISS) and the series of a named platform (SENTINEL-1A → SENTINEL-1), so "Sentinel-1" meets its members
-  const inferred = d.inferred ? [...(d.platforms.length ? [] : d.inferred.platforms), ...(d.instruments.length ? [] : d.inferred.instruments), ...d.inferred.series] : [];
-  return [d.shortName ?? '', d.longName, ...d.platforms, ...d.instruments, ...d.projects, ...inferred];
+  const inferred = (['platforms', 'instruments'] as const).flatMap((f) => {
+    const c = platformsOrInstruments(d, f);
+    return c.inferred ? c.names : [];
+  });
+  return [d.shortName ?? '', d.longName, ...d.platforms, ...d.instruments, ...d.projects, ...inferred, ...(d.inferred?.series ?? [])];
 }
 
 const vocabularies = new WeakMap<Corpus, IdentifierVocabulary>();

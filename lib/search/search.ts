@@ -1,4 +1,5 @@
 import { datasetIds } from '../data/corpus';
+import { platformsOrInstruments } from '../data/gcmd-infer';
 import { datasetLandingPage } from '../data/text';
 import type { DatasetRecord } from '../data/types';
 import { explainFused, fuseWithParts, type FusedScores } from '../fuse/scorer';
@@ -106,9 +107,11 @@ export function rankedDatasets(engine: SearchEngine, s: QueryScores, k: number):
 
 /** A result's platforms and instruments: CMR's, else the inferred ones, and which are inferred. */
 function platformsAndInstruments(d: DatasetRecord): Pick<RankedDataset, 'platforms' | 'instruments' | 'inferred'> {
-  const inferred = (['platforms', 'instruments'] as const).filter((f) => d[f].length === 0 && (d.inferred?.[f].length ?? 0) > 0);
-  const of = (f: 'platforms' | 'instruments') => (inferred.includes(f) ? d.inferred![f] : d[f]);
-  return { platforms: of('platforms'), instruments: of('instruments'), inferred };
+  const platforms = platformsOrInstruments(d, 'platforms');
+  const instruments = platformsOrInstruments(d, 'instruments');
+  // a field is marked inferred when inferred names stand in it
+  const inferred = ([['platforms', platforms], ['instruments', instruments]] as const).filter(([, c]) => c.inferred && c.names.length > 0).map(([f]) => f);
+  return { platforms: platforms.names, instruments: instruments.names, inferred };
 }
 
 function routerSummary(route: RouteResult): NonNullable<SearchResponse['router']> {

@@ -138,15 +138,18 @@ function withFacet(st: PageState, f: FacetName, value: string, on: boolean): Pag
   return { ...st, filters };
 }
 
+/** What an "inferred" mark stands for. */
+const INFERRED_FROM = 'inferred from the dataset title with the GCMD vocabularies (no CMR metadata)';
+
 /** What a facet value's "inferred" mark says: how many of its datasets carry it by the GCMD inference from their titles. */
 function inferredTitle(v: FacetValue): string {
-  return `${v.inferred === v.count ? 'all' : `${v.inferred} of`} ${v.count} inferred from the dataset title with the GCMD vocabularies (no CMR metadata)`;
+  return `${v.inferred === v.count ? 'all' : `${v.inferred} of`} ${v.count} ${INFERRED_FROM}`;
 }
 
 /** A result's platforms and instruments, those inferred from its title marked so. */
 function carriersHtml(d: SearchResponse['results'][number]): string {
   const part = (f: 'platforms' | 'instruments', label: string) =>
-    d[f].length ? `${label}: ${h(d[f].join(', '))}${d.inferred.includes(f) ? ' <abbr class="inferred" title="inferred from the dataset title with the GCMD vocabularies (no CMR metadata)">inferred</abbr>' : ''}` : '';
+    d[f].length ? `${label}: ${h(d[f].join(', '))}${d.inferred.includes(f) ? ' <abbr class="inferred" title="${INFERRED_FROM}">inferred</abbr>' : ''}` : '';
   const parts = [part('platforms', 'Platforms'), part('instruments', 'Instruments')].filter(Boolean);
   return parts.length ? `\n<div class="carriers">${parts.join(' · ')}</div>` : '';
 }
