@@ -1,10 +1,15 @@
 #!/usr/bin/env node
-// BM25's identifier forms (lib/data/identifier-forms.ts; `Bm25Options.identifierForms`, issue 38 step 3), tried on the
-// style benchmark's DEV half only: the paper's BM25 with the plain word analyzer and with the joined forms added
-// ("Sentinel-1A" also `sentinel1a`, `sentinel1`; "Level 2" also `l2`; "V006" also `v6`), each scored alone (no query
-// rules) by nDCG@10 over all dev queries, with the per-style means beside it. Both are appended to the committed
-// tuning log (bench/tuning-log.json), the better marked `chosen`. The test half is never read.
-//   node bench/bm25-forms-tune.cjs [--sample] [--no-log]
+// What BM25's index reads, issue 38, tried on the style benchmark's DEV half only, each scored alone (no query rules)
+// by nDCG@10 over all dev queries with the per-style means beside it:
+//   identifier-forms (step 3): the plain word analyzer, and the joined forms added ("Sentinel-1A" also `sentinel1a`,
+//     `sentinel1`; "Level 2" also `l2`; "V006" also `v6`; `Bm25Options.identifierForms`);
+//   inferred-metadata (step 4): CMR's platforms and instruments only, or CMR's else the GCMD names inferred from the
+//     title with their payloads and hosts (`Bm25Options.inferredMetadata`).
+// Each study is appended to the committed tuning log (bench/tuning-log.json). identifier-forms marks its better setting
+// `chosen`; inferred-metadata adds words the dev half's queries hardly need (a payload, a host, a series), so it keeps
+// them unless the paired 95% CI of the difference (with − without, nDCG@10, 10,000 bootstrap samples, seed 42) lies
+// wholly below 0 on the dev half. The test half is never read.
+//   node bench/bm25-forms-tune.cjs [--study identifier-forms|inferred-metadata|all] [--sample] [--no-log]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -12,31 +17,53 @@ const { TUNING_METRIC, styleDevHalf, devVectorScores, scoresLine, tuningRun, app
 
 const args = benchArgs({
   script: __filename,
-  measures: 'BM25 with and without the identifier forms on the style benchmark DEV half (nDCG@10, all styles): both appended to bench/tuning-log.json',
+  measures: 'BM25 with and without the identifier forms, and with and without the inferred platforms and instruments, on the style benchmark DEV half (nDCG@10, all styles): appended to bench/tuning-log.json',
   flags: {
+    study: { type: 'string', default: 'all', choices: ['identifier-forms', 'inferred-metadata', 'all'], help: 'the study run' },
     sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one (a smoke run: nothing logged)' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
 });
 printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/retrieve') };
+const { evaluateGraded, gradedPaired } = require('../dist/lib/metrics/graded');
 
 async function main() {
   const corpus = eo.loadSnapshot({ sample: args.sample });
   const half = styleDevHalf(eo, corpus);
   const dev = half.queries;
   console.log(`style benchmark DEV half: ${dev.length} queries; ${corpus.datasets.length} datasets`);
-  const entry = tuningRun('bm25-identifier-forms', half, 'bench/bm25-forms-tune.cjs');
-  const entries = [];
-  for (const identifierForms of [false, true]) {
-    const index = eo.buildBm25(corpus, { identifierForms });
-    const scores = devVectorScores(eo, half, corpus, dev.map((q) => eo.bm25Scores(index, q.text)));
-    entries.push(entry({ identifierForms, k1: index.config.k1, b: index.config.b, mode: index.config.mode }, scores));
-    console.log(`identifierForms ${String(identifierForms).padEnd(5)}  ${scoresLine(scores, half)}`);
+  const studies = {
+    'identifier-forms': { system: 'bm25-identifier-forms', tried: [{ identifierForms: false, inferredMetadata: false }, { identifierForms: true, inferredMetadata: false }] },
+    'inferred-metadata': { system: 'bm25-inferred-metadata', tried: [{ identifierForms: true, inferredMetadata: false }, { identifierForms: true, inferredMetadata: true }], keepUnlessWorse: true },
+  };
+  const chosen = args.study === 'all' ? Object.keys(studies) : [args.study];
+  for (const name of chosen) {
+    const study = studies[name];
+    if (!study) throw new Error(`--study must be identifier-forms, inferred-metadata or all (got ${args.study})`);
+    const entry = tuningRun(study.system, half, 'bench/bm25-forms-tune.cjs');
+    const entries = [];
+    const perQuery = [];
+    for (const options of study.tried) {
+      const index = eo.buildBm25(corpus, options);
+      const vectors = dev.map((q) => eo.bm25Scores(index, q.text));
+      const scores = devVectorScores(eo, half, corpus, vectors);
+      perQuery.push(evaluateGraded(eo.runFromScores(dev.map((q) => q.id), vectors, corpus, 100), half.qrels));
+      entries.push(entry({ ...options, k1: index.config.k1, b: index.config.b, mode: index.config.mode }, scores));
+      console.log(`${name}: ${JSON.stringify(options).padEnd(50)}  ${scoresLine(scores, half)}`);
+    }
+    let best;
+    if (study.keepUnlessWorse) {
+      const d = gradedPaired(perQuery[1], perQuery[0], TUNING_METRIC, undefined, { seed: 42, bootstrapSamples: 10000, permutations: 10000 });
+      const worse = d.ciHigh < 0;
+      best = worse ? 0 : 1;
+      entries[best].chosen = true;
+      entries[best].note = `with − without ${TUNING_METRIC} ${d.meanDiff.toFixed(4)} [${d.ciLow.toFixed(4)}, ${d.ciHigh.toFixed(4)}] (paired bootstrap 95% CI, ${d.n} dev queries, seed 42): ${worse ? 'worse, so left out' : 'not worse, so kept'}`;
+      console.log(`${name}: ${entries[best].note}`);
+    } else best = eo.markBestChosen(entries, TUNING_METRIC);
+    console.log(`${name} chosen: ${JSON.stringify(study.tried[best])}`);
+    appendTuningRun(eo, entries, args);
   }
-  const best = eo.markBestChosen(entries, TUNING_METRIC);
-  console.log(`chosen: identifierForms ${entries[best].settings.identifierForms}`);
-  appendTuningRun(eo, entries, args);
 }
 
 main().catch((e) => {

@@ -153,11 +153,14 @@ test('mission hosts are GCMD names; "along" another sensor is not the record\'s;
   assert.ok(subset.platforms.includes('AQUA') && !subset.platforms.includes('CLOUDSAT'), subset.platforms.join());
   const icesat2 = inferGcmdEntities(record('ATLAS/ICESat-2 L3A Land Ice Height'), lex);
   assert.ok(icesat2.instruments.includes('ATLAS') && icesat2.platforms.includes('ICESAT-2') && !icesat2.platforms.includes('ATLAS'), JSON.stringify(icesat2));
-  // a platform with one instrument brings it: QuikSCAT's SeaWinds
+  // a platform (or a series of like platforms) with one instrument brings it: QuikSCAT's SeaWinds, Sentinel-1's C-SAR
+  const series = gcmdPlatformSeries(platforms);
   for (const [platform, instrument] of Object.entries(GCMD_PLATFORM_PAYLOADS)) {
-    assert.ok(platforms.has(platform) && instruments.has(instrument), `${platform} → ${instrument} are GCMD names`);
+    assert.ok((platforms.has(platform) || series.has(platform)) && instruments.has(instrument), `${platform} → ${instrument} are GCMD names`);
   }
   assert.ok(inferGcmdEntities(record('QuikSCAT Level 2B Ocean Wind Vectors in 12.5km Slice Composites Version 4.1'), lex).instruments.includes('SEAWINDS'));
+  assert.equal(inferGcmdEntities(record('Sentinel-1B Dual-pol ground projected high and full resolution images', 'SENTINEL-1B_DUAL_POL_GRD_HIGH_RES'), lex).instruments, ['SENTINEL-1 C-SAR']);
+  assert.ok(inferGcmdEntities(record('Sentinel-1 Interferograms - Coherence (BETA)'), lex).instruments.includes('SENTINEL-1 C-SAR'), 'the series too');
   assert.equal(buildGcmdLexicon({ platforms, instruments }, undefined, { missionHosts: false }).payloads.size, 0);
   // in a title all in capitals, a platform or instrument short name that is a plain word of the corpus is a word
   const worded = buildGcmdLexicon({ platforms, instruments }, undefined, { plainWords: new Set(['wind', 'ocean']) });
@@ -176,7 +179,7 @@ test('inferCorpusGcmd stores the inferred names with every record, and the serie
   assert.is(dir, resolveDataDir(), 'the sample reads the GCMD files of the folder above it');
   const datasets = [rec('C1-X', 'Sentinel-1A dual-pol GRD'), rec('C2-X', 'Level 1B radiances', ['NOAA-20']), rec('C3-X', 'Sea ice concentration')];
   inferCorpusGcmd(datasets, dir!);
-  assert.equal(datasets[0].inferred, { platforms: ['SENTINEL-1A'], instruments: [], projects: [], series: ['SENTINEL-1'] });
+  assert.equal(datasets[0].inferred, { platforms: ['SENTINEL-1A'], instruments: ['SENTINEL-1 C-SAR'], projects: [], series: ['SENTINEL-1'] });
   assert.equal(datasets[1].inferred!.series, ['JPSS'], 'from CMR\'s platform');
   assert.equal(datasets[2].inferred, { platforms: [], instruments: [], projects: [], series: [] });
   // the loaded snapshot carries them

@@ -41,9 +41,10 @@ test('BM25 with the forms: a series query meets its members, Level 2 meets L2, v
   assert.is(on.config.identifierForms, true);
   assert.not.equal(on.key, off.key, 'the analyzer is part of the cache key');
   // and of the scorer's fingerprint, which keys stored fusion weights: an α set with one analyzer is not read for the other
-  assert.is(bm25Scorer(on).fingerprint, 'bm25(k1=1.5,b=0.75,identifier-forms)');
-  assert.is(bm25Scorer(off).fingerprint, 'bm25(k1=1.5,b=0.75)');
-  assert.match(bm25ConfigFingerprint(buildBm25(corpus, { mode: 'fields' }).config), /^bm25\(k1=1\.5,b=0\.75,identifier-forms,cfg=[0-9a-f]{8}\)$/);
+  assert.is(bm25Scorer(on).fingerprint, 'bm25(k1=1.5,b=0.75,identifier-forms,inferred-metadata)');
+  assert.is(bm25Scorer(off).fingerprint, 'bm25(k1=1.5,b=0.75,inferred-metadata)');
+  assert.is(bm25Scorer(buildBm25(corpus, { identifierForms: false, inferredMetadata: false })).fingerprint, 'bm25(k1=1.5,b=0.75)');
+  assert.match(bm25ConfigFingerprint(buildBm25(corpus, { mode: 'fields' }).config), /^bm25\(k1=1\.5,b=0\.75,identifier-forms,inferred-metadata,cfg=[0-9a-f]{8}\)$/);
   const score = (index: typeof on, q: string) => Array.from(bm25Scores(index, q));
   const [s1, s2] = score(on, 'Sentinel-1');
   assert.ok(s1 > s2, `${s1} > ${s2}`);
@@ -57,6 +58,28 @@ test('BM25 with the forms: a series query meets its members, Level 2 meets L2, v
   const l8 = score(on, 'L8 reflectance');
   assert.ok(l8[6] > l8[7]);
   assert.is(score(off, 'L8 reflectance')[6], score(off, 'L8 reflectance')[7]);
+});
+
+test('BM25 with the inferred metadata: a record without CMR platforms or instruments is found by its inferred ones (a payload, a host); CMR\'s own stay when listed; the inferred values key the cache', () => {
+  const s1 = { ...ds('C1-X', 'SENTINEL-1A_SLC slant-range product'), inferred: { platforms: ['SENTINEL-1A'], instruments: ['SENTINEL-1 C-SAR'], projects: [], series: ['SENTINEL-1'] } };
+  const gedi = { ...ds('C2-X', 'GEDI L2A elevation'), inferred: { platforms: ['ISS'], instruments: ['GEDI'], projects: [], series: [] } };
+  // CMR lists an instrument: the inferred one (here deliberately different) is not read
+  const listed = { ...ds('C3-X', 'Ocean winds'), instruments: ['SEAWINDS'], inferred: { platforms: [], instruments: ['C-SAR'], projects: [], series: [] } };
+  const corpus = makeCorpus([s1, gedi, listed, ds('C4-X', 'Ozone column')], [], [], 'toy');
+  const on = buildBm25(corpus);
+  const off = buildBm25(corpus, { inferredMetadata: false });
+  assert.is(on.config.inferredMetadata, true);
+  const score = (index: typeof on, q: string) => Array.from(bm25Scores(index, q));
+  const sar = score(on, 'SAR');
+  assert.ok(sar[0] > 0, 'the payload C-SAR of Sentinel-1A is a word of the record');
+  assert.is(sar[2], 0, 'CMR lists an instrument: the inferred one is not indexed');
+  assert.is(score(off, 'SAR')[0], 0);
+  assert.ok(score(on, 'ISS')[1] > 0 && score(off, 'ISS')[1] === 0, 'the host of GEDI');
+  assert.ok(score(on, 'SeaWinds')[2] > 0 && score(off, 'SeaWinds')[2] > 0, 'CMR\'s instrument in both');
+  // another inference (a rule changed) is another index
+  const changed = makeCorpus([{ ...s1, inferred: { ...s1.inferred, instruments: [] } }, gedi, listed, ds('C4-X', 'Ozone column')], [], [], 'toy');
+  assert.not.equal(buildBm25(changed).key, on.key);
+  assert.is(buildBm25(changed, { inferredMetadata: false }).key, off.key);
 });
 
 test.run();

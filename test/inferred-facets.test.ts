@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { loadSnapshot } from '../lib/data/snapshot';
 import { bm25Scorer } from '../lib/retrieve/scorers';
-import { loadOrBuildBm25 } from '../lib/retrieve/bm25';
+import { bm25Scores, loadOrBuildBm25 } from '../lib/retrieve/bm25';
 import { createSearchEngine } from '../lib/search/engine';
 import { search } from '../lib/search/search';
 import { renderSearchPage } from '../lib/serve/page';
@@ -37,6 +37,19 @@ test('the issue\'s queries list the right platform first in the platform facet, 
   const bareEngine = createSearchEngine(bare, { lexical: bm25Scorer(loadOrBuildBm25(full), 'bm25', 'BM25'), semantic: null });
   const before = await search(bareEngine, 'GEDI aboveground biomass', { k: 10, facets: true, now: NOW });
   assert.not.ok(before.facets!.platform.some((v) => v.value === 'ISS'), JSON.stringify(before.facets!.platform));
+});
+
+test('BM25 reads the inferred instruments: "Sentinel-1 SAR backscatter" finds ASF\'s Sentinel-1A / 1B products, whose records name no SAR (the payload SENTINEL-1 C-SAR)', () => {
+  const s1 = /^SENTINEL-1[AB]_/;
+  const firstRank = (index: ReturnType<typeof loadOrBuildBm25>) => {
+    const s = bm25Scores(index, 'Sentinel-1 SAR backscatter');
+    const order = [...s.keys()].sort((a, b) => s[b] - s[a] || a - b);
+    return order.findIndex((i) => s1.test(full.datasets[i].longName)) + 1;
+  };
+  const withInferred = firstRank(loadOrBuildBm25(full));
+  const without = firstRank(loadOrBuildBm25(full, { inferredMetadata: false }));
+  assert.ok(withInferred >= 1 && withInferred <= 5, `first Sentinel-1A/1B product at ${withInferred}`);
+  assert.ok(without > 10, `without the inferred metadata at ${without}`);
 });
 
 test('"SeaWinds ocean winds" finds SeaWinds products that name only QuikSCAT; the instrument facet counts them', async () => {

@@ -114,6 +114,7 @@ export const GCMD_INSTRUMENT_HOSTS: Readonly<Record<string, string>> = {
  */
 export const GCMD_PLATFORM_PAYLOADS: Readonly<Record<string, string>> = {
   QUIKSCAT: 'SEAWINDS', ICESAT: 'GLAS', 'ORBVIEW-2': 'SEAWIFS', 'GCOM-W1': 'AMSR2', 'SENTINEL-5P': 'TROPOMI', SMOS: 'MIRAS', CYGNSS: 'DDMI',
+  'SENTINEL-1': 'SENTINEL-1 C-SAR', 'SENTINEL-1A': 'SENTINEL-1 C-SAR', 'SENTINEL-1B': 'SENTINEL-1 C-SAR',
 };
 
 /** A GCMD platform series (`Series_Entity` of satellites) and its members' short names (upper case). */

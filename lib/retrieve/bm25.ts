@@ -10,6 +10,7 @@ import { contentHash, checkContentHash, shortHash } from '../util/hash';
 import { writeFileAtomic } from '../util/fs';
 import { topKScoredHits, type ScoredHit } from './topk';
 import { identifierFormTokens } from '../data/identifier-forms';
+import { platformsOrInstruments } from '../data/gcmd-infer';
 
 /** Dataset fields BM25 can index. The paper lists shortName, longName, abstract, DOI, DAAC, temporal coverage. */
 export type Bm25FieldName =
@@ -58,6 +59,14 @@ export interface Bm25Options {
    * level or version meets its other spellings. Default true; false is the plain word analyzer (before 2026-12-05).
    */
   identifierForms?: boolean;
+  /**
+   * Index a record's platforms and instruments as search reads them (`platformsOrInstruments`): CMR's when it lists
+   * them, else the GCMD names inferred from its title (`DatasetRecord.inferred`), so a mission's payload and an
+   * instrument's host are words of the record ("SENTINEL-1A_SLC" carries SENTINEL-1 C-SAR, "GEDI L2A" ISS). The
+   * inferred values' hash joins the cache key. Default true (chosen on the style dev half: `bench/bm25-forms-tune.cjs`);
+   * false indexes CMR's fields only (before 2026-12-05).
+   */
+  inferredMetadata?: boolean;
 }
 
 /**
@@ -118,13 +127,31 @@ function resolveConfig(opts: Bm25Options): Bm25Index['config'] {
   }
   if (Object.keys(boosts).length && (opts.mode ?? 'combined') !== 'fields') throw new EoError('CONFIG', 'fieldBoosts need mode "fields" (one lunr field per dataset field)');
   return {
-    k1: opts.k1 ?? 1.5, b: opts.b ?? 0.75, fields, mode: opts.mode ?? 'combined', identifierForms: opts.identifierForms ?? true,
+    k1: opts.k1 ?? 1.5, b: opts.b ?? 0.75, fields, mode: opts.mode ?? 'combined', identifierForms: opts.identifierForms ?? true, inferredMetadata: opts.inferredMetadata ?? true,
     ...(Object.keys(boosts).length ? { fieldBoosts: boosts } : {}),
   };
 }
 
+/** A dataset field's text as the index reads it (`inferredMetadata`: platforms and instruments as search reads them). */
+function fieldText(d: DatasetRecord, f: Bm25FieldName, config: Bm25Index['config']): string {
+  if (config.inferredMetadata && (f === 'platforms' || f === 'instruments')) return platformsOrInstruments(d, f).names.join(' ');
+  return BM25_FIELD_TEXT[f](d);
+}
+
+/** The inferred values a corpus's index reads, hashed once per corpus object (a rule of the inference changes the key). */
+const inferredHashes = new WeakMap<Corpus, string>();
+function inferredMetadataHash(corpus: Corpus): string {
+  let h = inferredHashes.get(corpus);
+  if (h === undefined) {
+    h = shortHash(JSON.stringify(corpus.datasets.map((d) => (d.inferred ? [d.inferred.platforms, d.inferred.instruments] : 0))));
+    inferredHashes.set(corpus, h);
+  }
+  return h;
+}
+
 function indexKey(corpus: Corpus, config: Bm25Index['config']): string {
-  return shortHash(`${corpus.hash}|${JSON.stringify(config)}|lunr-${(lunr as any).version}`);
+  const inferred = config.inferredMetadata ? `|inferred-${inferredMetadataHash(corpus)}` : '';
+  return shortHash(`${corpus.hash}|${JSON.stringify(config)}${inferred}|lunr-${(lunr as any).version}`);
 }
 
 /** Build the lunr index over every dataset of the corpus (ref = corpus position). */
@@ -139,8 +166,8 @@ export function buildLunrIndex(corpus: Corpus, opts: Bm25Options = {}): lunr.Ind
     for (const f of fieldNames) this.field(f, { boost: config.fieldBoosts?.[f as Bm25FieldName] ?? 1 });
     corpus.datasets.forEach((d, i) => {
       const doc: Record<string, string> = { i: String(i) };
-      if (config.mode === 'combined') doc.text = config.fields.map((f) => BM25_FIELD_TEXT[f](d)).join(' \n ');
-      else for (const f of config.fields) doc[f] = BM25_FIELD_TEXT[f](d);
+      if (config.mode === 'combined') doc.text = config.fields.map((f) => fieldText(d, f, config)).join(' \n ');
+      else for (const f of config.fields) doc[f] = fieldText(d, f, config);
       this.add(doc);
     });
   });
@@ -215,10 +242,10 @@ function bm25CacheHash(bin: Uint8Array, metaFields: Record<string, unknown>): st
  * stored for one analyzer is never read for another.
  */
 export function bm25ConfigFingerprint(config: Bm25Index['config']): string {
-  const { k1, b, identifierForms, ...rest } = config;
+  const { k1, b, identifierForms, inferredMetadata, ...rest } = config;
   const defaults = resolveConfig({});
   const others = JSON.stringify(rest) === JSON.stringify({ fields: defaults.fields, mode: defaults.mode }) ? '' : `,cfg=${shortHash(JSON.stringify(rest), 8)}`;
-  return `bm25(k1=${k1},b=${b}${identifierForms ? ',identifier-forms' : ''}${others})`;
+  return `bm25(k1=${k1},b=${b}${identifierForms ? ',identifier-forms' : ''}${inferredMetadata ? ',inferred-metadata' : ''}${others})`;
 }
 
 /** The key of a corpus's BM25 cache under the given options (the hash of the corpus, the config and lunr's version). */
