@@ -2,13 +2,15 @@
 // The tuned settings of the default ranking (lib/search/default-ranking.ts), searched again on the style benchmark's DEV
 // half and logged (issue 36): the adaptive α's start α and L2 pull (start {0.15, 0.3, analytic} × L2 {0.002, 0.02, 0.1}),
 // then the identifier rule's window ({10, 20, 40, ∞}) at the default adaptive settings, then the lexical half
-// ({bm25, bm25+qe, bm25-stop}) at the default settings. Each configuration ranks the
+// ({bm25, bm25+qe, bm25-stop}) at the default settings, then the identifier rule's factor for a GCMD instrument or
+// platform type named in the query ("lidar", "airborne": {1 (no effect), 0.8, 0.5, 0.2, 0.1, 0.01}; issue 38 step 4). Each
+// configuration ranks the
 // dev queries as users get them (query rules and repair on) and is scored by nDCG@10 over all dev queries, with the
 // per-style means beside it. Every configuration is appended to bench/tuning-log.json, the best of each search marked
 // `chosen`; the script prints whether the chosen ones are today's defaults. The test half is never read.
 // Needs the full snapshot's NN-SSC checkpoint and USE-lite embeddings (`npm start`); each adaptive setting fits its
 // model once (cached under checkpoints/fusion/).
-//   node bench/default-ranking-tune.cjs [--sample] [--no-log] [--only adaptive|window|lexical]
+//   node bench/default-ranking-tune.cjs [--sample] [--no-log] [--only adaptive|window|lexical|type]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -16,11 +18,11 @@ const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, tuningRun, appendTun
 
 const args = benchArgs({
   script: __filename,
-  measures: 'the default ranking\'s adaptive α (start α × L2), identifier window and lexical half on the style benchmark DEV half: every configuration appended to bench/tuning-log.json',
+  measures: 'the default ranking\'s adaptive α (start α × L2), identifier window, lexical half and GCMD type factor on the style benchmark DEV half: every configuration appended to bench/tuning-log.json',
   flags: {
     sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one (a smoke run: nothing logged)' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
-    only: { type: 'string', default: null, choices: ['adaptive', 'window', 'lexical'], defaultText: 'all three', help: 'run one of the three searches' },
+    only: { type: 'string', default: null, choices: ['adaptive', 'window', 'lexical', 'type'], defaultText: 'all four', help: 'run one of the four searches' },
   },
 });
 printHeader(args);
@@ -71,6 +73,10 @@ async function main() {
   }
   if (!args.only || args.only === 'lexical') {
     await search('default-lexical', ['bm25', 'bm25+qe', 'bm25-stop'].map((l) => ({ lexical: l })), (s) => ({ lexical: s.lexical }), (s) => s.lexical === lexical);
+  }
+  if (!args.only || args.only === 'type') {
+    const factor = (s) => ({ identifiers: { ...identifiers, classPenalty: { ...identifiers.classPenalty, instrumentType: s.typeFactor, platformType: s.typeFactor } } });
+    await search('identifier-type-factor', [1, 0.8, 0.5, 0.2, 0.1, 0.01].map((typeFactor) => ({ typeFactor })), factor, (s) => s.typeFactor === identifiers.classPenalty.instrumentType);
   }
   appendTuningRun(eo, logged, args);
 }

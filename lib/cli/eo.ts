@@ -244,7 +244,7 @@ function printSearchResult(res: SearchResponse, engine: SearchEngine, corpus: Co
   if (res.results.length === 0) process.stdout.write('no dataset matches\n');
   for (const r of res.results)
     process.stdout.write(`${String(r.rank).padStart(3)}. ${r.id}  ${r.shortName ?? '-'}  score ${r.score.toFixed(4)}\n     ${r.longName}\n     ${r.why}\n` +
-      [r.constraint, r.identifier].filter(Boolean).map((m) => `     moved down: ${m}\n`).join('') + `     ${r.links.landingPage}\n`);
+      [r.constraint, r.identifier].filter(Boolean).map((m) => `     moved down: ${m}\n`).join('') + (r.type ? `     type: ${r.type}\n` : '') + `     ${r.links.landingPage}\n`);
   if (res.facets) {
     process.stdout.write(`facets (top ${res.facets.resultSet} results):\n`);
     for (const f of FACET_NAMES) if (res.facets[f].length) process.stdout.write(`  ${f}: ${res.facets[f].slice(0, 10).map((v) => `${v.value} ${v.count}${v.inferred ? ` (${v.inferred === v.count ? '' : `${v.inferred} `}inferred)` : ''}`).join(', ')}${res.facets[f].length > 10 ? `, … (${res.facets[f].length - 10} more)` : ''}\n`);

@@ -68,7 +68,18 @@ const AMBIGUOUS_SHORT_NAMES = new Set([
   'SPACE STATIONS/CREWED SPACECRAFT', 'SIPS', 'SWIR', 'VIS', 'DOAS', 'CPR',
   // the GEOS satellite series (Geodetic Earth Orbiting Satellite); NASA titles mean GMAO's GEOS model ("GEOS-Carb", "GEOS-5")
   'GEOS',
+  // cameras and a spectrometer of GCMD whose acronyms titles use for other things: GIS (GeoEye Imaging System; titles:
+  // "GIS Layers"), PAN (IRS's Panchromatic Camera; titles: ETM+'s panchromatic band, peroxyacetyl nitrate), IMG (ADEOS's
+  // greenhouse-gas interferometer; titles: CrIS's collocated VIIRS imagery)
+  'GIS', 'PAN', 'IMG',
 ]);
+
+/**
+ * GCMD short names of both a platform and an instrument whose titles mean the platform: ISS (the Integrated Sounding
+ * System; titles: the International Space Station), AES (the Atmospheric Emission Spectrometer; titles: Canada's
+ * Atmospheric Environment Service). They match as platforms only.
+ */
+const PLATFORM_NOT_INSTRUMENT = new Set(['ISS', 'AES']);
 
 /**
  * Names GCMD does not list that records use for a GCMD entity (field, alias as written or folded, GCMD short name):
@@ -207,7 +218,8 @@ export function buildGcmdLexicon(
     for (const e of field === 'platforms' ? [...v.platforms.values(), ...series] : v[field].values()) {
       const name = e.shortName.toUpperCase();
       const plainWord = /^[A-Z][a-z]+$/.test(e.shortName) && !!opts.plainWords?.has(e.shortName.toLowerCase());
-      if (!AMBIGUOUS_SHORT_NAMES.has(name) && !plainWord) addName(field, e.shortName, name);
+      const platformOnly = field === 'instruments' && PLATFORM_NOT_INSTRUMENT.has(name);
+      if (!AMBIGUOUS_SHORT_NAMES.has(name) && !plainWord && !platformOnly) addName(field, e.shortName, name);
       if (/^[A-Z]+$/.test(e.shortName) && opts.plainWords?.has(e.shortName.toLowerCase())) lex.plainCapitals.add(e.shortName);
       const long = gcmdTokens(e.longName);
       if (long.length >= 2) add(lex.folded[field], long.map((t) => t.toLowerCase()), name);

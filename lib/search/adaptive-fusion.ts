@@ -26,7 +26,8 @@ import { corpusStyleQueries } from '../train/corpus-pairs';
 import { writeJsonAtomic } from '../util/fs';
 import { shortHash } from '../util/hash';
 import { checkpointsDir, repoRoot } from '../util/paths';
-import { applyIdentifierRule, type IdentifierRule, type NamedIdentifier } from './identifiers';
+import { gcmdTypeVocabulary } from './gcmd-types';
+import { applyIdentifierRule, TYPE_KINDS, type IdentifierRule, type NamedIdentifier } from './identifiers';
 import { applyQueryRules, queryIdentifiers } from './rules';
 import { retrievalRuleId, retrievalTextOf } from '../router/parse';
 import type { SearchEngine } from './types';
@@ -97,7 +98,8 @@ const QUESTION_FORM = /^\s*(?:how|what|which|where|when|why|who|is|are|does|do|d
 /** How the query reads: its words, how many of them name identifiers, question form, capitalised words. */
 export function queryWordCounts(text: string, named: readonly NamedIdentifier[], original = text): { words: number; identifierWords: number; questionForm: boolean; capitalizedShare: number } {
   const words = bm25Tokens(text).length;
-  const identifierWords = named.reduce((s, n) => s + bm25Tokens(n.text).length, 0);
+  // a GCMD type ("lidar") is no name of one thing: its words are not identifier words (the feature the model was fitted on)
+  const identifierWords = named.reduce((s, n) => s + (TYPE_KINDS.includes(n.group.kind) ? 0 : bm25Tokens(n.text).length), 0);
   const raw = original.match(/[\p{L}][\p{L}\p{N}'-]*/gu) ?? [];
   const capitalized = raw.filter((w) => /^\p{Lu}\p{Ll}/u.test(w)).length;
   return { words, identifierWords: Math.min(words, identifierWords), questionForm: QUESTION_FORM.test(original), capitalizedShare: raw.length ? capitalized / raw.length : 0 };
@@ -188,6 +190,8 @@ export async function adaptiveFusion(opts: AdaptiveFusionOptions): Promise<{ rec
     semantic: opts.semantic.fingerprint ?? opts.semantic.id,
     lexical: opts.lexical.fingerprint ?? opts.lexical.id,
     rules: JSON.stringify(opts.identifierRule ?? {}),
+    // the rule's GCMD types and how many datasets carry each: the training targets follow them
+    types: shortHash(JSON.stringify(gcmdTypeVocabulary(opts.corpus).types.map((t) => [t.term.id, t.carriers.length])), 16),
     queryText: retrievalRuleId(),
     startAlpha: opts.startAlpha,
     l2: opts.l2 ?? 0.002,

@@ -3,10 +3,12 @@
  * and a dataset record may use only one of them. The query is expanded with the other members of each group it
  * names, and the expansion is scored by BM25 at a lower weight than the query itself:
  *   score(d) = BM25(q, d) + w · BM25(expansion(q), d)
- * Groups come from two sources, each named in the explanation:
+ * Groups come from three sources, each named in the explanation:
  *   - `vocabulary.json` beside this file: names ↔ formulas ↔ instruments ↔ techniques, hand-written from GCMD;
  *   - the corpus's own fields: instruments/platforms and the GCMD variable keywords their datasets carry
- *     (`corpusInstrumentGroups`), so an instrument named in a query brings the variables it measures.
+ *     (`corpusInstrumentGroups`), so an instrument named in a query brings the variables it measures;
+ *   - (tried, not in the default vocabulary) the instrument and platform types of GCMD (`gcmdTypeGroups`): "lidar"
+ *     brings the corpus's lidars (CALIOP, CATS, GLAS …), which do not bring each other.
  */
 import * as fs from 'node:fs';
 import type { Corpus } from '../data/types';
@@ -15,6 +17,7 @@ import { bm25ConfigFingerprint, bm25Scores, type Bm25Index } from '../retrieve/b
 import type { CorpusScorer } from '../retrieve/scorers';
 import { phraseMatcher, type PhraseMatcher } from '../router/phrases';
 import type { GcmdKeyword } from '../router/variables';
+import type { GcmdTypeVocabulary } from './gcmd-types';
 import { createLru } from '../util/lru';
 import { packageFile } from '../util/paths';
 
@@ -28,7 +31,9 @@ export interface VocabularyGroup {
   formulas: string[];
   /** Instruments / missions measuring it, matched case-insensitively. */
   instruments: string[];
-  /** Where the group comes from: `vocabulary.json` or `corpus:instruments`. */
+  /** Names added when the group is named but never matched (a type's instruments: "lidar" adds CALIOP, CALIOP adds no lidar). Default none. */
+  related?: string[];
+  /** Where the group comes from: `vocabulary.json`, `corpus:instruments` or `gcmd:types` (`gcmdTypeGroups`). */
   source: string;
 }
 
@@ -147,9 +152,27 @@ export function queryVocabulary(groups: readonly VocabularyGroup[]): QueryVocabu
   return { groups: [...groups], matcher: phraseMatcher(entries) };
 }
 
+/**
+ * The GCMD types of a corpus as groups: a type's query phrases are its names, the corpus's instruments or platforms of
+ * that type its related names (the `maxNames` most carried by at least `minDatasets` datasets: defaults 12 and 3). Not in the default vocabulary (see `loadQueryVocabulary`); `bench/gcmd-types-tune.cjs`
+ * measures them.
+ */
+export function gcmdTypeGroups(types: GcmdTypeVocabulary, opts: { minDatasets?: number; maxNames?: number } = {}): VocabularyGroup[] {
+  const minDatasets = opts.minDatasets ?? 3;
+  const maxNames = opts.maxNames ?? 12;
+  return types.types
+    .map((t) => ({ t, related: t.names.filter((_, i) => t.counts[i] >= minDatasets).slice(0, maxNames) }))
+    .filter(({ related }) => related.length > 0)
+    .map(({ t, related }) => ({ gcmd: `${t.term.id} (${t.term.field === 'instruments' ? 'instrument' : 'platform'} type)`.toUpperCase(), names: t.term.names, formulas: [], instruments: [], related, source: 'gcmd:types' }));
+}
+
 let defaultVocabulary: { corpusHash: string; vocab: QueryVocabulary } | null = null;
 
-/** The default vocabulary for a corpus: vocabulary.json + the corpus's instrument groups (cached per corpus). */
+/**
+ * The default vocabulary for a corpus: vocabulary.json + the corpus's instrument groups (cached per corpus). The GCMD
+ * type groups are not in it: on the style dev half they lowered BM25 + expansion on the queries that name a type
+ * (`bench/gcmd-types-tune.cjs`); a named type acts through the identifier rule instead (`identifiers.ts`).
+ */
 export function loadQueryVocabulary(corpus: Corpus): QueryVocabulary {
   if (defaultVocabulary?.corpusHash !== corpus.hash)
     defaultVocabulary = { corpusHash: corpus.hash, vocab: queryVocabulary([...readVocabularyGroups(), ...corpusInstrumentGroups(corpus)]) };
@@ -172,7 +195,7 @@ export function expandQuery(text: string, vocab: QueryVocabulary): QueryExpansio
       if (seenGroups.has(v.group)) continue;
       seenGroups.add(v.group);
       const g = vocab.groups[v.group];
-      const members = [...g.names, ...g.formulas, ...g.instruments];
+      const members = [...g.names, ...g.formulas, ...g.instruments, ...(g.related ?? [])];
       const fresh = members.filter((m) => !lower.includes(m.toLowerCase()) && !added.has(m.toLowerCase()));
       for (const m of fresh) added.add(m.toLowerCase());
       if (fresh.length > 0) matches.push({ text: hit.span.text, kind: v.kind, gcmd: g.gcmd, added: fresh, source: g.source });

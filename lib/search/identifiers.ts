@@ -24,20 +24,24 @@
  */
 import * as fs from 'node:fs';
 import { platformsOrInstruments } from '../data/gcmd-infer';
+import { gcmdTypeVocabulary } from './gcmd-types';
 import type { Corpus, DatasetRecord } from '../data/types';
 import { EoError } from '../errors';
 import { topKIndices } from '../retrieve/topk';
 import { packageFile } from '../util/paths';
 
-/** What kind of thing an identifier names. */
-export type IdentifierKind = 'platform' | 'instrument' | 'mission' | 'product' | 'project' | 'shortName' | 'acronym' | 'daac' | 'level';
+/**
+ * What kind of thing an identifier names. `instrumentType` / `platformType`: a GCMD type ("lidar", "airborne"), whose
+ * carriers carry an instrument or platform of that type (`gcmd-types.ts`).
+ */
+export type IdentifierKind = 'platform' | 'instrument' | 'mission' | 'product' | 'project' | 'shortName' | 'acronym' | 'daac' | 'level' | 'instrumentType' | 'platformType';
 
 /** One identifier (a group of equivalent names) and the datasets that carry it. */
 export interface IdentifierGroup {
   /** Display name, e.g. `VIIRS`, `Suomi NPP`, `MOD11A2`, `L3`. */
   id: string;
   kind: IdentifierKind;
-  /** Where it comes from: `identifiers.json`, `corpus:platforms`, `corpus:shortName`, `corpus:acronym`, `level`. */
+  /** Where it comes from: `identifiers.json`, `corpus:platforms`, `corpus:shortName`, `corpus:acronym`, `level`, `gcmd:types`. */
   source: string;
   /** Corpus positions of the datasets that carry it (ascending). */
   carriers: Int32Array;
@@ -82,7 +86,9 @@ export interface IdentifierRule {
   /**
    * A milder factor for some requirement classes (`platform` — platforms and missions —, `level`, …), replacing
    * `penalty` for them: a platform or a processing level is a preference next to the instrument or product, and a
-   * same-family dataset of another level should stay above unrelated datasets. Default `{ platform: 0.5, level: 0.5 }`.
+   * same-family dataset of another level should stay above unrelated datasets. Default `{ platform: 0.5, level: 0.5,
+   * instrumentType: 0.2, platformType: 0.2 }`: a GCMD type ("lidar", "airborne") is a strong preference, not a demand
+   * (chosen on the style dev half among {1, 0.8, 0.5, 0.2, 0.1, 0.01}: `bench/default-ranking-tune.cjs --only type`).
    */
   classPenalty?: Partial<Record<RequirementClass, number>>;
   /**
@@ -99,7 +105,9 @@ export interface IdentifierRule {
   ignore?: readonly string[];
 }
 
-export const DEFAULT_IDENTIFIER_RULE: Required<Omit<IdentifierRule, 'kinds' | 'ignore'>> = { mode: 'demote', penalty: 0.01, classPenalty: { platform: 0.5, level: 0.5 }, window: 20 };
+export const DEFAULT_IDENTIFIER_RULE: Required<Omit<IdentifierRule, 'kinds' | 'ignore'>> = {
+  mode: 'demote', penalty: 0.01, classPenalty: { platform: 0.5, level: 0.5, instrumentType: 0.2, platformType: 0.2 }, window: 20,
+};
 
 interface AliasFile {
   groups: { id: string; kind: IdentifierKind; names: string[]; shortName?: string; daac?: string[] }[];
@@ -117,12 +125,19 @@ export interface IdentifierVocabularyOptions {
 const WORD = /[\p{L}\p{N}]+/gu;
 
 /** A requirement of the rule: the names of one class are alternatives. */
-export type RequirementClass = 'platform' | 'instrument' | 'product' | 'project' | 'shortName' | 'acronym' | 'daac' | 'level';
+export type RequirementClass = 'platform' | 'instrument' | 'product' | 'project' | 'shortName' | 'acronym' | 'daac' | 'level' | 'instrumentType' | 'platformType';
 
 /** Kinds whose names are alternatives of one requirement (platforms and missions are one: "GPM", "Suomi NPP"). */
 const REQUIREMENT_CLASS: Record<IdentifierKind, RequirementClass> = {
   platform: 'platform', mission: 'platform', instrument: 'instrument', product: 'product', project: 'project', shortName: 'shortName', acronym: 'acronym', daac: 'daac', level: 'level',
+  instrumentType: 'instrumentType', platformType: 'platformType',
 };
+
+/** Every identifier kind. */
+export const IDENTIFIER_KINDS = Object.keys(REQUIREMENT_CLASS) as IdentifierKind[];
+
+/** The kinds of GCMD types, not names of one thing: the adaptive fusion does not count their words as identifier words. */
+export const TYPE_KINDS: readonly IdentifierKind[] = ['instrumentType', 'platformType'];
 
 /** Lower-case words of a text. */
 function words(text: string): string[] {
@@ -318,6 +333,24 @@ function addLevelGroups(ds: readonly DatasetRecord[], groups: IdentifierGroup[],
   }
 }
 
+/** The corpus's GCMD types as groups keyed by their query phrases ("lidar", "synthetic aperture radar"); returns the longest phrase in words. */
+function addTypeGroups(corpus: Corpus, groups: IdentifierGroup[], byKey: Map<string, number[]>): number {
+  let maxWords = 1;
+  for (const t of gcmdTypeVocabulary(corpus).types) {
+    if (t.carriers.length === 0) continue;
+    const idx = groups.length;
+    groups.push({ id: t.term.id, kind: t.term.field === 'instruments' ? 'instrumentType' : 'platformType', source: 'gcmd:types', carriers: t.carriers });
+    for (const name of t.term.names) {
+      const key = identifierKey(name);
+      maxWords = Math.min(MAX_NAME_WORDS, Math.max(maxWords, words(name).length));
+      const l = byKey.get(key);
+      if (l) l.push(idx);
+      else byKey.set(key, [idx]);
+    }
+  }
+  return maxWords;
+}
+
 /** The identifier vocabulary of a corpus (built once per corpus object; see the module comment). */
 export function identifierVocabulary(corpus: Corpus, opts: IdentifierVocabularyOptions = {}): IdentifierVocabulary {
   const cached = opts.aliasFile === undefined && opts.minAcronymDatasets === undefined ? vocabularies.get(corpus) : undefined;
@@ -339,7 +372,8 @@ export function identifierVocabulary(corpus: Corpus, opts: IdentifierVocabularyO
     }
   });
   addLevelGroups(ds, groups, byKey);
-  const vocab: IdentifierVocabulary = { groups, byKey, maxWords, size: ds.length };
+  const typeWords = addTypeGroups(corpus, groups, byKey);
+  const vocab: IdentifierVocabulary = { groups, byKey, maxWords: Math.max(maxWords, typeWords), size: ds.length };
   if (opts.aliasFile === undefined && opts.minAcronymDatasets === undefined) vocabularies.set(corpus, vocab);
   return vocab;
 }
@@ -489,7 +523,10 @@ export function applyIdentifierRule(scores: Float32Array, named: readonly NamedI
     const lacks = (i: number) => !masks.some((m) => m[i] === 1) && (!statedMask || statedMask[i] === 1);
     const carrying = new Set<number>();
     for (const x of members) for (const i of x.group.carriers) if (scores[i] > 0) carrying.add(i);
-    const carriers = carrying.size;
+    // a GCMD type is a preference among the candidates shown: it applies only when one of them carries it (a named
+    // identifier applies when any candidate does: the user asked for that very thing)
+    const isType = TYPE_KINDS.includes(members[0].group.kind);
+    const carriers = isType && !countedCandidates.some((i) => carrying.has(i)) ? 0 : carrying.size;
     let moved = 0;
     if (carriers > 0) for (const i of countedCandidates) if (lacks(i)) moved++;
     const effect: IdentifierEffect = { text: members.map((x) => x.text).join(', '), id: members.map((x) => x.group.id).join(' or '), kind: members[0].group.kind, applied: carriers > 0, moved, carriers };
@@ -562,6 +599,8 @@ export function describeIdentifierEffects(effects: readonly IdentifierEffect[], 
       ? `${e.id} named ("${e.text}"): ${e.moved} of the top ${window} without it moved down`
       : e.context
         ? `${e.id} named after "${e.context}": taken as context, not as the data asked for`
-        : `${e.id} named ("${e.text}"): no candidate carries it, so it changes nothing`,
+        : TYPE_KINDS.includes(e.kind)
+          ? `${e.id} named ("${e.text}"): none of the top ${window} is of that type, so it changes nothing`
+          : `${e.id} named ("${e.text}"): no candidate carries it, so it changes nothing`,
   );
 }

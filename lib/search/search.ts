@@ -14,7 +14,8 @@ import { candidateOf, finishRoute } from '../router/route';
 import { decideTools } from '../router/decide';
 import type { ParsedQuery, RouteResult, ToolDecision } from '../router/types';
 import { describeConstraintEffect } from './constraints';
-import { describeIdentifierEffects, describeLackedIdentifiers, type NamedIdentifier } from './identifiers';
+import { describeIdentifierEffects, describeLackedIdentifiers, TYPE_KINDS, type NamedIdentifier } from './identifiers';
+import { describeTypeMatch, gcmdTypeVocabulary, type NamedGcmdType } from './gcmd-types';
 import { applyQueryRules, queryIdentifiers } from './rules';
 import { computeFacets } from './facets';
 import { applyFilters, canonicalIgnore, hasFilters } from './filters';
@@ -144,24 +145,38 @@ async function routeQuery(
 
 /**
  * Ranked results with what the query rules did to each (the period/place effect, the identifiers it lacks, its
- * score after the rules); those the rules removed ('filter' mode) are dropped and the ranks renumbered.
+ * score after the rules, the GCMD types named in the query that it carries); those the rules removed ('filter' mode)
+ * are dropped and the ranks renumbered.
  */
 function withRuleEffects(engine: SearchEngine, results: RankedDataset[], ruled: ReturnType<typeof applyQueryRules>, ruledScores: Float32Array): RankedDataset[] {
   const { asked, constrained, identified } = ruled;
+  const types = namedTypesOf(engine, ruled);
+  const typeVocabulary = types.length ? gcmdTypeVocabulary(engine.corpus) : undefined;
   return results
     .map((r) => {
       const i = engine.corpus.indexById.get(r.id)!;
       const e = constrained?.effectOf(i);
       const lacks = identified?.lackedBy(i) ?? [];
-      if (!e && lacks.length === 0) return r;
+      const type = types.length ? describeTypeMatch(engine.corpus.datasets[i], types, typeVocabulary) : null;
+      if (!e && lacks.length === 0 && !type) return r;
       return {
-        ...r, score: ruledScores[i],
+        ...r,
+        ...(e || lacks.length ? { score: ruledScores[i] } : {}),
         ...(e ? { constraint: describeConstraintEffect(engine.corpus.datasets[i], e, asked) } : {}),
         ...(lacks.length ? { identifier: describeLackedIdentifiers(lacks, identified!.factorOf(i)) } : {}),
+        ...(type ? { type } : {}),
       };
     })
     .filter((r) => Number.isFinite(r.score)) // 'filter' mode
     .map((r, j) => ({ ...r, rank: j + 1 }));
+}
+
+/** The GCMD types among the identifiers the rule applied (not named as context, not removed). */
+function namedTypesOf(engine: SearchEngine, ruled: ReturnType<typeof applyQueryRules>): NamedGcmdType[] {
+  const applied = new Set((ruled.identified?.effects ?? []).filter((e) => e.applied && TYPE_KINDS.includes(e.kind)).flatMap((e) => e.id.split(' or ')));
+  if (applied.size === 0) return [];
+  const vocab = gcmdTypeVocabulary(engine.corpus);
+  return ruled.named.filter((n) => applied.has(n.group.id) && TYPE_KINDS.includes(n.group.kind)).flatMap((n) => vocab.types.filter((t) => t.term.id === n.group.id).map((type) => ({ text: n.text, type })));
 }
 
 /** The optional rerank: the results (with their retrieval scores) reordered by the reranker, and its traces. */

@@ -93,6 +93,11 @@ export interface RankedDataset {
   constraint?: string;
   /** Which identifiers named in the query it lacks (only when it lacks one), e.g. `lacks VIIRS (named in the query) (×0.01)`. */
   identifier?: string;
+  /**
+   * The GCMD instrument or platform types named in the query that it carries (only when it carries one), e.g.
+   * `"lidar" named: its instrument GEDI is of the GCMD type lidar (inferred from its title)`.
+   */
+  type?: string;
   /** Rank before reranking (only when a reranker reordered the list). */
   retrievalRank?: number;
   links: { detail: string; landingPage: string; earthdataSearch: string; cmr: string };

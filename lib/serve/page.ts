@@ -288,7 +288,7 @@ Decided by ${h(r.router)}: ${applied.map((d) => `${h(d.tool)} ${d.confidence.toF
         return `<article class="result" data-id="${h(d.id)}" data-stage="${d.stage}">
 <h3>${d.rank}. <a class="detail-link" href="${h(d.links.detail)}">${h(d.shortName ?? d.id)}</a> — ${h(d.longName)}</h3>
 <div class="meta">${h(d.daac)} · ${h(temporal)} · score ${d.score.toFixed(3)} · ${h(d.stage)}</div>${carriersHtml(d)}
-<div class="why">${bars} ${h(d.why)}</div>${d.constraint ? `<div class="moved constraint">moved down: ${h(d.constraint)}</div>` : ''}${d.identifier ? `<div class="moved identifier">moved down: ${h(d.identifier)}</div>` : ''}
+<div class="why">${bars} ${h(d.why)}</div>${d.constraint ? `<div class="moved constraint">moved down: ${h(d.constraint)}</div>` : ''}${d.identifier ? `<div class="moved identifier">moved down: ${h(d.identifier)}</div>` : ''}${d.type ? `<div class="type">type: ${h(d.type)}</div>` : ''}
 <details><summary>scores</summary>${[part(lex, 'BM25'), part(sem, sem?.scorer ?? '')].filter(Boolean).join('; ')}</details>
 <div class="links">${link(d.links.landingPage, 'landing page')}${link(d.links.earthdataSearch, 'Earthdata Search')}${link(d.links.cmr, 'CMR record')}</div>
 </article>`;

@@ -5,6 +5,7 @@ import { EoError } from '../../errors';
 import { evaluateSystems, pairedRows } from '../../metrics/systems';
 import type { Run } from '../../metrics/types';
 import { loadSearchEngine } from '../../search/engine';
+import { IDENTIFIER_KINDS, TYPE_KINDS } from '../../search/identifiers';
 import { searchBatch } from '../../search/retrieve-batch';
 import { hybridStyleRuns, styleRows, styleRuns, type StyleRow } from '../../search/style-eval';
 import type { SearchEngine } from '../../search/types';
@@ -63,6 +64,7 @@ export async function defaultRankingSection(lesson: FusionLesson, st: StyleResul
   const rankingSystems = [
     { label: 'Default ranking', engine: defaultEngine, rules: true },
     { label: 'Default − identifier rule', engine: { ...defaultEngine, identifierRule: { mode: 'off' as const } }, rules: true },
+    { label: 'Default − GCMD types in the query', engine: { ...defaultEngine, identifierRule: { ...(defaultEngine.identifierRule ?? {}), kinds: IDENTIFIER_KINDS.filter((k) => !TYPE_KINDS.includes(k)) } }, rules: true },
     { label: 'Default − query repair', engine: defaultEngine, rules: true, repair: false },
     { label: 'Default − adaptive α (analytic α)', engine: analyticEngine, rules: true },
     { label: 'Default − vocabulary expansion (plain BM25)', engine: plainLexicalEngine, rules: true },
