@@ -13,7 +13,7 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
-const { TUNING_METRIC, styleDevHalf, devVectorScores, scoresLine, tuningRun, appendTuningRun } = require('./lib/tuning.cjs');
+const { TUNING_METRIC, styleDevHalf, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference } = require('./lib/tuning.cjs');
 
 const args = benchArgs({
   script: __filename,
@@ -26,7 +26,7 @@ const args = benchArgs({
 });
 printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/retrieve') };
-const { evaluateGraded, gradedPaired } = require('../dist/lib/metrics/graded');
+const { evaluateGraded } = require('../dist/lib/metrics/graded');
 
 async function main() {
   const corpus = eo.loadSnapshot({ sample: args.sample });
@@ -54,11 +54,11 @@ async function main() {
     }
     let best;
     if (study.keepUnlessWorse) {
-      const d = gradedPaired(perQuery[1], perQuery[0], TUNING_METRIC, undefined, { seed: 42, bootstrapSamples: 10000, permutations: 10000 });
+      const { d, text } = pairedDevDifference(perQuery[1], perQuery[0]);
       const worse = d.ciHigh < 0;
       best = worse ? 0 : 1;
       entries[best].chosen = true;
-      entries[best].note = `with − without ${TUNING_METRIC} ${d.meanDiff.toFixed(4)} [${d.ciLow.toFixed(4)}, ${d.ciHigh.toFixed(4)}] (paired bootstrap 95% CI, ${d.n} dev queries, seed 42): ${worse ? 'worse, so left out' : 'not worse, so kept'}`;
+      entries[best].note = `${text}: ${worse ? 'worse, so left out' : 'not worse, so kept'}`;
       console.log(`${name}: ${entries[best].note}`);
     } else best = eo.markBestChosen(entries, TUNING_METRIC);
     console.log(`${name} chosen: ${JSON.stringify(study.tried[best])}`);

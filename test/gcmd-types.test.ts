@@ -19,6 +19,7 @@ import { bm25Scorer } from '../lib/retrieve/scorers';
 import { loadOrBuildBm25 } from '../lib/retrieve/bm25';
 import { createSearchEngine } from '../lib/search/engine';
 import { search } from '../lib/search/search';
+import { renderSearchPage } from '../lib/serve/page';
 
 const entity = (shortName: string, ...levels: string[]): [string, GcmdEntity] => [shortName.toUpperCase(), { shortName, longName: '', path: levels }];
 const gcmd = {
@@ -141,6 +142,9 @@ test('as a user types it: "spaceborne lidar canopy height" ranks spaceborne lida
   assert.is(airborneLidar.identifier, 'lacks spaceborne (named in the query) (×0.2)');
   assert.match(airborneLidar.type!, /"lidar" named: its title says "LiDAR"/);
   assert.ok(res.retrieval.identifiers!.notes.some((l) => /^spaceborne named \("spaceborne"\): \d+ of the top 20 without it moved down$/.test(l)), res.retrieval.identifiers!.notes.join(' | '));
+  // the page shows the line, escaped
+  const html = renderSearchPage(res);
+  assert.match(html, /<div class="type">type: &quot;spaceborne&quot; named: its platforms? [^<]* of the GCMD type spaceborne/);
   const sar = await search(engine, 'airborne L-band SAR', { k: 3, now: new Date('2026-12-05T00:00:00Z') });
   for (const r of sar.results.slice(0, 2)) assert.match(r.type ?? '', /"airborne" named: its title says "Airborne"; "SAR" named/, `${r.longName}: ${r.type}`);
 });

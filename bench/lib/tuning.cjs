@@ -54,4 +54,15 @@ function appendTuningRun(eo, entries, { sample, noLog }) {
   console.log(`appended ${entries.length} entries to bench/tuning-log.json (${n} in all)`);
 }
 
-module.exports = { TUNING_METRIC, styleDevHalf, devScores, devVectorScores, scoresLine, tuningRun, appendTuningRun };
+/**
+ * The paired difference of two dev runs' per-query results (`evaluateGraded`), with − without, in the tuning
+ * metric: the comparison and its words for a log entry's note (`with − without nDCG@10 -0.0005 [-0.0027, 0.0016]
+ * (paired bootstrap 95% CI, 331 dev queries, seed 42)`).
+ */
+function pairedDevDifference(withPerQuery, withoutPerQuery) {
+  const { gradedPaired } = require('../../dist/lib/metrics/graded');
+  const d = gradedPaired(withPerQuery, withoutPerQuery, TUNING_METRIC, undefined, { seed: 42, bootstrapSamples: 10000, permutations: 10000 });
+  return { d, text: `with − without ${TUNING_METRIC} ${d.meanDiff.toFixed(4)} [${d.ciLow.toFixed(4)}, ${d.ciHigh.toFixed(4)}] (paired bootstrap 95% CI, ${d.n} dev queries, seed 42)` };
+}
+
+module.exports = { TUNING_METRIC, styleDevHalf, devScores, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference };
