@@ -8,7 +8,7 @@ import { readGcmdProjects, type GcmdEntity } from '../lib/data/gcmd';
 import { readGcmdInstruments, readGcmdPlatforms } from '../lib/data/gcmd';
 import {
   buildGcmdLexicon, plainWords, learnInstrumentHosts, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, inferGcmdEntities, recordedGcmdNames,
-  GCMD_INSTRUMENT_HOSTS, GCMD_PLATFORM_PAYLOADS, gcmdPlatformSeries, gcmdDirFor, inferCorpusGcmd, platformSeriesOf,
+  GCMD_INSTRUMENT_HOSTS, GCMD_PLATFORM_PAYLOADS, gcmdAliasOf, gcmdPlatformSeries, gcmdDirFor, inferCorpusGcmd, platformSeriesOf,
 } from '../lib/data/gcmd-infer';
 import { resolveDataDir } from '../lib/data/snapshot';
 import type { DatasetRecord } from '../lib/data/types';
@@ -153,6 +153,13 @@ test('mission hosts are GCMD names; "along" another sensor is not the record\'s;
   assert.ok(subset.platforms.includes('AQUA') && !subset.platforms.includes('CLOUDSAT'), subset.platforms.join());
   const icesat2 = inferGcmdEntities(record('ATLAS/ICESat-2 L3A Land Ice Height'), lex);
   assert.ok(icesat2.instruments.includes('ATLAS') && icesat2.platforms.includes('ICESAT-2') && !icesat2.platforms.includes('ATLAS'), JSON.stringify(icesat2));
+  // aliases: Landsat's short forms (never the levels L0 … L4), NPP's spellings, compared by letters and digits
+  assert.equal(inferGcmdEntities(record('Landsat Surface Reflectance - L8 OLI/TIRS'), lex).platforms, ['LANDSAT-8']);
+  assert.equal(inferGcmdEntities(record('Ozone L4 monthly grid'), lex).platforms, []);
+  assert.is(gcmdAliasOf('platforms', 'l8'), 'LANDSAT-8');
+  assert.is(gcmdAliasOf('platforms', 's npp'), 'SUOMI-NPP');
+  assert.is(gcmdAliasOf('platforms', 'L4'), null);
+  assert.is(gcmdAliasOf('instruments', 'L8'), null);
   // a platform (or a series of like platforms) with one instrument brings it: QuikSCAT's SeaWinds, Sentinel-1's C-SAR
   const series = gcmdPlatformSeries(platforms);
   for (const [platform, instrument] of Object.entries(GCMD_PLATFORM_PAYLOADS)) {

@@ -78,6 +78,19 @@ test('a filter on a series keeps its members; a member filter keeps only that me
   assert.ok(s1 && s1.count === kept.results.filter((r) => all.results.slice(0, all.facets!.resultSet).some((x) => x.id === r.id)).length, JSON.stringify(s1));
 });
 
+test('Landsat 8 = Landsat-8 = L8: the filter, the inference and the identifier rule meet across the forms', async () => {
+  const q = 'surface reflectance';
+  const ids = async (platform: string) => (await search(engine, q, { k: 50, now: NOW, filters: { platform: [platform] } })).results.map((r) => r.longName);
+  const l8 = await ids('L8');
+  assert.ok(l8.includes('Landsat Surface Reflectance - L8 OLI/TIRS'), l8.join(' | '));
+  assert.equal(await ids('Landsat 8'), l8);
+  assert.equal(await ids('LANDSAT-8'), l8);
+  assert.not.ok((await ids('L7')).includes('Landsat Surface Reflectance - L8 OLI/TIRS'));
+  const named = await search(engine, 'L8 surface reflectance', { k: 3, now: NOW });
+  assert.ok(named.retrieval.identifiers!.named.some((n) => n.id === 'Landsat 8' && n.text === 'L8'), JSON.stringify(named.retrieval.identifiers));
+  assert.is(named.results[0].longName, 'Landsat Surface Reflectance - L8 OLI/TIRS');
+});
+
 test('results name their platforms and instruments; the page and the CLI mark inferred values', async () => {
   const res = await search(engine, 'GEDI aboveground biomass', { k: 5, facets: true, now: NOW });
   // each result names its platforms and instruments, and which are inferred

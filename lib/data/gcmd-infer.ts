@@ -95,7 +95,21 @@ export const GCMD_ALIASES: readonly { field: GcmdInferredField; alias: string; s
   // JPSS-1 and JPSS-2 were renamed NOAA-20 and NOAA-21 at launch; GES DISC titles keep the old names
   { field: 'platforms', alias: 'JPSS-1', shortName: 'NOAA-20' },
   { field: 'platforms', alias: 'JPSS-2', shortName: 'NOAA-21' },
+  // Landsat's short forms ("Landsat Surface Reflectance - L8 OLI/TIRS"); L0 … L4 are processing levels, never Landsats
+  { field: 'platforms', alias: 'L5', shortName: 'LANDSAT-5' },
+  { field: 'platforms', alias: 'L7', shortName: 'LANDSAT-7' },
+  { field: 'platforms', alias: 'L8', shortName: 'LANDSAT-8' },
+  { field: 'platforms', alias: 'L9', shortName: 'LANDSAT-9' },
 ];
+
+/**
+ * The GCMD short name an alias of `GCMD_ALIASES` stands for in `field` (compared by letters and digits only:
+ * "S-NPP", "snpp"; "L8"), or null.
+ */
+export function gcmdAliasOf(field: GcmdInferredField, name: string): string | null {
+  const key = name.toLowerCase().replace(/[^a-z0-9]+/g, '');
+  return GCMD_ALIASES.find((a) => a.field === field && a.alias.toLowerCase().replace(/[^a-z0-9]+/g, '') === key)?.shortName ?? null;
+}
 
 /**
  * Instruments flown on one platform only (by mission design; GCMD short names on both sides), so that a record naming

@@ -7,7 +7,8 @@
  * Matching rules:
  *   - provider: the dataset's `daac` (the CMR provider id of its concept id), case-insensitive.
  *   - platform / instrument: names are compared by `nameKey` (case, hyphens, slashes and spaces ignored, so
- *     "Suomi NPP" = "SUOMI-NPP"). CMR matches the UMM-C fields only; here a dataset that has the field (the GES DISC
+ *     "Suomi NPP" = "SUOMI-NPP"), and a name the GCMD aliases list stands for its GCMD name too (`gcmdAliasOf`: "L8" =
+ *     LANDSAT-8, "SNPP" = SUOMI-NPP). CMR matches the UMM-C fields only; here a dataset that has the field (the GES DISC
  *     records matched to UMM-C) matches on the field alone, and a dataset without it (every other DAAC: the snapshot
  *     has no platform/instrument fields for them) matches on the GCMD names inferred from its title and short name
  *     (`DatasetRecord.inferred`, lib/data/gcmd-infer.ts: "GEDI L2A …" carries GEDI and, by its mission, ISS). A
@@ -24,7 +25,7 @@
  *   Datasets whose extent is unknown (no box; unreadable dates) do not match a temporal or bounding_box filter: CMR
  *   returns only collections whose extent intersects (the demoting rule of constraints.ts keeps them instead).
  */
-import { platformsOrInstruments } from '../data/gcmd-infer';
+import { gcmdAliasOf, platformsOrInstruments } from '../data/gcmd-infer';
 import type { BBox, Corpus, DatasetRecord } from '../data/types';
 import { EoError } from '../errors';
 import { applyConstraints, type QueryConstraints } from './constraints';
@@ -76,6 +77,11 @@ export const FILTER_LIMITS = {
 /** The list parameters, by their CMR names. */
 export const LIST_FILTERS = ['provider', 'platform', 'instrument', 'processing_level_id'] as const;
 export type ListFilter = (typeof LIST_FILTERS)[number];
+
+/** The keys a filter's names match: each name's `nameKey`, and that of the GCMD name an alias stands for ("L8" → LANDSAT-8, "SNPP" → SUOMI-NPP). */
+function filterNameKeys(field: 'platforms' | 'instruments', names: readonly string[]): string[] {
+  return [...new Set(names.flatMap((n) => [nameKey(n), ...[gcmdAliasOf(field, n)].filter((a): a is string => a !== null).map(nameKey)]))];
+}
 
 /** Comparison key of a platform or instrument name: lower case, runs of anything but letters/digits → one space. */
 export function nameKey(name: string): string {
@@ -451,8 +457,8 @@ export function applyFilters(scores: Float32Array, corpus: Pick<Corpus, 'dataset
   const n = datasets.length;
   const pass = new Uint8Array(n).fill(1);
   const providers = filters.provider?.length ? new Set(filters.provider.map((p) => p.toUpperCase())) : null;
-  const platformOf = filters.platform?.length ? nameMatcher(datasets, 'platform', filters.platform.map(nameKey)) : null;
-  const instrumentOf = filters.instrument?.length ? nameMatcher(datasets, 'instrument', filters.instrument.map(nameKey)) : null;
+  const platformOf = filters.platform?.length ? nameMatcher(datasets, 'platform', filterNameKeys('platforms', filters.platform)) : null;
+  const instrumentOf = filters.instrument?.length ? nameMatcher(datasets, 'instrument', filterNameKeys('instruments', filters.instrument)) : null;
   const levels = filters.processing_level_id?.length ? new Set(filters.processing_level_id.map((l) => normaliseProcessingLevel(l) ?? l)) : null;
   const extent: QueryConstraints | null = filters.temporal || filters.bounding_box
     ? {
