@@ -82,10 +82,11 @@ test('on the full snapshot: measured against CMR\'s own values (fields hidden), 
   const by = Object.fromEntries(q.map((x) => [x.field, x]));
   assert.is(by.platforms.records, 987);
   assert.ok(by.instruments.records > 700, `${by.instruments.records}`);
-  // the figures of 2026-12-05 (platforms .922 / .670, instruments .943 / .751, projects .656 / .595 on 7,978 records:
-  // GCMD lists missions and generic words as projects; 2026-12-04: platforms .897 / .660), kept from falling
+  // the figures of 2026-12-05 (platforms .922 / .670, instruments .958 / .761 — .943 / .751 before instrument names
+  // read with their platform, "HRIR NIMBUS-1" = HRIR on NIMBUS-1 —, projects .657 / .595 on 7,978 records: GCMD
+  // lists missions and generic words as projects; 2026-12-04: platforms .897 / .660), kept from falling
   assert.ok(by.platforms.precision >= 0.915 && by.platforms.recall >= 0.665, JSON.stringify(by.platforms));
-  assert.ok(by.instruments.precision >= 0.935 && by.instruments.recall >= 0.745, JSON.stringify(by.instruments));
+  assert.ok(by.instruments.precision >= 0.95 && by.instruments.recall >= 0.755, JSON.stringify(by.instruments));
   assert.ok(by.projects.records > 7000 && by.projects.precision >= 0.64 && by.projects.recall >= 0.58, JSON.stringify(by.projects));
   // a dev half to develop rules on and a test half to report, splitting the measured records by id, stably
   const halves = (['dev', 'test'] as const).map((h) => Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, undefined, h).map((x) => [x.field, x])));
@@ -153,6 +154,9 @@ test('mission hosts are GCMD names; "along" another sensor is not the record\'s;
   assert.ok(subset.platforms.includes('AQUA') && !subset.platforms.includes('CLOUDSAT'), subset.platforms.join());
   const icesat2 = inferGcmdEntities(record('ATLAS/ICESat-2 L3A Land Ice Height'), lex);
   assert.ok(icesat2.instruments.includes('ATLAS') && icesat2.platforms.includes('ICESAT-2') && !icesat2.platforms.includes('ATLAS'), JSON.stringify(icesat2));
+  // an instrument GCMD names after its platform is the instrument on that platform, as CMR lists them
+  const hrir = inferGcmdEntities(record('HRIR/Nimbus-1 Images of Nighttime Brightness Temperature on 70 mm Film V001'), lex);
+  assert.ok(hrir.instruments.includes('HRIR') && !hrir.instruments.some((i) => i.includes(' ')) && hrir.platforms.includes('NIMBUS-1'), JSON.stringify(hrir));
   // aliases: Landsat's short forms (never the levels L0 … L4), NPP's spellings, compared by letters and digits
   assert.equal(inferGcmdEntities(record('Landsat Surface Reflectance - L8 OLI/TIRS'), lex).platforms, ['LANDSAT-8']);
   assert.equal(inferGcmdEntities(record('Ozone L4 monthly grid'), lex).platforms, []);

@@ -309,6 +309,18 @@ export function inferGcmdEntities(
       if (!inside) out[s.field].add(s.name);
     }
   }
+  // GCMD names some instruments after their platform ("HRIR NIMBUS-1", "MRIR NIMBUS-3"); CMR lists the instrument
+  // ("HRIR") and the platform: read such a name as both
+  for (const name of [...out.instruments]) {
+    const at = name.indexOf(' ');
+    if (at < 0) continue;
+    const [instrument, platform] = [name.slice(0, at), name.slice(at + 1)];
+    if (lexiconNames(lex, 'instruments').has(instrument) && lexiconNames(lex, 'platforms').has(platform)) {
+      out.instruments.delete(name);
+      out.instruments.add(instrument);
+      out.platforms.add(platform);
+    }
+  }
   // a name GCMD lists as both ("ATLAS": ICESat-2's lidar and a Space Shuttle laboratory) is the instrument when the
   // record names another platform ("ATLAS/ICESat-2"), and stays both when it names none ("OCO-2 Level 2 …")
   const both = [...out.platforms].filter((p) => out.instruments.has(p));
@@ -328,6 +340,18 @@ export function inferGcmdEntities(
     if (payload) out.instruments.add(payload);
   }
   return { platforms: [...out.platforms].sort(), instruments: [...out.instruments].sort(), projects: [...out.projects].sort() };
+}
+
+/** Every GCMD short name a lexicon reads in a field (built once per lexicon). */
+const namesByLexicon = new WeakMap<GcmdLexicon, Record<GcmdInferredField, Set<string>>>();
+function lexiconNames(lex: GcmdLexicon, field: GcmdInferredField): Set<string> {
+  let n = namesByLexicon.get(lex);
+  if (!n) {
+    const of = (f: GcmdInferredField) => new Set([...lex.exact[f].values(), ...lex.folded[f].values()].flatMap((v) => [...v]));
+    n = { platforms: of('platforms'), instruments: of('instruments'), projects: of('projects') };
+    namesByLexicon.set(lex, n);
+  }
+  return n[field];
 }
 
 /**
