@@ -82,12 +82,13 @@ test('on the full snapshot: measured against CMR\'s own values (fields hidden), 
   const by = Object.fromEntries(q.map((x) => [x.field, x]));
   assert.is(by.platforms.records, 987);
   assert.ok(by.instruments.records > 700, `${by.instruments.records}`);
-  // the figures of 2026-12-05 (platforms .922 / .670, instruments .958 / .761 — .943 / .751 before instrument names
-  // read with their platform, "HRIR NIMBUS-1" = HRIR on NIMBUS-1 —, projects .657 / .595 on 7,978 records: GCMD
-  // lists missions and generic words as projects; 2026-12-04: platforms .897 / .660), kept from falling
-  assert.ok(by.platforms.precision >= 0.915 && by.platforms.recall >= 0.665, JSON.stringify(by.platforms));
+  // the figures of 2026-12-05 (platforms .964 / .679, instruments .958 / .761, projects .677 / .593 on 7,978 records:
+  // GCMD lists missions and generic words as projects; earlier that day platforms .922 / .670 and instruments .943 /
+  // .751, before the analysis, ground-validation and instrument-on-platform rules; 2026-12-04: platforms .897 /
+  // .660), kept from falling
+  assert.ok(by.platforms.precision >= 0.955 && by.platforms.recall >= 0.675, JSON.stringify(by.platforms));
   assert.ok(by.instruments.precision >= 0.95 && by.instruments.recall >= 0.755, JSON.stringify(by.instruments));
-  assert.ok(by.projects.records > 7000 && by.projects.precision >= 0.64 && by.projects.recall >= 0.58, JSON.stringify(by.projects));
+  assert.ok(by.projects.records > 7000 && by.projects.precision >= 0.665 && by.projects.recall >= 0.585, JSON.stringify(by.projects));
   // a dev half to develop rules on and a test half to report, splitting the measured records by id, stably
   const halves = (['dev', 'test'] as const).map((h) => Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, undefined, h).map((x) => [x.field, x])));
   assert.is(halves[0].platforms.records + halves[1].platforms.records, 987);
@@ -154,6 +155,13 @@ test('mission hosts are GCMD names; "along" another sensor is not the record\'s;
   assert.ok(subset.platforms.includes('AQUA') && !subset.platforms.includes('CLOUDSAT'), subset.platforms.join());
   const icesat2 = inferGcmdEntities(record('ATLAS/ICESat-2 L3A Land Ice Height'), lex);
   assert.ok(icesat2.instruments.includes('ATLAS') && icesat2.platforms.includes('ICESAT-2') && !icesat2.platforms.includes('ATLAS'), JSON.stringify(icesat2));
+  // a satellite inside a named analysis's name is not the record's platform; a mission's ground validation is not the
+  // mission (platform or project); "VIC Land Surface Model" is VIC-LSM, not the generic LSM
+  assert.equal(inferGcmdEntities(record('TRMM (TMPA) Precipitation L3 1 day 0.25 degree x 0.25 degree V7'), lex).platforms, ['TMPA']);
+  const gv = inferGcmdEntities(record('TRMM Ground Validation Radar Site Rain Type Map L2 1 hour 2 km V7', 'TRMM_2A54'), lex);
+  assert.not.ok(gv.platforms.includes('TRMM') || gv.projects.includes('TRMM'), JSON.stringify(gv));
+  assert.ok(inferGcmdEntities(record('TRMM Precipitation Radar L2A'), lex).platforms.includes('TRMM'));
+  assert.equal(inferGcmdEntities(record('NLDAS VIC Land Surface Model L4 Hourly 0.125 x 0.125 degree V002'), lex).platforms, ['VIC-LSM']);
   // an instrument GCMD names after its platform is the instrument on that platform, as CMR lists them
   const hrir = inferGcmdEntities(record('HRIR/Nimbus-1 Images of Nighttime Brightness Temperature on 70 mm Film V001'), lex);
   assert.ok(hrir.instruments.includes('HRIR') && !hrir.instruments.some((i) => i.includes(' ')) && hrir.platforms.includes('NIMBUS-1'), JSON.stringify(hrir));

@@ -37,6 +37,12 @@ export interface GcmdLexicon {
   folded: Record<GcmdInferredField, Map<string, Set<string>>>;
   /** Platform → its one instrument (`GCMD_PLATFORM_PAYLOADS`: QUIKSCAT → SEAWINDS); empty when `missionHosts` is false. */
   payloads: Map<string, string>;
+  /**
+   * Model and analysis platforms (GCMD category Models/Analyses) → the upper-cased words of their long names: a
+   * satellite that such a name contains ("TMPA": TRMM Multi-Satellite Precipitation Analysis) is part of the name in
+   * a title that names both ("TRMM (TMPA) Precipitation L3"), not the record's platform.
+   */
+  analysisWords: Map<string, Set<string>>;
   /** Platform → its series (`platformSeriesOf`): SENTINEL-1A → SENTINEL-1, NOAA-20 → JPSS. */
   seriesOf: Map<string, string>;
   /**
@@ -100,6 +106,8 @@ export const GCMD_ALIASES: readonly { field: GcmdInferredField; alias: string; s
   { field: 'platforms', alias: 'L7', shortName: 'LANDSAT-7' },
   { field: 'platforms', alias: 'L8', shortName: 'LANDSAT-8' },
   { field: 'platforms', alias: 'L9', shortName: 'LANDSAT-9' },
+  // GCMD's long name is "Variable Infiltration Capacity (VIC) Land Surface Model"; titles write "VIC Land Surface Model"
+  { field: 'platforms', alias: 'VIC Land Surface Model', shortName: 'VIC-LSM' },
 ];
 
 /**
@@ -210,7 +218,8 @@ export function buildGcmdLexicon(
   const seriesByName = gcmdPlatformSeries(v.platforms);
   const lex: GcmdLexicon = {
     hosts: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_INSTRUMENT_HOSTS)),
-    payloads: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_PLATFORM_PAYLOADS)), seriesOf: platformSeriesOf(seriesByName), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
+    payloads: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_PLATFORM_PAYLOADS)), seriesOf: platformSeriesOf(seriesByName),
+    analysisWords: new Map([...v.platforms.values()].filter((e) => e.path[0] === 'Models/Analyses' && e.longName).map((e) => [e.shortName.toUpperCase(), new Set(gcmdTokens(e.longName).map((t) => t.toUpperCase()))])), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
   };
   const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
     if (!tokens.length) return;
@@ -275,6 +284,7 @@ export function inferGcmdEntities(
   d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'>, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
 ): Omit<GcmdInferred, 'series'> {
   const out: Record<GcmdInferredField, Set<string>> = { platforms: new Set(), instruments: new Set(), projects: new Set() };
+  const groundValidated = new Set<string>();
   const texts = sources.map((s) => (s === 'title' ? d.longName : s === 'short-name' ? d.shortName ?? '' : d.abstract));
   for (const text of texts) {
     const tokens = gcmdTokens(text);
@@ -303,11 +313,27 @@ export function inferGcmdEntities(
     for (const s of spans) {
       // "Swath Subset along CloudSat", "along MLS": the record follows another sensor's track; that one is not its own
       if (s.start > 0 && folded[s.start - 1] === 'along') continue;
+      // "TRMM Ground Validation Radar Site …", "GPM GROUND VALIDATION GCPEX …": the mission's ground validation, from
+      // ground radars, gauges and aircraft of a campaign; the mission is neither its platform nor its project
+      if (s.field !== 'instruments' && folded[s.end] === 'ground' && folded[s.end + 1] === 'validation') {
+        groundValidated.add(s.name); // not from the short name either ("TRMM_2A54")
+        continue;
+      }
       // "OCEAN WIND SPEED": in a text all in capitals, a plain word is a word (WIND the spacecraft is not meant)
       if (allCapitals && s.field !== 'projects' && s.end - s.start === 1 && lex.plainCapitals.has(tokens[s.start])) continue;
       const inside = spans.some((o) => o.field === s.field && o.start <= s.start && o.end >= s.end && o.end - o.start > s.end - s.start);
       if (!inside) out[s.field].add(s.name);
     }
+  }
+  for (const name of groundValidated) {
+    out.platforms.delete(name);
+    out.projects.delete(name);
+  }
+  // a satellite that a named analysis's long name contains is part of that name ("TRMM (TMPA)": TMPA is the TRMM
+  // Multi-Satellite Precipitation Analysis)
+  for (const analysis of [...out.platforms]) {
+    const words = lex.analysisWords.get(analysis);
+    if (words) for (const p of [...out.platforms]) if (p !== analysis && words.has(p)) out.platforms.delete(p);
   }
   // GCMD names some instruments after their platform ("HRIR NIMBUS-1", "MRIR NIMBUS-3"); CMR lists the instrument
   // ("HRIR") and the platform: read such a name as both
