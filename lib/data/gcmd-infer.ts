@@ -88,6 +88,14 @@ const AMBIGUOUS_SHORT_NAMES = new Set([
 const PLATFORM_NOT_INSTRUMENT = new Set(['ISS', 'AES']);
 
 /**
+ * GCMD project short names that titles use for something else: NPP (GCMD: the Net Primary Productivity project;
+ * titles: the Suomi NPP satellite, "VIIRS/NPP", or the variable). Their long names still match. (Reading "NPP" as the
+ * satellite's programme NPP-JPSS, as CMR files most VIIRS/NPP products, was tried on the dev half: recall +.011,
+ * precision no better, for the variable's "(NPP)" turned into the programme.)
+ */
+const SATELLITE_NOT_PROJECT = new Set(['NPP']);
+
+/**
  * Names GCMD does not list that records use for a GCMD entity (field, alias as written or folded, GCMD short name):
  * the NPP satellite's many spellings and TOMS's Earth Probe. An alias with a digit or separator, or of two or more
  * words, matches folded; a single plain word as written.
@@ -241,7 +249,7 @@ export function buildGcmdLexicon(
     for (const e of field === 'platforms' ? [...v.platforms.values(), ...series] : v[field].values()) {
       const name = e.shortName.toUpperCase();
       const plainWord = /^[A-Z][a-z]+$/.test(e.shortName) && !!opts.plainWords?.has(e.shortName.toLowerCase());
-      const platformOnly = field === 'instruments' && PLATFORM_NOT_INSTRUMENT.has(name);
+      const platformOnly = (field === 'instruments' && PLATFORM_NOT_INSTRUMENT.has(name)) || (field === 'projects' && SATELLITE_NOT_PROJECT.has(name));
       if (!AMBIGUOUS_SHORT_NAMES.has(name) && !plainWord && !platformOnly) addName(field, e.shortName, name);
       if (/^[A-Z]+$/.test(e.shortName) && opts.plainWords?.has(e.shortName.toLowerCase())) lex.plainCapitals.add(e.shortName);
       const long = gcmdTokens(e.longName);
