@@ -91,9 +91,11 @@ const PLATFORM_NOT_INSTRUMENT = new Set(['ISS', 'AES']);
  * GCMD project short names that titles use for something else: NPP (GCMD: the Net Primary Productivity project;
  * titles: the Suomi NPP satellite, "VIIRS/NPP", or the variable). Their long names still match. (Reading "NPP" as the
  * satellite's programme NPP-JPSS, as CMR files most VIIRS/NPP products, was tried on the dev half: recall +.011,
- * precision no better, for the variable's "(NPP)" turned into the programme.)
+ * precision no better, for the variable's "(NPP)" turned into the programme.) And GNSS, NEXRAD, DMSP: GCMD projects,
+ * but a title names with them the navigation systems, the radar network, the satellites; on the dev half CMR files
+ * none of them as the project of a record whose title names them (0 of 72, 0 of 34, 0 of 23).
  */
-const SATELLITE_NOT_PROJECT = new Set(['NPP']);
+const SATELLITE_NOT_PROJECT = new Set(['NPP', 'GNSS', 'NEXRAD', 'DMSP']);
 
 /**
  * Names GCMD does not list that records use for a GCMD entity (field, alias as written or folded, GCMD short name):
