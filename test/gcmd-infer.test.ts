@@ -82,14 +82,15 @@ test('on the full snapshot: measured against CMR\'s own values (fields hidden), 
   const by = Object.fromEntries(q.map((x) => [x.field, x]));
   assert.is(by.platforms.records, 987);
   assert.ok(by.instruments.records > 700, `${by.instruments.records}`);
-  // the figures of 2026-12-05 (platforms .964 / .679, instruments .958 / .761, projects .721 / .583 on 7,978 records —
-  // .677 / .593 while "NPP", GNSS, NEXRAD and DMSP were read as GCMD projects by their short names —:
+  // the figures of 2026-12-05 (platforms .964 / .679, instruments .958 / .761, projects .728 / .605 on 7,978 records —
+  // .677 / .593 while "NPP", GNSS, NEXRAD and DMSP were read as GCMD projects by their short names and "Aquarius" as
+  // nothing —:
   // GCMD lists missions and generic words as projects; earlier that day platforms .922 / .670 and instruments .943 /
   // .751, before the analysis, ground-validation and instrument-on-platform rules; 2026-12-04: platforms .897 /
   // .660), kept from falling
   assert.ok(by.platforms.precision >= 0.955 && by.platforms.recall >= 0.675, JSON.stringify(by.platforms));
   assert.ok(by.instruments.precision >= 0.95 && by.instruments.recall >= 0.755, JSON.stringify(by.instruments));
-  assert.ok(by.projects.records > 7000 && by.projects.precision >= 0.71 && by.projects.recall >= 0.575, JSON.stringify(by.projects));
+  assert.ok(by.projects.records > 7000 && by.projects.precision >= 0.72 && by.projects.recall >= 0.595, JSON.stringify(by.projects));
   // a dev half to develop rules on and a test half to report, splitting the measured records by id, stably
   const halves = (['dev', 'test'] as const).map((h) => Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, undefined, h).map((x) => [x.field, x])));
   assert.is(halves[0].platforms.records + halves[1].platforms.records, 987);
@@ -167,6 +168,7 @@ test('mission hosts are GCMD names; "along" another sensor is not the record\'s;
   const withProjects = buildGcmdLexicon();
   assert.not.ok(inferGcmdEntities(record('VIIRS/NPP Surface Reflectance 8-Day L3 Global 500m SIN Grid V001'), withProjects).projects.includes('NPP'));
   assert.ok(inferGcmdEntities(record('Global Patterns in Net Primary Productivity'), withProjects).projects.includes('NPP'));
+  assert.equal(inferGcmdEntities(record('Aquarius CAP Level 2 Sea Surface Salinity, Wind Speed & Direction Data V5.0'), withProjects), { platforms: ['AQUARIUS_SAC-D'], instruments: [], projects: ['AQUARIUS SAC-D'] });
   const nexrad = inferGcmdEntities(record('KBGM NEXRAD IMPACTS V1'), withProjects);
   assert.ok(nexrad.instruments.includes('NEXRAD') && !nexrad.projects.includes('NEXRAD'), JSON.stringify(nexrad));
   // an instrument GCMD names after its platform is the instrument on that platform, as CMR lists them

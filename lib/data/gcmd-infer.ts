@@ -116,6 +116,10 @@ export const GCMD_ALIASES: readonly { field: GcmdInferredField; alias: string; s
   { field: 'platforms', alias: 'L7', shortName: 'LANDSAT-7' },
   { field: 'platforms', alias: 'L8', shortName: 'LANDSAT-8' },
   { field: 'platforms', alias: 'L9', shortName: 'LANDSAT-9' },
+  // the Aquarius mission flew on SAC-D: GCMD names the satellite Aquarius_SAC-D and the project AQUARIUS SAC-D, titles
+  // say "Aquarius" (on the dev half 82 of the 86 such records list the project AQUARIUS SAC-D, none AQUARIUS alone)
+  { field: 'platforms', alias: 'Aquarius', shortName: 'AQUARIUS_SAC-D' },
+  { field: 'projects', alias: 'Aquarius', shortName: 'AQUARIUS SAC-D' },
   // GCMD's long name is "Variable Infiltration Capacity (VIC) Land Surface Model"; titles write "VIC Land Surface Model"
   { field: 'platforms', alias: 'VIC Land Surface Model', shortName: 'VIC-LSM' },
 ];
