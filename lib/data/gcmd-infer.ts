@@ -81,21 +81,20 @@ const AMBIGUOUS_SHORT_NAMES = new Set([
 ]);
 
 /**
- * GCMD short names of both a platform and an instrument whose titles mean the platform: ISS (the Integrated Sounding
- * System; titles: the International Space Station), AES (the Atmospheric Emission Spectrometer; titles: Canada's
- * Atmospheric Environment Service). They match as platforms only.
+ * GCMD short names that titles use for something else in one field only, never matched by their short name there
+ * (the other fields and their long names still match):
+ * - instruments: ISS (the Integrated Sounding System; titles: the International Space Station) and AES (the Atmospheric
+ *   Emission Spectrometer; titles: Canada's Atmospheric Environment Service) are platforms only;
+ * - projects: NPP (GCMD: the Net Primary Productivity project; titles: the Suomi NPP satellite, "VIIRS/NPP", or the
+ *   variable; reading it as the programme NPP-JPSS, as CMR files most VIIRS/NPP products, was tried on the dev half:
+ *   recall +.011, precision no better, for the variable's "(NPP)" turned into the programme), and GNSS, NEXRAD, DMSP
+ *   (GCMD projects, but a title names with them the navigation systems, the radar network, the satellites; on the dev
+ *   half CMR files none of them as the project of a record whose title names them: 0 of 72, 0 of 34, 0 of 23).
  */
-const PLATFORM_NOT_INSTRUMENT = new Set(['ISS', 'AES']);
-
-/**
- * GCMD project short names that titles use for something else: NPP (GCMD: the Net Primary Productivity project;
- * titles: the Suomi NPP satellite, "VIIRS/NPP", or the variable). Their long names still match. (Reading "NPP" as the
- * satellite's programme NPP-JPSS, as CMR files most VIIRS/NPP products, was tried on the dev half: recall +.011,
- * precision no better, for the variable's "(NPP)" turned into the programme.) And GNSS, NEXRAD, DMSP: GCMD projects,
- * but a title names with them the navigation systems, the radar network, the satellites; on the dev half CMR files
- * none of them as the project of a record whose title names them (0 of 72, 0 of 34, 0 of 23).
- */
-const SATELLITE_NOT_PROJECT = new Set(['NPP', 'GNSS', 'NEXRAD', 'DMSP']);
+const AMBIGUOUS_IN_FIELD: Readonly<Partial<Record<GcmdInferredField, ReadonlySet<string>>>> = {
+  instruments: new Set(['ISS', 'AES']),
+  projects: new Set(['NPP', 'GNSS', 'NEXRAD', 'DMSP']),
+};
 
 /**
  * Names GCMD does not list that records use for a GCMD entity (field, alias as written or folded, GCMD short name):
@@ -255,8 +254,7 @@ export function buildGcmdLexicon(
     for (const e of field === 'platforms' ? [...v.platforms.values(), ...series] : v[field].values()) {
       const name = e.shortName.toUpperCase();
       const plainWord = /^[A-Z][a-z]+$/.test(e.shortName) && !!opts.plainWords?.has(e.shortName.toLowerCase());
-      const platformOnly = (field === 'instruments' && PLATFORM_NOT_INSTRUMENT.has(name)) || (field === 'projects' && SATELLITE_NOT_PROJECT.has(name));
-      if (!AMBIGUOUS_SHORT_NAMES.has(name) && !plainWord && !platformOnly) addName(field, e.shortName, name);
+      if (!AMBIGUOUS_SHORT_NAMES.has(name) && !AMBIGUOUS_IN_FIELD[field]?.has(name) && !plainWord) addName(field, e.shortName, name);
       if (/^[A-Z]+$/.test(e.shortName) && opts.plainWords?.has(e.shortName.toLowerCase())) lex.plainCapitals.add(e.shortName);
       const long = gcmdTokens(e.longName);
       if (long.length >= 2) add(lex.folded[field], long.map((t) => t.toLowerCase()), name);

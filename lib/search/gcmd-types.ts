@@ -143,7 +143,13 @@ export function gcmdTypeVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'>, 
         else carried[field].set(n, [i]);
       }
   });
-  const types: GcmdType[] = terms.map((term) => {
+  const matcher = phraseMatcher(terms.flatMap((term, i) => term.names.map((n): [string, number] => [n, i])));
+  // a title that names the type itself ("LiDAR-derived canopy height", "Airborne …") carries it
+  const titled = terms.map(() => new Set<number>());
+  corpus.datasets.forEach((d, i) => {
+    for (const hit of matcher.find(titleOf(d))) for (const t of hit.values) titled[t].add(i);
+  });
+  const types: GcmdType[] = terms.map((term, k) => {
     const levels = new Set(term.gcmd.map((l) => l.toLowerCase()));
     const members = new Set(term.members.map((m) => m.toUpperCase()));
     const ofType = (key: string, e: GcmdEntity) => members.has(key) || e.path.some((l) => levels.has(l.toLowerCase()));
@@ -151,22 +157,9 @@ export function gcmdTypeVocabulary(corpus: Pick<Corpus, 'datasets' | 'origin'>, 
       .filter(([key, e]) => ofType(key, e) && (carried[term.field].get(key)?.length ?? 0) >= minDatasets)
       .map(([key]) => key)
       .sort((a, b) => carried[term.field].get(b)!.length - carried[term.field].get(a)!.length || (a < b ? -1 : 1));
-    const carriers = new Set<number>();
+    const carriers = new Set(titled[k]);
     for (const n of names) for (const i of carried[term.field].get(n)!) carriers.add(i);
-    return { term, names, counts: names.map((n) => carried[term.field].get(n)!.length), carriers: Int32Array.from([...carriers].sort((a, b) => a - b)) };
-  });
-  const entries: [string, number][] = [];
-  types.forEach((t, i) => {
-    for (const n of t.term.names) entries.push([n, i]);
-  });
-  const matcher = phraseMatcher(entries);
-  // a title that names the type itself ("LiDAR-derived canopy height", "Airborne …") carries it
-  const titled = types.map(() => [] as number[]);
-  corpus.datasets.forEach((d, i) => {
-    for (const hit of matcher.find(titleOf(d))) for (const t of hit.values) if (titled[t][titled[t].length - 1] !== i) titled[t].push(i);
-  });
-  types.forEach((t, k) => {
-    if (titled[k].length) t.carriers = Int32Array.from(new Set([...t.carriers, ...titled[k]])).sort();
+    return { term, names, counts: names.map((n) => carried[term.field].get(n)!.length), carriers: Int32Array.from(carriers).sort() };
   });
   const vocab = { types, matcher };
   if (defaults) vocabularies.set(corpus as Corpus, vocab);
@@ -195,18 +188,19 @@ export function namedGcmdTypes(vocab: GcmdTypeVocabulary, text: string): NamedGc
  * Which named types a dataset carries, in words for its explanation, e.g. `"lidar" named: its instrument GEDI is of
  * the GCMD type lidar (inferred from its title)` or `"lidar" named: its title says "LiDAR"`; null when it carries none.
  */
-export function describeTypeMatch(d: DatasetRecord, named: readonly NamedGcmdType[], vocab?: GcmdTypeVocabulary): string | null {
+export function describeTypeMatch(d: DatasetRecord, named: readonly NamedGcmdType[], vocab: GcmdTypeVocabulary): string | null {
   const parts: string[] = [];
+  let titleHits: ReturnType<GcmdTypeVocabulary['matcher']['find']> | undefined;
   for (const { text, type } of named) {
     const own = platformsOrInstruments(d, type.term.field);
-    const names = new Set(type.names);
-    const carried = own.names.filter((n) => names.has(n.toUpperCase()));
+    const carried = own.names.filter((n) => type.names.includes(n.toUpperCase()));
     const what = type.term.field === 'instruments' ? 'instrument' : 'platform';
     if (carried.length) {
       parts.push(`"${text}" named: its ${what}${carried.length > 1 ? 's' : ''} ${carried.join(', ')} ${carried.length > 1 ? 'are' : 'is'} of the GCMD type ${type.term.id}${own.inferred ? ' (inferred from its title)' : ''}`);
       continue;
     }
-    const said = vocab?.matcher.find(titleOf(d)).find((h) => h.values.some((i) => vocab.types[i] === type));
+    titleHits ??= vocab.matcher.find(titleOf(d));
+    const said = titleHits.find((h) => h.values.some((i) => vocab.types[i] === type));
     if (said) parts.push(`"${text}" named: its title says "${said.span.text}"`);
   }
   return parts.length ? parts.join('; ') : null;

@@ -151,13 +151,12 @@ async function routeQuery(
 function withRuleEffects(engine: SearchEngine, results: RankedDataset[], ruled: ReturnType<typeof applyQueryRules>, ruledScores: Float32Array): RankedDataset[] {
   const { asked, constrained, identified } = ruled;
   const types = namedTypesOf(engine, ruled);
-  const typeVocabulary = types.length ? gcmdTypeVocabulary(engine.corpus) : undefined;
   return results
     .map((r) => {
       const i = engine.corpus.indexById.get(r.id)!;
       const e = constrained?.effectOf(i);
       const lacks = identified?.lackedBy(i) ?? [];
-      const type = types.length ? describeTypeMatch(engine.corpus.datasets[i], types, typeVocabulary) : null;
+      const type = types.length ? describeTypeMatch(engine.corpus.datasets[i], types, gcmdTypeVocabulary(engine.corpus)) : null;
       if (!e && lacks.length === 0 && !type) return r;
       return {
         ...r,
