@@ -13,15 +13,14 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
-const { TUNING_METRIC, styleDevHalf, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference } = require('./lib/tuning.cjs');
+const { TUNING_METRIC, styleDevHalf, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference, TUNING_FLAGS } = require('./lib/tuning.cjs');
 
 const args = benchArgs({
   script: __filename,
   measures: 'BM25 with and without the identifier forms, and with and without the inferred platforms and instruments, on the style benchmark DEV half (nDCG@10, all styles): appended to bench/tuning-log.json',
   flags: {
     study: { type: 'string', default: 'all', choices: ['identifier-forms', 'inferred-metadata', 'all'], help: 'the study run' },
-    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one (a smoke run: nothing logged)' },
-    'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
+    ...TUNING_FLAGS,
   },
 });
 printHeader(args);

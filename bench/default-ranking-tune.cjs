@@ -14,14 +14,13 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
-const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, tuningRun, appendTuningRun } = require('./lib/tuning.cjs');
+const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, tuningRun, appendTuningRun, TUNING_FLAGS } = require('./lib/tuning.cjs');
 
 const args = benchArgs({
   script: __filename,
   measures: 'the default ranking\'s adaptive α (start α × L2), identifier window, lexical half and GCMD type factor on the style benchmark DEV half: every configuration appended to bench/tuning-log.json',
   flags: {
-    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one (a smoke run: nothing logged)' },
-    'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
+    ...TUNING_FLAGS,
     only: { type: 'string', default: null, choices: ['adaptive', 'window', 'lexical', 'type'], defaultText: 'all four', help: 'run one of the four searches' },
   },
 });

@@ -13,14 +13,13 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
-const { TUNING_METRIC, styleDevHalf, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference } = require('./lib/tuning.cjs');
+const { TUNING_METRIC, styleDevHalf, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference, TUNING_FLAGS } = require('./lib/tuning.cjs');
 
 const args = benchArgs({
   script: __filename,
   measures: 'BM25 + vocabulary expansion with and without the GCMD instrument / platform types on the style benchmark DEV half (nDCG@10, all styles): appended to bench/tuning-log.json',
   flags: {
-    sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one (a smoke run: nothing logged)' },
-    'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
+    ...TUNING_FLAGS,
   },
 });
 printHeader(args);

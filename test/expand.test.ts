@@ -57,6 +57,24 @@ test('corpus instrument groups: keywords most of an instrument\'s datasets carry
   assert.is(mopitt!.source, 'corpus:instruments');
 });
 
+test('the shipped vocabulary: a SAR backscatter query reaches the GRD and RTC products; a lidar backscatter query does not', () => {
+  const v = queryVocabulary(readVocabularyGroups());
+  const sar = expandQuery('Sentinel-1 SAR backscatter', v);
+  assert.equal(sar.matches.map((m) => m.gcmd), ['RADAR BACKSCATTER']);
+  for (const t of ['GRD', 'radiometric terrain corrected', 'sigma0']) assert.ok(sar.matches[0].added.includes(t), `adds ${t}`);
+  assert.equal(expandQuery('ALOS PALSAR RTC', v).matches.map((m) => [m.text, m.kind]), [['RTC', 'formula']]);
+  assert.equal(expandQuery('CALIPSO lidar backscatter profiles', v).matches.filter((m) => m.gcmd === 'RADAR BACKSCATTER'), []);
+  assert.equal(expandQuery('aerosol backscatter', v).matches, [], '"backscatter" alone is not radar backscatter');
+  // the analyzer splits ASF's short-name titles, so an added "GRD" meets SENTINEL-1A_DUAL_POL_GRD_HIGH_RES
+  const corpus = makeCorpus([
+    rec('C1-ASF', 'SENTINEL-1A_DUAL_POL_GRD_HIGH_RES', { abstract: 'Sentinel-1A Dual-pol ground projected high and full resolution images' }),
+    rec('C2-ASF', 'SENTINEL-1A_SLC', { abstract: 'Sentinel-1A slant-range product' }),
+  ], [], [], 'test');
+  const bm25 = buildBm25(corpus);
+  const { scores } = expandedBm25Scores(bm25, 'Sentinel-1 SAR backscatter', v, 0.3);
+  assert.ok(scores[0] > scores[1], `the GRD product (${scores[0]}) above the SLC one (${scores[1]})`);
+});
+
 test('the shipped vocabulary names only real GCMD keywords, and a bad file fails naming the field', () => {
   const gcmd = loadGcmdKeywords();
   const shipped = readVocabularyGroups(undefined, gcmd);

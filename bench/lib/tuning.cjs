@@ -65,4 +65,10 @@ function pairedDevDifference(withPerQuery, withoutPerQuery) {
   return { d, text: `with − without ${TUNING_METRIC} ${d.meanDiff.toFixed(4)} [${d.ciLow.toFixed(4)}, ${d.ciHigh.toFixed(4)}] (paired bootstrap 95% CI, ${d.n} dev queries, seed 42)` };
 }
 
-module.exports = { TUNING_METRIC, styleDevHalf, devScores, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference };
+/** The flags every tuning script takes (benchArgs form). */
+const TUNING_FLAGS = {
+  sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one (a smoke run: nothing logged)' },
+  'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
+};
+
+module.exports = { TUNING_METRIC, TUNING_FLAGS, styleDevHalf, devScores, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference };
