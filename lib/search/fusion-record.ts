@@ -27,6 +27,11 @@ export interface FusionRecordKey {
   method: AlphaMethod;
   /** `retrievalRuleId()`: the query rewrite the training queries went through. */
   queryText: string;
+  /**
+   * Where the semantic scorer's training-split scores come from when they are not its own (in-sample) scores:
+   * `cross-fitted k=5 <folds hash>` for out-of-fold scores (`crossFittedNnsscScores`). Absent: in-sample.
+   */
+  semanticScores?: string;
 }
 
 /** The one stored fusion weight per key: `checkpoints/fusion/<method>-<semantic id>-<key hash>.json`. */
@@ -64,8 +69,11 @@ export function benchmarkSplitHash(view: Pick<BenchSplitView, 'queries' | 'qrels
 }
 
 /** The key of the fusion weight of two scorers on a training split. */
-export function fusionRecordKey(corpus: Pick<Corpus, 'hash'>, train: Pick<BenchSplitView, 'queries' | 'qrels'>, semantic: CorpusScorer, lexical: CorpusScorer, method: AlphaMethod): FusionRecordKey {
-  return { corpusHash: corpus.hash, benchmarkHash: benchmarkSplitHash(train), semantic: scorerFingerprint(semantic), lexical: scorerFingerprint(lexical), method, queryText: retrievalRuleId() };
+export function fusionRecordKey(corpus: Pick<Corpus, 'hash'>, train: Pick<BenchSplitView, 'queries' | 'qrels'>, semantic: CorpusScorer, lexical: CorpusScorer, method: AlphaMethod, semanticScores?: string): FusionRecordKey {
+  return {
+    corpusHash: corpus.hash, benchmarkHash: benchmarkSplitHash(train), semantic: scorerFingerprint(semantic), lexical: scorerFingerprint(lexical), method, queryText: retrievalRuleId(),
+    ...(semanticScores ? { semanticScores } : {}),
+  };
 }
 
 /** File of a key's record under `dir`. */
@@ -109,6 +117,11 @@ export interface FusionAlphaOptions {
    * caller has them; default: scored here.
    */
   trainScores?: { semantic: readonly Float32Array[]; lexical: readonly Float32Array[] };
+  /**
+   * The semantic training scores are not the scorer's own but, e.g., out-of-fold ones (`crossFittedNnsscScores`): what
+   * they are (`cross-fitted k=5 <folds hash>`), part of the record's key. Needs `trainScores`. Default: in-sample.
+   */
+  semanticScores?: string;
   /** Folder of the records. Default `defaultFusionDir()`. */
   dir?: string;
   /** One line when α is computed and stored (not when it is read). Default: none. */
@@ -123,7 +136,8 @@ export interface FusionAlphaOptions {
  */
 export async function fusionAlpha(opts: FusionAlphaOptions): Promise<{ record: FusionRecord; file: string; reused: boolean; notStored?: string }> {
   const method = opts.method ?? 'analytic';
-  const key = fusionRecordKey(opts.corpus, opts.train, opts.semantic, opts.lexical, method);
+  if (opts.semanticScores && !opts.trainScores) throw new EoError('INVALID_ARGUMENT', `fusionAlpha: semanticScores "${opts.semanticScores}" needs the trainScores it names`);
+  const key = fusionRecordKey(opts.corpus, opts.train, opts.semantic, opts.lexical, method, opts.semanticScores);
   const file = fusionRecordFile(key, opts.semantic.id, opts.dir);
   const stored = readFusionRecord(key, opts.semantic.id, opts.dir);
   if (stored) return { record: stored, file, reused: true };
@@ -143,7 +157,7 @@ export async function fusionAlpha(opts: FusionAlphaOptions): Promise<{ record: F
     version: FUSION_RECORD_VERSION, key, alpha: a.alpha, method, piSemantic: a.piSemantic, piLexical: a.piLexical, ...(a.curve ? { curve: a.curve } : {}),
     trainQueries: a.queries, semanticLabel: opts.semantic.label, lexicalLabel: opts.lexical.label, created: new Date().toISOString(),
   };
-  const set = `fusion weight α = ${a.alpha.toFixed(3)} (${method}) set on ${a.queries} training queries for ${opts.semantic.label} + ${opts.lexical.label}`;
+  const set = `fusion weight α = ${a.alpha.toFixed(3)} (${method}${opts.semanticScores ? `, ${opts.semanticScores} semantic scores` : ''}) set on ${a.queries} training queries for ${opts.semantic.label} + ${opts.lexical.label}`;
   try {
     writeJsonAtomic(file, { ...record, sha256: fusionRecordHash(record) });
   } catch (e) {
@@ -157,7 +171,7 @@ export async function fusionAlpha(opts: FusionAlphaOptions): Promise<{ record: F
 
 /** One line for humans: where a record's α comes from (`notStored`: why a computed α could not be stored). */
 export function describeFusionRecord(r: FusionRecord, file: string, notStored?: string): string {
-  const how = r.method === 'analytic' ? 'analytic (Eq. 7)' : 'grid search of π';
+  const how = `${r.method === 'analytic' ? 'analytic (Eq. 7)' : 'grid search of π'}${r.key.semanticScores ? ` on ${r.key.semanticScores} semantic scores` : ''}`;
   if (notStored) return `${how} on ${r.trainQueries} training queries, set for this run only: not stored in ${path.relative(repoRoot(), file)} (${notStored})`;
   return `${how} on ${r.trainQueries} training queries, stored in ${path.relative(repoRoot(), file)}`;
 }

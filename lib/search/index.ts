@@ -7,6 +7,7 @@ export * from './search';
 export * from './hybrid-backbone';
 export * from './experiment';
 export * from './study';
+export * from './cross-fit';
 export * from './self-supervised';
 export * from './filters';
 export * from './facets';

@@ -7,6 +7,7 @@ import type { Run } from '../metrics/types';
 import type { CorpusScorer, ScoredRun } from '../retrieve/scorers';
 import { fuseBatch, retrieveBatch } from './retrieve-batch';
 import { fusionAlpha, type FusionRecord } from './fusion-record';
+import type { CrossFittedScores } from './cross-fit';
 
 /** The evaluation splits of a study. */
 export interface StudySplits {
@@ -45,6 +46,11 @@ export interface HybridStudy {
   rrf: FusedSplitRuns;
   analyticRecord: FusionRecord;
   gridRecord: FusionRecord;
+  /**
+   * With `crossFitted` semantic training scores (issue 39): the analytic and grid α set on them instead of the
+   * scorer's in-sample scores, and their fused runs (the test runs use the scorer's own test scores, as above).
+   */
+  crossFitted?: { source: string; analytic: FusedSplitRuns; grid: FusedSplitRuns; analyticRecord: FusionRecord; gridRecord: FusionRecord };
 }
 
 /**
@@ -56,14 +62,19 @@ export async function studyHybrid(opts: {
   splits: StudySplits;
   semantic: { scorer: CorpusScorer; scores: SplitScores };
   lexical: { scorer: CorpusScorer; scores: SplitScores };
+  /** Out-of-fold semantic scores of the training split (`crossFittedNnsscScores`): α set on them too (`HybridStudy.crossFitted`). */
+  crossFitted?: CrossFittedScores;
   /** Folder of fusion records. Default `checkpoints/fusion`. */
   fusionDir?: string;
   log?: (line: string) => void;
 }): Promise<HybridStudy> {
   const { corpus, splits, semantic, lexical } = opts;
   const trainScores = { semantic: semantic.scores.train.scores, lexical: lexical.scores.train.scores };
-  const record = (method: 'analytic' | 'grid') =>
-    fusionAlpha({ corpus, train: splits.train, semantic: semantic.scorer, lexical: lexical.scorer, method, trainScores, dir: opts.fusionDir, log: opts.log });
+  const record = (method: 'analytic' | 'grid', cross?: CrossFittedScores) =>
+    fusionAlpha({
+      corpus, train: splits.train, semantic: semantic.scorer, lexical: lexical.scorer, method, dir: opts.fusionDir, log: opts.log,
+      ...(cross ? { trainScores: { semantic: cross.scores, lexical: trainScores.lexical }, semanticScores: cross.source } : { trainScores }),
+    });
   const analyticRecord = (await record('analytic')).record;
   const gridRecord = (await record('grid')).record;
   const fuse = (spec: FusionSpec, method: string): FusedSplitRuns => ({
@@ -71,11 +82,23 @@ export async function studyHybrid(opts: {
     train: fuseBatch(spec, splits.train.queries, semantic.scores.train.scores, lexical.scores.train.scores, corpus).run,
     test: fuseBatch(spec, splits.test.queries, semantic.scores.test.scores, lexical.scores.test.scores, corpus).run,
   });
+  let crossFitted: HybridStudy['crossFitted'];
+  if (opts.crossFitted) {
+    const cross = opts.crossFitted;
+    const a = (await record('analytic', cross)).record;
+    const g = (await record('grid', cross)).record;
+    crossFitted = {
+      source: cross.source, analyticRecord: a, gridRecord: g,
+      analytic: fuse({ method: 'convex', alpha: a.alpha }, 'analytic (Eq. 7, cross-fitted π)'),
+      grid: fuse({ method: 'convex', alpha: g.alpha }, 'grid (train, cross-fitted)'),
+    };
+  }
   return {
     semanticId: semantic.scorer.id, semanticLabel: semantic.scorer.label, analyticRecord, gridRecord,
     analytic: fuse({ method: 'convex', alpha: analyticRecord.alpha }, 'analytic (Eq. 7)'),
     grid: fuse({ method: 'convex', alpha: gridRecord.alpha }, 'grid (train)'),
     rrf: fuse({ method: 'rrf', k: RRF_K }, `RRF k=${RRF_K}`),
+    ...(crossFitted ? { crossFitted } : {}),
   };
 }
 

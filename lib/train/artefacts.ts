@@ -365,6 +365,114 @@ export async function loadOrTrainNnssc(opts: LoadOrTrainNnsscOptions): Promise<N
   };
 }
 
+// ------------------------------------------------------------------------------------- NN-SSC, cross-fitted
+
+/**
+ * The cross-fitting fold of each training query: whole groups (publications) per fold, so no fold's model has seen a
+ * title of the publication it scores. The sorted distinct groups are shuffled with `seed` and dealt round-robin, so
+ * the folds differ in size by at most one group. Needs k ≥ 2 and at least k groups.
+ */
+export function nnsscCrossFitFolds(groups: readonly string[], k: number, seed: number): number[] {
+  if (!Number.isInteger(k) || k < 2) throw new EoError('INVALID_ARGUMENT', `cross-fitting needs k ≥ 2 folds (got ${k})`);
+  const distinct = [...new Set(groups)].sort();
+  if (distinct.length < k) throw new EoError('INVALID_ARGUMENT', `cross-fitting with k = ${k} needs at least ${k} publications in the training split (it has ${distinct.length})`);
+  const foldOf = new Map<string, number>();
+  shuffleInPlace(distinct, mulberry32(seed ^ 0xc0f0)).forEach((g, i) => foldOf.set(g, i % k));
+  return groups.map((g) => foldOf.get(g)!);
+}
+
+export interface LoadOrTrainNnsscFoldsOptions {
+  corpus: Corpus;
+  /** The benchmark whose TRAINING split is cut into folds (no test query reaches any fold). */
+  bench: Benchmark;
+  /** The frozen encoder. */
+  encoder: SentenceEncoder;
+  /** The encoder's corpus embeddings (corpus order, unit norm). Default: `embedCorpusCached` (2 workers). */
+  corpusMatrix?: Float32Array;
+  /** Folds. Default 5. */
+  k?: number;
+  /** Training config, the same for every fold (its `seed` also deals the folds). Default `DEFAULT_NNSSC_CONFIG`. */
+  config?: Partial<NnsscTrainConfig>;
+  /** Folder of fold `f`'s checkpoint. Default `<the plain NN-SSC folder>-cv<k>/fold-<f>`. */
+  dirOf?: (fold: number, k: number) => string;
+  /** Default `load-or-train`; each fold is decided on its own, so an interrupted run resumes at its first missing fold. */
+  mode?: ArtefactMode;
+  /** Backend and callbacks (passed to `trainNnssc`). */
+  training?: NnsscTrainOptions;
+  queryCacheDir?: string;
+  /** One line per fold (reuse or train, and why). Default none. */
+  log?: (line: string) => void;
+}
+
+/** The k NN-SSC models of a cross-fitting, each trained without one fold of the training split. */
+export interface NnsscFolds {
+  k: number;
+  /** The training queries (`nnsscTrainingPairs` order) and the fold each belongs to (the model that never saw it). */
+  queries: { id: string; group: string; text: string }[];
+  fold: number[];
+  models: NnsscModel[];
+  dirs: string[];
+  /** Folds trained by this call (the others were reused). */
+  trained: number[];
+  /** Hash of the fold assignment and the folds' training data: names the out-of-fold scores made from them. */
+  hash: string;
+  /** Validation MAP (held-out publications of the fold's own training part) of each fold's kept weights. */
+  valMAP: (number | null)[];
+}
+
+/**
+ * NN-SSC cross-fitted on the training split (issue 39 step 1): the training queries are cut into k folds of whole
+ * publications (`nnsscCrossFitFolds`) and fold f's model is trained, with the plain recipe and config, on the other
+ * k − 1 folds only. Scoring each training query with the model of its own fold gives *out-of-fold* training scores:
+ * what the scorer does on queries it never saw, so a π (Eq. 7) or grid α set on them is not fitted on memorised
+ * scores. Each fold's checkpoint is reused when it was trained on the same data and config; same seed, data and
+ * backend → the same weights.
+ */
+export async function loadOrTrainNnsscFolds(opts: LoadOrTrainNnsscFoldsOptions): Promise<NnsscFolds> {
+  const { corpus, bench, encoder } = opts;
+  const k = opts.k ?? 5;
+  const mode = opts.mode ?? 'load-or-train';
+  const config: NnsscTrainConfig = { ...DEFAULT_NNSSC_CONFIG, ...(opts.config ?? {}) };
+  const pairs = nnsscTrainingPairs(corpus, bench, encoder.id);
+  const fold = nnsscCrossFitFolds(pairs.queries.map((q) => q.group), k, config.seed);
+  const base = defaultNnsscDir(nnsscCheckpointName(bench.name));
+  const dirOf = opts.dirOf ?? ((f: number, n: number) => `${base}-cv${n}/fold-${f}`);
+  const rebuild = `node bench/nnssc-cross-fit.cjs${bench.name.endsWith('-sample') ? ' --sample' : ''} --k ${k}`;
+  let matrices: { corpusMatrix: Float32Array; queryMatrix: Float32Array } | null = null;
+  const out: NnsscFolds = { k, queries: pairs.queries, fold, models: [], dirs: [], trained: [], hash: '', valMAP: [] };
+  const dataHashes: string[] = [];
+  for (let f = 0; f < k; f++) {
+    const rows = fold.map((x, i) => (x === f ? -1 : i)).filter((i) => i >= 0);
+    const queries = rows.map((i) => pairs.queries[i]);
+    const positives = rows.map((i) => pairs.positives[i]);
+    const dataHash = nnsscDataHash({ corpusHash: corpus.hash, encoderId: encoder.id, queries, positives });
+    dataHashes.push(dataHash);
+    const crossFit = { k, fold: f, heldOutQueries: pairs.queries.length - rows.length };
+    const identity = { ...config, encoderId: encoder.id, corpusHash: corpus.hash, crossFit };
+    const dir = dirOf(f, k);
+    const why = decide(dir, NNSSC_KIND, mode, pairs.trainingData, identity, rebuild);
+    if (why !== null) {
+      opts.log?.(`fold ${f + 1}/${k}: training NN-SSC on ${rows.length} of ${pairs.queries.length} training queries (${why})`);
+      matrices ??= {
+        corpusMatrix: opts.corpusMatrix ?? (await embedCorpusCached({ encoder, key: corpus.hash, texts: corpus.datasets.map((d) => datasetEncoderText(d)), workers: 2 })),
+        queryMatrix: await embedQueriesCached({ encoder, texts: pairs.queries.map((q) => q.text), cacheDir: opts.queryCacheDir }),
+      };
+      const queryMatrix = new Float32Array(rows.length * encoder.dim);
+      rows.forEach((r, j) => queryMatrix.set(matrices!.queryMatrix.subarray(r * encoder.dim, (r + 1) * encoder.dim), j * encoder.dim));
+      const data: NnsscTrainData = { corpusMatrix: matrices.corpusMatrix, dim: encoder.dim, datasetIds: corpus.datasets.map((d) => d.id), queries, queryMatrix, positives };
+      const trained = await trainNnssc(data, config, opts.training ?? {});
+      saveNnsscCheckpoint(dir, trained, { encoderId: encoder.id, corpusHash: corpus.hash, dataHash, trainingData: pairs.trainingData, benchmark: bench.name, writer: bench.writerLabel, crossFit });
+      out.trained.push(f);
+    } else opts.log?.(`fold ${f + 1}/${k}: reusing ${repoRelativePath(dir)}`);
+    const { model, checkpoint } = loadNnsscCheckpoint(dir, { dataHash, encoderId: encoder.id, corpusHash: corpus.hash });
+    out.models.push(model);
+    out.dirs.push(dir);
+    out.valMAP.push(((checkpoint.metrics ?? {}) as { bestValScore?: number | null }).bestValScore ?? null);
+  }
+  out.hash = shortHash(JSON.stringify({ k, fold, dataHashes, config }), 16);
+  return out;
+}
+
 // ----------------------------------------------------------------------------------------- fine-tuned encoder
 
 export interface LoadOrTrainFinetunedEncoderOptions {
