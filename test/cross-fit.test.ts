@@ -9,6 +9,7 @@ import { analyticAlpha, evaluateRun, isEoError, loadSnapshot, summarize } from '
 import { benchmarkSettings, benchmarkSplit, buildBenchmark } from '../lib/bench';
 import { datasetEncoderText } from '../lib/data';
 import { bm25Scorer, buildBm25, nnsscScorer, runFromScores } from '../lib/retrieve';
+import { alphaRows, table2Systems } from '../lib/report';
 import { crossFittedNnsscScores, retrieveBatch, retrieveSplits, studyHybrid } from '../lib/search';
 import { readCheckpointManifest } from '../lib/store';
 import { initTfBackend } from '../lib/tensor';
@@ -108,11 +109,23 @@ test('loadOrTrainNnsscFolds + crossFittedNnsscScores: each fold model trained wi
       main.dispose();
       assert.is(h.analyticRecord.alpha, plain.analyticRecord.alpha, 'the in-sample α is the same record');
       assert.equal(fs.readdirSync(fusionDir).length, 4, 'in-sample and cross-fitted, analytic and grid');
-      const row = (scores: Float32Array[]) => summarize('x', evaluateRun(runFromScores(train.queries.map((q) => q.id), scores, corpus), train.qrels));
-      assert.ok(Math.abs(h.crossFitted!.analytic.alpha! - analyticAlpha(row(cross.scores), row(lex.train.scores))) < 1e-12);
+      const metricsOf = (scores: Float32Array[]) => summarize('x', evaluateRun(runFromScores(train.queries.map((q) => q.id), scores, corpus), train.qrels));
+      assert.ok(Math.abs(h.crossFitted!.analytic.alpha! - analyticAlpha(metricsOf(cross.scores), metricsOf(lex.train.scores))) < 1e-12);
       assert.is(h.crossFitted!.analyticRecord.key.semanticScores, cross.source);
       assert.is(h.analyticRecord.key.semanticScores, undefined);
       assert.is(h.crossFitted!.source, cross.source);
+      // Table 2's out-of-fold rows take the α set on them; without out-of-fold scores they say what makes them
+      const systems = table2Systems({ scores: { nnssc: sem, bm25: lex }, hybrids: { nnssc: h } });
+      const row = (id: string, s = systems) => s.find((x) => x.id === id)!;
+      assert.is(row('nnssc+bm25-analytic-oof').alpha, h.crossFitted!.analytic.alpha);
+      assert.is(row('nnssc+bm25-grid-oof').alpha, h.crossFitted!.grid.alpha);
+      assert.is(row('nnssc+bm25').alpha, h.analytic.alpha, 'the paper\'s row keeps the in-sample α');
+      const without = table2Systems({ scores: { nnssc: sem, bm25: lex }, hybrids: { nnssc: plain } });
+      assert.match(row('nnssc+bm25-analytic-oof', without).note!, /no out-of-fold training scores .*04-nnssc/);
+      const [a] = alphaRows([h]);
+      assert.is(a['π semantic (train, out-of-fold)'], h.crossFitted!.analyticRecord.piSemantic);
+      assert.is(a['α grid (out-of-fold)'], h.crossFitted!.grid.alpha);
+      assert.is(alphaRows([plain])[0]['α analytic (out-of-fold π)'], null);
     } finally {
       fs.rmSync(fusionDir, { recursive: true, force: true });
     }

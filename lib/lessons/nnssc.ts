@@ -20,7 +20,16 @@ import { nnsscScorer } from '../retrieve/nnssc-scorer';
 import { STATIC_NNSSC_SCORER } from '../retrieve/static-scorer';
 import { evaluateSystems, pairedRows } from '../metrics/systems';
 import { scoreQueries } from '../retrieve/scorers';
-import { loadOrTrainNnssc, type NnsscArtefact, type NnsscTrainingSummary } from '../train/artefacts';
+import { loadOrTrainNnssc, type NnsscArtefact, type NnsscFolds, type NnsscTrainingSummary } from '../train/artefacts';
+import type { BenchSplitView } from '../bench/types';
+import type { Qrels } from '../metrics/types';
+import { evaluateRun, summarize } from '../metrics/metrics';
+import { performanceIndex } from '../fuse/alpha';
+import { runFromScores } from '../retrieve/scorers';
+import type { NnsscModel } from '../retrieve/nnssc';
+import { crossFittedNnsscScores } from '../search/cross-fit';
+import { retrieveBatch } from '../search/retrieve-batch';
+import { f3 } from '../report/numbers';
 import { DEFAULT_NNSSC_CONFIG, type NnsscEpochLog, type NnsscTrainConfig } from '../train/nnssc';
 import { repoRelativePath } from '../util/paths';
 import { trainedRowClaimProblems } from './encoder-finetune';
@@ -255,6 +264,63 @@ export async function showStaticNnssc(input: {
   } finally {
     scorer.dispose();
   }
+}
+
+/** What section 9 of notebook 04 measured (results.json `outOfFold`). */
+export interface OutOfFoldRecord {
+  k: number;
+  /** `cross-fitted k=<k> <folds hash>`: the source named in notebook 05's fusion records. */
+  source: string;
+  foldDirs: string[];
+  /** Folds trained in this run (the others were reused). */
+  trainedHere: number[];
+  foldValMAP: (number | null)[];
+  rows: MetricRow[];
+  /** π of NN-SSC alone: training split in-sample and out-of-fold, test split. */
+  pi: { inSample: number; outOfFold: number; test: number };
+}
+
+/**
+ * Section 9 of notebook 04: NN-SSC on the training split scored by itself (in-sample: it was trained on these queries)
+ * and by the fold models that never saw each query (out-of-fold, `crossFittedNnsscScores`), beside its test split
+ * row: a table, π of each, and one sentence. Notebook 05 sets α on the out-of-fold scores too.
+ */
+export async function showOutOfFoldScores(input: {
+  folds: NnsscFolds;
+  corpus: Corpus;
+  train: BenchSplitView;
+  test: { qrels: Qrels };
+  /** NN-SSC's test run (section 5). */
+  testRun: Run;
+  /** The NN-SSC trained on the whole training split (section 4) and its backbone. */
+  model: NnsscModel;
+  encoder: SentenceEncoder;
+  matrix: Float32Array;
+}): Promise<OutOfFoldRecord> {
+  const { folds, corpus, train } = input;
+  const scorer = nnsscScorer(input.encoder, input.matrix, input.model, { id: 'nnssc', label: 'NN-SSC', threads: 2 });
+  let inSample: Run;
+  try {
+    inSample = (await retrieveBatch(scorer, train.queries, corpus)).run;
+  } finally {
+    scorer.dispose();
+  }
+  const cross = await crossFittedNnsscScores({ folds, train, corpus, encoder: input.encoder, corpusMatrix: input.matrix });
+  const outOfFold = runFromScores(train.queries.map((q) => q.id), cross.scores, corpus, 100);
+  const rows = [
+    summarize('training split, in-sample (the model trained on it)', evaluateRun(inSample, train.qrels)),
+    summarize(`training split, out-of-fold (${folds.k} fold models)`, evaluateRun(outOfFold, train.qrels)),
+    summarize('test split', evaluateRun(input.testRun, input.test.qrels)),
+  ];
+  const pi = { inSample: performanceIndex(rows[0]), outOfFold: performanceIndex(rows[1]), test: performanceIndex(rows[2]) };
+  const source: TableSource = { settings: { splits: 'train (in-sample, out-of-fold), test', folds: folds.k, 'fold checkpoints': repoRelativePath(folds.dirs[0]).replace(/fold-0$/, 'fold-*'), depth: 100 } };
+  showTable(rows.map((r) => ({ ...r, π: performanceIndex(r) })), { title: 'NN-SSC alone: the training split scored in-sample and out-of-fold, and the test split', digits: 4, source });
+  showMarkdown(`Fold models: ${folds.trained.length ? `${folds.trained.length} of ${folds.k} trained in this run` : `all ${folds.k} reused`} ` +
+    `(${repoRelativePath(folds.dirs[0]).replace(/fold-0$/, 'fold-*')}; validation MAP ${folds.valMAP.map((v) => (v === null ? 'n/a' : f3(v))).join(', ')}). ` +
+    `π of NN-SSC on the training split is ${f3(pi.inSample)} in-sample and ${f3(pi.outOfFold)} out-of-fold, against ${f3(pi.test)} on the test split: ` +
+    `${Math.abs(pi.outOfFold - pi.test) < Math.abs(pi.inSample - pi.test) ? 'the out-of-fold π is the nearer to what NN-SSC does on unseen queries' : 'here the in-sample π is the nearer to the test π'}, ` +
+    'and notebook 05 sets the fusion weight on it as well as on the in-sample one.');
+  return { k: folds.k, source: cross.source, foldDirs: folds.dirs.map((d) => repoRelativePath(d)), trainedHere: folds.trained, foldValMAP: folds.valMAP, rows, pi };
 }
 
 // ── notebook 04's claim check (lib/lessons/claims.ts)

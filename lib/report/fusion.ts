@@ -27,8 +27,11 @@ export function trainingCost(manifest: { backend: string; config: Record<string,
 export interface Table2RowSpec {
   /** Semantic scorer id (`bm25` for the BM25 row). */
   scorer: string;
-  /** `single`: the scorer alone; otherwise the scorer + BM25 fused that way. */
-  how: 'single' | 'analytic' | 'grid' | 'rrf';
+  /**
+   * `single`: the scorer alone; otherwise the scorer + BM25 fused that way. `analytic-oof` / `grid-oof`: the α set on
+   * the scorer's out-of-fold training scores (`studyHybrid({ crossFitted })`, issue 39) instead of its in-sample ones.
+   */
+  how: 'single' | 'analytic' | 'grid' | 'rrf' | 'analytic-oof' | 'grid-oof';
   label: string;
   /** The notebook that makes the scorer, named when it is missing. */
   makes?: string;
@@ -54,6 +57,9 @@ export const TABLE2_ROWS: readonly Table2RowSpec[] = [
   { scorer: 'nnssc-static', how: 'single', label: 'NN-SSC (static backbone)', makes: '04-nnssc' },
   { scorer: 'nnssc-static', how: 'analytic', label: 'NN-SSC (static backbone) + BM25', makes: '04-nnssc' },
   { scorer: 'nnssc', how: 'grid', label: 'NN-SSC + BM25 (grid α)', makes: '04-nnssc' },
+  // α set on out-of-fold NN-SSC training scores (notebook 04 trains the fold models), not on memorised ones
+  { scorer: 'nnssc', how: 'analytic-oof', label: 'NN-SSC + BM25 (Eq. 7, out-of-fold π)', makes: '04-nnssc' },
+  { scorer: 'nnssc', how: 'grid-oof', label: 'NN-SSC + BM25 (grid α, out-of-fold)', makes: '04-nnssc' },
   { scorer: 'nnssc', how: 'rrf', label: 'NN-SSC + BM25 (RRF)', makes: '04-nnssc' },
   { scorer: 'cosine-ft', how: 'grid', label: 'Cosine (fine-tuned) + BM25 (grid α)', makes: '03-encoder-finetune' },
   { scorer: 'cosine-ft', how: 'rrf', label: 'Cosine (fine-tuned) + BM25 (RRF)', makes: '03-encoder-finetune' },
@@ -143,15 +149,26 @@ export function table2Systems(input: {
     }
     const h = input.hybrids[r.scorer];
     if (!h) return missing;
+    if (r.how === 'analytic-oof' || r.how === 'grid-oof') {
+      const c = h.crossFitted;
+      if (!c) return { ...missing, note: `not available: no out-of-fold training scores (run ${r.makes ?? 'the notebook that makes it'}, which trains the fold models)` };
+      const f = r.how === 'analytic-oof' ? c.analytic : c.grid;
+      return { id, label: r.label, test: f.test, train: f.train, alpha: f.alpha, alphaMethod: f.method, ...extra };
+    }
     const f = h[r.how];
     return { id, label: r.label, test: f.test, train: f.train, alpha: f.alpha, alphaMethod: f.method, ...extra };
   });
 }
 
-/** The α table: per hybrid, π of each scorer on the training split, the analytic α, the grid α and π there. */
+/**
+ * The α table: per hybrid, π of each scorer on the training split, the analytic α, the grid α and π there; and, for a
+ * hybrid with out-of-fold training scores (`HybridStudy.crossFitted`), the semantic scorer's out-of-fold π and the two
+ * α set on them (null otherwise: an untrained scorer's in-sample scores are already out-of-sample).
+ */
 export function alphaRows(hybrids: readonly HybridStudy[]): TableRow[] {
   return hybrids.map((h) => {
     const g = h.gridRecord;
+    const c = h.crossFitted;
     return {
       hybrid: `${h.semanticLabel} + BM25`,
       'π semantic (train)': h.analyticRecord.piSemantic,
@@ -159,6 +176,9 @@ export function alphaRows(hybrids: readonly HybridStudy[]): TableRow[] {
       'α analytic (Eq. 7)': h.analyticRecord.alpha,
       'α grid (train)': g.alpha,
       'π at grid α (train)': g.curve?.find((p) => p.alpha === g.alpha)?.value ?? null,
+      'π semantic (train, out-of-fold)': c ? c.analyticRecord.piSemantic : null,
+      'α analytic (out-of-fold π)': c ? c.analyticRecord.alpha : null,
+      'α grid (out-of-fold)': c ? c.gridRecord.alpha : null,
     };
   });
 }

@@ -15,12 +15,13 @@ import type { CorpusScorer } from '../../retrieve/scorers';
 import { denseScorer } from '../../retrieve/scorers';
 import { STATIC_NNSSC_SCORER, staticCorpusMatrix } from '../../retrieve/static-scorer';
 import { readCheckpointManifest, checkpointExists } from '../../store/checkpoint';
-import { finetuneCheckpointName } from '../../train/artefacts';
+import { finetuneCheckpointName, loadOrTrainNnsscFolds } from '../../train/artefacts';
 import { defaultFinetuneDir, loadFinetunedEncoder } from '../../train/finetune';
 import { loadOrTrainStaticModel, staticNnsscDir } from '../../train/static-artefact';
 import { loadNnsscScorer, nnsscCheckpointDir } from '../../search/nnssc';
 import { loadSelfSupervisedScorers, type SelfSupervisedScorerSpec } from '../../search/self-supervised';
 import type { HybridStudy, SplitScores } from '../../search/study';
+import { crossFittedNnsscScores, type CrossFittedScores } from '../../search/cross-fit';
 import { scoreStyleQueries, type ScoredStyleQueries, type StyledQuery } from '../../search/style-eval';
 import { progressPrinter, showFigure, showMarkdown, showTable } from '../../report/display';
 import { repoRelativePath, toDataFrame } from '../../report/frame';
@@ -179,6 +180,26 @@ async function scoreNnsscCheckpoint(
   const c = (lesson.cost[o.id] = trainingCost(nn.checkpoint));
   console.log(`${o.label}: ${nn.note} (${c.trainableParams?.toLocaleString()} parameters, trained in ${c.trainingSeconds?.toFixed(0)} s on ${c.backend})`);
   return [o.label];
+}
+
+/**
+ * NN-SSC's out-of-fold training scores for the α of its hybrid (issue 39): the fold models notebook 04 trained
+ * (`loadOrTrainNnsscFolds`, read here, never trained), each scoring the training queries it never saw. Undefined, with
+ * a line saying why and what trains them, when they are missing or the scorer is not notebook 04's NN-SSC.
+ */
+export async function outOfFoldTrainScores(lesson: FusionLesson, semanticId: string): Promise<CrossFittedScores | undefined> {
+  if (semanticId !== 'nnssc') return undefined;
+  const base = lesson.base;
+  if (!base) throw new EoError('INVALID_ARGUMENT', 'outOfFoldTrainScores: call loadBaseEncoder first');
+  try {
+    const folds = await loadOrTrainNnsscFolds({ corpus: lesson.corpus, bench: lesson.bench, encoder: base.encoder, corpusMatrix: base.matrix, mode: 'load' });
+    const scores = await crossFittedNnsscScores({ folds, train: lesson.train, corpus: lesson.corpus, encoder: base.encoder, corpusMatrix: base.matrix });
+    console.log(`NN-SSC out-of-fold training scores: ${folds.k} fold models (${folds.dirs.map((d) => repoRelativePath(d)).join(', ')})`);
+    return scores;
+  } catch (e) {
+    console.log(`NN-SSC out-of-fold training scores not available: ${(e as Error).message.split('\n')[0]}`);
+    return undefined;
+  }
 }
 
 /** Table 2's row list and what follows from it: the hybrids to fuse, and the systems once they are fused. */

@@ -114,7 +114,14 @@ export function alphaVerdict(hybrids: readonly HybridStudy[]): string {
     const piAna = g.curve?.reduce((b, p) => (Math.abs(p.alpha - a.alpha) < Math.abs(b.alpha - a.alpha) ? p : b), g.curve[0]);
     out.push(`- ${h.semanticLabel} + BM25: π_sem ${f3(a.piSemantic)}, π_BM25 ${f3(a.piLexical)} → analytic α ${f3(a.alpha)}; grid α ${f3(g.alpha)}` +
       (piGrid !== undefined && piAna ? ` (π train ${f3(piGrid)} there vs ${f3(piAna.value)} at the grid point nearest the analytic α).` : '.'));
+    const c = h.crossFitted;
+    if (c)
+      out.push(`  ${h.semanticLabel} was trained on these queries, so its π_sem above is in-sample; scored by fold models that never saw them ` +
+        `(${c.source}) its π_sem is ${f3(c.analyticRecord.piSemantic)}, which gives analytic α ${f3(c.analyticRecord.alpha)} and grid α ${f3(c.gridRecord.alpha)} ` +
+        '(the "out-of-fold" rows of Table 2).');
   }
+  out.push('Every π above is measured on the training split: for a scorer trained on that split (NN-SSC, the fine-tuned and the static encoder) it is ' +
+    'in-sample, memorised as much as learnt, unless out-of-fold scores are named for it.');
   return out.join('\n');
 }
 
@@ -147,6 +154,18 @@ export function fusionDiscussion(input: {
   }
   if (input.gains.length) out.push(gainsVerdict(input.gains), '');
   if (input.hybrids.length) out.push(alphaVerdict(input.hybrids), '');
+  const oof = input.hybrids.filter((h) => h.crossFitted).map((h) => {
+    const pair = (inSample: string, outOfFold: string) => {
+      const a = metric(inSample);
+      const b = metric(outOfFold);
+      return a && b ? `${outOfFold} MAP ${f3(b.MAP)} vs ${f3(a.MAP)} (${inSample})` : null;
+    };
+    return [pair(`${h.semanticLabel} + BM25`, `${h.semanticLabel} + BM25 (Eq. 7, out-of-fold π)`), pair(`${h.semanticLabel} + BM25 (grid α)`, `${h.semanticLabel} + BM25 (grid α, out-of-fold)`)];
+  }).flat().filter((x): x is string => x !== null);
+  if (oof.length)
+    out.push(`**α on honest training scores.** ${oof.join('; ')}. Eq. 7 weighs a scorer by its share of π, and the out-of-fold π is the smaller, ` +
+      'so its α is lower; whether that helps on the test split depends on where the test MAP peaks over α (section 5), which Eq. 7 does not look at. ' +
+      'The grid α is set on the fused training run itself.', '');
   const rrfVsConvex = input.hybrids.map((h) => {
     const conv = metric(table.rows.find((r) => r.system === `${h.semanticLabel} + BM25`)?.system as string);
     const rrf = table.metrics.find((m) => m.system.startsWith(`${h.semanticLabel} + BM25 (RRF)`));
