@@ -7,9 +7,11 @@
 // analytic and grid α are set on them (`studyHybrid({ crossFitted })`, fusion records keyed by the folds) and the
 // NN-SSC + BM25 row of Table 2 (notebook 04's NN-SSC, its own test scores) is fused at both kinds of α. The test split
 // is only reported: α is set on the training split either way, and nothing here is chosen on the test figures.
-// Fold checkpoints are kept (`checkpoints/nnssc/use-lite-<benchmark>-cv<k>/fold-<f>`): a rerun reuses them, an
+// Fold checkpoints are kept (`checkpoints/nnssc/use-lite-<benchmark>-cv<k>/fold-<f>`, where notebook 04 trains them too): a rerun reuses them, an
 // interrupted one resumes at its first missing fold. Writes bench/out/nnssc-cross-fit[-sample].json.
-//   node bench/nnssc-cross-fit.cjs [--sample] [--k 5]
+// --backbone static: the same for NN-SSC on the corpus-trained static encoder (Table 2's "NN-SSC (static backbone)"),
+// folds beside its checkpoint (`checkpoints/nnssc/static-<benchmark>-cv<k>/fold-<f>`; bench/out/nnssc-cross-fit-static.json).
+//   node bench/nnssc-cross-fit.cjs [--sample] [--k 5] [--backbone use-lite|static]
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -22,6 +24,7 @@ const args = benchArgs({
   flags: {
     sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
     k: { type: 'int', default: 5, min: 2, help: 'folds of the training split (whole publications per fold)' },
+    backbone: { type: 'string', default: 'use-lite', choices: ['use-lite', 'static'], help: "NN-SSC's frozen encoder: USE-lite (Table 2's NN-SSC) or the corpus-trained static encoder (notebook 04, section 8)" },
   },
 });
 const header = printHeader(args);
@@ -37,16 +40,23 @@ async function main() {
   const corpus = eo.loadSnapshot({ sample });
   const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample }));
   const splits = { train: eo.benchmarkSplit(bench, 'train'), test: eo.benchmarkSplit(bench, 'test') };
-  const encoder = await eo.loadUseLite();
-  const matrix = await eo.embedCorpusCached({ encoder, key: corpus.hash, texts: corpus.datasets.map((d) => eo.datasetEncoderText(d)), workers: 2, waitForOther: true });
-  console.log(`${splits.train.queries.length} train / ${splits.test.queries.length} test queries over ${corpus.datasets.length} datasets; k = ${args.k}`);
+  const log = (l) => console.log(`NN-SSC: ${l}`);
+  // the backbone and NN-SSC trained on the whole training split (notebook 04's checkpoints; trained here when absent)
+  const { encoder, matrix, nn } = args.backbone === 'static'
+    ? await eo.loadOrTrainStaticNnssc({ corpus, bench, log })
+    : await (async () => {
+      const encoder = await eo.loadUseLite();
+      const matrix = await eo.embedCorpusCached({ encoder, key: corpus.hash, texts: corpus.datasets.map((d) => eo.datasetEncoderText(d)), workers: 2, waitForOther: true });
+      return { encoder, matrix, nn: await eo.loadOrTrainNnssc({ corpus, bench, encoder, corpusMatrix: matrix, log }) };
+    })();
+  console.log(`${splits.train.queries.length} train / ${splits.test.queries.length} test queries over ${corpus.datasets.length} datasets; k = ${args.k}; backbone ${encoder.id}`);
   const bm25 = eo.bm25Scorer(eo.loadOrBuildBm25(corpus), 'bm25', 'BM25');
   const bm25Scores = await eo.retrieveSplits(bm25, splits, corpus);
-  const nn = await eo.loadOrTrainNnssc({ corpus, bench, encoder, corpusMatrix: matrix, log: (l) => console.log(`NN-SSC: ${l}`) });
-  const scorer = eo.nnsscScorer(encoder, matrix, nn.model, { id: 'nnssc', label: 'NN-SSC', threads: 2 });
+  const ids = args.backbone === 'static' ? eo.STATIC_NNSSC_SCORER : { id: 'nnssc', label: 'NN-SSC' };
+  const scorer = eo.nnsscScorer(encoder, matrix, nn.model, { ...ids, threads: 2 });
   const nnScores = await eo.retrieveSplits(scorer, splits, corpus);
   const tFolds = performance.now();
-  const folds = await eo.loadOrTrainNnsscFolds({ corpus, bench, encoder, corpusMatrix: matrix, k: args.k, log: (l) => console.log(`cross-fit: ${l}`) });
+  const folds = await eo.loadOrTrainNnsscFolds({ corpus, bench, encoder, corpusMatrix: matrix, k: args.k, dir: nn.dir, log: (l) => console.log(`cross-fit: ${l}`) });
   const foldSeconds = (performance.now() - tFolds) / 1000;
   const cross = await eo.crossFittedNnsscScores({ folds, train: splits.train, corpus, encoder, corpusMatrix: matrix });
   const h = await eo.studyHybrid({ corpus, splits, semantic: { scorer, scores: nnScores }, lexical: { scorer: bm25, scores: bm25Scores }, crossFitted: cross, log: (l) => console.log(l) });
@@ -56,18 +66,18 @@ async function main() {
   const piOf = {
     inSample: pi(nnScores.train.run, splits.train.qrels), outOfFold: pi(oofRun, splits.train.qrels), test: pi(nnScores.test.run, splits.test.qrels), bm25Train: pi(bm25Scores.train.run, splits.train.qrels),
   };
-  console.log(`\nπ of NN-SSC alone (mean of R@10, R@20, R@100, MAP, MRR): training split in-sample ${f3(piOf.inSample)}, out-of-fold ${f3(piOf.outOfFold)}; test split ${f3(piOf.test)}. π of BM25 (training split) ${f3(piOf.bm25Train)}`);
+  console.log(`\nπ of ${ids.label} alone (mean of R@10, R@20, R@100, MAP, MRR): training split in-sample ${f3(piOf.inSample)}, out-of-fold ${f3(piOf.outOfFold)}; test split ${f3(piOf.test)}. π of BM25 (training split) ${f3(piOf.bm25Train)}`);
   console.log(`fold validation MAP (held-out publications of each fold's own training part): ${folds.valMAP.map((v) => (v === null ? 'n/a' : f3(v))).join(', ')}; ${folds.trained.length} of ${folds.k} folds trained in this run (${foldSeconds.toFixed(0)} s)`);
   const kinds = [
     ['analytic', 'analytic (Eq. 7)', h.analytic, h.crossFitted.analytic],
     ['grid', 'grid (train)', h.grid, h.crossFitted.grid],
   ];
   const out = {
-    format: 'eo-nnssc-cross-fit/1', created: new Date().toISOString(), header, sample, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash, k: folds.k, foldsHash: folds.hash,
+    format: 'eo-nnssc-cross-fit/1', created: new Date().toISOString(), header, sample, backbone: encoder.id, corpus: corpus.hash, benchmark: bench.name, trainingData: bench.dataHash, k: folds.k, foldsHash: folds.hash,
     source: cross.source, foldSizes: Array.from({ length: folds.k }, (_, f) => folds.fold.filter((x) => x === f).length), foldValMAP: folds.valMAP, foldsTrained: folds.trained, foldSeconds,
     pi: piOf, rows: {},
   };
-  console.log(`\nNN-SSC + BM25 on the test split (${splits.test.queries.length} queries; reported only), α set on the training split:`);
+  console.log(`\n${ids.label} + BM25 on the test split (${splits.test.queries.length} queries; reported only), α set on the training split:`);
   for (const [kind, label, inSample, crossFit] of kinds) {
     const a = row(inSample.test, splits.test.qrels);
     const b = row(crossFit.test, splits.test.qrels);
@@ -81,7 +91,7 @@ async function main() {
     console.log(`${''.padEnd(18)} cross-fitted − in-sample (paired bootstrap 95% CI, 10,000, seed 42): ${['MAP', 'R@10', 'MRR'].map((m) => { const x = c.find((y) => y.metric === m); return `${m} ${sign(x.meanDiff)} [${sign(x.ciLow)}, ${sign(x.ciHigh)}]`; }).join('   ')}`);
   }
   scorer.dispose();
-  const file = path.join(__dirname, 'out', `nnssc-cross-fit${sample ? '-sample' : ''}.json`);
+  const file = path.join(__dirname, 'out', `nnssc-cross-fit${args.backbone === 'static' ? '-static' : ''}${sample ? '-sample' : ''}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   eo.writeJsonAtomic(file, out);
   console.log(`\nwrote ${path.relative(process.cwd(), file)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);

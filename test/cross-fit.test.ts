@@ -13,7 +13,7 @@ import { alphaRows, table2Systems } from '../lib/report';
 import { crossFittedNnsscScores, retrieveBatch, retrieveSplits, studyHybrid } from '../lib/search';
 import { readCheckpointManifest } from '../lib/store';
 import { initTfBackend } from '../lib/tensor';
-import { loadOrTrainNnsscFolds, nnsscCrossFitFolds, nnsscDataHash, nnsscTrainingPairs, type NnsscTrainConfig } from '../lib/train';
+import { loadOrTrainNnsscFolds, nnsscCrossFitFolds, nnsscFoldDir, nnsscDataHash, nnsscTrainingPairs, type NnsscTrainConfig } from '../lib/train';
 import { fakeEncoder } from './helpers/encoder';
 
 const corpus = loadSnapshot({ sample: true });
@@ -50,8 +50,9 @@ test('loadOrTrainNnsscFolds + crossFittedNnsscScores: each fold model trained wi
   const queryCacheDir = tmp();
   const bench = await buildBenchmark(corpus, benchmarkSettings({ sample: true }));
   const train = benchmarkSplit(bench, 'train');
-  const dirOf = (f: number, k: number) => path.join(root, `cv${k}`, `fold-${f}`);
-  const common = { corpus, bench, encoder, corpusMatrix, k: 3, config: TINY, dirOf, queryCacheDir };
+  const nnDir = path.join(root, 'nnssc');
+  const dirOf = (f: number, k: number) => nnsscFoldDir(nnDir, f, k);
+  const common = { corpus, bench, encoder, corpusMatrix, k: 3, config: TINY, dir: nnDir, queryCacheDir };
   try {
     const folds = await loadOrTrainNnsscFolds(common);
     assert.equal(folds.trained, [0, 1, 2]);
@@ -89,7 +90,7 @@ test('loadOrTrainNnsscFolds + crossFittedNnsscScores: each fold model trained wi
       assert.unreachable('a missing fold was not noticed');
     } catch (e) {
       assert.ok(isEoError(e, 'DATA_NOT_FOUND'), String(e));
-      assert.match((e as Error).message, /node bench\/nnssc-cross-fit\.cjs --sample --k 3/);
+      assert.match((e as Error).message, /npm start -- --only 04-nnssc --sample/);
     }
     const resumed = await loadOrTrainNnsscFolds(common);
     assert.equal(resumed.trained, [2], 'an interrupted run resumes at the missing fold');

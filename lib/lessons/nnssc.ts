@@ -296,9 +296,12 @@ export async function showOutOfFoldScores(input: {
   model: NnsscModel;
   encoder: SentenceEncoder;
   matrix: Float32Array;
+  /** The scorer's name in the table and text. Default `NN-SSC` (USE-lite); `NN-SSC (static backbone)` for section 8's. */
+  label?: string;
 }): Promise<OutOfFoldRecord> {
   const { folds, corpus, train } = input;
-  const scorer = nnsscScorer(input.encoder, input.matrix, input.model, { id: 'nnssc', label: 'NN-SSC', threads: 2 });
+  const label = input.label ?? 'NN-SSC';
+  const scorer = nnsscScorer(input.encoder, input.matrix, input.model, { id: 'nnssc', label, threads: 2 });
   let inSample: Run;
   try {
     inSample = (await retrieveBatch(scorer, train.queries, corpus)).run;
@@ -314,12 +317,12 @@ export async function showOutOfFoldScores(input: {
   ];
   const pi = { inSample: performanceIndex(rows[0]), outOfFold: performanceIndex(rows[1]), test: performanceIndex(rows[2]) };
   const source: TableSource = { settings: { splits: 'train (in-sample, out-of-fold), test', folds: folds.k, 'fold checkpoints': repoRelativePath(folds.dirs[0]).replace(/fold-0$/, 'fold-*'), depth: 100 } };
-  showTable(rows.map((r) => ({ ...r, π: performanceIndex(r) })), { title: 'NN-SSC alone: the training split scored in-sample and out-of-fold, and the test split', digits: 4, source });
+  showTable(rows.map((r) => ({ ...r, π: performanceIndex(r) })), { title: `${label} alone: the training split scored in-sample and out-of-fold, and the test split`, digits: 4, source });
   showMarkdown(`Fold models: ${folds.trained.length ? `${folds.trained.length} of ${folds.k} trained in this run` : `all ${folds.k} reused`} ` +
     `(${repoRelativePath(folds.dirs[0]).replace(/fold-0$/, 'fold-*')}; validation MAP ${folds.valMAP.map((v) => (v === null ? 'n/a' : f3(v))).join(', ')}). ` +
-    `π of NN-SSC on the training split is ${f3(pi.inSample)} in-sample and ${f3(pi.outOfFold)} out-of-fold, against ${f3(pi.test)} on the test split: ` +
-    `${Math.abs(pi.outOfFold - pi.test) < Math.abs(pi.inSample - pi.test) ? 'the out-of-fold π is the nearer to what NN-SSC does on unseen queries' : 'here the in-sample π is the nearer to the test π'}, ` +
-    'and notebook 05 sets the fusion weight on it as well as on the in-sample one.');
+    `π of ${label} on the training split is ${f3(pi.inSample)} in-sample and ${f3(pi.outOfFold)} out-of-fold, against ${f3(pi.test)} on the test split: ` +
+    `${Math.abs(pi.outOfFold - pi.test) < Math.abs(pi.inSample - pi.test) ? `the out-of-fold π is the nearer to what ${label} does on unseen queries` : 'here the in-sample π is the nearer to the test π'}, ` +
+    'and notebook 05 sets the fusion weight on the out-of-fold scores as well as on the in-sample ones.');
   return { k: folds.k, source: cross.source, foldDirs: folds.dirs.map((d) => repoRelativePath(d)), trainedHere: folds.trained, foldValMAP: folds.valMAP, rows, pi };
 }
 

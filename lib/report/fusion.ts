@@ -60,6 +60,8 @@ export const TABLE2_ROWS: readonly Table2RowSpec[] = [
   // α set on out-of-fold NN-SSC training scores (notebook 04 trains the fold models), not on memorised ones
   { scorer: 'nnssc', how: 'analytic-oof', label: 'NN-SSC + BM25 (Eq. 7, out-of-fold π)', makes: '04-nnssc' },
   { scorer: 'nnssc', how: 'grid-oof', label: 'NN-SSC + BM25 (grid α, out-of-fold)', makes: '04-nnssc' },
+  { scorer: 'nnssc-static', how: 'analytic-oof', label: 'NN-SSC (static backbone) + BM25 (Eq. 7, out-of-fold π)', makes: '04-nnssc' },
+  { scorer: 'nnssc-static', how: 'grid-oof', label: 'NN-SSC (static backbone) + BM25 (grid α, out-of-fold)', makes: '04-nnssc' },
   { scorer: 'nnssc', how: 'rrf', label: 'NN-SSC + BM25 (RRF)', makes: '04-nnssc' },
   { scorer: 'cosine-ft', how: 'grid', label: 'Cosine (fine-tuned) + BM25 (grid α)', makes: '03-encoder-finetune' },
   { scorer: 'cosine-ft', how: 'rrf', label: 'Cosine (fine-tuned) + BM25 (RRF)', makes: '03-encoder-finetune' },

@@ -381,6 +381,11 @@ export function nnsscCrossFitFolds(groups: readonly string[], k: number, seed: n
   return groups.map((g) => foldOf.get(g)!);
 }
 
+/** Folder of fold `fold` of a k-fold cross-fitting of the NN-SSC saved in `dir`: `<dir>-cv<k>/fold-<fold>`. */
+export function nnsscFoldDir(dir: string, fold: number, k: number): string {
+  return `${dir}-cv${k}/fold-${fold}`;
+}
+
 export interface LoadOrTrainNnsscFoldsOptions {
   corpus: Corpus;
   /** The benchmark whose TRAINING split is cut into folds (no test query reaches any fold). */
@@ -393,8 +398,12 @@ export interface LoadOrTrainNnsscFoldsOptions {
   k?: number;
   /** Training config, the same for every fold (its `seed` also deals the folds). Default `DEFAULT_NNSSC_CONFIG`. */
   config?: Partial<NnsscTrainConfig>;
-  /** Folder of fold `f`'s checkpoint. Default `<the plain NN-SSC folder>-cv<k>/fold-<f>`. */
-  dirOf?: (fold: number, k: number) => string;
+  /**
+   * The folder of the NN-SSC trained on the whole split (on this backbone), which the folds sit beside:
+   * `<dir>-cv<k>/fold-<f>` (`nnsscFoldDir`). Default notebook 04's NN-SSC folder for this benchmark (USE-lite);
+   * `staticNnsscDir(bench.name)` for the static backbone.
+   */
+  dir?: string;
   /** Default `load-or-train`; each fold is decided on its own, so an interrupted run resumes at its first missing fold. */
   mode?: ArtefactMode;
   /** Backend and callbacks (passed to `trainNnssc`). */
@@ -435,9 +444,8 @@ export async function loadOrTrainNnsscFolds(opts: LoadOrTrainNnsscFoldsOptions):
   const config: NnsscTrainConfig = { ...DEFAULT_NNSSC_CONFIG, ...(opts.config ?? {}) };
   const pairs = nnsscTrainingPairs(corpus, bench, encoder.id);
   const fold = nnsscCrossFitFolds(pairs.queries.map((q) => q.group), k, config.seed);
-  const base = defaultNnsscDir(nnsscCheckpointName(bench.name));
-  const dirOf = opts.dirOf ?? ((f: number, n: number) => `${base}-cv${n}/fold-${f}`);
-  const rebuild = `node bench/nnssc-cross-fit.cjs${bench.name.endsWith('-sample') ? ' --sample' : ''} --k ${k}`;
+  const base = opts.dir ?? defaultNnsscDir(nnsscCheckpointName(bench.name));
+  const rebuild = notebookRebuildCommand('04-nnssc', bench);
   let matrices: { corpusMatrix: Float32Array; queryMatrix: Float32Array } | null = null;
   const out: NnsscFolds = { k, queries: pairs.queries, fold, models: [], dirs: [], trained: [], hash: '', valMAP: [] };
   const dataHashes: string[] = [];
@@ -449,7 +457,7 @@ export async function loadOrTrainNnsscFolds(opts: LoadOrTrainNnsscFoldsOptions):
     dataHashes.push(dataHash);
     const crossFit = { k, fold: f, heldOutQueries: pairs.queries.length - rows.length };
     const identity = { ...config, encoderId: encoder.id, corpusHash: corpus.hash, crossFit };
-    const dir = dirOf(f, k);
+    const dir = nnsscFoldDir(base, f, k);
     const why = decide(dir, NNSSC_KIND, mode, pairs.trainingData, identity, rebuild);
     if (why !== null) {
       opts.log?.(`fold ${f + 1}/${k}: training NN-SSC on ${rows.length} of ${pairs.queries.length} training queries (${why})`);

@@ -1,7 +1,7 @@
 // Notebook 05's shared state and the cells that only load or assemble: the benchmark of query styles, the base
 // encoder, the trained scorers (NN-SSC, fine-tuned cosine, corpus self-supervised), Table 2's row plan and the α
 // section. The stage calls a reader learns (scorers, retrieveSplits, studyHybrid, buildTable2) stay in the notebook.
-import { EoError } from '../../errors';
+import { EoError, isEoError } from '../../errors';
 import type { BenchSplitView, Benchmark } from '../../bench/types';
 import { buildStyleBenchmark } from '../../bench/styles/build';
 import type { Corpus } from '../../data/types';
@@ -188,16 +188,23 @@ async function scoreNnsscCheckpoint(
  * a line saying why and what trains them, when they are missing or the scorer is not notebook 04's NN-SSC.
  */
 export async function outOfFoldTrainScores(lesson: FusionLesson, semanticId: string): Promise<CrossFittedScores | undefined> {
-  if (semanticId !== 'nnssc') return undefined;
-  const base = lesson.base;
-  if (!base) throw new EoError('INVALID_ARGUMENT', 'outOfFoldTrainScores: call loadBaseEncoder first');
+  if (semanticId !== 'nnssc' && semanticId !== STATIC_NNSSC_SCORER.id) return undefined;
+  const { corpus, bench } = lesson;
+  const label = semanticId === 'nnssc' ? 'NN-SSC' : STATIC_NNSSC_SCORER.label;
   try {
-    const folds = await loadOrTrainNnsscFolds({ corpus: lesson.corpus, bench: lesson.bench, encoder: base.encoder, corpusMatrix: base.matrix, mode: 'load' });
-    const scores = await crossFittedNnsscScores({ folds, train: lesson.train, corpus: lesson.corpus, encoder: base.encoder, corpusMatrix: base.matrix });
-    console.log(`NN-SSC out-of-fold training scores: ${folds.k} fold models (${folds.dirs.map((d) => repoRelativePath(d)).join(', ')})`);
+    // the backbone NN-SSC was trained on: USE-lite (loadBaseEncoder), or the static encoder (read, never trained here)
+    let backbone: { encoder: SentenceEncoder; matrix: Float32Array; dir: string };
+    if (semanticId === 'nnssc') {
+      if (!lesson.base) throw new EoError('INVALID_ARGUMENT', 'outOfFoldTrainScores: call loadBaseEncoder first');
+      backbone = { encoder: lesson.base.encoder, matrix: lesson.base.matrix, dir: nnsscCheckpointDir(bench.name) };
+    } else backbone = { ...(await staticCorpusMatrix((await loadOrTrainStaticModel({ corpus, bench, mode: 'load' })).model, corpus)), dir: staticNnsscDir(bench.name) };
+    const folds = await loadOrTrainNnsscFolds({ corpus, bench, encoder: backbone.encoder, corpusMatrix: backbone.matrix, dir: backbone.dir, mode: 'load' });
+    const scores = await crossFittedNnsscScores({ folds, train: lesson.train, corpus, encoder: backbone.encoder, corpusMatrix: backbone.matrix });
+    console.log(`${label} out-of-fold training scores: ${folds.k} fold models (${repoRelativePath(folds.dirs[0]).replace(/fold-0$/, 'fold-*')})`);
     return scores;
   } catch (e) {
-    console.log(`NN-SSC out-of-fold training scores not available: ${(e as Error).message.split('\n')[0]}`);
+    if (isEoError(e, 'INVALID_ARGUMENT')) throw e;
+    console.log(`${label} out-of-fold training scores not available: ${(e as Error).message.split('\n')[0]}`);
     return undefined;
   }
 }
