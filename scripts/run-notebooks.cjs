@@ -328,7 +328,7 @@ function buildSite(reportsRoot) {
 }
 
 function parseArgs(argv) {
-  const o = { only: [], sample: false, seeds: 1, jobs: DEFAULT_JOBS, timeout: 3600, keepGoing: false, build: true, reports: path.join(ROOT, 'reports'), list: false, quiet: false, site: true };
+  const o = { only: [], sample: false, seeds: 1, crossFit: false, jobs: DEFAULT_JOBS, timeout: 3600, keepGoing: false, build: true, reports: path.join(ROOT, 'reports'), list: false, quiet: false, site: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -339,6 +339,7 @@ function parseArgs(argv) {
     if (a === '--only' || a.startsWith('--only=')) o.only.push(...val().split(',').filter(Boolean));
     else if (a === '--sample') o.sample = true;
     else if (a === '--seeds' || a.startsWith('--seeds=')) o.seeds = Number(val());
+    else if (a === '--cross-fit') o.crossFit = true;
     else if (a === '--timeout' || a.startsWith('--timeout=')) o.timeout = Number(val());
     else if (a === '--jobs' || a.startsWith('--jobs=')) o.jobs = Number(val());
     else if (a === '--keep-going') o.keepGoing = true;
@@ -360,12 +361,15 @@ function parseArgs(argv) {
 /** Notebooks run at once by default: 2 (two notebooks whose files do not depend on each other), 1 on a 1-core machine. */
 const DEFAULT_JOBS = Math.min(2, typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
 
-const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--seeds N] [--jobs N] [--timeout SECONDS] [--keep-going] [--no-build] [--reports DIR] [--quiet] [--list]
+const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--seeds N] [--cross-fit] [--jobs N] [--timeout SECONDS] [--keep-going] [--no-build] [--reports DIR] [--quiet] [--list]
   --only NAME    run only these notebooks (00-tour, 00-tour.ipynb or the 00 prefix; repeatable)
   --sample       EO_SAMPLE=1: notebooks load the 200-dataset sample snapshot
   --seeds N      N > 1: first trains NN-SSC with N seeds (42, 43, …) through bench/nnssc-seeds.cjs, whose output
                  05-fusion's section 9 reads (mean ± sd per row, seed-averaged paired tests); notebooks get
                  EO_SEEDS=N (default 1: one seed, the cold run's)
+  --cross-fit    EO_CROSS_FIT=1: 04-nnssc trains NN-SSC's five fold models per backbone (about 22 minutes on 2
+                 cores on the full snapshot; always on the sample, seconds), whose out-of-fold training scores
+                 05-fusion sets α on (the "out-of-fold" rows of Table 2); without it they are read when present
   --jobs N       notebooks run side by side where NOTEBOOK_NEEDS allows (default ${DEFAULT_JOBS}: any two whose files do
                  not depend on each other, the longest chain first; 1 = one after the other in file order);
                  their console lines start with [name]
@@ -397,7 +401,7 @@ function runScheduled(chosen, o, needs = NOTEBOOK_NEEDS) {
         console.log(`\n[run-notebooks] ==== ${nb.name}${o.sample ? ' (sample)' : ''} ====${started.size - finished.size > 1 ? ' (beside ' + [...started].filter((n) => !finished.has(n) && n !== nb.name).join(', ') + ')' : ''}`);
         void runNotebook({
           file: nb.file, name: nb.name, reportsDir: path.join(o.reports, nb.name), sample: o.sample, timeout: o.timeout, quiet: o.quiet,
-          ...(o.seeds > 1 ? { env: { EO_SEEDS: String(o.seeds) } } : {}),
+          ...(o.seeds > 1 || o.crossFit ? { env: { ...(o.seeds > 1 ? { EO_SEEDS: String(o.seeds) } : {}), ...(o.crossFit ? { EO_CROSS_FIT: '1' } : {}) } } : {}),
           prefix: side ? `[${nb.name}] ` : undefined,
         }).then((r) => {
           results.push(r);

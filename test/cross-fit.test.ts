@@ -13,7 +13,8 @@ import { alphaRows, table2Systems } from '../lib/report';
 import { crossFittedNnsscScores, retrieveBatch, retrieveSplits, studyHybrid } from '../lib/search';
 import { readCheckpointManifest } from '../lib/store';
 import { initTfBackend } from '../lib/tensor';
-import { loadOrTrainNnsscFolds, nnsscCrossFitFolds, nnsscFoldDir, nnsscDataHash, nnsscTrainingPairs, type NnsscTrainConfig } from '../lib/train';
+import { outOfFoldSection } from '../lib/lessons';
+import { DEFAULT_NNSSC_CONFIG, loadOrTrainNnsscFolds, nnsscCrossFitFolds, nnsscFoldDir, nnsscDataHash, nnsscTrainingPairs, type NnsscTrainConfig } from '../lib/train';
 import { fakeEncoder } from './helpers/encoder';
 
 const corpus = loadSnapshot({ sample: true });
@@ -92,6 +93,13 @@ test('loadOrTrainNnsscFolds + crossFittedNnsscScores: each fold model trained wi
       assert.ok(isEoError(e, 'DATA_NOT_FOUND'), String(e));
       assert.match((e as Error).message, /npm start -- --only 04-nnssc --sample/);
     }
+    // notebook 04's section in load mode: missing folds are a note and null, never an error or a training
+    const none = await outOfFoldSection({
+      corpus, bench, config: { ...DEFAULT_NNSSC_CONFIG, ...TINY }, mode: 'load', dir: path.join(root, 'other'), k: 3, train, test: benchmarkSplit(bench, 'test'),
+      testRun: new Map(), model: folds.models[0], encoder, matrix: corpusMatrix,
+    });
+    assert.is(none, null);
+    assert.not.ok(fs.existsSync(path.join(root, 'other-cv3')), 'nothing trained in load mode');
     const resumed = await loadOrTrainNnsscFolds(common);
     assert.equal(resumed.trained, [2], 'an interrupted run resumes at the missing fold');
     assert.is(resumed.hash, folds.hash);

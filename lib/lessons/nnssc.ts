@@ -6,7 +6,7 @@
 import { benchmarkSplit } from '../bench/build';
 import type { Benchmark } from '../bench/types';
 import type { Corpus } from '../data/types';
-import { EoError } from '../errors';
+import { EoError, isEoError } from '../errors';
 import type { SentenceEncoder } from '../encode/types';
 import type { MetricRow, Run } from '../metrics/types';
 import { showFigure, showMarkdown, showTable } from '../report/display';
@@ -20,7 +20,7 @@ import { nnsscScorer } from '../retrieve/nnssc-scorer';
 import { STATIC_NNSSC_SCORER } from '../retrieve/static-scorer';
 import { evaluateSystems, pairedRows } from '../metrics/systems';
 import { scoreQueries } from '../retrieve/scorers';
-import { loadOrTrainNnssc, type NnsscArtefact, type NnsscFolds, type NnsscTrainingSummary } from '../train/artefacts';
+import { loadOrTrainNnssc, loadOrTrainNnsscFolds, type ArtefactMode, type NnsscArtefact, type NnsscFolds, type NnsscTrainingSummary } from '../train/artefacts';
 import type { BenchSplitView } from '../bench/types';
 import type { Qrels } from '../metrics/types';
 import { evaluateRun, summarize } from '../metrics/metrics';
@@ -324,6 +324,30 @@ export async function showOutOfFoldScores(input: {
     `${Math.abs(pi.outOfFold - pi.test) < Math.abs(pi.inSample - pi.test) ? `the out-of-fold π is the nearer to what ${label} does on unseen queries` : 'here the in-sample π is the nearer to the test π'}, ` +
     'and notebook 05 sets the fusion weight on the out-of-fold scores as well as on the in-sample ones.');
   return { k: folds.k, source: cross.source, foldDirs: folds.dirs.map((d) => repoRelativePath(d)), trainedHere: folds.trained, foldValMAP: folds.valMAP, rows, pi };
+}
+
+/**
+ * Section 9 of notebook 04 for one backbone: NN-SSC's fold models (`loadOrTrainNnsscFolds` beside `dir`, trained with
+ * `config`; in `load` mode only read) and `showOutOfFoldScores`. In `load` mode with folds missing it says how to train
+ * them (`npm start -- --cross-fit`: about 11 minutes per backbone on the full snapshot) and returns null.
+ */
+export async function outOfFoldSection(input: Omit<Parameters<typeof showOutOfFoldScores>[0], 'folds'> & {
+  bench: Benchmark; config: NnsscTrainConfig; mode: ArtefactMode; dir: string; k?: number;
+}): Promise<OutOfFoldRecord | null> {
+  const label = input.label ?? 'NN-SSC';
+  let folds: NnsscFolds;
+  try {
+    folds = await loadOrTrainNnsscFolds({
+      corpus: input.corpus, bench: input.bench, encoder: input.encoder, corpusMatrix: input.matrix, dir: input.dir, config: input.config, k: input.k ?? 5,
+      mode: input.mode, log: (l) => console.log(l),
+    });
+  } catch (e) {
+    if (input.mode !== 'load' || !(isEoError(e, 'DATA_NOT_FOUND') || isEoError(e, 'CACHE_MISMATCH'))) throw e;
+    showMarkdown(`*${label}: its fold models are not trained for this training split and config (${(e as Error).message.split('\n')[0].replace(/; (train|rebuild) it: .*$/, '')}). ` +
+      '`npm start -- --cross-fit --only 04-nnssc` trains them (about 11 minutes per backbone on 2 cores on the full snapshot); until then notebook 05 sets α on the in-sample scores only.*');
+    return null;
+  }
+  return showOutOfFoldScores({ ...input, folds });
 }
 
 // ── notebook 04's claim check (lib/lessons/claims.ts)
