@@ -194,6 +194,12 @@ test('mission hosts are GCMD names; "along" another sensor is not the record\'s;
   const worded = buildGcmdLexicon({ platforms, instruments }, undefined, { plainWords: new Set(['wind', 'ocean']) });
   assert.not.ok(inferGcmdEntities(record('RSS SSM/I OCEAN WIND SPEED DAILY GRIDS'), worded).platforms.includes('WIND'));
   assert.ok(inferGcmdEntities(record('Magnetic field from the WIND spacecraft'), worded).platforms.includes('WIND'));
+  // "INSTRUMENT/PLATFORM": the platform after an instrument's slash in any case, and TOMS's short forms there only
+  assert.equal(inferGcmdEntities(record('WindSat/Coriolis surface soil moisture (LPRM) L2 V001'), lex).platforms, ['CORIOLIS']);
+  assert.equal(inferGcmdEntities(record('POLDER/Parasol L2 Radiation Budget subset along CloudSat track V001'), lex).platforms, ['PARASOL']);
+  assert.equal(inferGcmdEntities(record('TOMS/N7 Near UV Aerosol Index and LER 1-Orbit L2 50x50 km'), lex).platforms, ['NIMBUS-7']);
+  assert.equal(inferGcmdEntities(record('TOMS/EP Near UV Aerosol Index and LER 1-Orbit L2 40x40km'), lex).platforms, ['EP-TOMS']);
+  assert.equal(inferGcmdEntities(record('Coriolis effect on N7 sea level anomalies'), lex).platforms, [], 'not without an instrument and its slash');
   const oco2 = inferGcmdEntities(record('OCO-2 Level 2 bias-corrected XCO2'), lex);
   assert.ok(oco2.platforms.includes('OCO-2') && oco2.instruments.includes('OCO-2'), 'alone, it stays both');
 });

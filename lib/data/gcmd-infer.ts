@@ -291,6 +291,14 @@ export const GCMD_INSTRUMENT_SUITES: Readonly<Record<string, { members: readonly
   TOVS: { members: ['HIRS/2', 'MSU'], listedAs: 'suite and members' },
 };
 
+/**
+ * "INSTRUMENT/PLATFORM", the DAACs' product naming ("MODIS/Aqua", "WindSat/Coriolis", "POLDER/Parasol", "TOMS/N7"):
+ * after a GCMD instrument and a slash comes its platform, read in any case (a mixed-case "Coriolis" or "Parasol" does
+ * not match GCMD's all-capital short name elsewhere) and by the short forms GES DISC's TOMS products use there.
+ */
+const SLASH_NOTATION = /([A-Za-z][A-Za-z0-9-]*)\/([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)?)/g;
+const SLASH_PLATFORM_FORMS: Readonly<Record<string, string>> = { N7: 'NIMBUS-7', EP: 'EP-TOMS', M3: 'METEOR-3' };
+
 /** A record's platforms, instruments and projects as GCMD short names (upper case, sorted), from the chosen texts. */
 export function inferGcmdEntities(
   d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'>, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
@@ -335,6 +343,10 @@ export function inferGcmdEntities(
       if (allCapitals && s.field !== 'projects' && s.end - s.start === 1 && lex.plainCapitals.has(tokens[s.start])) continue;
       const inside = spans.some((o) => o.field === s.field && o.start <= s.start && o.end >= s.end && o.end - o.start > s.end - s.start);
       if (!inside) out[s.field].add(s.name);
+    }
+    for (const m of text.matchAll(SLASH_NOTATION)) {
+      const platform = SLASH_PLATFORM_FORMS[m[2].toUpperCase()] ?? m[2].toUpperCase();
+      if (lexiconNames(lex, 'instruments').has(m[1].toUpperCase()) && lexiconNames(lex, 'platforms').has(platform)) out.platforms.add(platform);
     }
   }
   for (const name of groundValidated) {
