@@ -13,7 +13,7 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
-const { TUNING_METRIC, styleDevHalf, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference, TUNING_FLAGS } = require('./lib/tuning.cjs');
+const { TUNING_METRIC, styleDevHalf, devVectorEvaluation, scoresLine, tuningRun, appendTuningRun, pairedDevDifference, TUNING_FLAGS } = require('./lib/tuning.cjs');
 
 const args = benchArgs({
   script: __filename,
@@ -25,7 +25,6 @@ const args = benchArgs({
 });
 printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/retrieve') };
-const { evaluateGraded } = require('../dist/lib/metrics/graded');
 
 async function main() {
   const corpus = eo.loadSnapshot({ sample: args.sample });
@@ -46,8 +45,8 @@ async function main() {
     for (const options of study.tried) {
       const index = eo.buildBm25(corpus, options);
       const vectors = dev.map((q) => eo.bm25Scores(index, q.text));
-      const scores = devVectorScores(eo, half, corpus, vectors);
-      perQuery.push(evaluateGraded(eo.runFromScores(dev.map((q) => q.id), vectors, corpus, 100), half.qrels));
+      const { scores, perQuery: pq } = devVectorEvaluation(eo, half, corpus, vectors);
+      perQuery.push(pq);
       entries.push(entry({ ...options, k1: index.config.k1, b: index.config.b, mode: index.config.mode }, scores));
       console.log(`${name}: ${JSON.stringify(options).padEnd(50)}  ${scoresLine(scores, half)}`);
     }

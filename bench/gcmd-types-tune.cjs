@@ -13,7 +13,7 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
-const { TUNING_METRIC, styleDevHalf, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference, TUNING_FLAGS } = require('./lib/tuning.cjs');
+const { TUNING_METRIC, styleDevHalf, devVectorEvaluation, scoresLine, tuningRun, appendTuningRun, pairedDevDifference, TUNING_FLAGS } = require('./lib/tuning.cjs');
 
 const args = benchArgs({
   script: __filename,
@@ -26,7 +26,7 @@ printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/retrieve') };
 const expand = require('../dist/lib/search/expand');
 const types = require('../dist/lib/search/gcmd-types');
-const { evaluateGraded, gradedMeans } = require('../dist/lib/metrics/graded');
+const { gradedMeans } = require('../dist/lib/metrics/graded');
 
 async function main() {
   const corpus = eo.loadSnapshot({ sample: args.sample });
@@ -46,8 +46,7 @@ async function main() {
   const perQuery = [];
   for (const t of tried) {
     const vectors = dev.map((q) => expand.expandedBm25Scores(bm25, q.text, t.vocabulary).scores);
-    const scores = devVectorScores(eo, half, corpus, vectors);
-    const pq = evaluateGraded(eo.runFromScores(dev.map((q) => q.id), vectors, corpus, 100), half.qrels);
+    const { scores, perQuery: pq } = devVectorEvaluation(eo, half, corpus, vectors);
     perQuery.push(pq);
     const onNaming = naming.size ? gradedMeans(pq, naming)[TUNING_METRIC] : NaN;
     entries.push(entry({ gcmdTypes: t.gcmdTypes, expansionWeight: expand.DEFAULT_EXPANSION_WEIGHT }, { ...scores, [`type-named/${TUNING_METRIC}`]: onNaming }));

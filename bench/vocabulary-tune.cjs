@@ -10,7 +10,7 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
-const { TUNING_METRIC, styleDevHalf, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference, TUNING_FLAGS } = require('./lib/tuning.cjs');
+const { TUNING_METRIC, styleDevHalf, devVectorEvaluation, scoresLine, tuningRun, appendTuningRun, pairedDevDifference, TUNING_FLAGS } = require('./lib/tuning.cjs');
 
 const args = benchArgs({
   script: __filename,
@@ -23,7 +23,7 @@ const args = benchArgs({
 printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/retrieve') };
 const expand = require('../dist/lib/search/expand');
-const { evaluateGraded, gradedMeans } = require('../dist/lib/metrics/graded');
+const { gradedMeans } = require('../dist/lib/metrics/graded');
 
 async function main() {
   const corpus = eo.loadSnapshot({ sample: args.sample });
@@ -42,8 +42,7 @@ async function main() {
   const perQuery = [];
   for (const [withIt, vocabulary] of [[false, without], [true, withGroup]]) {
     const vectors = dev.map((q) => expand.expandedBm25Scores(bm25, q.text, vocabulary).scores);
-    const scores = devVectorScores(eo, half, corpus, vectors);
-    const pq = evaluateGraded(eo.runFromScores(dev.map((q) => q.id), vectors, corpus, 100), half.qrels);
+    const { scores, perQuery: pq } = devVectorEvaluation(eo, half, corpus, vectors);
     perQuery.push(pq);
     const onMatching = matching.size ? gradedMeans(pq, matching)[TUNING_METRIC] : NaN;
     entries.push(entry({ group: args.group, withGroup: withIt, expansionWeight: expand.DEFAULT_EXPANSION_WEIGHT }, { ...scores, [`group-matched/${TUNING_METRIC}`]: onMatching }));

@@ -15,17 +15,28 @@ function styleDevHalf(eo, corpus) {
   return { benchmark: styles.name, queries, qrels, byStyle };
 }
 
-/** A run's scores as the log keeps them: nDCG@10 and MAP over all dev queries, then nDCG@10 per style (`style/nDCG@10`). */
-function devScores(run, half) {
+/** A run's per-query metrics and its scores as the log keeps them (`perQuery` for paired tests and subsets). */
+function devEvaluation(run, half) {
   const { evaluateGraded, gradedMeans } = require('../../dist/lib/metrics/graded');
-  const pq = evaluateGraded(run, half.qrels);
-  const all = gradedMeans(pq);
-  return { [TUNING_METRIC]: all[TUNING_METRIC], MAP: all.MAP, ...Object.fromEntries(half.byStyle.map(([s, keep]) => [`${s}/${TUNING_METRIC}`, gradedMeans(pq, keep)[TUNING_METRIC]])) };
+  const perQuery = evaluateGraded(run, half.qrels);
+  const all = gradedMeans(perQuery);
+  const scores = { [TUNING_METRIC]: all[TUNING_METRIC], MAP: all.MAP, ...Object.fromEntries(half.byStyle.map(([s, keep]) => [`${s}/${TUNING_METRIC}`, gradedMeans(perQuery, keep)[TUNING_METRIC]])) };
+  return { scores, perQuery };
 }
 
-/** The dev-half scores of score vectors aligned with `half.queries` (their run at depth 100, then `devScores`). */
+/** A run's scores as the log keeps them: nDCG@10 and MAP over all dev queries, then nDCG@10 per style (`style/nDCG@10`). */
+function devScores(run, half) {
+  return devEvaluation(run, half).scores;
+}
+
+/** `devEvaluation` of score vectors aligned with `half.queries` (their run at depth 100). */
+function devVectorEvaluation(eo, half, corpus, vectors) {
+  return devEvaluation(eo.runFromScores(half.queries.map((q) => q.id), vectors, corpus, 100), half);
+}
+
+/** The dev-half scores of score vectors aligned with `half.queries` (`devVectorEvaluation`'s scores). */
 function devVectorScores(eo, half, corpus, vectors) {
-  return devScores(eo.runFromScores(half.queries.map((q) => q.id), vectors, corpus, 100), half);
+  return devVectorEvaluation(eo, half, corpus, vectors).scores;
 }
 
 /** `nDCG@10 0.5768  (question 0.418, keyword 0.572, …)`. */
@@ -71,4 +82,4 @@ const TUNING_FLAGS = {
   'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
 };
 
-module.exports = { TUNING_METRIC, TUNING_FLAGS, styleDevHalf, devScores, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference };
+module.exports = { TUNING_METRIC, TUNING_FLAGS, styleDevHalf, devScores, devVectorEvaluation, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference };

@@ -20,7 +20,7 @@ import { nnsscScorer } from '../retrieve/nnssc-scorer';
 import { STATIC_NNSSC_SCORER } from '../retrieve/static-scorer';
 import { evaluateSystems, pairedRows } from '../metrics/systems';
 import { scoreQueries } from '../retrieve/scorers';
-import { loadOrTrainNnssc, loadOrTrainNnsscFolds, type ArtefactMode, type NnsscArtefact, type NnsscFolds, type NnsscTrainingSummary } from '../train/artefacts';
+import { loadOrTrainNnssc, loadOrTrainNnsscFolds, nnsscFoldDir, type ArtefactMode, type NnsscArtefact, type NnsscFolds, type NnsscTrainingSummary } from '../train/artefacts';
 import type { BenchSplitView } from '../bench/types';
 import type { Qrels } from '../metrics/types';
 import { evaluateRun, summarize } from '../metrics/metrics';
@@ -316,10 +316,11 @@ export async function showOutOfFoldScores(input: {
     summarize('test split', evaluateRun(input.testRun, input.test.qrels)),
   ];
   const pi = { inSample: performanceIndex(rows[0]), outOfFold: performanceIndex(rows[1]), test: performanceIndex(rows[2]) };
-  const source: TableSource = { settings: { splits: 'train (in-sample, out-of-fold), test', folds: folds.k, 'fold checkpoints': repoRelativePath(folds.dirs[0]).replace(/fold-0$/, 'fold-*'), depth: 100 } };
+  const foldDirs = repoRelativePath(nnsscFoldDir(folds.dir, '*', folds.k));
+  const source: TableSource = { settings: { splits: 'train (in-sample, out-of-fold), test', folds: folds.k, 'fold checkpoints': foldDirs, depth: 100 } };
   showTable(rows.map((r) => ({ ...r, π: performanceIndex(r) })), { title: `${label} alone: the training split scored in-sample and out-of-fold, and the test split`, digits: 4, source });
   showMarkdown(`Fold models: ${folds.trained.length ? `${folds.trained.length} of ${folds.k} trained in this run` : `all ${folds.k} reused`} ` +
-    `(${repoRelativePath(folds.dirs[0]).replace(/fold-0$/, 'fold-*')}; validation MAP ${folds.valMAP.map((v) => (v === null ? 'n/a' : f3(v))).join(', ')}). ` +
+    `(${foldDirs}; validation MAP ${folds.valMAP.map((v) => (v === null ? 'n/a' : f3(v))).join(', ')}). ` +
     `π of ${label} on the training split is ${f3(pi.inSample)} in-sample and ${f3(pi.outOfFold)} out-of-fold, against ${f3(pi.test)} on the test split: ` +
     `${Math.abs(pi.outOfFold - pi.test) < Math.abs(pi.inSample - pi.test) ? `the out-of-fold π is the nearer to what ${label} does on unseen queries` : 'here the in-sample π is the nearer to the test π'}, ` +
     'and notebook 05 sets the fusion weight on the out-of-fold scores as well as on the in-sample ones.');

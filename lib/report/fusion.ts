@@ -151,13 +151,10 @@ export function table2Systems(input: {
     }
     const h = input.hybrids[r.scorer];
     if (!h) return missing;
-    if (r.how === 'analytic-oof' || r.how === 'grid-oof') {
-      const c = h.crossFitted;
-      if (!c) return { ...missing, note: `not available: no out-of-fold training scores (run ${r.makes ?? 'the notebook that makes it'}, which trains the fold models)` };
-      const f = r.how === 'analytic-oof' ? c.analytic : c.grid;
-      return { id, label: r.label, test: f.test, train: f.train, alpha: f.alpha, alphaMethod: f.method, ...extra };
-    }
-    const f = h[r.how];
+    const cross = h.crossFitted;
+    const outOfFold = r.how === 'analytic-oof' || r.how === 'grid-oof';
+    if (outOfFold && !cross) return { ...missing, note: `not available: no out-of-fold training scores (run ${r.makes ?? 'the notebook that makes it'}, which trains the fold models)` };
+    const f = r.how === 'analytic-oof' ? cross!.analytic : r.how === 'grid-oof' ? cross!.grid : h[r.how];
     return { id, label: r.label, test: f.test, train: f.train, alpha: f.alpha, alphaMethod: f.method, ...extra };
   });
 }

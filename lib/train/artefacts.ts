@@ -381,8 +381,8 @@ export function nnsscCrossFitFolds(groups: readonly string[], k: number, seed: n
   return groups.map((g) => foldOf.get(g)!);
 }
 
-/** Folder of fold `fold` of a k-fold cross-fitting of the NN-SSC saved in `dir`: `<dir>-cv<k>/fold-<fold>`. */
-export function nnsscFoldDir(dir: string, fold: number, k: number): string {
+/** Folder of fold `fold` of a k-fold cross-fitting of the NN-SSC saved in `dir`: `<dir>-cv<k>/fold-<fold>` (`*`: all of them, for display). */
+export function nnsscFoldDir(dir: string, fold: number | '*', k: number): string {
   return `${dir}-cv${k}/fold-${fold}`;
 }
 
@@ -420,6 +420,8 @@ export interface NnsscFolds {
   queries: { id: string; group: string; text: string }[];
   fold: number[];
   models: NnsscModel[];
+  /** The folder of the NN-SSC the folds sit beside (`nnsscFoldDir(dir, f, k)` is fold f's). */
+  dir: string;
   dirs: string[];
   /** Folds trained by this call (the others were reused). */
   trained: number[];
@@ -447,7 +449,7 @@ export async function loadOrTrainNnsscFolds(opts: LoadOrTrainNnsscFoldsOptions):
   const base = opts.dir ?? defaultNnsscDir(nnsscCheckpointName(bench.name));
   const rebuild = notebookRebuildCommand('04-nnssc', bench);
   let matrices: { corpusMatrix: Float32Array; queryMatrix: Float32Array } | null = null;
-  const out: NnsscFolds = { k, queries: pairs.queries, fold, models: [], dirs: [], trained: [], hash: '', valMAP: [] };
+  const out: NnsscFolds = { k, queries: pairs.queries, fold, models: [], dir: base, dirs: [], trained: [], hash: '', valMAP: [] };
   const dataHashes: string[] = [];
   for (let f = 0; f < k; f++) {
     const rows = fold.map((x, i) => (x === f ? -1 : i)).filter((i) => i >= 0);

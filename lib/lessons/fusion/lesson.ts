@@ -15,7 +15,7 @@ import type { CorpusScorer } from '../../retrieve/scorers';
 import { denseScorer } from '../../retrieve/scorers';
 import { STATIC_NNSSC_SCORER, staticCorpusMatrix } from '../../retrieve/static-scorer';
 import { readCheckpointManifest, checkpointExists } from '../../store/checkpoint';
-import { finetuneCheckpointName, loadOrTrainNnsscFolds } from '../../train/artefacts';
+import { finetuneCheckpointName, loadOrTrainNnsscFolds, nnsscFoldDir } from '../../train/artefacts';
 import { defaultFinetuneDir, loadFinetunedEncoder } from '../../train/finetune';
 import { loadOrTrainStaticModel, staticNnsscDir } from '../../train/static-artefact';
 import { loadNnsscScorer, nnsscCheckpointDir } from '../../search/nnssc';
@@ -200,7 +200,7 @@ export async function outOfFoldTrainScores(lesson: FusionLesson, semanticId: str
     } else backbone = { ...(await staticCorpusMatrix((await loadOrTrainStaticModel({ corpus, bench, mode: 'load' })).model, corpus)), dir: staticNnsscDir(bench.name) };
     const folds = await loadOrTrainNnsscFolds({ corpus, bench, encoder: backbone.encoder, corpusMatrix: backbone.matrix, dir: backbone.dir, mode: 'load' });
     const scores = await crossFittedNnsscScores({ folds, train: lesson.train, corpus, encoder: backbone.encoder, corpusMatrix: backbone.matrix });
-    console.log(`${label} out-of-fold training scores: ${folds.k} fold models (${repoRelativePath(folds.dirs[0]).replace(/fold-0$/, 'fold-*')})`);
+    console.log(`${label} out-of-fold training scores: ${folds.k} fold models (${repoRelativePath(nnsscFoldDir(folds.dir, '*', folds.k))})`);
     return scores;
   } catch (e) {
     if (isEoError(e, 'INVALID_ARGUMENT')) throw e;
