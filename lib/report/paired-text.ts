@@ -107,7 +107,11 @@ export function tukeyRows(t: TukeyHsd): TableRow[] {
 /** The Tukey HSD p-values as a compact heat map (dark = small p, i.e. a pair told apart); cells show p to 2 digits. */
 export function tukeyHeatmap(t: TukeyHsd, opts: HeatmapOptions = {}): Figure {
   const z = t.p.map((r) => r.map((p) => 1 - p));
-  const fig = heatmapFigure(z, t.systems, t.systems, { digits: 2, ...opts, annotate: false });
+  // sized to its labels: the system names label both axes, and a fixed-size figure with Table 2's long row names left
+  // the plot no room (plotly: "Something went wrong with axis scaling"); ~8 px a character, 36 px a cell
+  const labels = 8 * Math.max(0, ...t.systems.map((s) => s.length));
+  const cells = 36 * t.systems.length;
+  const fig = heatmapFigure(z, t.systems, t.systems, { digits: 2, width: labels + cells + 160, height: labels + cells + 120, ...opts, annotate: false });
   const annotations = t.p.flatMap((r, i) => r.map((p, j) => ({ x: t.systems[j], y: t.systems[i], text: i === j ? '' : p.toFixed(2), showarrow: false, font: { color: p < 0.5 ? 'white' : 'black' } })));
   // the colour is 1 − p so that told-apart pairs are dark; hover and labels show p itself
   const data = fig.data.map((d) => ({ ...d, customdata: t.p, hovertemplate: '%{y} vs %{x}: p = %{customdata:.3f}<extra></extra>' }));
