@@ -3,14 +3,15 @@
 // half and logged (issue 36): the adaptive α's start α and L2 pull (start {0.15, 0.3, analytic} × L2 {0.002, 0.02, 0.1}),
 // then the identifier rule's window ({10, 20, 40, ∞}) at the default adaptive settings, then the lexical half
 // ({bm25, bm25+qe, bm25-stop}) at the default settings, then the identifier rule's factor for a GCMD instrument or
-// platform type named in the query ("lidar", "airborne": {1 (no effect), 0.8, 0.5, 0.2, 0.1, 0.01}; issue 38 step 4). Each
-// configuration ranks the
+// platform type named in the query ("lidar", "airborne": {1 (no effect), 0.8, 0.5, 0.2, 0.1, 0.01}; issue 38 step 4), then
+// the semantic half with the adaptive α refitted on it ({nnssc, static: the corpus-trained static encoder} × start
+// {0.15, 0.3, analytic} × L2 {0.002, 0.02, 0.1}; issue 39 step 2). Each configuration ranks the
 // dev queries as users get them (query rules and repair on) and is scored by nDCG@10 over all dev queries, with the
 // per-style means beside it. Every configuration is appended to bench/tuning-log.json, the best of each search marked
 // `chosen`; the script prints whether the chosen ones are today's defaults. The test half is never read.
 // Needs the full snapshot's NN-SSC checkpoint and USE-lite embeddings (`npm start`); each adaptive setting fits its
 // model once (cached under checkpoints/fusion/).
-//   node bench/default-ranking-tune.cjs [--sample] [--no-log] [--only adaptive|window|lexical|type]
+//   node bench/default-ranking-tune.cjs [--sample] [--no-log] [--only adaptive|window|lexical|type|semantic]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -18,10 +19,10 @@ const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, tuningRun, appendTun
 
 const args = benchArgs({
   script: __filename,
-  measures: 'the default ranking\'s adaptive α (start α × L2), identifier window, lexical half and GCMD type factor on the style benchmark DEV half: every configuration appended to bench/tuning-log.json',
+  measures: 'the default ranking\'s adaptive α (start α × L2), identifier window, lexical half, GCMD type factor and semantic half on the style benchmark DEV half: every configuration appended to bench/tuning-log.json',
   flags: {
     ...TUNING_FLAGS,
-    only: { type: 'string', default: null, choices: ['adaptive', 'window', 'lexical', 'type'], defaultText: 'all four', help: 'run one of the four searches' },
+    only: { type: 'string', default: null, choices: ['adaptive', 'window', 'lexical', 'type', 'semantic'], defaultText: 'all five', help: 'run one of the five searches' },
   },
 });
 printHeader(args);
@@ -59,7 +60,7 @@ async function main() {
     console.log(`${system}: chosen ${JSON.stringify(entries[best].settings)} (${METRIC} ${entries[best].scores[METRIC].toFixed(4)}); today's default ${def ? JSON.stringify(def.settings) : '(not in the grid)'} ${def ? `(${METRIC} ${def.scores[METRIC].toFixed(4)})` : ''}${def === entries[best] ? ': the default is the best' : ''}`);
     logged.push(...entries);
   };
-  const { adaptive, identifiers, lexical } = eo.DEFAULT_RANKING;
+  const { adaptive, identifiers, lexical, semantic } = eo.DEFAULT_RANKING;
   if (!args.only || args.only === 'adaptive') {
     const grid = [];
     for (const startAlpha of [0.15, 0.3, 'analytic']) for (const l2 of [0.002, 0.02, 0.1]) grid.push({ startAlpha, l2 });
@@ -76,6 +77,14 @@ async function main() {
   if (!args.only || args.only === 'type') {
     const factor = (s) => ({ identifiers: { ...identifiers, classPenalty: { ...identifiers.classPenalty, instrumentType: s.typeFactor, platformType: s.typeFactor } } });
     await search('identifier-type-factor', [1, 0.8, 0.5, 0.2, 0.1, 0.01].map((typeFactor) => ({ typeFactor })), factor, (s) => s.typeFactor === identifiers.classPenalty.instrumentType);
+  }
+  if (!args.only || args.only === 'semantic') {
+    // the adaptive model is fitted on each semantic half's own scores: its start and pull are searched with it
+    const grid = [];
+    // (runs logged before the static encoder became the default's name NN-SSC `best`)
+    for (const sem of ['nnssc', 'static']) for (const startAlpha of [0.15, 0.3, 'analytic']) for (const l2 of [0.002, 0.02, 0.1]) grid.push({ semantic: sem, startAlpha, l2 });
+    await search('default-semantic', grid, (s) => ({ semantic: s.semantic, adaptive: { startAlpha: s.startAlpha, l2: s.l2 } }),
+      (s) => s.semantic === semantic && s.startAlpha === adaptive.startAlpha && s.l2 === adaptive.l2);
   }
   appendTuningRun(eo, logged, args);
 }

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { adaptiveAlphaOf, checkAdaptiveAlphaModel, fitAdaptiveAlpha, fusionFeatures, FUSION_FEATURES, type AdaptiveAlphaRow } from '../lib/fuse/adaptive';
 import { evaluateGraded, ndcgAt } from '../lib/metrics/graded';
-import { ADAPTIVE_ALPHA_GRID, adaptiveExcludedIds, adaptiveFusion, adaptiveTrainingQueries, queryWordCounts } from '../lib/search/adaptive-fusion';
+import { ADAPTIVE_ALPHA_GRID, adaptiveExcludedIds, adaptiveFusion, adaptiveTrainingQueries, namedCarrierShare, queryFusionFeatures, queryWordCounts } from '../lib/search/adaptive-fusion';
 import { buildStyleBenchmark, styleTestLabelIds } from '../lib/bench/styles/build';
 import { bm25Scorer, type CorpusScorer } from '../lib/retrieve/scorers';
 import { loadOrBuildBm25 } from '../lib/retrieve/bm25';
@@ -52,7 +52,7 @@ test('features are read before fusing: query form, identifier words, BM25 shape,
   const lex = Float32Array.from([9, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0]);
   const sem = Float32Array.from([0.9, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]);
   const q = queryWordCounts('VIIRS aerosol optical depth', [{ text: 'VIIRS', group: { id: 'VIIRS', kind: 'instrument', source: 'x', carriers: new Int32Array() } }], 'I want VIIRS aerosol optical depth?');
-  assert.equal(q, { words: 4, identifierWords: 1, questionForm: true, capitalizedShare: 0 / 6 });
+  assert.equal(q, { words: 4, identifierWords: 1, questionForm: true, capitalizedShare: 0 / 6, typeNamed: false });
   assert.is(queryWordCounts('Sea Ice Extent From Passive Microwave', [], 'Sea Ice Extent From Passive Microwave').capitalizedShare, 1);
   const f = fusionFeatures(q, lex, sem);
   assert.is(f.length, FUSION_FEATURES.length);
@@ -62,6 +62,26 @@ test('features are read before fusing: query form, identifier words, BM25 shape,
   assert.ok(at('semanticSpread') > 2);
   assert.is(at('topAgreement'), 1);
   assert.is(at('questionForm'), 1);
+  assert.is(at('lexicalTopCarriers'), 0); // nothing carried was asked for
+  assert.is(at('typeNamed'), 0);
+});
+
+test('metadata features: which scorer\'s top 10 carries what the query names (identifiers and GCMD types, not context)', () => {
+  // BM25 ranks datasets 0..9 first, the semantic scorer 10..19; VIIRS is carried by 0..4 and 10..19, the type by 10..11
+  const lex = Float32Array.from({ length: 20 }, (_, i) => (i < 10 ? 20 - i : 0));
+  const sem = Float32Array.from({ length: 20 }, (_, i) => (i >= 10 ? 1 - i / 100 : 0));
+  const viirs = { text: 'VIIRS', group: { id: 'VIIRS', kind: 'instrument' as const, source: 'x', carriers: Int32Array.from([0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]) } };
+  const lidar = { text: 'lidar', group: { id: 'LIDAR', kind: 'instrumentType' as const, source: 'gcmd:types', carriers: Int32Array.from([10, 11]) } };
+  const modis = { text: 'MODIS', context: 'before', group: { id: 'MODIS', kind: 'instrument' as const, source: 'x', carriers: Int32Array.from([5, 6]) } };
+  const share = namedCarrierShare([viirs, lidar, modis])!;
+  assert.equal([share(0), share(5), share(10), share(12), share(7)], [0.5, 0, 1, 0.5, 0]); // MODIS, named as context, is not asked for
+  assert.is(namedCarrierShare([modis]), null);
+  const f = queryFusionFeatures('VIIRS lidar aerosol', [viirs, lidar, modis], lex, sem);
+  const at = (name: string) => f[FUSION_FEATURES.indexOf(name as never)];
+  assert.ok(Math.abs(at('lexicalTopCarriers') - (5 * 0.5) / 10) < 1e-12);
+  assert.ok(Math.abs(at('semanticTopCarriers') - (2 * 1 + 8 * 0.5) / 10) < 1e-12);
+  assert.is(at('typeNamed'), 1);
+  assert.is(at('identifierShare'), 2 / 3); // a GCMD type is no identifier word (a name given as context is)
 });
 
 test('graded metrics: nDCG@10 with linear gains, P@10 and S@10 by hand', () => {

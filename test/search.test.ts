@@ -19,7 +19,7 @@ import { trainingAlpha } from '../lib/fuse';
 import { type Reranker } from '../lib/rerank';
 import { bm25Scorer, buildBm25, runFromScores, type CorpusScorer } from '../lib/retrieve';
 import { retrievalTextOf } from '../lib/router';
-import { createSearchEngine, fusionAlpha, fusionRecordFile, fusionRecordKey } from '../lib/search';
+import { createSearchEngine, DEFAULT_RANKING, fusionAlpha, fusionRecordFile, fusionRecordKey } from '../lib/search';
 import { repoRoot } from '../lib/util';
 import { readTrecRun } from '../lib/metrics';
 import { runServe } from '../lib/cli/serve';
@@ -229,7 +229,8 @@ test('engine: α read from the record; without a benchmark RRF stands in and eve
     // the default ranking fuses adaptively: its model is fitted once, stored beside the α records, then read
     const adaptive = await loadSearchEngine(corpus, { semantic: sem, sample: true, benchmarkDir: bdir, fusionDir: dir, log: (l) => logs.push(l) });
     assert.ok(adaptive.fusion.adaptive, 'adaptive by default');
-    assert.match(adaptive.fusion.source, /^adaptive α per query \(start α 0\.150, fitted on \d+ training queries: \d+ title, \d+ keywordStyle/);
+    const start = (DEFAULT_RANKING.adaptive.startAlpha as number).toFixed(3).replace('.', '\\.');
+    assert.match(adaptive.fusion.source, new RegExp(`^adaptive α per query \\(start α ${start}, fitted on \\d+ training queries: \\d+ title, \\d+ keywordStyle`));
     const m = logs.length;
     const again = await loadSearchEngine(corpus, { semantic: sem, sample: true, benchmarkDir: bdir, fusionDir: dir, log: (l) => logs.push(l) });
     assert.is(logs.length, m, 'adaptive model read, not refitted');

@@ -15,7 +15,7 @@ import { loadSnapshot } from '../lib/data/snapshot';
 import { verifyCaches } from '../lib/cli/cache';
 import { isEoError } from '../lib/errors';
 import { benchmarkSettings, buildBenchmark, exportBenchmark } from '../lib/bench';
-import { loadSearchEngine, searchBatch } from '../lib/search';
+import { DEFAULT_RANKING, loadSearchEngine, searchBatch } from '../lib/search';
 import { loadOrTrainStaticModel } from '../lib/train/static-artefact';
 import { rejectsWith, throwsWith } from './helpers/data';
 
@@ -245,6 +245,22 @@ test('the benchmark\'s static encoder: trained once, then reused; a search engin
       assert.ok((run.get('q') ?? []).length > 0);
     } finally {
       engine.dispose();
+    }
+    // the default ranking's semantic half ('best') is the static encoder…
+    const best = await loadSearchEngine(corpus, { lexical: false, sample: true, benchmarkDir: benchDir, staticDir });
+    try {
+      assert.is(DEFAULT_RANKING.semantic, 'static');
+      assert.is(best.semantic!.id, engine.semantic!.id);
+    } finally {
+      best.dispose();
+    }
+    // …and where it cannot be had (no benchmark to train it on), the next best scorer, saying why
+    const fallback = await loadSearchEngine(corpus, { sample: true, benchmarkDir: path.join(dir, 'none'), staticDir: path.join(dir, 'static-none'), computeAlpha: false });
+    try {
+      assert.not.match(fallback.semantic!.label, /Static/);
+      assert.match(fallback.fusion.source, /static encoder not used: the static encoder is trained on the benchmark's training split, and there is no usable benchmark/);
+    } finally {
+      fallback.dispose();
     }
     // without a benchmark there is no training split to train it on: a named error
     let err: unknown = null;

@@ -72,9 +72,12 @@ test('the searches behind the default ranking are logged, and each chose today\'
     const chosen = log.entries.filter((e) => e.system === system && e.chosen);
     return chosen[chosen.length - 1];
   };
+  // the adaptive α's start and pull were searched alone on NN-SSC (3 × 3), then with the semantic half (2 × 3 × 3)
   const adaptive = lastChosen('adaptive-fusion');
   assert.ok(adaptive && log.entries.filter((e) => e.run === adaptive.run).length === 9, 'the 3 × 3 adaptive grid');
-  assert.equal(adaptive.settings, { startAlpha: DEFAULT_RANKING.adaptive.startAlpha, l2: DEFAULT_RANKING.adaptive.l2 });
+  const semantic = lastChosen('default-semantic');
+  assert.ok(semantic && log.entries.filter((e) => e.run === semantic.run).length === 18, 'the 2 × 3 × 3 semantic grid');
+  assert.equal(semantic.settings, { semantic: DEFAULT_RANKING.semantic, startAlpha: DEFAULT_RANKING.adaptive.startAlpha, l2: DEFAULT_RANKING.adaptive.l2 });
   const window = lastChosen('identifier-window');
   assert.ok(window && log.entries.filter((e) => e.run === window.run).length >= 3);
   assert.is(window.settings.window, DEFAULT_RANKING.identifiers.window);

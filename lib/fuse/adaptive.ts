@@ -28,12 +28,17 @@ export const FUSION_FEATURES = [
   'topAgreement', // |BM25 top 10 ∩ semantic top 10| / 10
   'questionForm', // 1 when the query reads as a question or request ("I want…", "How…", "…?"), else 0
   'capitalizedShare', // words written with a capital first letter / words (titles capitalise, typed queries rarely)
+  // the GCMD metadata (declared and inferred, issue 38) against each scorer's top 10: which scorer already ranks the
+  // datasets that carry what the query names (an instrument, platform, product, level or GCMD type) first
+  'lexicalTopCarriers', // mean over BM25's top 10 of the share of the query's named identifiers each dataset carries (0: none named)
+  'semanticTopCarriers', // the same over the semantic scorer's top 10
+  'typeNamed', // 1 when the query names a GCMD instrument or platform type ("lidar", "airborne"), else 0
 ] as const;
 export type FusionFeatureName = (typeof FUSION_FEATURES)[number];
 
 /** A fitted per-query α model. */
 export interface AdaptiveAlphaModel {
-  format: 'eo-adaptive-alpha/1';
+  format: 'eo-adaptive-alpha/2';
   features: FusionFeatureName[];
   /** Standardisation of each feature (training rows' mean and sd; sd 1 where a feature is constant). */
   mean: number[];
@@ -139,7 +144,7 @@ export function fitAdaptiveAlpha(rows: readonly AdaptiveAlphaRow[], opts: FitAda
     if (!improved) step /= 2;
   }
   const model: AdaptiveAlphaModel = {
-    format: 'eo-adaptive-alpha/1', features: [...FUSION_FEATURES], mean, sd, weights: params.slice(1), bias: params[0], startAlpha: opts.startAlpha,
+    format: 'eo-adaptive-alpha/2', features: [...FUSION_FEATURES], mean, sd, weights: params.slice(1), bias: params[0], startAlpha: opts.startAlpha,
     trainMap: { start: 0, fitted: 0 }, rows: rows.length, l2,
   };
   model.trainMap.start = rows.reduce((s, r) => s + apAt(r, grid, opts.startAlpha), 0) / rows.length;
@@ -151,17 +156,28 @@ export function fitAdaptiveAlpha(rows: readonly AdaptiveAlphaRow[], opts: FitAda
 export function checkAdaptiveAlphaModel(m: unknown, where: string): AdaptiveAlphaModel {
   const x = m as AdaptiveAlphaModel;
   const d = FUSION_FEATURES.length;
-  const ok = x && x.format === 'eo-adaptive-alpha/1' && Array.isArray(x.features) && x.features.join() === FUSION_FEATURES.join()
+  const ok = x && x.format === 'eo-adaptive-alpha/2' && Array.isArray(x.features) && x.features.join() === FUSION_FEATURES.join()
     && [x.mean, x.sd, x.weights].every((a) => Array.isArray(a) && a.length === d && a.every(Number.isFinite)) && Number.isFinite(x.bias);
-  if (!ok) throw new EoError('DATA_INVALID', `${where}: not an adaptive-α model of this version (format eo-adaptive-alpha/1, features ${FUSION_FEATURES.join(', ')})`);
+  if (!ok) throw new EoError('DATA_INVALID', `${where}: not an adaptive-α model of this version (format eo-adaptive-alpha/2, features ${FUSION_FEATURES.join(', ')})`);
   return x;
 }
 
+/** How a query reads, as the fusion features see it (`queryWordCounts` in lib/search/adaptive-fusion.ts). */
+export interface FusionQueryShape {
+  words: number;
+  identifierWords: number;
+  questionForm: boolean;
+  capitalizedShare: number;
+  /** It names a GCMD instrument or platform type. Default false. */
+  typeNamed?: boolean;
+}
+
 /**
- * The features of one query (FUSION_FEATURES order) from its words, the identifier words it names and the two
- * scorers' corpus-wide raw scores.
+ * The features of one query (FUSION_FEATURES order) from its words, the identifier words it names, the two
+ * scorers' corpus-wide raw scores and `carried`: the share of the query's named identifiers dataset i carries
+ * (null when it names none).
  */
-export function fusionFeatures(query: { words: number; identifierWords: number; questionForm: boolean; capitalizedShare: number }, lexical: ArrayLike<number>, semantic: ArrayLike<number>): number[] {
+export function fusionFeatures(query: FusionQueryShape, lexical: ArrayLike<number>, semantic: ArrayLike<number>, carried: ((i: number) => number) | null = null): number[] {
   const lt = topKIndices(lexical, 10);
   const top1 = lt.length ? lexical[lt[0]] : 0;
   const top10 = lt.length ? lexical[lt[lt.length - 1]] : 0;
@@ -177,6 +193,7 @@ export function fusionFeatures(query: { words: number; identifierWords: number; 
   const sdv = Math.sqrt(vals.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, vals.length));
   const semTop10 = new Set(st.slice(0, 10));
   const agree = lt.filter((i) => semTop10.has(i)).length;
+  const carriedShare = (top: readonly number[]) => (carried && top.length ? top.reduce((s, i) => s + carried(i), 0) / top.length : 0);
   return [
     Math.log1p(query.words),
     query.words > 0 ? Math.min(1, query.identifierWords / query.words) : 0,
@@ -187,5 +204,8 @@ export function fusionFeatures(query: { words: number; identifierWords: number; 
     agree / 10,
     query.questionForm ? 1 : 0,
     query.capitalizedShare,
+    carriedShare(lt),
+    carriedShare(st.slice(0, 10)),
+    query.typeNamed ? 1 : 0,
   ];
 }

@@ -14,7 +14,7 @@ import { testLabelIds } from '../bench/test-labels';
 import type { BenchSplitView } from '../bench/types';
 import type { Corpus } from '../data/types';
 import { EoError, isEoError } from '../errors';
-import { adaptiveAlphaOf, checkAdaptiveAlphaModel, fitAdaptiveAlpha, fusionFeatures, type AdaptiveAlphaModel, type AdaptiveAlphaRow } from '../fuse/adaptive';
+import { adaptiveAlphaOf, checkAdaptiveAlphaModel, fitAdaptiveAlpha, fusionFeatures, FUSION_FEATURES, type AdaptiveAlphaModel, type AdaptiveAlphaRow, type FusionQueryShape } from '../fuse/adaptive';
 import { minMaxNormalize } from '../fuse/minmax';
 import type { FusionSpec } from '../fuse/scorer';
 import { averagePrecision } from '../metrics/metrics';
@@ -95,19 +95,48 @@ export function adaptiveTrainingQueries(corpus: Corpus, train: Pick<BenchSplitVi
 /** A query that reads as a question or a request: a question word or "I want/need…" first, or a question mark. */
 const QUESTION_FORM = /^\s*(?:how|what|which|where|when|why|who|is|are|does|do|did|can|could|has|have|i|we|my|our|please|find|show|give|looking)\b|\?\s*$/i;
 
-/** How the query reads: its words, how many of them name identifiers, question form, capitalised words. */
-export function queryWordCounts(text: string, named: readonly NamedIdentifier[], original = text): { words: number; identifierWords: number; questionForm: boolean; capitalizedShare: number } {
+/** How the query reads: its words, how many of them name identifiers, question form, capitalised words, a GCMD type named. */
+export function queryWordCounts(text: string, named: readonly NamedIdentifier[], original = text): Required<FusionQueryShape> {
   const words = bm25Tokens(text).length;
   // a GCMD type ("lidar") is no name of one thing: its words are not identifier words (the feature the model was fitted on)
   const identifierWords = named.reduce((s, n) => s + (TYPE_KINDS.includes(n.group.kind) ? 0 : bm25Tokens(n.text).length), 0);
   const raw = original.match(/[\p{L}][\p{L}\p{N}'-]*/gu) ?? [];
   const capitalized = raw.filter((w) => /^\p{Lu}\p{Ll}/u.test(w)).length;
-  return { words, identifierWords: Math.min(words, identifierWords), questionForm: QUESTION_FORM.test(original), capitalizedShare: raw.length ? capitalized / raw.length : 0 };
+  const typeNamed = named.some((n) => !n.context && TYPE_KINDS.includes(n.group.kind));
+  return { words, identifierWords: Math.min(words, identifierWords), questionForm: QUESTION_FORM.test(original), capitalizedShare: raw.length ? capitalized / raw.length : 0, typeNamed };
+}
+
+/** Whether ascending corpus positions hold i (binary search). */
+function holds(sorted: Int32Array, i: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] === i) return true;
+    if (sorted[mid] < i) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/**
+ * The share of the query's named identifiers (those named as the wanted data, not as context) that dataset i
+ * carries, from the GCMD metadata the identifier rule reads; null when the query names none.
+ */
+export function namedCarrierShare(named: readonly NamedIdentifier[]): ((i: number) => number) | null {
+  const wanted = named.filter((n) => !n.context);
+  if (!wanted.length) return null;
+  return (i) => wanted.reduce((s, n) => s + (holds(n.group.carriers, i) ? 1 : 0), 0) / wanted.length;
+}
+
+/** The fusion features of one query (FUSION_FEATURES order) on its two scorers' raw scores. */
+export function queryFusionFeatures(text: string, named: readonly NamedIdentifier[], lexical: ArrayLike<number>, semantic: ArrayLike<number>, original = text): number[] {
+  return fusionFeatures(queryWordCounts(text, named, original), lexical, semantic, namedCarrierShare(named));
 }
 
 /** α of one live query under an adaptive model. */
 export function queryAdaptiveAlpha(model: AdaptiveAlphaModel, text: string, named: readonly NamedIdentifier[], lexical: Float32Array, semantic: Float32Array, original = text): number {
-  return adaptiveAlphaOf(model, fusionFeatures(queryWordCounts(text, named, original), lexical, semantic));
+  return adaptiveAlphaOf(model, queryFusionFeatures(text, named, lexical, semantic, original));
 }
 
 /** The fusion of one query: the engine's spec, or with an adaptive engine a convex fusion at the query's own α. */
@@ -152,7 +181,7 @@ export async function adaptiveAlphaRows(
       const ranked = topKIndices(ruled, depth, ids).map((i) => ({ docId: ids[i], score: ruled[i] }));
       return averagePrecision(ranked, q.relevant as Set<string>);
     });
-    return { features: fusionFeatures(queryWordCounts(texts[qi], named, q.text), lex[qi], sem[qi]), ap };
+    return { features: queryFusionFeatures(texts[qi], named, lex[qi], sem[qi], q.text), ap };
   });
 }
 
@@ -196,6 +225,7 @@ export async function adaptiveFusion(opts: AdaptiveFusionOptions): Promise<{ rec
     startAlpha: opts.startAlpha,
     l2: opts.l2 ?? 0.002,
     grid: ADAPTIVE_ALPHA_GRID.length,
+    features: FUSION_FEATURES.join(','),
   };
   const safe = opts.semantic.id.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 40);
   const file = path.join(recordDir(opts.dir), `adaptive-${safe}-${shortHash(JSON.stringify(key), 16)}.json`);

@@ -13,7 +13,7 @@ import type { OnnxThread } from '../tensor/onnx-session';
 import { chosenEncoderSpec, createEncoder, encoderRunsOffEventLoop, withOnnxThread } from '../encode/registry';
 import { microBatchingEncoder, type MicroBatchOptions } from '../encode/microbatch';
 import { workerEncoder } from '../encode/worker-encoder';
-import { EoError } from '../errors';
+import { EoError, isEoError } from '../errors';
 import { assertConvexAlpha, RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { loadOrTrainStaticModel } from '../train/static-artefact';
@@ -77,9 +77,10 @@ export function createSearchEngine(corpus: Corpus, parts: {
 
 export interface LoadSearchEngineOptions {
   /**
-   * Semantic scorer: `best` (default: NN-SSC when its checkpoint for this corpus and encoder exists, else USE-lite
-   * cosine), `nnssc`, `use-lite`, `static` (the corpus-trained static encoder, `lib/encode/static.ts`; trained once on
-   * first use), `none` (BM25 alone), or a ready CorpusScorer (its owner disposes it).
+   * Semantic scorer: `best` (default: the default ranking's, `DEFAULT_RANKING.semantic`: the static encoder, or when
+   * it cannot be had NN-SSC when its checkpoint for this corpus and encoder exists, else USE-lite cosine), `nnssc`,
+   * `use-lite`, `static` (the corpus-trained static encoder, `lib/encode/static.ts`; trained once on first use),
+   * `none` (BM25 alone), or a ready CorpusScorer (its owner disposes it).
    */
   semantic?: 'best' | 'nnssc' | 'use-lite' | 'static' | 'none' | CorpusScorer;
   /** Folder of the static encoder's checkpoint (`semantic: 'static'`). Default `checkpoints/static/<benchmark>`. */
@@ -228,9 +229,10 @@ function lexicalScorer(corpus: Corpus, opts: LoadSearchEngineOptions): CorpusSco
 }
 
 /**
- * The semantic scorer `opts.semantic` asks for (default 'best': NN-SSC when its checkpoint loads, else cosine) over
- * the cached corpus embeddings, the encoder it loaded (`owned`, null when shared or none) and, for 'best', why
- * NN-SSC was not used (`note`). What it starts is disposed through `disposers` (on its own failure: at once).
+ * The semantic scorer `opts.semantic` asks for (default 'best': `DEFAULT_RANKING.semantic`, the static encoder, else
+ * NN-SSC when its checkpoint loads, else cosine) over the cached corpus embeddings, the encoder it loaded (`owned`,
+ * null when shared or none) and, for 'best', why the static encoder or NN-SSC was not used (`note`). What it starts
+ * is disposed through `disposers` (on its own failure: at once).
  */
 async function semanticScorer(
   corpus: Corpus, opts: LoadSearchEngineOptions, lexical: CorpusScorer | null, benchName: string, onDisk: ReturnType<typeof readBenchmarkOnDisk>,
@@ -240,6 +242,16 @@ async function semanticScorer(
   if (typeof choice === 'object') return { semantic: choice, owned: null, note: '' };
   if (choice === 'none') return { semantic: null, owned: null, note: '' };
   if (choice === 'static') return { semantic: await staticSemanticScorer(corpus, opts, onDisk, log, disposers), owned: null, note: '' };
+  let staticNote = '';
+  if (choice === 'best' && DEFAULT_RANKING.semantic === 'static') {
+    try {
+      return { semantic: await staticSemanticScorer(corpus, opts, onDisk, log, disposers), owned: null, note: '' };
+    } catch (e) {
+      // no benchmark to train it on, or training switched off and no checkpoint: the next best scorer, said in the source
+      if (!isEoError(e, 'DATA_NOT_FOUND')) throw e;
+      staticNote = `; static encoder not used: ${e.message.split('\n')[0]}`;
+    }
+  }
   // a service (batching on a worker thread) with no shared encoder holds the encoder only in the worker: one copy
   // of the model in memory; the worker also embeds the corpus when its cache is missing
   const onnxThread = onnxThreadOf(opts);
@@ -286,14 +298,14 @@ async function semanticScorer(
     });
     if (nn.scorer) {
       disposers.push(() => nn.scorer!.dispose());
-      return { semantic: nn.scorer, owned, note: '' };
+      return { semantic: nn.scorer, owned, note: staticNote };
     }
     if (choice === 'nnssc') {
       disposers.forEach((d) => d());
       owned?.dispose();
       throw new EoError(nn.code ?? 'DATA_NOT_FOUND', nn.note);
     }
-    return { semantic: cosine(), owned, note: `; NN-SSC not used: ${nn.note}` };
+    return { semantic: cosine(), owned, note: `${staticNote}; NN-SSC not used: ${nn.note}` };
   }
   return { semantic: cosine(), owned, note: '' };
 }

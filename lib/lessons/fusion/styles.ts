@@ -1,10 +1,10 @@
 // Notebook 05, section 10: Table 2's systems and the default ranking on the benchmark of real query styles (its test
 // half, never tuned on), then the default ranking on the title queries.
 import { readTuningLog, tuningLogSentence } from '../../bench/tuning-log';
-import { EoError } from '../../errors';
+import { EoError, isEoError } from '../../errors';
 import { evaluateSystems, pairedRows } from '../../metrics/systems';
 import type { Run } from '../../metrics/types';
-import { loadSearchEngine } from '../../search/engine';
+import { loadSearchEngine, type LoadSearchEngineOptions } from '../../search/engine';
 import { IDENTIFIER_KINDS, TYPE_KINDS } from '../../search/identifiers';
 import { searchBatch } from '../../search/retrieve-batch';
 import { hybridStyleRuns, styleRows, styleRuns, type StyleRow } from '../../search/style-eval';
@@ -16,6 +16,8 @@ import type { TableRow, TableSource } from '../../report/types';
 import type { FusionLesson } from './lesson';
 
 const BEFORE = 'Before this change (exact NN-SSC, analytic α, period/place rule)';
+/** NN-SSC's own adaptive settings, chosen with it on the style dev half (`bench/default-ranking-tune.cjs --only semantic`). */
+const NNSSC_ADAPTIVE = { startAlpha: 0.15, l2: 0.02 };
 /** The strong short baseline's label (lib/retrieve/bm25-stop.ts): a reference row beside BM25. */
 const BM25_STOP = 'BM25-stop';
 
@@ -57,16 +59,27 @@ export function table2StyleSection(lesson: FusionLesson): StyleResults {
 export async function defaultRankingSection(lesson: FusionLesson, st: StyleResults): Promise<void> {
   const { corpus, sample, styles } = lesson;
   const defaultEngine = await loadSearchEngine(corpus, { sample, log: (l) => console.log(l) });
-  const beforeEngine = await loadSearchEngine(corpus, { sample, fusion: 'analytic', nnsscTwoStage: false, identifiers: { mode: 'off' } });
+  // NN-SSC where its checkpoint loads, else USE-lite cosine: the semantic half before the static encoder (issue 39 step 2)
+  const nnsscOrCosine = async (o: LoadSearchEngineOptions) => {
+    try {
+      return await loadSearchEngine(corpus, { sample, ...o, semantic: 'nnssc' });
+    } catch (e) {
+      if (!isEoError(e)) throw e;
+      return loadSearchEngine(corpus, { sample, ...o, semantic: 'use-lite' });
+    }
+  };
+  const beforeEngine = await nnsscOrCosine({ fusion: 'analytic', nnsscTwoStage: false, identifiers: { mode: 'off' } });
+  const nnsscEngine = await nnsscOrCosine({ adaptive: NNSSC_ADAPTIVE });
   const analyticEngine = await loadSearchEngine(corpus, { sample, fusion: 'analytic' });
   const plainLexicalEngine = await loadSearchEngine(corpus, { sample, lexical: 'bm25' });
-  st.engines = [defaultEngine, beforeEngine, analyticEngine, plainLexicalEngine];
+  st.engines = [defaultEngine, beforeEngine, nnsscEngine, analyticEngine, plainLexicalEngine];
   const rankingSystems = [
     { label: 'Default ranking', engine: defaultEngine, rules: true },
     { label: 'Default − identifier rule', engine: { ...defaultEngine, identifierRule: { mode: 'off' as const } }, rules: true },
     { label: 'Default − GCMD types in the query', engine: { ...defaultEngine, identifierRule: { ...(defaultEngine.identifierRule ?? {}), kinds: IDENTIFIER_KINDS.filter((k) => !TYPE_KINDS.includes(k)) } }, rules: true },
     { label: 'Default − query repair', engine: defaultEngine, rules: true, repair: false },
     { label: 'Default − adaptive α (analytic α)', engine: analyticEngine, rules: true },
+    { label: 'Default − static encoder (NN-SSC two-stage)', engine: nnsscEngine, rules: true },
     { label: 'Default − vocabulary expansion (plain BM25)', engine: plainLexicalEngine, rules: true },
     { label: BEFORE, engine: beforeEngine, rules: true, repair: false },
   ];
