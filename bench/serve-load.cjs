@@ -72,7 +72,8 @@ const twoStageArg = args.twoStage ?? undefined;
 const concurrencyArg = args.concurrency ?? undefined;
 const encoderSpec = args.encoderSpec ?? undefined;
 const baseline = args.baseline ?? undefined;
-if (modes.includes('today') && !baseline) throw new Error('--modes today needs --baseline DIR (a built checkout to compare with)');
+// a server child is told its mode by EO_SERVE_LOAD_CHILD (the baseline's child sees --modes today without --baseline)
+if (!process.env.EO_SERVE_LOAD_CHILD && modes.includes('today') && !baseline) throw new Error('--modes today needs --baseline DIR (a built checkout to compare with)');
 const soak = args.soak !== null;
 // --soak SECONDS, or --soak alone with --soak-minutes (default 10)
 const soakSeconds = typeof args.soak === 'number' ? args.soak : args.soakMinutes * 60;
@@ -260,7 +261,9 @@ async function startServer(mode) {
   const env = { ...(process.platform === 'linux' || mode === 'old' ? proc.env : {}), ...process.env, EO_SERVE_LOAD_CHILD: today ? 'new' : mode };
   const execArgv = [...proc.nodeFlags, ...extra];
   const script = today ? path.resolve(baseline, 'bench', 'serve-load.cjs') : __filename;
-  const childArgs = args.argv.filter((a, i, all) => !today || (a !== '--baseline' && all[i - 1] !== '--baseline' && !a.startsWith('--baseline=')));
+  // the baseline's own script refuses --modes today without --baseline (a checkout from before the check above): it gets neither
+  const dropped = (a, prev, flag) => a === flag || prev === flag || a.startsWith(`${flag}=`);
+  const childArgs = args.argv.filter((a, i, all) => !today || (!dropped(a, all[i - 1], '--baseline') && !dropped(a, all[i - 1], '--modes')));
   const child = fork(script, childArgs, { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv, cwd: today ? path.resolve(baseline) : undefined });
   children.add(child);
   const mem = [];

@@ -218,6 +218,20 @@ test('the benchmark\'s static encoder: trained once, then reused; a search engin
     const again = await loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings });
     assert.is(again.trained, false);
     assert.is(again.model.id, first.model.id);
+    // a search trusts the inputs its pairs were verified for (inputs.json) instead of making the pairs again…
+    const inputs = path.join(staticDir, 'inputs.json');
+    const verified = JSON.parse(fs.readFileSync(inputs, 'utf8'));
+    assert.equal(verified.pairs, first.pairs);
+    const trusted = await loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings, trustInputs: true, mode: 'load' });
+    assert.is(trusted.model.id, first.model.id);
+    assert.equal(trusted.pairs, first.pairs);
+    // …and only those: recorded for other inputs, the pairs are made and checked again (and the record rewritten)
+    fs.writeFileSync(inputs, JSON.stringify({ ...verified, inputsKey: 'other', pairs: { ...verified.pairs, count: -1 } }));
+    const checked = await loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings, trustInputs: true, mode: 'load' });
+    assert.is(checked.pairs.count, first.pairs.count);
+    assert.equal(JSON.parse(fs.readFileSync(inputs, 'utf8')), verified);
+    // a checkpoint of other settings is never trusted for these
+    await rejectsWith(() => loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings: { train: { epochs: 2, dim: 32, dims: [32, 16] } }, trustInputs: true, mode: 'load' }), 'DATA_NOT_FOUND', /other settings/);
     // a second process needing it while another trains it (held lock) waits, then reads what that one saved
     const sideDir = path.join(dir, 'static-side');
     fs.writeFileSync(`${sideDir}.lock`, JSON.stringify({ pid: process.ppid, host: os.hostname(), started: new Date().toISOString() }));

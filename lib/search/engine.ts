@@ -318,7 +318,8 @@ async function staticSemanticScorer(
   corpus: Corpus, opts: LoadSearchEngineOptions, onDisk: ReturnType<typeof readBenchmarkOnDisk>, log: (line: string) => void, disposers: (() => void)[],
 ): Promise<CorpusScorer> {
   if (!onDisk.bench) throw new EoError('DATA_NOT_FOUND', `the static encoder is trained on the benchmark's training split, and there is no usable benchmark at ${onDisk.dir} (run "eo bench build${opts.sample ? ' --sample' : ''}")`, { file: onDisk.dir });
-  const art = await loadOrTrainStaticModel({ corpus, bench: onDisk.bench, dir: opts.staticDir, mode: opts.computeAlpha === false ? 'load' : 'load-or-train', log });
+  // a search trusts a checkpoint verified before for this corpus, split and settings (notebooks 03/04 verify its pairs)
+  const art = await loadOrTrainStaticModel({ corpus, bench: onDisk.bench, dir: opts.staticDir, mode: opts.computeAlpha === false ? 'load' : 'load-or-train', log, trustInputs: true });
   const dense = await staticCosineScorer(art.model, corpus, { kernel: opts.cosineKernel ?? (opts.queryBatching ? 'auto' : undefined) });
   disposers.push(() => dense.dispose());
   return dense;

@@ -3,6 +3,7 @@
  * it was trained on the current pairs with the current settings, otherwise trained (a few minutes on 2 cores) and saved
  * there. The notebooks, the CLI (`--semantic static`, `--retriever static`) and the service all get it from here.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { benchmarkTrainingData } from '../bench/build';
 import type { Benchmark } from '../bench/types';
@@ -11,6 +12,7 @@ import { EoError } from '../errors';
 import { buildStaticVocabulary, loadStaticModel, saveStaticModel, staticDocumentText, staticModelExists, type StaticEmbeddingModel, type StaticVocabularyOptions } from '../encode/static';
 import { readCheckpointManifest } from '../store/checkpoint';
 import { checkpointsDir } from '../util/paths';
+import { writeJsonAtomic } from '../util/fs';
 import { shortHash } from '../util/hash';
 import { lockHolder, releaseLock, sleep, tryLock } from '../util/lock';
 import { DEFAULT_STATIC_TRAIN_CONFIG, staticPairsHash, trainStaticModel, type StaticEpochLog, type StaticTrainConfig } from './static';
@@ -78,6 +80,39 @@ export interface StaticArtefact {
   settings: StaticEncoderSettings;
 }
 
+/** `inputs.json` beside a static checkpoint: the inputs its training pairs were last verified for. */
+interface VerifiedStaticInputs {
+  inputsKey: string;
+  dataHash: string;
+  pairs: StaticArtefact['pairs'];
+}
+
+const inputsFile = (dir: string) => path.join(dir, 'inputs.json');
+
+/** Record that the checkpoint in `dir` was verified for these inputs (best effort: a search that cannot write it verifies again next time). */
+function recordVerifiedInputs(dir: string, v: VerifiedStaticInputs): void {
+  try {
+    writeJsonAtomic(inputsFile(dir), v);
+  } catch {
+    // read-only checkpoints: the pairs are made again on the next load
+  }
+}
+
+/** The checkpoint in `dir` when its pairs were verified before for these inputs and it still holds those pairs; else null. */
+function trustedStaticModel(dir: string, inputsKey: string, configKey: string, settings: StaticEncoderSettings): StaticArtefact | null {
+  if (!staticModelExists(dir) || !fs.existsSync(inputsFile(dir))) return null;
+  try {
+    const v = JSON.parse(fs.readFileSync(inputsFile(dir), 'utf8')) as VerifiedStaticInputs;
+    const m = readCheckpointManifest(dir);
+    if (v.inputsKey !== inputsKey || m.dataHash !== v.dataHash || m.config.configKey !== configKey) return null;
+    const model = loadStaticModel(dir, { dataHash: v.dataHash });
+    const metrics = (model.checkpoint.metrics ?? {}) as { curve?: StaticEpochLog[]; trainingSeconds?: number };
+    return { model, dir, trained: false, why: 'reused', curve: metrics.curve ?? [], trainingSeconds: metrics.trainingSeconds ?? 0, pairs: v.pairs, settings };
+  } catch {
+    return null; // unreadable: verified the long way
+  }
+}
+
 /**
  * The benchmark's static encoder: read from `dir` (default `staticCheckpointDir(bench.name)`) when its recorded pairs
  * hash and settings match, else trained and saved. `mode: 'load'` refuses to train (an EoError naming the command).
@@ -88,6 +123,13 @@ export async function loadOrTrainStaticModel(opts: {
   corpus: Corpus; bench: Benchmark; dir?: string; settings?: Partial<StaticEncoderSettings>; mode?: 'load' | 'load-or-train'; log?: (line: string) => void;
   /** How often a process waiting for another's training looks again, in ms. Default 2000. */
   pollMs?: number;
+  /**
+   * Trust a checkpoint whose pairs were verified before for the same corpus, training split and settings
+   * (`inputs.json` beside it) without making its training pairs again (about 2 s on the full snapshot): what a search
+   * needs. A change to how pairs are made is then seen only where this is false (notebooks 03 and 04, which verify the
+   * pairs and retrain). Default false.
+   */
+  trustInputs?: boolean;
 }): Promise<StaticArtefact> {
   const settings: StaticEncoderSettings = {
     vocab: { ...DEFAULT_STATIC_ENCODER_SETTINGS.vocab, ...(opts.settings?.vocab ?? {}) },
@@ -96,11 +138,16 @@ export async function loadOrTrainStaticModel(opts: {
   };
   const { corpus, bench } = opts;
   const dir = opts.dir ?? staticCheckpointDir(bench.name);
+  const config = { ...DEFAULT_STATIC_TRAIN_CONFIG, ...settings.train, pairs: { ...DEFAULT_STATIC_PAIRS_OPTIONS, ...settings.pairs }, vocab: settings.vocab };
+  const configKey = shortHash(JSON.stringify(config));
+  const inputsKey = shortHash(JSON.stringify({ corpus: corpus.hash, training: benchmarkTrainingData(bench).hash, configKey }));
+  if (opts.trustInputs) {
+    const trusted = trustedStaticModel(dir, inputsKey, configKey, settings);
+    if (trusted) return trusted;
+  }
   const vocab = buildStaticVocabulary(staticVocabularyTexts(corpus), settings.vocab);
   const made = staticTrainingPairs(corpus, bench, settings.pairs);
   const pairsHash = staticPairsHash(made.pairs, vocab);
-  const config = { ...DEFAULT_STATIC_TRAIN_CONFIG, ...settings.train, pairs: { ...DEFAULT_STATIC_PAIRS_OPTIONS, ...settings.pairs }, vocab: settings.vocab };
-  const configKey = shortHash(JSON.stringify(config));
   const pairs = { count: made.pairs.length, bySource: made.counts, excludedRows: made.excludedRows, hash: pairsHash };
   /** The saved encoder when it is this one, else why not. */
   const saved = (): StaticArtefact | string => {
@@ -110,6 +157,7 @@ export async function loadOrTrainStaticModel(opts: {
     if (m.config.configKey !== configKey) return 'trained with other settings';
     const model = loadStaticModel(dir, { dataHash: pairsHash });
     const metrics = (model.checkpoint.metrics ?? {}) as { curve?: StaticEpochLog[]; trainingSeconds?: number };
+    recordVerifiedInputs(dir, { inputsKey, dataHash: pairsHash, pairs });
     return { model, dir, trained: false, why: 'reused', curve: metrics.curve ?? [], trainingSeconds: metrics.trainingSeconds ?? 0, pairs, settings };
   };
   let found = saved();
@@ -134,6 +182,7 @@ export async function loadOrTrainStaticModel(opts: {
       config: { ...config, configKey, pairsBySource: made.counts, excludedRows: made.excludedRows },
       metrics: { curve: result.curve, trainingSeconds: result.seconds },
     });
+    recordVerifiedInputs(dir, { inputsKey, dataHash: pairsHash, pairs });
     return { model: result.model, dir, trained: true, why, curve: result.curve, trainingSeconds: result.seconds, pairs, settings };
   } finally {
     releaseLock(lock);
