@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { appendTuningLog, markBestChosen, readTuningLog, tuningLogSummary, type TuningLogEntry } from '../lib/bench/tuning-log';
 import { BM25_STOP_DEFAULTS } from '../lib/retrieve/bm25-stop';
 import { DEFAULT_RANKING } from '../lib/search/default-ranking';
+import { LEARNED_RERANK_SETTINGS } from '../lib/search/learned-rerank';
 import { DEFAULT_STATIC_TRAIN_CONFIG } from '../lib/train/static';
 import { DEFAULT_STATIC_ENCODER_SETTINGS } from '../lib/train/static-artefact';
 import { STATIC_PAIR_SOURCES } from '../lib/train/static-pairs';
@@ -78,6 +79,11 @@ test('the searches behind the default ranking are logged, and each chose today\'
   const semantic = lastChosen('default-semantic');
   assert.ok(semantic && log.entries.filter((e) => e.run === semantic.run).length === 18, 'the 2 × 3 × 3 semantic grid');
   assert.equal(semantic.settings, { semantic: DEFAULT_RANKING.semantic, startAlpha: DEFAULT_RANKING.adaptive.startAlpha, l2: DEFAULT_RANKING.adaptive.l2 });
+  // the learned reranker: its chosen dev configuration is what notebook 05 trains (reported as a row, not the default)
+  const rerank = lastChosen('learned-rerank');
+  assert.ok(rerank && rerank.settings.reranker === 'learned' && rerank.settings.training === 'dev-cv+held-out', JSON.stringify(rerank?.settings));
+  assert.equal([rerank.settings.l2, rerank.settings.epochs, rerank.settings.features], [LEARNED_RERANK_SETTINGS.l2, LEARNED_RERANK_SETTINGS.epochs, 'all']);
+  assert.equal([rerank.settings.heldOutPerStyle, rerank.settings.heldOutSeed], [LEARNED_RERANK_SETTINGS.heldOutPerStyle, LEARNED_RERANK_SETTINGS.heldOutSeed]);
   const window = lastChosen('identifier-window');
   assert.ok(window && log.entries.filter((e) => e.run === window.run).length >= 3);
   assert.is(window.settings.window, DEFAULT_RANKING.identifiers.window);

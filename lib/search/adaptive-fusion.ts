@@ -27,7 +27,7 @@ import { writeJsonAtomic } from '../util/fs';
 import { shortHash } from '../util/hash';
 import { checkpointsDir, repoRoot } from '../util/paths';
 import { gcmdTypeVocabulary } from './gcmd-types';
-import { applyIdentifierRule, TYPE_KINDS, type IdentifierRule, type NamedIdentifier } from './identifiers';
+import { applyIdentifierRule, carriesGroup, TYPE_KINDS, type IdentifierRule, type NamedIdentifier } from './identifiers';
 import { applyQueryRules, queryIdentifiers } from './rules';
 import { retrievalRuleId, retrievalTextOf } from '../router/parse';
 import type { SearchEngine } from './types';
@@ -106,18 +106,6 @@ export function queryWordCounts(text: string, named: readonly NamedIdentifier[],
   return { words, identifierWords: Math.min(words, identifierWords), questionForm: QUESTION_FORM.test(original), capitalizedShare: raw.length ? capitalized / raw.length : 0, typeNamed };
 }
 
-/** Whether ascending corpus positions hold i (binary search). */
-function holds(sorted: Int32Array, i: number): boolean {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid] === i) return true;
-    if (sorted[mid] < i) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
-}
 
 /**
  * The share of the query's named identifiers (those named as the wanted data, not as context) that dataset i
@@ -126,7 +114,7 @@ function holds(sorted: Int32Array, i: number): boolean {
 export function namedCarrierShare(named: readonly NamedIdentifier[]): ((i: number) => number) | null {
   const wanted = named.filter((n) => !n.context);
   if (!wanted.length) return null;
-  return (i) => wanted.reduce((s, n) => s + (holds(n.group.carriers, i) ? 1 : 0), 0) / wanted.length;
+  return (i) => wanted.reduce((s, n) => s + (carriesGroup(n.group, i) ? 1 : 0), 0) / wanted.length;
 }
 
 /** The fusion features of one query (FUSION_FEATURES order) on its two scorers' raw scores. */

@@ -563,6 +563,20 @@ export function applyIdentifierRule(scores: Float32Array, named: readonly NamedI
   };
 }
 
+/** Whether the dataset at corpus position i carries the group (binary search of its ascending carriers). */
+export function carriesGroup(g: Pick<IdentifierGroup, 'carriers'>, i: number): boolean {
+  const c = g.carriers;
+  let lo = 0;
+  let hi = c.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (c[mid] === i) return true;
+    if (c[mid] < i) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
 /** A group's carriers as a 0/1 mask over the corpus (built once per group and corpus size). */
 const carrierMasks = new WeakMap<IdentifierGroup, Uint8Array>();
 function carrierMask(g: IdentifierGroup, n: number): Uint8Array {

@@ -15,6 +15,7 @@ export * from './default-ranking';
 export * from './identifiers';
 export * from './rules';
 export * from './adaptive-fusion';
+export * from './learned-rerank';
 export * from './style-eval';
 export * from './repair';
 export * from './position-bias';

@@ -46,6 +46,10 @@ export function fuseBatch(spec: FusionSpec, queries: readonly BatchQuery[], sema
 export interface BatchResult extends ScoredRun {
   lexical: Float32Array[] | null;
   semantic: Float32Array[] | null;
+  /** With `rules`: each query's fusion, scorer vectors and rule results (aligned with the queries; features of a reranker). */
+  sources?: QueryScoreSources[];
+  /** With `rules`: the text each query's scorers read (the retrieval text, repaired with `repair`). */
+  texts?: string[];
 }
 
 export interface SearchBatchOptions {
@@ -78,9 +82,11 @@ export async function searchBatch(engine: SearchEngine, queries: readonly BatchQ
   if (opts.rules) {
     const now = opts.now ?? new Date();
     const sources: QueryScoreSources[] = [];
+    const texts: string[] = [];
     const scores = queries.map((q, i) => {
       const stripped = retrievalTextOf(q.text);
       const text = repair ? (repairQuery(stripped, repair)?.repaired ?? stripped) : stripped;
+      texts.push(text);
       const named = queryIdentifiers(engine, text);
       const spec = lex && sem ? queryFusionSpec(engine, text, named, lex.scores[i], sem.scores[i], q.text) : null;
       const fused = spec ? fuseScoreVectors(spec, sem!.scores[i], lex!.scores[i]) : (lex ?? sem)!.scores[i];
@@ -91,7 +97,7 @@ export async function searchBatch(engine: SearchEngine, queries: readonly BatchQ
     const ids = queries.map((q) => q.id);
     const run = runFromScores(ids, scores, engine.corpus, depth);
     setRunScoreParts(run, () => batchRunParts(run, ids, engine.corpus, (i) => sources[i]));
-    return { run, scores, lexical: lex?.scores ?? null, semantic: sem?.scores ?? null };
+    return { run, scores, lexical: lex?.scores ?? null, semantic: sem?.scores ?? null, sources, texts };
   }
   if (lex && sem) {
     const fused = fuseBatch(engine.fusion.spec!, queries, sem.scores, lex.scores, engine.corpus, depth);

@@ -6,6 +6,11 @@ import { evaluateSystems, pairedRows } from '../../metrics/systems';
 import type { Run } from '../../metrics/types';
 import { loadSearchEngine, type LoadSearchEngineOptions } from '../../search/engine';
 import { IDENTIFIER_KINDS, TYPE_KINDS } from '../../search/identifiers';
+import {
+  buildRerankFieldIndexes, heldOutRerankQueries, LEARNED_RERANK_SETTINGS, learnedRerankScores, rankedRerankRows, RERANK_TRAINING_NOW, rerankExamples, trainLearnedReranker,
+} from '../../search/learned-rerank';
+import { buildStyleBenchmark } from '../../bench/styles/build';
+import { runFromScores } from '../../retrieve/scorers';
 import { searchBatch } from '../../search/retrieve-batch';
 import { hybridStyleRuns, styleRows, styleRuns, type StyleRow } from '../../search/style-eval';
 import type { SearchEngine } from '../../search/types';
@@ -55,6 +60,38 @@ export function table2StyleSection(lesson: FusionLesson): StyleResults {
   return { source, runs, table2, table2VsBm25Stop };
 }
 
+/** Label of the default ranking with the learned reranker over its top 100 as a last step (a reported row). */
+export const LEARNED_RERANK_ROW = 'Default + learned reranker (top 100)';
+
+/**
+ * The default ranking reranked by the learned reranker (lib/search/learned-rerank.ts) on the style TEST half: trained
+ * with the settings chosen on the dev half (LEARNED_RERANK_SETTINGS) on the dev half's queries plus corpus-made queries
+ * the static encoder never saw. Null (and said) when nothing could train it (the sample snapshot may lack examples).
+ */
+async function learnedRerankRun(lesson: FusionLesson, engine: SearchEngine): Promise<Run | null> {
+  const { corpus, styles } = lesson;
+  const fields = buildRerankFieldIndexes(corpus);
+  const styleBench = buildStyleBenchmark(corpus);
+  const dev = styleBench.queries.filter((q) => q.split === 'dev').map((q) => ({ id: q.id, text: q.text }));
+  const devRelevant = dev.map((q) => [...(styleBench.qrels.get(q.id) ?? new Map())].filter(([, g]) => g > 0).map(([id]) => id));
+  const heldOut = heldOutRerankQueries(corpus, lesson.train, lesson.test);
+  const examples = [
+    ...rerankExamples(corpus, await rankedRerankRows(engine, fields, dev), devRelevant),
+    ...rerankExamples(corpus, await rankedRerankRows(engine, fields, heldOut, { now: RERANK_TRAINING_NOW }), heldOut.map((q) => q.relevant)),
+  ];
+  let model;
+  try {
+    model = trainLearnedReranker(examples, LEARNED_RERANK_SETTINGS);
+  } catch (e) {
+    if (!isEoError(e, 'INVALID_ARGUMENT')) throw e;
+    showMarkdown(`The learned reranker has no row here: ${e.message}.`);
+    return null;
+  }
+  console.log(`learned reranker: trained on ${model.trainQueries.used} queries (${dev.length} dev, ${heldOut.length} corpus-made held out), ${model.model.pairs} pairs; weights ${model.model.features.map((f, j) => `${f} ${model.model.weights[j].toFixed(3)}`).join(', ')}`);
+  const ranked = await rankedRerankRows(engine, fields, styles.queries);
+  return runFromScores(styles.queries.map((q) => q.id), ranked.map((r) => learnedRerankScores(model, r.final, r.rows)), corpus, 100);
+}
+
 /** The default ranking and one ablation per feature, per style, paired with BM25 and with the ranking before it. */
 export async function defaultRankingSection(lesson: FusionLesson, st: StyleResults): Promise<void> {
   const { corpus, sample, styles } = lesson;
@@ -84,6 +121,8 @@ export async function defaultRankingSection(lesson: FusionLesson, st: StyleResul
     { label: BEFORE, engine: beforeEngine, rules: true, repair: false },
   ];
   const rankingRuns = await styleRuns(rankingSystems, styles.queries);
+  const reranked = await learnedRerankRun(lesson, defaultEngine);
+  if (reranked) rankingRuns.set(LEARNED_RERANK_ROW, reranked);
   rankingRuns.set('BM25', st.runs.get('BM25')!);
   if (st.runs.has(BM25_STOP)) rankingRuns.set(BM25_STOP, st.runs.get(BM25_STOP)!);
   const rankingRows = styleRows(rankingRuns, styles.queries, styles.qrels, 'BM25');
