@@ -5,13 +5,15 @@
 // ({bm25, bm25+qe, bm25-stop}) at the default settings, then the identifier rule's factor for a GCMD instrument or
 // platform type named in the query ("lidar", "airborne": {1 (no effect), 0.8, 0.5, 0.2, 0.1, 0.01}; issue 38 step 4), then
 // the semantic half with the adaptive α refitted on it ({nnssc, static: the corpus-trained static encoder} × start
-// {0.15, 0.3, analytic} × L2 {0.002, 0.02, 0.1}; issue 39 step 2). Each configuration ranks the
+// {0.15, 0.3, analytic} × L2 {0.002, 0.02, 0.1}; issue 39 step 2), then the adaptive model's training queries (the
+// scorers' own training queries, where the static encoder's scores are memorised, against corpus-made queries it never
+// saw, with and without the title TRAINING split, × L2 {0.02, 0.1}). Each configuration ranks the
 // dev queries as users get them (query rules and repair on) and is scored by nDCG@10 over all dev queries, with the
 // per-style means beside it. Every configuration is appended to bench/tuning-log.json, the best of each search marked
 // `chosen`; the script prints whether the chosen ones are today's defaults. The test half is never read.
 // Needs the full snapshot's NN-SSC checkpoint and USE-lite embeddings (`npm start`); each adaptive setting fits its
 // model once (cached under checkpoints/fusion/).
-//   node bench/default-ranking-tune.cjs [--sample] [--no-log] [--only adaptive|window|lexical|type|semantic]
+//   node bench/default-ranking-tune.cjs [--sample] [--no-log] [--only adaptive|window|lexical|type|semantic|queries]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -19,10 +21,10 @@ const { TUNING_METRIC, styleDevHalf, devScores, scoresLine, tuningRun, appendTun
 
 const args = benchArgs({
   script: __filename,
-  measures: 'the default ranking\'s adaptive α (start α × L2), identifier window, lexical half, GCMD type factor and semantic half on the style benchmark DEV half: every configuration appended to bench/tuning-log.json',
+  measures: 'the default ranking\'s adaptive α (start α × L2), identifier window, lexical half, GCMD type factor, semantic half and the adaptive model\'s training queries on the style benchmark DEV half: every configuration appended to bench/tuning-log.json',
   flags: {
     ...TUNING_FLAGS,
-    only: { type: 'string', default: null, choices: ['adaptive', 'window', 'lexical', 'type', 'semantic'], defaultText: 'all five', help: 'run one of the five searches' },
+    only: { type: 'string', default: null, choices: ['adaptive', 'window', 'lexical', 'type', 'semantic', 'queries'], defaultText: 'all six', help: 'run one of the six searches' },
   },
 });
 printHeader(args);
@@ -85,6 +87,52 @@ async function main() {
     for (const sem of ['nnssc', 'static']) for (const startAlpha of [0.15, 0.3, 'analytic']) for (const l2 of [0.002, 0.02, 0.1]) grid.push({ semantic: sem, startAlpha, l2 });
     await search('default-semantic', grid, (s) => ({ semantic: s.semantic, adaptive: { startAlpha: s.startAlpha, l2: s.l2 } }),
       (s) => s.semantic === semantic && s.startAlpha === adaptive.startAlpha && s.l2 === adaptive.l2);
+  }
+  if (!args.only || args.only === 'queries') {
+    // the model fitted here on other training queries (into a temporary folder), then set on the default engine
+    const os = require('node:os');
+    const path = require('node:path');
+    const fs = require('node:fs');
+    const bench = eo.loadBenchmark(path.join(eo.benchmarkSettings({ sample }).dir, 'benchmark.json'), corpus);
+    const train = eo.benchmarkSplit(bench, 'train');
+    const test = eo.benchmarkSplit(bench, 'test');
+    const exclude = eo.adaptiveExcludedIds(corpus, test);
+    const encoderPositives = eo.adaptiveTrainingQueries(corpus, train, { excludeDatasetIds: exclude }).flatMap((q) => [...q.relevant]);
+    const heldOut = { excludeDatasetIds: new Set([...exclude, ...encoderPositives]), seed: 7 };
+    const noTitle = { queries: [], qrels: new Map() };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-adaptive-queries-'));
+    const grid = [];
+    for (const queries of ['scorer-training', 'held-out', 'title+held-out']) for (const l2 of [0.02, 0.1]) grid.push({ queries, l2 });
+    const entry = tuningRun('adaptive-queries', half, 'bench/default-ranking-tune.cjs');
+    const entries = [];
+    const engine = await eo.loadSearchEngine(corpus, { sample, log: (l) => console.log(`  ${l}`) });
+    try {
+      for (const s of grid) {
+        const fit = (o) => eo.adaptiveFusion(o).catch((e) => {
+          if (e && e.code === 'INVALID_ARGUMENT') return null; // no training queries (the sample's datasets are all the encoder's positives)
+          throw e;
+        });
+        const a = await fit({
+          corpus, train: s.queries === 'held-out' ? noTitle : train, lexical: engine.lexical, semantic: engine.semantic, startAlpha: adaptive.startAlpha, l2: s.l2,
+          identifierRule: identifiers, training: s.queries === 'scorer-training' ? { excludeDatasetIds: exclude } : heldOut, dir, log: (l) => console.log(`  ${l}`),
+        });
+        if (!a) {
+          console.log(`adaptive-queries ${JSON.stringify(s)}: skipped, no training queries`);
+          continue;
+        }
+        const shaped = { ...engine, fusion: { ...engine.fusion, adaptive: { model: a.record.model } } };
+        const { run } = await eo.searchBatch(shaped, dev, { rules: true, repair: true });
+        const scores = devScores(run, half);
+        console.log(`adaptive-queries ${JSON.stringify(s)} (${JSON.stringify(a.record.queries)})  ${scoresLine(scores, half)}`);
+        entries.push(entry({ ...s, startAlpha: adaptive.startAlpha, trained: a.record.queries }, scores));
+      }
+    } finally {
+      engine.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const best = eo.markBestChosen(entries, METRIC);
+    console.log(`adaptive-queries: chosen ${JSON.stringify(entries[best].settings)} (${METRIC} ${entries[best].scores[METRIC].toFixed(4)})`);
+    logged.push(...entries);
   }
   appendTuningRun(eo, logged, args);
 }
