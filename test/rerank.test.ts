@@ -61,6 +61,47 @@ test('bare array accepted and counted', () => {
   assert.is(p.repairs.bareArray, 1);
 });
 
+// The listwise answer formats rank_llm accepts (RankGPT's "[i] > [j]" above all), each parsed as the model meant it.
+test('RankGPT "[3] > [1] > …": the ids in that order (not the last "[4]" as a bare array)', () => {
+  const p = parseRanking('[3] > [1] > [2] > [5] > [4]', 5);
+  assert.equal(p.ranked, [3, 1, 2, 5, 4]);
+  assert.equal([p.repairs.idList, p.repairs.bareArray, p.repairs.missing, p.repairs.surroundingText], [1, 0, 0, 0]);
+  assert.not.ok(p.failed);
+  assert.equal(parseRanking('[2], [1], [3]', 3).ranked, [2, 1, 3]);
+});
+
+test('a plain "3 > 1 > …" chain, anywhere; the last one is the answer', () => {
+  assert.equal(parseRanking('3 > 1 > 2 > 5 > 4', 5).ranked, [3, 1, 2, 5, 4]);
+  const p = parseRanking('At first 2 > 1, but the dates matter. Final ranking: 3 > 1 > 2.', 3);
+  assert.equal(p.ranked, [3, 1, 2]);
+  assert.equal([p.repairs.idList, p.repairs.surroundingText], [1, 1]);
+  assert.ok(parseRanking('version 1.5 > 1.2 of the product', 5).failed); // decimals are no ids
+});
+
+test('a JSON array "[3, 1]" and a comma line "3, 1" (after an optional label), prose around them', () => {
+  const a = parseRanking('Here is my answer:\n[3, 1, 2]\nThanks.', 3);
+  assert.equal([a.ranked, a.repairs.bareArray, a.repairs.surroundingText], [[3, 1, 2], 1, 1]);
+  assert.equal(parseRanking('3, 1, 2, 5, 4', 5).ranked, [3, 1, 2, 5, 4]);
+  const l = parseRanking('I weighed the periods first.\nRanking: 3, 1, 2\nThe rest are off topic.', 5);
+  assert.equal([l.ranked, l.repairs.idList, l.repairs.missing], [[3, 1, 2], 1, 2]);
+});
+
+test('plain lists keep the usual repairs: repeated ids dropped, missing and out-of-range counted', () => {
+  const p = parseRanking('[2] > [2] > [9] > [4]', 5);
+  assert.equal(p.ranked, [2, 4]);
+  assert.equal([p.repairs.duplicates, p.repairs.outOfRange, p.repairs.missing], [1, 1, 3]);
+  assert.equal(parseRanking('4 > 4 > 1', 4).ranked, [4, 1]);
+});
+
+test('numbers in a sentence are no ranking: counted as failed, never guessed', () => {
+  for (const text of ['I compared 1, 2 and 3 and cannot decide.', 'Passage 3 is the most relevant.', 'There are 2, maybe 3, good ones here.']) {
+    const p = parseRanking(text, 5);
+    assert.ok(p.failed, text);
+    assert.equal(p.ranked, []);
+    assert.is(p.repairs.failed, 1);
+  }
+});
+
 test('empty, non-JSON and no-valid-id answers fail (counted) and keep retrieval order', () => {
   for (const [text, field] of [['', 'empty'], ['   ', 'empty'], ['I cannot rank these.', 'failed'], ['{"ranked": [42, "x"]}', 'failed'], ['{"order": [1]}', 'failed']] as const) {
     const p = parseRanking(text, 5);

@@ -3,7 +3,7 @@ import type { RepairCounts } from './types';
 /** A RepairCounts with every count 0. */
 export function emptyRepairs(): RepairCounts {
   return {
-    codeFence: 0, thinkRemoved: 0, surroundingText: 0, bareArray: 0, stringIds: 0, nonInteger: 0, outOfRange: 0,
+    codeFence: 0, thinkRemoved: 0, surroundingText: 0, bareArray: 0, idList: 0, stringIds: 0, nonInteger: 0, outOfRange: 0,
     duplicates: 0, missing: 0, empty: 0, failed: 0,
   };
 }
@@ -56,6 +56,25 @@ function balancedJsonCandidates(text: string, open: '{' | '['): { start: number;
   return out;
 }
 
+/**
+ * The plain id lists rank_llm reads, most specific first: RankGPT's `[3] > [1] > [2]` (also `[3], [1]`), a `>` chain
+ * of bare ids anywhere in the text, and a comma list that is a whole line (after an optional short label such as
+ * `Ranking:`), so that numbers in a sentence ("between 1, 2 and 3") are never taken for a ranking.
+ */
+const ID_LISTS: readonly RegExp[] = [
+  /\[\s*\d+\s*\](?:\s*(?:>|,)\s*\[\s*\d+\s*\])+/g,
+  /(?<!\d|\d\.)\d+(?:\s*>\s*\d+)+(?!\d|\.\d)/g,
+  /^[^\S\n]*(?:[A-Za-z][A-Za-z ]{0,30}:[^\S\n]*)?(\d+(?:[^\S\n]*,[^\S\n]*\d+)+)[^\S\n]*\.?[^\S\n]*$/gm,
+];
+
+/** The last match of a plain id list (the `ID_LISTS` form `form`), as its ids and where it sits; null when none. */
+function lastIdList(text: string, form: RegExp): { ids: number[]; start: number; end: number } | null {
+  let last: RegExpExecArray | null = null;
+  for (const m of text.matchAll(form)) last = m;
+  if (!last) return null;
+  return { ids: (last[0].match(/\d+/g) ?? []).map(Number), start: last.index!, end: last.index! + last[0].length };
+}
+
 function rankedField(v: unknown): unknown[] | null {
   if (v && typeof v === 'object' && !Array.isArray(v)) {
     const r = (v as Record<string, unknown>).ranked;
@@ -67,9 +86,11 @@ function rankedField(v: unknown): unknown[] | null {
 /**
  * Parse a listwise answer into window ids, repairing what can be repaired and counting every repair:
  * `<think>` reasoning is removed; JSON is taken from a code fence, or the last `{"ranked": [...]}` object found
- * anywhere in the text (reasoning before it, prose after it), else a bare array of ids; numeric strings are
- * converted; non-integers, ids outside 1..K and duplicates are dropped. Empty or non-JSON output → `failed`
- * (the caller keeps the retrieval order). Window items the answer left out are counted as `missing`.
+ * anywhere in the text (reasoning before it, prose after it), else RankGPT's `[3] > [1] > [2]`, else a bare array
+ * of ids, else a `3 > 1 > 2` chain or a `3, 1, 2` line (the last of each: the final answer after reasoning);
+ * numeric strings are converted; non-integers, ids outside 1..K and duplicates are dropped. Empty output, or one with
+ * no ranking in any of these forms → `failed` (the caller keeps the retrieval order; nothing is guessed). Window
+ * items the answer left out are counted as `missing`.
  */
 export function parseRanking(text: string, k: number): ParsedRanking {
   const repairs = emptyRepairs();
@@ -97,21 +118,35 @@ export function parseRanking(text: string, k: number): ParsedRanking {
     body = fenced;
   }
   let entries: unknown[] | null = null;
+  const surrounded = (start: number, end: number) => {
+    if (body.slice(0, start).trim() !== '' || body.slice(end).trim() !== '') repairs.surroundingText = 1;
+  };
+  const idList = (form: RegExp) => {
+    const list = lastIdList(body, form);
+    if (!list) return false;
+    repairs.idList = 1;
+    entries = list.ids;
+    surrounded(list.start, list.end);
+    return true;
+  };
   const objects = balancedJsonCandidates(body, '{').filter((o) => rankedField(o.value) !== null);
   if (objects.length > 0) {
     const o = objects[objects.length - 1];
     entries = rankedField(o.value);
-    if (body.slice(0, o.start).trim() !== '' || body.slice(o.end).trim() !== '') repairs.surroundingText = 1;
-  } else {
-    // a bare top-level array only: arrays inside some other JSON object (e.g. {"order": [...]}) are not ids
+    surrounded(o.start, o.end);
+  } else if (!idList(ID_LISTS[0])) {
+    // RankGPT's "[3] > [1]" first: each "[3]" alone is a bare JSON array. Then a bare top-level array only: arrays
+    // inside some other JSON object (e.g. {"order": [...]}) are not ids
     const others = balancedJsonCandidates(body, '{');
     const arrays = balancedJsonCandidates(body, '[').filter(
       (a) => Array.isArray(a.value) && (a.value as unknown[]).length > 0 && !others.some((o) => o.start < a.start && o.end >= a.end),
     );
     if (arrays.length > 0) {
       repairs.bareArray = 1;
-      entries = arrays[arrays.length - 1].value as unknown[];
-    }
+      const a = arrays[arrays.length - 1];
+      entries = a.value as unknown[];
+      surrounded(a.start, a.end);
+    } else if (!others.length) idList(ID_LISTS[1]) || idList(ID_LISTS[2]);
   }
   if (!entries) return fail();
   const ranked: number[] = [];

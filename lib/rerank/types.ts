@@ -33,6 +33,11 @@ export interface RepairCounts {
   surroundingText: number;
   /** No `{"ranked": …}` object, but a bare JSON array of ids was used. */
   bareArray: number;
+  /**
+   * No JSON ranking, but a plain list of ids that rank_llm accepts: RankGPT's `[3] > [1] > [2]`, `3 > 1 > 2`
+   * anywhere, or `3, 1, 2` on a line of its own (after an optional `Ranking:` label).
+   */
+  idList: number;
   /** Ids given as numeric strings ("3") or as "[3]" and converted. */
   stringIds: number;
   /** Entries that are not integers (3.5, "abc", null, objects): dropped. */
