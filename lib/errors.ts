@@ -16,6 +16,8 @@ export type EoErrorCode =
   | 'LLM'
   | 'LLM_REPLAY_MISS'
   | 'REPORT'
+  /** A request a model would refuse, found before sending it (e.g. a thinking budget outside the vendor's limits). */
+  | 'LLM_CONFIG'
   /** A live or batch call was not made: its estimated cost would exceed $EO_LLM_BUDGET_USD. */
   | 'LLM_BUDGET'
   /** A batch submission may or may not have been accepted by the provider; a person must check before resuming. */

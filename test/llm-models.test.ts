@@ -12,6 +12,8 @@ import * as path from 'node:path';
 import { createLlmClient, type EoError } from '../lib';
 import { defaultModelsFilePath, getModelConfig, loadModelsFile, memoryRecordStore, type ModelConfig } from '../lib/llm';
 import { startFakeAnthropic, startFakeOpenAI, type FakeServer } from './servers/fake-llm';
+import { normalizeChatRequest } from '../lib/llm/key';
+import { toAnthropicRequest } from '../lib/llm/providers/anthropic';
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-llm-models-'));
 const ENV = { OPENAI_API_KEY: 'sk-test-openai-key-0000000000', ANTHROPIC_API_KEY: 'sk-ant-test-key-1111111111', DEEPSEEK_API_KEY: 'sk-deepseek-test-22222222' };
@@ -92,6 +94,35 @@ test('claude-opus-4-7: temperature 0, max_tokens, system apart, thinking off unl
   assert.equal(on.body.thinking, { type: 'enabled', budget_tokens: 4000 });
   assert.not.ok('temperature' in on.body);
   assert.ok(on.notes!.some((n) => /extended thinking requires the default temperature/.test(n)));
+});
+
+test('thinking budgets the vendor would refuse are LLM_CONFIG errors before anything is sent, naming the model and both numbers', async () => {
+  const srv = await startFakeAnthropic([{ text: '{"ranked": [1]}' }]);
+  try {
+    const client = createLlmClient(local('claude-opus-4-7', srv), { mode: 'record', store: memoryRecordStore(), env: ENV, maxRetries: 0, timeoutMs: 5000, log: () => {} });
+    const refused = async (req: Parameters<typeof client.chat>[0], re: RegExp) => {
+      let err: EoError | null = null;
+      try {
+        await client.chat(req);
+      } catch (e) {
+        err = e as EoError;
+      }
+      assert.ok(err && err.code === 'LLM_CONFIG', String(err));
+      assert.match(err!.message, re);
+    };
+    await refused({ messages: MESSAGES, maxTokens: 1024, thinking: { budgetTokens: 1500 } }, /claude-opus-4-7: thinking budget_tokens 1500 must be below max_tokens 1024/);
+    await refused({ messages: MESSAGES, maxTokens: 1024, thinking: { budgetTokens: 4096 } }, /budget_tokens 4096 must be below max_tokens 1024/);
+    await refused({ messages: MESSAGES, maxTokens: 8000, thinking: { budgetTokens: 512 } }, /claude-opus-4-7: thinking budget_tokens 512 is below the vendor's minimum of 1024/);
+    assert.is(srv.requests.length, 0, 'nothing sent');
+    // the limits themselves pass: the minimum, and one below max_tokens
+    await client.chat({ messages: MESSAGES, maxTokens: 1025, thinking: { budgetTokens: 1024 } });
+    assert.is(srv.requests[0].body.thinking.budget_tokens, 1024);
+  } finally {
+    await srv.close();
+  }
+  // a batch line is built by the same body builder: refused alike before any upload
+  const config = getModelConfig('claude-opus-4-7', MODELS);
+  assert.throws(() => toAnthropicRequest(config, normalizeChatRequest(config, { messages: MESSAGES, maxTokens: 1024, thinking: { budgetTokens: 1500 } })), /budget_tokens 1500 must be below max_tokens 1024/);
 });
 
 test('deepseek-v4-pro and the vLLM judge: OpenAI-compatible bodies with temperature and max_tokens; judge keyless, URL from env', async () => {

@@ -2,6 +2,7 @@
  * What a model accepts on the wire (ModelConfig.params) and how a normalised request is adapted to it: options the
  * model does not accept are dropped or mapped, each with a note that is kept in the record; they are never sent.
  */
+import { EoError } from '../errors';
 import { providerFor } from './providers';
 import type { LlmRecord, ModelConfig, TokenLimitField } from './types';
 
@@ -42,6 +43,7 @@ export function wireOptions(config: ModelConfig, req: LlmRecord['request']): Wir
   else if (out.thinkingBudget !== undefined) notes.push(`temperature ${req.temperature} not sent: Anthropic extended thinking requires the default temperature`);
   else out.temperature = req.temperature;
   if (req.maxTokens !== null) out.tokenLimit = { field: tokenLimitField(config), value: req.maxTokens };
+  if (out.thinkingBudget !== undefined) checkThinkingBudget(config, out.thinkingBudget, out.tokenLimit?.value);
   if (req.reasoningEffort !== undefined) {
     const allowed = p.reasoningEffort ?? [];
     if (allowed.includes(req.reasoningEffort)) out.reasoningEffort = req.reasoningEffort;
@@ -50,4 +52,19 @@ export function wireOptions(config: ModelConfig, req: LlmRecord['request']): Wir
   }
   if (req.tools.length > 0 && !out.tools) notes.push(`${req.tools.length} tool(s) not sent: ${config.id} does not accept tools`);
   return out;
+}
+
+/**
+ * A thinking budget the vendor would refuse with a 400 (below its minimum, or not below the output token limit that
+ * is sent) is an LLM_CONFIG error before anything is sent, naming the model and both numbers.
+ */
+export function checkThinkingBudget(config: ModelConfig, budget: number, maxTokens: number | undefined): void {
+  const limits = providerFor(config.provider).thinkingLimits;
+  if (!limits) return;
+  const details = { configId: config.id, budgetTokens: budget };
+  if (!Number.isInteger(budget) || budget < limits.minBudget)
+    throw new EoError('LLM_CONFIG', `${config.id}: thinking budget_tokens ${budget} is below the vendor's minimum of ${limits.minBudget}`, { ...details, minBudget: limits.minBudget });
+  const sent = maxTokens ?? limits.defaultMaxTokens;
+  if (limits.belowMaxTokens && budget >= sent)
+    throw new EoError('LLM_CONFIG', `${config.id}: thinking budget_tokens ${budget} must be below max_tokens ${sent}${maxTokens === undefined ? ' (the default sent when the request gives none)' : ''}; raise max_tokens or lower the budget`, { ...details, maxTokens: sent });
 }

@@ -160,6 +160,8 @@ export const anthropicProvider: LlmProvider = {
   defaultApiKeyEnv: 'ANTHROPIC_API_KEY',
   requiresBaseUrl: false,
   acceptsThinking: true,
+  // Anthropic: budget_tokens ≥ 1024 and < max_tokens (else a 400 from the API)
+  thinkingLimits: { minBudget: 1024, belowMaxTokens: true, defaultMaxTokens: ANTHROPIC_DEFAULT_MAX_TOKENS },
   defaultBatchApi: 'anthropic',
   batchApis: ['anthropic'],
   tokenLimitField: () => 'max_tokens',

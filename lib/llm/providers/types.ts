@@ -78,6 +78,11 @@ export interface LlmProvider {
   readonly requiresBaseUrl: boolean;
   /** Whether requests may ask for extended thinking (`ChatRequest.thinking`, entries' `params.thinking`). */
   readonly acceptsThinking: boolean;
+  /**
+   * What the vendor accepts of a thinking budget, checked before anything is sent: its minimum, and the output token
+   * limit it must stay below (the limit sent, or `defaultMaxTokens` when the request gives none). Absent: no check.
+   */
+  readonly thinkingLimits?: { minBudget: number; belowMaxTokens: boolean; defaultMaxTokens: number };
   /** Batch protocol of an entry that sets no `batchApi`: a provider name with `openBatch`, or `none` (live calls). */
   readonly defaultBatchApi: string;
   /** Batch protocols (provider names) whose batches can carry this vendor's requests; an entry's `batchApi` must be one of them (or `none`). */
