@@ -125,6 +125,20 @@ test('thinking budgets the vendor would refuse are LLM_CONFIG errors before anyt
   assert.throws(() => toAnthropicRequest(config, normalizeChatRequest(config, { messages: MESSAGES, maxTokens: 1024, thinking: { budgetTokens: 1500 } })), /budget_tokens 1500 must be below max_tokens 1024/);
 });
 
+test('every models.json entry names a base-URL variable: DeepSeek pointed at a local compatible server by DEEPSEEK_BASE_URL alone', async () => {
+  for (const m of MODELS) assert.ok(m.baseUrlEnv && /^[A-Z][A-Z0-9_]*_BASE_URL$/.test(m.baseUrlEnv), `${m.id}: baseUrlEnv ${m.baseUrlEnv}`);
+  const srv = await startFakeOpenAI([{ text: 'ok' }]);
+  try {
+    const ds = getModelConfig('deepseek-v4-pro', MODELS);
+    const client = createLlmClient(ds, { mode: 'live', env: { ...ENV, DEEPSEEK_API_KEY: 'sk-test-deepseek-0000', DEEPSEEK_BASE_URL: srv.url }, maxRetries: 0, timeoutMs: 5000, log: () => {} });
+    assert.is((await client.chat({ messages: MESSAGES, temperature: 0 })).text, 'ok');
+    assert.is(srv.requests.length, 1);
+    assert.is(srv.requests[0].body.model, 'deepseek-v4-pro');
+  } finally {
+    await srv.close();
+  }
+});
+
 test('deepseek-v4-pro and the vLLM judge: OpenAI-compatible bodies with temperature and max_tokens; judge keyless, URL from env', async () => {
   const ds = await bodyOf('deepseek-v4-pro', { messages: MESSAGES, temperature: 0, reasoningEffort: 'high' });
   assert.equal(ds.body, { model: 'deepseek-v4-pro', messages: MESSAGES, temperature: 0, max_tokens: 2048 });

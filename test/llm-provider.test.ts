@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { isEoError } from '../lib/errors';
 import {
   apiKeyEnvOf,
+  backoffMs,
   batchApiOf,
   createLlmClient,
   createLlmClientFromEnv,
@@ -20,10 +21,14 @@ import {
   openRecordStore,
   providerFor,
   providerNames,
+  isRetryable,
   readBatchLog,
   registerProvider,
+  retryAfterMs,
+  retryWaitMs,
   runBatch,
   tokenLimitField,
+  vendorHttpError,
   wireOptions,
   type ChatMessage,
   type ChatRequest,
@@ -59,7 +64,8 @@ function acmeHttp(opts: Parameters<LlmProvider['openChat']>[0]) {
   const f = opts.fetch ?? fetch;
   return async (method: string, route: string, body?: unknown): Promise<any> => {
     const r = await f(`${opts.baseURL}${route}`, { method, headers: { 'content-type': 'application/json', 'x-acme-key': opts.apiKey ?? '' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    if (!r.ok) throw new Error(`acme ${method} ${route}: HTTP ${r.status}`);
+    // its status and headers travel with the error: the client's one retry policy reads them (lib/llm/retry.ts)
+    if (!r.ok) throw vendorHttpError(r, `acme ${method} ${route}: HTTP ${r.status}`);
     return r.json();
   };
 }
@@ -114,6 +120,7 @@ function acmeAnswer(body: any) {
 async function startAcme() {
   const calls: { method: string; path: string; key: string | undefined; body: any }[] = [];
   const jobs = new Map<string, { tag: string; tasks: { ref: string; input: any }[]; polls: number }>();
+  const faults = new Map<string, number>();
   const srv = await startHttpServer(async (req, raw, res) => {
     const body = raw.length > 0 ? JSON.parse(raw.toString('utf8')) : undefined;
     const url = new URL(req.url ?? '/', 'http://x');
@@ -124,7 +131,20 @@ async function startAcme() {
     };
     if (req.headers['x-acme-key'] !== KEY) return send(401, { error: 'bad key' });
     const job = /^\/jobs\/([^/]+)(\/output)?$/.exec(url.pathname);
-    if (req.method === 'POST' && url.pathname === '/generate') return send(200, acmeAnswer(body));
+    if (req.method === 'POST' && url.pathname === '/generate') {
+      // scripted faults by the last turn's text: "busy" 429 (retry-after 2 s) once, "down" 503 (no retry-after) twice,
+      // "bad" 400 always
+      const last = String(body.turns[body.turns.length - 1].text);
+      const seen = (faults.get(last) ?? 0) + 1;
+      faults.set(last, seen);
+      if (last === 'busy' && seen === 1) {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '2' });
+        return res.end('{"error": "slow down"}');
+      }
+      if (last === 'down' && seen <= 2) return send(503, { error: 'down' });
+      if (last === 'bad') return send(400, { error: 'bad request' });
+      return send(200, acmeAnswer(body));
+    }
     if (req.method === 'POST' && url.pathname === '/jobs') {
       const id = `job_${jobs.size + 1}`;
       jobs.set(id, { tag: body.tag, tasks: body.tasks, polls: 0 });
@@ -242,6 +262,40 @@ test('a live call through the fake vendor is recorded, then replayed with no key
   } finally {
     await srv.close();
   }
+});
+
+test('a vendor written with fetch gets the client\'s retries: Retry-After honoured, backoff without it, a 400 not retried', async () => {
+  const srv = await startAcme();
+  try {
+    const models = loadModelsFile(writeModelsFile(srv.origin)).models;
+    const waits: number[] = [];
+    const lines: string[] = [];
+    const llm = createLlmClientFromEnv('acme-large', { models, mode: 'live', env: { ACME_API_KEY: KEY }, client: { log: (l) => lines.push(l), maxRetries: 3, sleep: async (ms) => void waits.push(ms) } });
+    assert.is((await llm.chat(ask('busy'))).text, 'acme says: busy');
+    assert.equal(waits, [2000], 'the 429\'s retry-after: 2');
+    assert.match(lines.join('\n'), /\[acme-large\] attempt 1 failed \(429\); retrying in 2\.0 s/);
+    assert.is((await llm.chat(ask('down'))).text, 'acme says: down');
+    assert.equal(waits, [2000, 500, 1000], 'no retry-after: 0.5 s, then doubled');
+    const e = await llm.chat(ask('bad')).catch((x) => x);
+    assert.ok(isEoError(e, 'LLM') && /call failed after 1 attempt \(maxRetries 3\): Error 400/.test(e.message), String(e));
+    assert.is(e.details.status, 400);
+    assert.equal(waits, [2000, 500, 1000], 'a 400 is not retried');
+    assert.is(srv.calls.filter((c) => c.path === '/generate').length, 2 + 3 + 1);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('the retry policy reads every form of Retry-After and caps what it honours', () => {
+  const err = (headers: Record<string, string>) => ({ status: 429, headers });
+  assert.is(retryAfterMs(err({ 'retry-after-ms': '250' })), 250);
+  assert.is(retryAfterMs(err({ 'Retry-After': '3' })), 3000);
+  assert.is(retryAfterMs({ status: 503, headers: new Headers({ 'retry-after': '1.5' }) }), 1500);
+  assert.is(retryAfterMs(err({ 'retry-after': new Date(Date.UTC(2026, 0, 1, 0, 0, 10)).toUTCString() }), Date.UTC(2026, 0, 1)), 10_000);
+  assert.is(retryAfterMs(err({})), null);
+  assert.is(retryWaitMs(err({ 'retry-after': '3600' }), 2), 2000, 'an hour is not honoured: the backoff');
+  assert.equal([0, 1, 2, 3, 4, 5].map(backoffMs), [500, 1000, 2000, 4000, 8000, 8000]);
+  assert.equal([408, 409, 429, 500, 529, undefined, 400, 401, 404, 422].map(isRetryable), [true, true, true, true, true, true, false, false, false, false]);
 });
 
 test('a batch through the fake vendor\'s protocol: submit, poll, collect at batch prices, failures reported, a rerun submits nothing, replay', async () => {

@@ -202,7 +202,7 @@ test('Anthropic tool loop: tool_use / tool_result blocks both ways', async () =>
   });
 });
 
-test('429 then success and 500 then success: the SDK retries; one answer, one record', async () => {
+test('429 then success and 500 then success: the client retries (one policy for every vendor); one answer, one record', async () => {
   for (const start of [startFakeOpenAI, startFakeAnthropic]) {
     await withServer(await start([fakeReplies.rateLimited(), fakeReplies.serverError(), { text: 'ok' }]), async (srv) => {
       const store = memoryRecordStore();

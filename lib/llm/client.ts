@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { recordingsDir } from '../util/paths';
 import { EoError, isEoError } from '../errors';
+import { errorStatus, withRetries } from './retry';
 import type { LlmComplete } from './types';
 import { describeChatRequest, llmRecordKey, normalizeChatRequest } from './key';
 import { apiKeyEnvOf, callCostUsd, getModelConfig, loadModelsFile, resolveBaseUrl } from './models';
@@ -141,15 +142,12 @@ function responseFromRecord(rec: LlmRecord, fromRecording: boolean): ChatRespons
 }
 
 /** Status code of an SDK error, if any. */
-function errorStatus(e: unknown): number | undefined {
-  const s = (e as { status?: unknown })?.status;
-  return typeof s === 'number' ? s : undefined;
-}
 
 /**
  * An LLM client for one model config. Calls go through the config's vendor (`providerFor(config.provider)`; the
  * built-in ones use the official SDKs: `openai` for OpenAI and OpenAI-compatible base URLs, `@anthropic-ai/sdk` for
- * Claude) with the SDKs' own retry/backoff (429, 5xx, timeouts; `maxRetries`, `timeoutMs`) and at most
+ * Claude) with one retry policy for every vendor (`lib/llm/retry.ts`: 408/409/429/5xx, timeouts, Retry-After honoured;
+ * `maxRetries`, `timeoutMs` per attempt) and at most
  * `config.maxConcurrency` live calls in flight per model config (shared by all clients of that config id in the
  * process).
  *
@@ -177,6 +175,7 @@ export function createLlmClient(config: ModelConfig, opts: CreateLlmClientOption
     config, mode, env, keyEnv, apiKey, redact, log, store, fetch: opts.fetch, sdkCall: null,
     timeoutMs: opts.timeoutMs ?? 120_000,
     maxRetries: opts.maxRetries ?? 3,
+    sleep: opts.sleep,
     budget: opts.budgetUsd === undefined ? budgetFromEnv(env) : opts.budgetUsd,
     stats: emptyStats(),
   };
@@ -230,6 +229,8 @@ interface LiveCalls {
   fetch: typeof fetch | undefined;
   timeoutMs: number;
   maxRetries: number;
+  /** How retries wait (tests pass a recorder). */
+  sleep?: (ms: number) => Promise<void>;
   budget: number | null;
   stats: LlmClientStats;
   /** The vendor's API client, made at the first live call (replay needs no key). */
@@ -248,7 +249,8 @@ function openSdk(c: LiveCalls): ProviderChatCall {
     info: () => {},
     debug: () => {},
   };
-  c.sdkCall = providerFor(config.provider).openChat({ apiKey: c.apiKey, baseURL, timeout: c.timeoutMs, maxRetries: c.maxRetries, logger: sdkLogger, logLevel: 'warn', ...(c.fetch ? { fetch: c.fetch } : {}) });
+  // the client retries (lib/llm/retry.ts), the SDK does not: one policy for every vendor
+  c.sdkCall = providerFor(config.provider).openChat({ apiKey: c.apiKey, baseURL, timeout: c.timeoutMs, maxRetries: 0, logger: sdkLogger, logLevel: 'warn', ...(c.fetch ? { fetch: c.fetch } : {}) });
   return c.sdkCall;
 }
 
@@ -284,15 +286,20 @@ async function callLiveUnbudgeted(c: LiveCalls, req: ChatRequest, normalized: Ll
   const t0 = Date.now();
   let raw: unknown;
   try {
-    raw = await openSdk(c)(body);
+    const call = openSdk(c);
+    raw = await withRetries(() => call(body), {
+      maxRetries: c.maxRetries, sleep: c.sleep,
+      onRetry: (attempt, waitMs, e) => c.log(redact(`[${config.id}] attempt ${attempt} failed (${errorStatus(e) ?? (e as Error)?.name ?? 'error'}); retrying in ${(waitMs / 1000).toFixed(1)} s`)),
+    });
   } catch (e) {
     if (isEoError(e)) throw e;
     const status = errorStatus(e);
-    const err = e as Error;
+    const err = e as Error & { attempts?: number };
+    const attempts = err?.attempts ?? 1;
     throw new EoError(
       'LLM',
-      redact(`${config.id} (${config.model}) call failed (SDK maxRetries ${c.maxRetries}): ${err?.name ?? 'Error'}${status ? ` ${status}` : ''}: ${err?.message ?? String(e)} [request ${describeChatRequest(config, req, key)}]`),
-      { configId: config.id, status: status ?? null, key },
+      redact(`${config.id} (${config.model}) call failed after ${attempts} attempt${attempts === 1 ? '' : 's'} (maxRetries ${c.maxRetries}): ${err?.name ?? 'Error'}${status ? ` ${status}` : ''}: ${err?.message ?? String(e)} [request ${describeChatRequest(config, req, key)}]`),
+      { configId: config.id, status: status ?? null, key, attempts },
     );
   }
   const latencyMs = Date.now() - t0;

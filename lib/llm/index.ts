@@ -8,5 +8,6 @@ export * from './providers';
 export * from './client';
 export * from './plan';
 export * from './batch';
+export * from './retry';
 export { defaultBatchLogPath, readBatchLog, readBatchLogChecked, type BatchLogEvent, type BatchSubmission } from './batch-log';
 export * from './standin';

@@ -251,8 +251,13 @@ export interface CreateLlmClientOptions {
   store?: RecordStore | string | null;
   /** SDK per-attempt timeout in ms. Default 120000. */
   timeoutMs?: number;
-  /** SDK retries on 408/409/429/5xx/connection errors/timeouts (the SDK's own backoff, honouring Retry-After). Default 3. */
+  /**
+   * Retries of a live call on 408/409/429/5xx/connection errors/timeouts, for every vendor (`lib/llm/retry.ts`:
+   * Retry-After honoured up to 60 s, else 0.5 s doubling to 8 s). Default 3.
+   */
   maxRetries?: number;
+  /** How a retry waits. Default setTimeout (tests pass a recorder). */
+  sleep?: (ms: number) => Promise<void>;
   /** fetch implementation handed to the SDK. Default: the global fetch. */
   fetch?: typeof fetch;
   /** Environment to read the key and base-URL override from. Default process.env. */

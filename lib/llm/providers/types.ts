@@ -23,7 +23,10 @@ export interface ProviderClientOptions {
   baseURL: string | undefined;
   /** Per-attempt timeout in ms. */
   timeout: number;
-  /** Retries on 408/409/429/5xx/connection errors (the SDK's own backoff). */
+  /**
+   * SDK retries: 0 for chat calls (the client retries, lib/llm/retry.ts, one policy for every vendor). A vendor
+   * written with fetch throws `vendorHttpError` for a non-2xx answer so that the policy sees its status and headers.
+   */
   maxRetries: number;
   /** Sink for the SDK's warnings (already redacted by the caller). Absent: the SDK's default. */
   logger?: { error: (...a: unknown[]) => void; warn: (...a: unknown[]) => void; info: (...a: unknown[]) => void; debug: (...a: unknown[]) => void };
