@@ -154,6 +154,37 @@ for (const [label, modelId, start] of [
   });
 }
 
+test('an Anthropic resume adopts a batch only when its request ids are the submission\'s: another store\'s and model\'s batch of the same size, just created, is not taken', async () => {
+  const srv = await startFakeAnthropicBatch({ answer: () => ({ text: 'ok' }), pollsToEnd: 0 });
+  try {
+    // store A, claude-haiku: three requests batched and collected
+    const fileA = storeFile();
+    const a = await runBatch({ config: at('claude-haiku-4-5', srv.url), requests: REQUESTS.slice(0, 3), store: fileA, env: ENV, sleep: noSleep, log: quiet });
+    assert.is(a.collected, 3);
+    assert.is(srv.submissions, 1);
+    // store B, claude-opus, the same three questions: its create never reaches the API (nothing listens there)
+    const fileB = storeFile();
+    const lost = await runBatch({ config: at('claude-opus-4-7', 'http://127.0.0.1:9'), requests: REQUESTS.slice(0, 3), store: fileB, env: ENV, sleep: noSleep, log: quiet }).catch((x) => x as EoError);
+    assert.is((lost as EoError).code, 'LLM');
+    assert.is(srv.submissions, 1);
+    // resumed seconds later: A's batch has B's size and time, but not B's request ids, so B submits its own
+    const lines: string[] = [];
+    const b = await runBatch({ config: at('claude-opus-4-7', srv.url), requests: REQUESTS.slice(0, 3), store: fileB, env: ENV, sleep: noSleep, log: (l) => lines.push(l) });
+    assert.is(b.collected, 3, JSON.stringify(b));
+    assert.is(srv.submissions, 2);
+    assert.not.match(lines.join('\n'), /found batch .* accepted before the interruption/);
+    const subs = readBatchLog(`${fileB}.batches.jsonl`);
+    assert.is(subs.length, 2);
+    assert.match(subs[0].abandoned ?? '', /never submitted/);
+    assert.is(subs[1].batchId, 'msgbatch_2', 'its own batch, not A\'s msgbatch_1');
+    const recs = openRecordStore(fileB).records();
+    assert.is(recs.length, 3);
+    assert.ok(recs.every((r) => r.configId === 'claude-opus-4-7'));
+  } finally {
+    await srv.close();
+  }
+});
+
 test('a torn last line of the batch log (a write cut short) is set aside, not fatal, and nothing is lost', async () => {
   const srv = await startFakeOpenAIBatch({ answer: () => ({ text: 'ok' }), pollsToEnd: 0 });
   try {

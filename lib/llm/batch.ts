@@ -190,7 +190,9 @@ async function resolveInterrupted(run: BatchProtocolRun): Promise<void> {
   for (const s of run.mine()) {
     if (s.batchId || s.abandoned) continue;
     const known = new Set(run.mine().map((x) => x.batchId).filter((x): x is string => !!x));
-    const id = await run.wrap('lookup', () => run.protocol.find(s, known));
+    // a protocol that can tell a batch's requests only once it ends waits for it as the runner polls
+    const poll = { sleep: run.opts.sleep ?? realSleep, intervalMs: run.opts.pollIntervalMs ?? 30_000, maxPolls: run.opts.maxPolls ?? 2880 };
+    const id = await run.wrap('lookup', () => run.protocol.find(s, known, poll));
     if (id) {
       appendBatchEvent(run.logFile, { type: 'submitted', sid: s.sid, batchId: id, adopted: true });
       run.log(`batch ${s.sid}: found batch ${id} accepted before the interruption; collecting it instead of submitting again`);

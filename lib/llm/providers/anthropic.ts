@@ -4,6 +4,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { EoError } from '../../errors';
+import { shortHash } from '../../util/hash';
 import { wireOptions } from '../params';
 import type { ChatMessage, LlmRecord, ModelConfig, ToolCall, ToolSpec } from '../types';
 import { describeBody } from './openai';
@@ -112,7 +113,17 @@ export function openAnthropicChat(opts: ProviderClientOptions): ProviderChatCall
   return (body) => c.messages.create(body as any) as Promise<unknown>;
 }
 
-/** Message Batches for one entry. There is no metadata, so `find` adopts a batch only when exactly one fits. */
+/** The identity of a batch's requests: a hash of its custom ids (record keys), in any order. */
+export function requestKeysHash(keys: Iterable<string>): string {
+  return shortHash([...keys].sort().join('\n'), 16);
+}
+
+/**
+ * Message Batches for one entry. There is no metadata and the list shows no request ids, so `find` takes the batches
+ * of the intent's size created since a minute before it, waits for each to end (its results name its custom ids),
+ * and adopts the one whose request ids hash to the intent's keys; another store's or model's batch of the same size
+ * is never taken.
+ */
 export function openAnthropicBatch(config: ModelConfig, opts: ProviderClientOptions): ProviderBatch {
   const sdk = new Anthropic({ ...opts, apiKey: opts.apiKey! });
   return {
@@ -135,18 +146,40 @@ export function openAnthropicBatch(config: ModelConfig, opts: ProviderClientOpti
       }
       return out;
     },
-    async find(s, known) {
+    async find(s, known, poll) {
       const since = Date.parse(s.at) - 60_000;
-      const found: string[] = [];
+      const sized: string[] = [];
       for await (const b of sdk.messages.batches.list({ limit: 100 })) {
         if (Date.parse(b.created_at) < since) break; // newest first
         if (known.has(b.id)) continue;
         const c = b.request_counts;
-        if (c.processing + c.succeeded + c.errored + c.canceled + c.expired === s.keys.length) found.push(b.id);
+        if (c.processing + c.succeeded + c.errored + c.canceled + c.expired === s.keys.length) sized.push(b.id);
       }
-      if (found.length > 1)
-        throw new EoError('LLM_BATCH_UNCERTAIN', `batch submission ${s.sid} (${s.keys.length} requests, ${s.at}) may have been accepted as any of ${found.join(', ')}; add {"type":"submitted","sid":"${s.sid}","batchId":"<id>"} or {"type":"abandoned","sid":"${s.sid}","reason":"checked"} to the batch log after checking, then resume`, { sid: s.sid, candidates: found });
-      return found[0] ?? null;
+      const want = requestKeysHash(s.keys);
+      /** 'ours' / 'other' from the ended batch's custom ids; 'open' when it did not end within the poll limit. */
+      const identify = async (id: string): Promise<'ours' | 'other' | 'open'> => {
+        for (let i = 0; ; i++) {
+          if ((await sdk.messages.batches.retrieve(id)).processing_status === 'ended') break;
+          if (!poll || i + 1 >= poll.maxPolls) return 'open';
+          await poll.sleep(poll.intervalMs);
+        }
+        const ids: string[] = [];
+        for await (const r of await sdk.messages.batches.results(id)) ids.push(r.custom_id);
+        return requestKeysHash(ids) === want ? 'ours' : 'other';
+      };
+      const ours: string[] = [];
+      const open: string[] = [];
+      for (const id of sized) {
+        const who = await identify(id);
+        if (who === 'ours') ours.push(id);
+        else if (who === 'open') open.push(id);
+      }
+      const fix = `add {"type":"submitted","sid":"${s.sid}","batchId":"<id>"} or {"type":"abandoned","sid":"${s.sid}","reason":"checked"} to the batch log after checking, then resume`;
+      if (ours.length > 1) throw new EoError('LLM_BATCH_UNCERTAIN', `batch submission ${s.sid} (${s.keys.length} requests, ${s.at}): batches ${ours.join(', ')} all carry its request ids; ${fix}`, { sid: s.sid, candidates: ours });
+      if (ours.length === 1) return ours[0];
+      if (open.length > 0)
+        throw new EoError('LLM_BATCH_UNCERTAIN', `batch submission ${s.sid} (${s.keys.length} requests, ${s.at}) may have been accepted as ${open.join(', ')}, still in progress: Message Batches show a batch's request ids only when it has ended; resume after it ends, or ${fix}`, { sid: s.sid, candidates: open });
+      return null;
     },
   };
 }

@@ -49,6 +49,13 @@ export interface BatchIntentRef {
   keys: readonly string[];
 }
 
+/** How a batch protocol waits for a batch (the runner's polling: `runBatch`'s sleep, interval and poll limit). */
+export interface BatchPoll {
+  sleep: (ms: number) => Promise<void>;
+  intervalMs: number;
+  maxPolls: number;
+}
+
 /** One batch result line: the answer body (parsed with `fromResponse` of the batch provider) or why it failed. */
 export type BatchItemResult = { body: unknown } | { error: string };
 
@@ -66,9 +73,11 @@ export interface ProviderBatch {
   results(batchId: string): Promise<Map<string, BatchItemResult>>;
   /**
    * The batch id of an intent that may have been accepted without its id being logged (ids in `known` are
-   * already accounted for); null: it was not accepted. Throws LLM_BATCH_UNCERTAIN when it cannot tell.
+   * already accounted for); null: it was not accepted. A batch is this intent's only when its request ids are the
+   * intent's keys (`requestKeysHash`), never by count and time alone; where the protocol shows them only once a batch
+   * has ended, `poll` says how to wait for that. Throws LLM_BATCH_UNCERTAIN when it cannot tell.
    */
-  find(intent: BatchIntentRef, known: Set<string>): Promise<string | null>;
+  find(intent: BatchIntentRef, known: Set<string>, poll?: BatchPoll): Promise<string | null>;
 }
 
 /** One LLM vendor: a file under lib/llm/providers/, registered by name (`registerProvider`). */
