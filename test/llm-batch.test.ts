@@ -243,6 +243,43 @@ test('budget: a batch run stops submitting before the estimate would exceed it, 
   }
 });
 
+test('budget: it stops on the worst case of what would be submitted, so answers that use their whole limit never take a store past it, and a rerun at the same budget spends nothing more', async () => {
+  // every answer bills its whole limit (1024 output tokens, reasoning included), far above the planning estimate
+  const srv = await startFakeOpenAIBatch({ answer: () => ({ text: 'ok', usage: { inputTokens: 40, outputTokens: 1024 } }), pollsToEnd: 0 });
+  try {
+    const config = at('gpt-5.5', srv.url);
+    const file = storeFile();
+    const env = { ...ENV, EO_LLM_BUDGET_USD: '0.02' };
+    const first = await runBatch({ config, requests: REQUESTS, store: file, env, sleep: noSleep, log: quiet });
+    const spent = () => openRecordStore(file).records().reduce((a, r) => a + r.costUsd, 0);
+    assert.ok(first.collected >= 1 && first.notSubmittedForBudget >= 1, JSON.stringify(first));
+    assert.ok(spent() <= 0.02, `spent ${spent()}`);
+    const lines: string[] = [];
+    const again = await runBatch({ config, requests: REQUESTS, store: file, env, sleep: noSleep, log: (l) => lines.push(l) });
+    assert.is(again.submittedRequests, 0);
+    assert.is(openRecordStore(file).records().length, first.collected);
+    assert.ok(spent() <= 0.02);
+    assert.ok(lines.some((l) => /not submitted: the store has recorded \d+\.\d{4} USD/.test(l) && /whole token limits/.test(l)), lines.join('\n'));
+  } finally {
+    await srv.close();
+  }
+});
+
+test('budget: the live path of a batch run (no batch API) says on its log, once, how many requests it did not send and the spend so far', async () => {
+  const srv = await startFakeOpenAI(() => ({ text: 'ok', usage: { inputTokens: 40, outputTokens: 1024 } }));
+  try {
+    const lines: string[] = [];
+    const r = await runBatch({ config: at('deepseek-v4-pro', srv.url), requests: REQUESTS, store: storeFile(), env: { ...ENV, EO_LLM_BUDGET_USD: '0.000001' }, sleep: noSleep, log: (l) => lines.push(l) });
+    assert.is(r.notSubmittedForBudget, 6);
+    assert.is(srv.requests.length, 0);
+    const said = lines.filter((l) => /request\(s\) not sent/.test(l));
+    assert.is(said.length, 1, lines.join('\n'));
+    assert.match(said[0], /deepseek-v4-pro: 6 request\(s\) not sent: .*the store has recorded 0\.0000 USD of EO_LLM_BUDGET_USD=0\.000001 USD.*rerun with a higher budget/);
+  } finally {
+    await srv.close();
+  }
+});
+
 test('budget: a live call is refused before it is sent when the estimate would exceed the budget', async () => {
   const srv = await startFakeOpenAI([{ text: 'ok', usage: { inputTokens: 10, outputTokens: 10 } }]);
   try {

@@ -24,7 +24,7 @@ import { wireOptions } from './params';
 import { providerFor, type LlmProvider, type ProviderBatch } from './providers';
 import { redactSecrets } from './redact';
 import { openRecordStore } from './store';
-import { estimateCallTokens } from './plan';
+import { estimateCallTokens, worstCaseOutputTokens } from './plan';
 import { appendBatchEvent, defaultBatchLogPath, readBatchLog, type BatchSubmission } from './batch-log';
 import type { BatchApi, ChatRequest, LlmRecord, ModelConfig, RecordStore } from './types';
 
@@ -145,6 +145,12 @@ function estimateRequestUsd(run: BatchRun, req: LlmRecord['request']): number {
   return batchCallCostUsd(config, t) ?? callCostUsd(config, t);
 }
 
+/** Batch-price worst case of one request (its whole token limit, `worstCaseOutputTokens`): what the budget counts. */
+function worstCaseRequestUsd(run: BatchRun, req: LlmRecord['request']): number {
+  const t = estimateCallTokens(req, worstCaseOutputTokens(run.config, req));
+  return batchCallCostUsd(run.config, t) ?? callCostUsd(run.config, t);
+}
+
 /** No batch API: live calls with the model's concurrency, recorded in the same store. */
 async function runLive(run: BatchRun): Promise<RunBatchResult> {
   const { opts, config, store, result } = run;
@@ -170,6 +176,9 @@ async function runLive(run: BatchRun): Promise<RunBatchResult> {
       }
     }),
   );
+  if (result.notSubmittedForBudget > 0)
+    // the client refused each of them before sending; say it once, with the spend so far (stderr by default)
+    run.log(`${config.id}: ${result.notSubmittedForBudget} request(s) not sent: each may cost up to its whole token limit, and the store has recorded ${storeRecordedUsd(store).toFixed(4)} USD of ${LLM_BUDGET_ENV}=${run.budget} USD. Nothing is sent twice; ${budgetContinueHint(storeRecordedUsd(store), todo.filter(([k]) => !store.has(k)).reduce((a, [, { request }]) => a + callCostUsd(config, estimateCallTokens(request, worstCaseOutputTokens(config, request))), 0), store.path)}`);
   reportProgress(run, 'done');
   return result;
 }
@@ -278,17 +287,17 @@ function keyStates(run: BatchProtocolRun): { inFlight: Set<string>; attempts: Ma
   return { inFlight, attempts, lastFailure };
 }
 
-/** The estimate of this model's open batches' unanswered requests (the budget counts them as spent). */
+/** The worst case of this model's open batches' unanswered requests (the budget counts them as spent). */
 function openBatchesUsd(run: BatchProtocolRun): number {
   const { inFlight } = keyStates(run);
   return run.mine()
     .filter((s) => s.batchId && !s.collected && !s.abandoned)
-    .reduce((a, s) => a + s.keys.reduce((b, k, i) => b + (inFlight.has(k) && !run.store.has(k) ? estimateRequestUsd(run, s.requests[i]) : 0), 0), 0);
+    .reduce((a, s) => a + s.keys.reduce((b, k, i) => b + (inFlight.has(k) && !run.store.has(k) ? worstCaseRequestUsd(run, s.requests[i]) : 0), 0), 0);
 }
 
 /**
- * How many of `chunk` (costs `costs`) fit the budget, which is cumulative per store: what it has recorded, plus the
- * estimate of the open batches. Sets and logs `notSubmittedForBudget` (counting the rest of `todo` from `from`) when not all fit.
+ * How many of `chunk` (worst-case costs `costs`) fit the budget, which is cumulative per store: what it has recorded,
+ * plus the worst case of the open batches. Sets and logs `notSubmittedForBudget` (counting the rest of `todo` from `from`) when not all fit.
  */
 function fitBudget(run: BatchProtocolRun, budget: number, chunk: readonly string[], costs: readonly number[], todo: readonly string[], from: number): { n: number; add: number } {
   const { config, store, result } = run;
@@ -298,8 +307,8 @@ function fitBudget(run: BatchProtocolRun, budget: number, chunk: readonly string
   while (n < chunk.length && already + add + costs[n] <= budget) add += costs[n++];
   if (n < chunk.length) {
     result.notSubmittedForBudget = todo.length - from - n;
-    const rest = todo.slice(from + n).reduce((a, k) => a + estimateRequestUsd(run, run.byKey.get(k)!.request), 0);
-    run.log(`${config.id}: ${result.notSubmittedForBudget} request(s) not submitted: the store has recorded ${storeRecordedUsd(store).toFixed(4)} USD and open batches are estimated at ${(already - storeRecordedUsd(store)).toFixed(4)}; with the ${result.notSubmittedForBudget} (≈ ${rest.toFixed(4)} USD) that would exceed ${LLM_BUDGET_ENV}=${budget} USD. Nothing is submitted twice; ${budgetContinueHint(already + add, rest, store.path)}`);
+    const rest = todo.slice(from + n).reduce((a, k) => a + worstCaseRequestUsd(run, run.byKey.get(k)!.request), 0);
+    run.log(`${config.id}: ${result.notSubmittedForBudget} request(s) not submitted: the store has recorded ${storeRecordedUsd(store).toFixed(4)} USD and open batches may cost up to ${(already - storeRecordedUsd(store)).toFixed(4)}; with the ${result.notSubmittedForBudget} (up to ${rest.toFixed(4)} USD at their whole token limits) that could exceed ${LLM_BUDGET_ENV}=${budget} USD. Nothing is submitted twice; ${budgetContinueHint(already + add, rest, store.path)}`);
   }
   return { n, add };
 }
@@ -334,8 +343,9 @@ async function submitAndCollect(run: BatchProtocolRun): Promise<void> {
       let chunk = todo.slice(i, i + batchSize);
       const costs = chunk.map((k) => estimateRequestUsd(run, byKey.get(k)!.request));
       if (run.budget !== null) {
-        const { n, add } = fitBudget(run, run.budget, chunk, costs, todo, i);
-        submittedEstimate += add;
+        // the budget stops on the worst case of what would be submitted; the estimate is what is reported
+        const { n } = fitBudget(run, run.budget, chunk, chunk.map((k) => worstCaseRequestUsd(run, byKey.get(k)!.request)), todo, i);
+        submittedEstimate += costs.slice(0, n).reduce((x, y) => x + y, 0);
         chunk = chunk.slice(0, n);
       } else submittedEstimate += costs.reduce((x, y) => x + y, 0);
       if (chunk.length > 0) {

@@ -7,7 +7,7 @@ import { describeChatRequest, llmRecordKey, normalizeChatRequest } from './key';
 import { apiKeyEnvOf, callCostUsd, getModelConfig, loadModelsFile, resolveBaseUrl } from './models';
 import { wireOptions } from './params';
 import { providerFor, type ProviderAnswer, type ProviderChatCall } from './providers';
-import { estimateCallTokens } from './plan';
+import { estimateCallTokens, worstCaseOutputTokens } from './plan';
 import { redactSecrets } from './redact';
 import { openRecordStore } from './store';
 import type { ChatRequest, ChatResponse, CreateLlmClientOptions, LlmClient, LlmClientStats, LlmMode, LlmRecord, ModelConfig, RecordStore } from './types';
@@ -259,14 +259,14 @@ async function callLive(c: LiveCalls, req: ChatRequest, normalized: LlmRecord['r
   const { config, budget, store } = c;
   let reserved = 0;
   if (budget !== null) {
-    const outTok = Math.min(normalized.maxTokens ?? Infinity, 64 + (config.estimatedReasoningTokens ?? 0));
-    reserved = callCostUsd(config, estimateCallTokens(normalized, outTok));
+    // the worst case (the call's whole token limit), so that what is spent never passes the budget
+    reserved = callCostUsd(config, estimateCallTokens(normalized, worstCaseOutputTokens(config, normalized)));
     // cumulative per store: what it has recorded (earlier runs too), else what this process spent
     const spent = store ? storeRecordedUsd(store) : llmSpend.spentUsd;
     if (spent + llmSpend.reservedUsd + reserved > budget)
       throw new EoError(
         'LLM_BUDGET',
-        `${config.id}: stopped before a call estimated at ${reserved.toFixed(4)} USD: ${store ? `the record store ${store.path ?? '(in memory)'} has recorded ${spent.toFixed(4)} USD of calls` : `this run has spent ${spent.toFixed(4)} USD`} (+${llmSpend.reservedUsd.toFixed(4)} in flight) of ${LLM_BUDGET_ENV}=${budget}. Recorded calls are kept; ${budgetContinueHint(spent + llmSpend.reservedUsd, reserved, store?.path ?? null)}.`,
+        `${config.id}: stopped before a call that may cost up to ${reserved.toFixed(4)} USD (its whole token limit): ${store ? `the record store ${store.path ?? '(in memory)'} has recorded ${spent.toFixed(4)} USD of calls` : `this run has spent ${spent.toFixed(4)} USD`} (+${llmSpend.reservedUsd.toFixed(4)} in flight) of ${LLM_BUDGET_ENV}=${budget}. Recorded calls are kept; ${budgetContinueHint(spent + llmSpend.reservedUsd, reserved, store?.path ?? null)}.`,
         { configId: config.id, budget, spent },
       );
     llmSpend.reservedUsd += reserved;

@@ -17,6 +17,18 @@ export function estimateCallTokens(req: LlmRecord['request'], outputTokens: numb
   return { inputTokens: roughTokens(JSON.stringify(req.messages) + (req.tools.length > 0 ? JSON.stringify(req.tools) : '')), outputTokens: outputTokens };
 }
 
+/** Output tokens assumed as the worst case of a call that sets no token limit (the API then has none we can read). */
+export const WORST_CASE_UNLIMITED_OUTPUT_TOKENS = 4096;
+
+/**
+ * The most output tokens one call can be billed for, the budget's measure (never the expected answer length: a run
+ * stopped on estimates overspent when answers carried thousands of reasoning tokens): its token limit (reasoning
+ * tokens count against it), else the larger of WORST_CASE_UNLIMITED_OUTPUT_TOKENS and the entry's reasoning estimate.
+ */
+export function worstCaseOutputTokens(config: Pick<ModelConfig, 'estimatedReasoningTokens'>, req: Pick<LlmRecord['request'], 'maxTokens'>): number {
+  return req.maxTokens ?? Math.max(WORST_CASE_UNLIMITED_OUTPUT_TOKENS, 64 + (config.estimatedReasoningTokens ?? 0));
+}
+
 /** One (stage, model) line of work to plan. */
 export interface PlanStage {
   /** `writer`, `listwise`, `agentic`, `judge`, or any label. */
