@@ -443,6 +443,28 @@ test('eo cache rebuild bm25 --sample rebuilds the index a CACHE_MISMATCH names; 
   assert.is(eo('cache', 'verify', '--bogus').status, 2);
 });
 
+test('contradicting or repeated flags are refused before anything loads (exit 2, INVALID_ARGUMENT): --alpha with --fusion rrf (eo search, eo eval, eo serve), a repeated --bounding-box or --temporal', () => {
+  const EO = path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js');
+  const eo = (...args: string[]) => spawnSync(process.execPath, [EO, ...args], { cwd: repoRoot(), encoding: 'utf8', timeout: 60_000 });
+  const refused = (args: string[], re: RegExp) => {
+    const r = eo(...args);
+    assert.is(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, re);
+    assert.is(r.stdout, '', 'no results');
+  };
+  const rrfAlpha = /\[INVALID_ARGUMENT\] --alpha sets the weight of a convex fusion; --fusion rrf has none/;
+  refused(['search', 'sea ice', '--sample', '--alpha', '0.5', '--fusion', 'rrf'], rrfAlpha);
+  refused(['eval', '--system', 'best', '--sample', '--alpha', '0.5', '--fusion', 'rrf'], rrfAlpha);
+  refused(['serve', '--sample', '--alpha', '0.5', '--fusion', 'rrf'], rrfAlpha);
+  // the API refuses a repeated bounding_box; the CLI kept the last one silently
+  refused(['search', 'sea ice', '--sample', '--bounding-box=-10,40,10,60', '--bounding-box=0,0,1,1'], /\[INVALID_ARGUMENT\] --bounding-box: give it once/);
+  refused(['search', 'sea ice', '--sample', '--temporal=2000-01-01,2001-01-01', '--temporal=2005-01-01,2006-01-01'], /\[INVALID_ARGUMENT\] --temporal: give it once/);
+  // given once, each still works
+  const ok = eo('search', 'sea ice', '--sample', '--bounding-box=-10,40,10,60', '--alpha', '0.5', '--k', '1');
+  assert.is(ok.status, 0, ok.stderr);
+  assert.match(ok.stdout, /filters: bounding_box -10,40,10,60/);
+});
+
 // ------------------------------------------------------------------------------------------ truncated gzip inputs
 
 /** The sample snapshot gzipped into a temp folder, with `damage` applied to one file's bytes. */

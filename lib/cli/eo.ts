@@ -42,7 +42,7 @@ import { search } from '../search/search';
 import { checkFilters } from '../serve/validate';
 import type { LoadSearchEngineOptions } from '../search/engine';
 import type { SearchEngine, SearchResponse } from '../search/types';
-import { CACHE_USAGE, commandUsage, fusionFlag, LLM_USAGE, nnsscTopMFlag, numberFlag, SERVE_USAGE } from './usage';
+import { CACHE_USAGE, checkAlphaWithFusion, commandUsage, fusionFlag, LLM_USAGE, nnsscTopMFlag, numberFlag, SERVE_USAGE } from './usage';
 import { checkArgvLength, exitWithError } from './exit';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 import { runStyleEval } from './eval-styles';
@@ -94,6 +94,7 @@ function engineOptions(name: string, values: { sample?: boolean; data?: string; 
   const gcmdFile = values.data === undefined ? undefined : gcmdKeywordsFile(values.data);
   const common = { sample: !!values.sample, fusion: fusionFlag(values.fusion, USAGE), nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], USAGE), gcmdFile, log };
   const alpha = numberFlag(values.alpha, 'alpha', undefined, { min: 0, max: 1 });
+  checkAlphaWithFusion(alpha, common.fusion);
   const semantic = values.semantic ?? 'best';
   if (!['best', 'nnssc', 'use-lite', 'static'].includes(semantic)) fail(`--semantic must be best, nnssc, use-lite or static (got "${semantic}")`);
   if (name === 'best') return { ...common, alpha, semantic: semantic as 'best' | 'nnssc' | 'use-lite' | 'static' };
@@ -194,7 +195,9 @@ function parseCli(argv: string[]) {
       depth: { type: 'string' }, system: { type: 'string' }, split: { type: 'string' }, bench: { type: 'string' },
       fusion: { type: 'string' }, alpha: { type: 'string' }, semantic: { type: 'string' }, 'nnssc-top-m': { type: 'string' },
       provider: { type: 'string', multiple: true }, platform: { type: 'string', multiple: true }, instrument: { type: 'string', multiple: true },
-      'processing-level-id': { type: 'string', multiple: true }, temporal: { type: 'string' }, 'bounding-box': { type: 'string' },
+      'processing-level-id': { type: 'string', multiple: true },
+      // taken as lists so that a repeat reaches the shared parser, which refuses it as the API does ("give it once")
+      temporal: { type: 'string', multiple: true }, 'bounding-box': { type: 'string', multiple: true },
       ignore: { type: 'string', multiple: true }, facets: { type: 'boolean' }, 'no-rules': { type: 'boolean' },
       'no-repair': { type: 'boolean' }, format: { type: 'string' },
       help: { type: 'boolean', short: 'h' },

@@ -18,7 +18,7 @@ import { EoError } from '../errors';
 import { loadSearchEngine } from '../search/engine';
 import { createSearchServer } from '../serve/server';
 import { createLlmClientFromEnv } from '../llm/client';
-import { fusionFlag, nnsscTopMFlag, numberFlag, SERVE_USAGE } from './usage';
+import { checkAlphaWithFusion, fusionFlag, nnsscTopMFlag, numberFlag, SERVE_USAGE } from './usage';
 import { MAX_QUERY_CHARS } from '../serve/validate';
 import { gcmdKeywordsFile } from '../router/variables';
 import { SERVE_PROCESS, SERVICE_ENCODER_SPEC } from '../serve/types';
@@ -48,6 +48,7 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
   const fusion = fusionFlag(values.fusion, SERVE_USAGE);
   // every flag is checked before anything loads
   const alpha = numberFlag(values.alpha, 'alpha', undefined, { min: 0, max: 1, usage: SERVE_USAGE });
+  checkAlphaWithFusion(alpha, fusion, SERVE_USAGE);
   const rateLimitMax = numberFlag(values['rate-limit'], 'rate-limit', 300, { integer: true, min: 1, usage: SERVE_USAGE });
   const maxQueryChars = numberFlag(values['max-query'], 'max-query', MAX_QUERY_CHARS, { integer: true, min: 1, usage: SERVE_USAGE });
   const nnsscTwoStage = nnsscTopMFlag(values['nnssc-top-m'], SERVE_USAGE);

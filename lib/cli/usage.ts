@@ -15,6 +15,15 @@ export function fusionFlag(v: string | undefined, usage: string): 'analytic' | '
 }
 
 /**
+ * `--alpha` beside `--fusion` (eo search, eo eval, eo serve): a fixed α is a convex fusion's weight, and RRF has none,
+ * so the pair is refused rather than the α silently turning the fusion convex.
+ */
+export function checkAlphaWithFusion(alpha: number | undefined, fusion: string | undefined, usage?: string): void {
+  if (alpha !== undefined && fusion === 'rrf')
+    throw new EoError('INVALID_ARGUMENT', `--alpha sets the weight of a convex fusion; --fusion rrf has none (drop --alpha, or drop --fusion rrf)${usage ? `\n${usage}` : ''}`);
+}
+
+/**
  * `--nnssc-top-m M|exact` of `eo search`, `eo eval` and `eo serve`: two-stage NN-SSC over the union of the top M of
  * BM25 and cosine (`loadSearchEngine`'s `nnsscTwoStage`), or `exact` (every dataset scored); absent: the default
  * ranking's (`DEFAULT_RANKING.nnsscTwoStage`), the same for every command.
