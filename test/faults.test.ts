@@ -465,6 +465,16 @@ test('contradicting or repeated flags are refused before anything loads (exit 2,
   assert.match(ok.stdout, /filters: bounding_box -10,40,10,60/);
 });
 
+test('a reader that stops early (eo search … --k 200 | head -1): eo ends with 0, no EPIPE stack trace', () => {
+  const EO = path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js');
+  // a shell pipe, as users write it; PIPESTATUS gives eo's own status
+  const r = spawnSync('bash', ['-c', `"${process.execPath}" "${EO}" search "sea ice" --sample --k 200 | head -1; echo "eo-status=\${PIPESTATUS[0]}" >&2`], { cwd: repoRoot(), encoding: 'utf8', timeout: 60_000 });
+  assert.is(r.stdout.split('\n').filter(Boolean).length, 1);
+  assert.match(r.stdout, /^ {2}1\. \S+ {2}- {2}score /);
+  assert.match(r.stderr, /eo-status=0$/m);
+  assert.not.match(r.stderr, /EPIPE|Error:|at .*\.js:\d+/);
+});
+
 // ------------------------------------------------------------------------------------------ truncated gzip inputs
 
 /** The sample snapshot gzipped into a temp folder, with `damage` applied to one file's bytes. */

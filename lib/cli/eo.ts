@@ -340,4 +340,6 @@ async function runEvalCommand(values: CliValues): Promise<void> {
   }
 }
 
+// a reader that stops early (`eo search … | head -1`) closes the pipe: the output is done, which is no error
+process.stdout.on('error', (e: NodeJS.ErrnoException) => (e.code === 'EPIPE' ? process.exit(0) : exitWithError('eo', e)));
 main(process.argv.slice(2)).catch((e) => exitWithError('eo', e));
