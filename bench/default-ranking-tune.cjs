@@ -97,8 +97,7 @@ async function main() {
     const train = eo.benchmarkSplit(bench, 'train');
     const test = eo.benchmarkSplit(bench, 'test');
     const exclude = eo.adaptiveExcludedIds(corpus, test);
-    const encoderPositives = eo.adaptiveTrainingQueries(corpus, train, { excludeDatasetIds: exclude }).flatMap((q) => [...q.relevant]);
-    const heldOut = { excludeDatasetIds: new Set([...exclude, ...encoderPositives]), seed: 7 };
+    const heldOut = eo.heldOutTrainingOptions(corpus, train, test, { seed: 7 });
     const noTitle = { queries: [], qrels: new Map() };
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-adaptive-queries-'));
     const grid = [];

@@ -24,6 +24,7 @@ const args = benchArgs({
 });
 printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/search') };
+const { relevantSet } = require('../dist/lib/metrics/metrics');
 
 
 async function main() {
@@ -78,7 +79,7 @@ async function main() {
   const topics = [...new Set(half.queries.map((q) => topicOf.get(q.id)))].sort();
   const FOLDS = 5;
   const foldOf = (i) => topics.indexOf(topicOf.get(half.queries[i].id)) % FOLDS;
-  const devSet = eo.rerankExamples(corpus, devRows, half.queries.map((q) => [...(half.qrels.get(q.id) ?? new Map())].filter(([, g]) => g > 0).map(([id]) => id)));
+  const devSet = eo.rerankExamples(corpus, devRows, half.queries.map((q) => relevantSet(half.qrels.get(q.id))));
   for (const training of ['dev-cv', 'dev-cv+held-out']) {
     for (const l2 of [1e-3, 1e-2, 1e-1]) configs.push({ training, features: 'all', l2, epochs: 20 });
     configs.push({ training, features: 'no-fields', l2: 1e-2, epochs: 20 });

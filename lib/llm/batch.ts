@@ -21,10 +21,11 @@ import { budgetContinueHint, budgetFromEnv, createLlmClient, LLM_BUDGET_ENV, not
 import { llmRecordKey, normalizeChatRequest } from './key';
 import { apiKeyEnvOf, batchApiOf, batchCallCostUsd, callCostUsd, resolveBaseUrl } from './models';
 import { wireOptions } from './params';
-import { providerFor, type LlmProvider, type ProviderBatch } from './providers';
+import { providerFor, type BatchPoll, type LlmProvider, type ProviderBatch } from './providers';
 import { redactSecrets } from './redact';
 import { openRecordStore } from './store';
-import { estimateCallTokens, worstCaseOutputTokens } from './plan';
+import { sleep } from '../util/lock';
+import { estimateCallTokens, worstCaseCallTokens } from './plan';
 import { appendBatchEvent, defaultBatchLogPath, readBatchLog, type BatchSubmission } from './batch-log';
 import type { BatchApi, ChatRequest, LlmRecord, ModelConfig, RecordStore } from './types';
 
@@ -107,7 +108,11 @@ export interface RunBatchResult {
   /** Estimated cost of what this run submitted (batch prices). */
   estimatedCostUsd: number;
 }
-const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** The runner's polling (its sleep, interval and poll limit, with their defaults): open batches and `find` wait alike. */
+function batchPoll(opts: Pick<RunBatchOptions, 'sleep' | 'pollIntervalMs' | 'maxPolls'>): BatchPoll {
+  return { sleep: opts.sleep ?? sleep, intervalMs: opts.pollIntervalMs ?? 30_000, maxPolls: opts.maxPolls ?? 2880 };
+}
 
 type Pending = Map<string, { request: LlmRecord['request']; stage: string | null }>;
 
@@ -147,7 +152,7 @@ function estimateRequestUsd(run: BatchRun, req: LlmRecord['request']): number {
 
 /** Batch-price worst case of one request (its whole token limit, `worstCaseOutputTokens`): what the budget counts. */
 function worstCaseRequestUsd(run: BatchRun, req: LlmRecord['request']): number {
-  const t = estimateCallTokens(req, worstCaseOutputTokens(run.config, req));
+  const t = worstCaseCallTokens(run.config, req);
   return batchCallCostUsd(run.config, t) ?? callCostUsd(run.config, t);
 }
 
@@ -176,9 +181,12 @@ async function runLive(run: BatchRun): Promise<RunBatchResult> {
       }
     }),
   );
-  if (result.notSubmittedForBudget > 0)
+  if (result.notSubmittedForBudget > 0) {
     // the client refused each of them before sending; say it once, with the spend so far (stderr by default)
-    run.log(`${config.id}: ${result.notSubmittedForBudget} request(s) not sent: each may cost up to its whole token limit, and the store has recorded ${storeRecordedUsd(store).toFixed(4)} USD of ${LLM_BUDGET_ENV}=${run.budget} USD. Nothing is sent twice; ${budgetContinueHint(storeRecordedUsd(store), todo.filter(([k]) => !store.has(k)).reduce((a, [, { request }]) => a + callCostUsd(config, estimateCallTokens(request, worstCaseOutputTokens(config, request))), 0), store.path)}`);
+    const spent = storeRecordedUsd(store);
+    const rest = todo.filter(([k]) => !store.has(k)).reduce((a, [, { request }]) => a + callCostUsd(config, worstCaseCallTokens(config, request)), 0);
+    run.log(`${config.id}: ${result.notSubmittedForBudget} request(s) not sent: each may cost up to its whole token limit, and the store has recorded ${spent.toFixed(4)} USD of ${LLM_BUDGET_ENV}=${run.budget} USD. Nothing is sent twice; ${budgetContinueHint(spent, rest, store.path)}`);
+  }
   reportProgress(run, 'done');
   return result;
 }
@@ -200,8 +208,7 @@ async function resolveInterrupted(run: BatchProtocolRun): Promise<void> {
     if (s.batchId || s.abandoned) continue;
     const known = new Set(run.mine().map((x) => x.batchId).filter((x): x is string => !!x));
     // a protocol that can tell a batch's requests only once it ends waits for it as the runner polls
-    const poll = { sleep: run.opts.sleep ?? realSleep, intervalMs: run.opts.pollIntervalMs ?? 30_000, maxPolls: run.opts.maxPolls ?? 2880 };
-    const id = await run.wrap('lookup', () => run.protocol.find(s, known, poll));
+    const id = await run.wrap('lookup', () => run.protocol.find(s, known, batchPoll(run.opts)));
     if (id) {
       appendBatchEvent(run.logFile, { type: 'submitted', sid: s.sid, batchId: id, adopted: true });
       run.log(`batch ${s.sid}: found batch ${id} accepted before the interruption; collecting it instead of submitting again`);
@@ -254,9 +261,9 @@ async function collectBatch(run: BatchProtocolRun, s: BatchSubmission): Promise<
 
 /** Poll open batches; collect those that ended. Returns how many are still open. */
 async function pollOpen(run: BatchProtocolRun, wait: boolean): Promise<number> {
-  const { opts } = run;
+  const poll = batchPoll(run.opts);
   let open = run.mine().filter((s) => s.batchId && !s.collected);
-  for (let poll = 0; open.length > 0; poll++) {
+  for (let round = 0; open.length > 0; round++) {
     for (const s of open) {
       const st = await run.wrap('status', () => run.protocol.status(s.batchId!));
       if (st.ended) {
@@ -266,9 +273,9 @@ async function pollOpen(run: BatchProtocolRun, wait: boolean): Promise<number> {
       }
     }
     open = run.mine().filter((s) => s.batchId && !s.collected);
-    if (open.length === 0 || !wait || poll + 1 >= (opts.maxPolls ?? 2880)) break;
+    if (open.length === 0 || !wait || round + 1 >= poll.maxPolls) break;
     reportProgress(run, `waiting for ${open.length} batch(es)`);
-    await (opts.sleep ?? realSleep)(opts.pollIntervalMs ?? 30_000);
+    await poll.sleep(poll.intervalMs);
   }
   return open.length;
 }

@@ -7,7 +7,7 @@ import { describeChatRequest, llmRecordKey, normalizeChatRequest } from './key';
 import { apiKeyEnvOf, callCostUsd, getModelConfig, loadModelsFile, resolveBaseUrl } from './models';
 import { wireOptions } from './params';
 import { providerFor, type ProviderAnswer, type ProviderChatCall } from './providers';
-import { estimateCallTokens, worstCaseOutputTokens } from './plan';
+import { estimateCallTokens, worstCaseCallTokens } from './plan';
 import { redactSecrets } from './redact';
 import { openRecordStore } from './store';
 import type { ChatRequest, ChatResponse, CreateLlmClientOptions, LlmClient, LlmClientStats, LlmMode, LlmRecord, ModelConfig, RecordStore } from './types';
@@ -141,8 +141,6 @@ function responseFromRecord(rec: LlmRecord, fromRecording: boolean): ChatRespons
   };
 }
 
-/** Status code of an SDK error, if any. */
-
 /**
  * An LLM client for one model config. Calls go through the config's vendor (`providerFor(config.provider)`; the
  * built-in ones use the official SDKs: `openai` for OpenAI and OpenAI-compatible base URLs, `@anthropic-ai/sdk` for
@@ -260,7 +258,7 @@ async function callLive(c: LiveCalls, req: ChatRequest, normalized: LlmRecord['r
   let reserved = 0;
   if (budget !== null) {
     // the worst case (the call's whole token limit), so that what is spent never passes the budget
-    reserved = callCostUsd(config, estimateCallTokens(normalized, worstCaseOutputTokens(config, normalized)));
+    reserved = callCostUsd(config, worstCaseCallTokens(config, normalized));
     // cumulative per store: what it has recorded (earlier runs too), else what this process spent
     const spent = store ? storeRecordedUsd(store) : llmSpend.spentUsd;
     if (spent + llmSpend.reservedUsd + reserved > budget)

@@ -29,6 +29,11 @@ export function worstCaseOutputTokens(config: Pick<ModelConfig, 'estimatedReason
   return req.maxTokens ?? Math.max(WORST_CASE_UNLIMITED_OUTPUT_TOKENS, 64 + (config.estimatedReasoningTokens ?? 0));
 }
 
+/** The tokens of one request at its worst case (`estimateCallTokens` with `worstCaseOutputTokens`): what every budget check prices. */
+export function worstCaseCallTokens(config: Pick<ModelConfig, 'estimatedReasoningTokens'>, req: LlmRecord['request']): { inputTokens: number; outputTokens: number } {
+  return estimateCallTokens(req, worstCaseOutputTokens(config, req));
+}
+
 /** One (stage, model) line of work to plan. */
 export interface PlanStage {
   /** `writer`, `listwise`, `agentic`, `judge`, or any label. */

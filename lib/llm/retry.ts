@@ -7,6 +7,7 @@
  * The workbench's own errors (EoError: a missing key, a refused configuration) are never retried.
  */
 import { isEoError } from '../errors';
+import { sleep as wait } from '../util/lock';
 
 /** The longest server-asked wait honoured, in ms (a longer one falls back to the backoff). */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -21,8 +22,9 @@ function headerOf(e: unknown, name: string): string | undefined {
   const h = (e as { headers?: unknown })?.headers;
   if (!h || typeof h !== 'object') return undefined;
   if (typeof (h as Headers).get === 'function') return (h as Headers).get(name) ?? undefined;
+  // a plain record, as some SDK versions give it: any capitalisation (`name` is lower-case)
   const rec = h as Record<string, unknown>;
-  const v = rec[name] ?? rec[name.toLowerCase()] ?? Object.entries(rec).find(([k]) => k.toLowerCase() === name)?.[1];
+  const v = rec[name] ?? Object.entries(rec).find(([k]) => k.toLowerCase() === name)?.[1];
   return typeof v === 'string' ? v : undefined;
 }
 
@@ -73,7 +75,7 @@ export interface RetryOptions {
 
 /** `call` under the policy; on a final failure the last error is thrown with `attempts` set on it. */
 export async function withRetries<T>(call: () => Promise<T>, opts: RetryOptions): Promise<T> {
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const sleep = opts.sleep ?? wait;
   for (let attempt = 0; ; attempt++) {
     try {
       return await call();

@@ -2,7 +2,7 @@ import { sortRunEntries } from './rank';
 import { METRIC_NAMES, type EvaluateOptions, type MetricName, type MetricRow, type PerQueryMetrics, type Qrels, type Run, type RunEntry } from './types';
 
 /** Relevant (rel > 0) dataset ids of one query. */
-function relevantSet(judged: Map<string, number> | undefined): Set<string> {
+export function relevantSet(judged: Map<string, number> | undefined): Set<string> {
   const s = new Set<string>();
   if (judged) for (const [d, r] of judged) if (r > 0) s.add(d);
   return s;

@@ -61,13 +61,11 @@ function balancedJsonCandidates(text: string, open: '{' | '['): { start: number;
  * of bare ids anywhere in the text, and a comma list that is a whole line (after an optional short label such as
  * `Ranking:`), so that numbers in a sentence ("between 1, 2 and 3") are never taken for a ranking.
  */
-const ID_LISTS: readonly RegExp[] = [
-  /\[\s*\d+\s*\](?:\s*(?:>|,)\s*\[\s*\d+\s*\])+/g,
-  /(?<!\d|\d\.)\d+(?:\s*>\s*\d+)+(?!\d|\.\d)/g,
-  /^[^\S\n]*(?:[A-Za-z][A-Za-z ]{0,30}:[^\S\n]*)?(\d+(?:[^\S\n]*,[^\S\n]*\d+)+)[^\S\n]*\.?[^\S\n]*$/gm,
-];
+const RANKGPT_CHAIN = /\[\s*\d+\s*\](?:\s*(?:>|,)\s*\[\s*\d+\s*\])+/g;
+const ID_CHAIN = /(?<!\d|\d\.)\d+(?:\s*>\s*\d+)+(?!\d|\.\d)/g;
+const ID_LINE = /^[^\S\n]*(?:[A-Za-z][A-Za-z ]{0,30}:[^\S\n]*)?(\d+(?:[^\S\n]*,[^\S\n]*\d+)+)[^\S\n]*\.?[^\S\n]*$/gm;
 
-/** The last match of a plain id list (the `ID_LISTS` form `form`), as its ids and where it sits; null when none. */
+/** The last match of a plain id list (one of the forms above), as its ids and where it sits; null when none. */
 function lastIdList(text: string, form: RegExp): { ids: number[]; start: number; end: number } | null {
   let last: RegExpExecArray | null = null;
   for (const m of text.matchAll(form)) last = m;
@@ -129,24 +127,24 @@ export function parseRanking(text: string, k: number): ParsedRanking {
     surrounded(list.start, list.end);
     return true;
   };
-  const objects = balancedJsonCandidates(body, '{').filter((o) => rankedField(o.value) !== null);
+  const jsonObjects = balancedJsonCandidates(body, '{');
+  const objects = jsonObjects.filter((o) => rankedField(o.value) !== null);
   if (objects.length > 0) {
     const o = objects[objects.length - 1];
     entries = rankedField(o.value);
     surrounded(o.start, o.end);
-  } else if (!idList(ID_LISTS[0])) {
+  } else if (!idList(RANKGPT_CHAIN)) {
     // RankGPT's "[3] > [1]" first: each "[3]" alone is a bare JSON array. Then a bare top-level array only: arrays
     // inside some other JSON object (e.g. {"order": [...]}) are not ids
-    const others = balancedJsonCandidates(body, '{');
     const arrays = balancedJsonCandidates(body, '[').filter(
-      (a) => Array.isArray(a.value) && (a.value as unknown[]).length > 0 && !others.some((o) => o.start < a.start && o.end >= a.end),
+      (a) => Array.isArray(a.value) && (a.value as unknown[]).length > 0 && !jsonObjects.some((o) => o.start < a.start && o.end >= a.end),
     );
     if (arrays.length > 0) {
       repairs.bareArray = 1;
       const a = arrays[arrays.length - 1];
       entries = a.value as unknown[];
       surrounded(a.start, a.end);
-    } else if (!others.length) idList(ID_LISTS[1]) || idList(ID_LISTS[2]);
+    } else if (!jsonObjects.length) idList(ID_CHAIN) || idList(ID_LINE);
   }
   if (!entries) return fail();
   const ranked: number[] = [];

@@ -17,7 +17,7 @@ import { EoError, isEoError } from '../errors';
 import { adaptiveAlphaOf, checkAdaptiveAlphaModel, fitAdaptiveAlpha, fusionFeatures, FUSION_FEATURES, type AdaptiveAlphaModel, type AdaptiveAlphaRow, type FusionQueryShape } from '../fuse/adaptive';
 import { minMaxNormalize } from '../fuse/minmax';
 import type { FusionSpec } from '../fuse/scorer';
-import { averagePrecision } from '../metrics/metrics';
+import { averagePrecision, relevantSet } from '../metrics/metrics';
 import { bm25Tokens } from '../retrieve/bm25';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { topKIndices } from '../retrieve/topk';
@@ -75,11 +75,22 @@ export function adaptiveExcludedIds(corpus: Corpus, titleTest: Pick<BenchSplitVi
   return new Set([...extra, ...testLabelIds(corpus, titleTest).ids]);
 }
 
+/**
+ * Training options whose corpus-made queries the static encoder never saw as pairs: another seed than its own (42),
+ * and no dataset its own style queries had as a positive, nor any test label of either benchmark
+ * (`adaptiveExcludedIds`). Its scores on them are not memorised, unlike on its own pairs.
+ */
+export function heldOutTrainingOptions(corpus: Corpus, titleTrain: Pick<BenchSplitView, 'queries' | 'qrels'>, titleTest: Pick<BenchSplitView, 'qrels'>, opts: { perStyle?: number; seed: number }): AdaptiveTrainingOptions {
+  const exclude = adaptiveExcludedIds(corpus, titleTest);
+  const encoderPositives = adaptiveTrainingQueries(corpus, titleTrain, { excludeDatasetIds: exclude }).flatMap((q) => [...q.relevant]);
+  return { perStyle: opts.perStyle, seed: opts.seed, excludeDatasetIds: new Set([...exclude, ...encoderPositives]) };
+}
+
 /** The training queries: the TRAINING split plus corpus-made queries in the users' styles. */
 export function adaptiveTrainingQueries(corpus: Corpus, train: Pick<BenchSplitView, 'queries' | 'qrels'>, opts: AdaptiveTrainingOptions = {}): AdaptiveTrainingQuery[] {
   const out: AdaptiveTrainingQuery[] = [];
   for (const q of train.queries) {
-    const rel = new Set([...(train.qrels.get(q.id) ?? new Map()).entries()].filter(([, g]) => g > 0).map(([d]) => d));
+    const rel = relevantSet(train.qrels.get(q.id));
     if (rel.size) out.push({ id: q.id, text: q.text, relevant: rel, source: 'title' });
   }
   const exclude = new Set<number>();
@@ -105,7 +116,6 @@ export function queryWordCounts(text: string, named: readonly NamedIdentifier[],
   const typeNamed = named.some((n) => !n.context && TYPE_KINDS.includes(n.group.kind));
   return { words, identifierWords: Math.min(words, identifierWords), questionForm: QUESTION_FORM.test(original), capitalizedShare: raw.length ? capitalized / raw.length : 0, typeNamed };
 }
-
 
 /**
  * The share of the query's named identifiers (those named as the wanted data, not as context) that dataset i

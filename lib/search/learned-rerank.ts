@@ -14,8 +14,9 @@ import { trainPairwiseRanker, scoreLinear, type LinearRankModel, type PairwiseTr
 import { buildBm25Stop, bm25StopScores, type Bm25StopField, type Bm25StopIndex } from '../retrieve/bm25-stop';
 import { topKIndices } from '../retrieve/topk';
 import type { BenchSplitView } from '../bench/types';
-import { adaptiveExcludedIds, adaptiveTrainingQueries, type AdaptiveTrainingQuery } from './adaptive-fusion';
-import { carriesGroup, type IdentifierKind, type NamedIdentifier } from './identifiers';
+import { minMaxNormalizer } from '../fuse/minmax';
+import { adaptiveTrainingQueries, heldOutTrainingOptions, namedCarrierShare, type AdaptiveTrainingQuery } from './adaptive-fusion';
+import type { IdentifierKind } from './identifiers';
 import { searchBatch, type BatchQuery } from './retrieve-batch';
 import type { QueryScoreSources } from './run-parts';
 import type { SearchEngine } from './types';
@@ -58,17 +59,11 @@ export function buildRerankFieldIndexes(corpus: Pick<Corpus, 'datasets' | 'hash'
 }
 
 
-function minMax(v: ArrayLike<number> | null): (i: number) => number {
+/** Dataset i's min-max-normalised score in a scorer's vector (the value fusion used), 0 without the scorer. */
+function normalisedScore(v: ArrayLike<number> | null): (i: number) => number {
   if (!v) return () => 0;
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (let i = 0; i < v.length; i++) {
-    if (!Number.isFinite(v[i])) continue;
-    if (v[i] < lo) lo = v[i];
-    if (v[i] > hi) hi = v[i];
-  }
-  const span = hi - lo;
-  return (i) => (span > 0 && Number.isFinite(v[i]) ? (v[i] - lo) / span : 0);
+  const norm = minMaxNormalizer(v);
+  return (i) => norm(v[i]);
 }
 
 /** One query's candidates (corpus positions, the default's order) and their feature rows. */
@@ -84,18 +79,15 @@ export interface RerankRows {
 export function learnedRerankRows(fields: RerankFieldIndexes, text: string, final: Float32Array, source: QueryScoreSources, depth = 100): RerankRows {
   const candidates = topKIndices(final, depth).filter((i) => Number.isFinite(final[i]));
   const best = candidates.length ? final[candidates[0]] : 0;
-  const lexical = minMax(source.lexical);
-  const semantic = minMax(source.semantic);
+  const lexical = normalisedScore(source.lexical);
+  const semantic = normalisedScore(source.semantic);
   const perField = (['title', 'keywords', 'abstract'] as const).map((f) => {
     const s = bm25StopScores(fields[f], text);
     const top = candidates.reduce((m, i) => Math.max(m, s[i]), 0);
     return (i: number) => (top > 0 ? s[i] / top : 0);
   });
-  const wanted: NamedIdentifier[] = (source.ruled?.named ?? []).filter((n) => !n.context);
-  const carried = Object.values(CARRIED_KINDS).map((kinds) => {
-    const named = wanted.filter((n) => kinds.includes(n.group.kind));
-    return (i: number) => (named.length ? named.reduce((s, n) => s + (carriesGroup(n.group, i) ? 1 : 0), 0) / named.length : 0);
-  });
+  const named = source.ruled?.named ?? [];
+  const carried = Object.values(CARRIED_KINDS).map((kinds) => namedCarrierShare(named.filter((n) => kinds.includes(n.group.kind))) ?? (() => 0));
   const constrained = source.ruled?.constrained ?? null;
   const rows = candidates.map((i, r) => {
     const cov = constrained ? constrained.coverageOf(i) : null;
@@ -199,11 +191,8 @@ export async function rankedRerankRows(
  * either benchmark (`adaptiveExcludedIds`). The encoder's scores on them are not memorised, unlike on its own pairs.
  */
 export function heldOutRerankQueries(corpus: Corpus, titleTrain: Pick<BenchSplitView, 'queries' | 'qrels'>, titleTest: Pick<BenchSplitView, 'qrels'>, opts: { perStyle?: number; seed?: number } = {}): AdaptiveTrainingQuery[] {
-  const exclude = adaptiveExcludedIds(corpus, titleTest);
-  const encoderPositives = adaptiveTrainingQueries(corpus, titleTrain, { excludeDatasetIds: exclude }).flatMap((q) => [...q.relevant]);
-  return adaptiveTrainingQueries(corpus, { queries: [], qrels: new Map() }, {
-    perStyle: opts.perStyle ?? LEARNED_RERANK_SETTINGS.heldOutPerStyle, seed: opts.seed ?? LEARNED_RERANK_SETTINGS.heldOutSeed, excludeDatasetIds: new Set([...exclude, ...encoderPositives]),
-  });
+  const training = heldOutTrainingOptions(corpus, titleTrain, titleTest, { perStyle: opts.perStyle ?? LEARNED_RERANK_SETTINGS.heldOutPerStyle, seed: opts.seed ?? LEARNED_RERANK_SETTINGS.heldOutSeed });
+  return adaptiveTrainingQueries(corpus, { queries: [], qrels: new Map() }, training);
 }
 
 /** Training examples of ranked queries: rows and relevant corpus positions (ids not in the corpus are dropped). */

@@ -98,6 +98,13 @@ function recordVerifiedInputs(dir: string, v: VerifiedStaticInputs): void {
   }
 }
 
+/** The saved encoder in `dir`, trained on pairs of `dataHash`, as a reused artefact. */
+function reusedStaticModel(dir: string, dataHash: string, pairs: StaticArtefact['pairs'], settings: StaticEncoderSettings): StaticArtefact {
+  const model = loadStaticModel(dir, { dataHash });
+  const metrics = (model.checkpoint.metrics ?? {}) as { curve?: StaticEpochLog[]; trainingSeconds?: number };
+  return { model, dir, trained: false, why: 'reused', curve: metrics.curve ?? [], trainingSeconds: metrics.trainingSeconds ?? 0, pairs, settings };
+}
+
 /** The checkpoint in `dir` when its pairs were verified before for these inputs and it still holds those pairs; else null. */
 function trustedStaticModel(dir: string, inputsKey: string, configKey: string, settings: StaticEncoderSettings): StaticArtefact | null {
   if (!staticModelExists(dir) || !fs.existsSync(inputsFile(dir))) return null;
@@ -105,9 +112,7 @@ function trustedStaticModel(dir: string, inputsKey: string, configKey: string, s
     const v = JSON.parse(fs.readFileSync(inputsFile(dir), 'utf8')) as VerifiedStaticInputs;
     const m = readCheckpointManifest(dir);
     if (v.inputsKey !== inputsKey || m.dataHash !== v.dataHash || m.config.configKey !== configKey) return null;
-    const model = loadStaticModel(dir, { dataHash: v.dataHash });
-    const metrics = (model.checkpoint.metrics ?? {}) as { curve?: StaticEpochLog[]; trainingSeconds?: number };
-    return { model, dir, trained: false, why: 'reused', curve: metrics.curve ?? [], trainingSeconds: metrics.trainingSeconds ?? 0, pairs: v.pairs, settings };
+    return reusedStaticModel(dir, v.dataHash, v.pairs, settings);
   } catch {
     return null; // unreadable: verified the long way
   }
@@ -155,10 +160,9 @@ export async function loadOrTrainStaticModel(opts: {
     const m = readCheckpointManifest(dir);
     if (m.dataHash !== pairsHash) return `trained on other pairs (${m.dataHash} ≠ ${pairsHash})`;
     if (m.config.configKey !== configKey) return 'trained with other settings';
-    const model = loadStaticModel(dir, { dataHash: pairsHash });
-    const metrics = (model.checkpoint.metrics ?? {}) as { curve?: StaticEpochLog[]; trainingSeconds?: number };
+    const reused = reusedStaticModel(dir, pairsHash, pairs, settings);
     recordVerifiedInputs(dir, { inputsKey, dataHash: pairsHash, pairs });
-    return { model, dir, trained: false, why: 'reused', curve: metrics.curve ?? [], trainingSeconds: metrics.trainingSeconds ?? 0, pairs, settings };
+    return reused;
   };
   let found = saved();
   if (typeof found !== 'string') return found;

@@ -2,6 +2,7 @@
 // half, never tuned on), then the default ranking on the title queries.
 import { readTuningLog, tuningLogSentence } from '../../bench/tuning-log';
 import { EoError, isEoError } from '../../errors';
+import { relevantSet } from '../../metrics/metrics';
 import { evaluateSystems, pairedRows } from '../../metrics/systems';
 import type { Run } from '../../metrics/types';
 import { loadSearchEngine, type LoadSearchEngineOptions } from '../../search/engine';
@@ -73,7 +74,7 @@ async function learnedRerankRun(lesson: FusionLesson, engine: SearchEngine): Pro
   const fields = buildRerankFieldIndexes(corpus);
   const styleBench = buildStyleBenchmark(corpus);
   const dev = styleBench.queries.filter((q) => q.split === 'dev').map((q) => ({ id: q.id, text: q.text }));
-  const devRelevant = dev.map((q) => [...(styleBench.qrels.get(q.id) ?? new Map())].filter(([, g]) => g > 0).map(([id]) => id));
+  const devRelevant = dev.map((q) => relevantSet(styleBench.qrels.get(q.id)));
   const heldOut = heldOutRerankQueries(corpus, lesson.train, lesson.test);
   const examples = [
     ...rerankExamples(corpus, await rankedRerankRows(engine, fields, dev), devRelevant),
