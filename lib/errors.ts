@@ -12,6 +12,8 @@ export type EoErrorCode =
   | 'INVALID_ARGUMENT'
   /** A query over the service's length limit (MAX_QUERY_CHARS), refused by `eo search` as by the API. */
   | 'QUERY_TOO_LONG'
+  | 'BINARY_QUERY'
+  | 'MARKUP_QUERY'
   | 'NOT_IMPLEMENTED_OFFLINE'
   | 'LLM'
   | 'LLM_REPLAY_MISS'

@@ -14,7 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { isEoError, loadSnapshot, type EoError } from '../lib';
-import { benchmarkSettings, buildBenchmark } from '../lib/bench';
+import { benchmarkSettings, benchmarkSplit, buildBenchmark, titleQueryWriter } from '../lib/bench';
 import { embedCorpusCached, embeddingCachePaths, hashTexts } from '../lib/encode';
 import { describeFusionRecord, fusionAlpha } from '../lib/search';
 import { loadCheckpoint, saveCheckpoint } from '../lib/store';
@@ -29,7 +29,11 @@ import { appendLineWhole, setWriteFaultForTests } from '../lib/util/fs';
 import { loadNnsscScorer } from '../lib/search/nnssc';
 import { fakeEncoder } from './helpers/encoder';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
-import { bm25Scorer, buildBm25, hnswCached } from '../lib/retrieve';
+import { bm25Scorer, buildBm25, hnswCached, type CorpusScorer } from '../lib/retrieve';
+import { adaptiveFusion } from '../lib/search/adaptive-fusion';
+import { loadRepairVocabulary } from '../lib/search/repair-vocabulary';
+import { parsePeriodChecked } from '../lib/router/time';
+import { checkQuery } from '../lib/serve/validate';
 
 const made: string[] = [];
 const tmp = (tag = 'x') => {
@@ -425,11 +429,49 @@ test('eo cache verify: one line per cache file, ok / MISMATCH / STALE, naming th
   assert.match(lines[3], /^ok\tbenchmark\t/);
 });
 
-test('eo cache rebuild bm25 --sample rebuilds the index a CACHE_MISMATCH names; eo cache verify then calls it ok; bad usage exits 2', () => {
+test('an edited adaptive fusion model and a zeroed repair index are never used: fitted / rebuilt again, and eo cache verify reports both as MISMATCH', async () => {
+  const ck = tmp('adaptive-repair');
+  // the adaptive model: one coefficient edited in the stored record
+  const bench = await buildBenchmark(sample, { writer: titleQueryWriter(), seed: 42, testFraction: 0.2, subsetSize: 20 });
+  const semantic: CorpusScorer = { id: 'standin', label: 'stand-in', fingerprint: 'standin@1', async scoreBatch(texts) { return texts.map((t) => Float32Array.from(sample.datasets, (_, i) => ((i * 7 + t.length) % 13) / 13)); } };
+  const logs: string[] = [];
+  const opts = { corpus: sample, train: benchmarkSplit(bench, 'train'), lexical: bm25Scorer(loadOrBuildBm25(sample), 'bm25', 'BM25'), semantic, startAlpha: 0.3, l2: 0.02, training: { perStyle: 10 }, dir: path.join(ck, 'fusion'), log: (l: string) => logs.push(l) };
+  const first = (await adaptiveFusion(opts))!;
+  const text = fs.readFileSync(first.file, 'utf8');
+  const bias = JSON.stringify(first.record.model.bias);
+  assert.ok(text.includes(`"bias": ${bias}`));
+  fs.writeFileSync(first.file, text.replace(`"bias": ${bias}`, `"bias": ${JSON.stringify(first.record.model.bias - 3)}`));
+  // the repair vocabulary: its deletes index zeroed (same size)
+  const repairDir = path.join(ck, 'repair');
+  const built = loadRepairVocabulary(sample, { cacheDir: repairDir });
+  const bin = path.join(repairDir, fs.readdirSync(repairDir).find((f) => f.endsWith('.bin'))!);
+  fs.writeFileSync(bin, Buffer.alloc(fs.statSync(bin).size));
+  const checks = verifyCaches({ checkpointsDir: ck, benchDir: path.join(ck, 'none') }).filter((c) => c.kind === 'fusion' || c.kind === 'repair');
+  assert.equal(checks.map((c) => [c.kind, c.status]), [['fusion', 'mismatch'], ['repair', 'mismatch']]);
+  assert.match(formatCacheCheck(checks[0]), /^MISMATCH\tfusion\t.*adaptive-standin-[0-9a-f]+\.json\t[\d.]+ ms\t\[CACHE_MISMATCH\] .*content hash [0-9a-f]+ differs from [0-9a-f]+/);
+  assert.match(formatCacheCheck(checks[1]), /^MISMATCH\trepair\t.*repair-[0-9a-f]+\.json\t.*repair-[0-9a-f]+\.bin: content hash [0-9a-f]+ differs/);
+  // used again: the model is fitted again to the same coefficients, the vocabulary rebuilt to the same index
+  const again = (await adaptiveFusion(opts))!;
+  assert.is(again.reused, false);
+  assert.equal(again.record.model.weights, first.record.model.weights);
+  assert.is(again.record.model.bias, first.record.model.bias);
+  assert.ok(logs.some((l) => /does not match the content hash it recorded.*fitted again/.test(l)), logs.join('\n'));
+  const reread = loadRepairVocabulary(loadSnapshot({ sample: true }), { cacheDir: repairDir });
+  assert.is(reread.source, 'built', 'a zeroed index is rebuilt, not read');
+  assert.equal(Array.from(reread.deletes), Array.from(built.deletes));
+  assert.ok(reread.deletes.some((x) => x !== 0));
+  assert.equal(verifyCaches({ checkpointsDir: ck, benchDir: path.join(ck, 'none') }).map((c) => c.status), ['ok', 'ok'], 'both whole again');
+});
+
+test('eo cache verify exits 3 on a damaged cache; eo cache rebuild bm25 --sample rebuilds the index a CACHE_MISMATCH names; eo cache verify then calls it ok; bad usage exits 2', () => {
   const EO = path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js');
   const eo = (...args: string[]) => spawnSync(process.execPath, [EO, ...args], { cwd: repoRoot(), encoding: 'utf8', timeout: 120_000 });
   const p = bm25CachePaths(path.join(repoRoot(), 'checkpoints', 'bm25'), bm25CacheKey(sample));
-  if (fs.existsSync(p.bin)) flipByte(p.bin); // a damaged index (or none yet): the command must leave a good one
+  loadOrBuildBm25(sample);
+  flipByte(p.bin); // a damaged index: verify says so with the data status (3), the rebuild leaves a good one
+  const damaged = eo('cache', 'verify');
+  assert.is(damaged.status, 3, damaged.stderr);
+  assert.match(damaged.stdout, new RegExp(`^MISMATCH\\tbm25\\tcheckpoints/bm25/${path.basename(p.meta).replace('.', '\\.')}\\t`, 'm'));
   const r = eo('cache', 'rebuild', 'bm25', '--sample');
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, new RegExp(`^rebuilt bm25 checkpoints/bm25/${path.basename(p.meta).replace('.', '\\.')} \\(200 datasets, [\\d.]+ s\\)$`, 'm'));
@@ -473,6 +515,51 @@ test('a reader that stops early (eo search … --k 200 | head -1): eo ends with 
   assert.match(r.stdout, /^ {2}1\. \S+ {2}- {2}score /);
   assert.match(r.stderr, /eo-status=0$/m);
   assert.not.match(r.stderr, /EPIPE|Error:|at .*\.js:\d+/);
+});
+
+test('an open period that starts after today ("sea ice since 2030") is left out with a note, never 2030-01-01..today', async () => {
+  const now = new Date('2026-12-05T12:00:00Z');
+  const r = parsePeriodChecked('sea ice since 2030', now);
+  assert.is(r.period, null);
+  assert.is(r.ignored, '"since 2030" starts after today (2026-12-05)');
+  assert.equal(parsePeriodChecked('sea ice since 2015', now).period?.start, '2015-01-01'); // the past still reads
+  const EO = path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js');
+  const out = spawnSync(process.execPath, [EO, 'search', 'sea ice since 2030', '--sample', '--k', '1', '--json'], { cwd: repoRoot(), encoding: 'utf8', timeout: 60_000 });
+  assert.is(out.status, 0, out.stderr);
+  const res = JSON.parse(out.stdout);
+  assert.ok(res.router.notes.some((n: string) => /^period ignored: "since 2030" starts after today/.test(n)), JSON.stringify(res.router.notes));
+  assert.is(res.router.parsed.period, null);
+});
+
+test('errors never glued to a progress line, control characters never echoed raw, queries checked as the service checks them (BINARY_QUERY, MARKUP_QUERY: exit 2)', async () => {
+  const EO = path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js');
+  const eo = (...args: string[]) => spawnSync(process.execPath, [EO, ...args], { cwd: repoRoot(), encoding: 'utf8', timeout: 60_000 });
+  // an error after a progress line starts on its own line
+  const exitJs = path.join(repoRoot(), 'dist', 'lib', 'cli', 'exit.js');
+  const errorsJs = path.join(repoRoot(), 'dist', 'lib', 'errors.js');
+  const glued = spawnSync(process.execPath, ['-e', `const x = require(${JSON.stringify(exitJs)}); const { EoError } = require(${JSON.stringify(errorsJs)});
+x.stderrLog('embedding corpus 100/200'); x.stderrLog('embedding corpus 200/200');
+x.exitWithError('eo', new EoError('CACHE_MISMATCH', 'checkpoints/embeddings/x.f32: content hash differs'));`], { encoding: 'utf8' });
+  assert.is(glued.status, 3);
+  assert.is(glued.stderr, '\rembedding corpus 100/200\rembedding corpus 200/200\neo: [CACHE_MISMATCH] checkpoints/embeddings/x.f32: content hash differs\n');
+  // control characters in a query: refused as the API refuses them, nothing raw on the terminal
+  const ctl = eo('search', 'sea\x01ice\x1b[31m', '--sample');
+  assert.is(ctl.status, 2, ctl.stderr);
+  assert.match(ctl.stderr, /^eo: \[BINARY_QUERY\] the query contains control or non-text characters/);
+  assert.not.match(ctl.stderr + ctl.stdout, /[\x00-\x08\x0b-\x1f\x7f]/);
+  // echoed in an error message (a file name): written as escapes
+  const file = eo('eval', '--run', '/nonexistent/run\x1b[31m.trec', '--qrels', '/nonexistent/q\x07');
+  assert.is(file.status, 3, file.stderr);
+  assert.match(file.stderr, /\\x1B\[31m/);
+  assert.not.match(file.stderr, /[\x00-\x08\x0b-\x1f\x7f]/);
+  // markup: the API's 400 MARKUP_QUERY for any tag, and eo search's exit 2; a comparison is not markup
+  for (const q of ['<b>sea ice</b>', 'sea ice <div>', '<base href=//x>', '<img src=x', '<math><mi>x</mi></math>'])
+    assert.is((checkQuery(q, 500) as { problem: { code: string } }).problem?.code, 'MARKUP_QUERY', q);
+  for (const q of ['AOD < 0.5 and SST > 20', 'lat < a and b > c', 'MOD04_L2 <10km>']) assert.equal(checkQuery(q, 500), { query: q });
+  const tag = eo('search', '<b>sea ice</b>', '--sample');
+  assert.is(tag.status, 2, tag.stderr);
+  assert.match(tag.stderr, /^eo: \[MARKUP_QUERY\] the query contains HTML or script markup/);
+  assert.is(tag.stdout, '');
 });
 
 // ------------------------------------------------------------------------------------------ truncated gzip inputs

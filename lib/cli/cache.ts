@@ -14,14 +14,17 @@ import { datasetEncoderText } from '../data/text';
 import { defaultEmbeddingCacheDir, embedCorpusCached, embeddingCachePaths, hashTexts, verifyEmbeddingCacheFile } from '../encode/cache';
 import { chosenEncoderSpec, createEncoder } from '../encode/registry';
 import { EoError } from '../errors';
+import { verifyRepairCache } from '../search/repair-vocabulary';
+import { checkContentHash, readJsonRecordHash } from '../util/hash';
 import { bm25CacheKey, bm25CachePaths, loadOrBuildBm25, verifyBm25Cache } from '../retrieve/bm25';
 import { CHECKPOINT_JSON, checkpointRebuildCommand, loadCheckpoint, readCheckpointManifest } from '../store/checkpoint';
 import { benchDataDir, checkpointsDir, repoRoot } from '../util/paths';
+import { endProgressLine, EXIT_STATUS, stderrLog } from './exit';
 import { CACHE_USAGE } from './usage';
 
 /** What `verifyCaches` found for one file. */
 export interface CacheCheck {
-  kind: 'bm25' | 'embeddings' | 'checkpoint' | 'benchmark';
+  kind: 'bm25' | 'embeddings' | 'checkpoint' | 'fusion' | 'repair' | 'benchmark';
   /** The file checked (its metadata or manifest file). */
   file: string;
   /** ok: hash as recorded; stale: recorded no hash (rebuilt on next use or refused); mismatch: damaged or unreadable. */
@@ -67,7 +70,8 @@ function check(kind: CacheCheck['kind'], file: string, fn: () => 'ok' | 'stale')
 
 /**
  * Check every cache under the checkpoints and benchmark folders: BM25 indexes (`bm25/*.json` + `.bin`), embedding
- * matrices (`embeddings/**.json` + `.f32`), checkpoints (`**\/checkpoint.json` + `weights.bin`) and benchmarks
+ * matrices (`embeddings/**.json` + `.f32`), checkpoints (`**\/checkpoint.json` + `weights.bin`), fusion weights
+ * (`fusion/*.json`: fixed α and adaptive models), repair vocabularies (`repair/*.json` + `.bin`) and benchmarks
  * (`<bench>/*\/benchmark.json`), each against the content hash it recorded when written.
  */
 export function verifyCaches(opts: VerifyCachesOptions = {}): CacheCheck[] {
@@ -90,9 +94,32 @@ export function verifyCaches(opts: VerifyCachesOptions = {}): CacheCheck[] {
       return 'ok';
     }));
   }
+  // fusion weights (fixed α and adaptive models) and repair vocabularies are recomputed on their next use when they do
+  // not match their hashes; reported here so that a damaged one is seen
+  for (const file of listFiles(path.join(ck, 'fusion'), (n) => n.endsWith('.json'), 0))
+    out.push(check('fusion', file, () => jsonRecordStatus(file, 'the next search that needs this fusion weight sets it again')));
+  for (const meta of listFiles(path.join(ck, 'repair'), (n) => /^repair-.*\.json$/.test(n), 0))
+    out.push(check('repair', meta, () => {
+      const r = verifyRepairCache(meta, meta.replace(/\.json$/, '.bin'));
+      if (r.status === 'ok') return 'ok';
+      throw new EoError('CACHE_MISMATCH', `${r.detail}; the next search rebuilds this repair vocabulary`, { file: meta, recorded: r.status === 'none' ? null : 'recorded' });
+    }));
   for (const file of listFiles(opts.benchDir ?? benchDataDir(), (n) => n === 'benchmark.json', 1))
     out.push(check('benchmark', file, () => (loadBenchmark(file), 'ok')));
   return out;
+}
+
+/** A JSON record's own content hash (`readJsonRecordHash`): ok, else CACHE_MISMATCH (stale when it records none). */
+function jsonRecordStatus(file: string, rebuild: string): 'ok' {
+  let parsed: object;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new EoError('CACHE_MISMATCH', `${file}: unreadable (${(e as Error).message}); ${rebuild}`, { file });
+  }
+  const r = readJsonRecordHash(parsed);
+  checkContentHash(file, r.recorded, r.actual, rebuild);
+  return 'ok';
 }
 
 /** One line per check: `ok|STALE|MISMATCH  <kind>  <file relative to the repo>  <ms>  [detail]`. */
@@ -177,21 +204,16 @@ export async function runCacheCommand(argv: string[]): Promise<void> {
     for (const c of checks) process.stdout.write(formatCacheCheck(c) + '\n');
     const bad = checks.filter((c) => c.status !== 'ok');
     process.stdout.write(`${checks.length} cache files checked in ${(performance.now() - t0).toFixed(0)} ms: ${checks.length - bad.length} ok, ${bad.filter((c) => c.status === 'stale').length} stale, ${bad.filter((c) => c.status === 'mismatch').length} damaged\n`);
-    if (bad.length > 0) process.exitCode = 1;
+    if (bad.length > 0) process.exitCode = EXIT_STATUS.data; // a damaged or stale cache is a data failure (3), as the loaders report it
     return;
   }
   if (cmd !== 'rebuild') return usage(`unknown cache command "${cmd}" (verify or rebuild)`);
   if (what !== 'bm25' && what !== 'embeddings' && what !== 'all') return usage(`eo cache rebuild needs bm25, embeddings or all (got ${what === undefined ? 'nothing' : `"${what}"`})`);
   if (extra.length > 0) usage(`unexpected argument "${extra[0]}"`);
   const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
-  let progress = false; // a progress line without its newline yet
-  const log = (l: string) => {
-    progress = l.startsWith('embedding');
-    process.stderr.write(progress ? `\r${l}` : `${l}\n`);
-  };
+  const log = stderrLog;
   const done = (kind: string, file: string, t0: number) => {
-    if (progress) process.stderr.write('\n');
-    progress = false;
+    endProgressLine();
     process.stdout.write(`rebuilt ${kind} ${path.relative(repoRoot(), file) || file} (${corpus.datasets.length} datasets, ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
   };
   if (what === 'bm25' || what === 'all') {

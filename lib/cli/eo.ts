@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 // Per-module imports (not '../index'): `eo search` loads only the stages it uses.
 import { EoError } from '../errors';
-import { MAX_QUERY_CHARS } from '../serve/validate';
+import { checkQuery, MAX_QUERY_CHARS } from '../serve/validate';
 import { gcmdKeywordsFile } from '../router/variables';
 import { repoReportsDir } from '../util/paths';
 import { loadSnapshot } from '../data/snapshot';
@@ -43,7 +43,7 @@ import { checkFilters } from '../serve/validate';
 import type { LoadSearchEngineOptions } from '../search/engine';
 import type { SearchEngine, SearchResponse } from '../search/types';
 import { CACHE_USAGE, checkAlphaWithFusion, commandUsage, fusionFlag, LLM_USAGE, nnsscTopMFlag, numberFlag, SERVE_USAGE } from './usage';
-import { checkArgvLength, exitWithError } from './exit';
+import { checkArgvLength, exitWithError, stderrLog } from './exit';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 import { runStyleEval } from './eval-styles';
 import { EXPORT_USAGE, runExportCommand } from './export';
@@ -88,7 +88,7 @@ const RETRIEVERS = ['best', 'bm25', 'bm25-stop', 'cosine', 'static', 'nnssc'] as
  */
 function engineOptions(name: string, values: { sample?: boolean; data?: string; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string }): LoadSearchEngineOptions {
   if (!(RETRIEVERS as readonly string[]).includes(name)) fail(`unknown retriever "${name}" (best, bm25, bm25-stop, cosine, static or nnssc)`);
-  const log = (l: string) => process.stderr.write(l.startsWith('embedding') ? `\r${l}` : `${l}\n`);
+  const log = stderrLog;
   // unset flags leave the default ranking (DEFAULT_RANKING): the same engine as `eo serve`'s page and API
   // --data names the router's GCMD keywords too (the default data folder's otherwise)
   const gcmdFile = values.data === undefined ? undefined : gcmdKeywordsFile(values.data);
@@ -212,9 +212,15 @@ const loadCorpus = (values: CliValues) => loadSnapshot({ dir: values.data, sampl
 async function runSearchCommand(rest: string[], values: CliValues): Promise<void> {
   const query = rest.join(' ');
   if (query.trim() === '') fail('search needs a query, e.g. eo search "sea ice extent Arctic"');
-  // the service's limit and code, checked before anything loads (a long query would crash onnxruntime-node)
+  // the service's checks and codes, before anything loads (a long query would crash onnxruntime-node; control
+  // characters would reach the terminal in the lines that repeat the query)
   if (query.length > MAX_QUERY_CHARS)
     throw new EoError('QUERY_TOO_LONG', `the query is too long (${query.length} characters; at most ${MAX_QUERY_CHARS}, as for eo serve)`, { chars: query.length, max: MAX_QUERY_CHARS });
+  const checked = checkQuery(query, MAX_QUERY_CHARS);
+  if ('problem' in checked) {
+    const { code, message } = checked.problem;
+    throw new EoError(code === 'BINARY_QUERY' || code === 'MARKUP_QUERY' ? code : 'INVALID_ARGUMENT', `${message} (as eo serve refuses it)`);
+  }
   checkArgvLength(process.argv);
   const k = intFlag(values.k, 'k', 10);
   const engineOpts = engineOptions(values.retriever ?? 'best', values);

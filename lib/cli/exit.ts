@@ -4,7 +4,7 @@
  *
  *   0  success
  *   1  internal error (a bug: not an EoError; the message is Node's)
- *   2  usage: a bad or missing flag, value or argument (INVALID_ARGUMENT, QUERY_TOO_LONG)
+ *   2  usage: a bad or missing flag, value or argument (INVALID_ARGUMENT, QUERY_TOO_LONG, BINARY_QUERY, MARKUP_QUERY)
  *   3  data: a snapshot, cache, benchmark or run file is missing, corrupt or invalid (DATA_*, CACHE_*, BENCH, TREC_PARSE, REPORT)
  *   4  configuration or environment: a setting, the encoder, the network, a full disk or a folder that cannot be written
  *   5  LLM: a provider call failed, a replay missed, the budget stopped a call, a batch needs checking (LLM, LLM_*)
@@ -18,7 +18,7 @@ export type ExitClass = keyof typeof EXIT_STATUS;
 
 /** Exact codes per class; prefixes (`DATA_`, `CACHE_`, `LLM_`) cover the families. Codes of later issues fall in by prefix. */
 const CLASS_OF_CODE: Readonly<Record<string, ExitClass>> = {
-  INVALID_ARGUMENT: 'usage', QUERY_TOO_LONG: 'usage',
+  INVALID_ARGUMENT: 'usage', QUERY_TOO_LONG: 'usage', BINARY_QUERY: 'usage', MARKUP_QUERY: 'usage',
   BENCH: 'data', TREC_PARSE: 'data', REPORT: 'data',
   CONFIG: 'environment', ENCODER: 'environment', HTTP: 'environment', NOT_IMPLEMENTED_OFFLINE: 'environment',
   DISK_FULL: 'environment', NOT_WRITABLE: 'environment',
@@ -44,10 +44,44 @@ export function describeCliError(e: unknown): { code: string; status: number; me
   return { code: 'INTERNAL', status: EXIT_STATUS.internal, message };
 }
 
+/** Whether stderr's last line is a progress line still open (written after `\r`, no newline yet). */
+let progressLineOpen = false;
+
+/**
+ * A command's stderr log: a line starting with `embedding` is a progress line that overwrites the one before it
+ * (`\r`, no newline); any other line, and an error line (`exitWithError`), first ends an open progress line, so
+ * nothing is glued to `embedding corpus 200/200`.
+ */
+export function stderrLog(line: string): void {
+  if (line.startsWith('embedding')) {
+    process.stderr.write(`\r${line}`);
+    progressLineOpen = true;
+    return;
+  }
+  endProgressLine();
+  process.stderr.write(`${line}\n`);
+}
+
+/** End an open progress line with its newline (nothing when none is open). */
+export function endProgressLine(): void {
+  if (!progressLineOpen) return;
+  progressLineOpen = false;
+  process.stderr.write('\n');
+}
+
+/**
+ * A text as it may reach a terminal: control characters (C0 but tab and newline, DEL, C1) written as `\xNN` escapes,
+ * so an argument or file content echoed in a message cannot move the cursor, recolour or retitle the terminal.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, (c) => `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
 /** Print `<prog>: [CODE] message` (plus `hint` lines) to stderr and end the process with the error's status. */
 export function exitWithError(prog: string, e: unknown, hint?: string): never {
   const d = describeCliError(e);
-  process.stderr.write(`${prog}: [${d.code}] ${d.message}\n${hint ? `${hint}\n` : ''}`);
+  endProgressLine();
+  process.stderr.write(`${prog}: [${d.code}] ${printable(d.message)}\n${hint ? `${hint}\n` : ''}`);
   process.exit(d.status);
 }
 

@@ -100,7 +100,12 @@ export function parsePeriod(text: string, now: Date = new Date()): Period | null
 export function parsePeriodChecked(text: string, now: Date = new Date()): { period: Period | null; ignored: string | null } {
   const found = chrono.parse(text, now, { forwardDate: false });
   const ignored = periodProblem(text, now, found);
-  return { period: ignored === null ? periodOf(text, now, found) : null, ignored };
+  if (ignored !== null) return { period: null, ignored };
+  const period = periodOf(text, now, found);
+  // an open period that starts after today ("since 2030") would end before it starts: no period, said so
+  if (period && period.start > period.end)
+    return { period: null, ignored: `"${period.span.text}" starts after ${period.end === isoOf(now) ? `today (${period.end})` : `it ends (${period.end})`}` };
+  return { period, ignored: null };
 }
 
 /** What a period rule reads: the query in lower case, `now`, and chrono-node's results on the query. */

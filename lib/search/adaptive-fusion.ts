@@ -24,7 +24,7 @@ import { topKIndices } from '../retrieve/topk';
 import { parseQuery } from '../router/parse';
 import { corpusStyleQueries } from '../train/corpus-pairs';
 import { writeJsonAtomic } from '../util/fs';
-import { shortHash } from '../util/hash';
+import { readJsonRecordHash, shortHash, withJsonRecordHash } from '../util/hash';
 import { checkpointsDir, repoRoot } from '../util/paths';
 import { gcmdTypeVocabulary } from './gcmd-types';
 import { applyIdentifierRule, carriesGroup, TYPE_KINDS, type IdentifierRule, type NamedIdentifier } from './identifiers';
@@ -229,8 +229,10 @@ export async function adaptiveFusion(opts: AdaptiveFusionOptions): Promise<{ rec
   const file = path.join(recordDir(opts.dir), `adaptive-${safe}-${shortHash(JSON.stringify(key), 16)}.json`);
   if (fs.existsSync(file)) {
     try {
-      const r = JSON.parse(fs.readFileSync(file, 'utf8')) as AdaptiveFusionRecord;
-      if (r.version === ADAPTIVE_RECORD_VERSION && JSON.stringify(r.key) === JSON.stringify(key)) {
+      // a record that does not match the content hash it stored (an edited coefficient) is never read: fitted again
+      const { record: r, status } = readJsonRecordHash(JSON.parse(fs.readFileSync(file, 'utf8')) as AdaptiveFusionRecord);
+      if (status !== 'ok') opts.log?.(`${path.relative(repoRoot(), file)}: ${status === 'none' ? 'records no content hash' : 'does not match the content hash it recorded (damaged or changed)'}; the adaptive fusion weight is fitted again`);
+      else if (r.version === ADAPTIVE_RECORD_VERSION && JSON.stringify(r.key) === JSON.stringify(key)) {
         checkAdaptiveAlphaModel(r.model, file);
         return { record: r, file, reused: true };
       }
@@ -250,7 +252,7 @@ export async function adaptiveFusion(opts: AdaptiveFusionOptions): Promise<{ rec
   };
   const fitted = `adaptive fusion: training MAP ${model.trainMap.start.toFixed(4)} at α = ${opts.startAlpha.toFixed(3)} → ${model.trainMap.fitted.toFixed(4)}`;
   try {
-    writeJsonAtomic(file, record);
+    writeJsonAtomic(file, withJsonRecordHash(record));
   } catch (e) {
     // a model that cannot be stored is still used for this run (and fitted again next time)
     if (!isEoError(e, 'DISK_FULL') && !isEoError(e, 'NOT_WRITABLE')) throw e;

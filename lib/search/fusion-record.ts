@@ -8,7 +8,7 @@ import { trainingAlpha, type AlphaMethod } from '../fuse/grid';
 import { isConvexAlpha } from '../fuse/alpha';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { writeJsonAtomic } from '../util/fs';
-import { sha256, shortHash } from '../util/hash';
+import { readJsonRecordHash, sha256, shortHash, withJsonRecordHash } from '../util/hash';
 import { retrievalRuleId, retrievalTextOf } from '../router/parse';
 
 /** Format version of fusion records; a record of another version is ignored (recomputed). */
@@ -82,11 +82,6 @@ export function fusionRecordFile(key: FusionRecordKey, semanticId: string, dir =
   return path.join(dir, `${key.method}-${safe}-${shortHash(JSON.stringify(key), 16)}.json`);
 }
 
-/** The content hash a fusion record stores (`sha256`): SHA-256 of its JSON without that field. */
-function fusionRecordHash(fields: object): string {
-  return sha256(JSON.stringify(fields));
-}
-
 /**
  * The stored record of this key, or null (absent, another version or key, unreadable, or not matching the content
  * hash it recorded — a flipped digit of α — or recording none: then it is recomputed, never read wrong).
@@ -95,8 +90,8 @@ export function readFusionRecord(key: FusionRecordKey, semanticId: string, dir =
   const file = fusionRecordFile(key, semanticId, dir);
   if (!fs.existsSync(file)) return null;
   try {
-    const { sha256: recorded, ...r } = JSON.parse(fs.readFileSync(file, 'utf8')) as FusionRecord & { sha256?: string };
-    if (recorded !== fusionRecordHash(r)) return null;
+    const { record: r, status } = readJsonRecordHash(JSON.parse(fs.readFileSync(file, 'utf8')) as FusionRecord);
+    if (status !== 'ok') return null;
     if (r.version !== FUSION_RECORD_VERSION || JSON.stringify(r.key) !== JSON.stringify(key) || !isConvexAlpha(r.alpha)) return null;
     return r;
   } catch {
@@ -159,7 +154,7 @@ export async function fusionAlpha(opts: FusionAlphaOptions): Promise<{ record: F
   };
   const set = `fusion weight α = ${a.alpha.toFixed(3)} (${method}${opts.semanticScores ? `, ${opts.semanticScores} semantic scores` : ''}) set on ${a.queries} training queries for ${opts.semantic.label} + ${opts.lexical.label}`;
   try {
-    writeJsonAtomic(file, { ...record, sha256: fusionRecordHash(record) });
+    writeJsonAtomic(file, withJsonRecordHash(record));
   } catch (e) {
     if (!isEoError(e, 'DISK_FULL') && !isEoError(e, 'NOT_WRITABLE')) throw e;
     opts.log?.(`${set}; used for this run but not stored (${e.code}: ${e.message}), so it is set again next time`);

@@ -9,7 +9,7 @@ import { EoError } from '../errors';
 import { loadGazetteer } from '../router/gazetteer';
 import { corpusGcmdFile, loadGcmdKeywords } from '../router/variables';
 import { writeFileAtomic } from '../util/fs';
-import { shortHash } from '../util/hash';
+import { readJsonRecordHash, sha256, shortHash, withJsonRecordHash } from '../util/hash';
 import { checkpointsDir, packageFile } from '../util/paths';
 import { readVocabularyGroups, vocabularyFile } from './expand';
 import type { RepairOptions, RepairVocabulary, ResolvedRepairOptions } from './repair';
@@ -449,7 +449,7 @@ const cache = new WeakMap<object, RepairVocabulary>();
 const CACHE_FORMAT = 1;
 
 /** What the cache files hold besides the deletes index (`.bin`, the Float64Array's bytes). */
-interface RepairCacheMeta {
+export interface RepairCacheMeta {
   key: string;
   words: string[];
   counts: number[];
@@ -460,6 +460,8 @@ interface RepairCacheMeta {
   acronyms: [string, string, 'corpus' | 'gcmd'][];
   gcmdFile: string | null;
   deletes: number;
+  /** SHA-256 of the deletes index (`.bin`); the meta file's own hash is its `sha256` field (`withJsonRecordHash`). */
+  binSha256: string;
 }
 
 /**
@@ -485,13 +487,10 @@ export interface LoadRepairVocabularyOptions {
 function readRepairCache(corpus: Corpus, metaFile: string, binFile: string, key: string): RepairVocabulary | null {
   const t0 = performance.now();
   if (!fs.existsSync(metaFile) || !fs.existsSync(binFile)) return null;
-  let meta: RepairCacheMeta;
-  try {
-    meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
-  } catch {
-    return null; // unreadable: rebuilt and rewritten by the caller
-  }
-  const buf = fs.readFileSync(binFile);
+  const checked = verifyRepairCache(metaFile, binFile);
+  // unreadable, damaged, changed or without hashes: rebuilt and rewritten by the caller, never read wrong
+  if (checked.status !== 'ok') return null;
+  const { meta, bin: buf } = checked;
   if (meta.key !== key || buf.length !== 8 * meta.deletes || meta.words.length !== meta.counts.length) return null;
   const deletes = new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length));
   const data = readRepairData();
@@ -508,15 +507,37 @@ function readRepairCache(corpus: Corpus, metaFile: string, binFile: string, key:
   };
 }
 
+/**
+ * Check a repair cache against the hashes it recorded (its meta file's own `sha256`, the index's `binSha256`): what
+ * `loadRepairVocabulary` reads and `eo cache verify` reports. `detail` says what is wrong when the status is not ok.
+ */
+export function verifyRepairCache(metaFile: string, binFile: string): { status: 'ok'; meta: RepairCacheMeta; bin: Buffer } | { status: 'none' | 'mismatch'; detail: string } {
+  let parsed: RepairCacheMeta & { sha256?: unknown };
+  try {
+    parsed = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
+  } catch (e) {
+    return { status: 'mismatch', detail: `${metaFile}: unreadable (${(e as Error).message})` };
+  }
+  const { record: meta, recorded, actual, status } = readJsonRecordHash(parsed);
+  if (status === 'none' || typeof meta.binSha256 !== 'string') return { status: 'none', detail: `${metaFile}: records no content hash (written before repair caches recorded one)` };
+  if (status === 'mismatch') return { status, detail: `${metaFile}: content hash ${actual} differs from ${recorded}, recorded when it was written (damaged or changed)` };
+  if (!fs.existsSync(binFile)) return { status: 'mismatch', detail: `${binFile}: missing beside ${path.basename(metaFile)}` };
+  const bin = fs.readFileSync(binFile);
+  const binHash = sha256(bin);
+  if (binHash !== meta.binSha256) return { status: 'mismatch', detail: `${binFile}: content hash ${binHash} differs from ${meta.binSha256}, recorded when it was written (damaged or changed)` };
+  return { status: 'ok', meta, bin };
+}
+
 function writeRepairCache(v: RepairVocabulary, metaFile: string, binFile: string, key: string): void {
+  const bin = new Uint8Array(v.deletes.buffer, v.deletes.byteOffset, v.deletes.byteLength);
   const meta: RepairCacheMeta = {
     key, words: [...v.frequency.keys()], counts: [...v.frequency.values()], capitals: [...v.capitals], identifiers: [...v.identifiers],
     placeWords: [...v.placeWords], targets: v.targets, acronyms: [...v.acronyms].map(([a, x]) => [a, x.expansion, x.source]), gcmdFile: v.gcmdFile,
-    deletes: v.deletes.length,
+    deletes: v.deletes.length, binSha256: sha256(bin),
   };
   // the index first: a meta file is only ever beside its own index
-  writeFileAtomic(binFile, new Uint8Array(v.deletes.buffer, v.deletes.byteOffset, v.deletes.byteLength));
-  writeFileAtomic(metaFile, JSON.stringify(meta));
+  writeFileAtomic(binFile, bin);
+  writeFileAtomic(metaFile, JSON.stringify(withJsonRecordHash(meta)));
 }
 
 /**

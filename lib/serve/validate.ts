@@ -54,8 +54,12 @@ export const BINARY_REQUEST: QueryProblem = { status: 400, code: 'BINARY_QUERY',
 
 /** Control characters other than tab/newline, U+FFFD (bytes that were not UTF-8), and NUL. */
 const BINARY = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFD]/;
-/** HTML/script injection markers: tags that run or load code, `javascript:` URLs, inline event handlers. */
-const MARKUP = /<\s*\/?\s*(?:script|iframe|object|embed|svg|img|style|link|meta|form|input|body|html|a)\b|javascript\s*:|\bon[a-z]+\s*=|<!--/i;
+/**
+ * HTML markup: any tag (`<b>`, `</div>`, `<base href=//x>`), a tag opened with an attribute and never closed
+ * (`<img src=x`), tags that run or load code, `javascript:` URLs, inline event handlers, comments. A comparison
+ * ("AOD < 0.5 and SST > 20", "lat < a and b > c") is not markup: as in HTML, a tag's name follows `<` (or `</`) at once.
+ */
+const MARKUP = /<\/?[a-z][a-z0-9-]*(?:[\s/][^<>]*)?>|<[a-z][a-z0-9-]*\s+[a-z-]+\s*=|<\/?(?:script|iframe|object|embed|svg|img|style|link|meta|form|input|body|html|a)\b|javascript\s*:|\bon[a-z]+\s*=|<!--/i;
 
 /**
  * Check a search query: a string, non-empty after trimming, at most `maxChars` characters, no binary/control

@@ -39,3 +39,24 @@ export function checkContentHash(file: string, recorded: unknown, actual: string
     file, recorded, actual, rebuild,
   });
 }
+
+/** The content hash a JSON record stores in its `sha256` field: SHA-256 of its JSON without that field. */
+export function jsonRecordHash(fields: object): string {
+  return sha256(JSON.stringify(fields));
+}
+
+/** A JSON record with its content hash added (`sha256`, last), ready to be written. */
+export function withJsonRecordHash<T extends object>(fields: T): T & { sha256: string } {
+  return { ...fields, sha256: jsonRecordHash(fields) };
+}
+
+/**
+ * A JSON record as read, split from its recorded hash: `status` is ok when the hash matches the rest, `none` when it
+ * records none (written before records carried one), `mismatch` when the record was changed or damaged.
+ */
+export function readJsonRecordHash<T extends object>(parsed: T & { sha256?: unknown }): { record: T; recorded: unknown; actual: string; status: 'ok' | 'none' | 'mismatch' } {
+  const { sha256: recorded, ...record } = parsed;
+  const actual = jsonRecordHash(record);
+  const status = recorded === actual ? 'ok' : typeof recorded !== 'string' || recorded === '' ? 'none' : 'mismatch';
+  return { record: record as T, recorded, actual, status };
+}
