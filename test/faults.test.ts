@@ -20,7 +20,8 @@ import { describeFusionRecord, fusionAlpha } from '../lib/search';
 import { loadCheckpoint, saveCheckpoint } from '../lib/store';
 import { repoRoot, writeFileAtomic } from '../lib/util';
 import { loadBenchmark, saveBenchmark } from '../lib/bench/export';
-import { formatCacheCheck, verifyCaches } from '../lib/cli/cache';
+import { formatCacheCheck, rebuildBm25Cache, rebuildEmbeddingCache, verifyCaches } from '../lib/cli/cache';
+import { datasetEncoderText } from '../lib/data/text';
 import { readBatchLogChecked } from '../lib/llm/batch-log';
 import { openKeyedJsonlLog, openRecordStore } from '../lib/llm/store';
 import type { LlmRecord } from '../lib/llm/types';
@@ -560,6 +561,104 @@ x.exitWithError('eo', new EoError('CACHE_MISMATCH', 'checkpoints/embeddings/x.f3
   assert.is(tag.status, 2, tag.stderr);
   assert.match(tag.stderr, /^eo: \[MARKUP_QUERY\] the query contains HTML or script markup/);
   assert.is(tag.stdout, '');
+});
+
+test('a rebuild never deletes the cache it replaces: on a full disk (DISK_FULL) the old BM25 index and embedding matrix stay usable, and the next rebuild resumes the chunks done', async () => {
+  const ck = tmp('rebuild');
+  const bm25Dir = path.join(ck, 'bm25');
+  loadOrBuildBm25(sample, { cacheDir: bm25Dir });
+  const bm25Before = filesUnder(bm25Dir).map((f) => [f, fs.readFileSync(path.join(bm25Dir, f)).toString('base64')]);
+  setWriteFaultForTests({ failAfterBytes: 1000, code: 'ENOSPC' });
+  try {
+    await rejects(() => rebuildBm25Cache(sample, { cacheDir: bm25Dir }), 'DISK_FULL', bm25Dir);
+  } finally {
+    setWriteFaultForTests(null);
+  }
+  assert.equal(filesUnder(bm25Dir).map((f) => [f, fs.readFileSync(path.join(bm25Dir, f)).toString('base64')]), bm25Before, 'the old index, byte for byte');
+  loadOrBuildBm25(sample, { cacheDir: bm25Dir }); // and it loads
+  const embDir = path.join(ck, 'embeddings');
+  const encoder = fakeEncoder(16);
+  const meta = await rebuildEmbeddingCache(sample, { cacheDir: embDir, encoder, workers: 1 });
+  const matrixFile = meta.replace(/\.json$/, '.f32');
+  const old = fs.readFileSync(matrixFile);
+  // room for the chunk (200 × 16 floats) and its state file, not for the matrix: the write of the matrix fails
+  setWriteFaultForTests({ failAfterBytes: 200 * 16 * 4 + 700, code: 'ENOSPC' });
+  try {
+    await rejects(() => rebuildEmbeddingCache(sample, { cacheDir: embDir, encoder, workers: 1 }), 'DISK_FULL', embDir);
+  } finally {
+    setWriteFaultForTests(null);
+  }
+  assert.ok(fs.readFileSync(matrixFile).equals(old), 'the old matrix is in place');
+  const texts = sample.datasets.map((d) => datasetEncoderText(d));
+  const read = await embedCorpusCached({ encoder: { ...encoder, async embed() { throw new Error('must not embed: the old matrix is read'); } }, texts, key: sample.hash, cacheDir: embDir });
+  assert.is(read.length, 200 * 16);
+  assertNoTemp(embDir);
+  const progress: number[] = [];
+  await rebuildEmbeddingCache(sample, { cacheDir: embDir, encoder, workers: 1, log: (l) => progress.push(Number(/(\d+)\/200/.exec(l)?.[1])) });
+  assert.is(progress[0], 200, 'the chunk written before the disk filled is resumed, not embedded again');
+  assert.ok(fs.readFileSync(matrixFile).equals(old), 'the same matrix again');
+  assert.equal(filesUnder(embDir).filter((f) => f.includes('.partial')), []);
+});
+
+test('a temp file left by a writer killed with SIGKILL mid-write (a BM25 build) is removed by the next write of that file; a live writer\'s is kept', async () => {
+  const dir = path.join(tmp('killed'), 'bm25');
+  fs.mkdirSync(dir, { recursive: true });
+  const { bin } = bm25CachePaths(dir, bm25CacheKey(sample));
+  // a real writer, stopped after its bytes are written (fsync never returns) and killed there
+  const fsJs = path.join(repoRoot(), 'dist', 'lib', 'util', 'fs.js');
+  const child = spawn(process.execPath, ['-e', `const fs = require('node:fs'); fs.fsyncSync = () => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); };
+require(${JSON.stringify(fsJs)}).writeFileAtomic(${JSON.stringify(bin)}, Buffer.alloc(12 * 1024 * 1024, 7));`], { stdio: 'ignore' });
+  const deadline = Date.now() + 30_000;
+  const temps = () => fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'));
+  while (!(temps().length === 1 && fs.statSync(path.join(dir, temps()[0])).size === 12 * 1024 * 1024) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+  assert.is(temps().length, 1, 'the killed writer left its 12 MB temp file');
+  assert.ok(temps()[0].startsWith(`${path.basename(bin)}.${child.pid}.`));
+  // a temp file of a live writer (this process's parent) beside it
+  const live = `${path.basename(bin)}.${process.ppid}.1.0.tmp`;
+  fs.writeFileSync(path.join(dir, live), 'x');
+  loadOrBuildBm25(sample, { cacheDir: dir });
+  assert.equal(temps(), [live], 'the dead writer\'s temp file is gone, the live one kept');
+  loadOrBuildBm25(sample, { cacheDir: dir }); // the index is whole
+});
+
+test('a folder where a file is read (eo eval --run /tmp, a datasets.jsonl.gz that is a folder): DATA_NOT_FOUND naming the flag or file, exit 3', () => {
+  const EO = path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js');
+  const eo = (...args: string[]) => spawnSync(process.execPath, [EO, ...args], { cwd: repoRoot(), encoding: 'utf8', timeout: 60_000 });
+  const runDir = tmp('isdir');
+  const r = eo('eval', '--run', runDir, '--qrels', runDir);
+  assert.is(r.status, 3, r.stderr);
+  assert.is(r.stderr, `eo: [DATA_NOT_FOUND] --run: file ${runDir} is a folder, not a file\n`);
+  const data = tmp('snapshot-dir');
+  fs.mkdirSync(path.join(data, 'datasets.jsonl.gz'));
+  for (const f of ['publications', 'links']) fs.writeFileSync(path.join(data, `${f}.jsonl.gz`), zlib.gzipSync(fs.readFileSync(path.join(sample.origin, `${f}.jsonl`))));
+  const s = eo('search', 'sea ice', '--data', data);
+  assert.is(s.status, 3, s.stderr);
+  assert.match(s.stderr, new RegExp(`^eo: \\[DATA_NOT_FOUND\\] file ${data.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/datasets\\.jsonl\\.gz is a folder, not a file$`, 'm'));
+  assert.not.match(s.stderr, /EISDIR: illegal operation/);
+});
+
+test('read-only checkpoints/: eo cache rebuild bm25 that must remove a damaged index says NOT_WRITABLE naming it, never a raw EROFS', async () => {
+  const dir = tmp('ro-rebuild');
+  const mounted = mountTmpfs(dir, 'size=4m');
+  const bm25Dir = path.join(dir, 'bm25');
+  loadOrBuildBm25(sample, { cacheDir: bm25Dir });
+  const own = bm25CachePaths(bm25Dir, bm25CacheKey(sample));
+  // another snapshot's index, damaged: the rebuild removes it
+  const other = bm25CachePaths(bm25Dir, 'ffffffffffffffff');
+  fs.copyFileSync(own.meta, other.meta);
+  fs.copyFileSync(own.bin, other.bin);
+  flipByte(other.bin);
+  if (mounted) execFileSync('mount', ['-o', 'remount,ro', dir]);
+  else setWriteFaultForTests({ code: 'EACCES' });
+  try {
+    const e = await rejects(() => rebuildBm25Cache(sample, { cacheDir: bm25Dir }), 'NOT_WRITABLE', other.meta);
+    assert.match(e.message, mounted ? /cannot remove .*: read-only file system \(EROFS/ : /cannot remove .*: permission denied \(EACCES/);
+  } finally {
+    setWriteFaultForTests(null);
+    if (mounted) unmount(dir);
+  }
 });
 
 // ------------------------------------------------------------------------------------------ truncated gzip inputs

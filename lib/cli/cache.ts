@@ -14,6 +14,8 @@ import { datasetEncoderText } from '../data/text';
 import { defaultEmbeddingCacheDir, embedCorpusCached, embeddingCachePaths, hashTexts, verifyEmbeddingCacheFile } from '../encode/cache';
 import { chosenEncoderSpec, createEncoder } from '../encode/registry';
 import { EoError } from '../errors';
+import type { SentenceEncoder } from '../encode/types';
+import { removePath } from '../util/fs';
 import { verifyRepairCache } from '../search/repair-vocabulary';
 import { checkContentHash, readJsonRecordHash } from '../util/hash';
 import { bm25CacheKey, bm25CachePaths, loadOrBuildBm25, verifyBm25Cache } from '../retrieve/bm25';
@@ -129,48 +131,52 @@ export function formatCacheCheck(c: CacheCheck): string {
   return `${c.status === 'ok' ? 'ok' : c.status.toUpperCase()}\t${c.kind}\t${file}\t${c.ms.toFixed(1)} ms${c.detail ? `\t${c.detail}` : ''}`;
 }
 
+/** Remove damaged cache files (NOT_WRITABLE naming the file when the folder is read-only), saying which. */
 function removeCache(files: string[], log: (l: string) => void): void {
   for (const f of files)
     if (fs.existsSync(f)) {
-      fs.rmSync(f, { recursive: true, force: true });
+      removePath(f);
       log(`removed ${path.relative(repoRoot(), f) || f}`);
     }
 }
 
 /**
- * Rebuild the BM25 index of `corpus`: its cache files, and every other BM25 cache that fails its check (another
- * snapshot's is then rebuilt on its next use), are removed first. Returns the index's metadata file.
+ * Rebuild the BM25 index of `corpus`: built and written in place of its cache files, which stay as they were until
+ * the new ones are whole (a full disk leaves the old index usable); every other BM25 cache that fails its check
+ * (another snapshot's, then rebuilt on its next use) is removed first. Returns the index's metadata file.
  */
 export function rebuildBm25Cache(corpus: Corpus, opts: { cacheDir?: string; log?: (l: string) => void } = {}): string {
   const log = opts.log ?? (() => {});
   const dir = opts.cacheDir ?? checkpointsDir('bm25');
   const bad = verifyCaches({ checkpointsDir: path.dirname(dir), benchDir: path.join(dir, '.none') }).filter((c) => c.kind === 'bm25' && c.status !== 'ok');
-  removeCache(bad.flatMap((c) => [c.file, c.file.replace(/\.json$/, '.bin')]), log);
   const paths = bm25CachePaths(dir, bm25CacheKey(corpus));
-  removeCache([paths.meta, paths.bin], log);
-  loadOrBuildBm25(corpus, { cacheDir: dir });
+  removeCache(bad.flatMap((c) => [c.file, c.file.replace(/\.json$/, '.bin')]).filter((f) => f !== paths.meta && f !== paths.bin), log);
+  loadOrBuildBm25(corpus, { cacheDir: dir, replace: true });
   return paths.meta;
 }
 
 /**
- * Rebuild the corpus embeddings of `corpus` with the chosen encoder (`--encoder` / $EO_ENCODER, default USE-lite):
- * its cache files, and every other embedding cache that fails its check, are removed first (a fine-tuned encoder's
- * is rebuilt by the notebook that uses it). Returns the matrix's metadata file.
+ * Rebuild the corpus embeddings of `corpus` with the chosen encoder (`--encoder` / $EO_ENCODER, default USE-lite; a
+ * caller may pass its own `encoder`): embedded and written in place of its cache files, which stay as they were
+ * until the new matrix is whole (a full disk leaves the old matrix usable, and the chunks done so far are resumed by
+ * the next rebuild); every other embedding cache that fails its check is removed first (a fine-tuned encoder's is
+ * rebuilt by the notebook that uses it). Returns the matrix's metadata file.
  */
-export async function rebuildEmbeddingCache(corpus: Corpus, opts: { cacheDir?: string; workers?: number; log?: (l: string) => void } = {}): Promise<string> {
+export async function rebuildEmbeddingCache(corpus: Corpus, opts: { cacheDir?: string; workers?: number; log?: (l: string) => void; encoder?: SentenceEncoder } = {}): Promise<string> {
   const log = opts.log ?? (() => {});
   const dir = opts.cacheDir ?? defaultEmbeddingCacheDir();
   const bad = verifyCaches({ checkpointsDir: path.dirname(dir), benchDir: path.join(dir, '.none') }).filter((c) => c.kind === 'embeddings' && c.status !== 'ok');
-  removeCache(bad.flatMap((c) => [c.file, c.file.replace(/\.json$/, '.f32')]), log);
-  const encoder = await createEncoder(chosenEncoderSpec());
+  const encoder = opts.encoder ?? (await createEncoder(chosenEncoderSpec()));
   try {
     const texts = corpus.datasets.map((d) => datasetEncoderText(d));
     const paths = embeddingCachePaths(dir, encoder.id, corpus.hash, hashTexts(texts));
-    removeCache([paths.meta, paths.data, paths.partial], log);
-    await embedCorpusCached({ encoder, texts, key: corpus.hash, cacheDir: dir, workers: opts.workers ?? 2, onProgress: (d, t) => log(`embedding corpus ${d}/${t}`) });
+    removeCache(bad.flatMap((c) => [c.file, c.file.replace(/\.json$/, '.f32')]).filter((f) => f !== paths.meta && f !== paths.data), log);
+    await embedCorpusCached({
+      encoder, texts, key: corpus.hash, cacheDir: dir, workers: opts.workers ?? 2, replace: true, onMismatch: 'rebuild', onProgress: (d, t) => log(`embedding corpus ${d}/${t}`),
+    });
     return paths.meta;
   } finally {
-    encoder.dispose?.();
+    if (!opts.encoder) encoder.dispose?.();
   }
 }
 

@@ -20,6 +20,7 @@ import { EoError } from '../errors';
 import { checkQuery, MAX_QUERY_CHARS } from '../serve/validate';
 import { gcmdKeywordsFile } from '../router/variables';
 import { repoReportsDir } from '../util/paths';
+import { requireFile } from '../util/fs';
 import { loadSnapshot } from '../data/snapshot';
 import type { Corpus } from '../data/types';
 import { benchmarkSplit, buildBenchmark } from '../bench/build';
@@ -289,7 +290,7 @@ async function runEvalCommand(values: CliValues): Promise<void> {
     if (!values.qrels) fail('eval --run needs --qrels');
     const depth = intFlag(values.depth, 'depth', 100);
     for (const [flag, file] of [['--run', values.run], ['--qrels', values.qrels]])
-      if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `${flag}: no such file: ${file}`, { file });
+      requireFile(file, `${flag}: file`);
     const pq = evaluateRun(readTrecRun(values.run), readTrecQrels(values.qrels), { depth });
     const row = summarize(path.basename(values.run), pq);
     if (values.json) process.stdout.write(JSON.stringify({ ...row, queries: pq.queryIds.length, skippedNoPositives: pq.skippedNoPositives.length }, null, 2) + '\n');

@@ -219,7 +219,7 @@ export async function embedCorpusCached(opts: EmbedCorpusOptions): Promise<Float
   const rebuild = opts.rebuild ?? embeddingRebuildCommand(encoder.id);
 
   try {
-    const hit = readEmbeddingCache(paths, expect, rebuild);
+    const hit = opts.replace ? null : readEmbeddingCache(paths, expect, rebuild);
     if (hit) {
       opts.onProgress?.(total, total);
       return hit.matrix;
@@ -238,7 +238,7 @@ export async function embedCorpusCached(opts: EmbedCorpusOptions): Promise<Float
       throw new EoError('CONFIG', `${paths.lock}: process ${holder?.pid ?? '?'} on ${holder?.host ?? '?'} is already embedding these texts; wait for it or pass waitForOther: true`, { lock: paths.lock, holder });
     opts.onProgress?.(Math.min(total, partialRows(paths.partial, dim)), total);
     await sleep(2000);
-    const hit = readEmbeddingCache(paths, expect, rebuild);
+    const hit = opts.replace ? null : readEmbeddingCache(paths, expect, rebuild);
     if (hit) {
       opts.onProgress?.(total, total);
       return hit.matrix;
@@ -263,7 +263,7 @@ async function fillCache(
   const total = texts.length;
   const dim = encoder.dim;
   // Someone may have finished between our first look and taking the lock.
-  const hit = readEmbeddingCache(paths, expect, rebuild);
+  const hit = opts.replace ? null : readEmbeddingCache(paths, expect, rebuild);
   if (hit) {
     opts.onProgress?.(total, total);
     return hit.matrix;

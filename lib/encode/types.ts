@@ -165,6 +165,12 @@ export interface EmbedCorpusOptions {
   /** Do not read or write any cache (just embed). Default false. */
   noCache?: boolean;
   /**
+   * Embed again even when a matrix is stored (valid or damaged) and replace it: the old files stay in place until the
+   * new matrix is written whole (`eo cache rebuild embeddings`); a partial folder of an earlier replace is resumed.
+   * Default false.
+   */
+  replace?: boolean;
+  /**
    * When another live process is already embedding the same texts into the same cache (it holds
    * `<name>.lock`): true waits for it (reporting its progress through `onProgress`) and then reads its result;
    * false throws CONFIG at once. A lock whose process is gone, or untouched for 10 minutes, is taken over.

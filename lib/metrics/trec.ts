@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { EoError } from '../errors';
-import { writeFileAtomic } from '../util/fs';
+import { requireFile, writeFileAtomic } from '../util/fs';
 import { sortRunEntries } from './rank';
 import type { Qrels, Run } from './types';
 
@@ -52,6 +52,7 @@ export function parseTrecRun(text: string, file = '<run>'): Run {
 }
 
 export function readTrecRun(file: string): Run {
+  requireFile(file, 'run file');
   return parseTrecRun(fs.readFileSync(file, 'utf8'), file);
 }
 
@@ -79,5 +80,6 @@ export function parseTrecQrels(text: string, file = '<qrels>'): Qrels {
 }
 
 export function readTrecQrels(file: string): Qrels {
+  requireFile(file, 'qrels file');
   return parseTrecQrels(fs.readFileSync(file, 'utf8'), file);
 }

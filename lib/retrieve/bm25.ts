@@ -229,6 +229,11 @@ export function buildBm25(corpus: Corpus, opts: Bm25Options = {}): Bm25Index {
 export interface Bm25CacheOptions extends Bm25Options {
   /** Folder of cached indexes. Default `<repo>/checkpoints/bm25`. */
   cacheDir?: string;
+  /**
+   * Build the index even when a cache is there (valid or damaged) and replace it; the old files stay in place until
+   * the new ones are written whole (`eo cache rebuild bm25`). Default false.
+   */
+  replace?: boolean;
 }
 
 /** The content hash of a BM25 cache: its `.bin` bytes and its `.json` fields other than the hash itself. */
@@ -288,7 +293,7 @@ export function loadOrBuildBm25(corpus: Corpus, opts: Bm25CacheOptions = {}): Bm
   const key = indexKey(corpus, config);
   const dir = opts.cacheDir ?? checkpointsDir('bm25');
   const { meta: metaFile, bin: binFile } = bm25CachePaths(dir, key);
-  if (fs.existsSync(metaFile)) {
+  if (!opts.replace && fs.existsSync(metaFile)) {
     // null: written before caches recorded a hash, or half of a pair: stale, rebuilt below; a wrong hash throws
     const cached = verifyBm25Cache(metaFile, binFile, cacheRebuildCommand('bm25', corpus.origin));
     if (cached) {

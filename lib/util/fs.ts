@@ -99,9 +99,59 @@ function mkdirp(dir: string): void {
 }
 
 /**
+ * Remove a file or folder (nothing when absent); a failure is NOT_WRITABLE naming it and the cause (`writeFailure`),
+ * as for a write: a read-only folder refuses both.
+ */
+export function removePath(file: string): void {
+  try {
+    if (writeFault && OPEN_FAULT_CODES.has(writeFault.code) && fs.existsSync(file)) throw systemError(writeFault.code, 'unlink', file);
+    fs.rmSync(file, { recursive: true, force: true });
+  } catch (e) {
+    throw writeFailure(file, e, 'remove');
+  }
+}
+
+/** Whether process `pid` is alive on this machine (a process of another user counts as alive). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Remove the temp files `writeFileAtomic` left beside `file` when its writer was killed (`<name>.<pid>.<time>.<n>.tmp`
+ * of a process that is gone), so a kill -9 mid-write leaves nothing behind for long: the next write of the same file
+ * removes them. Temp files of live writers are kept; a failure to remove one is left for the next time.
+ */
+function removeDeadWritersTemps(file: string): void {
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return; // no folder yet
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const m = /^(\d+)\.\d+\.\d+\.tmp$/.exec(name.slice(prefix.length));
+    if (!m || Number(m[1]) === process.pid || processAlive(Number(m[1]))) continue;
+    try {
+      fs.rmSync(path.join(dir, name), { force: true });
+    } catch {
+      /* left for the next write */
+    }
+  }
+}
+
+/**
  * Write a file whole or not at all: the bytes go to a temp file in the same folder (every byte: short writes are
  * continued), which is fsynced and renamed over the target. On any failure the temp file is removed and the target
- * is left as it was; the error is DISK_FULL or NOT_WRITABLE naming the file and the cause (`writeFailure`).
+ * is left as it was; the error is DISK_FULL or NOT_WRITABLE naming the file and the cause (`writeFailure`). Temp
+ * files of the same target left by a killed writer are removed first (`removeDeadWritersTemps`).
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -109,6 +159,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   let fd: number | null = null;
   try {
     mkdirp(path.dirname(file));
+    removeDeadWritersTemps(file);
     fd = openForWrite(tmp, 'wx');
     let offset = 0;
     while (offset < bytes.byteLength) {
@@ -177,8 +228,22 @@ export function appendLineWhole(file: string, text: string | Uint8Array): void {
 }
 
 /** Read a text file, transparently gunzipping `.gz`. */
+/**
+ * A file that must be there to be read: DATA_NOT_FOUND naming it (`what` first, e.g. `--run:`) when nothing is at its
+ * path or when a folder is (Node's own EISDIR names neither the path nor the flag).
+ */
+export function requireFile(file: string, what = 'file'): void {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    throw new EoError('DATA_NOT_FOUND', `${what} not found: ${file}`, { file });
+  }
+  if (st.isDirectory()) throw new EoError('DATA_NOT_FOUND', `${what} ${file} is a folder, not a file`, { file });
+}
+
 export function readTextFile(file: string): string {
-  if (!fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `file not found: ${file}`, { file });
+  requireFile(file);
   const buf = fs.readFileSync(file);
   return file.endsWith('.gz') ? gunzipFile(file, buf).toString('utf8') : buf.toString('utf8');
 }
