@@ -13,6 +13,7 @@ export type EoErrorCode =
   /** A query over the service's length limit (MAX_QUERY_CHARS), refused by `eo search` as by the API. */
   | 'QUERY_TOO_LONG'
   | 'BINARY_QUERY'
+  | 'SERVE_PROCESS'
   | 'MARKUP_QUERY'
   | 'NOT_IMPLEMENTED_OFFLINE'
   | 'LLM'

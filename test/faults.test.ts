@@ -13,7 +13,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { isEoError, loadSnapshot, type EoError } from '../lib';
+import * as net from 'node:net';
+import { createSearchServer, isEoError, loadSnapshot, type EoError } from '../lib';
+import { createSearchEngine } from '../lib/search';
 import { benchmarkSettings, benchmarkSplit, buildBenchmark, titleQueryWriter } from '../lib/bench';
 import { embedCorpusCached, embeddingCachePaths, hashTexts } from '../lib/encode';
 import { describeFusionRecord, fusionAlpha } from '../lib/search';
@@ -661,6 +663,124 @@ test('read-only checkpoints/: eo cache rebuild bm25 that must remove a damaged i
   }
 });
 
+/** Send raw bytes to a server and read the whole answer (the server closes the connection). */
+function rawExchange(port: number, bytes: Buffer | string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const s = net.connect(port, '127.0.0.1', () => s.write(bytes));
+    s.on('data', (d) => chunks.push(d));
+    s.on('error', reject);
+    s.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    s.setTimeout(10_000, () => s.destroy(new Error('no answer in 10 s')));
+  });
+}
+
+test('Node\'s own refusals (431 header too large, 400 not HTTP, a raw \\xff in the path, 408 stalled header) come in the service\'s shape with nosniff and no-referrer', async () => {
+  const engine = createSearchEngine(toyCorpus, { lexical: bm25Scorer(buildBm25(toyCorpus)), semantic: null, source: 'given' });
+  const app = await createSearchServer(engine);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as net.AddressInfo).port;
+  try {
+    const parse = (raw: string) => {
+      const [head, body] = [raw.slice(0, raw.indexOf('\r\n\r\n')), raw.slice(raw.indexOf('\r\n\r\n') + 4)];
+      return { status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), head: head.toLowerCase(), body };
+    };
+    const secured = (a: { head: string }) => {
+      assert.match(a.head, /\r\nx-content-type-options: nosniff\r\n/);
+      assert.match(a.head, /\r\nreferrer-policy: no-referrer\r\n/);
+    };
+    const big = parse(await rawExchange(port, `GET /api/search?q=ozone HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+    assert.is(big.status, 431);
+    secured(big);
+    assert.equal(JSON.parse(big.body), { error: { code: 'HEADERS_TOO_LARGE', message: 'the request headers are too large' } });
+    const garbage = parse(await rawExchange(port, 'GARBAGE\r\n\r\n'));
+    assert.is(garbage.status, 400);
+    secured(garbage);
+    assert.match(garbage.head, /content-security-policy: default-src 'none'/);
+    assert.match(garbage.body, /<!doctype html>/i);
+    const ff = parse(await rawExchange(port, Buffer.concat([Buffer.from('GET /api/'), Buffer.from([0xff]), Buffer.from(' HTTP/1.1\r\nHost: a\r\n\r\n')])));
+    assert.is(ff.status, 400);
+    secured(ff);
+    assert.is(JSON.parse(ff.body).error.code, 'BINARY_QUERY');
+    // a stalled header: Node raises ERR_HTTP_REQUEST_TIMEOUT after headersTimeout (60 s); raised here on a real socket
+    const serverSide = new Promise<net.Socket>((r) => app.server.once('connection', r));
+    const answer = new Promise<string>((resolve) => {
+      const chunks: Buffer[] = [];
+      const c = net.connect(port, '127.0.0.1', () => c.write('GET / HTTP/1.1\r\nHost: a\r\n'));
+      c.on('data', (d) => chunks.push(d));
+      c.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    });
+    app.server.emit('clientError', Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), await serverSide);
+    const stalled = parse(await answer);
+    assert.is(stalled.status, 408);
+    secured(stalled);
+    assert.match(stalled.body, /the request did not arrive in time/);
+  } finally {
+    await app.close();
+  }
+});
+
+test('eo serve: kill -9 of the launcher stops the service (the port is free again); kill -9 of the service makes the launcher say so and exit 4; a --host that is not this machine\'s is a usage error (exit 2)', async () => {
+  const EO = path.join(repoRoot(), 'dist', 'lib', 'cli', 'eo.js');
+  const started: number[] = [];
+  const start = async () => {
+    const p = spawn(process.execPath, [EO, 'serve', '--sample', '--port', '0'], { cwd: repoRoot(), stdio: ['ignore', 'ignore', 'pipe'] });
+    started.push(p.pid!);
+    let err = '';
+    p.stderr!.on('data', (d) => (err += d));
+    const deadline = Date.now() + 90_000;
+    while (!/listening on http:\/\/127\.0\.0\.1:(\d+)/.test(err) && p.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(err)?.[1]);
+    assert.ok(port > 0, err);
+    const children = fs.readFileSync(`/proc/${p.pid}/task/${p.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+    assert.is(children.length, 1, 'one service process');
+    started.push(children[0]);
+    return { p, port, service: children[0], stderr: () => err };
+  };
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  const waitFor = async (cond: () => boolean, ms: number) => {
+    const deadline = Date.now() + ms;
+    while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    return cond();
+  };
+  try {
+    // the launcher killed: the service ends with it, and the port takes connections no more
+    const a = await start();
+    a.p.kill('SIGKILL');
+    assert.ok(await waitFor(() => !alive(a.service), 15_000), 'the service process outlived its launcher');
+    const refused = await rawExchange(a.port, 'GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n').then(() => false, (e: NodeJS.ErrnoException) => e.code === 'ECONNREFUSED');
+    assert.ok(refused, 'the port still takes connections');
+    // the service killed: the launcher reports it with a code and status 4
+    const b = await start();
+    const exited = new Promise<number | null>((r) => b.p.once('exit', (code) => r(code)));
+    process.kill(b.service, 'SIGKILL');
+    assert.is(await exited, 4);
+    assert.match(b.stderr(), new RegExp(`eo: \\[SERVE_PROCESS\\] the service process \\(pid ${b.service}\\) was ended by SIGKILL`));
+  } finally {
+    for (const pid of started) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  }
+  // --host: checked before anything loads
+  for (const host of ['999.1.1.1', 'no-such-host.invalid']) {
+    const r = spawnSync(process.execPath, [EO, 'serve', '--sample', '--host', host, '--port', '0'], { cwd: repoRoot(), encoding: 'utf8', timeout: 60_000 });
+    assert.is(r.status, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`^eo: \\[INVALID_ARGUMENT\\] --host ${host.replace(/\./g, '\\.')}: not an IP address, and the name does not resolve`, 'm'));
+    assert.not.match(r.stderr, /loaded \d+ datasets|getaddrinfo/);
+  }
+});
+
 // ------------------------------------------------------------------------------------------ truncated gzip inputs
 
 /** The sample snapshot gzipped into a temp folder, with `damage` applied to one file's bytes. */
@@ -703,7 +823,8 @@ test('a log written by a process killed with SIGKILL mid-append keeps whole line
   const child = spawn(process.execPath, ['-e', `
     const { appendLineWhole } = require(${JSON.stringify(fsJs)});
     const pad = 'z'.repeat(256 * 1024);
-    for (let i = 0; ; i++) { appendLineWhole(${JSON.stringify(file)}, JSON.stringify({ key: 'k' + i, pad })); if (i === 3) process.stdout.write('go\\n'); }
+    // bounded, and ending with its parent: an orphan of a killed test run must not fill the disk
+    for (let i = 0; i < 4000 && process.ppid === ${process.pid}; i++) { appendLineWhole(${JSON.stringify(file)}, JSON.stringify({ key: 'k' + i, pad })); if (i === 3) process.stdout.write('go\\n'); }
   `], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
   await new Promise((r) => setTimeout(r, 150));

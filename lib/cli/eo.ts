@@ -173,15 +173,36 @@ async function runServeCommand(argv: string[]): Promise<void> {
     // malloc arenas and V8's young generation are read only at start: run the service again with them (SERVE_PROCESS)
     const { spawn } = await import('node:child_process');
     const env = { ...(process.platform === 'linux' ? SERVE_PROCESS.env : {}), ...process.env, EO_SERVE_PROCESS: '1' };
-    const child = spawn(process.execPath, [...SERVE_PROCESS.nodeFlags, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env });
-    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill(sig));
-    child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+    // an IPC channel the service watches: it closes when this process dies, even by SIGKILL, and the service stops
+    const child = spawn(process.execPath, [...SERVE_PROCESS.nodeFlags, ...process.execArgv, ...process.argv.slice(1)], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env });
+    let forwarded: NodeJS.Signals | null = null;
+    for (const sig of ['SIGINT', 'SIGTERM'] as const)
+      process.on(sig, () => {
+        forwarded = sig;
+        child.kill(sig);
+      });
+    child.on('exit', (code, signal) => {
+      if (signal === null || signal === forwarded) process.exit(code ?? 0);
+      // the service died of a signal nobody here sent (kill -9, the out-of-memory killer): say so, with a status
+      exitWithError('eo', new EoError('SERVE_PROCESS', `the service process (pid ${child.pid}) was ended by ${signal} (kill, or the system out of memory); its port is free again: start eo serve again`));
+    });
     return;
   }
   const server = await runServe(argv.slice(1));
-  const stop = () => void server.close().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  let stopping = false;
+  const stop = (why?: string) => {
+    if (stopping) return; // a second Ctrl-C (the terminal's and the launcher's) while closing
+    stopping = true;
+    if (why) process.stderr.write(`eo serve: ${why}; stopping\n`);
+    void server.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', () => stop());
+  process.on('SIGTERM', () => stop());
+  // started by the launcher above: its death closes the channel (kill -9 included), and the service ends with it
+  if (process.channel) {
+    process.channel.unref();
+    process.on('disconnect', () => stop('the eo serve process that started this service is gone'));
+  }
 }
 
 /** The flags of `eo search`, `eo bench build` and `eo eval`. */

@@ -12,6 +12,8 @@
  * Loads the search engine once (lib/search: corpus, BM25 index, semantic scorer over its cached corpus embeddings, α
  * from its stored fusion record), then answers requests until SIGINT/SIGTERM.
  */
+import * as dns from 'node:dns/promises';
+import * as net from 'node:net';
 import { parseArgs } from 'node:util';
 import { loadSnapshot } from '../data/snapshot';
 import { EoError } from '../errors';
@@ -30,6 +32,26 @@ export { SERVE_PROCESS };
 export { SERVE_USAGE };
 
 
+
+/** `--host`: an IP address, or a name this machine resolves (`localhost`); else INVALID_ARGUMENT before anything loads. */
+async function checkHost(host: string): Promise<void> {
+  if (net.isIP(host) !== 0) return;
+  try {
+    await dns.lookup(host);
+  } catch (e) {
+    throw new EoError('INVALID_ARGUMENT', `--host ${host}: not an IP address, and the name does not resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); use an address of this machine such as 127.0.0.1, 0.0.0.0 or ::1\n${SERVE_USAGE}`);
+  }
+}
+
+/** A failed listen as an EoError: an address that is not this machine's is a usage error, a port in use an environment one. */
+function listenFailure(e: unknown, host: string, port: number): EoError {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new EoError('INVALID_ARGUMENT', `--host ${host}: not an address of this machine (${code}); use one it has, such as 127.0.0.1, 0.0.0.0 or ::1`);
+  if (code === 'EADDRINUSE') return new EoError('CONFIG', `port ${port} on ${host} is in use (${code}): another eo serve, or another program, listens there; stop it or choose --port`);
+  if (code === 'EACCES') return new EoError('CONFIG', `port ${port} on ${host} may not be opened by this user (${code}): ports below 1024 need privileges; choose --port 1024 or above`);
+  return e instanceof EoError ? e : new EoError('CONFIG', `cannot listen on ${host}:${port}: ${(e as Error).message}`);
+}
 
 /** Start the service; resolves once it listens, with a `close()` that stops it. */
 export async function runServe(argv: string[], log: (line: string) => void = (l) => process.stderr.write(l + '\n')): Promise<{ url: string; close: () => Promise<void> }> {
@@ -52,6 +74,7 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
   const rateLimitMax = numberFlag(values['rate-limit'], 'rate-limit', 300, { integer: true, min: 1, usage: SERVE_USAGE });
   const maxQueryChars = numberFlag(values['max-query'], 'max-query', MAX_QUERY_CHARS, { integer: true, min: 1, usage: SERVE_USAGE });
   const nnsscTwoStage = nnsscTopMFlag(values['nnssc-top-m'], SERVE_USAGE);
+  await checkHost(host);
   const t0 = Date.now();
   const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
   log(`loaded ${corpus.datasets.length} datasets from ${corpus.origin}`);
@@ -82,7 +105,15 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
     // the LLM layer reads mode (live/record/replay), record store and API key from the environment; calls are recorded
     llmRouter: values['llm-router'] ? createLlmClientFromEnv(values['llm-router']) : undefined,
   });
-  const address = await app.listen({ port, host });
+  let address: string;
+  try {
+    address = await app.listen({ port, host });
+  } catch (e) {
+    await app.close();
+    engine.dispose();
+    await stopOnnxWorkers();
+    throw listenFailure(e, host, port);
+  }
   log(`${engine.label}; α from ${engine.fusion.source}; router: ${values['llm-router'] ? `LLM ${values['llm-router']}` : 'rules'}`);
   log(`eo serve: listening on ${address} (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   return {

@@ -1,5 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { loadGazetteer } from '../router/gazetteer';
 import { loadIntentMatcher, retrievalStripCues } from '../router/parse';
 import { routeQuery } from '../router/route';
@@ -48,6 +50,39 @@ const FRAMEWORK_PROBLEMS: Readonly<Record<number, { code: ServiceErrorCode; mess
   414: { code: 'URI_TOO_LONG', message: 'the path is too long' },
   415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'unsupported content type' },
 };
+
+/**
+ * Node's own refusals, before Fastify sees a request (`clientError`: a header over the limit, a stalled header, a
+ * request line that is not HTTP, bytes that are not text in the path), answered in the service's shape and headers:
+ * `{ error: { code, message } }` for /api/, the HTML error page elsewhere (the path read from the raw request line,
+ * when there is one), `nosniff`, `no-referrer` (and the CSP on pages), then the connection is closed.
+ */
+export function clientErrorAnswer(err: { code?: string; rawPacket?: Buffer }): { status: number; html: boolean; head: string; body: string } {
+  const requestLine = (err.rawPacket ?? Buffer.alloc(0)).subarray(0, 2048).toString('latin1').split('\r\n')[0];
+  const target = /^[A-Z]+ (\S+)/.exec(requestLine)?.[1] ?? '';
+  const html = !target.startsWith('/api/');
+  const p: QueryProblem = err.code === 'HPE_HEADER_OVERFLOW' ? { status: 431, code: 'HEADERS_TOO_LARGE', message: 'the request headers are too large' }
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? { status: 408, code: 'REQUEST_TIMEOUT', message: 'the request did not arrive in time' }
+    : /[^\x20-\x7e]/.test(target) ? BINARY_REQUEST
+    : { status: 400, ...FRAMEWORK_PROBLEMS[400] };
+  const body = html ? renderErrorPage(p.status, p.message) : JSON.stringify({ error: { code: p.code, message: p.message } });
+  const headers = [
+    `HTTP/1.1 ${p.status} ${STATUS_CODES[p.status]}`, `content-type: ${html ? 'text/html' : 'application/json'}; charset=utf-8`,
+    `content-length: ${Buffer.byteLength(body)}`, 'x-content-type-options: nosniff', 'referrer-policy: no-referrer',
+    ...(html ? [`content-security-policy: ${CSP}`] : []), 'connection: close',
+  ];
+  return { status: p.status, html, head: headers.join('\r\n') + '\r\n\r\n', body };
+}
+
+function clientErrorHandler(err: Error & { code: string }, socket: Socket): void {
+  // a reset connection has nobody to answer
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const raw = (err as { rawPacket?: unknown }).rawPacket; // Node's Buffer (Fastify's types say otherwise)
+    const a = clientErrorAnswer({ code: err.code, rawPacket: Buffer.isBuffer(raw) ? raw : undefined });
+    socket.end(a.head + a.body);
+  } else socket.destroy(err);
+}
 
 /** GET routes by path shape, to answer 405 (not 404) to another method on them. */
 const GET_PATHS = /^\/(?:|api\/search|healthz|static\/app\.(?:css|js)|(?:api\/)?dataset\/[^/]+)$/;
@@ -98,7 +133,7 @@ function serverTiming(res: SearchResponse | null, admitMs: number, render: 'json
 export async function createSearchServer(engine: SearchEngine, opts: SearchServerOptions = {}): Promise<FastifyInstance> {
   warmUpQueryPath(engine);
   const app = Fastify({
-    logger: opts.logger ?? false, routerOptions: { maxParamLength: 200 }, bodyLimit: 4096,
+    logger: opts.logger ?? false, routerOptions: { maxParamLength: 200 }, bodyLimit: 4096, clientErrorHandler,
     // a path that is not a URL, or a parameter over maxParamLength: our shape, never the decoded path
     frameworkErrors: (err, req, reply) => {
       if (!isUtf8RequestTarget(req.raw.url ?? '')) return sendProblem(req, reply, BINARY_REQUEST);

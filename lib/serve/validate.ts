@@ -12,7 +12,7 @@ export const MAX_QUERY_CHARS = 500;
 export type ServiceErrorCode =
   | 'EMPTY_QUERY' | 'QUERY_TOO_LONG' | 'BINARY_QUERY' | 'MARKUP_QUERY' | 'BAD_K' | 'BAD_PARAMETER' | 'OVERLOADED'
   | 'RATE_LIMITED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'BAD_URL' | 'URI_TOO_LONG' | 'BAD_REQUEST' | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE' | 'INTERNAL' | 'BAD_FILTER';
+  | 'UNSUPPORTED_MEDIA_TYPE' | 'INTERNAL' | 'BAD_FILTER' | 'HEADERS_TOO_LARGE' | 'REQUEST_TIMEOUT';
 
 /** Why a request was refused (HTTP 400 unless noted). The message never repeats the query text or the path. */
 export interface QueryProblem {
