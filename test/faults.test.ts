@@ -631,7 +631,7 @@ test('a folder where a file is read (eo eval --run /tmp, a datasets.jsonl.gz tha
   const runDir = tmp('isdir');
   const r = eo('eval', '--run', runDir, '--qrels', runDir);
   assert.is(r.status, 3, r.stderr);
-  assert.is(r.stderr, `eo: [DATA_NOT_FOUND] --run: file ${runDir} is a folder, not a file\n`);
+  assert.is(r.stderr, `eo: [DATA_NOT_FOUND] --run: ${runDir} is a folder, not a file\n`);
   const data = tmp('snapshot-dir');
   fs.mkdirSync(path.join(data, 'datasets.jsonl.gz'));
   for (const f of ['publications', 'links']) fs.writeFileSync(path.join(data, `${f}.jsonl.gz`), zlib.gzipSync(fs.readFileSync(path.join(sample.origin, `${f}.jsonl`))));

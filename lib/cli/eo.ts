@@ -311,7 +311,7 @@ async function runEvalCommand(values: CliValues): Promise<void> {
     if (!values.qrels) fail('eval --run needs --qrels');
     const depth = intFlag(values.depth, 'depth', 100);
     for (const [flag, file] of [['--run', values.run], ['--qrels', values.qrels]])
-      requireFile(file, `${flag}: file`);
+      requireFile(file, flag);
     const pq = evaluateRun(readTrecRun(values.run), readTrecQrels(values.qrels), { depth });
     const row = summarize(path.basename(values.run), pq);
     if (values.json) process.stdout.write(JSON.stringify({ ...row, queries: pq.queryIds.length, skippedNoPositives: pq.skippedNoPositives.length }, null, 2) + '\n');

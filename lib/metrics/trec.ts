@@ -52,7 +52,7 @@ export function parseTrecRun(text: string, file = '<run>'): Run {
 }
 
 export function readTrecRun(file: string): Run {
-  requireFile(file, 'run file');
+  requireFile(file);
   return parseTrecRun(fs.readFileSync(file, 'utf8'), file);
 }
 
@@ -80,6 +80,6 @@ export function parseTrecQrels(text: string, file = '<qrels>'): Qrels {
 }
 
 export function readTrecQrels(file: string): Qrels {
-  requireFile(file, 'qrels file');
+  requireFile(file);
   return parseTrecQrels(fs.readFileSync(file, 'utf8'), file);
 }

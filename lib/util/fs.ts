@@ -229,17 +229,17 @@ export function appendLineWhole(file: string, text: string | Uint8Array): void {
 
 /** Read a text file, transparently gunzipping `.gz`. */
 /**
- * A file that must be there to be read: DATA_NOT_FOUND naming it (`what` first, e.g. `--run:`) when nothing is at its
- * path or when a folder is (Node's own EISDIR names neither the path nor the flag).
+ * A file that must be there to be read: DATA_NOT_FOUND naming it (after `flag`, e.g. `--run`, when one gave it) when
+ * nothing is at its path or when a folder is (Node's own EISDIR names neither the path nor the flag).
  */
-export function requireFile(file: string, what = 'file'): void {
+export function requireFile(file: string, flag?: string): void {
   let st: fs.Stats;
   try {
     st = fs.statSync(file);
   } catch {
-    throw new EoError('DATA_NOT_FOUND', `${what} not found: ${file}`, { file });
+    throw new EoError('DATA_NOT_FOUND', flag ? `${flag}: no such file: ${file}` : `file not found: ${file}`, { file });
   }
-  if (st.isDirectory()) throw new EoError('DATA_NOT_FOUND', `${what} ${file} is a folder, not a file`, { file });
+  if (st.isDirectory()) throw new EoError('DATA_NOT_FOUND', `${flag ? `${flag}: ` : 'file '}${file} is a folder, not a file`, { file });
 }
 
 export function readTextFile(file: string): string {
