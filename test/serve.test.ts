@@ -115,6 +115,56 @@ test('GET /api/search: router actions, ranked datasets with components, timings'
   }
 });
 
+test('CMR\'s parameter forms: provider[] / temporal[] / bounding_box[] applied, options[…][ignore_case] taken, unknown parameters and out-of-range paging refused by name; page_num pages the ranking; the page links say page_size', async () => {
+  const app = await createSearchServer(pipeline(), { now: () => new Date('2026-11-29T00:00:00Z'), maxResultDepth: 20 });
+  try {
+    const json = async (url: string) => {
+      const r = await get(app, url);
+      assert.is(r.statusCode, 200, `${url}: ${r.body}`);
+      return r.json() as SearchResponse;
+    };
+    const plain = await json('/api/search?q=data&provider=GES_DISC&temporal=2005-01-01,2006-01-01&bounding_box=-10,-10,10,10');
+    const arrays = await json('/api/search?q=data&provider%5B%5D=GES_DISC&temporal[]=2005-01-01,2006-01-01&bounding_box[]=-10,-10,10,10');
+    assert.equal(arrays.retrieval.filters, plain.retrieval.filters);
+    assert.equal(arrays.retrieval.filters!.applied.provider, ['GES_DISC']);
+    assert.equal(arrays.results.map((r) => r.id), plain.results.map((r) => r.id));
+    assert.ok(arrays.results.every((r) => r.id.endsWith('GES_DISC')));
+    // both forms together are one list, as CMR reads them
+    const both = await json('/api/search?q=data&platform=Aura&platform[]=Terra');
+    assert.equal([...both.retrieval.filters!.applied.platform!].sort(), ['Aura', 'Terra']);
+    assert.is((await get(app, '/api/search?q=data&options[platform][ignore_case]=true')).statusCode, 200);
+    const refused = async (url: string, code: string, message: RegExp) => {
+      const r = await get(app, url);
+      assert.is(r.statusCode, 400, url);
+      assert.is(r.json().error.code, code, url);
+      assert.match(r.json().error.message, message, url);
+    };
+    await refused('/api/search?q=data&providr=GES_DISC', 'BAD_PARAMETER', /^Parameter \[providr\] was not recognized$/);
+    await refused('/api/search?q=data&foo=1&bar[]=2', 'BAD_PARAMETER', /^Parameter \[foo\] was not recognized; Parameter \[bar\[\]\] was not recognized$/);
+    await refused('/api/search?q=data&options[platform][ignore_case]=false', 'BAD_PARAMETER', /options\[platform\]\[ignore_case\]\] must be true/);
+    await refused('/api/search?q=data&page_size=100000', 'BAD_K', /^page_size must be an integer from 1 to 50$/);
+    await refused('/api/search?q=data&offset=-5', 'BAD_PARAMETER', /^offset must be an integer from 0$/);
+    await refused('/api/search?q=data&page_num=0', 'BAD_PARAMETER', /^page_num must be an integer from 1$/);
+    await refused('/api/search?q=data&page_num=3&page_size=10', 'BAD_PARAMETER', /the page ends at result 30; results are ranked to 20 at most/);
+    await refused('/api/search?q=data&k=3&page_size=3', 'BAD_PARAMETER', /give k or page_size, not both/);
+    // paging: page 2 of size 2 is ranks 3 and 4 of the same ranking
+    const many = '/api/search?q=' + encodeURIComponent('aerosol ozone sea surface temperature precipitation smoke');
+    const top4 = await json(many + '&page_size=4');
+    const page2 = await json(many + '&page_size=2&page_num=2');
+    assert.is(top4.results.length, 4);
+    assert.equal(page2.results.map((r) => [r.rank, r.id]), top4.results.slice(2).map((r) => [r.rank, r.id]));
+    assert.equal(page2.page, { size: 2, offset: 2 });
+    assert.equal((await json(many + '&page_size=2&offset=2')).results.map((r) => r.id), page2.results.map((r) => r.id));
+    // the page's own links use CMR's names
+    const html = await get(app, '/?q=data&page_size=3&provider[]=GES_DISC');
+    assert.is(html.statusCode, 200);
+    assert.match(html.body, /name="page_size" value="3"/);
+    assert.not.match(html.body, /[?&;]k=\d/);
+  } finally {
+    await app.close();
+  }
+});
+
 test('bad input: clear 4xx in JSON and HTML, nothing echoed unescaped; 404s; security headers', async () => {
   const app = await createSearchServer(pipeline(), { maxQueryChars: 100 });
   try {

@@ -217,6 +217,8 @@ export interface SearchResponse {
     ignored?: IgnoreParsed | null;
   };
   results: RankedDataset[];
+  /** A later page of the ranking (the service's `page_num` / `offset`): its size and the results skipped before it. */
+  page?: { size: number; offset: number };
   /** Facet counts of the result set, when asked (`SearchOptions.facets`). */
   facets?: FacetCounts;
   /** The reranker's traces (calls, repairs, cost), when one ran. */

@@ -101,7 +101,7 @@ function pageState(res: SearchResponse): PageState {
 function stateUrl(st: PageState): string {
   const u = new URLSearchParams();
   u.set('q', st.q);
-  if (st.k !== 10) u.set('k', String(st.k));
+  if (st.k !== 10) u.set('page_size', String(st.k)); // CMR's name, as every parameter of the page's links
   for (const f of LIST_FILTERS) for (const v of st.filters[f] ?? []) u.append(f, v);
   if (st.filters.temporal) u.set('temporal', formatTemporalFilter(st.filters.temporal));
   if (st.filters.bounding_box) u.set('bounding_box', st.filters.bounding_box.join(','));
@@ -235,7 +235,7 @@ function filterInputs(st: PageState | null): string {
     `<label>${h(label)}<input form="search-form" name="${name}" id="f-${name}" value="${h(value)}" placeholder="${h(placeholder)}" maxlength="200"></label>`;
   const list = (k: (typeof LIST_FILTERS)[number]) => (f[k] ?? []).join(',');
   const open = st && (LIST_FILTERS.some((k) => (f[k]?.length ?? 0) > 0) || f.temporal || f.bounding_box) ? ' open' : '';
-  const k = st && st.k !== 10 ? `<input type="hidden" form="search-form" name="k" value="${st.k}">` : '';
+  const k = st && st.k !== 10 ? `<input type="hidden" form="search-form" name="page_size" value="${st.k}">` : '';
   return `<details class="filters" id="filter-form"${open}><summary>Filters (provider, platform, instrument, level, time, area)</summary><div class="grid">
 ${field('provider', 'Provider (DAAC)', list('provider'), 'e.g. GES_DISC,POCLOUD')}${field('platform', 'Platform', list('platform'), 'e.g. Aqua')}${field('instrument', 'Instrument', list('instrument'), 'e.g. MODIS')}
 ${field('processing_level_id', 'Processing level', list('processing_level_id'), 'e.g. 3 or L2')}${field('temporal', 'Temporal (start,end)', f.temporal ? formatTemporalFilter(f.temporal) : '', 'e.g. 2015-01-01,2020-12-31')}${field('bounding_box', 'Bounding box (W,S,E,N)', f.bounding_box ? f.bounding_box.join(',') : '', 'e.g. -10,35,30,60')}
@@ -246,7 +246,7 @@ ${field('processing_level_id', 'Processing level', list('processing_level_id'), 
 function repairHtml(res: SearchResponse): string {
   const rp = res.repair;
   if (!rp) return '';
-  const asTyped = `/?q=${encodeURIComponent(res.query)}&k=${res.k}&repair=0`;
+  const asTyped = `/?q=${encodeURIComponent(res.query)}&page_size=${res.k}&repair=0`;
   const line = rp.repaired !== rp.original
     ? `<p class="repair" id="repair">Showing results for <i>${h(rp.repaired)}</i>. Search instead for <a id="repair-original" href="${h(asTyped)}"><i>${h(res.query)}</i></a></p>`
     : '';

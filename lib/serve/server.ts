@@ -15,7 +15,7 @@ import { createLru } from '../util/lru';
 import { createAdmission } from './admission';
 import { PAGE_CSS, PAGE_JS, renderDatasetPage, renderErrorPage, renderSearchPage } from './page';
 import type { SearchServerOptions } from './types';
-import { BINARY_REQUEST, checkFilters, checkK, checkQuery, isUtf8RequestTarget, MAX_QUERY_CHARS, type QueryProblem, type ServiceErrorCode } from './validate';
+import { BINARY_REQUEST, checkFilters, checkPaging, checkQuery, isUtf8RequestTarget, normaliseSearchParameters, MAX_QUERY_CHARS, type QueryProblem, type ServiceErrorCode } from './validate';
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
@@ -234,12 +234,17 @@ function searchRoute(engine: SearchEngine, opts: SearchServerOptions): (req: Fas
   // answers kept as their JSON text: a third of the memory of the object graph, and a hit skips serialising
   const results = createLru<string, string>(opts.resultCacheEntries ?? 1000);
   const admission = createAdmission({ maxConcurrent: opts.maxConcurrentSearches, maxQueued: opts.maxQueuedSearches, queueTimeoutMs: opts.queueTimeoutMs });
+  const maxDepth = opts.maxResultDepth ?? 200;
   return async (req: FastifyRequest, reply: FastifyReply, html: boolean) => {
-    const q = req.query as Record<string, unknown>;
+    // CMR's forms (`provider[]`, `options[…]`) taken, anything else refused by name as CMR refuses it
+    const np = normaliseSearchParameters(req.query as Record<string, unknown>);
+    if ('problem' in np) return sendProblem(req, reply, np.problem);
+    const q = np.params;
     const cq = checkQuery(q.q, maxChars);
     if ('problem' in cq) return sendProblem(req, reply, cq.problem);
-    const ck = checkK(q.k, 10, maxK);
-    if ('problem' in ck) return sendProblem(req, reply, ck.problem);
+    const pg = checkPaging(q, 10, maxK, maxDepth);
+    if ('problem' in pg) return sendProblem(req, reply, pg.problem);
+    const ck = { k: pg.offset + pg.size }; // ranked to the end of the page, then the page is cut out
     const cf = checkFilters(q, engine.corpus);
     if ('problem' in cf) return sendProblem(req, reply, cf.problem);
     if (q.repair !== undefined && q.repair !== '0' && q.repair !== '1')
@@ -252,7 +257,7 @@ function searchRoute(engine: SearchEngine, opts: SearchServerOptions): (req: Fas
     // whitespace runs do not change a query's meaning: one cache entry (and one answer) for all spellings
     const query = cq.query.normalize('NFC').trim().replace(/\s+/g, ' ');
     const now = opts.now?.() ?? new Date();
-    const key = JSON.stringify([query, ck.k, opts.llmRouter ? 'llm' : 'rules', now.toISOString().slice(0, 10), canonicalFilters(cf.filters), canonicalIgnore(cf.ignore), repair, facets]);
+    const key = JSON.stringify([query, ck.k, pg.offset, opts.llmRouter ? 'llm' : 'rules', now.toISOString().slice(0, 10), canonicalFilters(cf.filters), canonicalIgnore(cf.ignore), repair, facets]);
     let json = results.get(key);
     let res: SearchResponse | null = null;
     let admitMs = 0;
@@ -273,6 +278,8 @@ function searchRoute(engine: SearchEngine, opts: SearchServerOptions): (req: Fas
       } finally {
         slot.release();
       }
+      // a later page: its results keep their ranks in the whole ranking
+      if (pg.offset > 0) res = { ...res, k: pg.size, page: { size: pg.size, offset: pg.offset }, results: res.results.slice(pg.offset) };
       reply.header('x-eo-cache', 'miss');
     }
     const tr = performance.now();

@@ -43,8 +43,10 @@ export const SERVICE_ENCODER_SPEC: EncoderSpec = { kind: 'use-lite', options: { 
 export interface SearchServerOptions {
   /** Longest accepted query, in characters. Default MAX_QUERY_CHARS (500, lib/serve/validate.ts; `eo search` has the same limit). */
   maxQueryChars?: number;
-  /** Largest `k`. Default 50; `k` defaults to 10. */
+  /** Largest `k` (CMR's `page_size`). Default 50; `k` defaults to 10. */
   maxK?: number;
+  /** Deepest result a page may reach (`page_num` / `offset` + `page_size`). Default 200. */
+  maxResultDepth?: number;
   /** Requests per client (IP) per `rateLimitWindowMs`. Default 300. */
   rateLimitMax?: number;
   /** Rate-limit window in ms. Default 60000. */

@@ -74,6 +74,71 @@ export function checkQuery(q: unknown, maxChars: number): { query: string } | { 
   return { query: q.trim().replace(/\s+/g, ' ') };
 }
 
+/** Parameters of the search (`/api/search` and the page), by CMR's names; `k` is ours (= `page_size`). */
+export const SEARCH_PARAMETERS: readonly string[] = [
+  'q', 'k', 'page_size', 'page_num', 'offset', 'repair', 'include_facets',
+  'provider', 'platform', 'instrument', 'processing_level_id', 'temporal', 'bounding_box', 'ignore',
+];
+/** Parameters CMR also takes in its array form (`provider[]=A&provider[]=B`). */
+const ARRAY_FORM = new Set(['provider', 'platform', 'instrument', 'processing_level_id', 'temporal', 'bounding_box', 'ignore']);
+/** CMR's `options[<parameter>][ignore_case]` fits where names are matched: always case-insensitively here. */
+const CASE_OPTION = /^options\[(provider|platform|instrument)\]\[ignore_case\]$/;
+
+/**
+ * The search parameters as CMR writes them, in the service's form: `name[]` merged into `name`, CMR's
+ * `options[provider|platform|instrument][ignore_case]=true` accepted (names match case-insensitively; `false` is
+ * refused), and any other parameter refused as CMR refuses it (400 `BAD_PARAMETER`, "Parameter [x] was not
+ * recognized", every unknown one named).
+ */
+export function normaliseSearchParameters(raw: Record<string, unknown>): { params: Record<string, unknown> } | { problem: QueryProblem } {
+  const params: Record<string, unknown> = {};
+  const unknown: string[] = [];
+  const add = (name: string, v: unknown) => {
+    const prev = params[name];
+    params[name] = prev === undefined ? v : [...(Array.isArray(prev) ? prev : [prev]), ...(Array.isArray(v) ? v : [v])];
+  };
+  for (const [key, v] of Object.entries(raw)) {
+    if (key.endsWith('[]') && ARRAY_FORM.has(key.slice(0, -2))) add(key.slice(0, -2), v);
+    else if (SEARCH_PARAMETERS.includes(key)) add(key, v);
+    else if (CASE_OPTION.test(key)) {
+      if (v !== 'true') return { problem: { status: 400, code: 'BAD_PARAMETER', message: `Parameter [${shortName(key)}] must be true: names are matched ignoring case here` } };
+    } else unknown.push(key);
+  }
+  if (unknown.length) return { problem: { status: 400, code: 'BAD_PARAMETER', message: unknown.slice(0, 5).map((k) => `Parameter [${shortName(k)}] was not recognized`).join('; ') + (unknown.length > 5 ? `; and ${unknown.length - 5} more` : '') } };
+  return { params };
+}
+
+/** A parameter name as a message may show it: printable and short (never long input echoed). */
+function shortName(name: string): string {
+  const p = name.replace(/[^\x20-\x7e]/g, '?');
+  return p.length > 40 ? `${p.slice(0, 40)}…` : p;
+}
+
+/**
+ * Which results a request asks for: `k` or CMR's `page_size` (1..maxK, default `def`), and CMR's `page_num` (from 1)
+ * or `offset` (from 0), so that `offset + size` stays within `maxDepth`. Out-of-range paging is a 400.
+ */
+export function checkPaging(q: Record<string, unknown>, def: number, maxK: number, maxDepth: number): { size: number; offset: number } | { problem: QueryProblem } {
+  if (q.k !== undefined && q.page_size !== undefined) return { problem: { status: 400, code: 'BAD_PARAMETER', message: 'give k or page_size, not both (they are the same)' } };
+  const sizeName = q.page_size !== undefined ? 'page_size' : 'k';
+  const ck = checkK(q[sizeName], def, maxK);
+  if ('problem' in ck) return { problem: { ...ck.problem, message: ck.problem.message.replace(/^k /, `${sizeName} `) } };
+  if (q.page_num !== undefined && q.offset !== undefined) return { problem: { status: 400, code: 'BAD_PARAMETER', message: 'give page_num or offset, not both' } };
+  const int = (v: unknown) => (typeof v === 'string' && /^\d{1,6}$/.test(v) ? Number(v) : NaN);
+  let offset = 0;
+  if (q.page_num !== undefined) {
+    const n = int(q.page_num);
+    if (!(n >= 1)) return { problem: { status: 400, code: 'BAD_PARAMETER', message: 'page_num must be an integer from 1' } };
+    offset = (n - 1) * ck.k;
+  } else if (q.offset !== undefined) {
+    offset = int(q.offset);
+    if (!(offset >= 0)) return { problem: { status: 400, code: 'BAD_PARAMETER', message: 'offset must be an integer from 0' } };
+  }
+  if (offset + ck.k > maxDepth)
+    return { problem: { status: 400, code: 'BAD_PARAMETER', message: `the page ends at result ${offset + ck.k}; results are ranked to ${maxDepth} at most` } };
+  return { size: ck.k, offset };
+}
+
 /** `k`: absent → `def`; else an integer in 1..max. */
 export function checkK(k: unknown, def: number, max: number): { k: number } | { problem: QueryProblem } {
   if (k === undefined || k === '') return { k: def };
