@@ -8,7 +8,7 @@ import { defaultBenchmarkDir, loadQueryWriterPrompt } from '../lib/bench';
 import { defaultEmbeddingCacheDir } from '../lib/encode';
 import { defaultJudgePromptPath, loadJudgePrompt, llmJudgePlan } from '../lib/judge';
 import {
-  benchDataDir, checkpointsDir, loadPromptTemplate, packageFile, recordingsDir, repoRelativePath, repoReportsDir,
+  benchDataDir, checkpointsDir, defaultDataDir, loadPromptTemplate, packageFile, recordingsDir, repoRelativePath, repoReportsDir,
   repoRoot
 } from '../lib/util';
 import { parsePromptTemplate } from '../lib/util';
@@ -66,12 +66,19 @@ test('prompt files: comments dropped, sections trimmed; a missing file or sectio
   assert.throws(() => loadQueryWriterPrompt(missing), (e: unknown) => isEoError(e, 'DATA_NOT_FOUND'));
 });
 
-test('repoRelativePath: outputs name files in the project or beside it (the data folder), never by this machine\'s path', () => {
+test('repoRelativePath: files in the project relative, the data and temporary folders by their role, anything else absolute; never ../', () => {
   assert.is(repoRelativePath(checkpointsDir('nnssc', 'x')), path.join('checkpoints', 'nnssc', 'x'));
-  assert.is(repoRelativePath(path.join(ROOT, '..', 'shared', 'data', 'eo', 'sample')), path.join('..', 'shared', 'data', 'eo', 'sample'));
+  assert.is(repoRelativePath(ROOT), '.');
+  assert.is(repoRelativePath(path.join(defaultDataDir(), 'sample')), path.join('$EO_DATA_DIR', 'sample'));
+  assert.is(repoRelativePath(defaultDataDir()), '$EO_DATA_DIR');
   assert.is(repoRelativePath('reports/x.run'), 'reports/x.run', 'relative paths stay');
-  const tmp = path.join(os.tmpdir(), 'x.run');
-  assert.is(repoRelativePath(tmp), path.relative(path.dirname(ROOT), tmp).startsWith('..') ? tmp : path.relative(ROOT, tmp));
+  assert.is(repoRelativePath(path.join(os.tmpdir(), 'eo-x', 'x.run')), path.join('$TMPDIR', 'eo-x', 'x.run'));
+  // a sibling of the clone that is neither: absolute (before: "../elsewhere/x.run", which reads differently from every clone)
+  const sibling = path.join(path.dirname(ROOT), 'elsewhere-not-data', 'x.run');
+  if (!sibling.startsWith(path.resolve(os.tmpdir()) + path.sep)) assert.is(repoRelativePath(sibling), sibling);
+  assert.is(repoRelativePath('/opt/eo/x.run'), '/opt/eo/x.run');
+  // a folder whose name starts with two dots is inside, not above
+  assert.is(repoRelativePath(path.join(ROOT, '..cache', 'x')), path.join('..cache', 'x'));
   // a judge status that is shown in every judge column of the published tables
   const jp = llmJudgePlan({ env: { EO_LLM_STORE: path.join(ROOT, 'recordings', 'llm', 'no-such-store.jsonl') } });
   assert.match(jp.status, 'recordings/llm/no-such-store.jsonl');

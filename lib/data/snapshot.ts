@@ -2,21 +2,20 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
 import { readJsonl } from '../util/fs';
-import { repoRoot } from '../util/paths';
+import { DATA_DIR_ENV, defaultDataDir } from '../util/paths';
 import { makeCorpus } from './corpus';
 import { gcmdDirFor, inferCorpusGcmd } from './gcmd-infer';
 import type { Corpus } from './types';
 import { validateDataset, validateLink, validatePublication } from './validate';
 
-/** Environment variable that points at a snapshot folder (default: `../shared/data/eo` from the repo root). */
-export const DATA_DIR_ENV = 'EO_DATA_DIR';
+export { DATA_DIR_ENV };
 
 /**
  * Resolve the snapshot folder: explicit argument, else $EO_DATA_DIR, else `<repo>/../shared/data/eo`.
  * `sample: true` selects its `sample/` sub-folder (200 datasets, 60 publications).
  */
 export function resolveDataDir(dir?: string, opts: { sample?: boolean } = {}): string {
-  const base = dir ?? process.env[DATA_DIR_ENV] ?? path.resolve(repoRoot(), '..', 'shared', 'data', 'eo');
+  const base = dir ?? defaultDataDir();
   const resolved = opts.sample ? path.join(base, 'sample') : base;
   if (!fs.existsSync(resolved))
     throw new EoError('DATA_NOT_FOUND', `snapshot folder not found: ${resolved} (set ${DATA_DIR_ENV} or pass a folder)`, { dir: resolved });
@@ -61,7 +60,7 @@ export function loadSnapshot(opts: LoadSnapshotOptions = {}): Corpus {
  * its sample, else `--data <dir>`. Used in the commands that error messages name.
  */
 export function snapshotFlags(dir: string): string {
-  const base = path.resolve(process.env[DATA_DIR_ENV] ?? path.resolve(repoRoot(), '..', 'shared', 'data', 'eo'));
+  const base = defaultDataDir();
   const d = path.resolve(dir);
   if (d === base) return '';
   if (d === path.join(base, 'sample')) return ' --sample';

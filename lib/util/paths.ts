@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 /**
@@ -58,17 +59,33 @@ export function recordingsDir(...sub: string[]): string {
   return path.join(repoRoot(), 'recordings', ...sub);
 }
 
+/** Environment variable that names the data folder (the snapshot; default `<repo>/../shared/data/eo`). */
+export const DATA_DIR_ENV = 'EO_DATA_DIR';
+
+/** The data folder: $EO_DATA_DIR, else `shared/data/eo` beside the checkout (`<repo>/../shared/data/eo`), absolute. */
+export function defaultDataDir(): string {
+  return path.resolve(process.env[DATA_DIR_ENV] ?? path.join(repoRoot(), '..', 'shared', 'data', 'eo'));
+}
+
+/** `p` relative to `root` when it lies inside it (`.` for the root itself), else null. */
+function inside(root: string, p: string): string | null {
+  const rel = path.relative(root, p);
+  if (rel === '') return '.';
+  return path.isAbsolute(rel) || rel === '..' || rel.startsWith(`..${path.sep}`) ? null : rel;
+}
+
 /**
  * A path as outputs meant for others name it (reports, run files, judge tables, messages): relative to the repository
- * when inside it (`checkpoints/nnssc/…`), relative to it as well when it is beside the repository under the same
- * parent (the default data folder `../shared/data/eo/…`), else as given (a temporary folder, another disk).
+ * when inside it (`checkpoints/nnssc/…`); else by its role when it lies in the data folder (`$EO_DATA_DIR/sample`) or
+ * the temporary folder (`$TMPDIR/eo-…`); else absolute. Never `../…`: that reads differently from every clone.
  */
 export function repoRelativePath(p: string): string {
   if (!path.isAbsolute(p)) return p;
-  const root = repoRoot();
-  const rel = path.relative(root, p);
-  if (path.isAbsolute(rel)) return p;
-  if (!rel.startsWith('..')) return rel === '' ? '.' : rel;
-  // one level up at most: a sibling folder of the clone travels with it (../shared/data/eo), /tmp does not
-  return path.relative(path.dirname(root), p).startsWith('..') ? p : rel;
+  const inRepo = inside(repoRoot(), p);
+  if (inRepo !== null) return inRepo;
+  const inData = inside(defaultDataDir(), p);
+  if (inData !== null) return inData === '.' ? `$${DATA_DIR_ENV}` : `$${DATA_DIR_ENV}${path.sep}${inData}`;
+  const inTmp = inside(path.resolve(os.tmpdir()), p);
+  if (inTmp !== null) return inTmp === '.' ? '$TMPDIR' : `$TMPDIR${path.sep}${inTmp}`;
+  return p;
 }
