@@ -237,7 +237,7 @@ test('API repair=0|1 (in the cache key, bad values refused) and the page line wi
     }
     const page = await get(`/?q=${q}`);
     assert.is(page.statusCode, 200);
-    assert.match(page.body, /id="repair">Showing results for <i>sea surface temperature<\/i>\. Search instead for <a id="repair-original" href="\/\?q=sea%20surfce%20temprature&amp;k=10&amp;repair=0"><i>sea surfce temprature<\/i><\/a>/);
+    assert.match(page.body, /id="repair">Showing results for <i>sea surface temperature<\/i>\. Search instead for <a id="repair-original" href="\/\?q=sea%20surfce%20temprature&amp;page_size=10&amp;repair=0"><i>sea surfce temprature<\/i><\/a>/);
     const link = /id="repair-original" href="([^"]+)"/.exec(page.body)![1].replace(/&amp;/g, '&');
     const asTyped = await get(link);
     assert.is(asTyped.statusCode, 200);
