@@ -211,4 +211,47 @@ test('run explorer from file://: parts from the run\'s sidecar and the judge cac
   }
 });
 
+test('run explorer of a notebook with runs of two splits (05\'s shape): systems keyed by id and split, B starts as another system of A\'s split, a clicked query says its split', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-explorer-splits-'));
+  let browser: Browser | null = null;
+  try {
+    const dir = path.join(root, '05-fusion');
+    fs.mkdirSync(dir, { recursive: true });
+    // the training split: four queries t1..t4, where the hybrid and BM25 rank alike
+    const trainQrels: Qrels = new Map(['t1', 't2', 't3', 't4'].map((q, i) => [q, new Map([[docs[i], 1]])]));
+    const trainRun: Run = new Map(['t1', 't2', 't3', 't4'].map((q) => [q, ranked(docs)]));
+    writeRunFiles(dir, [{ id: 'bm25', label: 'BM25', run: trainRun }, { id: 'hybrid', label: 'NN-SSC + BM25', run: trainRun }], trainQrels, 'train');
+    writeRunFiles(dir, [{ id: 'bm25', label: 'BM25', run: bm25 }, { id: 'hybrid', label: 'NN-SSC + BM25', run: cosine }], qrels, 'test');
+    buildReportSite(root, { nbconvert: false, mathjaxDir: null, explorerMeta: (name) => (name === '05-fusion' ? { ...meta, labels: { bm25: 'BM25', hybrid: 'NN-SSC + BM25' } } : null) });
+    browser = await launchChromium();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`file://${path.join(dir, EXPLORER_FILE)}`);
+    const options = await page.locator('#sys-a option').evaluateAll((els) => els.map((e) => [(e as HTMLOptionElement).value, e.textContent]));
+    assert.equal([...options].sort(), [['bm25@test', 'BM25 (test)'], ['bm25@train', 'BM25 (train)'], ['hybrid@test', 'NN-SSC + BM25 (test)'], ['hybrid@train', 'NN-SSC + BM25 (train)']]);
+    // the default pair: two systems of one split, never a system with itself
+    const [a0, b0] = [await page.inputValue('#sys-a'), await page.inputValue('#sys-b')];
+    assert.is(a0.split('@')[1], b0.split('@')[1]);
+    assert.is.not(a0, b0);
+    // NN-SSC + BM25 (test) against BM25 (test): the three test queries, not the four training ones
+    await page.selectOption('#sys-a', 'hybrid@test');
+    await page.selectOption('#sys-b', 'bm25@test');
+    assert.match((await page.textContent('#summary')) ?? '', /^3 queries: A \(NN-SSC \+ BM25\)/);
+    await page.click('#plot rect.q[data-q="q2"]');
+    await page.waitForSelector('#top-a table.top');
+    assert.match((await page.textContent('#detail .parts')) ?? '', /^split test · /);
+    await page.selectOption('#sys-a', 'hybrid@train');
+    await page.selectOption('#sys-b', 'bm25@train');
+    assert.match((await page.textContent('#summary')) ?? '', /^4 queries: /);
+    await page.selectOption('#sys-b', 'bm25@test');
+    assert.match((await page.textContent('#summary')) ?? '', /A is a run of the train split and B of the test split/);
+    assert.is(await page.locator('#plot rect.q').count(), 0);
+    assert.equal(errors, []);
+  } finally {
+    await browser?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
 test.run();

@@ -17,16 +17,21 @@ export const EXPLORER_SCRIPT = `
   var D = JSON.parse(document.getElementById('explorer-data').textContent);
   var $ = function (id) { return document.getElementById(id); };
   var esc = function (s) { return String(s).replace(/[&<>"']/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]; }); };
-  var byId = {}; D.systems.forEach(function (s) { byId[s.id] = s; });
+  // a notebook's runs of several splits share system ids (bm25 on train and on test): a system is its id and split
+  var manySplits = D.systems.some(function (t) { return t.split !== D.systems[0].split; });
+  var keyOf = function (s) { return manySplits ? s.id + '@' + s.split : s.id; };
+  var byId = {}; D.systems.forEach(function (s) { byId[keyOf(s)] = s; });
   var qById = {}; D.queries.forEach(function (q) { qById[q.id] = q; });
   var selected = null;
   function options(sel, values, all) {
     sel.innerHTML = (all ? '<option value="">all</option>' : '') + values.map(function (v) { return '<option value="' + esc(v[0]) + '">' + esc(v[1]) + '</option>'; }).join('');
   }
   function uniq(xs) { return xs.filter(function (x, i) { return x !== undefined && x !== '' && xs.indexOf(x) === i; }).sort(); }
-  var sysOpts = D.systems.map(function (s) { return [s.id, s.label + (D.systems.some(function (t) { return t.split !== s.split; }) ? ' (' + s.split + ')' : '')]; });
+  var sysOpts = D.systems.map(function (s) { return [keyOf(s), s.label + (manySplits ? ' (' + s.split + ')' : '')]; });
   options($('sys-a'), sysOpts); options($('sys-b'), sysOpts);
-  if (D.systems.length > 1) $('sys-b').value = D.systems[1].id;
+  // B starts as another system of A's split (never A itself, never a run of another split)
+  var otherOfSplit = function (a) { return D.systems.filter(function (s) { return s.split === a.split && s.id !== a.id; })[0]; };
+  if (D.systems.length > 0 && otherOfSplit(D.systems[0])) $('sys-b').value = keyOf(otherOfSplit(D.systems[0]));
   var pair = function (v) { return [v, v]; };
   options($('f-stratum'), uniq(D.queries.map(function (q) { return q.stratum; })).map(pair), true);
   options($('f-daac'), uniq([].concat.apply([], D.queries.map(function (q) { return q.daacs; }))).map(pair), true);
@@ -46,7 +51,8 @@ export const EXPLORER_SCRIPT = `
     var W = 1200, H = 300, pad = 40, n = Math.max(r.length, 1), bw = (W - 2 * pad) / n, mid = H / 2, sc = (H / 2 - 20);
     var better = r.filter(function (x) { return x.d > 0; }).length, worse = r.filter(function (x) { return x.d < 0; }).length;
     var mean = r.reduce(function (s, x) { return s + x.d; }, 0) / n;
-    $('summary').textContent = r.length + ' queries: A (' + a.label + ') better on ' + better + ', B (' + b.label + ') better on ' + worse + ', tied on ' + (r.length - better - worse) + '; mean Δ' + m + ' ' + mean.toFixed(3) + '.';
+    if (a.split !== b.split) $('summary').textContent = 'A is a run of the ' + a.split + ' split and B of the ' + b.split + ' split: pick two runs of one split to compare them query by query.';
+    else $('summary').textContent = r.length + ' queries: A (' + a.label + ') better on ' + better + ', B (' + b.label + ') better on ' + worse + ', tied on ' + (r.length - better - worse) + '; mean Δ' + m + ' ' + mean.toFixed(3) + '.';
     var svg = '<svg xmlns="http://www.w3.org/2000/svg" width="' + W + '" height="' + H + '" viewBox="0 0 ' + W + ' ' + H + '">';
     svg += '<line x1="' + pad + '" x2="' + (W - pad) + '" y1="' + mid + '" y2="' + mid + '" stroke="#888"/>';
     [-1, -0.5, 0.5, 1].forEach(function (t) { var y = mid - t * sc; svg += '<line x1="' + pad + '" x2="' + (W - pad) + '" y1="' + y + '" y2="' + y + '" stroke="#eee"/><text x="4" y="' + (y + 4) + '" font-size="11">' + t + '</text>'; });
@@ -102,7 +108,7 @@ export const EXPLORER_SCRIPT = `
     selected = qid;
     var q = qById[qid], a = byId[$('sys-a').value], b = byId[$('sys-b').value];
     if (!q || q.split !== a.split || q.split !== b.split) { selected = null; $('detail').innerHTML = '<p class="hint">Click a bar to see the query\\'s results.</p>'; plot(); return; }
-    var info = [q.stratum ? 'stratum ' + q.stratum : '', q.style ? 'style ' + q.style : '', q.daacs.length ? 'DAAC ' + q.daacs.join(', ') : ''].filter(Boolean).join(' · ');
+    var info = ['split ' + q.split, q.stratum ? 'stratum ' + q.stratum : '', q.style ? 'style ' + q.style : '', q.daacs.length ? 'DAAC ' + q.daacs.join(', ') : ''].filter(Boolean).join(' · ');
     $('detail').innerHTML = '<h2 id="query-title">' + esc(q.id) + (q.text ? ': ' + esc(q.text) : '') + '</h2><p class="parts">' + esc(info) + ' · ' + q.relevant.length + ' labelled</p>' +
       '<div class="pair"><div id="top-a">' + table(a, b, q) + '</div><div id="top-b">' + table(b, a, q) + '</div></div>';
     plot();
