@@ -76,4 +76,37 @@ test('eo export latex and eo eval --format latex reach the LaTeX export from the
   }
 });
 
+test('eo export latex of a Table 2: system + R@10, MAP, MRR by default, the system column always, integers as integers, one number format, † from the Holm-corrected tests', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-latex-t2-'));
+  try {
+    const row = (system: string, r10: number, map: number, mrr: number, params: number, delta: string, pHolm: number | null) => ({
+      system, 'R@10': r10, 'R@20': r10 + 0.1, MAP: map, MRR: mrr, 'trainable params': params, 'training time (s)': 12.5,
+      'ΔMAP vs best [95% CI]': delta, 'p (MAP)': pHolm, 'p Holm (MAP)': pHolm, 'p Holm (MRR)': pHolm === null ? null : pHolm * 2, note: 'α = 0.4 < 1',
+    });
+    const file = path.join(dir, 'table2.json');
+    fs.writeFileSync(file, JSON.stringify([row('BM25', 0.348, 0.28, 0.31, 0, '-0.083 [-0.120, -0.046]', 0.001), row('NN-SSC + BM25', 0.412, 0.342, 0.401, 2890240, '', null), row('Cosine', 0.2, 0.33, 0.39, 0, '−0.012 [−0.050, +0.020]', 0.04)]));
+    const eo = (...args: string[]) => spawnSync(process.execPath, [EO, 'export', 'latex', file, ...args], { encoding: 'utf8', timeout: 60_000 });
+    const d = eo();
+    assert.is(d.status, 0, d.stderr);
+    const lines = d.stdout.split('\n');
+    assert.ok(lines.includes('system & R@10 & MAP & MRR \\\\'), d.stdout);
+    // MAP: BM25 (p .001) and Cosine (p .04) differ from the best; MRR: only BM25 (.002; Cosine's .08 is not below .05)
+    assert.ok(lines.includes('BM25 & .348 & .280$^{\\dagger}$ & .310$^{\\dagger}$ \\\\'), d.stdout);
+    assert.ok(lines.includes('NN-SSC + BM25 & .412 & .342 & .401 \\\\'), d.stdout);
+    assert.ok(lines.includes('Cosine & .200 & .330$^{\\dagger}$ & .390 \\\\'), d.stdout);
+    assert.ok(lines.includes('\\par\\footnotesize $^{\\dagger}$ differs from the best system (paired test, Holm-corrected p $<$ .05)'), d.stdout);
+    // the system column comes first even when not asked; integers as integers; differences in the table's format
+    const c = eo('--columns', 'trainable params,ΔMAP vs best [95% CI],note');
+    assert.is(c.status, 0, c.stderr);
+    const cl = c.stdout.split('\n');
+    assert.ok(cl.includes('system & trainable params & $\\Delta$MAP vs best [95\\% CI] & note \\\\'), c.stdout);
+    assert.ok(cl.includes('BM25 & 0 & $-$.083 [$-$.120, $-$.046] & $\\alpha$ = 0.4 $<$ 1 \\\\'), c.stdout);
+    assert.ok(cl.includes('NN-SSC + BM25 & 2890240 &  & $\\alpha$ = 0.4 $<$ 1 \\\\'), c.stdout);
+    assert.ok(cl.includes('Cosine & 0 & $-$.012 [$-$.050, +.020] & $\\alpha$ = 0.4 $<$ 1 \\\\'), c.stdout);
+    assert.not.match(c.stdout, /2890240\.000|-0\.083|dagger/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

@@ -11,7 +11,31 @@ import { numberFlag } from './usage';
 
 export const EXPORT_USAGE = `usage:
   eo export latex FILE [--key PATH] [--columns C1,C2] [--best C1,C2] [--ci COL:LOW:HIGH] [--ci-column] [--digits 3] [--caption TEXT] [--label KEY]
-      (FILE: a JSON array of rows or a results.json; --key a.b picks the array inside; --best marks the largest of each column in bold)`;
+      (FILE: a JSON array of rows or a results.json; --key a.b picks the array inside; --columns default: system, R@10, MAP, MRR
+       when the rows have them, else every column — the system column always first; --best marks the largest of each
+       column in bold; a value whose row has a 'p Holm (<column>)' below .05 gets a † and the table a note saying so)`;
+
+/** The short default column set of a results table, when its rows have it: Table 2's headline metrics. */
+export const DEFAULT_LATEX_COLUMNS: readonly string[] = ['R@10', 'MAP', 'MRR'];
+
+/**
+ * The columns to print: the given ones (else the default set the rows have, else all), with the system column (the
+ * first text column, `system` when there is one) first whenever it is not listed.
+ */
+export function latexColumns(rows: readonly TableRow[], given?: readonly string[]): string[] | undefined {
+  const keys = Object.keys(rows[0] ?? {});
+  const systemCol = keys.includes('system') ? 'system' : keys.find((k) => rows.every((r) => typeof r[k] === 'string'));
+  const defaults = DEFAULT_LATEX_COLUMNS.filter((c) => keys.includes(c));
+  const chosen = given ?? (defaults.length ? defaults : undefined);
+  if (!chosen) return undefined;
+  return systemCol && !chosen.includes(systemCol) ? [systemCol, ...chosen] : [...chosen];
+}
+
+/** Significance marks of the printed columns: each with a `p Holm (<column>)` column in the rows. */
+export function holmColumns(rows: readonly TableRow[], columns: readonly string[]): Record<string, string> {
+  const keys = new Set(Object.keys(rows[0] ?? {}));
+  return Object.fromEntries(columns.filter((c) => keys.has(`p Holm (${c})`)).map((c) => [c, `p Holm (${c})`]));
+}
 
 /** The rows at `key` (dot path) of a parsed JSON value; a clear error naming the file and the key otherwise. */
 export function rowsAt(value: unknown, file: string, key?: string): TableRow[] {
@@ -55,8 +79,10 @@ export function runExportCommand(argv: string[]): void {
     if (parts.length !== 3 || parts.some((p) => !p)) throw new EoError('INVALID_ARGUMENT', `--ci "${spec}": expected COL:LOW:HIGH, e.g. "mean diff:CI95 low:CI95 high"`, { field: 'ci' });
     ci[parts[0]] = [parts[1], parts[2]];
   }
-  process.stdout.write(latexTable(rowsAt(parsed, file, values.key), {
-    columns: list(values.columns), best: Object.fromEntries((list(values.best) ?? []).map((c) => [c, 'max' as const])),
+  const rows = rowsAt(parsed, file, values.key);
+  const columns = latexColumns(rows, list(values.columns));
+  process.stdout.write(latexTable(rows, {
+    columns, significance: holmColumns(rows, columns ?? Object.keys(rows[0] ?? {})), best: Object.fromEntries((list(values.best) ?? []).map((c) => [c, 'max' as const])),
     ci, ciStyle: values['ci-column'] ? 'column' : 'inline',
     digits: numberFlag(values.digits, 'digits', 3, { integer: true, min: 0 }), caption: values.caption, label: values.label,
   }));

@@ -23,13 +23,22 @@ export interface LatexTableOptions {
   ci?: Record<string, readonly [string, string]>;
   /** 'inline' (default): `.123 [.100, .150]` in the value's cell; 'column': a separate `<col> 95% CI` column. */
   ciStyle?: 'inline' | 'column';
+  /**
+   * Significance marks: value column → the column of its (Holm-corrected) p-value, e.g. `{ MAP: 'p Holm (MAP)' }`; a
+   * value whose p is below `alpha` gets a superscript † and a note under the table says what it means. Default none.
+   */
+  significance?: Record<string, string>;
+  /** Level of the significance marks. Default 0.05. */
+  alpha?: number;
+  /** The note under the table for the marks. Default: "† differs from the best system (paired test, Holm-corrected p < α)". */
+  significanceNote?: string;
 }
 
 /** Characters that LaTeX treats specially in text, and the Unicode signs of our tables, as LaTeX text. */
 const LATEX_CHARS: Record<string, string> = {
   '\\': '\\textbackslash{}', '&': '\\&', '%': '\\%', $: '\\$', '#': '\\#', _: '\\_', '{': '\\{', '}': '\\}',
   '~': '\\textasciitilde{}', '^': '\\textasciicircum{}', α: '$\\alpha$', Δ: '$\\Delta$', π: '$\\pi$', '−': '$-$',
-  '×': '$\\times$', '≤': '$\\leq$', '≥': '$\\geq$', '→': '$\\rightarrow$', '±': '$\\pm$', '·': '$\\cdot$',
+  '×': '$\\times$', '<': '$<$', '>': '$>$', '≤': '$\\leq$', '≥': '$\\geq$', '→': '$\\rightarrow$', '±': '$\\pm$', '·': '$\\cdot$',
 };
 
 /** Text with LaTeX's special characters escaped (`&` → `\&`, `_` → `\_`, …) and α, Δ, π, − as math. */
@@ -44,6 +53,14 @@ export function latexNumber(x: number, digits = 3, dropLeadingZero = true): stri
   if (dropLeadingZero && s.startsWith('0.')) s = s.slice(1);
   const zero = Number(s) === 0;
   return x < 0 && !zero ? `$-$${s}` : s;
+}
+
+/** A text cell that holds only numbers (a difference and its CI, "+0.064 [-0.084, +0.240]"), as numbers are printed. */
+const NUMERIC_TEXT = /^[\s+\-−\d.,[\]()]*\d\.\d[\s+\-−\d.,[\]()]*$/;
+
+/** Numbers inside a numeric text cell in the table's one number format (digits, leading zero, math minus; `+` kept). */
+function latexNumericText(text: string, digits: number, drop: boolean): string {
+  return text.replace(/([+\-−]?)(\d+(?:\.\d+)?)/g, (_m, sign: string, num: string) => `${sign === '+' ? '+' : ''}${latexNumber(sign === '' || sign === '+' ? Number(num) : -Number(num), digits, drop)}`);
 }
 
 /** Any results table as a LaTeX `table` with booktabs rules (`\usepackage{booktabs}`). */
@@ -65,7 +82,20 @@ export function latexTable(rows: readonly TableRow[], opts: LatexTableOptions = 
     const vals = rows.map((r) => r[col]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
     if (vals.length) bestOf[col] = dir === 'max' ? Math.max(...vals) : Math.min(...vals);
   }
-  const fmt = (v: unknown): string => (typeof v === 'number' ? latexNumber(v, digits, drop) : v === null || v === undefined ? '' : latexEscape(String(v)));
+  // a column of whole numbers beyond 0/1 (counts, seconds, parameters) prints as integers: 2890240, not 2890240.000
+  const integerColumns = new Set(columns.filter((c) => {
+    const vals = rows.map((r) => r[c]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+    return vals.length > 0 && vals.every(Number.isInteger) && vals.some((v) => Math.abs(v) > 1);
+  }));
+  const fmt = (v: unknown, c?: string): string => {
+    if (typeof v === 'number') return c !== undefined && integerColumns.has(c) ? latexNumber(v, 0, false) : latexNumber(v, digits, drop);
+    if (v === null || v === undefined) return '';
+    const text = String(v);
+    return NUMERIC_TEXT.test(text) ? latexNumericText(text, digits, drop) : latexEscape(text);
+  };
+  const alpha = opts.alpha ?? 0.05;
+  const significance = opts.significance ?? {};
+  let marked = false;
   const head: string[] = [];
   const align: string[] = [];
   for (const c of columns) {
@@ -82,8 +112,13 @@ export function latexTable(rows: readonly TableRow[], opts: LatexTableOptions = 
     for (const c of columns) {
       const v = r[c];
       // equal within rounding noise counts as best, so ties are all bold
-      let cell = fmt(v);
+      let cell = fmt(v, c);
       if (typeof v === 'number' && c in bestOf && Math.abs(v - bestOf[c]) <= 1e-12) cell = `\\textbf{${cell}}`;
+      const p = significance[c] === undefined ? undefined : r[significance[c]];
+      if (typeof v === 'number' && typeof p === 'number' && p < alpha) {
+        cell = `${cell}$^{\\dagger}$`;
+        marked = true;
+      }
       const interval = ci[c] ? `[${fmt(r[ci[c][0]])}, ${fmt(r[ci[c][1]])}]` : '';
       if (ci[c] && ciStyle === 'inline') cell = `${cell} ${interval}`;
       cells.push(cell);
@@ -103,6 +138,7 @@ export function latexTable(rows: readonly TableRow[], opts: LatexTableOptions = 
     ...body,
     '\\bottomrule',
     '\\end{tabular}',
+    ...(marked ? [`\\par\\footnotesize ${latexEscape(opts.significanceNote ?? `† differs from the best system (paired test, Holm-corrected p < ${latexNumber(alpha, 2, true)})`).replace('†', '$^{\\dagger}$')}`] : []),
     '\\end{table}',
     '',
   ].join('\n');
