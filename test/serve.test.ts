@@ -160,6 +160,9 @@ test('CMR\'s parameter forms: provider[] / temporal[] / bounding_box[] applied, 
     assert.is(html.statusCode, 200);
     assert.match(html.body, /name="page_size" value="3"/);
     assert.not.match(html.body, /[?&;]k=\d/);
+    // the page speaks plainly: how α was set is in a disclosure, not in the line every visitor reads
+    assert.match(html.body, /<p class="note">Ranked for “data” by its words and its meaning together; [\d.]+ ms<\/p>/);
+    assert.match(html.body, /<details class="note" id="ranking-details"><summary>how these were ranked<\/summary>[^<]*α from [^<]+<\/details>/);
   } finally {
     await app.close();
   }

@@ -23,6 +23,7 @@ import { CHECKPOINT_JSON, checkpointRebuildCommand, loadCheckpoint, readCheckpoi
 import { benchDataDir, checkpointsDir, repoRoot } from '../util/paths';
 import { endProgressLine, EXIT_STATUS, stderrLog } from './exit';
 import { CACHE_USAGE } from './usage';
+import { CACHE_FLAGS, parseArgsOptions } from './flags';
 
 /** What `verifyCaches` found for one file. */
 export interface CacheCheck {
@@ -192,12 +193,13 @@ export async function runCacheCommand(argv: string[]): Promise<void> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { sample: { type: 'boolean' }, data: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: parseArgsOptions(CACHE_FLAGS),
     });
   } catch (e) {
     return usage((e as Error).message);
   }
-  const { values, positionals } = parsed;
+  const { positionals } = parsed;
+  const values = parsed.values as { sample?: boolean; data?: string; help?: boolean };
   const [cmd, what, ...extra] = positionals;
   if (values.help || !cmd) {
     process.stdout.write(CACHE_USAGE + '\n');

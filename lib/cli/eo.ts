@@ -43,27 +43,25 @@ import { search } from '../search/search';
 import { checkFilters } from '../serve/validate';
 import type { LoadSearchEngineOptions } from '../search/engine';
 import type { SearchEngine, SearchResponse } from '../search/types';
-import { CACHE_USAGE, checkAlphaWithFusion, commandUsage, fusionFlag, LLM_USAGE, nnsscTopMFlag, numberFlag, SERVE_USAGE } from './usage';
+import { checkAlphaWithFusion, fusionFlag, LLM_USAGE, nnsscTopMFlag, numberFlag } from './usage';
+import { commandHelp, COMMAND_FLAGS, parseArgsOptions, SERVE_FLAGS, SERVE_SYNOPSIS, type FlagSpec } from './flags';
 import { checkArgvLength, exitWithError, stderrLog } from './exit';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 import { runStyleEval } from './eval-styles';
-import { EXPORT_USAGE, runExportCommand } from './export';
+import { runExportCommand } from './export';
 import { latexTable } from '../report/latex';
 
 const USAGE = `usage:
-  eo search "<query>" [--k 10] [--json] [--retriever best|bm25|bm25-stop|cosine|static|nnssc] [--semantic best|nnssc|use-lite|static] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--nnssc-top-m M|exact] [--no-repair] [--sample] [--data DIR]
-      [--provider DAAC] [--platform NAME] [--instrument NAME] [--processing-level-id L]   (each repeatable or comma-separated; values OR, filters AND)
-      [--temporal=START,END] [--bounding-box=W,S,E,N]   (CMR syntax: ISO dates/date-times, a side empty = open; west > east crosses 180°; use = before a leading -)
-      [--ignore period|place:NAME|identifier:TEXT]   (repeatable: leave a constraint parsed from the question out)   [--facets]   (facet counts of the top 100)
-  eo bench build [--seed 42] [--test-fraction 0.2] [--subset 200] [--relations R1,R2] [--out DIR] [--sample] [--data DIR]
-  eo eval --run FILE --qrels FILE [--depth 100] [--json] [--format tsv|latex]
-  eo eval --system best|bm25|bm25-stop|cosine|static|nnssc [--split test|train|test-subset] [--bench FILE] [--no-rules] [--out DIR] [--json] [--format tsv|latex] [--sample] [--data DIR]
-  eo eval --system best|bm25|bm25-stop|cosine|static|nnssc --bench styles [--split dev|test] [--no-rules] [--json]   (the benchmark of real query styles; dev half by default, test only to report)
-${EXPORT_USAGE.replace('usage:\n', '')}
-  ${SERVE_USAGE.replace('usage: ', '')}
+  eo search "<query>" [flags]                     rank the datasets for a question (the page's and the API's ranking)
+  eo eval --run FILE --qrels FILE [flags]         score a TREC run
+  eo eval --system NAME [--bench FILE|styles]     rank a benchmark's queries with a system and score it
+  eo bench build [flags]                          build the title benchmark from the snapshot
 ${BENCH_USAGE.replace('usage:\n', '')}
-${CACHE_USAGE.replace('usage:\n', '')}
-${LLM_USAGE}`;
+  eo export latex FILE [flags]                    a results table as LaTeX
+  eo serve [flags]                                the search page and JSON API
+  eo cache verify | rebuild bm25|embeddings|all   check or rebuild the caches
+${LLM_USAGE}
+eo <command> --help lists every flag of a command with its default.`;
 
 /** A usage error: exit status 2 (lib/cli/exit.ts). */
 function fail(msg: string): never {
@@ -147,23 +145,27 @@ async function main(rawArgv: string[]): Promise<void> {
   // (lib/cli/exit.ts); `eo search` first refuses a long query with the service's code, then checks the same
   if (argv[0] !== 'search') checkArgvLength(process.argv);
   if (argv[0] === 'llm' && wantsHelp(argv)) return void process.stdout.write(`usage:\n${LLM_USAGE}\n`);
-  if (argv[0] === 'serve' && wantsHelp(argv)) return void process.stdout.write(SERVE_USAGE + '\n');
+  if (argv[0] === 'serve' && wantsHelp(argv)) return void process.stdout.write(commandHelp(SERVE_SYNOPSIS, SERVE_FLAGS) + '\n');
   if (argv[0] === 'cache') return (await import('./cache')).runCacheCommand(argv.slice(1));
   // loaded here only: `eo llm` pulls in both LLM SDKs
   if (argv[0] === 'llm') return (await import('./llm')).runLlmCommand(argv.slice(1));
   if (argv[0] === 'serve') return runServeCommand(argv);
   if (argv[0] === 'bench' && (argv[1] === 'import' || argv.includes('--kg'))) return runBenchCommand(argv.slice(1));
   if (argv[0] === 'export') return runExportCommand(argv.slice(1));
-  const { values, positionals } = parseCli(argv);
-  const [cmd, ...rest] = positionals;
-  if (values.help || !cmd) {
-    process.stdout.write((cmd ? commandUsage(USAGE, cmd) : USAGE) + '\n');
-    return;
+  const cmd = argv[0];
+  const name = cmd === 'bench' && argv[1] === 'build' ? 'bench build' : cmd;
+  const table = name === 'search' || name === 'eval' || name === 'bench build' ? COMMAND_FLAGS[name] : undefined;
+  if (!table) {
+    if (cmd === 'bench') return runBenchCommand(argv.slice(1)); // eo bench import, eo bench --help
+    if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') return void process.stdout.write(USAGE + '\n');
+    fail(`unknown command "${cmd}"\n${USAGE}`);
   }
-  if (cmd === 'search') return runSearchCommand(rest, values);
-  if (cmd === 'bench' && rest[0] === 'build') return runBenchBuild(values);
-  if (cmd === 'eval') return runEvalCommand(values);
-  fail(`unknown command "${cmd}"\n${USAGE}`);
+  if (wantsHelp(argv)) return void process.stdout.write(commandHelp(table.synopsis, table.flags) + '\n');
+  const { values, positionals } = parseCli(argv, table.flags);
+  const rest = positionals.slice(1);
+  if (name === 'search') return runSearchCommand(rest, values);
+  if (name === 'bench build') return runBenchBuild(values);
+  return runEvalCommand(values);
 }
 
 async function runServeCommand(argv: string[]): Promise<void> {
@@ -205,29 +207,21 @@ async function runServeCommand(argv: string[]): Promise<void> {
   }
 }
 
-/** The flags of `eo search`, `eo bench build` and `eo eval`. */
-function parseCli(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      k: { type: 'string' }, json: { type: 'boolean' }, retriever: { type: 'string' }, sample: { type: 'boolean' },
-      data: { type: 'string' }, seed: { type: 'string' }, 'test-fraction': { type: 'string' }, subset: { type: 'string' },
-      relations: { type: 'string' }, out: { type: 'string' }, run: { type: 'string' }, qrels: { type: 'string' },
-      depth: { type: 'string' }, system: { type: 'string' }, split: { type: 'string' }, bench: { type: 'string' },
-      fusion: { type: 'string' }, alpha: { type: 'string' }, semantic: { type: 'string' }, 'nnssc-top-m': { type: 'string' },
-      provider: { type: 'string', multiple: true }, platform: { type: 'string', multiple: true }, instrument: { type: 'string', multiple: true },
-      'processing-level-id': { type: 'string', multiple: true },
-      // taken as lists so that a repeat reaches the shared parser, which refuses it as the API does ("give it once")
-      temporal: { type: 'string', multiple: true }, 'bounding-box': { type: 'string', multiple: true },
-      ignore: { type: 'string', multiple: true }, facets: { type: 'boolean' }, 'no-rules': { type: 'boolean' },
-      'no-repair': { type: 'boolean' }, format: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+/** The flags of `eo search`, `eo eval` and `eo bench build`, as parsed (each command takes only its own: lib/cli/flags.ts). */
+interface CliValues {
+  k?: string; json?: boolean; retriever?: string; sample?: boolean; data?: string; seed?: string; 'test-fraction'?: string;
+  subset?: string; relations?: string; out?: string; run?: string; qrels?: string; depth?: string; system?: string;
+  split?: string; bench?: string; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string;
+  provider?: string[]; platform?: string[]; instrument?: string[]; 'processing-level-id'?: string[];
+  temporal?: string[]; 'bounding-box'?: string[]; ignore?: string[]; facets?: boolean; 'no-rules'?: boolean;
+  'no-repair'?: boolean; format?: string; help?: boolean; encoder?: string;
 }
 
-type CliValues = ReturnType<typeof parseCli>['values'];
+/** Parse a command's flags with its table (an unknown flag is a usage error naming it). */
+function parseCli(argv: string[], flags: readonly FlagSpec[]): { values: CliValues; positionals: string[] } {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: parseArgsOptions(flags) });
+  return { values: values as CliValues, positionals };
+}
 
 const loadCorpus = (values: CliValues) => loadSnapshot({ dir: values.data, sample: values.sample });
 

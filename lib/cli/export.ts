@@ -8,12 +8,9 @@ import { EoError } from '../errors';
 import { latexTable } from '../report/latex';
 import type { TableRow } from '../report/types';
 import { numberFlag } from './usage';
+import { commandHelp, EXPORT_FLAGS, EXPORT_SYNOPSIS, parseArgsOptions } from './flags';
 
-export const EXPORT_USAGE = `usage:
-  eo export latex FILE [--key PATH] [--columns C1,C2] [--best C1,C2] [--ci COL:LOW:HIGH] [--ci-column] [--digits 3] [--caption TEXT] [--label KEY]
-      (FILE: a JSON array of rows or a results.json; --key a.b picks the array inside; --columns default: system, R@10, MAP, MRR
-       when the rows have them, else every column — the system column always first; --best marks the largest of each
-       column in bold; a value whose row has a 'p Holm (<column>)' below .05 gets a † and the table a note saying so)`;
+export const EXPORT_USAGE = commandHelp(EXPORT_SYNOPSIS, EXPORT_FLAGS);
 
 /** The short default column set of a results table, when its rows have it: Table 2's headline metrics. */
 export const DEFAULT_LATEX_COLUMNS: readonly string[] = ['R@10', 'MAP', 'MRR'];
@@ -54,11 +51,8 @@ const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).f
 export function runExportCommand(argv: string[]): void {
   const { values, positionals } = parseArgs({
     args: argv, allowPositionals: true,
-    options: {
-      key: { type: 'string' }, columns: { type: 'string' }, best: { type: 'string' }, ci: { type: 'string', multiple: true }, 'ci-column': { type: 'boolean' },
-      digits: { type: 'string' }, caption: { type: 'string' }, label: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-    },
-  });
+    options: parseArgsOptions(EXPORT_FLAGS),
+  }) as { values: { key?: string; columns?: string; best?: string; ci?: string[]; 'ci-column'?: boolean; digits?: string; caption?: string; label?: string; help?: boolean }; positionals: string[] };
   const [format, file] = positionals;
   if (values.help || !format) {
     process.stdout.write(EXPORT_USAGE + '\n');

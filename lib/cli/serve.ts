@@ -22,6 +22,7 @@ import { createSearchServer } from '../serve/server';
 import { createLlmClientFromEnv } from '../llm/client';
 import { checkAlphaWithFusion, fusionFlag, nnsscTopMFlag, numberFlag, SERVE_USAGE } from './usage';
 import { MAX_QUERY_CHARS } from '../serve/validate';
+import { parseArgsOptions, SERVE_FLAGS } from './flags';
 import { gcmdKeywordsFile } from '../router/variables';
 import { SERVE_PROCESS, SERVICE_ENCODER_SPEC } from '../serve/types';
 import { chosenEncoderSpec } from '../encode/registry';
@@ -55,14 +56,10 @@ function listenFailure(e: unknown, host: string, port: number): EoError {
 
 /** Start the service; resolves once it listens, with a `close()` that stops it. */
 export async function runServe(argv: string[], log: (line: string) => void = (l) => process.stderr.write(l + '\n')): Promise<{ url: string; close: () => Promise<void> }> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string' }, host: { type: 'string' }, sample: { type: 'boolean' }, data: { type: 'string' },
-      semantic: { type: 'string' }, alpha: { type: 'string' }, fusion: { type: 'string' }, 'rate-limit': { type: 'string' }, 'max-query': { type: 'string' },
-      log: { type: 'boolean' }, 'llm-router': { type: 'string' }, 'no-batch': { type: 'boolean' }, 'nnssc-top-m': { type: 'string' }, encoder: { type: 'string' },
-    },
-  });
+  const values = parseArgs({ args: argv, options: parseArgsOptions(SERVE_FLAGS) }).values as {
+    port?: string; host?: string; sample?: boolean; data?: string; semantic?: string; alpha?: string; fusion?: string; 'rate-limit'?: string;
+    'max-query'?: string; log?: boolean; 'llm-router'?: string; 'no-batch'?: boolean; 'nnssc-top-m'?: string; encoder?: string;
+  };
   const port = numberFlag(values.port, 'port', 8765, { integer: true, min: 0, max: 65535, usage: SERVE_USAGE });
   const host = values.host ?? '127.0.0.1';
   const semantic = values.semantic ?? 'best';

@@ -1,11 +1,11 @@
 import { EoError } from '../errors';
-import { MAX_QUERY_CHARS } from '../serve/validate';
+import { CACHE_FLAGS, CACHE_SYNOPSIS, commandHelp, SERVE_SYNOPSIS } from './flags';
 
 /**
- * Usage text of `eo serve`, apart from lib/cli/serve.ts so that `eo --help` and `eo search` print it without
- * loading the service (Fastify, LLM SDKs, the search pipeline): eo.ts imports ./serve only for `eo serve`.
+ * Usage line of `eo serve` (appended to its flag errors); `eo serve --help` lists every flag (lib/cli/flags.ts). Apart
+ * from lib/cli/serve.ts so that `eo --help` and `eo search` print it without loading the service.
  */
-export const SERVE_USAGE = `usage: eo serve [--port 8765] [--host 127.0.0.1] [--sample] [--data DIR] [--semantic best|nnssc|use-lite|static|none] [--fusion adaptive|analytic|grid|rrf] [--alpha A] [--rate-limit 300] [--max-query ${MAX_QUERY_CHARS}] [--llm-router MODEL_ID] [--nnssc-top-m M|exact] [--encoder use-lite:onnx|use-lite:tfjs|onnx:<dir>] [--no-batch] [--log]`;
+export const SERVE_USAGE = `${SERVE_SYNOPSIS}\n(eo serve --help lists every flag with its default)`;
 
 /** `--fusion` values of `eo search`, `eo eval` and `eo serve`; absent: the default ranking's (`DEFAULT_RANKING.fusion`). */
 export function fusionFlag(v: string | undefined, usage: string): 'analytic' | 'grid' | 'rrf' | 'adaptive' | undefined {
@@ -41,10 +41,8 @@ export const LLM_USAGE = `  eo llm plan [--queries 200] [--writer] [--exact] [--
   eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample] [--data DIR]
   eo llm status`;
 
-/** `eo cache` (lib/cli/cache.ts). */
-export const CACHE_USAGE = `usage:
-  eo cache verify                                              check every cache's content hash: one line per file
-  eo cache rebuild bm25|embeddings|all [--sample] [--data DIR]  remove damaged or stale caches and rebuild the snapshot's`;
+/** `eo cache` (lib/cli/cache.ts): its synopsis and flags. */
+export const CACHE_USAGE = commandHelp(CACHE_SYNOPSIS, CACHE_FLAGS);
 
 /** A decimal number as a user types it: no empty string, no spaces, no hex, no `Infinity` (Number() takes them all). */
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;

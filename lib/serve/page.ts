@@ -299,7 +299,8 @@ Decided by ${h(r.router)}: ${applied.map((d) => `${h(d.tool)} ${d.confidence.toF
 <p class="note">Understood: ${parsedBits.join(' · ') || 'no period, place, variable or intent'}.</p>${(res.retrieval.identifiers?.notes ?? []).map((n) => `<p class="note identifier-note">${h(n)}</p>`).join('')}
 ${chipsHtml(res, st)}
 <div class="page${res.facets ? '' : ' solo'}">${facetsHtml(res, st)}
-<section id="results"><h2>Datasets</h2><p class="note">Ranked for “${h(res.retrievalQuery)}” by ${h(res.retrieval.label)} (α from ${h(res.retrieval.alphaSource)}); ${res.timings.totalMs.toFixed(1)} ms</p>
+<section id="results"><h2>Datasets</h2><p class="note">Ranked for “${h(res.retrievalQuery)}” by ${res.retrieval.semantic ? 'its words and its meaning together' : 'its words'}; ${res.timings.totalMs.toFixed(1)} ms</p>
+<details class="note" id="ranking-details"><summary>how these were ranked</summary>${h(res.retrieval.label)} (α from ${h(res.retrieval.alphaSource)})</details>
 ${results}</section></div>`;
   return layout(`${res.query} · EO Workbench`, body, res.query, filterInputs(st));
 }
