@@ -40,6 +40,7 @@ test('the flags each command reads are in its table, and each flag of the table 
   const files: [string, readonly FlagSpec[]][] = [
     ['eo.ts', [...COMMAND_FLAGS.search.flags, ...COMMAND_FLAGS.eval.flags, ...COMMAND_FLAGS['bench build'].flags]],
     ['serve.ts', COMMAND_FLAGS.serve.flags], ['cache.ts', COMMAND_FLAGS.cache.flags], ['export.ts', COMMAND_FLAGS.export.flags],
+    ['llm.ts', COMMAND_FLAGS.llm.flags], ['bench.ts', COMMAND_FLAGS.bench.flags],
   ];
   for (const [file, specs] of files) {
     const read = flagsRead(file);

@@ -20,26 +20,15 @@ import { EoError } from '../errors';
 import { writeFileAtomic, writeJsonl } from '../util/fs';
 import { gcmdKeywordsFile } from '../router/variables';
 import { numberFlag } from './usage';
+import { BENCH_FLAGS, BENCH_SYNOPSIS, commandHelp, parseArgsOptions } from './flags';
 
-export const BENCH_USAGE = `usage:
-  eo bench build --kg FILE [--writer title|llm:<model>] [--seed 42] [--test-fraction 0.2] [--subset 200] [--out DIR]
-  eo bench import FILE [--field query=NAME] [--field positives=NAME] [--field split=NAME] [--field id=NAME]
-                       [--split test] [--resolve] [--kg FILE | --data DIR | --sample] [--seed 42] [--subset 200] [--out DIR]`;
+export const BENCH_USAGE = BENCH_SYNOPSIS;
 
-const OPTIONS = {
-  kg: { type: 'string' },
-  writer: { type: 'string' },
-  seed: { type: 'string' },
-  'test-fraction': { type: 'string' },
-  subset: { type: 'string' },
-  out: { type: 'string' },
-  field: { type: 'string', multiple: true },
-  split: { type: 'string' },
-  resolve: { type: 'boolean' },
-  data: { type: 'string' },
-  sample: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+/** The flags of `eo bench build --kg` and `eo bench import`, as parsed (BENCH_FLAGS). */
+interface BenchFlags {
+  kg?: string; writer?: string; seed?: string; 'test-fraction'?: string; subset?: string; out?: string; field?: string[];
+  split?: string; resolve?: boolean; data?: string; sample?: boolean; help?: boolean;
+}
 
 function positiveInt(v: string | undefined, name: string, def: number): number {
   return numberFlag(v, name, def, { integer: true, min: 1 });
@@ -93,9 +82,10 @@ export async function runBenchCommand(
   out: (s: string) => void = (s) => process.stdout.write(s + '\n'),
   log: (s: string) => void = (s) => process.stderr.write(s + '\n'),
 ): Promise<void> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
-  const [sub, file] = positionals;
-  if (values.help) return out(BENCH_USAGE);
+  const parsed = parseArgs({ args: argv, allowPositionals: true, options: parseArgsOptions(BENCH_FLAGS) });
+  const values = parsed.values as BenchFlags;
+  const [sub, file] = parsed.positionals;
+  if (values.help) return out(commandHelp(BENCH_SYNOPSIS, BENCH_FLAGS));
   const seed = positiveInt(values.seed, 'seed', BENCHMARK_DEFAULTS.seed);
   const subsetSize = positiveInt(values.subset, 'subset', BENCHMARK_DEFAULTS.subsetSize);
 

@@ -144,7 +144,7 @@ async function main(rawArgv: string[]): Promise<void> {
   // before anything loads: a long argument stays in process.argv, where onnxruntime-node crashes on it when it loads
   // (lib/cli/exit.ts); `eo search` first refuses a long query with the service's code, then checks the same
   if (argv[0] !== 'search') checkArgvLength(process.argv);
-  if (argv[0] === 'llm' && wantsHelp(argv)) return void process.stdout.write(`usage:\n${LLM_USAGE}\n`);
+  if (argv[0] === 'llm' && wantsHelp(argv)) return void process.stdout.write(commandHelp(`usage:\n${LLM_USAGE}`, COMMAND_FLAGS.llm.flags) + '\n');
   if (argv[0] === 'serve' && wantsHelp(argv)) return void process.stdout.write(commandHelp(SERVE_SYNOPSIS, SERVE_FLAGS) + '\n');
   if (argv[0] === 'cache') return (await import('./cache')).runCacheCommand(argv.slice(1));
   // loaded here only: `eo llm` pulls in both LLM SDKs

@@ -137,6 +137,51 @@ export const EXPORT_FLAGS: readonly FlagSpec[] = [
 export const EXPORT_SYNOPSIS = `usage: eo export latex FILE [flags]
       (FILE: a JSON array of rows or a results.json; a value whose row has a 'p Holm (<column>)' below .05 gets a † and the table a note)`;
 
+/** Synopsis of `eo llm` (also in `eo --help`). */
+export const LLM_SYNOPSIS = `  eo llm plan [--queries 200] [--writer] [--exact] [--models ID,ID] [--agentic ID,ID] [--json] [--sample] [--data DIR]
+  eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample] [--data DIR]
+  eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample] [--data DIR]
+  eo llm status`;
+
+/** Synopsis of `eo bench build --kg` and `eo bench import` (also in `eo --help`). */
+export const BENCH_SYNOPSIS = `usage:
+  eo bench build --kg FILE [--writer title|llm:<model>] [--seed 42] [--test-fraction 0.2] [--subset 200] [--out DIR]
+  eo bench import FILE [--field query=NAME] [--field positives=NAME] [--field split=NAME] [--field id=NAME]
+                       [--split test] [--resolve] [--kg FILE | --data DIR | --sample] [--seed 42] [--subset 200] [--out DIR]`;
+
+/** `eo llm plan|batch|import|status` (one parser for the four; each line says which reads it). */
+export const LLM_FLAGS: readonly FlagSpec[] = [
+  { name: 'queries', value: 'N', default: '200', help: 'plan: queries of the reranking stages' },
+  { name: 'writer', help: 'plan: include the LLM query writer of the benchmark' },
+  { name: 'exact', help: 'plan: count prompt tokens exactly (slower) instead of estimating them' },
+  { name: 'models', value: 'ID,ID', default: 'every model of lib/llm/models.json', help: 'plan: the listwise reranker models' },
+  { name: 'agentic', value: 'ID,ID', help: 'plan: the agentic reranker models' },
+  JSON_OUT,
+  { name: 'stage', value: 'listwise|judge|writer', help: 'batch: the stage whose requests are submitted' },
+  { name: 'model', value: 'ID', help: 'batch: the model (an id of lib/llm/models.json)' },
+  { name: 'no-wait', help: 'batch: submit and return; a later run collects the answers' },
+  { name: 'poll-seconds', value: 'N', default: '30', help: 'batch: seconds between status polls' },
+  { name: 'max-attempts', value: 'N', default: '2', help: 'batch: submissions of a failed request before it is left out' },
+  { name: 'field', value: 'ours=theirs', multiple: true, help: 'import: a payload field name for one of ours' },
+  { name: 'store', value: 'PATH', default: '$EO_LLM_STORE, else recordings/llm/records.jsonl', help: 'the record store read and written' },
+  { name: 'dry-run', help: 'import: say what would be imported, write nothing' },
+  SAMPLE, DATA, HELP,
+];
+
+/** `eo bench build --kg` and `eo bench import` (lib/cli/bench.ts). */
+export const BENCH_FLAGS: readonly FlagSpec[] = [
+  { name: 'kg', value: 'FILE', help: 'build: the EO Knowledge Graph export (Cypher JSON lines); import: resolve datasets against it' },
+  { name: 'writer', value: 'title|llm:<model>', default: 'title', help: 'build: who writes the queries (the publication title, or an LLM, recorded)' },
+  { name: 'seed', value: 'N', default: '42', help: 'seed of the split and the test subset' },
+  { name: 'test-fraction', value: 'F', default: '0.2', help: 'build: share of the publications in the test split, in (0, 1)' },
+  { name: 'subset', value: 'N', default: '200', help: 'queries in the test subset' },
+  { name: 'out', value: 'DIR', help: 'where the benchmark is written (default: data/bench/<its name>)' },
+  { name: 'field', value: 'ROLE=NAME', multiple: true, help: 'import: the file\'s field of a role (query, positives, split, id)' },
+  { name: 'split', value: 'NAME', default: 'test', help: 'import: the split of rows that name none' },
+  { name: 'resolve', help: 'import: map positives by DOI or short name onto the corpus' },
+  SAMPLE, DATA, HELP,
+];
+
 /** Every command with a flag table, for `eo --help` and the test that holds help and parser together. */
 export const COMMAND_FLAGS: Readonly<Record<string, { synopsis: string; flags: readonly FlagSpec[] }>> = {
   search: { synopsis: SEARCH_SYNOPSIS, flags: SEARCH_FLAGS },
@@ -145,6 +190,8 @@ export const COMMAND_FLAGS: Readonly<Record<string, { synopsis: string; flags: r
   serve: { synopsis: SERVE_SYNOPSIS, flags: SERVE_FLAGS },
   cache: { synopsis: CACHE_SYNOPSIS, flags: CACHE_FLAGS },
   export: { synopsis: EXPORT_SYNOPSIS, flags: EXPORT_FLAGS },
+  llm: { synopsis: `usage:\n${LLM_SYNOPSIS}`, flags: LLM_FLAGS },
+  bench: { synopsis: BENCH_SYNOPSIS, flags: BENCH_FLAGS },
 };
 
 /** Markers of the generated flag section of docs/cli.md (`node scripts/docs-cli.cjs` writes what lies between). */

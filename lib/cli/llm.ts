@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util';
 import { EoError } from '../errors';
 import { LLM_USAGE, numberFlag } from './usage';
+import { commandHelp, LLM_FLAGS, parseArgsOptions } from './flags';
 import { loadSnapshot } from '../data/snapshot';
 import { loadQueryWriterPrompt, queryWriterRequests } from '../bench/writers';
 import { defaultLlmStorePath } from '../llm/client';
@@ -61,24 +62,20 @@ async function experimentRequests(sample: boolean | undefined, dataDir: string |
 }
 
 function parseLlmArgs(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      queries: { type: 'string' }, writer: { type: 'boolean' }, models: { type: 'string' }, agentic: { type: 'string' }, json: { type: 'boolean' },
-      sample: { type: 'boolean' }, data: { type: 'string' }, stage: { type: 'string' }, model: { type: 'string' }, 'no-wait': { type: 'boolean' },
-      'poll-seconds': { type: 'string' }, 'max-attempts': { type: 'string' }, field: { type: 'string', multiple: true }, store: { type: 'string' },
-      'dry-run': { type: 'boolean' }, exact: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: parseArgsOptions(LLM_FLAGS) });
+  return { values: values as LlmFlags, positionals };
 }
 
-/** The flags of `eo llm`, as parsed. */
-type LlmFlags = ReturnType<typeof parseLlmArgs>['values'];
+/** The flags of `eo llm`, as parsed (LLM_FLAGS). */
+interface LlmFlags {
+  queries?: string; writer?: boolean; exact?: boolean; models?: string; agentic?: string; json?: boolean; stage?: string; model?: string;
+  'no-wait'?: boolean; 'poll-seconds'?: string; 'max-attempts'?: string; field?: string[]; store?: string; 'dry-run'?: boolean;
+  sample?: boolean; data?: string; help?: boolean;
+}
 
 export async function runLlmCommand(argv: string[]): Promise<void> {
   const { values, positionals } = parseLlmArgs(argv);
-  if (values.help) return void process.stdout.write(`usage:\n${LLM_USAGE}\n`);
+  if (values.help) return void process.stdout.write(commandHelp(`usage:\n${LLM_USAGE}`, LLM_FLAGS) + '\n');
   // numeric flags checked before anything loads
   const queries = numberFlag(values.queries, 'queries', 200, { integer: true, min: 1 });
   const pollSeconds = numberFlag(values['poll-seconds'], 'poll-seconds', undefined, { min: 0 });

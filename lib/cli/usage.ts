@@ -1,5 +1,5 @@
 import { EoError } from '../errors';
-import { CACHE_FLAGS, CACHE_SYNOPSIS, commandHelp, SERVE_SYNOPSIS } from './flags';
+import { CACHE_FLAGS, CACHE_SYNOPSIS, commandHelp, LLM_SYNOPSIS, SERVE_SYNOPSIS } from './flags';
 
 /**
  * Usage line of `eo serve` (appended to its flag errors); `eo serve --help` lists every flag (lib/cli/flags.ts). Apart
@@ -35,11 +35,8 @@ export function nnsscTopMFlag(v: string | undefined, usage: string): { topM: num
   return { topM: Number(v) };
 }
 
-/** Usage text of `eo llm`, here so that `eo --help` prints it without loading the LLM SDKs. */
-export const LLM_USAGE = `  eo llm plan [--queries 200] [--writer] [--exact] [--models ID,ID] [--agentic ID,ID] [--json] [--sample] [--data DIR]
-  eo llm batch --stage listwise|judge|writer --model ID [--no-wait] [--poll-seconds 30] [--max-attempts 2] [--sample] [--data DIR]
-  eo llm import FILE [--field ours=theirs ...] [--store PATH] [--dry-run] [--sample] [--data DIR]
-  eo llm status`;
+/** Usage text of `eo llm`, here so that `eo --help` prints it without loading the LLM SDKs (flags: lib/cli/flags.ts). */
+export const LLM_USAGE = LLM_SYNOPSIS;
 
 /** `eo cache` (lib/cli/cache.ts): its synopsis and flags. */
 export const CACHE_USAGE = commandHelp(CACHE_SYNOPSIS, CACHE_FLAGS);
