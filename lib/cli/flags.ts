@@ -13,6 +13,11 @@ export interface FlagSpec {
   value?: string;
   /** May be given more than once (the values are read as a list). Default false. */
   multiple?: boolean;
+  /**
+   * Given at most once, and a repeat is refused by the command ("give it once", as the API refuses it) rather than
+   * the last one kept silently: parsed as a list so the command sees the repeat. Default false.
+   */
+  once?: boolean;
   /** One-letter alias (`h`). */
   short?: string;
   /** The default as the user would read it; absent: none (unset). */
@@ -23,7 +28,7 @@ export interface FlagSpec {
 
 /** Options for `node:util`'s parseArgs from a flag table. */
 export function parseArgsOptions(specs: readonly FlagSpec[]): Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> {
-  return Object.fromEntries(specs.map((s) => [s.name, { type: s.value === undefined ? 'boolean' : 'string', ...(s.multiple ? { multiple: true } : {}), ...(s.short ? { short: s.short } : {}) }]));
+  return Object.fromEntries(specs.map((s) => [s.name, { type: s.value === undefined ? 'boolean' : 'string', ...(s.multiple || s.once ? { multiple: true } : {}), ...(s.short ? { short: s.short } : {}) }]));
 }
 
 /** The flag lines of a `--help`: `  --name VALUE   what it does (default …)`, aligned. */
@@ -64,8 +69,8 @@ export const SEARCH_FLAGS: readonly FlagSpec[] = [
   { name: 'platform', value: 'NAME', multiple: true, help: 'keep datasets of these platforms (CMR\'s or inferred from GCMD)' },
   { name: 'instrument', value: 'NAME', multiple: true, help: 'keep datasets of these instruments (CMR\'s or inferred from GCMD)' },
   { name: 'processing-level-id', value: 'L', multiple: true, help: 'keep datasets of these processing levels (2, L3, Level 1B)' },
-  { name: 'temporal', value: 'START,END', help: 'keep datasets whose period meets this one (CMR syntax; a side empty = open; give it once)' },
-  { name: 'bounding-box', value: 'W,S,E,N', help: 'keep datasets whose box meets this one (west > east crosses 180°; write --bounding-box=-10,… before a leading -)' },
+  { name: 'temporal', value: 'START,END', once: true, help: 'keep datasets whose period meets this one (CMR syntax; a side empty = open; give it once)' },
+  { name: 'bounding-box', value: 'W,S,E,N', once: true, help: 'keep datasets whose box meets this one (west > east crosses 180°; write --bounding-box=-10,… before a leading -)' },
   { name: 'ignore', value: 'period|place:NAME|identifier:TEXT', multiple: true, help: 'leave a constraint parsed from the question out' },
   { name: 'facets', help: 'print facet counts of the top 100 (providers, platforms, instruments, levels, decades)' },
   SAMPLE, DATA, ENCODER, HELP,
