@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// Makes the README's two pictures under docs/img/: the search page of the service on the sample snapshot (teacher
-// mode: BM25 + USE-lite cosine, as test/serve-e2e.test.ts starts it), photographed in headless Debian chromium through
-// playwright-core, and one figure PNG that a teacher-mode notebook run wrote (copied, not redrawn). Needs dist/
-// (`npm run build`) and, for the figure, `npm start -- --sample --only 01-benchmark --no-site` first.
+// Makes the README's two pictures under docs/img/: the search page of the service on the full snapshot with the
+// default ranking (what `eo serve` answers; --sample: the 200-dataset sample), photographed in headless Debian
+// chromium through playwright-core, and one figure PNG that a teacher-mode notebook run wrote (copied, not redrawn).
+// Needs dist/ (`npm run build`) and, for the figure, `npm start -- --sample --only 01-benchmark --no-site` first.
 //
-//   node scripts/docs-screenshots.cjs [--query TEXT] [--figure reports/01-benchmark/figures/NAME.png]
+//   node scripts/docs-screenshots.cjs [--query TEXT] [--sample] [--figure reports/01-benchmark/figures/NAME.png]
 //
-// --query   what is typed into the search box (default: the question below)
+// --query   what is typed into the search box (default: the question below, which the default ranking answers well)
+// --sample  photograph the sample snapshot (default: the full snapshot)
 // --figure  the notebook figure to copy (default: reports/01-benchmark/figures/datasets-per-daac.png)
 'use strict';
 const fs = require('node:fs');
@@ -15,29 +16,33 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const OUT = path.join(ROOT, 'docs', 'img');
 const DEFAULT_FIGURE = path.join(ROOT, 'reports', '01-benchmark', 'figures', 'datasets-per-daac.png');
-const DEFAULT_QUERY = 'show me aerosol optical depth over India in 2019';
+const DEFAULT_QUERY = 'sea ice concentration in the Arctic since 2015';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 function parseArgs(argv) {
-  const o = { query: DEFAULT_QUERY, figure: null };
+  const o = { query: DEFAULT_QUERY, figure: null, sample: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    if (a === '--sample') {
+      o.sample = true;
+      continue;
+    }
     const v = argv[i + 1];
     if ((a === '--query' || a === '--figure') && (v === undefined || v === '')) throw new Error(`docs-screenshots: ${a} needs a value`);
     if (a === '--query') o.query = argv[++i];
     else if (a === '--figure') o.figure = path.resolve(argv[++i]);
-    else throw new Error(`docs-screenshots: unknown argument ${a} (flags: --query, --figure)`);
+    else throw new Error(`docs-screenshots: unknown argument ${a} (flags: --query, --sample, --figure)`);
   }
   return o;
 }
 
-async function searchPage(query) {
+async function searchPage(query, sample) {
   const lib = require(path.join(ROOT, 'dist', 'lib'));
   const { chromiumExecutable } = require(path.join(ROOT, 'dist', 'lib', 'report'));
   const { writeFileAtomic } = require(path.join(ROOT, 'dist', 'lib', 'util'));
   if (!fs.existsSync(chromiumExecutable())) throw new Error(`docs-screenshots: chromium not found at ${chromiumExecutable()} (set CHROMIUM_PATH or run node scripts/ensure-system.cjs)`);
-  const corpus = lib.loadSnapshot({ sample: true });
-  const pipeline = await lib.loadSearchEngine(corpus, { semantic: 'use-lite', sample: true });
+  const corpus = lib.loadSnapshot({ sample });
+  const pipeline = await lib.loadSearchEngine(corpus, { sample }); // the default ranking, as eo serve answers
   const app = await lib.createSearchServer(pipeline);
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   const { chromium } = require('playwright-core');
@@ -71,7 +76,7 @@ function notebookFigure(figure) {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   fs.mkdirSync(OUT, { recursive: true });
-  const page = await searchPage(args.query);
+  const page = await searchPage(args.query, args.sample);
   console.log(`wrote ${path.relative(ROOT, page)}`);
   const fig = notebookFigure(args.figure);
   console.log(`wrote ${path.relative(ROOT, fig.file)} (from ${path.relative(ROOT, fig.src)})`);
