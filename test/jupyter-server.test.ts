@@ -213,13 +213,17 @@ test('jupyter-notebook 6.4 with the tslab kernel runs 00-tour through the page w
 });
 
 /** A scratch notebook that shows one two-trace figure through the library, as a reader's cell would. */
+/** The notebook name the live-figure notebook's figures are filed under (its own, removed after the test). */
+const LIVE_NOTEBOOK = `zz-live-figure-test-${process.pid}`;
+
 function liveFigureNotebook(): string {
   const cell = (source: string) => ({ cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source });
   return JSON.stringify({
     nbformat: 4, nbformat_minor: 5,
     metadata: { kernelspec: { display_name: 'TypeScript', language: 'typescript', name: KERNEL_NAME }, language_info: { file_extension: '.ts', mimetype: 'text/typescript', name: 'typescript' } },
     cells: [
-      cell('import { showFigure } from "eo-workbench/report";'),
+      // a person's session started by hand: no reports folder of the runner's
+      cell(`delete process.env.EO_REPORTS_DIR;\nimport { showFigure } from "eo-workbench/report";`),
       cell([
         'const fig = {',
         '  data: [',
@@ -228,10 +232,10 @@ function liveFigureNotebook(): string {
         '  ],',
         '  layout: { title: { text: "two traces" }, height: 420, hovermode: "closest" },',
         '};',
-        'await showFigure(fig, { name: "live-figure", png: false });',
+        `await showFigure(fig, { name: "live-figure", png: false, notebook: ${JSON.stringify(LIVE_NOTEBOOK)} });`,
       ].join('\n')),
       // a second figure: plotly.js is inlined once per kernel, so this one draws with the page's copy
-      cell('await showFigure({ data: [fig.data[1]], layout: { height: 300 } }, { name: "live-figure-2", png: false });'),
+      cell(`await showFigure({ data: [fig.data[1]], layout: { height: 300 } }, { name: "live-figure-2", png: false, notebook: ${JSON.stringify(LIVE_NOTEBOOK)} });`),
     ],
   }, null, 1);
 }
@@ -282,7 +286,29 @@ test('a figure cell shows a live plotly figure in the page: SVG, hover label, le
   await plot.locator('.legend .traces').nth(1).locator('.legendtoggle').click();
   await page.waitForFunction(() => (document.querySelector('.output_area .js-plotly-plot') as any)?._fullData?.[1]?.visible === true, undefined, { timeout: 10_000 });
   assert.equal(pageErrors, []);
+
+  // a live session files its figures under reports-live/<notebook>/, never over a finished run's reports/<notebook>/
+  const live = path.join(s.root, 'reports-live', LIVE_NOTEBOOK);
+  try {
+    assert.ok(fs.existsSync(path.join(live, 'figures', 'live-figure.html')), `no figure under ${live}`);
+    assert.not.ok(fs.existsSync(path.join(s.root, 'reports', LIVE_NOTEBOOK)), 'a live session wrote into reports/');
+    assert.ok((await page.textContent("#notebook"))?.includes(`reports-live/${LIVE_NOTEBOOK}/`), 'the session says where its files go');
+  } finally {
+    fs.rmSync(live, { recursive: true, force: true });
+  }
   await page.close();
+
+  // the notebook reopened (same kernel, which already sent plotly.js to the old page) and one figure cell run again:
+  // the new page fetches the kernel's copy beside the notebook and draws the figure
+  const again = await openNotebook(s, name, { width: 1200, height: 800 });
+  const againErrors: string[] = [];
+  again.on('pageerror', (e) => againErrors.push(e.message));
+  await again.evaluate(() => (window as any).Jupyter.notebook.execute_cells([2]));
+  await again.locator('.output_area .js-plotly-plot').first().waitFor({ timeout: 60_000 });
+  assert.is(await again.locator('.output_area .js-plotly-plot .scatterlayer .trace').count(), 1);
+  assert.not.match(await again.innerText('#notebook'), /plotly\.js is not loaded/, 'the text a reader sees (scripts aside)');
+  assert.equal(againErrors, []);
+  await again.close();
   await shutDownKernels(s);
 });
 

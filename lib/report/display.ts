@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { EoError } from '../errors';
 import { escapeHtml } from '../util/html';
-import { canRenderPng, chromiumExecutable, figureFragmentHtml, renderFigurePng, reportsDir, warnNoChromium, writeFigureFiles } from './export';
+import { canRenderPng, chromiumExecutable, ensureLivePlotlyAsset, figureFragmentHtml, LIVE_PLOTLY_ASSET, renderFigurePng, reportsDir, warnNoChromium, writeFigureFiles } from './export';
 import { withLegendLayout } from './figures';
 import { bestCells, isDataFrame, repoRelativePath, rowColumns, sourceLines, tableRows } from './frame';
 import { recordShownText } from './shown-text';
@@ -72,11 +72,11 @@ let plotlyInlined = false;
  */
 export function figureDisplayBundle(
   fig: Figure,
-  opts: { mode: FigureDisplayMode; png: Uint8Array | null; label: string; name: string; inlinePlotly: boolean },
+  opts: { mode: FigureDisplayMode; png: Uint8Array | null; label: string; name: string; inlinePlotly: boolean; assetPath?: string },
 ): Record<string, string | Uint8Array> {
   if (opts.mode === 'live') {
     const divId = `eo-fig-${opts.name.replace(/[^A-Za-z0-9_-]/g, '-')}-${Date.now().toString(36)}`;
-    return { 'text/html': figureFragmentHtml(fig, divId, { inlinePlotly: opts.inlinePlotly }), 'text/plain': opts.label };
+    return { 'text/html': figureFragmentHtml(fig, divId, { inlinePlotly: opts.inlinePlotly, assetPath: opts.assetPath }), 'text/plain': opts.label };
   }
   return opts.png ? { 'image/png': opts.png, 'text/plain': opts.label } : { 'text/plain': opts.label };
 }
@@ -112,7 +112,9 @@ export async function showFigure(fig: Figure, opts: ShowFigureOptions): Promise<
   const label = `figure ${opts.name}: ${stem}.${files.png ? '{html,png}' : 'html (no png)'}`;
   if (opts.display !== false) {
     const mode = figureDisplayMode(inTslab());
-    const bundle = figureDisplayBundle(fig, { mode, png, label, name: opts.name, inlinePlotly: mode === 'live' && !plotlyInlined });
+    // live: a copy of plotly.js beside the notebook too, for a page that lacks it later (a reopened notebook re-running one cell)
+    const assetPath = mode === 'live' && ensureLivePlotlyAsset() ? LIVE_PLOTLY_ASSET : undefined;
+    const bundle = figureDisplayBundle(fig, { mode, png, label, name: opts.name, inlinePlotly: mode === 'live' && !plotlyInlined, assetPath });
     const shown = displayBundle(bundle);
     if (shown && mode === 'live') plotlyInlined = true;
     if (!shown) console.log(label);

@@ -17,13 +17,42 @@ export function currentNotebook(): string {
   return process.env.EO_NOTEBOOK || 'scratch';
 }
 
+/** Whether this process is a tslab Jupyter kernel: tslab's jupyter module is loaded (nothing is loaded to find out). */
+export function inTslabKernel(): boolean {
+  const cache = typeof require !== 'undefined' ? require.cache : undefined;
+  return !!cache && Object.keys(cache).some((k) => /[\\/]tslab[\\/]dist[\\/]jupyter\.js$/.test(k));
+}
+
+/** A person's session: a tslab kernel the notebook runner does not drive (it sets $EO_NOTEBOOK and $EO_REPORTS_DIR). */
+export function isLiveSession(env: NodeJS.ProcessEnv = process.env): boolean {
+  return inTslabKernel() && !env.EO_NOTEBOOK && !env[REPORTS_DIR_ENV];
+}
+
+/** `<repo>/reports-live/<notebook>`: where a person's live session writes, never over a finished run's reports/. */
+export function liveReportsDir(notebook: string): string {
+  return path.join(repoReportsDir(), '..', 'reports-live', notebook);
+}
+
+let liveSaid = false;
+
 /**
- * The reports folder of a notebook: $EO_REPORTS_DIR when set (the runner points it at reports/<notebook>),
- * else `<repo>/reports/<notebook>` (notebook default: currentNotebook()). Created when missing.
+ * The reports folder of a notebook: $EO_REPORTS_DIR when set (the runner points it at reports/<notebook>); in a
+ * person's live Jupyter session `<repo>/reports-live/<notebook>` (said once), so that re-running a notebook on the
+ * sample never overwrites the full run's tables, run files and figures; else `<repo>/reports/<notebook>` (notebook
+ * default: currentNotebook()). Created when missing.
  */
 export function reportsDir(notebook?: string): string {
   const env = process.env[REPORTS_DIR_ENV];
-  const dir = env ? path.resolve(env) : repoReportsDir(notebook ?? currentNotebook());
+  const name = notebook ?? currentNotebook();
+  let dir: string;
+  if (env) dir = path.resolve(env);
+  else if (isLiveSession()) {
+    dir = liveReportsDir(name);
+    if (!liveSaid) {
+      liveSaid = true;
+      console.log(`[report] a live session: this notebook's tables, run files and figures go to reports-live/${name}/ (npm start writes reports/${name}/, which this session leaves as it is)`);
+    }
+  } else dir = repoReportsDir(name);
   fs.mkdirSync(dir, { recursive: true });
   return dir;
 }
@@ -130,20 +159,48 @@ ${plotly}
  * needed). The bundle is wrapped so that a page with an AMD loader (classic Notebook's requirejs) still gets
  * `window.Plotly` rather than an anonymous module.
  */
-export function figureFragmentHtml(fig: Figure, divId: string, opts: { inlinePlotly: boolean }): string {
+export function figureFragmentHtml(fig: Figure, divId: string, opts: { inlinePlotly: boolean; assetPath?: string }): string {
   const config = { responsive: true, displaylogo: false, ...(fig.config ?? {}) };
   const height = typeof fig.layout?.height === 'number' ? `${fig.layout.height}px` : '500px';
   const bundle = opts.inlinePlotly
     ? `<script>(function (define, exports, module) {\n${plotlyJs().replace(/<\/script/gi, '<\\/script')}\n})();</script>\n`
     : '';
   const id = scriptJson(divId);
+  const asset = scriptJson(opts.assetPath ?? null);
+  // a page without plotly.js (a reopened notebook whose kernel already sent it, an untrusted notebook) fetches the
+  // copy the kernel wrote beside the notebook through the Jupyter server's /files/ route, once per page, and runs it
+  // with AMD hidden (classic Notebook's requirejs would take it as an anonymous module)
   return `${bundle}<div id="${escapeHtml(divId)}" style="width:100%;height:${height}"></div>
 <script>(function () {
   var el = document.getElementById(${id});
-  if (!window.Plotly) { el.textContent = 'plotly.js is not loaded in this page: run the notebook from its first figure cell'; return; }
-  window.Plotly.newPlot(el, ${scriptJson(fig.data)}, ${scriptJson(fig.layout ?? {})}, ${scriptJson(config)});
+  var draw = function () { window.Plotly.newPlot(el, ${scriptJson(fig.data)}, ${scriptJson(fig.layout ?? {})}, ${scriptJson(config)}); };
+  if (window.Plotly) return draw();
+  var b = (document.body && document.body.dataset) || {}, asset = ${asset};
+  var none = function () { el.textContent = 'plotly.js is not loaded in this page: run the notebook from its first figure cell'; };
+  if (!asset || b.baseUrl === undefined || b.notebookPath === undefined) return none();
+  var dir = b.notebookPath.split('/').slice(0, -1);
+  var src = b.baseUrl + 'files/' + dir.concat(asset.split('/')).map(encodeURIComponent).join('/');
+  window.__eoPlotly = window.__eoPlotly || fetch(src, { credentials: 'same-origin' })
+    .then(function (r) { if (!r.ok) throw new Error(r.status); return r.text(); })
+    .then(function (js) { new Function('define', 'exports', 'module', js)(); });
+  window.__eoPlotly.then(function () { window.Plotly ? draw() : none(); }, none);
 })();</script>
 `;
+}
+
+/** Where a live kernel writes its copy of plotly.js for reopened pages: beside the notebook (the kernel's folder). */
+export const LIVE_PLOTLY_ASSET = 'eo-assets/plotly.min.js';
+
+/** Write LIVE_PLOTLY_ASSET under `dir` (the kernel's working folder) unless a copy of the same size is there. */
+export function ensureLivePlotlyAsset(dir = process.cwd()): string | null {
+  const file = path.join(dir, ...LIVE_PLOTLY_ASSET.split('/'));
+  try {
+    const js = plotlyJs();
+    if (!fs.existsSync(file) || fs.statSync(file).size !== Buffer.byteLength(js)) writeFileAtomic(file, js);
+    return file;
+  } catch {
+    return null; // a read-only folder: reopened pages fall back to the message
+  }
 }
 
 /** Chromium used for PNGs: $CHROMIUM_PATH, else /usr/bin/chromium. Never downloaded. */
