@@ -12,7 +12,7 @@ import { createSearchEngine } from '../lib/search';
 import { periodProblem } from '../lib/router/time';
 import { gcmdKeywordsFile } from '../lib/router/variables';
 import { isUtf8RequestTarget, MAX_QUERY_CHARS } from '../lib/serve/validate';
-import { commandUsage, numberFlag } from '../lib/cli/usage';
+import { numberFlag } from '../lib/cli/usage';
 import { checkArgvLength, describeCliError, exitClassOfCode, EXIT_STATUS } from '../lib/cli/exit';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -81,12 +81,6 @@ test('checkArgvLength: a command line over the limit is refused, naming the long
     assert.match((e as Error).message, 'docs/upstream/onnxruntime-node-long-argv.md');
   }
   assert.ok(fs.existsSync(path.join(ROOT, 'docs', 'upstream', 'onnxruntime-node-long-argv.md')));
-});
-
-test('commandUsage: the lines of one command', () => {
-  const u = 'usage:\n  eo search "<q>" [--k 10]\n  eo eval --run FILE\n  eo llm plan\n  eo llm status';
-  assert.is(commandUsage(u, 'llm'), 'usage:\n  eo llm plan\n  eo llm status');
-  assert.is(commandUsage(u, 'nope'), u);
 });
 
 test('eo: long queries, long command lines and bad flag values are refused before anything loads, with their codes and statuses', () => {

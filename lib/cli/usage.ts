@@ -71,8 +71,3 @@ export function numberFlag(v: string | undefined, name: string, def: number | un
   return n;
 }
 
-/** `--help` text of one command: the lines of `usage` that start with `eo <command>` (all of it when none does). */
-export function commandUsage(usage: string, command: string): string {
-  const lines = usage.split('\n').filter((l) => l.trim().startsWith(`eo ${command}`));
-  return lines.length ? `usage:\n${lines.map((l) => `  ${l.trim()}`).join('\n')}` : usage;
-}

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { EoError } from '../errors';
 import { escapeHtml } from '../util/html';
-import { canRenderPng, chromiumExecutable, ensureLivePlotlyAsset, figureFragmentHtml, LIVE_PLOTLY_ASSET, renderFigurePng, reportsDir, warnNoChromium, writeFigureFiles } from './export';
+import { canRenderPng, chromiumExecutable, ensureLivePlotlyAsset, tslabJupyterModule, figureFragmentHtml, LIVE_PLOTLY_ASSET, renderFigurePng, reportsDir, warnNoChromium, writeFigureFiles } from './export';
 import { withLegendLayout } from './figures';
 import { bestCells, isDataFrame, repoRelativePath, rowColumns, sourceLines, tableRows } from './frame';
 import { recordShownText } from './shown-text';
@@ -9,21 +9,10 @@ import type { Figure, FigureDisplayMode, Progress, ProgressOptions, ShowFigureOp
 
 type WriteDisplayData = (content: { data: Record<string, unknown>; metadata: Record<string, unknown>; transient: Record<string, unknown> }, update: boolean) => void;
 
-/**
- * The display hook of the tslab kernel this process runs in, or null outside tslab.
- * Looks for tslab's `dist/jupyter.js` among already-loaded modules (so nothing is loaded outside a kernel,
- * and the kernel's own copy of tslab is used even when several are installed); it holds the current cell's
- * display callback once a cell runs.
- */
+/** The display hook of the tslab kernel this process runs in (it holds the current cell's callback once a cell runs), or null. */
 function tslabDisplayHook(): WriteDisplayData | null {
-  const cache = typeof require !== 'undefined' ? require.cache : undefined;
-  if (!cache) return null;
-  for (const key of Object.keys(cache)) {
-    if (!/[\\/]tslab[\\/]dist[\\/]jupyter\.js$/.test(key)) continue;
-    const hook = (cache[key]?.exports as { lastWriteDisplayData?: unknown } | undefined)?.lastWriteDisplayData;
-    if (typeof hook === 'function') return hook as WriteDisplayData;
-  }
-  return null;
+  const hook = tslabJupyterModule()?.lastWriteDisplayData;
+  return typeof hook === 'function' ? (hook as WriteDisplayData) : null;
 }
 
 /** True when running inside a tslab Jupyter kernel (rich display available). */

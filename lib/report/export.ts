@@ -17,10 +17,20 @@ export function currentNotebook(): string {
   return process.env.EO_NOTEBOOK || 'scratch';
 }
 
-/** Whether this process is a tslab Jupyter kernel: tslab's jupyter module is loaded (nothing is loaded to find out). */
-export function inTslabKernel(): boolean {
+/**
+ * The exports of tslab's `dist/jupyter.js` when this process is a tslab Jupyter kernel, else null: found among the
+ * modules already loaded (nothing is loaded to find out; the kernel's own copy even when several are installed).
+ */
+export function tslabJupyterModule(): Record<string, unknown> | null {
   const cache = typeof require !== 'undefined' ? require.cache : undefined;
-  return !!cache && Object.keys(cache).some((k) => /[\\/]tslab[\\/]dist[\\/]jupyter\.js$/.test(k));
+  if (!cache) return null;
+  const key = Object.keys(cache).find((k) => /[\\/]tslab[\\/]dist[\\/]jupyter\.js$/.test(k));
+  return key ? ((cache[key]?.exports as Record<string, unknown> | undefined) ?? null) : null;
+}
+
+/** Whether this process is a tslab Jupyter kernel. */
+export function inTslabKernel(): boolean {
+  return tslabJupyterModule() !== null;
 }
 
 /** A person's session: a tslab kernel the notebook runner does not drive (it sets $EO_NOTEBOOK and $EO_REPORTS_DIR). */
