@@ -158,6 +158,11 @@ test('alphaTryIt: the default α restores the reported hybrid row; another α re
     assert.ok(mdForced.includes(`${mapRows[0].system} (CI excludes 0, p = 0.080)`), mdForced);
     assert.match(mdForced, /\*\*The two tests disagree\*\* on \d+ of these rows/);
     assert.ok('mean diff' in mapRows[0], 'the rows carry the column the verdict reads');
+    // A row below the best by its CI and its raw p, but not after the Holm correction (05's Cosine (fine-tuned) + BM25:
+    // p Holm .119): never counted as significantly below, and named with its corrected p (issue 44, sentence 1)
+    const holm = { ...table, paired: table.paired.map((p) => (p.metric === 'MAP' ? { ...p, 'mean diff': -0.05, 'CI95 low': -0.09, 'CI95 high': -0.01, p: 0.01, 'p (Holm)': p === mapRows[0] ? 0.119 : 0.001 } : p)) };
+    const mdHolm = table2Verdict({ table: holm, claim: PAPER_TABLE2_CLAIM, paperValue: () => null, inPaper: paperReportsRow, reasons: ['toy data'], sample: true, queries: 3, datasets: 5 });
+    assert.ok(mdHolm.includes(`${mapRows.length - 1} row(s) are significantly below it (CI excludes 0, p Holm < 0.05); below it by the CI but not after the Holm correction: ${mapRows[0].system} (p Holm = 0.119)`), mdHolm);
     // With the recorded paper values: NN-SSC's R@10 is set beside ours, with the difference.
     const nn = table.metrics.find((r) => r.system === 'NN-SSC');
     assert.ok(nn, 'the toy Table 2 has an NN-SSC row');

@@ -48,6 +48,16 @@ function effectClause(c: PairedNumbers): string {
 export const SIGNIFICANCE_LEVEL = 0.05;
 
 /**
+ * Whether a paired difference is significant: its bootstrap CI excludes 0 and its p is below SIGNIFICANCE_LEVEL,
+ * the Holm-corrected p whenever the comparison was corrected (one of a family), else the raw one. What every
+ * "significantly above / below" sentence counts, so that no sentence calls significant what the correction does not.
+ */
+export function isSignificant(c: Pick<PairedComparison, 'ciLow' | 'ciHigh'> & { pValue?: number | null; pHolm?: number | null }): boolean {
+  const p = c.pHolm ?? c.pValue;
+  return ciExcludesZero(c) && (p === undefined || p === null || p < SIGNIFICANCE_LEVEL);
+}
+
+/**
  * Where the bootstrap CI and the randomization test disagree (the CI excludes 0 but p ≥ SIGNIFICANCE_LEVEL, or the
  * reverse), a clause saying which test says what, so that a reader does not take one for both; '' otherwise.
  */

@@ -3,8 +3,8 @@
 // the query styles, the seed table), and `falsify` makes copies with one claim false that the check must catch.
 import type { MetricRow } from '../../metrics/types';
 import { metricsVerdict } from '../../report/lesson';
-import { f3, signed } from '../../report/numbers';
-import { SIGNIFICANCE_LEVEL, VS_REFERENCE_HEAD } from '../../report/paired-text';
+import { f3, finiteOrNull as numOrNull, signed } from '../../report/numbers';
+import { isSignificant, SIGNIFICANCE_LEVEL, VS_REFERENCE_HEAD } from '../../report/paired-text';
 import { checkRatioClaim, paperTable2Value, PAPER_TABLE2_CLAIM } from '../../report/paper';
 import { escapeRegExp, findShown, registerClaimCheck, shownSentences, styleVerdictProblems, withShownSentence, type Json } from '../claims';
 import { paperContrastSentence } from './verdicts';
@@ -37,9 +37,10 @@ function table2Problems(r: Json): string[] {
   if (named !== best) out.push(`Table 2's verdict names ${named} as the best row; the highest π is ${best}`);
   if (!text.includes(metricsVerdict(metrics))) out.push("Table 2's per-metric winners do not follow from its metrics");
   const map = rowsOf(r, 'pairedVsBest').filter((p) => p.metric === 'MAP');
-  const below = map.filter((p) => Number(p['CI95 high']) < 0).length;
+  // significant as the verdict counts it: CI below 0 and the Holm-corrected p below the level (isSignificant)
+  const below = map.filter((p) => Number(p['CI95 high']) < 0 && isSignificant({ ciLow: Number(p['CI95 low']), ciHigh: Number(p['CI95 high']), pValue: numOrNull(p.p), pHolm: numOrNull(p['p (Holm)']) })).length;
   const saidBelow = /(\d+) row\(s\) are significantly below it/.exec(text)?.[1];
-  if (Number(saidBelow) !== below) out.push(`Table 2's verdict says ${saidBelow} rows are below the best; ${below} MAP CIs lie below 0`);
+  if (Number(saidBelow) !== below) out.push(`Table 2's verdict says ${saidBelow} rows are significantly below the best; ${below} MAP rows have a CI below 0 and a Holm-corrected p below ${SIGNIFICANCE_LEVEL}`);
   const tied = map.filter((p) => Number(p['CI95 low']) <= 0 && Number(p['CI95 high']) >= 0).map((p) => String(p.system));
   const saidTied = /its CI includes 0 against: (.+?) — /.exec(text)?.[1]?.split('; ') ?? [];
   if (saidTied.join('|') !== tied.join('|')) out.push(`Table 2's verdict says the CI includes 0 against [${saidTied.join('; ')}]; the paired rows say [${tied.join('; ')}]`);

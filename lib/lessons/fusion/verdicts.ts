@@ -7,7 +7,7 @@ import type { HybridStudy } from '../../search/study';
 import type { PerQueryGain } from '../../report/fusion';
 import { metricsVerdict, pairedVerdict, sampleNote } from '../../report/lesson';
 import { f3, finiteOrNull as num, pText, signed } from '../../report/numbers';
-import { SIGNIFICANCE_LEVEL, ciExcludesZero, testsDisagreeText } from '../../report/paired-text';
+import { SIGNIFICANCE_LEVEL, ciExcludesZero, isSignificant, testsDisagreeText } from '../../report/paired-text';
 import { checkRatioClaim, type PaperRatioClaim } from '../../report/paper';
 import type { Table2 } from '../../report/table2';
 import type { TableRow } from '../../report/types';
@@ -51,12 +51,15 @@ export function table2Verdict(input: {
   const out = ['### What Table 2 shows', ''];
   out.push(`**Best row** (highest π, the mean of R@10, R@20, R@100, MAP and MRR): **${table.best.label}**. Per metric:`, '', metricsVerdict(table.metrics), '');
   const vs = table.paired.filter((p) => p.metric === 'MAP');
+  // Table 2's rows vs the best one carry 'mean diff', the CI, the raw randomization p and the Holm-corrected p
+  const numbers = (p: (typeof vs)[number]) => ({ metric: 'MAP', meanDiff: Number(p['mean diff']), ciLow: Number(p['CI95 low']), ciHigh: Number(p['CI95 high']), pValue: num(p.p) ?? undefined, pHolm: num(p['p (Holm)']) ?? undefined });
   const tied = vs.filter((p) => Number(p['CI95 low']) <= 0 && Number(p['CI95 high']) >= 0).map((p) => String(p.system));
-  const below = vs.filter((p) => Number(p['CI95 high']) < 0).map((p) => String(p.system));
-  out.push(`**Against the best row (MAP, paired bootstrap 95% CI).** ${below.length} row(s) are significantly below it (CI excludes 0)` +
+  const below = vs.filter((p) => Number(p['CI95 high']) < 0 && isSignificant(numbers(p))).map((p) => String(p.system));
+  // below by the CI alone, not after the Holm correction the caption applies: said, never counted as significant
+  const notAfterHolm = vs.filter((p) => Number(p['CI95 high']) < 0 && !isSignificant(numbers(p)));
+  out.push(`**Against the best row (MAP, paired bootstrap 95% CI and Holm-corrected p).** ${below.length} row(s) are significantly below it (CI excludes 0, p Holm < ${SIGNIFICANCE_LEVEL})` +
+    (notAfterHolm.length ? `; below it by the CI but not after the Holm correction: ${notAfterHolm.map((p) => `${p.system} (p Holm = ${pText(Number(p['p (Holm)']))})`).join('; ')}` : '') +
     (tied.length ? `; its CI includes 0 against: ${tied.join('; ')} — on these queries they are not distinguishable from the best.` : '.'), '');
-  // Table 2's rows vs the best one carry 'mean diff', the CI and the raw randomization p
-  const numbers = (p: (typeof vs)[number]) => ({ metric: 'MAP', meanDiff: Number(p['mean diff']), ciLow: Number(p['CI95 low']), ciHigh: Number(p['CI95 high']), pValue: num(p.p) ?? undefined });
   const disagree = vs.filter((p) => testsDisagreeText(numbers(p)) !== '');
   if (disagree.length > 0) out.push(`**The two tests disagree** on ${disagree.length} of these rows (bootstrap CI vs paired randomization p at ${SIGNIFICANCE_LEVEL}): ` +
     disagree.map((p) => `${p.system} (${ciExcludesZero(numbers(p)) ? 'CI excludes 0' : 'CI includes 0'}, p = ${pText(Number(p.p))})`).join('; ') + ' — read these as borderline, not as established.', '');
