@@ -56,7 +56,9 @@ test('benchmark views: size rows, split balance, query rows and figures come fro
 });
 
 test('training views: setting rows (with a reference), hard-negative rows, epoch lines, learning curves, per-query scatter', () => {
-  assert.equal(settingRows({ a: 1, b: null }), [{ setting: 'a', value: '1' }, { setting: 'b', value: 'null' }]);
+  // an unset limit (maxSteps, timeBudgetSec) reads as "none", never as a raw null (issue 44: 03 printed "null")
+  assert.equal(settingRows({ a: 1, b: null }), [{ setting: 'a', value: '1' }, { setting: 'b', value: 'none' }]);
+  assert.equal(settingRows({ a: 1, b: null }, { config: { b: 5, a: undefined }, label: 'paper' }), [{ setting: 'b', 'this run': 'none', paper: '5' }, { setting: 'a', 'this run': '1', paper: 'none' }]);
   assert.equal(settingRows({ a: 1, b: 2, c: 3 }, { config: { b: 5, a: 4 }, label: 'paper' }), [
     { setting: 'b', 'this run': '2', paper: '5' }, { setting: 'a', 'this run': '1', paper: '4' },
   ]);

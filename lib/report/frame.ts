@@ -168,7 +168,9 @@ export function sourceLines(source: TableSource | undefined, marked: readonly st
  */
 export function settingRows(config: object, reference?: { config: object; label: string }): Record<string, string>[] {
   const c = config as Record<string, unknown>;
-  if (!reference) return Object.entries(c).map(([setting, v]) => ({ setting, value: String(v) }));
+  // an unset limit reads as "none" (no cap), never as a raw null
+  const shown = (v: unknown) => (v === null || v === undefined ? 'none' : String(v));
+  if (!reference) return Object.entries(c).map(([setting, v]) => ({ setting, value: shown(v) }));
   const r = reference.config as Record<string, unknown>;
-  return Object.keys(r).map((setting) => ({ setting, 'this run': String(c[setting]), [reference.label]: String(r[setting]) }));
+  return Object.keys(r).map((setting) => ({ setting, 'this run': shown(c[setting]), [reference.label]: shown(r[setting]) }));
 }
