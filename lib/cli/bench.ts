@@ -85,7 +85,7 @@ export async function runBenchCommand(
   const parsed = parseArgs({ args: argv, allowPositionals: true, options: parseArgsOptions(BENCH_FLAGS) });
   const values = parsed.values as BenchFlags;
   const [sub, file] = parsed.positionals;
-  if (values.help) return out(commandHelp(BENCH_SYNOPSIS, BENCH_FLAGS));
+  if (values.help) return out(commandHelp('bench'));
   const seed = positiveInt(values.seed, 'seed', BENCHMARK_DEFAULTS.seed);
   const subsetSize = positiveInt(values.subset, 'subset', BENCHMARK_DEFAULTS.subsetSize);
 

@@ -44,7 +44,7 @@ import { checkFilters } from '../serve/validate';
 import type { LoadSearchEngineOptions } from '../search/engine';
 import type { SearchEngine, SearchResponse } from '../search/types';
 import { checkAlphaWithFusion, fusionFlag, LLM_USAGE, nnsscTopMFlag, numberFlag } from './usage';
-import { commandHelp, COMMAND_FLAGS, parseArgsOptions, SERVE_FLAGS, SERVE_SYNOPSIS, type FlagSpec } from './flags';
+import { commandHelp, COMMAND_FLAGS, parseArgsOptions, type FlagSpec } from './flags';
 import { checkArgvLength, exitWithError, stderrLog } from './exit';
 import { BENCH_USAGE, runBenchCommand } from './bench';
 import { runStyleEval } from './eval-styles';
@@ -144,8 +144,8 @@ async function main(rawArgv: string[]): Promise<void> {
   // before anything loads: a long argument stays in process.argv, where onnxruntime-node crashes on it when it loads
   // (lib/cli/exit.ts); `eo search` first refuses a long query with the service's code, then checks the same
   if (argv[0] !== 'search') checkArgvLength(process.argv);
-  if (argv[0] === 'llm' && wantsHelp(argv)) return void process.stdout.write(commandHelp(`usage:\n${LLM_USAGE}`, COMMAND_FLAGS.llm.flags) + '\n');
-  if (argv[0] === 'serve' && wantsHelp(argv)) return void process.stdout.write(commandHelp(SERVE_SYNOPSIS, SERVE_FLAGS) + '\n');
+  if (argv[0] === 'llm' && wantsHelp(argv)) return void process.stdout.write(commandHelp('llm') + '\n');
+  if (argv[0] === 'serve' && wantsHelp(argv)) return void process.stdout.write(commandHelp('serve') + '\n');
   if (argv[0] === 'cache') return (await import('./cache')).runCacheCommand(argv.slice(1));
   // loaded here only: `eo llm` pulls in both LLM SDKs
   if (argv[0] === 'llm') return (await import('./llm')).runLlmCommand(argv.slice(1));
@@ -153,15 +153,15 @@ async function main(rawArgv: string[]): Promise<void> {
   if (argv[0] === 'bench' && (argv[1] === 'import' || argv.includes('--kg'))) return runBenchCommand(argv.slice(1));
   if (argv[0] === 'export') return runExportCommand(argv.slice(1));
   const cmd = argv[0];
-  const name = cmd === 'bench' && argv[1] === 'build' ? 'bench build' : cmd;
-  const table = name === 'search' || name === 'eval' || name === 'bench build' ? COMMAND_FLAGS[name] : undefined;
-  if (!table) {
+  const given = cmd === 'bench' && argv[1] === 'build' ? 'bench build' : cmd;
+  const name = given === 'search' || given === 'eval' || given === 'bench build' ? given : undefined;
+  if (!name) {
     if (cmd === 'bench') return runBenchCommand(argv.slice(1)); // eo bench import, eo bench --help
     if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') return void process.stdout.write(USAGE + '\n');
     fail(`unknown command "${cmd}"\n${USAGE}`);
   }
-  if (wantsHelp(argv)) return void process.stdout.write(commandHelp(table.synopsis, table.flags) + '\n');
-  const { values, positionals } = parseCli(argv, table.flags);
+  if (wantsHelp(argv)) return void process.stdout.write(commandHelp(name) + '\n');
+  const { values, positionals } = parseCli(argv, COMMAND_FLAGS[name].flags);
   const rest = positionals.slice(1);
   if (name === 'search') return runSearchCommand(rest, values);
   if (name === 'bench build') return runBenchBuild(values);

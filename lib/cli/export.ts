@@ -8,9 +8,9 @@ import { EoError } from '../errors';
 import { latexTable } from '../report/latex';
 import type { TableRow } from '../report/types';
 import { numberFlag } from './usage';
-import { commandHelp, EXPORT_FLAGS, EXPORT_SYNOPSIS, parseArgsOptions } from './flags';
+import { commandHelp, EXPORT_FLAGS, parseArgsOptions } from './flags';
 
-export const EXPORT_USAGE = commandHelp(EXPORT_SYNOPSIS, EXPORT_FLAGS);
+export const EXPORT_USAGE = commandHelp('export');
 
 /** The short default column set of a results table, when its rows have it: Table 2's headline metrics. */
 export const DEFAULT_LATEX_COLUMNS: readonly string[] = ['R@10', 'MAP', 'MRR'];

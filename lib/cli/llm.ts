@@ -75,7 +75,7 @@ interface LlmFlags {
 
 export async function runLlmCommand(argv: string[]): Promise<void> {
   const { values, positionals } = parseLlmArgs(argv);
-  if (values.help) return void process.stdout.write(commandHelp(`usage:\n${LLM_USAGE}`, LLM_FLAGS) + '\n');
+  if (values.help) return void process.stdout.write(commandHelp('llm') + '\n');
   // numeric flags checked before anything loads
   const queries = numberFlag(values.queries, 'queries', 200, { integer: true, min: 1 });
   const pollSeconds = numberFlag(values['poll-seconds'], 'poll-seconds', undefined, { min: 0 });

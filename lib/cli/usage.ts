@@ -1,5 +1,5 @@
 import { EoError } from '../errors';
-import { CACHE_FLAGS, CACHE_SYNOPSIS, commandHelp, LLM_SYNOPSIS, SERVE_SYNOPSIS } from './flags';
+import { commandHelp, LLM_SYNOPSIS, SERVE_SYNOPSIS } from './flags';
 
 /**
  * Usage line of `eo serve` (appended to its flag errors); `eo serve --help` lists every flag (lib/cli/flags.ts). Apart
@@ -39,7 +39,7 @@ export function nnsscTopMFlag(v: string | undefined, usage: string): { topM: num
 export const LLM_USAGE = LLM_SYNOPSIS;
 
 /** `eo cache` (lib/cli/cache.ts): its synopsis and flags. */
-export const CACHE_USAGE = commandHelp(CACHE_SYNOPSIS, CACHE_FLAGS);
+export const CACHE_USAGE = commandHelp('cache');
 
 /** A decimal number as a user types it: no empty string, no spaces, no hex, no `Infinity` (Number() takes them all). */
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;

@@ -198,16 +198,16 @@ export function figureFragmentHtml(fig: Figure, divId: string, opts: { inlinePlo
 `;
 }
 
-/** Where a live kernel writes its copy of plotly.js for reopened pages: beside the notebook (the kernel's folder). */
-export const LIVE_PLOTLY_ASSET = 'eo-assets/plotly.min.js';
+/** Folder, beside the notebook (the kernel's folder), of a live kernel's copy of plotly.js for reopened pages. */
+const LIVE_ASSET_DIR = 'eo-assets';
 
-/** Write LIVE_PLOTLY_ASSET under `dir` (the kernel's working folder) unless a copy of the same size is there. */
+/** Path of that copy relative to the notebook, as figure fragments fetch it. */
+export const LIVE_PLOTLY_ASSET = `${LIVE_ASSET_DIR}/${PLOTLY_FILE}`;
+
+/** Copy plotly.js into `<dir>/eo-assets/` (`ensurePlotlyCopy`); null when the folder cannot be written. */
 export function ensureLivePlotlyAsset(dir = process.cwd()): string | null {
-  const file = path.join(dir, ...LIVE_PLOTLY_ASSET.split('/'));
   try {
-    const js = plotlyJs();
-    if (!fs.existsSync(file) || fs.statSync(file).size !== Buffer.byteLength(js)) writeFileAtomic(file, js);
-    return file;
+    return ensurePlotlyCopy(path.join(dir, LIVE_ASSET_DIR));
   } catch {
     return null; // a read-only folder: reopened pages fall back to the message
   }

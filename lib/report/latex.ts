@@ -38,7 +38,7 @@ export interface LatexTableOptions {
 const LATEX_CHARS: Record<string, string> = {
   '\\': '\\textbackslash{}', '&': '\\&', '%': '\\%', $: '\\$', '#': '\\#', _: '\\_', '{': '\\{', '}': '\\}',
   '~': '\\textasciitilde{}', '^': '\\textasciicircum{}', α: '$\\alpha$', Δ: '$\\Delta$', π: '$\\pi$', '−': '$-$',
-  '×': '$\\times$', '<': '$<$', '>': '$>$', '≤': '$\\leq$', '≥': '$\\geq$', '→': '$\\rightarrow$', '±': '$\\pm$', '·': '$\\cdot$',
+  '×': '$\\times$', '†': '$^{\\dagger}$', '<': '$<$', '>': '$>$', '≤': '$\\leq$', '≥': '$\\geq$', '→': '$\\rightarrow$', '±': '$\\pm$', '·': '$\\cdot$',
 };
 
 /** Text with LaTeX's special characters escaped (`&` → `\&`, `_` → `\_`, …) and α, Δ, π, − as math. */
@@ -77,14 +77,15 @@ export function latexTable(rows: readonly TableRow[], opts: LatexTableOptions = 
     rows.forEach((r, i) => {
       if (!(col in r) || !(lo in r) || !(hi in r)) throw new EoError('INVALID_ARGUMENT', `latexTable: row ${i + 1} lacks "${[col, lo, hi].find((k) => !(k in r))}" (the CI of ${col})`, { field: col, row: i + 1 });
     });
+  const finiteValues = (col: string) => rows.map((r) => r[col]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   const bestOf: Record<string, number> = {};
   for (const [col, dir] of Object.entries(opts.best ?? {})) {
-    const vals = rows.map((r) => r[col]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+    const vals = finiteValues(col);
     if (vals.length) bestOf[col] = dir === 'max' ? Math.max(...vals) : Math.min(...vals);
   }
   // a column of whole numbers beyond 0/1 (counts, seconds, parameters) prints as integers: 2890240, not 2890240.000
   const integerColumns = new Set(columns.filter((c) => {
-    const vals = rows.map((r) => r[c]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+    const vals = finiteValues(c);
     return vals.length > 0 && vals.every(Number.isInteger) && vals.some((v) => Math.abs(v) > 1);
   }));
   const fmt = (v: unknown, c?: string): string => {
@@ -116,7 +117,7 @@ export function latexTable(rows: readonly TableRow[], opts: LatexTableOptions = 
       if (typeof v === 'number' && c in bestOf && Math.abs(v - bestOf[c]) <= 1e-12) cell = `\\textbf{${cell}}`;
       const p = significance[c] === undefined ? undefined : r[significance[c]];
       if (typeof v === 'number' && typeof p === 'number' && p < alpha) {
-        cell = `${cell}$^{\\dagger}$`;
+        cell = `${cell}${LATEX_CHARS['†']}`;
         marked = true;
       }
       const interval = ci[c] ? `[${fmt(r[ci[c][0]])}, ${fmt(r[ci[c][1]])}]` : '';
@@ -138,7 +139,7 @@ export function latexTable(rows: readonly TableRow[], opts: LatexTableOptions = 
     ...body,
     '\\bottomrule',
     '\\end{tabular}',
-    ...(marked ? [`\\par\\footnotesize ${latexEscape(opts.significanceNote ?? `† differs from the best system (paired test, Holm-corrected p < ${latexNumber(alpha, 2, true)})`).replace('†', '$^{\\dagger}$')}`] : []),
+    ...(marked ? [`\\par\\footnotesize ${latexEscape(opts.significanceNote ?? `† differs from the best system (paired test, Holm-corrected p < ${latexNumber(alpha, 2, true)})`)}`] : []),
     '\\end{table}',
     '',
   ].join('\n');

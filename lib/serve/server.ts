@@ -35,8 +35,12 @@ function sendProblem(req: FastifyRequest, reply: FastifyReply, p: QueryProblem) 
   reply.code(p.status);
   const html = wantsHtml(req);
   securityHeaders(reply, html);
-  if (html) return reply.type('text/html; charset=utf-8').send(renderErrorPage(p.status, p.message));
-  return reply.type('application/json; charset=utf-8').send({ error: { code: p.code, message: p.message } });
+  return reply.type(`${html ? 'text/html' : 'application/json'}; charset=utf-8`).send(problemBody(p, html));
+}
+
+/** A refusal's body: the HTML error page, or `{"error": {"code", "message"}}`. */
+function problemBody(p: QueryProblem, html: boolean): string {
+  return html ? renderErrorPage(p.status, p.message) : JSON.stringify({ error: { code: p.code, message: p.message } });
 }
 
 /**
@@ -57,7 +61,7 @@ const FRAMEWORK_PROBLEMS: Readonly<Record<number, { code: ServiceErrorCode; mess
  * `{ error: { code, message } }` for /api/, the HTML error page elsewhere (the path read from the raw request line,
  * when there is one), `nosniff`, `no-referrer` (and the CSP on pages), then the connection is closed.
  */
-export function clientErrorAnswer(err: { code?: string; rawPacket?: Buffer }): { status: number; html: boolean; head: string; body: string } {
+export function clientErrorAnswer(err: { code?: string; rawPacket?: Buffer }): string {
   const requestLine = (err.rawPacket ?? Buffer.alloc(0)).subarray(0, 2048).toString('latin1').split('\r\n')[0];
   const target = /^[A-Z]+ (\S+)/.exec(requestLine)?.[1] ?? '';
   const html = !target.startsWith('/api/');
@@ -65,13 +69,13 @@ export function clientErrorAnswer(err: { code?: string; rawPacket?: Buffer }): {
     : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? { status: 408, code: 'REQUEST_TIMEOUT', message: 'the request did not arrive in time' }
     : /[^\x20-\x7e]/.test(target) ? BINARY_REQUEST
     : { status: 400, ...FRAMEWORK_PROBLEMS[400] };
-  const body = html ? renderErrorPage(p.status, p.message) : JSON.stringify({ error: { code: p.code, message: p.message } });
+  const body = problemBody(p, html);
   const headers = [
     `HTTP/1.1 ${p.status} ${STATUS_CODES[p.status]}`, `content-type: ${html ? 'text/html' : 'application/json'}; charset=utf-8`,
     `content-length: ${Buffer.byteLength(body)}`, 'x-content-type-options: nosniff', 'referrer-policy: no-referrer',
     ...(html ? [`content-security-policy: ${CSP}`] : []), 'connection: close',
   ];
-  return { status: p.status, html, head: headers.join('\r\n') + '\r\n\r\n', body };
+  return `${headers.join('\r\n')}\r\n\r\n${body}`;
 }
 
 function clientErrorHandler(err: Error & { code: string }, socket: Socket): void {
@@ -79,8 +83,7 @@ function clientErrorHandler(err: Error & { code: string }, socket: Socket): void
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
     const raw = (err as { rawPacket?: unknown }).rawPacket; // Node's Buffer (Fastify's types say otherwise)
-    const a = clientErrorAnswer({ code: err.code, rawPacket: Buffer.isBuffer(raw) ? raw : undefined });
-    socket.end(a.head + a.body);
+    socket.end(clientErrorAnswer({ code: err.code, rawPacket: Buffer.isBuffer(raw) ? raw : undefined }));
   } else socket.destroy(err);
 }
 
@@ -244,7 +247,7 @@ function searchRoute(engine: SearchEngine, opts: SearchServerOptions): (req: Fas
     if ('problem' in cq) return sendProblem(req, reply, cq.problem);
     const pg = checkPaging(q, 10, maxK, maxDepth);
     if ('problem' in pg) return sendProblem(req, reply, pg.problem);
-    const ck = { k: pg.offset + pg.size }; // ranked to the end of the page, then the page is cut out
+    const depth = pg.offset + pg.size; // ranked to the end of the page, then the page is cut out
     const cf = checkFilters(q, engine.corpus);
     if ('problem' in cf) return sendProblem(req, reply, cf.problem);
     if (q.repair !== undefined && q.repair !== '0' && q.repair !== '1')
@@ -257,7 +260,7 @@ function searchRoute(engine: SearchEngine, opts: SearchServerOptions): (req: Fas
     // whitespace runs do not change a query's meaning: one cache entry (and one answer) for all spellings
     const query = cq.query.normalize('NFC').trim().replace(/\s+/g, ' ');
     const now = opts.now?.() ?? new Date();
-    const key = JSON.stringify([query, ck.k, pg.offset, opts.llmRouter ? 'llm' : 'rules', now.toISOString().slice(0, 10), canonicalFilters(cf.filters), canonicalIgnore(cf.ignore), repair, facets]);
+    const key = JSON.stringify([query, depth, pg.offset, opts.llmRouter ? 'llm' : 'rules', now.toISOString().slice(0, 10), canonicalFilters(cf.filters), canonicalIgnore(cf.ignore), repair, facets]);
     let json = results.get(key);
     let res: SearchResponse | null = null;
     let admitMs = 0;
@@ -272,7 +275,7 @@ function searchRoute(engine: SearchEngine, opts: SearchServerOptions): (req: Fas
       }
       try {
         res = await search(engine, query, {
-          k: ck.k, routerCandidates: opts.routerCandidates, now, router: opts.llmRouter ?? 'rules', log: (e) => req.log.error(e), repair,
+          k: depth, routerCandidates: opts.routerCandidates, now, router: opts.llmRouter ?? 'rules', log: (e) => req.log.error(e), repair,
           filters: cf.filters, ignore: cf.ignore, facets,
         });
       } finally {

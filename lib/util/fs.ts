@@ -111,13 +111,13 @@ export function removePath(file: string): void {
   }
 }
 
-/** Whether process `pid` is alive on this machine (a process of another user counts as alive). */
-function processAlive(pid: number): boolean {
+/** Whether process `pid` is alive on this machine: only "no such process" (ESRCH) says it is gone. */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 
@@ -227,7 +227,6 @@ export function appendLineWhole(file: string, text: string | Uint8Array): void {
   }
 }
 
-/** Read a text file, transparently gunzipping `.gz`. */
 /**
  * A file that must be there to be read: DATA_NOT_FOUND naming it (after `flag`, e.g. `--run`, when one gave it) when
  * nothing is at its path or when a folder is (Node's own EISDIR names neither the path nor the flag).
@@ -242,6 +241,7 @@ export function requireFile(file: string, flag?: string): void {
   if (st.isDirectory()) throw new EoError('DATA_NOT_FOUND', `${flag ? `${flag}: ` : 'file '}${file} is a folder, not a file`, { file });
 }
 
+/** Read a text file, transparently gunzipping `.gz`. */
 export function readTextFile(file: string): string {
   requireFile(file);
   const buf = fs.readFileSync(file);

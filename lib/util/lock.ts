@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ensureWritableDir, writeFailure } from './fs';
+import { ensureWritableDir, processAlive, writeFailure } from './fs';
 
 /** A lock untouched for this long is stale even when its process cannot be checked (another host). */
 export const LOCK_STALE_MS = 10 * 60 * 1000;
@@ -30,12 +30,7 @@ export function lockHolder(lockFile: string): LockInfo | null {
     return null; // absent, or half-written by a process that died: treat as free
   }
   if (info.host === os.hostname()) {
-    if (info.pid === process.pid) return null;
-    try {
-      process.kill(info.pid, 0);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ESRCH') return null; // its process is gone
-    }
+    if (info.pid === process.pid || !processAlive(info.pid)) return null; // its process is gone
   }
   return Date.now() - mtime > LOCK_STALE_MS ? null : info;
 }
