@@ -100,7 +100,7 @@ test('every row against a reference row of Table 2: Holm per metric, and the sen
   assert.ok(Math.abs(map[0].meanDiff - 0.5) < 1e-12 && Math.abs(map[1].meanDiff + 0.3) < 1e-12 && map[2].meanDiff === 0);
   const text = vsReferenceVerdict(vs.comparisons, 'BM25-stop', 'MAP');
   assert.ok(text.startsWith(VS_REFERENCE_HEAD));
-  assert.match(text, /significantly above it: \*\*Better\*\*; significantly below it: \*\*Worse\*\*; not distinguishable from it \(p Holm ≥ 0\.05\): 1 row\./);
+  assert.match(text, /significantly above it: \*\*Better\*\*; significantly below it: \*\*Worse\*\*; not distinguishable from it \(CI includes 0 or p Holm ≥ 0\.05\): 1 row\./);
   assert.is(table2VsReference(table, systems, 'no-such-row'), null);
 });
 

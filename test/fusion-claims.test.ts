@@ -17,7 +17,7 @@ function seedResults(): SeedTable2Result {
   const st = seedAveragedTable2(perSeed, { testQrels: qrels, paired: { permutations: 200, bootstrapSamples: 200, seed: 1 } });
   return {
     seeds: [42, 43], status: 'done', varied: ['nnssc+bm25'], alphas: [{ seed: 42, analytic: 0.4, grid: 0.5 }, { seed: 43, analytic: 0.45, grid: 0.5 }],
-    rows: st.rows, means: st.means as never, paired: st.paired, best: st.best,
+    rows: st.rows, means: st.means as never, comparisons: st.comparisons, best: st.best,
     claim: { better: st.claim.claim.better, than: st.claim.claim.than, metrics: [...st.claim.claim.metrics], atLeast: st.claim.claim.atLeast, ratios: st.claim.ratios, holds: st.claim.holds }, seconds: 1,
   };
 }
@@ -30,8 +30,17 @@ test('the seed-table verdict follows from its table; changed claims are caught',
   assert.equal(seedProblems({ seedTable2: s, shownText: [text] }), []);
   const swapped = text.replace('): **NN-SSC + BM25**', '): **Cosine (base)**');
   assert.ok(seedProblems({ seedTable2: s, shownText: [swapped] }).some((p) => /names Cosine \(base\) as best/.test(p)));
-  const miscount = text.replace(/(\d+) row\(s\) are below it/, (_, n) => `${Number(n) + 1} row(s) are below it`);
-  assert.ok(seedProblems({ seedTable2: s, shownText: [miscount] }).some((p) => /rows are below the best/.test(p)));
+  const miscount = text.replace(/(\d+) row\(s\) are significantly below it/, (_, n) => `${Number(n) + 1} row(s) are significantly below it`);
+  assert.ok(seedProblems({ seedTable2: s, shownText: [miscount] }).some((p) => /rows are significantly below the best/.test(p)));
+  // a row below the best by its CI and raw p but not after Holm is not counted as significantly below (issue 44)
+  const c0 = s.comparisons!.find((c) => c.metric === 'MAP')!;
+  const notAfter = { ...s, comparisons: s.comparisons!.map((c) => (c === c0 ? { ...c, meanDiff: 0.2, ciLow: 0.05, ciHigh: 0.3, pValue: 0.02, pHolm: 0.08 } : c)) };
+  const notAfterText = seedTable2Verdict(notAfter);
+  assert.match(notAfterText, /0 row\(s\) are significantly below it .*the bootstrap CI excludes 0 for 1 row\(s\) and the randomization test gives p < 0\.05 for 1 row\(s\)/);
+  assert.equal(seedProblems({ seedTable2: notAfter, shownText: [notAfterText] }), []);
+  // the same text with the row counted as significant is caught
+  const overcount = notAfterText.replace('0 row(s) are significantly below it', '1 row(s) are significantly below it');
+  assert.ok(seedProblems({ seedTable2: notAfter, shownText: [overcount] }).some((p) => /significantly below the best; 0 are/.test(p)));
   const flipped = text.includes('the claim **holds**') ? text.replace('the claim **holds**', 'the claim does **not** hold') : text.replace('the claim does **not** hold', 'the claim **holds**');
   assert.ok(seedProblems({ seedTable2: s, shownText: [flipped] }).some((p) => /paper's claim/.test(p)));
 });

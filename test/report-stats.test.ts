@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { holmAdjust, type Qrels, type Run } from '../lib/metrics';
+import { pairedPhraseProblems } from '../lib/lessons/claims';
 import { ablationRows, buildTable2, gainSentence, holmNote, pairedSentence, pairedText, tukeyHeatmap, tukeyRows } from '../lib/report';
 import { applyRerankHolm, rerankTableRows, type RerankTable } from '../lib/rerank';
 import { mulberry32 } from '../lib/util/random';
@@ -86,9 +87,10 @@ test('pairedText is the one phrasing: sentence (with Holm and effect sizes), cla
 test('pairedText says so where the bootstrap CI and the randomization p disagree, in every form but the interval', () => {
   // 07's tool routing: the CI's low end is just above 0 while p is above .05
   const ciOnly = { metric: 'MAP', meanDiff: 0.035, ciLow: 0.0004, ciHigh: 0.071, pValue: 0.057 };
-  assert.match(pairedText(ciOnly, { form: 'clause' }), /\*\*excludes 0\*\*; p = 0\.057\) — \*\*the two tests disagree: the bootstrap CI excludes 0 but the randomization test gives p = 0\.057 ≥ 0\.05/);
+  // not significant, so "excludes 0" is not bold (bold is the one rule's "significant")
+  assert.match(pairedText(ciOnly, { form: 'clause' }), /, excludes 0; p = 0\.057\) — \*\*the two tests disagree: the bootstrap CI excludes 0 but the randomization test gives p = 0\.057 ≥ 0\.05/);
   const sentence = pairedText(ciOnly, { labelA: 'tools', labelB: 'plain' });
-  assert.match(sentence, /tools is ahead; the 95% CI \*\*excludes 0\*\* \(p = 0\.057\); \*\*the two tests disagree/);
+  assert.match(sentence, /tools is ahead; the 95% CI excludes 0 \(p = 0\.057\); \*\*the two tests disagree/);
   assert.not.match(sentence, /cannot tell/);
   const pOnly = { metric: 'MRR', meanDiff: 0.02, ciLow: -0.001, ciHigh: 0.05, pValue: 0.03 };
   assert.match(pairedText(pOnly, { form: 'clause' }), /the two tests disagree: the randomization test gives p = 0\.030 < 0\.05 but the bootstrap CI includes 0/);
@@ -100,8 +102,23 @@ test('pairedText says so where the bootstrap CI and the randomization p disagree
   assert.is(pairedText(ciOnly, { form: 'interval' }), '+0.035 [+0.000, +0.071]');
   // a display row of pairedRows (notebook 07's 'routed − offline' table) reads the same through gainSentence, which the rerank verdicts use
   const routedRow = { metric: 'MAP', 'mean diff (A−B)': 0.035, 'CI95 low': 0.0004, 'CI95 high': 0.071, p: 0.057 };
-  assert.match(gainSentence('MAP', routedRow), /^ΔMAP \+0\.035 \(95% CI \[\+0\.000, \+0\.071\], \*\*excludes 0\*\*; p = 0\.057\) — \*\*the two tests disagree/);
+  assert.match(gainSentence('MAP', routedRow), /^ΔMAP \+0\.035 \(95% CI \[\+0\.000, \+0\.071\], excludes 0; p = 0\.057\) — \*\*the two tests disagree/);
   assert.match(pairedSentence(routedRow as never, 'routed', 'offline'), /routed is ahead.*the two tests disagree/);
+});
+
+test('pairedText follows the one rule: a CI that excludes 0 with p < .05 but Holm p ≥ .05 is not bold and is said to be not significant after Holm (07, issue 44)', () => {
+  const c = { metric: 'MAP', meanDiff: 0.032, ciLow: 0.003, ciHigh: 0.062, pValue: 0.035, pHolm: 0.070 };
+  const clause = pairedText(c, { form: 'clause' });
+  assert.is(clause, 'ΔMAP +0.032 (95% CI [+0.003, +0.062], excludes 0; p = 0.035, Holm 0.070) — **not significant after Holm (Holm p = 0.070 ≥ 0.05), so not established**');
+  assert.match(pairedText(c, { labelA: 'rerank', labelB: 'backbone' }), /the 95% CI excludes 0 \(p = 0\.035, Holm 0\.070\); \*\*not significant after Holm/);
+  const sig = { ...c, pHolm: 0.02 };
+  assert.match(pairedText(sig, { form: 'clause' }), /\*\*excludes 0\*\*; p = 0\.035, Holm 0\.020\)$/);
+  // the generic claim check catches the old phrasing of the same numbers and passes the new one
+  const old = 'ΔMAP +0.032 (95% CI [+0.003, +0.062], **excludes 0**; p = 0.035, Holm 0.070)';
+  assert.ok(pairedPhraseProblems(old).some((p) => /calls significant/.test(p)), 'bold excludes 0 with Holm .070 is caught');
+  assert.ok(pairedPhraseProblems(old.replace('**excludes 0**', 'excludes 0')).some((p) => /not say so/.test(p)), 'a missing "not significant after Holm" is caught');
+  assert.equal(pairedPhraseProblems(clause), []);
+  assert.equal(pairedPhraseProblems(pairedText(sig, { form: 'clause' })), []);
 });
 
 test('ablation rows: Holm per metric over the components the hybrid is compared with', () => {

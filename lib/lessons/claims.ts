@@ -2,15 +2,18 @@
  * The claim check: the generated sentences a notebook showed (results.json `shownText`, recorded by `showMarkdown`)
  * must agree with the tables it wrote beside them. Two layers:
  *  - a generic check of every paired phrase (`pairedText`'s forms): a 95% CI `[lo, hi]` said to exclude / include 0
- *    must do so, and where the bootstrap CI and the randomization p of the same phrase disagree at .05 the phrase
- *    must say so (and must not say so where they agree);
+ *    must do so; where the bootstrap CI and the randomization p of the same phrase disagree at .05 the phrase
+ *    must say so (and must not say so where they agree); a bold "**excludes 0**" calls the difference significant, which
+ *    the one rule (`isSignificant`, with the phrase's Holm p where it gives one) must confirm, and a CI that excludes 0
+ *    with p < .05 but Holm p ≥ .05 must be said to be not significant after Holm;
  *  - one check per notebook (registered below from each lesson module): the winner it names, the sign it states,
  *    counts and ties, against the tables of its results.json.
  * Each check comes with `falsify`: copies of the results with one claim made false, which the check must catch, so
  * that a test of the check can fail (test/notebook.test.ts runs both on every executed notebook).
  */
 import { signed } from '../report/numbers';
-import { SIGNIFICANCE_LEVEL } from '../report/paired-text';
+import { isSignificant, significanceState, SIGNIFICANCE_LEVEL } from '../metrics/significance';
+import { NOT_AFTER_HOLM } from '../report/paired-text';
 
 export type Json = Record<string, unknown>;
 
@@ -46,8 +49,14 @@ export interface PairedPhrase {
   lo: number;
   hi: number;
   says: 'excludes' | 'includes' | null;
+  /** "**excludes 0**" in bold: the phrase calls the difference significant. */
+  saysSignificant: boolean;
   p: number | null;
+  /** The Holm-corrected p the phrase gives (`p = 0.035, Holm 0.070`), or null. */
+  pHolm: number | null;
   saysDisagree: boolean;
+  /** Says the difference is not significant after Holm (`NOT_AFTER_HOLM`). */
+  saysNotAfterHolm: boolean;
 }
 
 /**
@@ -64,14 +73,17 @@ export function pairedPhrases(text: string): PairedPhrase[] {
     const end = Math.min(i + 1 < hits.length ? hits[i + 1].index! : text.length, eol < 0 ? text.length : eol);
     const seg = text.slice(m.index!, end);
     const zero = /\b(excludes|includes) 0\b/.exec(seg);
-    const p = new RegExp(String.raw`\bp = (${NUM})`).exec(seg);
+    const p = new RegExp(String.raw`\bp = (${NUM})(?:, Holm (${NUM}))?`).exec(seg);
     return {
       text: seg.slice(0, 240),
       lo: parseShownNumber(m[1]),
       hi: parseShownNumber(m[2]),
       says: zero ? (zero[1] as 'excludes' | 'includes') : null,
+      saysSignificant: /\*\*excludes 0\*\*/.test(seg),
       p: p ? parseShownNumber(p[1]) : null,
+      pHolm: p?.[2] ? parseShownNumber(p[2]) : null,
       saysDisagree: /two tests disagree/.test(seg),
+      saysNotAfterHolm: seg.includes(NOT_AFTER_HOLM),
     };
   });
 }
@@ -83,10 +95,16 @@ export function pairedPhraseProblems(text: string): string[] {
     if (ph.says === null) continue;
     const excludes = ph.lo > 0 || ph.hi < 0;
     if ((ph.says === 'excludes') !== excludes) out.push(`says the CI [${ph.lo}, ${ph.hi}] ${ph.says} 0: "${ph.text}"`);
+    const c = { ciLow: ph.lo, ciHigh: ph.hi, pValue: ph.p, pHolm: ph.pHolm };
+    if (ph.saysSignificant && !isSignificant(c)) out.push(`calls significant (bold "excludes 0") what the one rule does not (CI [${ph.lo}, ${ph.hi}], p = ${ph.p}${ph.pHolm === null ? '' : `, Holm ${ph.pHolm}`}): "${ph.text}"`);
     if (ph.p === null) continue;
-    const disagree = excludes !== ph.p < SIGNIFICANCE_LEVEL;
+    const state = significanceState(c);
+    const disagree = state === 'tests disagree';
     if (disagree && !ph.saysDisagree) out.push(`CI [${ph.lo}, ${ph.hi}] and p = ${ph.p} disagree at ${SIGNIFICANCE_LEVEL} but the text does not say so: "${ph.text}"`);
     if (!disagree && ph.saysDisagree) out.push(`says the tests disagree where CI [${ph.lo}, ${ph.hi}] and p = ${ph.p} agree: "${ph.text}"`);
+    const notAfter = state === 'not after correction';
+    if (notAfter && !ph.saysNotAfterHolm) out.push(`CI [${ph.lo}, ${ph.hi}] and p = ${ph.p} are significant raw but Holm p = ${ph.pHolm} ≥ ${SIGNIFICANCE_LEVEL}, and the text does not say so: "${ph.text}"`);
+    if (!notAfter && ph.saysNotAfterHolm) out.push(`says "${NOT_AFTER_HOLM}" where CI [${ph.lo}, ${ph.hi}], p = ${ph.p}, Holm ${ph.pHolm} do not: "${ph.text}"`);
   }
   return out;
 }

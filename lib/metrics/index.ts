@@ -3,6 +3,7 @@ export * from './rank';
 export * from './metrics';
 export * from './paired';
 export * from './multiple';
+export * from './significance';
 export * from './trec';
 export * from './systems';
 export * from './run-parts';

@@ -1,5 +1,6 @@
 import { EoError } from '../errors';
 import { mulberry32 } from '../util/random';
+import { SIGNIFICANCE_LEVEL } from './significance';
 import type { PairedComparison } from './types';
 
 /**
@@ -28,11 +29,11 @@ export function holmAdjust(ps: readonly number[]): number[] {
  */
 export function withHolm(comparisons: readonly PairedComparison[], family: string): PairedComparison[] {
   const adj = holmAdjust(comparisons.map((c) => c.pValue));
-  return comparisons.map((c, i) => ({ ...c, pHolm: adj[i], family }));
+  return comparisons.map((c, i) => ({ ...c, pHolm: adj[i], family, correction: 'Holm' as const }));
 }
 
-/** The comparisons whose verdict at `alpha` (default .05) differs between raw and Holm-adjusted p. */
-export function holmChangedConclusions(comparisons: readonly PairedComparison[], alpha = 0.05): PairedComparison[] {
+/** The comparisons whose verdict at `alpha` (default SIGNIFICANCE_LEVEL) differs between raw and Holm-adjusted p. */
+export function holmChangedConclusions(comparisons: readonly PairedComparison[], alpha = SIGNIFICANCE_LEVEL): PairedComparison[] {
   return comparisons.filter((c) => c.pHolm !== undefined && c.pValue < alpha && !(c.pHolm < alpha));
 }
 

@@ -66,4 +66,6 @@ export interface PairedComparison {
   pHolm?: number;
   /** The family the Holm adjustment ran over, in words ("Holm over the 13 rows compared with the best one, MAP"). */
   family?: string;
+  /** The correction `pHolm` comes from, where the comparison is one of a corrected family (`withHolm`). */
+  correction?: 'Holm';
 }

@@ -3,6 +3,7 @@
  * family and the conclusions it changes, and the randomised Tukey HSD matrix as rows and a heat map.
  */
 import type { TukeyHsd } from '../metrics/multiple';
+import { ciExcludesZero, significanceState, significantSide, SIGNIFICANCE_LEVEL } from '../metrics/significance';
 import type { PairedComparison } from '../metrics/types';
 import { heatmapFigure, type HeatmapOptions } from './heatmap';
 import { pText, signed } from './numbers';
@@ -24,9 +25,6 @@ export interface PairedTextOptions {
   labelB?: string;
 }
 
-/** Whether the 95% CI of the mean difference lies entirely on one side of 0. */
-export const ciExcludesZero = (c: Pick<PairedComparison, 'ciLow' | 'ciHigh'>): boolean => c.ciLow > 0 || c.ciHigh < 0;
-
 /** p, and the Holm-adjusted p where the comparison is one of a family: `p = 0.021, Holm 0.084`. */
 function pClause(c: PairedNumbers): string {
   if (c.pValue === undefined || !Number.isFinite(c.pValue)) return '';
@@ -44,47 +42,46 @@ function effectClause(c: PairedNumbers): string {
   return parts.join('; ');
 }
 
-/** The level at which the randomization p is read, the 95% CI's counterpart. */
-export const SIGNIFICANCE_LEVEL = 0.05;
-
-/**
- * Whether a paired difference is significant: its bootstrap CI excludes 0 and its p is below SIGNIFICANCE_LEVEL,
- * the Holm-corrected p whenever the comparison was corrected (one of a family), else the raw one. What every
- * "significantly above / below" sentence counts, so that no sentence calls significant what the correction does not.
- */
-export function isSignificant(c: Pick<PairedComparison, 'ciLow' | 'ciHigh'> & { pValue?: number | null; pHolm?: number | null }): boolean {
-  const p = c.pHolm ?? c.pValue;
-  return ciExcludesZero(c) && (p === undefined || p === null || p < SIGNIFICANCE_LEVEL);
-}
-
 /**
  * Where the bootstrap CI and the randomization test disagree (the CI excludes 0 but p ≥ SIGNIFICANCE_LEVEL, or the
  * reverse), a clause saying which test says what, so that a reader does not take one for both; '' otherwise.
  */
 export function testsDisagreeText(c: PairedNumbers): string {
-  if (c.pValue === undefined || !Number.isFinite(c.pValue)) return '';
-  const excludes = ciExcludesZero(c);
-  if (excludes === c.pValue < SIGNIFICANCE_LEVEL) return '';
-  return excludes
+  if (c.pValue === undefined || significanceState(c) !== 'tests disagree') return '';
+  return ciExcludesZero(c)
     ? `the two tests disagree: the bootstrap CI excludes 0 but the randomization test gives p = ${pText(c.pValue)} ≥ ${SIGNIFICANCE_LEVEL}, so the difference is borderline, not established`
     : `the two tests disagree: the randomization test gives p = ${pText(c.pValue)} < ${SIGNIFICANCE_LEVEL} but the bootstrap CI includes 0, so the difference is borderline`;
 }
 
-/** The one phrasing of a paired difference A − B (see `PairedTextOptions.form`); says so where the two tests disagree. */
+/** The words for a CI that excludes 0 but is not significant after the correction (significanceState 'not after correction'). */
+export const NOT_AFTER_HOLM = 'not significant after Holm';
+
+/** Where the raw tests agree on significance but the Holm-corrected p does not: the clause that says so; '' otherwise. */
+export function notAfterCorrectionText(c: PairedNumbers): string {
+  if (significanceState(c) !== 'not after correction' || c.pHolm === undefined) return '';
+  return `${NOT_AFTER_HOLM} (Holm p = ${pText(c.pHolm)} ≥ ${SIGNIFICANCE_LEVEL}), so not established`;
+}
+
+/**
+ * The one phrasing of a paired difference A − B (see `PairedTextOptions.form`). "**excludes 0**" is bold only when the
+ * difference is significant by the one rule (`isSignificant`: CI and the corrected p); it says so where the two
+ * tests disagree, and where the CI excludes 0 but the Holm-corrected p does not hold.
+ */
 export function pairedText(c: PairedNumbers, opts: PairedTextOptions = {}): string {
   const interval = `${signed(c.meanDiff)} [${signed(c.ciLow)}, ${signed(c.ciHigh)}]`;
   const form = opts.form ?? 'sentence';
   if (form === 'interval') return interval;
   const excludes = ciExcludesZero(c);
+  const zero = significantSide(c) !== 0 ? '**excludes 0**' : excludes ? 'excludes 0' : 'includes 0';
   const p = pClause(c);
   const effect = effectClause(c);
-  const disagree = testsDisagreeText(c);
+  const caveat = testsDisagreeText(c) || notAfterCorrectionText(c);
   if (form === 'clause')
-    return `Δ${c.metric} ${signed(c.meanDiff)} (95% CI [${signed(c.ciLow)}, ${signed(c.ciHigh)}], ${excludes ? '**excludes 0**' : 'includes 0'}${p ? `; ${p}` : ''})` +
-      (disagree ? ` — **${disagree}**` : '');
+    return `Δ${c.metric} ${signed(c.meanDiff)} (95% CI [${signed(c.ciLow)}, ${signed(c.ciHigh)}], ${zero}${p ? `; ${p}` : ''})` +
+      (caveat ? ` — **${caveat}**` : '');
   const who = c.meanDiff > 0 ? `${opts.labelA ?? 'A'} is ahead` : c.meanDiff < 0 ? `${opts.labelB ?? 'B'} is ahead` : 'no difference';
-  return `**${c.metric}** ${interval}: ${who}; the 95% CI ${excludes ? '**excludes 0**' : 'includes 0'}` + (p ? ` (${p})` : '') +
-    (disagree ? `; **${disagree}**.` : excludes ? '.' : ', so this split cannot tell the two apart on it.') + (effect ? ` ${effect[0].toUpperCase()}${effect.slice(1)}.` : '');
+  return `**${c.metric}** ${interval}: ${who}; the 95% CI ${zero}` + (p ? ` (${p})` : '') +
+    (caveat ? `; **${caveat}**.` : excludes ? '.' : ', so this split cannot tell the two apart on it.') + (effect ? ` ${effect[0].toUpperCase()}${effect.slice(1)}.` : '');
 }
 
 /** The Holm family in words, e.g. "Holm over the 13 rows compared with the best one (MAP)". */
@@ -133,16 +130,15 @@ export const VS_REFERENCE_HEAD = '**Against the strong short baseline.**';
 
 /**
  * Every row against one reference row (e.g. `BM25-stop`) on one metric, in words: the rows significantly above and
- * below it after Holm over the rows compared (p Holm < .05, the side given by the mean difference), and how many are
- * not distinguishable from it. Markdown, starting with `VS_REFERENCE_HEAD`.
+ * below it after Holm over the rows compared (`isSignificant`: CI excludes 0 and p Holm < .05; the side given by the
+ * mean difference), and how many are not distinguishable from it. Markdown, starting with `VS_REFERENCE_HEAD`.
  */
 export function vsReferenceVerdict(comparisons: readonly PairedComparison[], reference: string, metric: string, alpha = SIGNIFICANCE_LEVEL): string {
   const rows = comparisons.filter((c) => c.metric === metric);
-  const sig = (c: PairedComparison) => (c.pHolm ?? c.pValue) < alpha;
-  const above = rows.filter((c) => sig(c) && c.meanDiff > 0).map((c) => c.systemA ?? '?');
-  const below = rows.filter((c) => sig(c) && c.meanDiff < 0).map((c) => c.systemA ?? '?');
+  const above = rows.filter((c) => significantSide(c, alpha) > 0).map((c) => c.systemA ?? '?');
+  const below = rows.filter((c) => significantSide(c, alpha) < 0).map((c) => c.systemA ?? '?');
   const names = (xs: readonly string[]) => (xs.length ? xs.map((x) => `**${x}**`).join(', ') : 'none');
   const rest = rows.length - above.length - below.length;
   return `${VS_REFERENCE_HEAD} Every row against **${reference}** on ${metric}, paired, Holm over the ${rows.length} rows compared: ` +
-    `significantly above it: ${names(above)}; significantly below it: ${names(below)}; not distinguishable from it (p Holm ≥ ${alpha}): ${rest} row${rest === 1 ? '' : 's'}.`;
+    `significantly above it: ${names(above)}; significantly below it: ${names(below)}; not distinguishable from it (CI includes 0 or p Holm ≥ ${alpha}): ${rest} row${rest === 1 ? '' : 's'}.`;
 }

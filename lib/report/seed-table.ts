@@ -6,9 +6,9 @@
 import { EoError } from '../errors';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { compareSystems, type PairedOptions } from '../metrics/paired';
-import { holmAdjust } from '../metrics/multiple';
+import { withHolm } from '../metrics/multiple';
 import { meanPerQueryMetrics, spreadOf, type Spread } from '../metrics/spread';
-import { METRIC_NAMES, type MetricName, type MetricRow, type PerQueryMetrics, type Qrels, type Run } from '../metrics/types';
+import { METRIC_NAMES, type MetricName, type MetricRow, type PairedComparison, type PerQueryMetrics, type Qrels, type Run } from '../metrics/types';
 import { DEFAULT_NNSSC_CONFIG } from '../train/nnssc';
 import { checkRatioClaim, PAPER_TABLE2_CLAIM, type PaperRatioClaim } from './paper';
 import type { TableRow } from './types';
@@ -64,7 +64,9 @@ export interface SeedTable2 {
   /** System id → per-query metrics averaged over the seeds. */
   perQuery: Record<string, PerQueryMetrics>;
   best: { id: string; label: string };
-  /** The best row paired with every other, on seed-averaged per-query metrics; `p Holm`: Holm per metric over these rows. */
+  /** The best row − every other row, on seed-averaged per-query metrics, typed; `pHolm`: Holm per metric over these rows. */
+  comparisons: PairedComparison[];
+  /** `comparisons` as display rows (Δ (best − row), CI, p, p Holm). */
   paired: TableRow[];
   claim: { claim: PaperRatioClaim; ratios: Record<string, number | null>; holds: boolean | null };
 }
@@ -95,17 +97,15 @@ export function seedAveragedTable2(perSeed: readonly SeedRuns[], opts: SeedTable
   const bestBy = opts.bestBy ?? 'MAP';
   const bi = means.reduce((b, r, i) => (r[bestBy] > means[b][bestBy] ? i : b), 0);
   const best = systems[bi];
-  const paired: TableRow[] = [];
-  systems.forEach((s, i) => {
-    if (i === bi) return;
-    for (const c of compareSystems(perQuery[best.id], perQuery[s.id], opts.pairedMetrics ?? METRIC_NAMES, opts.paired))
-      paired.push({ system: s.label, vs: best.label, metric: c.metric, 'Δ (best − row)': c.meanDiff, 'CI95 low': c.ciLow, 'CI95 high': c.ciHigh, p: c.pValue, n: c.n, seeds: perSeed.length });
-  });
+  const others = systems.filter((_, i) => i !== bi);
+  const metrics = opts.pairedMetrics ?? METRIC_NAMES;
+  const raw = others.map((s) => compareSystems(perQuery[best.id], perQuery[s.id], metrics, opts.paired).map((c) => ({ ...c, systemA: best.label, systemB: s.label })));
   // Holm per metric over the rows compared with the best one (one reference, several comparisons)
-  for (const m of new Set(paired.map((r) => r.metric))) {
-    const family = paired.filter((r) => r.metric === m);
-    holmAdjust(family.map((r) => Number(r.p))).forEach((ph, i) => { family[i]['p Holm'] = ph; });
-  }
+  const adjusted = metrics.map((m, mi) => withHolm(raw.map((cs) => cs[mi]), `Holm over the ${others.length} rows compared with ${best.label} (${m})`));
+  const comparisons = others.flatMap((_, si) => adjusted.map((family) => family[si]));
+  const paired: TableRow[] = comparisons.map((c) => ({
+    system: c.systemB!, vs: c.systemA!, metric: c.metric, 'Δ (best − row)': c.meanDiff, 'CI95 low': c.ciLow, 'CI95 high': c.ciHigh, p: c.pValue, 'p Holm': c.pHolm ?? null, n: c.n, seeds: perSeed.length,
+  }));
   const claim = opts.claim ?? PAPER_TABLE2_CLAIM;
-  return { seeds: perSeed.map((r) => r.seed), rows, means, spread, perQuery, best, paired, claim: { claim, ...checkRatioClaim(claim, means) } };
+  return { seeds: perSeed.map((r) => r.seed), rows, means, spread, perQuery, best, comparisons, paired, claim: { claim, ...checkRatioClaim(claim, means) } };
 }

@@ -1,16 +1,19 @@
 // Notebook 05's claim check: every generated sentence that names a winner, a sign, a count or a ratio to the paper is
 // re-derived from the tables of its results.json (Table 2's rows, its paired rows, α, gains, ablation, the α knob,
 // the query styles, the seed table), and `falsify` makes copies with one claim false that the check must catch.
-import type { MetricRow } from '../../metrics/types';
+import { ciExcludesZero, isSignificant, significanceState, significantSide, SIGNIFICANCE_LEVEL } from '../../metrics/significance';
+import type { MetricRow, PairedComparison } from '../../metrics/types';
 import { metricsVerdict } from '../../report/lesson';
-import { f3, finiteOrNull as numOrNull, signed } from '../../report/numbers';
-import { isSignificant, SIGNIFICANCE_LEVEL, VS_REFERENCE_HEAD } from '../../report/paired-text';
+import { f3, signed } from '../../report/numbers';
+import { VS_REFERENCE_HEAD } from '../../report/paired-text';
 import { checkRatioClaim, paperTable2Value, PAPER_TABLE2_CLAIM } from '../../report/paper';
 import { escapeRegExp, findShown, registerClaimCheck, shownSentences, styleVerdictProblems, withShownSentence, type Json } from '../claims';
 import { paperContrastSentence } from './verdicts';
 
 type Row = Record<string, unknown>;
 const rowsOf = (r: Json, key: string): Row[] => (Array.isArray(r[key]) ? (r[key] as Row[]) : []);
+/** The typed paired comparisons results.json records under `key` (PairedComparison as JSON). */
+const comparisonsOf = (r: Json, key: string): PairedComparison[] => rowsOf(r, key) as unknown as PairedComparison[];
 const TABLE2 = /^### What Table 2 shows/;
 const DISCUSSION = /^## Discussion/;
 const GAINS = /^\*\*What fusion adds\.\*\*/;
@@ -36,15 +39,15 @@ function table2Problems(r: Json): string[] {
   const best = bestByPi(r);
   if (named !== best) out.push(`Table 2's verdict names ${named} as the best row; the highest π is ${best}`);
   if (!text.includes(metricsVerdict(metrics))) out.push("Table 2's per-metric winners do not follow from its metrics");
-  const map = rowsOf(r, 'pairedVsBest').filter((p) => p.metric === 'MAP');
-  // significant as the verdict counts it: CI below 0 and the Holm-corrected p below the level (isSignificant)
-  const below = map.filter((p) => Number(p['CI95 high']) < 0 && isSignificant({ ciLow: Number(p['CI95 low']), ciHigh: Number(p['CI95 high']), pValue: numOrNull(p.p), pHolm: numOrNull(p['p (Holm)']) })).length;
+  const map = comparisonsOf(r, 'comparisonsVsBest').filter((c) => c.metric === 'MAP');
+  // significant as the verdict counts it (isSignificant: the CI excludes 0 and the Holm-corrected p is below the level)
+  const below = map.filter((c) => significantSide(c) < 0).length;
   const saidBelow = /(\d+) row\(s\) are significantly below it/.exec(text)?.[1];
   if (Number(saidBelow) !== below) out.push(`Table 2's verdict says ${saidBelow} rows are significantly below the best; ${below} MAP rows have a CI below 0 and a Holm-corrected p below ${SIGNIFICANCE_LEVEL}`);
-  const tied = map.filter((p) => Number(p['CI95 low']) <= 0 && Number(p['CI95 high']) >= 0).map((p) => String(p.system));
+  const tied = map.filter((c) => !ciExcludesZero(c)).map((c) => String(c.systemA));
   const saidTied = /its CI includes 0 against: (.+?) — /.exec(text)?.[1]?.split('; ') ?? [];
   if (saidTied.join('|') !== tied.join('|')) out.push(`Table 2's verdict says the CI includes 0 against [${saidTied.join('; ')}]; the paired rows say [${tied.join('; ')}]`);
-  const disagree = map.filter((p) => (Number(p['CI95 low']) > 0 || Number(p['CI95 high']) < 0) !== (Number(p.p) < SIGNIFICANCE_LEVEL)).length;
+  const disagree = map.filter((c) => significanceState(c) === 'tests disagree').length;
   const saidDisagree = Number(/The two tests disagree\*\* on (\d+) of these rows/.exec(text)?.[1] ?? 0);
   if (saidDisagree !== disagree) out.push(`Table 2's verdict says the tests disagree on ${saidDisagree} rows; they disagree on ${disagree}`);
   const claim = checkRatioClaim(PAPER_TABLE2_CLAIM, metrics).holds;
@@ -132,28 +135,27 @@ function styleProblems(r: Json): string[] {
   ];
 }
 
-/** The sentence on every row against BM25-stop: the rows it names above and below, from results.json's `vsBm25Stop` MAP rows (p Holm < .05, the sign). */
+/** The sentence on every row against BM25-stop: the rows it names above and below, from results.json's `vsBm25Stop` MAP comparisons (`significantSide`: CI and p Holm). */
 function vsBm25StopProblems(r: Json): string[] {
-  const vs = r.vsBm25Stop as { rows?: Row[]; reference?: string } | null | undefined;
+  const vs = r.vsBm25Stop as { comparisons?: PairedComparison[]; reference?: string } | null | undefined;
   const { text } = findShown(r, VS_REFERENCE, '');
-  if (!vs?.rows) return text ? ['a sentence on the strong short baseline, but no vsBm25Stop rows in results.json'] : [];
+  if (!vs?.comparisons) return text ? ['a sentence on the strong short baseline, but no vsBm25Stop comparisons in results.json'] : [];
   if (!text) return ['no sentence under the table of every row against BM25-stop'];
-  const map = vs.rows.filter((x) => x.metric === 'MAP');
-  const sig = (x: Row) => Number(x['p (Holm)']) < SIGNIFICANCE_LEVEL;
-  const list = (xs: Row[]) => (xs.length ? xs.map((x) => `**${String(x.system)}**`).join(', ') : 'none');
-  const above = list(map.filter((x) => sig(x) && Number(x['mean diff']) > 0));
-  const below = list(map.filter((x) => sig(x) && Number(x['mean diff']) < 0));
+  const map = vs.comparisons.filter((c) => c.metric === 'MAP');
+  const list = (xs: PairedComparison[]) => (xs.length ? xs.map((c) => `**${String(c.systemA)}**`).join(', ') : 'none');
+  const above = list(map.filter((c) => significantSide(c) > 0));
+  const below = list(map.filter((c) => significantSide(c) < 0));
   const out: string[] = [];
-  const said = /significantly above it: (.+?); significantly below it: (.+?); not distinguishable from it \(p Holm ≥ [\d.]+\): (\d+) row/.exec(text);
+  const said = /significantly above it: (.+?); significantly below it: (.+?); not distinguishable from it \([^)]*\): (\d+) row/.exec(text);
   if (!said) return [`the sentence on BM25-stop is not in its usual form: "${text}"`];
-  if (said[1] !== above) out.push(`the sentence names ${said[1]} above BM25-stop; the Holm-adjusted MAP rows say ${above}`);
-  if (said[2] !== below) out.push(`the sentence names ${said[2]} below BM25-stop; the Holm-adjusted MAP rows say ${below}`);
-  const rest = map.filter((x) => !sig(x)).length;
-  if (Number(said[3]) !== rest) out.push(`the sentence counts ${said[3]} rows not distinguishable from BM25-stop; the MAP rows have ${rest}`);
+  if (said[1] !== above) out.push(`the sentence names ${said[1]} above BM25-stop; the Holm-adjusted MAP comparisons say ${above}`);
+  if (said[2] !== below) out.push(`the sentence names ${said[2]} below BM25-stop; the Holm-adjusted MAP comparisons say ${below}`);
+  const rest = map.filter((c) => !isSignificant(c)).length;
+  if (Number(said[3]) !== rest) out.push(`the sentence counts ${said[3]} rows not distinguishable from BM25-stop; the MAP comparisons have ${rest}`);
   return out;
 }
 
-/** The discussion: the best row it names and the rows it calls not significantly different (randomization p ≥ .05). */
+/** The discussion: the best row it names and the rows it calls not significantly different (`isSignificant`: CI and p Holm). */
 function discussionProblems(r: Json): string[] {
   const { text, problems } = findShown(r, DISCUSSION, 'with the discussion');
   if (!text) return problems;
@@ -161,15 +163,15 @@ function discussionProblems(r: Json): string[] {
   const best = (r.best as { label?: string } | undefined)?.label;
   const named = /the best row by π is \*\*(.+?)\*\*/.exec(text)?.[1];
   if (named !== bestByPi(r) || named !== best) out.push(`the discussion names ${named} as the best row; the highest π is ${bestByPi(r)}`);
-  const close = rowsOf(r, 'pairedVsBest').filter((p) => p.metric === 'MAP' && Number(p.p) >= 0.05).map((p) => String(p.system));
-  const said = /not significantly different \(paired randomization p ≥ 0\.05\) from: (.+?)\.\n/.exec(text)?.[1]?.split('; ') ?? [];
-  if (said.join('|') !== close.join('|')) out.push(`the discussion lists [${said.join('; ')}] as not different from the best; p ≥ 0.05 for [${close.join('; ')}]`);
+  const close = comparisonsOf(r, 'comparisonsVsBest').filter((c) => c.metric === 'MAP' && !isSignificant(c)).map((c) => String(c.systemA));
+  const said = /not significantly different \([^)]*\) from: (.+?)\.\n/.exec(text)?.[1]?.split('; ') ?? [];
+  if (said.join('|') !== close.join('|')) out.push(`the discussion lists [${said.join('; ')}] as not different from the best; by the CI and p Holm [${close.join('; ')}] are`);
   return out;
 }
 
 /** The seed table (only when its run's output exists): best by mean MAP, rows below it, the claim on the means. */
 function seedProblems(r: Json): string[] {
-  const s = r.seedTable2 as { status?: string; means?: MetricRow[]; paired?: Row[]; best?: { label: string } } | null | undefined;
+  const s = r.seedTable2 as { status?: string; means?: MetricRow[]; comparisons?: PairedComparison[]; best?: { label: string } } | null | undefined;
   const text = shownSentences(r).find((t) => SEEDS.test(t));
   if (s?.status !== 'done') return text ? ['a seed-averaged claim is shown without a seed-averaged table'] : [];
   if (!text) return ['the seed-averaged table has no verdict'];
@@ -178,16 +180,17 @@ function seedProblems(r: Json): string[] {
   const top = means.reduce((b, m) => (m.MAP > b.MAP ? m : b), means[0]);
   const named = /\*\*Best row by mean MAP over the \d+ seeds\*\* \([^)]*\): \*\*(.+?)\*\*/.exec(text)?.[1];
   if (named !== top?.system) out.push(`the seed table names ${named} as best by mean MAP; the highest mean MAP is ${top?.system}`);
-  const map = (s.paired ?? []).filter((p) => p.metric === 'MAP');
-  const below = map.filter((p) => Number(p['CI95 low']) > 0).length;
-  const saidBelow = /(\d+) row\(s\) are below it with a bootstrap CI that excludes 0/.exec(text)?.[1];
-  if (Number(saidBelow) !== below) out.push(`the seed table says ${saidBelow} rows are below the best; ${below} CIs exclude 0`);
-  const pBelow = map.filter((p) => Number(p.p) < SIGNIFICANCE_LEVEL).length;
+  // best − row: below the best is a positive difference; significant by the one rule (CI and p Holm)
+  const map = (s.comparisons ?? []).filter((c) => c.metric === 'MAP');
+  const below = map.filter((c) => c.meanDiff > 0 && isSignificant(c)).length;
+  const saidBelow = /(\d+) row\(s\) are significantly below it/.exec(text)?.[1];
+  if (Number(saidBelow) !== below) out.push(`the seed table says ${saidBelow} rows are significantly below the best; ${below} are (CI excludes 0 and p Holm < ${SIGNIFICANCE_LEVEL})`);
+  const ciBelow = map.filter((c) => c.ciLow > 0).length;
+  const saidCi = /the bootstrap CI excludes 0 for (\d+) row\(s\)/.exec(text)?.[1];
+  if (Number(saidCi) !== ciBelow) out.push(`the seed table says ${saidCi} CIs exclude 0 below the best; ${ciBelow} do`);
+  const pBelow = map.filter((c) => c.pValue < SIGNIFICANCE_LEVEL).length;
   const saidP = /randomization test gives p < [\d.]+ for (\d+) row\(s\)/.exec(text)?.[1];
   if (Number(saidP) !== pBelow) out.push(`the seed table says ${saidP} rows have randomization p < ${SIGNIFICANCE_LEVEL}; ${pBelow} do`);
-  const holm = map.filter((p) => Number(p['p Holm']) < SIGNIFICANCE_LEVEL).length;
-  const saidHolm = /(\d+) row\(s\) have p Holm < [\d.]+/.exec(text)?.[1];
-  if (Number(saidHolm) !== holm) out.push(`the seed table says ${saidHolm} rows have p Holm < 0.05; ${holm} do`);
   const claim = checkRatioClaim(PAPER_TABLE2_CLAIM, means).holds;
   const says = /the claim \*\*holds\*\* on the seed means/.test(text) ? true : /the claim does \*\*not\*\* hold on the seed means/.test(text) ? false : null;
   if (says !== claim) out.push(`the seed table says the paper's claim ${says ? 'holds' : 'does not hold'} on the means; it ${claim ? 'holds' : 'does not hold'}`);
@@ -223,11 +226,11 @@ registerClaimCheck('05', {
       if (o) copies.push(withShownSentence(r, SEEDS, (t) => t.replace(`): **${seed.best!.label}**`, `): **${o}**`)));
     }
     // 7. the table against BM25-stop changes under its sentence: the first MAP row's Holm p crosses .05 the other way
-    const vs = r.vsBm25Stop as { rows?: Row[] } | null | undefined;
-    const first = vs?.rows?.findIndex((x) => x.metric === 'MAP' && Number(x['mean diff']) !== 0) ?? -1;
-    if (vs?.rows && first >= 0) {
-      const flip = (x: Row) => ({ ...x, 'p (Holm)': Number(x['p (Holm)']) < SIGNIFICANCE_LEVEL ? 0.9 : 0.001 });
-      copies.push({ ...r, vsBm25Stop: { ...vs, rows: vs.rows.map((x, i) => (i === first ? flip(x) : x)) } });
+    const vs = r.vsBm25Stop as { comparisons?: PairedComparison[] } | null | undefined;
+    const first = vs?.comparisons?.findIndex((c) => c.metric === 'MAP' && c.meanDiff !== 0 && ciExcludesZero(c)) ?? -1;
+    if (vs?.comparisons && first >= 0) {
+      const flip = (c: PairedComparison) => ({ ...c, pHolm: isSignificant(c) ? 0.9 : 0.001 });
+      copies.push({ ...r, vsBm25Stop: { ...vs, comparisons: vs.comparisons.map((c, i) => (i === first ? flip(c) : c)) } });
     }
     return copies.filter((c): c is Json => c !== null);
   },

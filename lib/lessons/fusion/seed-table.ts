@@ -12,7 +12,8 @@ import { showMarkdown, showTable } from '../../report/display';
 import { repoRelativePath, toDataFrame } from '../../report/frame';
 import { table2RowId } from '../../report/fusion';
 import { f3 } from '../../report/numbers';
-import { SIGNIFICANCE_LEVEL } from '../../report/paired-text';
+import { ciExcludesZero, isSignificant, significanceState, SIGNIFICANCE_LEVEL } from '../../metrics/significance';
+import type { PairedComparison } from '../../metrics/types';
 import { seedAveragedTable2, seedCheckpointName, type SeedRuns } from '../../report/seed-table';
 import type { TableRow } from '../../report/types';
 import type { FusionTable2 } from './table2';
@@ -28,7 +29,8 @@ export interface SeedTable2Result {
   alphas?: { seed: number; analytic: number; grid: number }[];
   rows?: TableRow[];
   means?: TableRow[];
-  paired?: TableRow[];
+  /** The best row − every other row on seed-averaged per-query metrics, typed, Holm per metric (the table shows them). */
+  comparisons?: PairedComparison[];
   best?: { id: string; label: string };
   claim?: { better: string; than: string; metrics: string[]; atLeast: number; ratios: Record<string, number | null>; holds: boolean | null };
   /** Wall time of the section (loading, scoring, fusing, the paired tests). */
@@ -95,7 +97,7 @@ export async function seedTable2Section(t2: FusionTable2, seeds: readonly number
   showTable(toDataFrame(rows), { title: `Table 2 over ${seeds.length} NN-SSC seeds: mean ± sd per row (rows that do not train NN-SSC repeat their one run)`, source: from });
   showTable(toDataFrame(st.paired), { title: `Every row vs ${st.best.label} on seed-averaged per-query metrics (bootstrap 95% CI, paired randomization p, Holm per metric)`, digits: 4, maxRows: 400, source: from });
   const result = done({
-    seeds: [...seeds], status: 'done', varied, alphas, rows, means: st.means as unknown as TableRow[], paired: st.paired, best: st.best,
+    seeds: [...seeds], status: 'done', varied, alphas, rows, means: st.means as unknown as TableRow[], comparisons: st.comparisons, best: st.best,
     claim: { better: st.claim.claim.better, than: st.claim.claim.than, metrics: [...st.claim.claim.metrics], atLeast: st.claim.claim.atLeast, ratios: st.claim.ratios, holds: st.claim.holds },
   });
   showMarkdown(seedTable2Verdict(result));
@@ -104,21 +106,25 @@ export async function seedTable2Section(t2: FusionTable2, seeds: readonly number
 
 /** What the seed-averaged Table 2 shows: the best row by mean MAP, the rows below it (CI and Holm p), the spread of NN-SSC + BM25, the paper's claim on the means. Markdown. */
 export function seedTable2Verdict(r: SeedTable2Result): string {
-  if (r.status !== 'done' || !r.best || !r.means || !r.paired || !r.claim) return '';
+  if (r.status !== 'done' || !r.best || !r.means || !r.comparisons || !r.claim) return '';
   const n = r.seeds.length;
   const mean = (label: string) => r.means!.find((m) => m.system === label);
   const best = mean(r.best.label)!;
-  const map = r.paired.filter((p) => p.metric === 'MAP');
-  const below = map.filter((p) => Number(p['CI95 low']) > 0).map((p) => String(p.system));
-  const tied = map.filter((p) => Number(p['CI95 low']) <= 0 && Number(p['CI95 high']) >= 0).map((p) => String(p.system));
-  const pBelow = map.filter((p) => Number(p.p) < SIGNIFICANCE_LEVEL).length;
-  const holmBelow = map.filter((p) => Number(p['p Holm']) < SIGNIFICANCE_LEVEL).map((p) => String(p.system));
+  // best − row: a row below the best has a positive difference
+  const map = r.comparisons.filter((c) => c.metric === 'MAP');
+  const row = (c: PairedComparison) => String(c.systemB);
+  const below = map.filter((c) => c.meanDiff > 0 && isSignificant(c)).map(row);
+  const ciBelow = map.filter((c) => c.ciLow > 0).length;
+  const pBelow = map.filter((c) => c.pValue < SIGNIFICANCE_LEVEL).length;
+  const disagree = map.filter((c) => significanceState(c) === 'tests disagree').length;
+  const tied = map.filter((c) => !ciExcludesZero(c)).map(row);
   const out = [`### Table 2 over ${n} seeds`, ''];
   out.push(`**Best row by mean MAP over the ${n} seeds** (${r.seeds.join(', ')}): **${r.best.label}** (MAP ${f3(Number(best.MAP))}).`);
-  out.push(`**Against it** (MAP, each test query's value averaged over the seeds, then paired): ${below.length} row(s) are below it with a bootstrap CI that excludes 0` +
-    (tied.length ? `; the CI includes 0 for ${tied.length} row(s): ${tied.join('; ')}` : '') +
-    `. The paired randomization test gives p < ${SIGNIFICANCE_LEVEL} for ${pBelow} row(s)${pBelow !== below.length ? ' (where the two tests disagree, read the row as borderline)' : ''}; ` +
-    `with Holm over the ${map.length} rows, ${holmBelow.length} row(s) have p Holm < ${SIGNIFICANCE_LEVEL}.`);
+  out.push(`**Against it** (MAP, each test query's value averaged over the seeds, then paired; Holm over the ${map.length} rows): ` +
+    `${below.length} row(s) are significantly below it (bootstrap CI excludes 0 and p Holm < ${SIGNIFICANCE_LEVEL}). ` +
+    `Before the correction, the bootstrap CI excludes 0 for ${ciBelow} row(s) and the randomization test gives p < ${SIGNIFICANCE_LEVEL} for ${pBelow} row(s)` +
+    `${disagree ? ` (the two tests disagree on ${disagree}: read those as borderline)` : ''}` +
+    (tied.length ? `; the CI includes 0 for ${tied.length} row(s): ${tied.join('; ')}.` : '.'));
   const hybrid = r.rows?.find((x) => x.system === 'NN-SSC + BM25');
   if (hybrid) out.push(`**NN-SSC + BM25 over the seeds:** MAP ${hybrid.MAP}, MRR ${hybrid.MRR} (mean ± sd); analytic α per seed ${r.alphas!.map((a) => `${a.seed}: ${a.analytic.toFixed(3)}`).join(', ')}.`);
   const ratios = Object.entries(r.claim.ratios).map(([m, x]) => `${m} ${x === null ? 'n/a' : `${x.toFixed(2)}×`}`).join(', ');

@@ -203,8 +203,9 @@ export function fusionResults(t2: FusionTable2, encoder: { id: string; backend?:
     table2: table.rows,
     table2View: t2.view,
     judge: t2.judged.rows,
-    pairedVsBest: table.paired,
-    vsBm25Stop: t2.vsBm25Stop ? { reference: t2.vsBm25Stop.reference.label, rows: t2.vsBm25Stop.rows, holmNote: t2.vsBm25Stop.holmNote } : null,
+    // typed comparisons (lib/metrics PairedComparison, Holm per metric), which the claim check reads; the tables show them
+    comparisonsVsBest: table.comparisons,
+    vsBm25Stop: t2.vsBm25Stop ? { reference: t2.vsBm25Stop.reference.label, comparisons: t2.vsBm25Stop.comparisons, holmNote: t2.vsBm25Stop.holmNote } : null,
     holmNote: table.holmNote,
     tukey: table.tukey ? { metric: table.tukey.metric, systems: table.tukey.systems, p: table.tukey.p, permutations: table.tukey.permutations, seed: table.tukey.seed } : null,
     best: table.best,

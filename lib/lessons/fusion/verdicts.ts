@@ -6,8 +6,9 @@ import { selfSupervisedTrainCommand } from '../../search/self-supervised';
 import type { HybridStudy } from '../../search/study';
 import type { PerQueryGain } from '../../report/fusion';
 import { metricsVerdict, pairedVerdict, sampleNote } from '../../report/lesson';
-import { f3, finiteOrNull as num, pText, signed } from '../../report/numbers';
-import { SIGNIFICANCE_LEVEL, ciExcludesZero, isSignificant, testsDisagreeText } from '../../report/paired-text';
+import { ciExcludesZero, isSignificant, significanceState, SIGNIFICANCE_LEVEL } from '../../metrics/significance';
+import type { PairedComparison } from '../../metrics/types';
+import { f3, pText, signed } from '../../report/numbers';
 import { checkRatioClaim, type PaperRatioClaim } from '../../report/paper';
 import type { Table2 } from '../../report/table2';
 import type { TableRow } from '../../report/types';
@@ -39,8 +40,12 @@ export function paperContrastSentence(
   return here + order + scale;
 }
 
+/** The rule the discussion's "(not) significantly different" follows, in words (`isSignificant` with Holm over Table 2's rows). */
+export const DIFFERENT_RULE = `paired bootstrap CI excludes 0 and p Holm < ${SIGNIFICANCE_LEVEL}`;
+export const NOT_DIFFERENT_RULE = `paired bootstrap CI includes 0 or p Holm ≥ ${SIGNIFICANCE_LEVEL}`;
+
 export function table2Verdict(input: {
-  table: Pick<Table2, 'rows' | 'paired' | 'best' | 'metrics'> & Partial<Pick<Table2, 'holmNote'>>;
+  table: Pick<Table2, 'rows' | 'comparisons' | 'best' | 'metrics'> & Partial<Pick<Table2, 'holmNote'>>;
   claim: PaperRatioClaim;
   paperValue: (label: string, metric: MetricName) => number | null;
   inPaper: (label: string) => boolean;
@@ -50,19 +55,18 @@ export function table2Verdict(input: {
   const { table } = input;
   const out = ['### What Table 2 shows', ''];
   out.push(`**Best row** (highest π, the mean of R@10, R@20, R@100, MAP and MRR): **${table.best.label}**. Per metric:`, '', metricsVerdict(table.metrics), '');
-  const vs = table.paired.filter((p) => p.metric === 'MAP');
-  // Table 2's rows vs the best one carry 'mean diff', the CI, the raw randomization p and the Holm-corrected p
-  const numbers = (p: (typeof vs)[number]) => ({ metric: 'MAP', meanDiff: Number(p['mean diff']), ciLow: Number(p['CI95 low']), ciHigh: Number(p['CI95 high']), pValue: num(p.p) ?? undefined, pHolm: num(p['p (Holm)']) ?? undefined });
-  const tied = vs.filter((p) => Number(p['CI95 low']) <= 0 && Number(p['CI95 high']) >= 0).map((p) => String(p.system));
-  const below = vs.filter((p) => Number(p['CI95 high']) < 0 && isSignificant(numbers(p))).map((p) => String(p.system));
+  const vs = table.comparisons.filter((c) => c.metric === 'MAP');
+  const system = (c: PairedComparison) => c.systemA ?? '?';
+  const tied = vs.filter((c) => !ciExcludesZero(c)).map(system);
+  const below = vs.filter((c) => c.meanDiff < 0 && isSignificant(c)).map(system);
   // below by the CI alone, not after the Holm correction the caption applies: said, never counted as significant
-  const notAfterHolm = vs.filter((p) => Number(p['CI95 high']) < 0 && !isSignificant(numbers(p)));
+  const notAfterHolm = vs.filter((c) => c.ciHigh < 0 && !isSignificant(c));
   out.push(`**Against the best row (MAP, paired bootstrap 95% CI and Holm-corrected p).** ${below.length} row(s) are significantly below it (CI excludes 0, p Holm < ${SIGNIFICANCE_LEVEL})` +
-    (notAfterHolm.length ? `; below it by the CI but not after the Holm correction: ${notAfterHolm.map((p) => `${p.system} (p Holm = ${pText(Number(p['p (Holm)']))})`).join('; ')}` : '') +
+    (notAfterHolm.length ? `; below it by the CI but not after the Holm correction: ${notAfterHolm.map((c) => `${system(c)} (p Holm = ${c.pHolm === undefined ? 'n/a' : pText(c.pHolm)})`).join('; ')}` : '') +
     (tied.length ? `; its CI includes 0 against: ${tied.join('; ')} — on these queries they are not distinguishable from the best.` : '.'), '');
-  const disagree = vs.filter((p) => testsDisagreeText(numbers(p)) !== '');
+  const disagree = vs.filter((c) => significanceState(c) === 'tests disagree');
   if (disagree.length > 0) out.push(`**The two tests disagree** on ${disagree.length} of these rows (bootstrap CI vs paired randomization p at ${SIGNIFICANCE_LEVEL}): ` +
-    disagree.map((p) => `${p.system} (${ciExcludesZero(numbers(p)) ? 'CI excludes 0' : 'CI includes 0'}, p = ${pText(Number(p.p))})`).join('; ') + ' — read these as borderline, not as established.', '');
+    disagree.map((c) => `${system(c)} (${ciExcludesZero(c) ? 'CI excludes 0' : 'CI includes 0'}, p = ${pText(c.pValue)})`).join('; ') + ' — read these as borderline, not as established.', '');
   if (table.holmNote) out.push(`**Multiple testing.** ${table.holmNote}`, '');
   const check = checkRatioClaim(input.claim, table.metrics);
   const ratios = Object.entries(check.ratios).map(([m, r]) => `${m} ${r === null ? 'n/a' : `${r.toFixed(2)}×`}`).join(', ');
@@ -134,7 +138,7 @@ export function alphaVerdict(hybrids: readonly HybridStudy[]): string {
  * how far title queries are from the paper's setting. Markdown.
  */
 export function fusionDiscussion(input: {
-  table: Pick<Table2, 'rows' | 'paired' | 'best' | 'metrics'>;
+  table: Pick<Table2, 'rows' | 'comparisons' | 'best' | 'metrics'>;
   hybrids: readonly HybridStudy[];
   gains: readonly PerQueryGain[];
   queries: number;
@@ -142,17 +146,17 @@ export function fusionDiscussion(input: {
 }): string {
   const { table } = input;
   const metric = (label: string): MetricRow | undefined => table.metrics.find((m) => m.system === label);
-  const vsBest = (label: string, m = 'MAP') => table.paired.find((p) => p.system === label && p.metric === m);
+  const vsBest = (label: string, m = 'MAP') => table.comparisons.find((c) => c.systemA === label && c.metric === m);
   const out: string[] = ['## Discussion', ''];
   const best = metric(table.best.label);
   if (best) {
     out.push(`**Best row.** On ${input.queries} test queries (${input.writerLabel}), the best row by π is **${table.best.label}** ` +
       `(MAP ${f3(best.MAP)}, MRR ${f3(best.MRR)}, R@10 ${f3(best['R@10'])}, R@100 ${f3(best['R@100'])}).`);
     const close = table.metrics.filter((m) => m.system !== table.best.label).map((m) => ({ m, c: vsBest(m.system) }))
-      .filter((x) => x.c && Number(x.c.p) >= 0.05).map((x) => x.m.system);
+      .filter((x) => x.c && !isSignificant(x.c)).map((x) => x.m.system);
     out.push(close.length
-      ? `Its MAP is not significantly different (paired randomization p ≥ 0.05) from: ${close.join('; ')}.`
-      : 'Every other row has a significantly lower MAP (paired randomization p < 0.05).');
+      ? `Its MAP is not significantly different (${NOT_DIFFERENT_RULE}) from: ${close.join('; ')}.`
+      : `Every other row has a significantly lower MAP (${DIFFERENT_RULE}).`);
     out.push('');
   }
   if (input.gains.length) out.push(gainsVerdict(input.gains), '');

@@ -2,7 +2,8 @@
 // plans): each re-derives from the tables of results.json what a generated sentence claims and reports where the
 // sentence says otherwise; `falsify` makes one claim false at a time (see lib/lessons/claims.ts).
 import { holmAdjust } from '../../metrics/multiple';
-import { testsDisagreeText, ciExcludesZero } from '../../report/paired-text';
+import { ciExcludesZero, isSignificant, significanceState } from '../../metrics/significance';
+import { NOT_AFTER_HOLM } from '../../report/paired-text';
 import { f3, finiteOrNull, pText, signed } from '../../report/numbers';
 import { NASA_EO_BENCH } from '../../report/paper';
 import { paperRowFor } from '../../report/rerank';
@@ -45,12 +46,15 @@ export function falsifyQueriesSentence(results: Json): Json[] {
 
 // ---- the paired clauses `ΔMAP +0.015 (95% CI [−0.125, +0.169], includes 0; p = 1.000, Holm 1.000)` ----
 
-const CLAUSE = new RegExp(String.raw`Δ(MAP|MRR) (${S3}) \(95% CI \[(${S3}), (${S3})\], (?:\*\*)?(excludes|includes) 0(?:\*\*)?(?:; p = ([0-9.e+-]+)(?:, Holm ([0-9.e+-]+))?)?\)( — \*\*the two tests disagree)?`, 'g');
+const CLAUSE = new RegExp(String.raw`Δ(MAP|MRR) (${S3}) \(95% CI \[(${S3}), (${S3})\], (\*\*)?(excludes|includes) 0(?:\*\*)?(?:; p = ([0-9.e+-]+)(?:, Holm ([0-9.e+-]+))?)?\)(?: — \*\*(the two tests disagree|${NOT_AFTER_HOLM}))?`, 'g');
 
-interface Clause { metric: string; diff: string; lo: string; hi: string; says: string; p?: string; holm?: string; saysDisagree: boolean }
+interface Clause { metric: string; diff: string; lo: string; hi: string; says: string; saysSignificant: boolean; p?: string; holm?: string; saysDisagree: boolean; saysNotAfterHolm: boolean }
 
 export function pairedClauses(text: string): Clause[] {
-  return [...text.matchAll(CLAUSE)].map((m) => ({ metric: m[1], diff: m[2], lo: m[3], hi: m[4], says: m[5], p: m[6], holm: m[7], saysDisagree: !!m[8] }));
+  return [...text.matchAll(CLAUSE)].map((m) => ({
+    metric: m[1], diff: m[2], lo: m[3], hi: m[4], saysSignificant: !!m[5], says: m[6], p: m[7], holm: m[8],
+    saysDisagree: m[9] === 'the two tests disagree', saysNotAfterHolm: m[9] === NOT_AFTER_HOLM,
+  }));
 }
 
 /** The problems of one shown clause against its paired row (`pairedRows` columns) and, where shown, its Holm p. */
@@ -66,8 +70,13 @@ export function clauseProblems(where: string, c: Clause, g: Row, holm?: number):
   if ((c.says === 'excludes') !== excludes) out.push(`${where}: says the Δ${c.metric} CI ${c.says} 0; the table's [${signed(lo)}, ${signed(hi)}] ${excludes ? 'excludes' : 'includes'} it`);
   if (p !== null && c.p !== pText(p)) out.push(`${where}: says p = ${c.p ?? '(none)'} for Δ${c.metric}, the table has ${pText(p)}`);
   if (holm !== undefined && c.holm !== undefined && c.holm !== pText(holm)) out.push(`${where}: says Holm ${c.holm} for Δ${c.metric}; Holm over the rows it lists gives ${pText(holm)}`);
-  const disagree = p !== null && testsDisagreeText({ metric: c.metric, meanDiff: diff, ciLow: lo, ciHigh: hi, pValue: p }) !== '';
+  const numbers = { ciLow: lo, ciHigh: hi, pValue: p, pHolm: holm ?? null };
+  const state = significanceState(numbers);
+  const disagree = state === 'tests disagree';
   if (disagree !== c.saysDisagree) out.push(`${where}: the bootstrap CI and the randomization p of Δ${c.metric} ${disagree ? 'disagree' : 'agree'} but the sentence ${c.saysDisagree ? 'says they disagree' : 'does not say so'}`);
+  const notAfter = state === 'not after correction';
+  if (notAfter !== c.saysNotAfterHolm) out.push(`${where}: Δ${c.metric} is ${notAfter ? '' : 'not '}significant raw but not after Holm, and the sentence ${c.saysNotAfterHolm ? 'says it is' : 'does not say so'}`);
+  if (c.saysSignificant !== isSignificant(numbers)) out.push(`${where}: Δ${c.metric} is ${c.saysSignificant ? 'called significant (bold "excludes 0")' : 'not called significant'}; by the CI and ${holm === undefined ? 'p' : 'the Holm p'} it is ${isSignificant(numbers) ? '' : 'not '}significant`);
   return out;
 }
 
