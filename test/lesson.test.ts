@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildTable2, evaluateRun, summarize, isEoError, type MetricRow } from '../lib';
-import { pairedRows } from '../lib/metrics';
+import { pairedComparisons } from '../lib/metrics';
 import {
   checkRatioClaim, metricsVerdict, pairedVerdict, runFilesSource,
   table2BestColumns, table2GainPairs, table2Hybrids, table2Rows, table2RowId, table2Systems, TABLE2_ROWS,
@@ -32,14 +32,17 @@ test('metricsVerdict names the winner of each metric, its lead over the runner-u
   assert.match(metricsVerdict([row('A', 0.3), row('B', 0.3)], ['MAP']), /every row ties at 0\.300/);
 });
 
-test('pairedVerdict says whether each CI excludes 0, from pairedRows output', () => {
+test('pairedVerdict says whether each CI excludes 0 and counts the metrics significant by the one rule, from typed comparisons', () => {
   const a = { queryIds: ['q1', 'q2', 'q3', 'q4', 'q5', 'q6'], values: { 'R@10': [1, 1, 1, 1, 1, 1], 'R@20': [1, 1, 1, 1, 1, 1], 'R@100': [1, 1, 1, 1, 1, 1], MAP: [0.9, 0.8, 0.9, 0.7, 0.9, 0.8], MRR: [0.5, 0.1, 0.9, 0.2, 0.4, 0.3] } };
   const b = { queryIds: a.queryIds, values: { 'R@10': [1, 1, 1, 1, 1, 1], 'R@20': [1, 1, 1, 1, 1, 1], 'R@100': [1, 1, 1, 1, 1, 1], MAP: [0.1, 0.2, 0.1, 0.2, 0.1, 0.2], MRR: [0.4, 0.2, 0.8, 0.3, 0.5, 0.2] } };
-  const rows = pairedRows(a as never, b as never, 'New', 'Old', ['MAP', 'MRR']);
+  const rows = pairedComparisons(a as never, b as never, 'New', 'Old', ['MAP', 'MRR']);
   const md = pairedVerdict(rows, 'New', 'Old');
   assert.match(md, /\*\*MAP\*\* \+0\.683 \[\+0\.[0-9]{3}, \+0\.[0-9]{3}\]: New is ahead; the 95% CI \*\*excludes 0\*\*/);
   assert.match(md, /\*\*MRR\*\* [+−]0\.[0-9]{3} \[−0\.[0-9]{3}, \+0\.[0-9]{3}\]: .*the 95% CI includes 0/);
-  assert.match(md, /The CI excludes 0 on 1 of 2 metrics: New is ahead on MAP\./);
+  assert.match(md, /Significant \(bootstrap CI excludes 0 and p < 0\.05\) on 1 of 2 metrics: New is ahead on MAP\./);
+  // a CI that excludes 0 with a p the randomization test does not confirm is not counted
+  const borderline = rows.map((c) => (c.metric === 'MAP' ? { ...c, pValue: 0.08 } : c));
+  assert.match(pairedVerdict(borderline, 'New', 'Old'), /No metric's difference is significant/);
 });
 
 test('trainingVerdict reads the loss and the validation metric of a run', () => {
@@ -177,7 +180,7 @@ test('alphaTryIt: the default α restores the reported hybrid row; another α re
 test('tryItVerdict: the default setting says the reported row came back; a change reads the paired comparison', () => {
   const ctx = { knobs: '`k`', sample: false, queries: 3, datasets: 5, paperValue: () => null, reasons: [] };
   assert.match(tryItVerdict({ changed: false, rows: [row('R', 0.2)], paired: [], setting: 'k=1', dir: null }, ctx), /Default setting \(k=1\): the reported row/);
-  const paired = [{ metric: 'MAP', 'mean diff (A−B)': 0.1, 'CI95 low': 0.05, 'CI95 high': 0.15, p: 0.01, n: 3 }];
+  const paired = [{ metric: 'MAP', meanDiff: 0.1, ciLow: 0.05, ciHigh: 0.15, pValue: 0.01, n: 3 }];
   assert.match(tryItVerdict({ changed: true, rows: [row('R', 0.2), row('T', 0.3)], paired: paired as never, setting: 'k=2', dir: '/x' }, ctx), /T − R.*\*\*excludes 0\*\*/s);
 });
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { effectSizeDz, holmAdjust, holmChangedConclusions, pairedRows, pairedTest, tukeyHsd, withHolm } from '../lib/metrics';
+import { effectSizeDz, holmAdjust, holmChangedConclusions, pairedComparisons, pairedTable, pairedTest, tukeyHsd, withHolm } from '../lib/metrics';
 import { mulberry32 } from '../lib/util/random';
 
 const close = (a: number, b: number, eps = 1e-12) => assert.ok(Math.abs(a - b) < eps, `${a} != ${b}`);
@@ -70,9 +70,9 @@ test("pairedTest: improved/tied/worse counts and Cohen's d_z with a seeded boots
   assert.ok(Number.isFinite(effectSizeDz([0.1, 0.1, 0.1])));
 });
 
-test('pairedRows carries the effect-size columns', () => {
+test('pairedTable (the display rows of typed comparisons) carries the effect-size columns', () => {
   const pq = (vals: number[]) => ({ queryIds: vals.map((_, i) => `q${i}`), values: { MAP: vals, MRR: vals } }) as never;
-  const rows = pairedRows(pq([0.5, 0.4, 0.3]), pq([0.4, 0.4, 0.5]), 'New', 'Old', ['MAP'], { permutations: 200, bootstrapSamples: 200 });
+  const rows = pairedTable(pairedComparisons(pq([0.5, 0.4, 0.3]), pq([0.4, 0.4, 0.5]), 'New', 'Old', ['MAP'], { permutations: 200, bootstrapSamples: 200 }));
   assert.equal([rows[0].improved, rows[0].tied, rows[0].worse], [1, 1, 1]);
   assert.ok(typeof rows[0].d_z === 'number' && rows[0]['d_z CI95 low'] <= rows[0]['d_z CI95 high']);
 });

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { holmAdjust, type Qrels, type Run } from '../lib/metrics';
+import { holmAdjust, type PairedComparison, type Qrels, type Run } from '../lib/metrics';
 import { pairedPhraseProblems } from '../lib/lessons/claims';
-import { ablationRows, buildTable2, gainSentence, holmNote, pairedSentence, pairedText, tukeyHeatmap, tukeyRows } from '../lib/report';
+import { ablationComparisons, buildTable2, gainSentence, holmNote, pairedSentence, pairedText, tukeyHeatmap, tukeyRows } from '../lib/report';
 import { applyRerankHolm, rerankTableRows, type RerankTable } from '../lib/rerank';
 import { mulberry32 } from '../lib/util/random';
 
@@ -80,8 +80,9 @@ test('pairedText is the one phrasing: sentence (with Holm and effect sizes), cla
   assert.match(pairedText(c, { form: 'clause' }), /^ΔMAP −0\.\d{3} \(95% CI \[.*\], \*\*excludes 0\*\*; p = .*, Holm .*\)$/);
   assert.is(gainSentence('MAP', c), pairedText(c, { form: 'clause' }));
   assert.is(pairedText({ metric: 'x', meanDiff: 0.0314, ciLow: -0.002, ciHigh: 0.06 }, { form: 'interval' }), '+0.031 [−0.002, +0.060]');
-  const legacy = { metric: 'MRR', 'mean diff (A−B)': 0.1, 'CI95 low': 0.05, 'CI95 high': 0.15, p: 0.01 };
-  assert.is(gainSentence('MRR', legacy), 'ΔMRR +0.100 (95% CI [+0.050, +0.150], **excludes 0**; p = 0.010)');
+  const typed = { ...c, metric: 'MRR', meanDiff: 0.1, ciLow: 0.05, ciHigh: 0.15, pValue: 0.01, pHolm: undefined };
+  assert.is(gainSentence('MRR', typed), 'ΔMRR +0.100 (95% CI [+0.050, +0.150], **excludes 0**; p = 0.010)');
+  assert.is(gainSentence('MRR', undefined), 'ΔMRR: n/a');
 });
 
 test('pairedText says so where the bootstrap CI and the randomization p disagree, in every form but the interval', () => {
@@ -100,10 +101,10 @@ test('pairedText says so where the bootstrap CI and the randomization p disagree
     assert.not.match(pairedText(agree, { form: 'clause' }), /disagree/);
   }
   assert.is(pairedText(ciOnly, { form: 'interval' }), '+0.035 [+0.000, +0.071]');
-  // a display row of pairedRows (notebook 07's 'routed − offline' table) reads the same through gainSentence, which the rerank verdicts use
-  const routedRow = { metric: 'MAP', 'mean diff (A−B)': 0.035, 'CI95 low': 0.0004, 'CI95 high': 0.071, p: 0.057 };
-  assert.match(gainSentence('MAP', routedRow), /^ΔMAP \+0\.035 \(95% CI \[\+0\.000, \+0\.071\], excludes 0; p = 0\.057\) — \*\*the two tests disagree/);
-  assert.match(pairedSentence(routedRow as never, 'routed', 'offline'), /routed is ahead.*the two tests disagree/);
+  // notebook 07's 'routed − offline' comparison reads the same through gainSentence, which the rerank verdicts use
+  const routed = ciOnly as unknown as PairedComparison;
+  assert.match(gainSentence('MAP', routed), /^ΔMAP \+0\.035 \(95% CI \[\+0\.000, \+0\.071\], excludes 0; p = 0\.057\) — \*\*the two tests disagree/);
+  assert.match(pairedSentence(routed, 'routed', 'offline'), /routed is ahead.*the two tests disagree/);
 });
 
 test('pairedText follows the one rule: a CI that excludes 0 with p < .05 but Holm p ≥ .05 is not bold and is said to be not significant after Holm (07, issue 44)', () => {
@@ -121,17 +122,18 @@ test('pairedText follows the one rule: a CI that excludes 0 with p < .05 but Hol
   assert.equal(pairedPhraseProblems(pairedText(sig, { form: 'clause' })), []);
 });
 
-test('ablation rows: Holm per metric over the components the hybrid is compared with', () => {
+test('ablation comparisons: Holm per metric over the components the hybrid is compared with', () => {
   const t = table();
-  const ab = ablationRows(t, ['best', 'Best'], [['near', 'Near'], ['weak', 'Weak'], ['gone', 'Gone']]);
+  const ab = ablationComparisons(t, ['best', 'Best'], [['near', 'Near'], ['weak', 'Weak'], ['gone', 'Gone']]);
   assert.equal(Object.keys(ab), ['Best vs Near', 'Best vs Weak']);
-  const raw = [ab['Best vs Near'][3].p as number, ab['Best vs Weak'][3].p as number];
+  const raw = [ab['Best vs Near'][3].pValue, ab['Best vs Weak'][3].pValue];
   assert.is(ab['Best vs Near'][3].metric, 'MAP');
-  assert.equal([ab['Best vs Near'][3]['p (Holm)'], ab['Best vs Weak'][3]['p (Holm)']], holmAdjust(raw));
+  assert.equal([ab['Best vs Near'][3].pHolm, ab['Best vs Weak'][3].pHolm], holmAdjust(raw));
+  assert.is(ab['Best vs Near'][3].correction, 'Holm');
 });
 
 test('rerank tables: Holm per backbone and metric over the rerankers compared with it, shown beside the raw p', () => {
-  const gain = (p: number) => [{ metric: 'MRR', p, 'mean diff (A−B)': 0.1, 'CI95 low': 0, 'CI95 high': 0.2, improved: 3, tied: 1, worse: 2, d_z: 0.4 }];
+  const gain = (p: number) => [{ metric: 'MRR', pValue: p, meanDiff: 0.1, ciLow: 0, ciHigh: 0.2, improved: 3, tied: 1, worse: 2, effectSize: 0.4 }];
   const row = { system: 'x', 'R@10': 0, 'R@20': 0, 'R@100': 0, MAP: 0, MRR: 0 };
   const o = (backbone: string, reranker: string, p: number) => ({ backbone, reranker, label: `${backbone.toUpperCase()} + ${reranker}`, row, gain: gain(p), summary: { costPerQueryUsd: 0, failedWindows: 0 } });
   const t = {
@@ -140,9 +142,9 @@ test('rerank tables: Holm per backbone and metric over the rerankers compared wi
     errors: [],
   } as unknown as RerankTable;
   assert.equal(applyRerankHolm(t), ['Holm over the 3 reranker rows compared with A', 'Holm over the 1 reranker row compared with B']);
-  assert.equal(t.outcomes.map((x) => x.gain[0]['p (Holm)']), [...holmAdjust([0.01, 0.04, 0.03]), 0.04]);
+  assert.equal(t.outcomes.map((x) => x.gain[0].pHolm), [...holmAdjust([0.01, 0.04, 0.03]), 0.04]);
   const rows = rerankTableRows(t);
-  assert.is(rows[2]['p Holm (MRR)'], t.outcomes[1].gain[0]['p (Holm)']);
+  assert.is(rows[2]['p Holm (MRR)'], t.outcomes[1].gain[0].pHolm);
   assert.is(rows[2]['improved / tied / worse (MRR)'], '3 / 1 / 2');
 });
 

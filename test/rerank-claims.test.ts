@@ -7,8 +7,9 @@ import {
   positionBiasProblems, positionBiasVerdict, rerankCostProblems, rerankCostVerdict, routingGainProblems, routingGainVerdict,
 } from '../lib/lessons';
 import { positionBiasRows, type PositionBias } from '../lib/search';
+import type { PairedComparison } from '../lib/metrics';
 
-const paired = (diff: number, lo: number, hi: number, p: number) => ({ metric: 'MAP', 'mean diff (A−B)': diff, 'CI95 low': lo, 'CI95 high': hi, p });
+const paired = (diff: number, lo: number, hi: number, p: number) => ({ metric: 'MAP', meanDiff: diff, ciLow: lo, ciHigh: hi, pValue: p }) as unknown as PairedComparison;
 
 test('07 routing gain: where the CI excludes 0 but p ≥ .05 the sentence says the tests disagree, and the check needs it', () => {
   const routed = [paired(0.021, 0.002, 0.041, 0.062), { ...paired(0.01, -0.01, 0.03, 0.3), metric: 'MRR' }];

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { MetricRow } from '../lib/metrics';
-import { pairedRows } from '../lib/metrics';
+import { pairedComparisons } from '../lib/metrics';
 import { metricsVerdict, pairedVerdict, paperComparisonSentence, sampleNote } from '../lib/report';
 import { NASA_EO_BENCH, PAPER_TABLE2 } from '../lib/bench';
 import {
@@ -31,10 +31,10 @@ test('metricsVerdict and the paper sentence agree with their table, and not with
 test('pairedVerdict agrees with its paired table (found under a key without parentheses); a changed sign is caught', () => {
   const a = { queryIds: ['q1', 'q2', 'q3', 'q4'], values: { 'R@10': [1, 1, 1, 0], 'R@20': [1, 1, 1, 1], 'R@100': [1, 1, 1, 1], MAP: [0.9, 0.8, 0.7, 0.1], MRR: [1, 1, 0.5, 0.2] } };
   const b = { queryIds: ['q1', 'q2', 'q3', 'q4'], values: { 'R@10': [0, 0, 1, 0], 'R@20': [1, 1, 1, 1], 'R@100': [1, 1, 1, 1], MAP: [0.1, 0.2, 0.7, 0.1], MRR: [0.1, 0.2, 0.5, 0.2] } };
-  const paired = pairedRows(a as never, b as never, 'BM25 (per-field)', 'BM25');
+  const paired = pairedComparisons(a as never, b as never, 'BM25 (per-field)', 'BM25');
   const results = { shownText: [pairedVerdict(paired, 'BM25 (per-field)', 'BM25')] };
   assert.equal(pairedVerdictProblems(results, { 'BM25 per-field vs BM25': paired }), []);
-  const flipped = paired.map((r) => ({ ...r, 'mean diff (A−B)': -Number(r['mean diff (A−B)']) }));
+  const flipped = paired.map((c) => ({ ...c, meanDiff: -c.meanDiff }));
   assert.ok(pairedVerdictProblems(results, { 'BM25 per-field vs BM25': flipped }).length > 0);
   assert.ok(pairedVerdictProblems(results, {}).some((p) => /no paired table/.test(p)));
 });

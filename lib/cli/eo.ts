@@ -30,7 +30,7 @@ import { BENCHMARK_DEFAULTS } from '../bench/settings';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { readTrecQrels, readTrecRun, writeTrecQrels, writeTrecRun } from '../metrics/trec';
 import { METRIC_NAMES, type MetricRow } from '../metrics/types';
-import { pairedRows } from '../metrics/systems';
+import { pairedComparisons, pairedTable } from '../metrics/systems';
 import { bm25StopScorer, buildBm25Stop } from '../retrieve/bm25-stop';
 import { scoreQueries } from '../retrieve/scorers';
 import { parseEncoderName } from '../encode/registry';
@@ -345,16 +345,16 @@ async function runEvalCommand(values: CliValues): Promise<void> {
     const stop = await scoreQueries(bm25StopScorer(buildBm25Stop(corpus)), view.queries, corpus);
     const stopPq = evaluateRun(stop.run, view.qrels);
     const stopRow = summarize('BM25-stop', stopPq);
-    const vsBm25Stop = pairedRows(pq, stopPq, engine.label, 'BM25-stop');
+    const vsBm25Stop = pairedComparisons(pq, stopPq, engine.label, 'BM25-stop');
     const out = values.out ?? repoReportsDir('cli');
     writeTrecRun(path.join(out, `${system}.${split}.run`), run, system);
     writeTrecQrels(path.join(out, `qrels.${split}.trec`), view.qrels);
-    if (values.json) process.stdout.write(JSON.stringify({ ...row, alphaSource: engine.fusion.source, bm25Stop: stopRow, vsBm25Stop }, null, 2) + '\n');
+    if (values.json) process.stdout.write(JSON.stringify({ ...row, alphaSource: engine.fusion.source, bm25Stop: stopRow, vsBm25Stop: pairedTable(vsBm25Stop) }, null, 2) + '\n');
     else {
       printTable(system === 'bm25-stop' ? [row] : [row, stopRow], values.format);
       if (system !== 'bm25-stop' && values.format !== 'latex') {
         process.stdout.write(`\n${engine.label} − BM25-stop, paired over ${pq.queryIds.length} queries (bootstrap 95% CI, randomization p):\n`);
-        for (const r of vsBm25Stop) process.stdout.write(`  ${r.metric}\t${r['mean diff (A−B)'] >= 0 ? '+' : ''}${r['mean diff (A−B)'].toFixed(4)} [${r['CI95 low'].toFixed(4)}, ${r['CI95 high'].toFixed(4)}]\tp ${r.p.toFixed(4)}\n`);
+        for (const c of vsBm25Stop) process.stdout.write(`  ${c.metric}\t${c.meanDiff >= 0 ? '+' : ''}${c.meanDiff.toFixed(4)} [${c.ciLow.toFixed(4)}, ${c.ciHigh.toFixed(4)}]\tp ${c.pValue.toFixed(4)}\n`);
       }
     }
   } finally {

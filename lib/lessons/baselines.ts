@@ -8,7 +8,7 @@ import { buildStyleBenchmark, styleBenchmarkReport } from '../bench/styles/build
 import { readTuningLog, tuningLogSentence, tuningLogSummary } from '../bench/tuning-log';
 import type { BenchSplitView } from '../bench/types';
 import type { Corpus } from '../data/types';
-import { METRIC_NAMES, type MetricName, type MetricRow, type PerQueryMetrics } from '../metrics/types';
+import { METRIC_NAMES, type MetricName, type MetricRow, type PairedComparison, type PerQueryMetrics } from '../metrics/types';
 import type { SystemRun } from '../metrics/systems';
 import { showFigure, showMarkdown, showTable } from '../report/display';
 import { perQueryScatterFigure } from '../report/figures';
@@ -163,12 +163,12 @@ function reciprocalRankProblems(results: Json): string[] {
   const text = shownWith(results, /ranks the first right answer higher on/);
   if (!text) return ['no shown sentence counts the queries each baseline answers earlier'];
   const m = new RegExp(String.raw`higher on \*\*(\d+)\*\* queries, cosine on \*\*(\d+)\*\*, tied on (\d+) \(mean ΔRR (${NUM02})\)`).exec(text);
-  const row = rows02((results.paired as Record<string, unknown> | undefined)?.['BM25 vs Cosine (base)']).find((r) => r.metric === 'MRR');
+  const row = (rows02((results.paired as Record<string, unknown> | undefined)?.['BM25 vs Cosine (base)']) as unknown as PairedComparison[]).find((r) => r.metric === 'MRR');
   if (!m || !row) return [`cannot read the reciprocal-rank counts or the paired MRR row: "${text.slice(-200)}"`];
   const want = [row.improved, row.worse, row.tied].map(Number);
   const said = [m[1], m[2], m[3]].map(Number);
   const out = said.join() !== want.join() ? [`says BM25 earlier on ${said[0]}, cosine on ${said[1]}, tied on ${said[2]}; the paired MRR row has ${want.join(', ')}`] : [];
-  if (m[4] !== Number(row['mean diff (A−B)']).toFixed(3)) out.push(`quotes mean ΔRR ${m[4]}, the paired MRR row has ${Number(row['mean diff (A−B)']).toFixed(3)}`);
+  if (m[4] !== row.meanDiff.toFixed(3)) out.push(`quotes mean ΔRR ${m[4]}, the paired MRR row has ${row.meanDiff.toFixed(3)}`);
   return out;
 }
 

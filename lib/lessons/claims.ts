@@ -12,7 +12,7 @@
  * that a test of the check can fail (test/notebook.test.ts runs both on every executed notebook).
  */
 import { signed } from '../report/numbers';
-import { isSignificant, significanceState, SIGNIFICANCE_LEVEL } from '../metrics/significance';
+import { ciExcludesZero, isSignificant, significanceState, SIGNIFICANCE_LEVEL } from '../metrics/significance';
 import { NOT_AFTER_HOLM } from '../report/paired-text';
 
 export type Json = Record<string, unknown>;
@@ -93,7 +93,7 @@ export function pairedPhraseProblems(text: string): string[] {
   const out: string[] = [];
   for (const ph of pairedPhrases(text)) {
     if (ph.says === null) continue;
-    const excludes = ph.lo > 0 || ph.hi < 0;
+    const excludes = ciExcludesZero({ ciLow: ph.lo, ciHigh: ph.hi });
     if ((ph.says === 'excludes') !== excludes) out.push(`says the CI [${ph.lo}, ${ph.hi}] ${ph.says} 0: "${ph.text}"`);
     const c = { ciLow: ph.lo, ciHigh: ph.hi, pValue: ph.p, pHolm: ph.pHolm };
     if (ph.saysSignificant && !isSignificant(c)) out.push(`calls significant (bold "excludes 0") what the one rule does not (CI [${ph.lo}, ${ph.hi}], p = ${ph.p}${ph.pHolm === null ? '' : `, Holm ${ph.pHolm}`}): "${ph.text}"`);
@@ -117,7 +117,7 @@ export const pairedPhraseCheck: NotebookClaimCheck = {
     // turn the first "excludes 0" of a CI that does exclude 0 into "includes 0"
     const texts = shownSentences(results);
     for (let i = 0; i < texts.length; i++) {
-      const ph = pairedPhrases(texts[i]).find((x) => x.says === 'excludes' && (x.lo > 0 || x.hi < 0));
+      const ph = pairedPhrases(texts[i]).find((x) => x.says === 'excludes' && ciExcludesZero({ ciLow: x.lo, ciHigh: x.hi }));
       if (!ph) continue;
       const changed = texts[i].replace(/\bexcludes 0\b/, 'includes 0');
       if (changed === texts[i]) continue;

@@ -10,17 +10,17 @@ import type { Benchmark } from '../bench/types';
 import type { Corpus } from '../data/types';
 import { EoError } from '../errors';
 import type { SentenceEncoder } from '../encode/types';
-import type { PerQueryMetrics, MetricRow, Run } from '../metrics/types';
+import type { PairedComparison, PerQueryMetrics, MetricRow, Run } from '../metrics/types';
 import { winsLossesTies } from '../metrics/paired';
 import { embedCorpusShowingProgress } from '../report/corpus-embeddings';
 import { showFigure, showMarkdown, showTable } from '../report/display';
 import { perQueryScatterFigure, scatterFigure } from '../report/figures';
 import { settingRows } from '../report/frame';
-import { pairedVerdict, resultVerdict, sampleNote, sourceCaption, trainingVerdict, type PairedRowLike } from '../report/lesson';
+import { pairedVerdict, resultVerdict, sampleNote, sourceCaption, trainingVerdict } from '../report/lesson';
 import { paperTable2Value, TABLE2_DIFFERENCES } from '../report/paper';
 import type { Figure, TableRow, TableSource } from '../report/types';
 import { denseScorer, scoreQueries } from '../retrieve/scorers';
-import { evaluateSystems, pairedRows } from '../metrics/systems';
+import { evaluateSystems, pairedComparisons, pairedTable } from '../metrics/systems';
 import type { StaticArtefact } from '../train/static-artefact';
 import { staticCosineScorer } from '../retrieve/static-scorer';
 import { loadOrTrainFinetunedEncoder, type FinetunedEncoderArtefact, type FinetuneTrainingSummary } from '../train/artefacts';
@@ -116,7 +116,7 @@ function finetuneReasons(trainQueries: number): string[] {
 }
 
 /** Shows the block under notebook 03's test table: who wins, Cosine (fine-tuned) − Cosine (base) paired, both rows beside the paper's. */
-export function showFinetuneVerdict(input: { rows: readonly MetricRow[]; paired: readonly PairedRowLike[]; sample: boolean; queries: number; datasets: number; writerLabel?: string; trainQueries: number }): void {
+export function showFinetuneVerdict(input: { rows: readonly MetricRow[]; paired: readonly PairedComparison[]; sample: boolean; queries: number; datasets: number; writerLabel?: string; trainQueries: number }): void {
   showMarkdown(resultVerdict({
     rows: input.rows, paired: input.paired, a: 'Cosine (fine-tuned)', b: 'Cosine (base)', sample: input.sample, queries: input.queries,
     datasets: input.datasets, writerLabel: input.writerLabel, paperValue: paperTable2Value, reasons: finetuneReasons(input.trainQueries),
@@ -267,7 +267,8 @@ export interface StaticEncoderRecord {
   embedSeconds: number;
   textsPerSecond: number;
   metrics: MetricRow[];
-  paired: Record<string, unknown>[];
+  /** Static (corpus-trained) − Cosine (base), typed. */
+  paired: PairedComparison[];
 }
 
 /**
@@ -290,8 +291,8 @@ export async function showStaticEncoder(input: {
   const evaluation = evaluateSystems(systems, test.qrels);
   showTable(evaluation.rows, { title: `Test split, ${test.queries.length} queries: the static encoder beside the USE-lite rows`, digits: 4, best: true, source: input.source });
   const base = input.compared[0];
-  const paired = pairedRows(evaluation.perQuery.static, evaluation.perQuery[base.id], 'Static (corpus-trained)', base.label);
-  showTable(paired, { title: `Static (corpus-trained) − ${base.label}: paired randomization p and bootstrap 95% CI`, digits: 4, source: input.source });
+  const paired = pairedComparisons(evaluation.perQuery.static, evaluation.perQuery[base.id], 'Static (corpus-trained)', base.label);
+  showTable(pairedTable(paired), { title: `Static (corpus-trained) − ${base.label}: paired randomization p and bootstrap 95% CI`, digits: 4, source: input.source });
   showMarkdown(pairedVerdict(paired, 'Static (corpus-trained)', base.label));
   const textsPerSecond = corpus.datasets.length / Math.max(embedSeconds, 1e-9);
   showMarkdown(`The static encoder ${art.trained ? `was **trained in this run** in ${art.trainingSeconds.toFixed(0)} s` : `was **loaded** (trained in ${art.trainingSeconds.toFixed(0)} s when its checkpoint was written)`} ` +
@@ -303,7 +304,7 @@ export async function showStaticEncoder(input: {
     record: {
       id: art.model.id, checkpoint: repoRelativePath(art.dir), trainedHere: art.trained, trainingSeconds: art.trainingSeconds, epochs: art.curve.map(({ epoch, loss, inBatchAccuracy, seconds }) => ({ epoch, loss, inBatchAccuracy, seconds })),
       pairs: { count: art.pairs.count, bySource: art.pairs.bySource, excludedRows: art.pairs.excludedRows }, embedSeconds, textsPerSecond,
-      metrics: evaluation.rows, paired: paired as unknown as Record<string, unknown>[],
+      metrics: evaluation.rows, paired,
     },
   };
 }

@@ -8,17 +8,17 @@ import type { Benchmark } from '../bench/types';
 import type { Corpus } from '../data/types';
 import { EoError, isEoError } from '../errors';
 import type { SentenceEncoder } from '../encode/types';
-import type { MetricRow, Run } from '../metrics/types';
+import type { MetricRow, PairedComparison, Run } from '../metrics/types';
 import { showFigure, showMarkdown, showTable } from '../report/display';
 import { scatterFigure } from '../report/figures';
 import { settingRows } from '../report/frame';
-import { pairedVerdict, resultVerdict, sampleNote, sourceCaption, trainingVerdict, type PairedRowLike } from '../report/lesson';
+import { pairedVerdict, resultVerdict, sampleNote, sourceCaption, trainingVerdict } from '../report/lesson';
 import { paperTable2Value, TABLE2_DIFFERENCES } from '../report/paper';
 import type { Figure, TableSource } from '../report/types';
 import { nnsscParamCount } from '../retrieve/nnssc';
 import { nnsscScorer } from '../retrieve/nnssc-scorer';
 import { STATIC_NNSSC_SCORER } from '../retrieve/static-scorer';
-import { evaluateSystems, pairedRows } from '../metrics/systems';
+import { evaluateSystems, pairedComparisons, pairedTable } from '../metrics/systems';
 import { scoreQueries } from '../retrieve/scorers';
 import { loadOrTrainNnssc, loadOrTrainNnsscFolds, nnsscFoldDir, type ArtefactMode, type NnsscArtefact, type NnsscFolds, type NnsscTrainingSummary } from '../train/artefacts';
 import type { BenchSplitView } from '../bench/types';
@@ -153,7 +153,7 @@ function nnsscReasons(trainQueries: number): string[] {
 
 /** The block under notebook 04's test tables: who wins, NN-SSC − Cosine (base) against the paper, then NN-SSC − BM25. */
 export function showNnsscVerdict(input: {
-  rows: readonly MetricRow[]; vsCosine: readonly PairedRowLike[]; vsBm25: readonly PairedRowLike[];
+  rows: readonly MetricRow[]; vsCosine: readonly PairedComparison[]; vsBm25: readonly PairedComparison[];
   sample: boolean; queries: number; datasets: number; writerLabel?: string; trainQueries: number;
 }): void {
   showMarkdown(resultVerdict({
@@ -226,7 +226,8 @@ export interface StaticNnsscRecord {
   checkpoint: string;
   training: ReturnType<typeof nnsscTrainingRecord>['training'];
   metrics: MetricRow[];
-  paired: Record<string, unknown>[];
+  /** Static backbone − USE-lite, typed. */
+  paired: PairedComparison[];
 }
 
 /**
@@ -250,15 +251,15 @@ export async function showStaticNnssc(input: {
     const evaluation = evaluateSystems([...input.compared, { id: STATIC_NNSSC_SCORER.id, label, run }], input.test.qrels);
     showTable(evaluation.rows, { title: `Test split, ${input.test.queries.length} queries: NN-SSC on the static backbone beside NN-SSC on USE-lite`, digits: 4, best: true, source: input.source });
     const ref = input.compared[0];
-    const paired = pairedRows(evaluation.perQuery[STATIC_NNSSC_SCORER.id], evaluation.perQuery[ref.id], label, ref.label);
-    showTable(paired, { title: `${label} − ${ref.label}: paired randomization p and bootstrap 95% CI`, digits: 4, source: input.source });
+    const paired = pairedComparisons(evaluation.perQuery[STATIC_NNSSC_SCORER.id], evaluation.perQuery[ref.id], label, ref.label);
+    showTable(pairedTable(paired), { title: `${label} − ${ref.label}: paired randomization p and bootstrap 95% CI`, digits: 4, source: input.source });
     showMarkdown(pairedVerdict(paired, label, ref.label));
     return {
       run,
       record: {
         backbone: { id: backbone.model.id, checkpoint: repoRelativePath(backbone.dir), trainedHere: backbone.trained },
         checkpoint: repoRelativePath(nn.dir), training: nnsscTrainingRecord(nn, nn.config).training,
-        metrics: evaluation.rows, paired: paired as unknown as Record<string, unknown>[],
+        metrics: evaluation.rows, paired,
       },
     };
   } finally {

@@ -9,8 +9,8 @@
 import type { Qrels } from '../metrics/types';
 import { EoError } from '../errors';
 import { evaluateRun, summarize } from '../metrics/metrics';
-import { pairedRows } from '../metrics/systems';
-import type { MetricRow, Run } from '../metrics/types';
+import { pairedComparisons } from '../metrics/systems';
+import type { MetricRow, PairedComparison, Run } from '../metrics/types';
 import { NASA_EO_BENCH } from '../bench/paper';
 import { showMarkdown, showTable } from '../report/display';
 import { resultVerdict } from '../report/lesson';
@@ -23,8 +23,8 @@ export interface TryItResult {
   changed: boolean;
   /** The reported row, then the tried one (when changed). */
   rows: MetricRow[];
-  /** Tried − reported, paired over the test queries (pairedRows); empty when unchanged. */
-  paired: ReturnType<typeof pairedRows>;
+  /** Tried − reported, paired over the test queries (typed comparisons); empty when unchanged. */
+  paired: PairedComparison[];
   /** The knobs as tried, e.g. `hardNegatives=5, randomNegatives=15`. */
   setting: string;
   /** Checkpoint folder of the tried model (null when unchanged). */
@@ -47,7 +47,7 @@ export function compareTried(reported: { label: string; run: Run }, tried: { lab
   const a = evaluateRun(reported.run, qrels);
   if (!tried) return { changed: false, rows: [summarize(reported.label, a)], paired: [], setting, dir: null };
   const b = evaluateRun(tried.run, qrels);
-  return { changed: true, rows: [summarize(reported.label, a), summarize(tried.label, b)], paired: pairedRows(b, a, tried.label, reported.label), setting, dir };
+  return { changed: true, rows: [summarize(reported.label, a), summarize(tried.label, b)], paired: pairedComparisons(b, a, tried.label, reported.label), setting, dir };
 }
 
 /**

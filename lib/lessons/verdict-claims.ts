@@ -5,7 +5,8 @@
  * results.json what a sentence claims and returns a problem per disagreement. The falsifiers make one claim false.
  */
 import { NASA_EO_BENCH } from '../bench/paper';
-import { METRIC_NAMES, type MetricName } from '../metrics/types';
+import { significantSide } from '../metrics/significance';
+import { METRIC_NAMES, type MetricName, type PairedComparison } from '../metrics/types';
 import { f3, signed } from '../report/numbers';
 import { paperTable2Value } from '../report/paper';
 import { escapeRegExp, shownSentences, shownWith, type Json } from './claims';
@@ -87,8 +88,8 @@ const PAIRED_HEAD = /\*\*(.+?) − (.+?)\*\* over (\d+) paired queries/;
 const PAIRED_LINE = new RegExp(String.raw`^- \*\*(R@\d+|MAP|MRR)\*\* (${NUM}) \[[^\]]*\]: (?:(.+?) is ahead|no difference)`, 'gm');
 
 /**
- * `pairedVerdict`s in the shown text against `paired` (results.json's `paired`, keyed `A vs B`): each line's mean
- * difference and who is ahead, and the closing count of metrics whose CI excludes 0.
+ * `pairedVerdict`s in the shown text against `paired` (results.json's `paired`: typed comparisons keyed `A vs B`): each
+ * line's mean difference and who is ahead, and the closing count of metrics significant by the one rule (`significantSide`).
  */
 export function pairedVerdictProblems(results: Json, paired: Readonly<Record<string, unknown>>): string[] {
   const out: string[] = [];
@@ -99,21 +100,21 @@ export function pairedVerdictProblems(results: Json, paired: Readonly<Record<str
     // results.json keys may drop the parentheses of a label ("BM25 per-field vs BM25")
     const bare = (k: string) => k.replace(/[()]/g, '');
     const key = Object.keys(paired).find((k) => bare(k) === bare(`${a} vs ${b}`));
-    const rows = rowsOf(key === undefined ? undefined : paired[key]);
+    const rows = rowsOf(key === undefined ? undefined : paired[key]) as unknown as PairedComparison[];
     if (rows.length === 0) { out.push(`shows ${a} − ${b} but results.json has no paired table "${a} vs ${b}"`); continue; }
-    if (Number(head[3]) !== numberOf(rows[0].n)) out.push(`says ${head[3]} paired queries for ${a} − ${b}, the table has n = ${String(rows[0].n)}`);
+    if (Number(head[3]) !== rows[0].n) out.push(`says ${head[3]} paired queries for ${a} − ${b}, the table has n = ${String(rows[0].n)}`);
     for (const m of text.slice(head.index).matchAll(PAIRED_LINE)) {
       const row = rows.find((r) => r.metric === m[1]);
       if (!row) { out.push(`${a} − ${b}: no paired row for ${m[1]}`); continue; }
-      const d = numberOf(row['mean diff (A−B)']);
+      const d = row.meanDiff;
       if (m[2] !== signed(d)) out.push(`${a} − ${b} ${m[1]}: quotes ${m[2]}, the table has ${signed(d)}`);
       const ahead = Math.abs(d) <= 1e-12 ? null : d > 0 ? a : b;
       if ((m[3] ?? null) !== ahead) out.push(`${a} − ${b} ${m[1]}: says ${m[3] ? `${m[3]} is ahead` : 'no difference'}, the table says ${ahead ? `${ahead} is ahead` : 'no difference'}`);
     }
-    const sure = rows.filter((r) => numberOf(r['CI95 low']) > 0 || numberOf(r['CI95 high']) < 0).length;
-    const closing = /The CI excludes 0 on (\d+) of (\d+) metrics|No metric's CI excludes 0/.exec(text.slice(head.index));
+    const sure = rows.filter((r) => significantSide(r) !== 0).length;
+    const closing = /Significant \(bootstrap CI excludes 0 and p < [\d.]+\) on (\d+) of (\d+) metrics|No metric's difference is significant/.exec(text.slice(head.index));
     const said = closing === null ? null : closing[1] === undefined ? 0 : Number(closing[1]);
-    if (said !== sure) out.push(`${a} − ${b}: says the CI excludes 0 on ${said ?? '?'} metrics, the table has ${sure}`);
+    if (said !== sure) out.push(`${a} − ${b}: says the difference is significant on ${said ?? '?'} metrics, the comparisons have ${sure}`);
   }
   return out;
 }

@@ -60,9 +60,12 @@ export function pairedComparisonRow(c: PairedComparison, labelA = c.systemA ?? '
   };
 }
 
-/** One row per metric: A vs B with mean difference, bootstrap CI, randomization p and effect sizes (table-ready). */
-export function pairedRows(a: PerQueryMetrics, b: PerQueryMetrics, labelA: string, labelB: string, metrics?: readonly MetricName[], opts: PairedOptions = {}) {
-  return pairedComparisons(a, b, labelA, labelB, metrics, opts).map((c) => pairedComparisonRow(c, labelA, labelB));
+/**
+ * Typed comparisons as display rows (`pairedComparisonRow` each), for tables only: verdicts, sentences and claim
+ * checks read the comparisons themselves, never these columns.
+ */
+export function pairedTable(comparisons: readonly PairedComparison[]): ReturnType<typeof pairedComparisonRow>[] {
+  return comparisons.map((c) => pairedComparisonRow(c));
 }
 
 /**

@@ -1,9 +1,9 @@
 import { EoError } from '../errors';
-import { pairedComparisonRow, pairedComparisons } from '../metrics/systems';
+import { pairedComparisons } from '../metrics/systems';
 import { withHolm } from '../metrics/multiple';
 import { holmFamilyText } from './paired-text';
 import { compareSystems } from '../metrics/paired';
-import type { MetricName, PerQueryMetrics } from '../metrics/types';
+import type { MetricName, PairedComparison, PerQueryMetrics } from '../metrics/types';
 import { SELF_SUPERVISED_SCORERS, selfSupervisedPlainId, selfSupervisedTrainCommand, type SelfSupervisedScorerSpec } from '../search/self-supervised';
 import type { HybridStudy, SplitScores } from '../search/study';
 import { finiteOrNull as num } from './numbers';
@@ -210,9 +210,9 @@ export function hybridGains(table: Pick<Table2, 'perQuery'>, systems: readonly P
   return pairs.filter(([h, c]) => table.perQuery[h] && table.perQuery[c]).map(([h, c]) => perQueryGain(table.perQuery[h], table.perQuery[c], `${label(h)} − ${label(c)}`));
 }
 
-/** Paired comparisons (mean difference, CI, p, Holm p over the components, effect sizes) of a hybrid with each of its components. */
-export function ablationRows(table: Pick<Table2, 'perQuery'>, hybrid: [string, string], components: readonly [string, string][]): Record<string, TableRow[]> {
-  const out: Record<string, TableRow[]> = {};
+/** Typed paired comparisons (mean difference, CI, p, Holm p over the components, effect sizes) of a hybrid with each of its components, keyed `<hybrid> vs <component>`. */
+export function ablationComparisons(table: Pick<Table2, 'perQuery'>, hybrid: [string, string], components: readonly [string, string][]): Record<string, PairedComparison[]> {
+  const out: Record<string, PairedComparison[]> = {};
   const [hid, hl] = hybrid;
   if (!table.perQuery[hid]) return out;
   const present = components.filter(([cid]) => table.perQuery[cid]);
@@ -220,7 +220,7 @@ export function ablationRows(table: Pick<Table2, 'perQuery'>, hybrid: [string, s
   // Holm per metric over the components the hybrid is compared with (one reference, several comparisons)
   const metrics = cmps[0]?.map((c) => c.metric) ?? [];
   const adjusted = metrics.map((_, mi) => withHolm(cmps.map((cs) => cs[mi]), holmFamilyText(present.length, hl, metrics[mi])));
-  present.forEach(([, cl], i) => { out[`${hl} vs ${cl}`] = adjusted.map((family) => pairedComparisonRow(family[i], hl, cl)) as TableRow[]; });
+  present.forEach(([, cl], i) => { out[`${hl} vs ${cl}`] = adjusted.map((family) => family[i]); });
   return out;
 }
 

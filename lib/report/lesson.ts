@@ -6,19 +6,10 @@
 import { METRIC_NAMES, type MetricName, type MetricRow } from '../metrics/types';
 import { sourceLines } from './frame';
 import type { PairedComparison } from '../metrics/types';
-import { f3, finiteOrNull as num, signed } from './numbers';
-import { pairedText, type PairedNumbers } from './paired-text';
+import { significantSide, SIGNIFICANCE_LEVEL } from '../metrics/significance';
+import { f3, signed } from './numbers';
+import { pairedText } from './paired-text';
 import type { TableSource } from './types';
-
-/** One paired comparison as `pairedRows` writes it (metric, both means, mean diff, CI, p). */
-export interface PairedRowLike {
-  metric: string;
-  'mean diff (A−B)'?: unknown;
-  'CI95 low'?: unknown;
-  'CI95 high'?: unknown;
-  p?: unknown;
-  n?: unknown;
-}
 
 /**
  * Where the numbers come from, as one sentence: the 200-dataset sample (a teaching run: small, noisy, orderings
@@ -63,62 +54,38 @@ export function metricsVerdict(rows: readonly MetricRow[], metrics: readonly Met
   return lines.join('\n');
 }
 
-type PairedRowFields = Partial<Pick<PairedRowLike, 'mean diff (A−B)' | 'CI95 low' | 'CI95 high' | 'p'>> & Record<string, unknown>;
-
-/**
- * A row of `pairedRows` (display columns) or a typed `PairedComparison` as the numbers `pairedText` phrases; null
- * without a CI. The one place that reads `pairedRows`' column names back, for callers that hold display rows.
- */
-export function pairedNumbersOf(row: PairedRowFields | PairedComparison, metric?: string): PairedNumbers | null {
-  if ('meanDiff' in row && typeof row.meanDiff === 'number') return row as PairedComparison;
-  const r = row as PairedRowFields;
-  const meanDiff = num(r['mean diff (A−B)']);
-  const ciLow = num(r['CI95 low']);
-  const ciHigh = num(r['CI95 high']);
-  if (meanDiff === null || ciLow === null || ciHigh === null) return null;
-  const dzLo = num(r['d_z CI95 low']);
-  const dzHi = num(r['d_z CI95 high']);
-  return {
-    metric: metric ?? String(r.metric ?? ''), meanDiff, ciLow, ciHigh, pValue: num(r.p) ?? undefined, pHolm: num(r['p (Holm)']) ?? undefined,
-    improved: num(r.improved) ?? undefined, tied: num(r.tied) ?? undefined, worse: num(r.worse) ?? undefined,
-    effectSize: num(r.d_z) ?? undefined, effectSizeCi95: dzLo !== null && dzHi !== null ? [dzLo, dzHi] : undefined,
-  };
-}
-
 /** One paired comparison in words (`pairedText`'s sentence): mean difference, 95% CI, whether it excludes 0, p, effect sizes. */
-export function pairedSentence(row: PairedRowLike | PairedComparison, labelA: string, labelB: string): string {
-  const c = pairedNumbersOf(row as unknown as PairedRowFields);
-  return c === null ? `${row.metric}: no paired comparison.` : pairedText(c, { form: 'sentence', labelA, labelB });
+export function pairedSentence(c: PairedComparison, labelA: string, labelB: string): string {
+  return pairedText(c, { form: 'sentence', labelA, labelB });
 }
 
 /**
  * The same paired comparison as a clause inside a longer line (the rerank verdicts; `pairedText`'s clause):
  * `ΔMAP +0.031 (95% CI [+0.004, +0.060], **excludes 0**; p = 0.021)`; `ΔMAP: n/a` without one.
  */
-export function gainSentence(metric: string, row: PairedRowFields | PairedComparison | undefined): string {
-  const c = row ? pairedNumbersOf(row, metric) : null;
-  return c === null ? `Δ${metric}: n/a` : pairedText(c, { form: 'clause' });
+export function gainSentence(metric: string, c: PairedComparison | undefined): string {
+  return c === undefined ? `Δ${metric}: n/a` : pairedText(c, { form: 'clause' });
 }
 
+/** The closing line of `pairedVerdict` starts with one of these: the claim check reads the count after it. */
+export const PAIRED_VERDICT_SIGNIFICANT = 'Significant (bootstrap CI excludes 0 and p < 0.05';
+
 /**
- * What a paired comparison A − B shows (rows of `pairedRows`): one line per metric and a closing count of the
- * metrics whose CI excludes zero. Markdown.
+ * What a paired comparison A − B shows (typed comparisons, one per metric): one line per metric and a closing count
+ * of the metrics on which the difference is significant by the one rule (`significantSide`: CI and p, Holm where
+ * corrected). Markdown.
  */
-export function pairedVerdict(rows: readonly PairedRowLike[], labelA: string, labelB: string): string {
-  const sure = rows.filter((r) => {
-    const lo = num(r['CI95 low']);
-    const hi = num(r['CI95 high']);
-    return lo !== null && hi !== null && (lo > 0 || hi < 0);
-  });
-  const better = sure.filter((r) => (num(r['mean diff (A−B)']) ?? 0) > 0).map((r) => r.metric);
-  const worse = sure.filter((r) => (num(r['mean diff (A−B)']) ?? 0) < 0).map((r) => r.metric);
-  const n = num(rows[0]?.n);
-  const out = [`**${labelA} − ${labelB}**${n === null ? '' : ` over ${n} paired queries`} (bootstrap 95% CI, paired randomization p):`, ''];
-  for (const r of rows) out.push(`- ${pairedSentence(r, labelA, labelB)}`);
+export function pairedVerdict(comparisons: readonly PairedComparison[], labelA: string, labelB: string): string {
+  const better = comparisons.filter((c) => significantSide(c) > 0).map((c) => c.metric);
+  const worse = comparisons.filter((c) => significantSide(c) < 0).map((c) => c.metric);
+  const sure = better.length + worse.length;
+  const n = comparisons[0]?.n;
+  const out = [`**${labelA} − ${labelB}**${n === undefined ? '' : ` over ${n} paired queries`} (bootstrap 95% CI, paired randomization p):`, ''];
+  for (const c of comparisons) out.push(`- ${pairedSentence(c, labelA, labelB)}`);
   out.push('');
-  out.push(sure.length === 0
-    ? `No metric's CI excludes 0: on these queries ${labelA} and ${labelB} are not distinguishable.`
-    : `The CI excludes 0 on ${sure.length} of ${rows.length} metrics` +
+  out.push(sure === 0
+    ? `No metric's difference is significant (bootstrap CI excludes 0 and p < ${SIGNIFICANCE_LEVEL}): on these queries ${labelA} and ${labelB} are not distinguishable.`
+    : `${PAIRED_VERDICT_SIGNIFICANT}) on ${sure} of ${comparisons.length} metrics` +
       (better.length ? `: ${labelA} is ahead on ${better.join(', ')}` : '') + (worse.length ? `${better.length ? ';' : ':'} ${labelB} is ahead on ${worse.join(', ')}` : '') + '.');
   return out.join('\n');
 }
@@ -182,7 +149,7 @@ export function trainingVerdict(opts: {
  */
 export function resultVerdict(opts: {
   rows: readonly MetricRow[];
-  paired: readonly PairedRowLike[];
+  paired: readonly PairedComparison[];
   a: string;
   b: string;
   sample: boolean;

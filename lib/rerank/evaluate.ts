@@ -1,10 +1,10 @@
 import * as path from 'node:path';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { writeJsonl } from '../util/fs';
-import { holmAdjust } from '../metrics/multiple';
+import { withHolm } from '../metrics/multiple';
 import type { PairedOptions } from '../metrics/paired';
-import { pairedRows } from '../metrics/systems';
-import type { MetricName, MetricRow, PerQueryMetrics, Qrels } from '../metrics/types';
+import { pairedComparisons } from '../metrics/systems';
+import type { MetricName, MetricRow, PairedComparison, PerQueryMetrics, Qrels } from '../metrics/types';
 import type { Backbone } from './candidate-lists';
 import { rerankBackbone, runFromLists, type RerankedRun } from './compose';
 import { addRepairs, emptyRepairs } from './parse';
@@ -84,8 +84,8 @@ export interface RerankOutcome {
   perQuery: PerQueryMetrics;
   reranked: RerankedRun;
   summary: TraceSummary;
-  /** Paired rerank − backbone rows (mean diff, bootstrap CI, randomization p) for the gain metrics. */
-  gain: ReturnType<typeof pairedRows>;
+  /** Paired rerank − backbone comparisons (mean diff, bootstrap CI, randomization p; Holm per backbone and metric) for the gain metrics. */
+  gain: PairedComparison[];
 }
 
 /** A table of rerank results: backbone rows, reranker rows, and what could not run. */
@@ -97,20 +97,23 @@ export interface RerankTable {
 }
 
 /**
- * Holm-adjust the gain rows per backbone and metric (the family: every reranker compared with that backbone), in
- * place: each gain row gets `p (Holm)`. Returns the families in words, one per backbone with ≥ 1 reranker.
+ * Holm-adjust the gain comparisons per backbone and metric (the family: every reranker compared with that backbone):
+ * each outcome's gain is replaced by its adjusted copy (`pHolm`, `family`, `correction`). Returns the families in
+ * words, one per backbone with ≥ 1 reranker.
  */
 export function applyRerankHolm(t: RerankTable): string[] {
   const families: string[] = [];
   for (const b of t.backbones) {
     const on = t.outcomes.filter((o) => o.backbone === b.id);
     if (on.length === 0) continue;
+    const family = `Holm over the ${on.length} reranker row${on.length === 1 ? '' : 's'} compared with ${b.label}`;
     const metrics = [...new Set(on.flatMap((o) => o.gain.map((g) => g.metric)))];
     for (const m of metrics) {
-      const rows = on.map((o) => o.gain.find((g) => g.metric === m)).filter((g) => g !== undefined);
-      holmAdjust(rows.map((g) => g.p)).forEach((p, i) => { rows[i]['p (Holm)'] = p; });
+      const having = on.filter((o) => o.gain.some((g) => g.metric === m));
+      const adjusted = withHolm(having.map((o) => o.gain.find((g) => g.metric === m)!), `${family} (${m})`);
+      having.forEach((o, i) => { o.gain = o.gain.map((g) => (g.metric === m ? adjusted[i] : g)); });
     }
-    families.push(`Holm over the ${on.length} reranker row${on.length === 1 ? '' : 's'} compared with ${b.label}`);
+    families.push(family);
   }
   return families;
 }
@@ -144,7 +147,7 @@ export async function rerankTable(backbones: readonly Backbone[], rerankers: rea
         out.outcomes.push({
           backbone: b.id, reranker: r.id, label, kind: r.kind, row: summarize(label, pq), perQuery: pq, reranked,
           summary: summarizeTraces(reranked.traces),
-          gain: pairedRows(pq, perQuery, 'rerank', 'backbone', gainMetrics, opts.paired),
+          gain: pairedComparisons(pq, perQuery, 'rerank', 'backbone', gainMetrics, opts.paired),
         });
       } catch (e) {
         if (opts.onError !== 'skip') throw e;
@@ -184,12 +187,12 @@ export function rerankTableRows(t: RerankTable, extra?: RerankRowExtra): Record<
       rows.push({
         system: `  + ${o.label.slice(b.label.length + 3)}`,
         'R@10': o.row['R@10'], MAP: o.row.MAP, MRR: o.row.MRR,
-        'ΔMAP': map?.['mean diff (A−B)'], 'ΔMAP CI95': map ? `[${map['CI95 low'].toFixed(3)}, ${map['CI95 high'].toFixed(3)}]` : '',
-        'ΔMRR': mrr?.['mean diff (A−B)'], 'ΔMRR CI95': mrr ? `[${mrr['CI95 low'].toFixed(3)}, ${mrr['CI95 high'].toFixed(3)}]` : '',
-        'p (MRR)': mrr?.p,
-        'p Holm (MRR)': mrr?.['p (Holm)'],
+        'ΔMAP': map?.meanDiff, 'ΔMAP CI95': map ? `[${map.ciLow.toFixed(3)}, ${map.ciHigh.toFixed(3)}]` : '',
+        'ΔMRR': mrr?.meanDiff, 'ΔMRR CI95': mrr ? `[${mrr.ciLow.toFixed(3)}, ${mrr.ciHigh.toFixed(3)}]` : '',
+        'p (MRR)': mrr?.pValue,
+        'p Holm (MRR)': mrr?.pHolm,
         'improved / tied / worse (MRR)': mrr ? `${mrr.improved} / ${mrr.tied} / ${mrr.worse}` : '',
-        'd_z (MRR)': mrr?.d_z,
+        'd_z (MRR)': mrr?.effectSize,
         '$/query': o.summary.costPerQueryUsd, failed: o.summary.failedWindows,
         ...(extra?.({ label: o.label, backbone: b.label, outcome: o }) ?? {}),
       });

@@ -10,7 +10,8 @@ import { queryMargins, routingSweep, type RoutedRerankerModel } from '../../agen
 import { openToolStore, recordedTool } from '../../agent/tool-store';
 import type { AgentTool } from '../../agent/types';
 import { searxngProvider, webSearchProviderFromEnv, webSearchTool } from '../../agent/web';
-import { pairedRows } from '../../metrics/systems';
+import { pairedComparisons, pairedTable } from '../../metrics/systems';
+import type { PairedComparison } from '../../metrics/types';
 import type { Backbone } from '../../rerank/candidate-lists';
 import { runFromLists } from '../../rerank/compose';
 import { mergeRerankTables, rerankMetricRows, type RerankOutcome, type RerankTable } from '../../rerank/evaluate';
@@ -63,14 +64,17 @@ export function agenticSetup(exp: RerankExperiment, plan: LlmPlan, env: Record<s
   };
 }
 
+/** A shown table of paired comparisons: the typed comparisons (what verdicts and results.json read) and their display rows. */
+type PairedShownTable = RerankShownTable & { comparisons: PairedComparison[] };
+
 /** The four offline policies of section 5 (no tools, routed, tools always, tools always without the guard). */
 export interface OfflinePolicies { offline: Reranker; routed: Reranker; always: Reranker; noGuard: Reranker }
 
 /** Section 5: the offline rerankers' table and verdict, their tool use, the gain of routing and the guard's effect. */
 export function offlineRoutingView(tOff: RerankTable, p: OfflinePolicies, model: RoutedRerankerModel, judgeOff: RerankJudge, opts: { backbone: Backbone; sample?: boolean }) {
   const oc = (r: Reranker): RerankOutcome => tOff.outcomes.find((o) => o.reranker === r.id)!;
-  const routedVsOffline = pairedRows(oc(p.routed).perQuery, oc(p.offline).perQuery, 'routed', 'offline', ['MAP', 'MRR']);
-  const guardEffect = pairedRows(oc(p.noGuard).perQuery, oc(p.always).perQuery, 'guard off', 'guard on', ['MAP', 'MRR']);
+  const routedVsOffline = pairedComparisons(oc(p.routed).perQuery, oc(p.offline).perQuery, 'routed', 'offline', ['MAP', 'MRR']);
+  const guardEffect = pairedComparisons(oc(p.noGuard).perQuery, oc(p.always).perQuery, 'guard off', 'guard on', ['MAP', 'MRR']);
   return {
     outcomeOf: oc,
     table: rerankTableView(tOff, {
@@ -78,8 +82,8 @@ export function offlineRoutingView(tOff: RerankTable, p: OfflinePolicies, model:
       judge: judgeOff, sample: opts.sample,
     }),
     toolUse: { rows: toolUseRows(tOff.outcomes), options: { title: 'Tool use of the offline rerankers', digits: 3 } } as RerankShownTable,
-    routedVsOffline: { rows: routedVsOffline, options: { title: 'Gain of tool routing: routed − offline reranker without tools', digits: 4 } } as RerankShownTable,
-    guardEffect: { rows: guardEffect, options: { title: 'Leakage guard effect: tools without guard − with guard (a positive difference is leaked gain)', digits: 4 } } as RerankShownTable,
+    routedVsOffline: { comparisons: routedVsOffline, rows: pairedTable(routedVsOffline), options: { title: 'Gain of tool routing: routed − offline reranker without tools', digits: 4 } } as PairedShownTable,
+    guardEffect: { comparisons: guardEffect, rows: pairedTable(guardEffect), options: { title: 'Leakage guard effect: tools without guard − with guard (a positive difference is leaked gain)', digits: 4 } } as PairedShownTable,
     gainVerdict: routingGainVerdict(routedVsOffline, guardEffect),
   };
 }
@@ -159,8 +163,9 @@ export function agenticResults(notebook: string, r: {
       marginThreshold: r.model.marginThreshold,
       toolCallRate: oc(r.policies.routed).summary.toolCallRate,
       gainsOverBackbone: tOff.outcomes.map((o) => ({ system: o.label, toolCallRate: o.summary.toolCallRate, gain: o.gain })),
-      routedVsOffline: routing.routedVsOffline.rows,
-      guardEffect: routing.guardEffect.rows,
+      // typed comparisons (PairedComparison), which the claim check reads; the tables show them
+      routedVsOffline: routing.routedVsOffline.comparisons,
+      guardEffect: routing.guardEffect.comparisons,
       guardRemovals: oc(r.policies.always).summary.guardRemovals,
       sweep: r.sweep.rows.map((x) => ({ ...x, threshold: Number.isFinite(x.threshold) ? x.threshold : String(x.threshold) })),
     },

@@ -1,6 +1,8 @@
 // The claim check of notebook 07: the N sentence, the cost plans and the offline rerankers' verdict (shared with 06),
 // the tool-routing gain and the leakage guard's effect (CI, p, and whether the two tests disagree), the routing
 // threshold line of the Try-it cell, and Table 6's verdict.
+import { SIGNIFICANCE_LEVEL } from '../../metrics/significance';
+import type { PairedComparison } from '../../metrics/types';
 import { f3, signed } from '../../report/numbers';
 import { registerClaimCheck, shownSentences, withShownSentence, type Json, type NotebookClaimCheck } from '../claims';
 import {
@@ -25,10 +27,10 @@ export function routingGainProblems(results: Json): string[] {
   for (const { key, find } of GAIN_LINES) {
     const line = shownSentences(results).map((t) => find.exec(t)?.[0]).find((x) => x);
     if (!line) { out.push(`no shown sentence on ${key}`); continue; }
-    const rows = rowsOf(routingOf(results)[key]);
+    const comparisons = rowsOf(routingOf(results)[key]) as unknown as PairedComparison[];
     for (const metric of ['MAP', 'MRR']) {
       const c = pairedClauses(line).find((x) => x.metric === metric);
-      const g = rows.find((r) => r.metric === metric);
+      const g = comparisons.find((r) => r.metric === metric);
       if (!c || !g) { out.push(`${key}: no Δ${metric} ${c ? 'row in results.json' : 'clause in the sentence'}`); continue; }
       out.push(...clauseProblems(key, c, g));
     }
@@ -40,8 +42,8 @@ export function falsifyRoutingGain(results: Json): Json[] {
   const out: Json[] = [];
   // the table's p moved to the other side of .05: the sentence's p, and whether the two tests disagree, no longer follow
   const changed = resultsCopy(results);
-  const row = rowsOf(routingOf(changed).routedVsOffline).find((r) => r.metric === 'MAP');
-  if (row) { row.p = num(row.p) < 0.05 ? 0.5 : 0.01; out.push(changed); }
+  const row = (rowsOf(routingOf(changed).routedVsOffline) as unknown as PairedComparison[]).find((r) => r.metric === 'MAP');
+  if (row) { row.pValue = row.pValue < SIGNIFICANCE_LEVEL ? 0.5 : 0.01; out.push(changed); }
   const flipped = withShownSentence(results, GAIN_LINES[0].find, (s) => s.replace(/ΔMAP ([+−])/, (_m, sign) => `ΔMAP ${sign === '+' ? '−' : '+'}`));
   if (flipped) out.push(flipped);
   return out;

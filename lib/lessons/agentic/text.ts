@@ -3,7 +3,8 @@
 import type { AgenticPair } from '../../agent/report';
 import type { RoutingSweepRow } from '../../agent/routed';
 import { STAND_IN_LABEL } from '../../llm/standin';
-import { pairedRows } from '../../metrics/systems';
+import { pairedComparisons } from '../../metrics/systems';
+import type { PairedComparison } from '../../metrics/types';
 import type { RerankOutcome } from '../../rerank/evaluate';
 import { barFigure, scatterFigure } from '../../report/figures';
 import { gainSentence, sampleSuffix } from '../../report/lesson';
@@ -21,7 +22,7 @@ import type { VerdictOptions } from '../llm-rerank/text';
 export function agenticVerdict(pairs: readonly AgenticPair[], opts: VerdictOptions = {}): string {
   if (pairs.length === 0) return `_Table 6 has no LLM rows here: no model is configured or recorded (see the plan above)._${sampleSuffix(opts.sample)}`;
   const lines = pairs.map(({ model, singleShot: s, agentic: a }) => {
-    const g = pairedRows(a.perQuery, s.perQuery, 'agentic', 'single-shot', ['MRR']);
+    const g = pairedComparisons(a.perQuery, s.perQuery, 'agentic', 'single-shot', ['MRR']);
     const cost = s.summary.costPerQueryUsd > 0 ? `cost ratio agentic/single-shot ${(a.summary.costPerQueryUsd / s.summary.costPerQueryUsd).toFixed(1)}×` : `no price (free endpoint); token ratio ${((a.summary.inputTokens + a.summary.outputTokens) / Math.max(1, s.summary.inputTokens + s.summary.outputTokens)).toFixed(1)}×`;
     const pa = paperRerankRow('NN-SSC + BM25', model, 'agentic');
     const ps = paperRerankRow('NN-SSC + BM25', model, 'listwise');
@@ -64,7 +65,7 @@ export function routingSweepFigure(rows: readonly { threshold: number; 'tool-cal
 /** Cost per query against the MRR gain over the backbone, one marker per system (offline systems at $0); legend below. */
 export function costGainFigure(outcomes: readonly RerankOutcome[], name: (o: RerankOutcome) => string = (o) => o.label): Figure {
   return scatterFigure(
-    outcomes.map((o) => ({ x: [o.summary.costPerQueryUsd], y: [o.gain.find((g) => g.metric === 'MRR')?.['mean diff (A−B)'] ?? NaN], name: name(o), mode: 'markers' as const })),
+    outcomes.map((o) => ({ x: [o.summary.costPerQueryUsd], y: [o.gain.find((g) => g.metric === 'MRR')?.meanDiff ?? NaN], name: name(o), mode: 'markers' as const })),
     { title: 'Cost per query vs MRR gain over the backbone', xTitle: '$ per query', yTitle: 'ΔMRR', legend: 'below' },
   );
 }
@@ -96,8 +97,8 @@ export function routingVerdict(rows: readonly RoutingSweepRow[], threshold: numb
  * The gain of tool routing over the same offline reranker without tools, and the leakage guard's effect, in words:
  * each paired difference with its CI, p, and where the bootstrap and the randomization test disagree, which says what.
  */
-export function routingGainVerdict(routedVsOffline: readonly Record<string, unknown>[], guardEffect: readonly Record<string, unknown>[]): string {
-  const line = (rows: readonly Record<string, unknown>[]) => ['MAP', 'MRR'].map((m) => gainSentence(m, rows.find((r) => r.metric === m) as never)).join('; ');
+export function routingGainVerdict(routedVsOffline: readonly PairedComparison[], guardEffect: readonly PairedComparison[]): string {
+  const line = (cs: readonly PairedComparison[]) => ['MAP', 'MRR'].map((m) => gainSentence(m, cs.find((c) => c.metric === m))).join('; ');
   return [
     `- **Tool routing** (routed − the offline reranker without tools): ${line(routedVsOffline)}.`,
     `- **Leakage guard** (tools without the guard − with it; a positive difference is leaked gain): ${line(guardEffect)}.`,

@@ -1,6 +1,6 @@
 // Notebook 07: the rows of Table 6 and of the agent's per-query traces (moved from lib/agent, which only computes them).
 import type { RerankOutcome } from '../../rerank/evaluate';
-import { pairedRows } from '../../metrics/systems';
+import { pairedComparisons } from '../../metrics/systems';
 
 /**
  * Table 6 rows: per model, single-shot vs agentic on the same backbone — MAP/MRR of both, the agentic gain over
@@ -9,13 +9,13 @@ import { pairedRows } from '../../metrics/systems';
  */
 export function agentReportRows(pairs: readonly { model: string; singleShot: RerankOutcome; agentic: RerankOutcome }[]): Record<string, unknown>[] {
   return pairs.map(({ model, singleShot: s, agentic: a }) => {
-    const g = pairedRows(a.perQuery, s.perQuery, 'agentic', 'single-shot', ['MAP', 'MRR']);
+    const g = pairedComparisons(a.perQuery, s.perQuery, 'agentic', 'single-shot', ['MAP', 'MRR']);
     const ratio = (x: number, y: number) => (y > 0 ? x / y : null);
     return {
       model,
       'MAP single': s.row.MAP, 'MAP agentic': a.row.MAP,
       'MRR single': s.row.MRR, 'MRR agentic': a.row.MRR,
-      'ΔMRR (agentic−single)': g[1]['mean diff (A−B)'], 'ΔMRR CI95': `[${g[1]['CI95 low'].toFixed(3)}, ${g[1]['CI95 high'].toFixed(3)}]`,
+      'ΔMRR (agentic−single)': g[1].meanDiff, 'ΔMRR CI95': `[${g[1].ciLow.toFixed(3)}, ${g[1].ciHigh.toFixed(3)}]`,
       'tool-call rate': a.summary.toolCallRate,
       'tool calls/query': a.summary.toolCallsPerQuery,
       'LLM calls/query': a.summary.callsPerQuery,

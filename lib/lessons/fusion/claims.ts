@@ -90,7 +90,7 @@ function gainsProblems(r: Json): string[] {
 
 /** The ablation's paired sentences: each metric's difference, its sign word and the CI as in the ablation table. */
 function ablationProblems(r: Json): string[] {
-  const ablation = (r.ablation ?? {}) as Record<string, Row[]>;
+  const ablation = (r.ablation ?? {}) as Record<string, PairedComparison[]>;
   const out: string[] = [];
   for (const [k, rows] of Object.entries(ablation)) {
     const [a, b] = k.split(' vs ');
@@ -98,7 +98,7 @@ function ablationProblems(r: Json): string[] {
     if (!text) { out.push(`no ablation sentence for ${k}`); continue; }
     const block = text.slice(text.indexOf(`**${a} − ${b}**`)).split(/\n\n\*\*/)[0];
     for (const row of rows) {
-      const d = Number(row['mean diff (A−B)']);
+      const d = row.meanDiff;
       const m = new RegExp(String.raw`- \*\*${escapeRegExp(String(row.metric))}\*\* (\S+) \[[^\]]+\]: (.+?) is (ahead|behind)`).exec(block);
       if (!m) continue; // a tie is worded otherwise
       if (m[1] !== signed(d)) out.push(`ablation ${k} ${row.metric}: says ${m[1]}, the table has ${signed(d)}`);

@@ -3,7 +3,7 @@
 import { readTuningLog, tuningLogSentence } from '../../bench/tuning-log';
 import { EoError, isEoError } from '../../errors';
 import { relevantSet } from '../../metrics/metrics';
-import { evaluateSystems, pairedRows } from '../../metrics/systems';
+import { evaluateSystems, pairedComparisons, pairedTable } from '../../metrics/systems';
 import type { Run } from '../../metrics/types';
 import { loadSearchEngine, type LoadSearchEngineOptions } from '../../search/engine';
 import { IDENTIFIER_KINDS, TYPE_KINDS } from '../../search/identifiers';
@@ -156,8 +156,8 @@ export async function titleDefaultSection(lesson: FusionLesson, st: StyleResults
   ];
   const titleEval = evaluateSystems(titleSystems, test.qrels);
   showTable(toDataFrame(titleEval.rows), { title: 'The default ranking on the title queries (test split)', digits: 4, source });
-  const titlePaired = pairedRows(titleEval.perQuery['default-ranking'], titleEval.perQuery.bm25, 'Default ranking', 'BM25');
-  showTable(toDataFrame(titlePaired), { title: 'Default ranking − BM25 on the title queries: paired randomization p and bootstrap 95% CI', digits: 4, source });
+  const titlePaired = pairedComparisons(titleEval.perQuery['default-ranking'], titleEval.perQuery.bm25, 'Default ranking', 'BM25');
+  showTable(toDataFrame(pairedTable(titlePaired)), { title: 'Default ranking − BM25 on the title queries: paired randomization p and bootstrap 95% CI', digits: 4, source });
   st.titleDefault = titleEval.rows as unknown as TableRow[];
   st.titlePaired = titlePaired as unknown as TableRow[];
   for (const e of st.engines ?? []) e.dispose();

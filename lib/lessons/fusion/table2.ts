@@ -3,11 +3,12 @@
 // knob, per-query gains, score geometry, ablation, the seed sections, the query styles, the discussion — then
 // results.json. Each method is one notebook cell; what it computed is kept for results.json.
 import { llmJudgePlan, plannedJudge } from '../../judge/plan';
-import type { Run } from '../../metrics/types';
+import { pairedTable } from '../../metrics/systems';
+import type { PairedComparison, Run } from '../../metrics/types';
 import { showFigure, showMarkdown, showTable } from '../../report/display';
 import { closeFigureRenderer, reportsDir, writeResults } from '../../report/export';
 import { repoRelativePath, toDataFrame } from '../../report/frame';
-import { ablationRows, hybridGains, selfSupervisedPairedRows, table2GainPairs, type PerQueryGain } from '../../report/fusion';
+import { ablationComparisons, hybridGains, selfSupervisedPairedRows, table2GainPairs, type PerQueryGain } from '../../report/fusion';
 import { runFilesSource, sourceCaption } from '../../report/lesson';
 import { tukeyHeatmap, tukeyRows, vsReferenceVerdict } from '../../report/paired-text';
 import { paperReportsRow, paperTable2Value, PAPER_TABLE2_CLAIM, TABLE2_DIFFERENCES } from '../../report/paper';
@@ -41,7 +42,8 @@ export interface FusionTable2 {
   source: TableSource;
   tryIt?: { hybrid: string; alpha: number; result: AlphaTryIt; source: TableSource };
   gains: PerQueryGain[];
-  ablation: Record<string, TableRow[]>;
+  /** Typed, keyed `<hybrid> vs <component>` (ablationComparisons); results.json records them so. */
+  ablation: Record<string, PairedComparison[]>;
   selfSupervisedPaired: TableRow[];
   /** Every row against BM25-stop (null when it has no test run). */
   vsBm25Stop: Table2VsReference | null;
@@ -144,8 +146,8 @@ export async function table2Section(lesson: FusionLesson, plan: Table2Plan, syst
       showMarkdown(sourceCaption(`Figure: score geometry of test query ${qid} at α = ${alpha.toFixed(3)}.`, t2.tryIt?.source ?? source));
     },
     showAblation: () => {
-      t2.ablation = ablationRows(table, ['nnssc+bm25', 'NN-SSC + BM25'], [['nnssc', 'NN-SSC'], ['bm25', 'BM25']]);
-      for (const [k, rows] of Object.entries(t2.ablation)) showTable(toDataFrame(rows), { title: `Ablation: ${k}`, digits: 4, source });
+      t2.ablation = ablationComparisons(table, ['nnssc+bm25', 'NN-SSC + BM25'], [['nnssc', 'NN-SSC'], ['bm25', 'BM25']]);
+      for (const [k, cs] of Object.entries(t2.ablation)) showTable(toDataFrame(pairedTable(cs)), { title: `Ablation: ${k}`, digits: 4, source });
       if (Object.keys(t2.ablation).length === 0) console.log('ablation not available: run 04-nnssc');
       else showMarkdown(ablationVerdict(t2.ablation));
     },

@@ -202,10 +202,10 @@ export function alphaTryItVerdict(t: AlphaTryIt, semanticLabel: string): string 
     `Over the α grid the test MAP peaks at α = ${f3(peak.alpha)} (${f3(peak.MAP)}); that α is seen only in hindsight — choosing it on the test split would overstate the hybrid, which is why the paper sets α on the training split.`;
 }
 
-/** `pairedVerdict` of every comparison of `ablationRows` (keys `<hybrid> vs <component>`). Markdown, one block each. */
-export function ablationVerdict(ablation: Readonly<Record<string, readonly TableRow[]>>): string {
-  return Object.entries(ablation).map(([k, rows]) => {
+/** `pairedVerdict` of every comparison of `ablationComparisons` (keys `<hybrid> vs <component>`). Markdown, one block each. */
+export function ablationVerdict(ablation: Readonly<Record<string, readonly PairedComparison[]>>): string {
+  return Object.entries(ablation).map(([k, cs]) => {
     const [a, b] = k.split(' vs ');
-    return pairedVerdict(rows.map((r) => ({ ...r, metric: String(r.metric) })), a, b);
+    return pairedVerdict(cs, a, b);
   }).join('\n\n');
 }

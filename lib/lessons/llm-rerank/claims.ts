@@ -3,6 +3,7 @@
 // sentence says otherwise; `falsify` makes one claim false at a time (see lib/lessons/claims.ts).
 import { holmAdjust } from '../../metrics/multiple';
 import { ciExcludesZero, isSignificant, significanceState } from '../../metrics/significance';
+import type { PairedComparison } from '../../metrics/types';
 import { NOT_AFTER_HOLM } from '../../report/paired-text';
 import { f3, finiteOrNull, pText, signed } from '../../report/numbers';
 import { NASA_EO_BENCH } from '../../report/paper';
@@ -57,13 +58,13 @@ export function pairedClauses(text: string): Clause[] {
   }));
 }
 
-/** The problems of one shown clause against its paired row (`pairedRows` columns) and, where shown, its Holm p. */
-export function clauseProblems(where: string, c: Clause, g: Row, holm?: number): string[] {
+/** The problems of one shown clause against its typed comparison (results.json) and, where shown, its Holm p. */
+export function clauseProblems(where: string, c: Clause, g: PairedComparison, holm?: number): string[] {
   const out: string[] = [];
-  const diff = num(g['mean diff (A−B)']);
-  const lo = num(g['CI95 low']);
-  const hi = num(g['CI95 high']);
-  const p = finiteOrNull(g.p);
+  const diff = g.meanDiff;
+  const lo = g.ciLow;
+  const hi = g.ciHigh;
+  const p = finiteOrNull(g.pValue);
   if (c.diff.replace('-', '−') !== signed(diff)) out.push(`${where}: says Δ${c.metric} ${c.diff}, the table has ${signed(diff)}`);
   if (c.lo.replace('-', '−') !== signed(lo) || c.hi.replace('-', '−') !== signed(hi)) out.push(`${where}: says the Δ${c.metric} CI is [${c.lo}, ${c.hi}], the table has [${signed(lo)}, ${signed(hi)}]`);
   const excludes = ciExcludesZero({ ciLow: lo, ciHigh: hi });
@@ -116,7 +117,7 @@ export function rerankBlocks(results: Json): Block[] {
  * notebook shows, e.g. its Try-it rows) and the gain rows (`gains`: system label → its paired rows vs its backbone).
  * Holm is re-derived over the rows each block lists (the family the table adjusted when the sentence was written).
  */
-export function rerankVerdictProblems(results: Json, systems: readonly Row[], gains: ReadonlyMap<string, Row[]>): string[] {
+export function rerankVerdictProblems(results: Json, systems: readonly Row[], gains: ReadonlyMap<string, PairedComparison[]>): string[] {
   const out: string[] = [];
   const blocks = rerankBlocks(results);
   if (blocks.length === 0) return ['no rerank verdict (best row per backbone) among the shown sentences'];
@@ -152,7 +153,7 @@ export function rerankVerdictProblems(results: Json, systems: readonly Row[], ga
     const listed = rows.filter((r) => r.line !== null);
     const gainRows = listed.map((r) => gains.get(r.label) ?? null);
     const holmOf = (metric: string): number[] | undefined => {
-      const ps = gainRows.map((g) => finiteOrNull(g?.find((x) => x.metric === metric)?.p));
+      const ps = gainRows.map((g) => finiteOrNull(g?.find((x) => x.metric === metric)?.pValue));
       return ps.every((p): p is number => p !== null) && ps.length > 0 ? holmAdjust(ps) : undefined;
     };
     const holm = { MAP: holmOf('MAP'), MRR: holmOf('MRR') };
@@ -199,9 +200,9 @@ export function falsifyRerankVerdict(results: Json, systemsKey: (r: Json) => Row
 }
 
 
-/** `label → gain rows` from a results list of `{ system, gain }`. */
-export function gainsBySystem(list: unknown): Map<string, Row[]> {
-  return new Map(rowsOf(list).map((g) => [String(g.system), rowsOf(g.gain)]));
+/** `label → gain comparisons` (typed, as results.json records them) from a results list of `{ system, gain }`. */
+export function gainsBySystem(list: unknown): Map<string, PairedComparison[]> {
+  return new Map(rowsOf(list).map((g) => [String(g.system), rowsOf(g.gain) as unknown as PairedComparison[]]));
 }
 
 // ---- the cost plans (`costPlanVerdict`): calls, recorded calls, tokens and dollars per plan ----
