@@ -23,7 +23,7 @@ import { evaluateRun, METRIC_NAMES, readTrecQrels, readTrecRun, summarize } from
 import { buildReportSite } from '../lib/report';
 import { datasetsByPublication, loadSnapshot } from '../lib/data';
 import { loadLabelledQueries } from '../lib/router';
-import { checkNotebookClaims, claimChecks, falsifiedClaims, shownSentences } from '../lib/lessons';
+import { checkNotebookClaims, claimChecks, falsifiedClaims, markdownCells, notebookTextProblems, readPaperNotes, shownSentences } from '../lib/lessons';
 import { checkPage, launchChromium, pageProblems } from './helpers/report-pages';
 
 // eslint-disable-next-line @typescript-eslint/no-var-requires
@@ -260,6 +260,11 @@ for (const nb of notebooks) {
     // The claim check: the sentences it showed agree with its tables, and the check catches each falsified claim.
     assert.ok(shownSentences(results).length > 0, `${nb.name}: results.json keeps the generated sentences it showed (shownText)`);
     assert.equal(checkNotebookClaims(nb.name, results), [], `${nb.name}: generated sentences that disagree with its tables`);
+    // its prose: hand-written cells and shown sentences against the outputs and the paper notes (lib/lessons/text-claims.ts)
+    const notes = readPaperNotes();
+    if (notes === null) console.log(`${nb.name}: ../shared/notes absent, values given as the paper's are not checked`);
+    const textProblems = notebookTextProblems(results, markdownCells(JSON.parse(executed)), notes).filter((p) => notes !== null || !/paper notes .* not found/.test(p));
+    assert.equal(textProblems, [], `${nb.name}: prose the outputs or the paper notes do not back`);
     const falsified = falsifiedClaims(nb.name, results);
     assert.ok(claimChecks(nb.name).length > 1, `${nb.name}: has a claim check of its own (lib/lessons, registerClaimCheck)`);
     assert.ok(falsified.length > 0, `${nb.name}: its claim check has falsified claims to catch`);

@@ -165,6 +165,7 @@ function reciprocalRankProblems(results: Json): string[] {
   const m = new RegExp(String.raw`higher on \*\*(\d+)\*\* queries, cosine on \*\*(\d+)\*\*, tied on (\d+) \(mean ΔRR (${NUM02})\)`).exec(text);
   const row = (rows02((results.paired as Record<string, unknown> | undefined)?.['BM25 vs Cosine (base)']) as unknown as PairedComparison[]).find((r) => r.metric === 'MRR');
   if (!m || !row) return [`cannot read the reciprocal-rank counts or the paired MRR row: "${text.slice(-200)}"`];
+  if (typeof row.meanDiff !== 'number') return ['results.json\'s paired MRR row of BM25 vs Cosine (base) is not a typed comparison (written before 2026-12-05?): run the notebook again'];
   const want = [row.improved, row.worse, row.tied].map(Number);
   const said = [m[1], m[2], m[3]].map(Number);
   const out = said.join() !== want.join() ? [`says BM25 earlier on ${said[0]}, cosine on ${said[1]}, tied on ${said[2]}; the paired MRR row has ${want.join(', ')}`] : [];

@@ -24,7 +24,7 @@ import { evaluateSystems, pairedComparisons, pairedTable } from '../metrics/syst
 import type { StaticArtefact } from '../train/static-artefact';
 import { staticCosineScorer } from '../retrieve/static-scorer';
 import { loadOrTrainFinetunedEncoder, type FinetunedEncoderArtefact, type FinetuneTrainingSummary } from '../train/artefacts';
-import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, TINY_FINETUNE_CONFIG, defaultFinetuneDir, type FinetuneConfig, type FinetuneStep, type FinetuneValidation } from '../train/finetune';
+import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, PAPER_FINETUNE_STATED, TINY_FINETUNE_CONFIG, defaultFinetuneDir, type FinetuneConfig, type FinetuneStep, type FinetuneValidation } from '../train/finetune';
 import { repoRelativePath } from '../util/paths';
 import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult, showTrainingTryIt, trainingScaleClause, type TrainingTryItContext } from './try-it';
 import { registerClaimCheck, shownWith, type Json } from './claims';
@@ -52,7 +52,7 @@ export function showFinetuneSetup(input: { sample: boolean; corpus: Pick<Corpus,
   console.log(`${trainQueries} train / ${testQueries} test queries over ${input.corpus.datasets.length} datasets`);
   showMarkdown(sampleNote(sample, { queries: testQueries, datasets: input.corpus.datasets.length, writerLabel: bench.writerLabel }));
   showMarkdown(`Training data: ${trainingScaleClause(trainQueries)}.`);
-  showTable(settingRows(config, { config: PAPER_FINETUNE_CONFIG, label: 'paper' }), { title: `Fine-tuning configuration (${sample ? 'sample: tiny' : 'CPU default'} vs the paper's)` });
+  showTable(settingRows(config, { config: PAPER_FINETUNE_CONFIG, label: 'paper', stated: PAPER_FINETUNE_STATED }), { title: `Fine-tuning configuration (${sample ? 'sample: tiny' : 'CPU default'} vs the paper's)` });
   return { config, dir: defaultFinetuneDir(sample ? 'use-lite-mnrl-sample' : 'use-lite-mnrl'), trainQueries };
 }
 

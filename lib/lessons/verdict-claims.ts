@@ -131,9 +131,9 @@ export function sampleNoteProblems(results: Json): string[] {
   return out;
 }
 
-const SCALE = /training split has ([\d,]+) queries, (?:([\d.]+)× (fewer|more) than|as many as) NASA-EO-Bench's ([\d,]+)/g;
+const SCALE = /training split has ([\d,]+) queries, (?:([\d.]+)× (fewer|more) than|as many as) NASA-EO-Bench's test split alone \(([\d,]+) queries\)/g;
 
-/** `trainingScaleClause`: ours is results.json's `trainQueries`, NASA-EO-Bench's its 17,038 (lib/bench/paper.ts), the ratio and its direction follow. */
+/** `trainingScaleClause`: ours is results.json's `trainQueries`, NASA-EO-Bench's test split its 4,234 (lib/bench/paper.ts, from the paper notes), the ratio and its direction follow. */
 export function trainingScaleProblems(results: Json): string[] {
   const out: string[] = [];
   const ours = numberOf(results.trainQueries);
@@ -143,7 +143,7 @@ export function trainingScaleProblems(results: Json): string[] {
       seen++;
       const paper = intOf(m[4]);
       if (intOf(m[1]) !== ours) out.push(`says the training split has ${m[1]} queries, results.json has trainQueries = ${String(results.trainQueries)}`);
-      if (paper !== NASA_EO_BENCH.train) out.push(`quotes NASA-EO-Bench's training split as ${m[4]}, lib/bench/paper.ts has ${NASA_EO_BENCH.train}`);
+      if (paper !== NASA_EO_BENCH.test) out.push(`quotes NASA-EO-Bench's test split as ${m[4]}, lib/bench/paper.ts has ${NASA_EO_BENCH.test}`);
       const dir = ours < paper ? 'fewer' : ours > paper ? 'more' : undefined;
       if (m[3] !== dir) out.push(`says ${m[3] ?? 'as many as'} for ${ours} vs ${paper}`);
       else if (dir) {

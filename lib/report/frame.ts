@@ -162,15 +162,21 @@ export function sourceLines(source: TableSource | undefined, marked: readonly st
   return lines;
 }
 
+/** What the reference column of `settingRows` shows for a setting its source does not state. */
+export const NOT_STATED = 'not stated';
+
 /**
  * A configuration as table rows `{ setting, value }`, or `{ setting, "this run", <referenceLabel> }` beside a
  * reference configuration (e.g. the paper's), one row per key of the reference (default: of the config).
+ * `reference.stated`: the keys its source states (e.g. the paper notes); the others read `NOT_STATED` in its column,
+ * so that no value is shown as the paper's that the paper does not give. Default: every key.
  */
-export function settingRows(config: object, reference?: { config: object; label: string }): Record<string, string>[] {
+export function settingRows(config: object, reference?: { config: object; label: string; stated?: readonly string[] }): Record<string, string>[] {
   const c = config as Record<string, unknown>;
   // an unset limit reads as "none" (no cap), never as a raw null
   const shown = (v: unknown) => (v === null || v === undefined ? 'none' : String(v));
   if (!reference) return Object.entries(c).map(([setting, v]) => ({ setting, value: shown(v) }));
   const r = reference.config as Record<string, unknown>;
-  return Object.keys(r).map((setting) => ({ setting, 'this run': shown(c[setting]), [reference.label]: shown(r[setting]) }));
+  const stated = (k: string) => reference.stated === undefined || reference.stated.includes(k);
+  return Object.keys(r).map((setting) => ({ setting, 'this run': shown(c[setting]), [reference.label]: stated(setting) ? shown(r[setting]) : NOT_STATED }));
 }

@@ -40,7 +40,7 @@ export const TABLE2_DIFFERENCES = {
   encoder: `our encoder is USE-lite (512-d, CPU), not the paper's ${PAPER_TRAINING.nnssc.embeddingDim}-d sentence encoder`,
   finetune: `fine-tuning here trains the upper layer and head for a fixed number of CPU steps (CPU_FINETUNE_CONFIG), not the paper's ${PAPER_TRAINING.finetune.epochs} full epochs at batch ${PAPER_TRAINING.finetune.batchSize} (PAPER_FINETUNE_CONFIG)`,
   nnssc: `NN-SSC here stops early on a validation slice of the training split (tens of epochs), not after the paper's ${PAPER_TRAINING.nnssc.epochs} epochs`,
-  benchmark: `our benchmark is built from the 725 publications of the offline snapshot, far fewer training queries than NASA-EO-Bench's ${NASA_EO_BENCH.train.toLocaleString('en-US')} (its training split)`,
+  benchmark: `our benchmark is built from the 725 publications of the offline snapshot, far fewer queries than NASA-EO-Bench, whose test split alone has ${NASA_EO_BENCH.test.toLocaleString('en-US')} queries`,
 } as const;
 
 /** The paper's number for a (backbone label, model, mode), or null when the paper reports none (e.g. offline rerankers). */

@@ -7,7 +7,7 @@ import { mulberry32, shuffleInPlace } from '../util/random';
 /**
  * Self-supervised (query, dataset) pairs made from the corpus text alone (beyond the paper; issue 11 item 4).
  *
- * Why: the learned scorers see ~580 training queries (the paper 17,038), while ~10k dataset records hold titles, short
+ * Why: the learned scorers see ~580 training queries (NASA-EO-Bench's test split alone has 4,234), while ~10k dataset records hold titles, short
  * names, keywords, platforms, instruments and descriptions that say what each dataset is about. These pairs read ONLY
  * dataset fields (never publications or links), so no test publication can reach them; they are as available at
  * index time as the text BM25 indexes.

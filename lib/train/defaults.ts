@@ -5,7 +5,7 @@ import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, type FinetuneConfig } from 
 import { DEFAULT_NNSSC_CONFIG, type NnsscTrainConfig } from './nnssc';
 
 /**
- * NN-SSC as the paper trains it: 1000 epochs (on a B200). Early stopping stays available through `patience`, set
+ * NN-SSC as the paper trains it: 1000 epochs. Early stopping stays available through `patience`, set
  * to the epoch count so that it never fires: the paper reports no early stopping. Everything else is already the
  * paper's in DEFAULT_NNSSC_CONFIG (256-256 hidden, 10 KNN + 10 random negatives, Adam 1e-4, batch 64).
  */

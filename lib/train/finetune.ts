@@ -83,6 +83,13 @@ export const PAPER_FINETUNE_CONFIG: FinetuneConfig = {
 };
 
 /**
+ * The keys of PAPER_FINETUNE_CONFIG that the paper notes state (`paper-table2.md`, Section 6.1 and Table 3: full
+ * model, 10 epochs, batch 256, k = 5 hard negatives, AdamW 2e-5, warm-up 0.1, τ 0.07 i.e. scale ≈ 14.3). The others
+ * (weight decay, token limits, negatives per pair, validation slice, seed) are ours, and tables say so.
+ */
+export const PAPER_FINETUNE_STATED: readonly (keyof FinetuneConfig)[] = ['scope', 'epochs', 'batchSize', 'hardNegatives', 'lr', 'warmupFraction', 'scale'];
+
+/**
  * Default on this 2-core machine (wasm): the upper transformer layer + tanh head (2,890,240 of 6,975,744
  * parameters; embeddings and layer 0 frozen, their output computed without the tape — 3× cheaper per step than
  * `all`), batch 32 pairs with 1 of the 5 mined hard negatives each (+ all in-batch documents: 63 negatives per

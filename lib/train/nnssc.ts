@@ -50,7 +50,7 @@ export interface NnsscTrainConfig {
   /** Positives per batch (paper: 64). */
   batchSize: number;
   seed: number;
-  /** Upper bound on epochs (the paper trains 1000 on a B200; we stop early). */
+  /** Upper bound on epochs (the paper trains 1000; we stop early). */
   maxEpochs: number;
   /** Stop after this many epochs without a better validation score. */
   patience: number;
