@@ -56,10 +56,13 @@ export function loadNnsscScorer(corpus: Corpus, encoder: SentenceEncoder, matrix
   if (!fs.existsSync(dir) || !checkpointExists(dir))
     return { scorer: null, checkpoint: null, dir, code: 'DATA_NOT_FOUND', note: `no NN-SSC checkpoint at ${rel} (train it: ${notebookRunCommand('04-nnssc', (opts.benchmarkName ?? '').endsWith('-sample'))})` };
   try {
-    const dataHash = opts.bench ? nnsscTrainingPairs(corpus, opts.bench, encoder.id).dataHash : undefined;
-    const { model, checkpoint } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash, dataHash });
+    const pairs = opts.bench ? nnsscTrainingPairs(corpus, opts.bench, encoder.id) : undefined;
+    const { model, checkpoint } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash, dataHash: pairs?.dataHash });
     const scorer = nnsscScorer(encoder, matrix, model, { id: opts.id ?? 'nnssc', label: opts.label ?? 'NN-SSC', threads: opts.threads, noCache: opts.noCache, twoStage: opts.twoStage, onnxThread: opts.onnxThread });
-    return { scorer, checkpoint, dir, note: `checkpoint ${rel}${dataHash ? ` (training data ${dataHash} checked)` : ' (training data not checked: no benchmark given)'}` };
+    // two hashes, named apart: the training data (the benchmark's training split, as notebook 04 prints it) and the
+    // NN-SSC pairs made from it with this encoder and corpus (what the checkpoint records and the load checks)
+    const checked = pairs ? ` (training data ${pairs.trainingData.hash}; its NN-SSC pairs ${pairs.dataHash} checked)` : ' (training data not checked: no benchmark given)';
+    return { scorer, checkpoint, dir, note: `checkpoint ${rel}${checked}` };
   } catch (e) {
     return { scorer: null, checkpoint: null, dir, code: e instanceof EoError ? e.code : undefined, note: `NN-SSC checkpoint ${rel} not usable: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };
   }
