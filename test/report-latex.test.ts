@@ -95,6 +95,16 @@ test('eo export latex of a Table 2: system + R@10, MAP, MRR by default, the syst
     assert.ok(lines.includes('NN-SSC + BM25 & .412 & .342 & .401 \\\\'), d.stdout);
     assert.ok(lines.includes('Cosine & .200 & .330$^{\\dagger}$ & .390 \\\\'), d.stdout);
     assert.ok(lines.includes('\\par\\footnotesize $^{\\dagger}$ differs from the best system (paired test, Holm-corrected p $<$ .05)'), d.stdout);
+    // rows that carry Table 2's 'significant (MAP)' (the one rule: CI and Holm p) are marked by it, not by p alone:
+    // Cosine's Holm p .04 sits beside a CI that includes 0, so the verdicts do not call it significant, nor does the mark
+    const ruled = path.join(dir, 'table2-ruled.json');
+    const rows = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>[];
+    fs.writeFileSync(ruled, JSON.stringify(rows.map((r) => ({ ...r, 'significant (MAP)': r.system === 'BM25' ? true : r.system === 'Cosine' ? false : null }))));
+    const rd = spawnSync(process.execPath, [EO, 'export', 'latex', ruled], { encoding: 'utf8', timeout: 60_000 });
+    assert.is(rd.status, 0, rd.stderr);
+    assert.ok(rd.stdout.split('\n').includes('Cosine & .200 & .330 & .390 \\\\'), rd.stdout);
+    assert.ok(rd.stdout.split('\n').includes('BM25 & .348 & .280$^{\\dagger}$ & .310$^{\\dagger}$ \\\\'), rd.stdout);
+    assert.match(rd.stdout, /differs significantly from the best system \(paired bootstrap 95\\% CI excludes 0 and Holm-corrected p \$<\$ \.05\)/);
     // the system column comes first even when not asked; integers as integers; differences in the table's format
     const c = eo('--columns', 'trainable params,ΔMAP vs best [95% CI],note');
     assert.is(c.status, 0, c.stderr);

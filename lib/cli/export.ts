@@ -28,10 +28,13 @@ export function latexColumns(rows: readonly TableRow[], given?: readonly string[
   return systemCol && !chosen.includes(systemCol) ? [systemCol, ...chosen] : [...chosen];
 }
 
-/** Significance marks of the printed columns: each with a `p Holm (<column>)` column in the rows. */
+/**
+ * Significance marks of the printed columns: each with a `significant (<column>)` column in the rows (the one rule:
+ * CI and Holm p, as Table 2 writes it), else a `p Holm (<column>)` column (p below α).
+ */
 export function holmColumns(rows: readonly TableRow[], columns: readonly string[]): Record<string, string> {
   const keys = new Set(Object.keys(rows[0] ?? {}));
-  return Object.fromEntries(columns.filter((c) => keys.has(`p Holm (${c})`)).map((c) => [c, `p Holm (${c})`]));
+  return Object.fromEntries(columns.flatMap((c) => (keys.has(`significant (${c})`) ? [[c, `significant (${c})`]] : keys.has(`p Holm (${c})`) ? [[c, `p Holm (${c})`]] : [])));
 }
 
 /** The rows at `key` (dot path) of a parsed JSON value; a clear error naming the file and the key otherwise. */

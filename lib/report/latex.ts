@@ -24,8 +24,10 @@ export interface LatexTableOptions {
   /** 'inline' (default): `.123 [.100, .150]` in the value's cell; 'column': a separate `<col> 95% CI` column. */
   ciStyle?: 'inline' | 'column';
   /**
-   * Significance marks: value column → the column of its (Holm-corrected) p-value, e.g. `{ MAP: 'p Holm (MAP)' }`; a
-   * value whose p is below `alpha` gets a superscript † and a note under the table says what it means. Default none.
+   * Significance marks: value column → the column that says whether it differs significantly, e.g.
+   * `{ MAP: 'significant (MAP)' }` (a boolean: the one rule of lib/metrics/significance.ts, CI and Holm p, as Table 2's
+   * rows carry it) or `{ MAP: 'p Holm (MAP)' }` (a p-value: below `alpha`, for tables without the boolean); a marked
+   * value gets a superscript † and a note under the table says what it means. Default none.
    */
   significance?: Record<string, string>;
   /** Level of the significance marks. Default 0.05. */
@@ -97,6 +99,8 @@ export function latexTable(rows: readonly TableRow[], opts: LatexTableOptions = 
   const alpha = opts.alpha ?? 0.05;
   const significance = opts.significance ?? {};
   let marked = false;
+  // whether the marks come from the one rule's booleans (CI and Holm p) rather than from p alone: the note says which
+  let byRule = false;
   const head: string[] = [];
   const align: string[] = [];
   for (const c of columns) {
@@ -115,8 +119,9 @@ export function latexTable(rows: readonly TableRow[], opts: LatexTableOptions = 
       // equal within rounding noise counts as best, so ties are all bold
       let cell = fmt(v, c);
       if (typeof v === 'number' && c in bestOf && Math.abs(v - bestOf[c]) <= 1e-12) cell = `\\textbf{${cell}}`;
-      const p = significance[c] === undefined ? undefined : r[significance[c]];
-      if (typeof v === 'number' && typeof p === 'number' && p < alpha) {
+      const s = significance[c] === undefined ? undefined : r[significance[c]];
+      if (typeof s === 'boolean') byRule = true;
+      if (typeof v === 'number' && (s === true || (typeof s === 'number' && s < alpha))) {
         cell = `${cell}${LATEX_CHARS['†']}`;
         marked = true;
       }
@@ -139,7 +144,9 @@ export function latexTable(rows: readonly TableRow[], opts: LatexTableOptions = 
     ...body,
     '\\bottomrule',
     '\\end{tabular}',
-    ...(marked ? [`\\par\\footnotesize ${latexEscape(opts.significanceNote ?? `† differs from the best system (paired test, Holm-corrected p < ${latexNumber(alpha, 2, true)})`)}`] : []),
+    ...(marked ? [`\\par\\footnotesize ${latexEscape(opts.significanceNote ?? (byRule
+      ? '† differs significantly from the best system (paired bootstrap 95% CI excludes 0 and Holm-corrected p < .05)'
+      : `† differs from the best system (paired test, Holm-corrected p < ${latexNumber(alpha, 2, true)})`))}`] : []),
     '\\end{table}',
     '',
   ].join('\n');

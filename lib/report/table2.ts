@@ -3,6 +3,7 @@ import { EoError } from '../errors';
 import { performanceIndex } from '../fuse/alpha';
 import { judgeColumns, type JudgeColumns } from '../judge/compare';
 import type { JudgeRunQuery, LlmJudge } from '../judge/types';
+import { isSignificant } from '../metrics/significance';
 import { holmChangedConclusions, tukeyHsd, withHolm, type TukeyHsd, type TukeyHsdOptions } from '../metrics/multiple';
 import { compareSystems, type PairedOptions } from '../metrics/paired';
 import { evaluateRun, summarize } from '../metrics/metrics';
@@ -129,6 +130,8 @@ export function buildTable2(systems: readonly Table2System[], opts: Table2Option
         row[`Δ${metric} vs best [95% CI]`] = `${c.meanDiff >= 0 ? '+' : ''}${c.meanDiff.toFixed(3)} ${fmtCi(c.ciLow, c.ciHigh)}`;
         row[`p (${metric})`] = c.pValue;
         row[`p Holm (${metric})`] = c.pHolm ?? null;
+        // the one rule (CI and Holm p), so that an export marks what the verdicts call significant
+        row[`significant (${metric})`] = isSignificant(c);
         row[`d_z (${metric})`] = c.effectSize;
       }
     } else if (m) {
@@ -137,6 +140,7 @@ export function buildTable2(systems: readonly Table2System[], opts: Table2Option
         row[`Δ${metric} vs best [95% CI]`] = 'best row';
         row[`p (${metric})`] = null;
         row[`p Holm (${metric})`] = null;
+        row[`significant (${metric})`] = null;
         row[`d_z (${metric})`] = null;
       }
     }
