@@ -35,7 +35,9 @@ export type EoErrorCode =
    * a path component that is a file where a folder is needed (ENOTDIR, EEXIST), a folder at the file's path (EISDIR), or
    * an I/O error. The message names the file and the system's code; nothing partial was left in its place.
    */
-  | 'NOT_WRITABLE';
+  | 'NOT_WRITABLE'
+  /** `eo gpu check`: no WebGPU backend here; the message names the missing link (package, Vulkan loader, adapter). */
+  | 'GPU_UNAVAILABLE';
 
 export class EoError extends Error {
   readonly code: EoErrorCode;

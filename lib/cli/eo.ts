@@ -60,6 +60,7 @@ ${BENCH_USAGE.replace('usage:\n', '')}
   eo export latex FILE [flags]                    a results table as LaTeX
   eo serve [flags]                                the search page and JSON API
   eo cache verify | rebuild bm25|embeddings|all   check or rebuild the caches
+  eo gpu check                                    the WebGPU adapter for training, or why there is none
 ${LLM_USAGE}
 eo <command> --help lists every flag of a command with its default.`;
 
@@ -152,6 +153,7 @@ async function main(rawArgv: string[]): Promise<void> {
   if (argv[0] === 'serve') return runServeCommand(argv);
   if (argv[0] === 'bench' && (argv[1] === 'import' || argv.includes('--kg'))) return runBenchCommand(argv.slice(1));
   if (argv[0] === 'export') return runExportCommand(argv.slice(1));
+  if (argv[0] === 'gpu') return (await import('./gpu')).runGpuCommand(argv.slice(1));
   const cmd = argv[0];
   const given = cmd === 'bench' && argv[1] === 'build' ? 'bench build' : cmd;
   const name = given === 'search' || given === 'eval' || given === 'bench build' ? given : undefined;

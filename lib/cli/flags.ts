@@ -128,6 +128,12 @@ export const CACHE_SYNOPSIS = `usage:
   eo cache verify                                 check every cache's content hash: one line per file (exit 3 when one is damaged or stale)
   eo cache rebuild bm25|embeddings|all [flags]    rebuild the snapshot's caches in place (the old ones stay until the new ones are whole)`;
 
+/** `eo gpu check` (lib/cli/gpu.ts). */
+export const GPU_FLAGS: readonly FlagSpec[] = [JSON_OUT, HELP];
+export const GPU_SYNOPSIS = `usage:
+  eo gpu check [--json]                           name the WebGPU adapter TensorFlow.js would train on, or the missing link
+                                                  (the opt-in packages, the Vulkan loader, an adapter): exit 4 when there is none`;
+
 /** `eo export latex FILE`. */
 export const EXPORT_FLAGS: readonly FlagSpec[] = [
   { name: 'key', value: 'PATH', help: 'the array of rows inside FILE (a.b for nested fields); default FILE itself' },
@@ -189,7 +195,7 @@ export const BENCH_FLAGS: readonly FlagSpec[] = [
 ];
 
 /** The commands with a flag table. */
-export type CommandName = 'search' | 'eval' | 'bench build' | 'serve' | 'cache' | 'export' | 'llm' | 'bench';
+export type CommandName = 'search' | 'eval' | 'bench build' | 'serve' | 'cache' | 'export' | 'llm' | 'bench' | 'gpu';
 
 /** Every command with a flag table, for `--help`, docs/cli.md and the test that holds help and parser together. */
 export const COMMAND_FLAGS: Readonly<Record<CommandName, { synopsis: string; flags: readonly FlagSpec[] }>> = {
@@ -198,6 +204,7 @@ export const COMMAND_FLAGS: Readonly<Record<CommandName, { synopsis: string; fla
   'bench build': { synopsis: BENCH_BUILD_SYNOPSIS, flags: BENCH_BUILD_FLAGS },
   serve: { synopsis: SERVE_SYNOPSIS, flags: SERVE_FLAGS },
   cache: { synopsis: CACHE_SYNOPSIS, flags: CACHE_FLAGS },
+  gpu: { synopsis: GPU_SYNOPSIS, flags: GPU_FLAGS },
   export: { synopsis: EXPORT_SYNOPSIS, flags: EXPORT_FLAGS },
   llm: { synopsis: `usage:\n${LLM_SYNOPSIS}`, flags: LLM_FLAGS },
   bench: { synopsis: BENCH_SYNOPSIS, flags: BENCH_FLAGS },

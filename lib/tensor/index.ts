@@ -3,3 +3,4 @@ export * from './backend';
 export * from './onnx';
 export * from './onnx-session';
 export * from './wasm-matmul';
+export * from './webgpu';
