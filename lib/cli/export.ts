@@ -32,7 +32,7 @@ export function latexColumns(rows: readonly TableRow[], given?: readonly string[
  * Significance marks of the printed columns: each with a `significant (<column>)` column in the rows (the one rule:
  * CI and Holm p, as Table 2 writes it), else a `p Holm (<column>)` column (p below α).
  */
-export function holmColumns(rows: readonly TableRow[], columns: readonly string[]): Record<string, string> {
+export function significanceColumns(rows: readonly TableRow[], columns: readonly string[]): Record<string, string> {
   const keys = new Set(Object.keys(rows[0] ?? {}));
   return Object.fromEntries(columns.flatMap((c) => (keys.has(`significant (${c})`) ? [[c, `significant (${c})`]] : keys.has(`p Holm (${c})`) ? [[c, `p Holm (${c})`]] : [])));
 }
@@ -79,7 +79,7 @@ export function runExportCommand(argv: string[]): void {
   const rows = rowsAt(parsed, file, values.key);
   const columns = latexColumns(rows, list(values.columns));
   process.stdout.write(latexTable(rows, {
-    columns, significance: holmColumns(rows, columns ?? Object.keys(rows[0] ?? {})), best: Object.fromEntries((list(values.best) ?? []).map((c) => [c, 'max' as const])),
+    columns, significance: significanceColumns(rows, columns ?? Object.keys(rows[0] ?? {})), best: Object.fromEntries((list(values.best) ?? []).map((c) => [c, 'max' as const])),
     ci, ciStyle: values['ci-column'] ? 'column' : 'inline',
     digits: numberFlag(values.digits, 'digits', 3, { integer: true, min: 0 }), caption: values.caption, label: values.label,
   }));

@@ -8,6 +8,7 @@ import { NASA_EO_BENCH } from '../bench/paper';
 import { significantSide } from '../metrics/significance';
 import { METRIC_NAMES, type MetricName, type PairedComparison } from '../metrics/types';
 import { f3, signed } from '../report/numbers';
+import { PAIRED_VERDICT_SIGNIFICANT } from '../report/lesson';
 import { paperTable2Value } from '../report/paper';
 import { escapeRegExp, shownSentences, shownWith, type Json } from './claims';
 
@@ -84,6 +85,8 @@ export function changePaperValue(results: Json): Json | null {
   return replacedInShown(results, new RegExp(String.raw`vs the paper's (${NUM})`), (m) => `vs the paper's ${f3(Number(m[1]) + 0.1)}`);
 }
 
+// the closing line of pairedVerdict: the count of metrics significant by the one rule, or none
+const PAIRED_CLOSING = new RegExp(`${escapeRegExp(PAIRED_VERDICT_SIGNIFICANT)} on (\\d+) of (\\d+) metrics|No metric's difference is significant`);
 const PAIRED_HEAD = /\*\*(.+?) − (.+?)\*\* over (\d+) paired queries/;
 const PAIRED_LINE = new RegExp(String.raw`^- \*\*(R@\d+|MAP|MRR)\*\* (${NUM}) \[[^\]]*\]: (?:(.+?) is ahead|no difference)`, 'gm');
 
@@ -112,7 +115,7 @@ export function pairedVerdictProblems(results: Json, paired: Readonly<Record<str
       if ((m[3] ?? null) !== ahead) out.push(`${a} − ${b} ${m[1]}: says ${m[3] ? `${m[3]} is ahead` : 'no difference'}, the table says ${ahead ? `${ahead} is ahead` : 'no difference'}`);
     }
     const sure = rows.filter((r) => significantSide(r) !== 0).length;
-    const closing = /Significant \(bootstrap CI excludes 0 and p < [\d.]+\) on (\d+) of (\d+) metrics|No metric's difference is significant/.exec(text.slice(head.index));
+    const closing = PAIRED_CLOSING.exec(text.slice(head.index));
     const said = closing === null ? null : closing[1] === undefined ? 0 : Number(closing[1]);
     if (said !== sure) out.push(`${a} − ${b}: says the difference is significant on ${said ?? '?'} metrics, the comparisons have ${sure}`);
   }

@@ -68,7 +68,7 @@ export function gainSentence(metric: string, c: PairedComparison | undefined): s
 }
 
 /** The closing line of `pairedVerdict` starts with one of these: the claim check reads the count after it. */
-export const PAIRED_VERDICT_SIGNIFICANT = 'Significant (bootstrap CI excludes 0 and p < 0.05';
+export const PAIRED_VERDICT_SIGNIFICANT = `Significant (bootstrap CI excludes 0 and p < ${SIGNIFICANCE_LEVEL})`;
 
 /**
  * What a paired comparison A − B shows (typed comparisons, one per metric): one line per metric and a closing count
@@ -85,7 +85,7 @@ export function pairedVerdict(comparisons: readonly PairedComparison[], labelA: 
   out.push('');
   out.push(sure === 0
     ? `No metric's difference is significant (bootstrap CI excludes 0 and p < ${SIGNIFICANCE_LEVEL}): on these queries ${labelA} and ${labelB} are not distinguishable.`
-    : `${PAIRED_VERDICT_SIGNIFICANT}) on ${sure} of ${comparisons.length} metrics` +
+    : `${PAIRED_VERDICT_SIGNIFICANT} on ${sure} of ${comparisons.length} metrics` +
       (better.length ? `: ${labelA} is ahead on ${better.join(', ')}` : '') + (worse.length ? `${better.length ? ';' : ':'} ${labelB} is ahead on ${worse.join(', ')}` : '') + '.');
   return out.join('\n');
 }
