@@ -263,7 +263,7 @@ for (const nb of notebooks) {
     // its prose: hand-written cells and shown sentences against the outputs and the paper notes (lib/lessons/text-claims.ts)
     const notes = readPaperNotes();
     if (notes === null) console.log(`${nb.name}: ../shared/notes absent, values given as the paper's are not checked`);
-    const textProblems = notebookTextProblems(results, markdownCells(JSON.parse(executed)), notes).filter((p) => notes !== null || !/paper notes .* not found/.test(p));
+    const textProblems = notebookTextProblems(results, markdownCells(JSON.parse(executed)), notes);
     assert.equal(textProblems, [], `${nb.name}: prose the outputs or the paper notes do not back`);
     const falsified = falsifiedClaims(nb.name, results);
     assert.ok(claimChecks(nb.name).length > 1, `${nb.name}: has a claim check of its own (lib/lessons, registerClaimCheck)`);

@@ -8,7 +8,7 @@ import { buildStyleBenchmark, styleBenchmarkReport } from '../bench/styles/build
 import { readTuningLog, tuningLogSentence, tuningLogSummary } from '../bench/tuning-log';
 import type { BenchSplitView } from '../bench/types';
 import type { Corpus } from '../data/types';
-import { METRIC_NAMES, type MetricName, type MetricRow, type PairedComparison, type PerQueryMetrics } from '../metrics/types';
+import { METRIC_NAMES, type MetricName, type MetricRow, type PerQueryMetrics } from '../metrics/types';
 import type { SystemRun } from '../metrics/systems';
 import { showFigure, showMarkdown, showTable } from '../report/display';
 import { perQueryScatterFigure } from '../report/figures';
@@ -20,7 +20,7 @@ import { styleTableRows, styleVerdict } from '../report/styles';
 import type { TableSource } from '../report/types';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { hybridStyleRuns, scoreStyleQueries, styleRows } from '../search/style-eval';
-import { registerClaimCheck, shownWith, styleVerdictProblems, type Json } from './claims';
+import { comparisonsIn, registerClaimCheck, shownWith, styleVerdictProblems, type Json } from './claims';
 import { changePaperValue, metricsVerdictProblems, pairedVerdictProblems, paperSentenceProblems, replacedInShown, sameMetrics, sampleNoteProblems, swapMetricWinner } from './verdict-claims';
 
 /** The rows of Table 2 that notebook 02 reproduces, with the paper's value beside ours. */
@@ -163,7 +163,7 @@ function reciprocalRankProblems(results: Json): string[] {
   const text = shownWith(results, /ranks the first right answer higher on/);
   if (!text) return ['no shown sentence counts the queries each baseline answers earlier'];
   const m = new RegExp(String.raw`higher on \*\*(\d+)\*\* queries, cosine on \*\*(\d+)\*\*, tied on (\d+) \(mean ΔRR (${NUM02})\)`).exec(text);
-  const row = (rows02((results.paired as Record<string, unknown> | undefined)?.['BM25 vs Cosine (base)']) as unknown as PairedComparison[]).find((r) => r.metric === 'MRR');
+  const row = comparisonsIn((results.paired as Record<string, unknown> | undefined)?.['BM25 vs Cosine (base)']).find((r) => r.metric === 'MRR');
   if (!m || !row) return [`cannot read the reciprocal-rank counts or the paired MRR row: "${text.slice(-200)}"`];
   if (typeof row.meanDiff !== 'number') return ['results.json\'s paired MRR row of BM25 vs Cosine (base) is not a typed comparison (written before 2026-12-05?): run the notebook again'];
   const want = [row.improved, row.worse, row.tied].map(Number);

@@ -13,6 +13,7 @@
  */
 import { signed } from '../report/numbers';
 import { ciExcludesZero, isSignificant, significanceState, SIGNIFICANCE_LEVEL } from '../metrics/significance';
+import type { PairedComparison } from '../metrics/types';
 import { NOT_AFTER_HOLM } from '../report/paired-text';
 
 export type Json = Record<string, unknown>;
@@ -24,6 +25,14 @@ export interface NotebookClaimCheck {
   check(results: Json): string[];
   /** Copies of `results` with one claim made false (a sentence changed, or a table value it depends on). */
   falsify(results: Json): Json[];
+}
+
+/**
+ * The typed paired comparisons a results.json records (lib/metrics PairedComparison written as JSON): the objects of
+ * an array, [] for anything else. Every check reads comparisons through this one reading.
+ */
+export function comparisonsIn(value: unknown): PairedComparison[] {
+  return Array.isArray(value) ? (value.filter((x) => typeof x === 'object' && x !== null && !Array.isArray(x)) as PairedComparison[]) : [];
 }
 
 /** A text as a regular expression that matches it literally (for claim patterns built from row labels). */

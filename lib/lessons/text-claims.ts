@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { repoRoot } from '../util/paths';
-import type { Json } from './claims';
+import { shownSentences, type Json } from './claims';
 
 /** The paper notes' text (every `paper-*.md` under `dir`, default `<repo>/../shared/notes`); null when there are none. */
 export function readPaperNotes(dir = path.join(repoRoot(), '..', 'shared', 'notes')): string | null {
@@ -20,6 +20,9 @@ export function readPaperNotes(dir = path.join(repoRoot(), '..', 'shared', 'note
   const files = fs.readdirSync(dir).filter((f) => /^paper-.*\.md$/.test(f)).sort();
   return files.length ? files.map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n') : null;
 }
+
+/** A text's sentences (split after . ! ? and at line ends), as the rules below read them one at a time. */
+const sentencesOf = (text: string): string[] => text.split(/(?<=[.!?])\s+|\n/);
 
 const NUMBER = String.raw`(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?`;
 const plain = (s: string): string => s.replace(/,/g, '');
@@ -49,7 +52,7 @@ const GPU = /\b[ABHV]\d{3}\b/g;
 /** Values given as the paper's (or NASA-EO-Bench's) that the paper notes do not print. */
 export function paperValueProblems(text: string, notes: string): string[] {
   const out: string[] = [];
-  for (const sentence of text.split(/(?<=[.!?])\s+|\n/)) {
+  for (const sentence of sentencesOf(text)) {
     if (!/\bpaper\b|NASA-EO-Bench/.test(sentence)) continue;
     for (const m of sentence.matchAll(ATTRIBUTION)) {
       if (PART.test(m[1])) continue;
@@ -92,7 +95,7 @@ export function seedResultProblems(markdown: string): string[] {
 export function queryCountProblems(text: string, queries: unknown): string[] {
   if (typeof queries !== 'number') return [];
   const out: string[] = [];
-  for (const sentence of text.split(/(?<=[.!?])\s+|\n/)) {
+  for (const sentence of sentencesOf(text)) {
     for (const m of sentence.matchAll(/\bN = \**(\d[\d,]*)\**/g)) {
       const before = sentence.slice(0, m.index);
       if (/paper|NASA-EO-Bench|at most|up to|≤|\$/.test(before)) continue;
@@ -124,13 +127,13 @@ export function markdownCells(ipynb: { cells?: { cell_type?: string; source?: st
 
 /**
  * Every problem of a notebook's prose: its hand-written markdown cells and the sentences it showed (results.json
- * `shownText`), against its results and the paper notes (null: the paper-value rule is skipped and says so).
+ * `shownText`), against its results and the paper notes (null: there are none here, and the paper-value rule is
+ * skipped; the caller says so).
  */
 export function notebookTextProblems(results: Json, markdown: readonly string[], notes: string | null): string[] {
-  const shown = Array.isArray(results.shownText) ? (results.shownText as unknown[]).filter((s): s is string => typeof s === 'string') : [];
-  const all = [...markdown, ...shown];
+  const all = [...markdown, ...shownSentences(results)];
   return [
-    ...(notes === null ? ['the paper notes (../shared/notes/paper-*.md) were not found: values given as the paper\'s are unchecked'] : all.flatMap((t) => paperValueProblems(t, notes))),
+    ...(notes === null ? [] : all.flatMap((t) => paperValueProblems(t, notes))),
     ...markdown.flatMap(quotedIntervalProblems),
     ...markdown.flatMap(seedResultProblems),
     ...all.flatMap((t) => queryCountProblems(t, results.queries)),

@@ -6,15 +6,14 @@
  */
 import { NASA_EO_BENCH } from '../bench/paper';
 import { significantSide } from '../metrics/significance';
-import { METRIC_NAMES, type MetricName, type PairedComparison } from '../metrics/types';
+import { METRIC_NAMES, type MetricName } from '../metrics/types';
 import { f3, signed } from '../report/numbers';
 import { PAIRED_VERDICT_SIGNIFICANT } from '../report/lesson';
 import { paperTable2Value } from '../report/paper';
-import { escapeRegExp, shownSentences, shownWith, type Json } from './claims';
+import { comparisonsIn, escapeRegExp, shownSentences, shownWith, type Json } from './claims';
 
 type Row = Record<string, unknown>;
 const NUM = String.raw`[+−-]?\d+(?:\.\d+)?`;
-const rowsOf = (v: unknown): Row[] => (Array.isArray(v) ? (v as Row[]) : []);
 const numberOf = (v: unknown): number => (typeof v === 'number' ? v : NaN);
 const intOf = (s: string): number => Number(s.replace(/,/g, ''));
 
@@ -103,7 +102,7 @@ export function pairedVerdictProblems(results: Json, paired: Readonly<Record<str
     // results.json keys may drop the parentheses of a label ("BM25 per-field vs BM25")
     const bare = (k: string) => k.replace(/[()]/g, '');
     const key = Object.keys(paired).find((k) => bare(k) === bare(`${a} vs ${b}`));
-    const rows = rowsOf(key === undefined ? undefined : paired[key]) as unknown as PairedComparison[];
+    const rows = comparisonsIn(key === undefined ? undefined : paired[key]);
     if (rows.length === 0) { out.push(`shows ${a} − ${b} but results.json has no paired table "${a} vs ${b}"`); continue; }
     if (Number(head[3]) !== rows[0].n) out.push(`says ${head[3]} paired queries for ${a} − ${b}, the table has n = ${String(rows[0].n)}`);
     for (const m of text.slice(head.index).matchAll(PAIRED_LINE)) {

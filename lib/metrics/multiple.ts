@@ -32,6 +32,17 @@ export function withHolm(comparisons: readonly PairedComparison[], family: strin
   return comparisons.map((c, i) => ({ ...c, pHolm: adj[i], family, correction: 'Holm' as const }));
 }
 
+/**
+ * Holm per metric over several systems compared with one reference on the same metrics (`perSystem[i][m]`: system i on
+ * the m-th metric, every system's metrics in the same order): the same shape back, each metric's column adjusted as one
+ * family, named by `family(metric)`.
+ */
+export function withHolmPerMetric(perSystem: readonly (readonly PairedComparison[])[], family: (metric: string) => string): PairedComparison[][] {
+  const metrics = perSystem[0]?.map((c) => c.metric) ?? [];
+  const adjusted = metrics.map((m, mi) => withHolm(perSystem.map((cs) => cs[mi]), family(m)));
+  return perSystem.map((_, si) => adjusted.map((column) => column[si]));
+}
+
 /** The comparisons whose verdict at `alpha` (default SIGNIFICANCE_LEVEL) differs between raw and Holm-adjusted p. */
 export function holmChangedConclusions(comparisons: readonly PairedComparison[], alpha = SIGNIFICANCE_LEVEL): PairedComparison[] {
   return comparisons.filter((c) => c.pHolm !== undefined && c.pValue < alpha && !(c.pHolm < alpha));

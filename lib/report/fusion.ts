@@ -1,6 +1,6 @@
 import { EoError } from '../errors';
 import { pairedComparisons } from '../metrics/systems';
-import { withHolm } from '../metrics/multiple';
+import { withHolmPerMetric } from '../metrics/multiple';
 import { holmFamilyText } from './paired-text';
 import { compareSystems } from '../metrics/paired';
 import type { MetricName, PairedComparison, PerQueryMetrics } from '../metrics/types';
@@ -218,9 +218,8 @@ export function ablationComparisons(table: Pick<Table2, 'perQuery'>, hybrid: [st
   const present = components.filter(([cid]) => table.perQuery[cid]);
   const cmps = present.map(([cid, cl]) => pairedComparisons(table.perQuery[hid], table.perQuery[cid], hl, cl));
   // Holm per metric over the components the hybrid is compared with (one reference, several comparisons)
-  const metrics = cmps[0]?.map((c) => c.metric) ?? [];
-  const adjusted = metrics.map((_, mi) => withHolm(cmps.map((cs) => cs[mi]), holmFamilyText(present.length, hl, metrics[mi])));
-  present.forEach(([, cl], i) => { out[`${hl} vs ${cl}`] = adjusted.map((family) => family[i]); });
+  const adjusted = withHolmPerMetric(cmps, (m) => holmFamilyText(present.length, hl, m));
+  present.forEach(([, cl], i) => { out[`${hl} vs ${cl}`] = adjusted[i]; });
   return out;
 }
 

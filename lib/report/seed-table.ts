@@ -6,7 +6,8 @@
 import { EoError } from '../errors';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { compareSystems, type PairedOptions } from '../metrics/paired';
-import { withHolm } from '../metrics/multiple';
+import { withHolmPerMetric } from '../metrics/multiple';
+import { holmFamilyText } from './paired-text';
 import { meanPerQueryMetrics, spreadOf, type Spread } from '../metrics/spread';
 import { METRIC_NAMES, type MetricName, type MetricRow, type PairedComparison, type PerQueryMetrics, type Qrels, type Run } from '../metrics/types';
 import { DEFAULT_NNSSC_CONFIG } from '../train/nnssc';
@@ -101,8 +102,7 @@ export function seedAveragedTable2(perSeed: readonly SeedRuns[], opts: SeedTable
   const metrics = opts.pairedMetrics ?? METRIC_NAMES;
   const raw = others.map((s) => compareSystems(perQuery[best.id], perQuery[s.id], metrics, opts.paired).map((c) => ({ ...c, systemA: best.label, systemB: s.label })));
   // Holm per metric over the rows compared with the best one (one reference, several comparisons)
-  const adjusted = metrics.map((m, mi) => withHolm(raw.map((cs) => cs[mi]), `Holm over the ${others.length} rows compared with ${best.label} (${m})`));
-  const comparisons = others.flatMap((_, si) => adjusted.map((family) => family[si]));
+  const comparisons = withHolmPerMetric(raw, (m) => holmFamilyText(others.length, best.label, m)).flat();
   const paired: TableRow[] = comparisons.map((c) => ({
     system: c.systemB!, vs: c.systemA!, metric: c.metric, 'Δ (best − row)': c.meanDiff, 'CI95 low': c.ciLow, 'CI95 high': c.ciHigh, p: c.pValue, 'p Holm': c.pHolm ?? null, n: c.n, seeds: perSeed.length,
   }));

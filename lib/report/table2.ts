@@ -4,7 +4,7 @@ import { performanceIndex } from '../fuse/alpha';
 import { judgeColumns, type JudgeColumns } from '../judge/compare';
 import type { JudgeRunQuery, LlmJudge } from '../judge/types';
 import { isSignificant } from '../metrics/significance';
-import { holmChangedConclusions, tukeyHsd, withHolm, type TukeyHsd, type TukeyHsdOptions } from '../metrics/multiple';
+import { holmChangedConclusions, tukeyHsd, withHolmPerMetric, type TukeyHsd, type TukeyHsdOptions } from '../metrics/multiple';
 import { compareSystems, type PairedOptions } from '../metrics/paired';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { writeRunFiles } from '../metrics/systems';
@@ -99,13 +99,9 @@ export function buildTable2(systems: readonly Table2System[], opts: Table2Option
   const others = avail.filter((s) => best && s.id !== best.id);
   const raw = others.map((s) => compareSystems(perQuery[s.id], perQuery[best.id], metricsCompared, opts.paired).map((c) => ({ ...c, systemA: s.label, systemB: best.label })));
   // Holm per metric: the family is the rows compared with the best one on that metric
-  const bySystem = new Map<string, PairedComparison[]>(others.map((s) => [s.id, []]));
-  const comparisons: PairedComparison[] = [];
-  for (let mi = 0; mi < metricsCompared.length; mi++) {
-    const family = withHolm(raw.map((cs) => cs[mi]), holmFamilyText(others.length, 'the best one', metricsCompared[mi]));
-    family.forEach((c, i) => bySystem.get(others[i].id)!.push(c));
-  }
-  for (const s of others) comparisons.push(...bySystem.get(s.id)!);
+  const adjusted = withHolmPerMetric(raw, (m) => holmFamilyText(others.length, 'the best one', m));
+  const bySystem = new Map<string, PairedComparison[]>(others.map((s, i) => [s.id, adjusted[i]]));
+  const comparisons = adjusted.flat();
   const paired: TableRow[] = comparisons.map((c) => ({
     system: c.systemA!, 'vs best': c.systemB!, metric: c.metric, 'mean diff': c.meanDiff, 'CI95 low': c.ciLow, 'CI95 high': c.ciHigh, p: c.pValue,
     'p (Holm)': c.pHolm ?? null, n: c.n, improved: c.improved, tied: c.tied, worse: c.worse, 'd_z': c.effectSize,
@@ -177,11 +173,7 @@ export function table2VsReference(table: Pick<Table2, 'perQuery'>, systems: read
   const metricsCompared = opts.pairedMetrics ?? METRIC_NAMES;
   const others = systems.filter((s) => s.id !== referenceId && table.perQuery[s.id]);
   const raw = others.map((s) => compareSystems(table.perQuery[s.id], table.perQuery[referenceId], metricsCompared, opts.paired).map((c) => ({ ...c, systemA: s.label, systemB: ref.label })));
-  const bySystem = others.map(() => [] as PairedComparison[]);
-  for (let mi = 0; mi < metricsCompared.length; mi++) {
-    withHolm(raw.map((cs) => cs[mi]), holmFamilyText(others.length, ref.label, metricsCompared[mi])).forEach((c, i) => bySystem[i].push(c));
-  }
-  const comparisons = bySystem.flat();
+  const comparisons = withHolmPerMetric(raw, (m) => holmFamilyText(others.length, ref.label, m)).flat();
   const rows: TableRow[] = comparisons.map((c) => ({
     system: c.systemA!, vs: c.systemB!, metric: c.metric, 'mean diff': c.meanDiff, 'CI95 low': c.ciLow, 'CI95 high': c.ciHigh, p: c.pValue,
     'p (Holm)': c.pHolm ?? null, n: c.n, improved: c.improved, tied: c.tied, worse: c.worse, 'd_z': c.effectSize,

@@ -2,9 +2,8 @@
 // the tool-routing gain and the leakage guard's effect (CI, p, and whether the two tests disagree), the routing
 // threshold line of the Try-it cell, and Table 6's verdict.
 import { SIGNIFICANCE_LEVEL } from '../../metrics/significance';
-import type { PairedComparison } from '../../metrics/types';
 import { f3, signed } from '../../report/numbers';
-import { registerClaimCheck, shownSentences, withShownSentence, type Json, type NotebookClaimCheck } from '../claims';
+import { comparisonsIn, registerClaimCheck, shownSentences, withShownSentence, type Json, type NotebookClaimCheck } from '../claims';
 import {
   clauseProblems, resultsCopy, costPlanProblems, falsifyCostPlans, falsifyQueriesSentence, falsifyRerankVerdict, gainsBySystem,
   pairedClauses, queriesSentenceProblems, rerankVerdictProblems,
@@ -27,7 +26,7 @@ export function routingGainProblems(results: Json): string[] {
   for (const { key, find } of GAIN_LINES) {
     const line = shownSentences(results).map((t) => find.exec(t)?.[0]).find((x) => x);
     if (!line) { out.push(`no shown sentence on ${key}`); continue; }
-    const comparisons = rowsOf(routingOf(results)[key]) as unknown as PairedComparison[];
+    const comparisons = comparisonsIn(routingOf(results)[key]);
     for (const metric of ['MAP', 'MRR']) {
       const c = pairedClauses(line).find((x) => x.metric === metric);
       const g = comparisons.find((r) => r.metric === metric);
@@ -42,7 +41,7 @@ export function falsifyRoutingGain(results: Json): Json[] {
   const out: Json[] = [];
   // the table's p moved to the other side of .05: the sentence's p, and whether the two tests disagree, no longer follow
   const changed = resultsCopy(results);
-  const row = (rowsOf(routingOf(changed).routedVsOffline) as unknown as PairedComparison[]).find((r) => r.metric === 'MAP');
+  const row = comparisonsIn(routingOf(changed).routedVsOffline).find((r) => r.metric === 'MAP');
   if (row) { row.pValue = row.pValue < SIGNIFICANCE_LEVEL ? 0.5 : 0.01; out.push(changed); }
   const flipped = withShownSentence(results, GAIN_LINES[0].find, (s) => s.replace(/ΔMAP ([+−])/, (_m, sign) => `ΔMAP ${sign === '+' ? '−' : '+'}`));
   if (flipped) out.push(flipped);

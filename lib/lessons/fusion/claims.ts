@@ -7,13 +7,13 @@ import { metricsVerdict } from '../../report/lesson';
 import { f3, signed } from '../../report/numbers';
 import { VS_REFERENCE_HEAD } from '../../report/paired-text';
 import { checkRatioClaim, paperTable2Value, PAPER_TABLE2_CLAIM } from '../../report/paper';
-import { escapeRegExp, findShown, registerClaimCheck, shownSentences, styleVerdictProblems, withShownSentence, type Json } from '../claims';
+import { comparisonsIn, escapeRegExp, findShown, registerClaimCheck, shownSentences, styleVerdictProblems, withShownSentence, type Json } from '../claims';
 import { paperContrastSentence } from './verdicts';
 
 type Row = Record<string, unknown>;
 const rowsOf = (r: Json, key: string): Row[] => (Array.isArray(r[key]) ? (r[key] as Row[]) : []);
 /** The typed paired comparisons results.json records under `key` (PairedComparison as JSON). */
-const comparisonsOf = (r: Json, key: string): PairedComparison[] => rowsOf(r, key) as unknown as PairedComparison[];
+const comparisonsOf = (r: Json, key: string): PairedComparison[] => comparisonsIn(r[key]);
 const TABLE2 = /^### What Table 2 shows/;
 const DISCUSSION = /^## Discussion/;
 const GAINS = /^\*\*What fusion adds\.\*\*/;

@@ -8,7 +8,7 @@ import { NOT_AFTER_HOLM } from '../../report/paired-text';
 import { f3, finiteOrNull, pText, signed } from '../../report/numbers';
 import { NASA_EO_BENCH } from '../../report/paper';
 import { paperRowFor } from '../../report/rerank';
-import { escapeRegExp, parseShownNumber, registerClaimCheck, shownSentences, withShownSentence, type Json, type NotebookClaimCheck } from '../claims';
+import { comparisonsIn, escapeRegExp, parseShownNumber, registerClaimCheck, shownSentences, withShownSentence, type Json, type NotebookClaimCheck } from '../claims';
 import { costPlanTotals, thousands } from './text';
 
 type Row = Record<string, unknown>;
@@ -202,7 +202,7 @@ export function falsifyRerankVerdict(results: Json, systemsKey: (r: Json) => Row
 
 /** `label → gain comparisons` (typed, as results.json records them) from a results list of `{ system, gain }`. */
 export function gainsBySystem(list: unknown): Map<string, PairedComparison[]> {
-  return new Map(rowsOf(list).map((g) => [String(g.system), rowsOf(g.gain) as unknown as PairedComparison[]]));
+  return new Map(rowsOf(list).map((g) => [String(g.system), comparisonsIn(g.gain)]));
 }
 
 // ---- the cost plans (`costPlanVerdict`): calls, recorded calls, tokens and dollars per plan ----
