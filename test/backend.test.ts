@@ -29,7 +29,50 @@ function fakeGpuPackage(usingGpu: boolean) {
 
 test.after.each(async () => {
   if (tf.findBackendFactory('tensorflow')) tf.removeBackend('tensorflow');
+  if (tf.findBackendFactory('webgpu')) tf.removeBackend('webgpu');
   await initTfBackend({ backend: 'wasm', verbose: false });
+});
+
+/** The WebGPU check's probes (lib/tensor/webgpu.ts) with both packages "installed", a loader file and a given adapter. */
+function webgpuProbes(adapter: Record<string, string> | null) {
+  const fs = require('node:fs') as typeof import('node:fs');
+  const dir = fs.mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'eo-vk-'));
+  fs.writeFileSync(`${dir}/libvulkan.so.1`, '');
+  return { resolve: (n: string) => `/fake/${n}`, libraryDirs: [dir], createGpu: () => ({ requestAdapter: async () => (adapter ? { info: adapter } : null) }) };
+}
+/** Pretend @tensorflow/tfjs-backend-webgpu loaded: it registers a 'webgpu' backend (a CPU backend standing in). */
+const fakeWebgpuPackage = (id: string): unknown => {
+  if (id !== '@tensorflow/tfjs-backend-webgpu') throw notFound(id);
+  const { MathBackendCPU } = require('@tensorflow/tfjs-backend-cpu');
+  tf.registerBackend('webgpu', () => new MathBackendCPU());
+  return {};
+};
+
+test('webgpu: only when forced; a missing link is named with what to do; a GPU adapter sets the paper profile, SwiftShader does not', async () => {
+  const encoderError = async (opts: Parameters<typeof initTfBackend>[0]) => {
+    try {
+      await initTfBackend({ ...opts, verbose: false });
+    } catch (e) {
+      return e as Error & { code?: string };
+    }
+    throw new Error('expected the forced webgpu backend to fail');
+  };
+  const noPkg = await encoderError({ backend: 'webgpu', requireFn: nothingInstalled, webgpu: { resolve: (n) => { throw notFound(n); } } });
+  assert.is(noPkg.code, 'ENCODER');
+  assert.match(noPkg.message, /TensorFlow\.js backend "webgpu" was requested but cannot start: \[NO_PACKAGE\] .*npm run install-webgpu/);
+  const noAdapter = await encoderError({ backend: 'webgpu', requireFn: fakeWebgpuPackage, webgpu: webgpuProbes(null) });
+  assert.match(noAdapter.message, /\[NO_ADAPTER\] Dawn found no WebGPU adapter/);
+  const gpu = await initTfBackend({ backend: 'webgpu', requireFn: fakeWebgpuPackage, webgpu: webgpuProbes({ vendor: 'nvidia', architecture: 'hopper', device: 'nvidia-h200', description: '' }), verbose: false });
+  assert.equal([gpu.name, gpu.tfName, gpu.gpu, gpu.adapter, gpu.forced], ['webgpu', 'webgpu', true, 'nvidia-h200', true]);
+  assert.is(tf.getBackend(), 'webgpu');
+  assert.is(trainingProfileFor(gpu, {}).profile, 'paper');
+  tf.removeBackend('webgpu');
+  const sw = await initTfBackend({ backend: 'webgpu', requireFn: fakeWebgpuPackage, webgpu: webgpuProbes({ vendor: 'google', architecture: 'swiftshader', device: 'swiftshader-device-subzero-', description: 'SwiftShader driver 5.0.0' }), verbose: false });
+  assert.equal([sw.gpu, trainingProfileFor(sw, {}).profile], [false, 'cpu']);
+  assert.match(sw.reason, /a CPU implementation of Vulkan/);
+  // the automatic choice never tries it (an opt-in install, and SwiftShader would be slower than wasm)
+  const auto = await initTfBackend({ requireFn: fakeWebgpuPackage, verbose: false });
+  assert.ok(!auto.skipped.some((s) => s.name === 'webgpu') && auto.name !== 'webgpu', auto.reason);
 });
 
 test('no native package installed → wasm, each skip says "not installed"', async () => {

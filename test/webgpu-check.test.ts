@@ -35,8 +35,13 @@ test('each missing link is named, in the order the path needs them', async () =>
     const failing = await checkWebgpu({ resolve: both, libraryDirs: [dir], createGpu: () => ({ requestAdapter: async () => { throw new Error('vkCreateInstance failed'); } }) });
     assert.equal(!failing.ok && failing.missing, 'ADAPTER_ERROR');
     assert.match(failing.message, /vkCreateInstance failed/);
+    fs.writeFileSync(path.join(dir, 'vk_swiftshader_icd.json'), '{}');
+    const hinted = await checkWebgpu({ resolve: both, libraryDirs: [dir], swiftshaderIcd: path.join(dir, 'vk_swiftshader_icd.json'), createGpu: () => ({ requestAdapter: async () => null }) });
+    assert.ok(hinted.message.includes(`VK_DRIVER_FILES=${path.join(dir, 'vk_swiftshader_icd.json')} LD_LIBRARY_PATH=${dir}`), hinted.message);
+    const software = await checkWebgpu({ resolve: both, libraryDirs: [dir], createGpu: () => ({ requestAdapter: async () => ({ info: { vendor: 'google', architecture: 'swiftshader', device: 'swiftshader-device-subzero-', description: 'SwiftShader driver 5.0.0' } }) }) });
+    assert.ok(software.ok && software.adapter.software && /CPU implementation of Vulkan/.test(software.message), software.message);
     const found = await checkWebgpu({ resolve: both, libraryDirs: [dir], createGpu: () => ({ requestAdapter: async () => ({ info: { vendor: 'nvidia', architecture: 'hopper', device: 'nvidia-h200', description: '' } }) }) });
-    assert.ok(found.ok && found.adapter.device === 'nvidia-h200' && /vendor nvidia, device nvidia-h200/.test(found.message), found.message);
+    assert.ok(found.ok && found.adapter.device === 'nvidia-h200' && !found.adapter.software && /vendor nvidia, device nvidia-h200/.test(found.message), found.message);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -2,10 +2,11 @@ import * as path from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import type * as tfTypes from '@tensorflow/tfjs';
 import { installWasmMatMul } from './wasm-matmul';
+import { checkWebgpu } from './webgpu';
 import { EoError } from '../errors';
 import { TF_BACKEND_ENV, TRAINING_PROFILE_ENV, type InitTfBackendOptions, type NativeLoadFailure, type TfBackendInfo, type TfBackendName, type TrainingProfile } from './types';
 
-const BACKEND_NAMES: readonly TfBackendName[] = ['node-gpu', 'node', 'wasm', 'cpu'];
+const BACKEND_NAMES: readonly TfBackendName[] = ['node-gpu', 'node', 'wasm', 'cpu', 'webgpu'];
 
 let tfModule: typeof tfTypes | null = null;
 
@@ -108,6 +109,19 @@ async function activate(name: TfBackendName, opts: InitTfBackendOptions): Promis
       // Big matMuls on onnxruntime's MLAS (lib/tensor/wasm-matmul.ts; $EO_TF_MATMUL=wasm keeps XNNPACK).
       const matMul = installWasmMatMul(tf as unknown as Parameters<typeof installWasmMatMul>[0]);
       return { name, tfName: 'wasm', tfVersion: tf.version_core, simd, gpu: false, matMul: matMul.active ? 'onnx' : 'wasm', note: matMul.reason };
+    }
+    case 'webgpu': {
+      // Only when asked for (never in the automatic order): the packages are an opt-in install, and a software
+      // adapter (SwiftShader) is far slower than the wasm backend.
+      const check = await checkWebgpu(opts.webgpu ?? {});
+      if (!check.ok) throw new BackendUnavailable(check.missing === 'NO_PACKAGE' || check.missing === 'NO_TFJS_BACKEND' ? 'not-installed' : 'no-gpu-device', `[${check.missing}] ${check.message}`);
+      (opts.requireFn ?? require)('@tensorflow/tfjs-backend-webgpu');
+      if (!tf.findBackendFactory('webgpu'))
+        throw new BackendUnavailable('wrong-tfjs-core', `@tensorflow/tfjs-backend-webgpu loaded but registered no 'webgpu' backend on our @tensorflow/tfjs-core ${tf.version_core} (another tfjs-core copy)`);
+      if (!(await tf.setBackend('webgpu'))) throw new BackendUnavailable('load-error', `tf.setBackend('webgpu') failed on ${check.message}`);
+      await tf.ready();
+      const a = check.adapter;
+      return { name, tfName: 'webgpu', tfVersion: tf.version_core, gpu: !a.software, adapter: a.device || a.description || a.architecture, note: check.message };
     }
     case 'cpu': {
       if (!(await tf.setBackend('cpu'))) throw new Error(`tf.setBackend('cpu') failed`);

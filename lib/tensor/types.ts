@@ -3,11 +3,13 @@
  * - `node-gpu`: `@tensorflow/tfjs-node-gpu` (libtensorflow with CUDA), only if the user installed it;
  * - `node`: `@tensorflow/tfjs-node` (native libtensorflow on the CPU), only if the user installed it;
  * - `wasm`: `@tensorflow/tfjs-backend-wasm` (a dependency; the default here; SIMD, single-threaded in Node);
- * - `cpu`: the plain-JavaScript backend bundled with `@tensorflow/tfjs` (slow; for debugging).
+ * - `cpu`: the plain-JavaScript backend bundled with `@tensorflow/tfjs` (slow; for debugging);
+ * - `webgpu`: `@tensorflow/tfjs-backend-webgpu` on Dawn (the `webgpu` package) over Vulkan — an opt-in install
+ *   (`npm run install-webgpu`), only when forced, never chosen automatically (lib/tensor/webgpu.ts, issue 45).
  */
-export type TfBackendName = 'node-gpu' | 'node' | 'wasm' | 'cpu';
+export type TfBackendName = 'node-gpu' | 'node' | 'wasm' | 'cpu' | 'webgpu';
 
-/** Environment variable that forces a backend: `wasm`, `cpu`, `node` or `node-gpu`. */
+/** Environment variable that forces a backend: `wasm`, `cpu`, `node`, `node-gpu` or `webgpu`. */
 export const TF_BACKEND_ENV = 'EO_TF_BACKEND';
 
 export interface InitTfBackendOptions {
@@ -30,6 +32,8 @@ export interface InitTfBackendOptions {
    * passing it always makes a fresh choice (the per-process choice is not reused).
    */
   requireFn?: (id: string) => unknown;
+  /** `webgpu` only: options of the adapter check run before the backend starts (tests inject probes). Default: the real check. */
+  webgpu?: import('./webgpu').WebgpuCheckOptions;
 }
 
 /** Why an optional native backend could not start (see `classifyNativeLoadError`). */
@@ -51,8 +55,10 @@ export interface TfBackendInfo {
   matMul?: 'onnx' | 'wasm';
   /** Backends tried before this one and why they were skipped. */
   skipped: Array<{ name: TfBackendName; reason: string; kind?: NativeLoadFailure }>;
-  /** True when TensorFlow runs on a CUDA GPU (node-gpu with a visible device). */
+  /** True when TensorFlow runs on a GPU (node-gpu with a visible CUDA device; webgpu on a hardware adapter). */
   gpu: boolean;
+  /** webgpu only: the adapter's device name (e.g. `nvidia-h200`, `swiftshader-device-subzero-`). */
+  adapter?: string;
   /** One line saying what runs and why, e.g. `wasm (node-gpu: CUDA libraries missing: …; node: not installed)`. */
   reason: string;
 }

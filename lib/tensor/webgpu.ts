@@ -14,12 +14,24 @@ export const WEBGPU_INSTALL_COMMAND = 'npm run install-webgpu';
 /** Why there is no WebGPU backend, when there is none. */
 export type WebgpuMissing = 'NO_PACKAGE' | 'NO_TFJS_BACKEND' | 'NO_VULKAN' | 'NO_ADAPTER' | 'ADAPTER_ERROR';
 
+export interface WebgpuAdapterInfo {
+  vendor: string;
+  architecture: string;
+  device: string;
+  description: string;
+  /**
+   * True for a CPU implementation of Vulkan (Chromium's SwiftShader, Mesa's lavapipe/llvmpipe): the WebGPU path then
+   * runs, slowly, on the CPU. Good for testing the path (`test/webgpu-parity.test.ts`), not for speed.
+   */
+  software: boolean;
+}
+
 export type WebgpuCheck =
-  | { ok: true; adapter: { vendor: string; architecture: string; device: string; description: string }; vulkanLoader: string; message: string }
+  | { ok: true; adapter: WebgpuAdapterInfo; vulkanLoader: string; message: string }
   | { ok: false; missing: WebgpuMissing; message: string };
 
 /** The minimal shape of Dawn's GPU object that the check uses. */
-interface GpuLike {
+export interface GpuLike {
   requestAdapter(): Promise<{ info?: Record<string, unknown>; requestAdapterInfo?: () => Promise<Record<string, unknown>> } | null>;
 }
 
@@ -28,8 +40,28 @@ export interface WebgpuCheckOptions {
   resolve?: (name: string) => string;
   /** Folders searched for `libvulkan.so.1` (default: $LD_LIBRARY_PATH, then the usual Debian/Ubuntu library folders). */
   libraryDirs?: readonly string[];
-  /** Creates Dawn's GPU object (default: the `webgpu` package's `create(['backend=vulkan'])`). */
+  /** Creates Dawn's GPU object (default: the `webgpu` package's `create(['backend=vulkan'])`, see `startDawn`). */
   createGpu?: () => GpuLike;
+  /** Where Chromium's SwiftShader Vulkan driver is looked for, for the hint when there is no adapter. Default `SWIFTSHADER_ICD`. */
+  swiftshaderIcd?: string;
+}
+
+/**
+ * Chromium's CPU Vulkan driver as Debian's `chromium` package installs it (the project's scripts install chromium for
+ * the PNGs). With `VK_DRIVER_FILES` naming it and its folder on `LD_LIBRARY_PATH` (Chromium's own `libvulkan.so.1`
+ * is there too), Dawn finds a SwiftShader adapter: the WebGPU path runs on a machine without a GPU, slowly, so that
+ * it can be tested there. Debian 12's lavapipe cannot serve (it lacks features Dawn requires).
+ */
+export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+
+/** The environment that makes Dawn use SwiftShader (see `SWIFTSHADER_ICD`), as a shell prefix. */
+export function swiftshaderEnv(icd = SWIFTSHADER_ICD): string {
+  return `VK_DRIVER_FILES=${icd} LD_LIBRARY_PATH=${path.dirname(icd)}`;
+}
+
+/** A CPU implementation of Vulkan, by the adapter's names. */
+export function isSoftwareAdapter(info: { vendor?: string; architecture?: string; device?: string; description?: string }): boolean {
+  return /swiftshader|llvmpipe|lavapipe|softpipe/i.test([info.vendor, info.architecture, info.device, info.description].join(' '));
 }
 
 /** The library folders searched for the Vulkan loader: $LD_LIBRARY_PATH first, then the system's usual ones. */
@@ -65,26 +97,42 @@ export async function checkWebgpu(opts: WebgpuCheckOptions = {}): Promise<Webgpu
   if (!has('@tensorflow/tfjs-backend-webgpu'))
     return { ok: false, missing: 'NO_TFJS_BACKEND', message: `\`webgpu\` is installed but \`@tensorflow/tfjs-backend-webgpu\` is not: \`${WEBGPU_INSTALL_COMMAND}\` installs both` };
   const loader = findVulkanLoader(opts.libraryDirs ?? defaultLibraryDirs());
+  const icd = opts.swiftshaderIcd ?? SWIFTSHADER_ICD;
+  const software = fs.existsSync(icd) ? `; to test the path without a GPU, Chromium's SwiftShader serves as a CPU adapter (it brings its own loader): ${swiftshaderEnv(icd)}` : '';
   if (loader === null)
-    return { ok: false, missing: 'NO_VULKAN', message: "no Vulkan loader (libvulkan.so.1) in $LD_LIBRARY_PATH or the system's library folders: install Debian's `libvulkan1` (without root: `dpkg -x` the .deb and add its usr/lib/<arch> to LD_LIBRARY_PATH); a GPU's driver also needs its ICD file (e.g. VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json)" };
+    return { ok: false, missing: 'NO_VULKAN', message: `no Vulkan loader (libvulkan.so.1) in $LD_LIBRARY_PATH or the system's library folders: install Debian's \`libvulkan1\` (without root: \`dpkg -x\` the .deb and add its usr/lib/<arch> to LD_LIBRARY_PATH); a GPU's driver also needs its ICD file (e.g. VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json)${software}` };
   let adapter: Awaited<ReturnType<GpuLike['requestAdapter']>>;
   try {
-    const gpu = opts.createGpu ? opts.createGpu() : defaultGpu(resolve);
+    const gpu = opts.createGpu ? opts.createGpu() : startDawn(resolve);
     adapter = await gpu.requestAdapter();
   } catch (e) {
     return { ok: false, missing: 'ADAPTER_ERROR', message: `Dawn failed while looking for an adapter (${loader}): ${e instanceof Error ? e.message : String(e)}` };
   }
   if (!adapter)
-    return { ok: false, missing: 'NO_ADAPTER', message: `Dawn found no WebGPU adapter through ${loader}: no GPU with a Vulkan driver here, or its ICD file not found (VK_DRIVER_FILES names it; a CPU driver such as Debian 12's lavapipe lacks features Dawn requires); training and scoring run on the CPU path` };
+    return { ok: false, missing: 'NO_ADAPTER', message: `Dawn found no WebGPU adapter through ${loader}: no GPU with a Vulkan driver here, or its ICD file not found (VK_DRIVER_FILES names it; a CPU driver such as Debian 12's lavapipe lacks features Dawn requires); training and scoring run on the CPU path${software}` };
   const info = adapter.info ?? (adapter.requestAdapterInfo ? await adapter.requestAdapterInfo() : {});
-  const a = { vendor: text(info.vendor), architecture: text(info.architecture), device: text(info.device), description: text(info.description) };
-  return { ok: true, adapter: a, vulkanLoader: loader, message: `WebGPU adapter: vendor ${a.vendor || '?'}, device ${a.device || a.description || '?'} (Vulkan loader ${loader})` };
+  const names = { vendor: text(info.vendor), architecture: text(info.architecture), device: text(info.device), description: text(info.description) };
+  const a: WebgpuAdapterInfo = { ...names, software: isSoftwareAdapter(names) };
+  const what = a.software ? ' — a CPU implementation of Vulkan: the path runs, for tests, not for speed' : '';
+  return { ok: true, adapter: a, vulkanLoader: loader, message: `WebGPU adapter: vendor ${a.vendor || '?'}, device ${a.device || a.description || '?'} (Vulkan loader ${loader})${what}` };
 }
 
-/** Dawn's GPU object from the installed `webgpu` package, with its globals set as the tfjs backend expects them. */
-function defaultGpu(resolve: (name: string) => string): GpuLike {
+let dawnGpu: GpuLike | null = null;
+
+/**
+ * Dawn's GPU object from the installed `webgpu` package, once per process, with the globals that
+ * `@tensorflow/tfjs-backend-webgpu` expects (`GPUBufferUsage` and the like, `navigator.gpu`; Node 20 has no
+ * `navigator`, Node 21+ has one without `gpu`).
+ */
+export function startDawn(resolve: (name: string) => string = (name) => require.resolve(name)): GpuLike {
+  if (dawnGpu) return dawnGpu;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const dawn = require(resolve('webgpu')) as { create(flags: string[]): GpuLike; globals: Record<string, unknown> };
   Object.assign(globalThis, dawn.globals);
-  return dawn.create(['backend=vulkan']);
+  const gpu = dawn.create(['backend=vulkan']);
+  const g = globalThis as { navigator?: object };
+  if (!g.navigator) g.navigator = {};
+  Object.defineProperty(g.navigator, 'gpu', { value: gpu, configurable: true });
+  return (dawnGpu = gpu);
 }
+

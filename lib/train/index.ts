@@ -8,6 +8,7 @@ export * from './defaults';
 export * from './artefacts';
 export * from './corpus-pairs';
 export * from './static';
+export * from './static-tf';
 export * from './static-pairs';
 export * from './static-artefact';
 export * from './skipgram';

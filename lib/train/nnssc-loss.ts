@@ -72,24 +72,14 @@ export function nnsscVariables(m: NnsscModel): NnsscVariables {
   };
 }
 
-/** Copy the variables back into a plain model (new arrays). */
-export function nnsscModelFromVariables(v: NnsscVariables, dim: number): NnsscModel {
-  const w1q = v.w1q.dataSync() as Float32Array;
-  const w1d = v.w1d.dataSync() as Float32Array;
+/** Copy the variables back into a plain model (new arrays). Read with `await data()`: WebGPU in Node cannot read synchronously. */
+export async function nnsscModelFromVariables(v: NnsscVariables, dim: number): Promise<NnsscModel> {
+  const read = async (t: tfTypes.Variable) => Float32Array.from((await t.data()) as Float32Array);
+  const [w1q, w1d, b1, w2, b2, w3, b3] = await Promise.all([v.w1q, v.w1d, v.b1, v.w2, v.b2, v.w3, v.b3].map(read));
   const w1 = new Float32Array(w1q.length + w1d.length);
   w1.set(w1q, 0);
   w1.set(w1d, w1q.length);
-  return {
-    dim,
-    hidden1: v.b1.shape[0],
-    hidden2: v.b2.shape[0],
-    w1,
-    b1: Float32Array.from(v.b1.dataSync() as Float32Array),
-    w2: Float32Array.from(v.w2.dataSync() as Float32Array),
-    b2: Float32Array.from(v.b2.dataSync() as Float32Array),
-    w3: Float32Array.from(v.w3.dataSync() as Float32Array),
-    b3: (v.b3.dataSync() as Float32Array)[0],
-  };
+  return { dim, hidden1: v.b1.shape[0], hidden2: v.b2.shape[0], w1, b1, w2, b2, w3, b3: b3[0] };
 }
 
 export function disposeNnsscVariables(v: NnsscVariables): void {

@@ -317,7 +317,7 @@ function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readon
       lossSum += (await l.data())[0] * chunk.length;
       l.dispose();
     }
-    const model = nnsscModelFromVariables(vars, D);
+    const model = await nnsscModelFromVariables(vars, D);
     // With tfjs-wasm's matMuls on MLAS, validation scores on onnxruntime too (the same graph the service runs,
     // ~10× faster than the tfjs index here); with XNNPACK ($EO_TF_MATMUL=wasm) the tfjs index, as published.
     const index =
@@ -350,6 +350,7 @@ async function runSteps(t: Trainer, pairs: TrainingPairs, data: NnsscTrainData, 
   const steps = Math.ceil(order.length / cfg.batchSize);
   const te = Date.now();
   let lossSum = 0;
+  const losses: Promise<number>[] = [];
   for (let st = 0; st < steps; st++) {
     const chunk = order.slice(st * cfg.batchSize, (st + 1) * cfg.batchSize).map((e) => ({ ...e, negatives: pairs.negativesOf(e.query, rng) }));
     const batch = makeNnsscBatch(chunk, pairs.allQueries, data.corpusMatrix, data.dim, pairs.k);
@@ -360,12 +361,16 @@ async function runSteps(t: Trainer, pairs: TrainingPairs, data: NnsscTrainData, 
       t.optimizer.applyGradients(map as unknown as Parameters<typeof t.optimizer.applyGradients>[0]);
       return g.loss;
     });
-    const l = (await out.data())[0];
-    out.dispose();
-    lossSum += l * chunk.length;
+    // the loss is read without waiting for it (on WebGPU a wait here would stall the queue between steps)
+    const step = st + 1;
+    losses.push(out.data().then((d) => {
+      out.dispose();
+      opts.onStep?.({ epoch, step, steps, loss: d[0] });
+      return d[0] * chunk.length;
+    }));
     t.trained += chunk.length;
-    opts.onStep?.({ epoch, step: st + 1, steps, loss: l });
   }
+  for (const l of await Promise.all(losses)) lossSum += l;
   t.trainSeconds += (Date.now() - te) / 1000;
   return lossSum;
 }
@@ -412,7 +417,7 @@ async function trainEpochs(t: Trainer, pairs: TrainingPairs, data: NnsscTrainDat
     if (ev) {
       const sc = scoreOf(ev);
       if (!best || sc > best.score + cfg.minDelta) {
-        best = { score: sc, epoch, model: nnsscModelFromVariables(t.vars, data.dim) };
+        best = { score: sc, epoch, model: await nnsscModelFromVariables(t.vars, data.dim) };
         log.best = true;
         stale = 0;
       } else stale++;
@@ -468,9 +473,9 @@ export async function trainNnssc(data: NnsscTrainData, config: Partial<NnsscTrai
   const t: Trainer = { vars: nnsscVariables(init), optimizer: getTf().train.adam(cfg.learningRate), trained: 0, trainSeconds: 0 };
   try {
     const pretrainCurve = opts.extra?.schedule === 'pretrain' ? await pretrainOnExtra(t, pairs, data, cfg, opts, evaluate) : [];
-    const start = opts.extra?.schedule === 'pretrain' ? nnsscModelFromVariables(t.vars, data.dim) : init;
+    const start = opts.extra?.schedule === 'pretrain' ? await nnsscModelFromVariables(t.vars, data.dim) : init;
     const { curve, best, stoppedBecause } = await trainEpochs(t, pairs, data, cfg, opts, evaluate, start, t0);
-    const finalModel = best ? best.model : nnsscModelFromVariables(t.vars, data.dim);
+    const finalModel = best ? best.model : await nnsscModelFromVariables(t.vars, data.dim);
     if (!best && curve.length > 0) curve[curve.length - 1].best = true;
     let trainPositives = 0;
     for (const qi of split.train) trainPositives += data.positives[qi].length;

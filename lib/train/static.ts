@@ -212,69 +212,131 @@ export function staticBatchGradient(
   return { loss, correct, rows };
 }
 
-/**
- * Train a static embedding model on pairs: see the file's comment. Returns the model (its `id` hashes vocabulary and
- * weights), the per-epoch curve and what it was trained on.
- */
-export function trainStaticModel(vocab: StaticVocabulary, pairs: readonly StaticPair[], config: Partial<StaticTrainConfig> = {}, opts: TrainStaticOptions = {}): StaticTrainResult {
+/** What one training run is fixed by: the checked config, the pairs as token ids, the data hash, the resumable state's key. */
+export interface StaticTrainingPlan {
+  config: StaticTrainConfig;
+  /** Matryoshka prefixes, widest first. */
+  dims: number[];
+  dataHash: string;
+  sources: Record<string, number>;
+  q: StaticText[];
+  d: StaticText[];
+  neg: (StaticText | null)[];
+  batchesPerEpoch: number;
+  /** What a resumable state must match (the number of epochs aside: a longer run continues a shorter one). */
+  stateConfig: Record<string, unknown>;
+}
+
+/** Check the config and inputs and tokenise the pairs: what both training engines (typed arrays, tfjs) start from. */
+export function staticTrainingPlan(vocab: StaticVocabulary, pairs: readonly StaticPair[], config: Partial<StaticTrainConfig>, init?: Float32Array): StaticTrainingPlan {
   const c: StaticTrainConfig = { ...DEFAULT_STATIC_TRAIN_CONFIG, ...config, dims: [...(config.dims ?? DEFAULT_STATIC_TRAIN_CONFIG.dims)] };
   checkConfig(c);
   if (pairs.length < 2) throw new EoError('INVALID_ARGUMENT', `trainStaticModel: needs at least 2 pairs (got ${pairs.length})`);
-  const t0 = performance.now();
-  const D = c.dim;
   const V = vocab.tokens.length;
-  const dims = [...new Set(c.dims)].sort((a, b) => b - a);
-  const dataHash = staticPairsHash(pairs, vocab);
+  if (init && init.length !== V * c.dim) throw new EoError('INVALID_ARGUMENT', `trainStaticModel: init has ${init.length} values, the table needs ${V} × ${c.dim}`);
   const sources: Record<string, number> = {};
   for (const p of pairs) sources[p.source] = (sources[p.source] ?? 0) + 1;
-  if (opts.init && opts.init.length !== V * D) throw new EoError('INVALID_ARGUMENT', `trainStaticModel: init has ${opts.init.length} values, the table needs ${V} × ${D}`);
-  let table: Float32Array = opts.init ? Float32Array.from(opts.init) : gaussianTable(V * D, c.initScale, c.seed);
-  let m1: Float32Array = new Float32Array(V * D);
-  let m2: Float32Array = new Float32Array(V * D);
-  const curve: StaticEpochLog[] = [];
-  let startEpoch = 0;
-  // what a resumable state must match (the number of epochs aside: a longer run continues a shorter one)
   const { epochs: _epochs, ...resumeKey } = c;
-  const stateConfig = { ...resumeKey, init: opts.init ? shortHash(new Uint8Array(opts.init.buffer, opts.init.byteOffset, opts.init.byteLength)) : 'gaussian' };
+  const texts = (s: string) => staticText(vocab, s, c.maxTokens);
+  return {
+    config: c,
+    dims: [...new Set(c.dims)].sort((a, b) => b - a),
+    dataHash: staticPairsHash(pairs, vocab),
+    sources,
+    q: pairs.map((p) => texts(p.query)),
+    d: pairs.map((p) => texts(p.doc)),
+    neg: pairs.map((p) => (p.negative === undefined ? null : texts(p.negative))),
+    batchesPerEpoch: Math.ceil(pairs.length / c.batchSize),
+    stateConfig: { ...resumeKey, init: init ? shortHash(new Uint8Array(init.buffer, init.byteOffset, init.byteLength)) : 'gaussian' },
+  };
+}
+
+/**
+ * The batches of one epoch, in order: each batch's pair indices, its queries, and its document side (the batch's
+ * documents, then its hard negatives). Seeded by the config's seed and the epoch; batches of fewer than 2 pairs are left out.
+ */
+export function staticEpochBatches(plan: StaticTrainingPlan, epoch: number): { index: number; idx: number[]; queries: StaticText[]; docs: StaticText[] }[] {
+  const n = plan.q.length;
+  const B = plan.config.batchSize;
+  const order = shuffleInPlace(Array.from({ length: n }, (_, i) => i), mulberry32(plan.config.seed * 7919 + epoch + 1));
+  const out: ReturnType<typeof staticEpochBatches> = [];
+  for (let b = 0; b < plan.batchesPerEpoch; b++) {
+    const idx = order.slice(b * B, Math.min(n, (b + 1) * B));
+    if (idx.length < 2) continue;
+    const docs: StaticText[] = idx.map((i) => plan.d[i]);
+    for (const i of idx) if (plan.neg[i]) docs.push(plan.neg[i]!);
+    out.push({ index: b, idx, queries: idx.map((i) => plan.q[i]), docs });
+  }
+  return out;
+}
+
+/** Adam's constants of the static trainer, and its bias-corrected step size at a (1-based) step. */
+export const STATIC_ADAM = Object.freeze({ beta1: 0.9, beta2: 0.999, eps: 1e-8 });
+export function staticAdamRate(learningRate: number, step: number): number {
+  return (learningRate * Math.sqrt(1 - Math.pow(STATIC_ADAM.beta2, step))) / (1 - Math.pow(STATIC_ADAM.beta1, step));
+}
+
+/** The table and Adam's moments of a run, and the epochs already done (0 for a fresh run). */
+export interface StaticTrainingState {
+  table: Float32Array;
+  m1: Float32Array;
+  m2: Float32Array;
+  epochsDone: number;
+  curve: StaticEpochLog[];
+}
+
+/** The state a run starts from: a matching resumable state in `stateDir`, else the initial table and zero moments. */
+export function startStaticState(plan: StaticTrainingPlan, V: number, opts: Pick<TrainStaticOptions, 'init' | 'stateDir'>): StaticTrainingState {
+  const D = plan.config.dim;
   if (opts.stateDir && checkpointExists(opts.stateDir)) {
     const s = loadCheckpoint(opts.stateDir, { kind: STATE_KIND });
-    if (s.dataHash === dataHash && JSON.stringify(s.config.train) === JSON.stringify(stateConfig) && Number(s.config.epochsDone) <= c.epochs) {
-      table = s.tensors.table.data;
-      m1 = s.tensors.m1.data;
-      m2 = s.tensors.m2.data;
-      startEpoch = Number(s.config.epochsDone);
-      curve.push(...((s.metrics?.curve as StaticEpochLog[]) ?? []).map((l) => ({ ...l, resumed: true })));
-    }
+    if (s.dataHash === plan.dataHash && JSON.stringify(s.config.train) === JSON.stringify(plan.stateConfig) && Number(s.config.epochsDone) <= plan.config.epochs)
+      return {
+        table: s.tensors.table.data, m1: s.tensors.m1.data, m2: s.tensors.m2.data, epochsDone: Number(s.config.epochsDone),
+        curve: ((s.metrics?.curve as StaticEpochLog[]) ?? []).map((l) => ({ ...l, resumed: true })),
+      };
   }
-  const texts = (s: string) => staticText(vocab, s, c.maxTokens);
-  const q = pairs.map((p) => texts(p.query));
-  const d = pairs.map((p) => texts(p.doc));
-  const neg = pairs.map((p) => (p.negative === undefined ? null : texts(p.negative)));
-  const B = c.batchSize;
-  const batchesPerEpoch = Math.ceil(pairs.length / B);
-  const beta1 = 0.9;
-  const beta2 = 0.999;
-  const eps = 1e-8;
+  const table = opts.init ? Float32Array.from(opts.init) : gaussianTable(V * D, plan.config.initScale, plan.config.seed);
+  return { table, m1: new Float32Array(V * D), m2: new Float32Array(V * D), epochsDone: 0, curve: [] };
+}
+
+/** Write the resumable state after an epoch (atomic). `backend`: what trained it (`js`, or the tfjs backend). */
+export function saveStaticState(stateDir: string, plan: StaticTrainingPlan, state: StaticTrainingState, backend: string): void {
+  const V = state.table.length / plan.config.dim;
+  const shape = [V, plan.config.dim];
+  saveCheckpoint(stateDir, {
+    kind: STATE_KIND, config: { train: plan.stateConfig, epochsDone: state.epochsDone }, seed: plan.config.seed, backend, dataHash: plan.dataHash, metrics: { curve: state.curve },
+    tensors: { table: { shape, data: state.table }, m1: { shape, data: state.m1 }, m2: { shape, data: state.m2 } },
+  });
+}
+
+/**
+ * Train a static embedding model on pairs: see the file's comment. Returns the model (its `id` hashes vocabulary and
+ * weights), the per-epoch curve and what it was trained on. `trainStaticModelTf` (static-tf.ts) runs the same
+ * training on a TensorFlow.js backend (WebGPU).
+ */
+export function trainStaticModel(vocab: StaticVocabulary, pairs: readonly StaticPair[], config: Partial<StaticTrainConfig> = {}, opts: TrainStaticOptions = {}): StaticTrainResult {
+  const t0 = performance.now();
+  const plan = staticTrainingPlan(vocab, pairs, config, opts.init);
+  const c = plan.config;
+  const D = c.dim;
+  const V = vocab.tokens.length;
+  const state = startStaticState(plan, V, opts);
+  const { table, m1, m2 } = state;
+  const { beta1, beta2, eps } = STATIC_ADAM;
   const grad = new Float32Array(V * D);
   const touched = new Uint8Array(V);
-  const work = staticBatchWork(B, D);
-  for (let epoch = startEpoch; epoch < c.epochs; epoch++) {
+  const work = staticBatchWork(c.batchSize, D);
+  for (let epoch = state.epochsDone; epoch < c.epochs; epoch++) {
     const te = performance.now();
-    const order = shuffleInPlace(pairs.map((_, i) => i), mulberry32(c.seed * 7919 + epoch + 1));
     let lossSum = 0;
     let correct = 0;
-    for (let b = 0; b < batchesPerEpoch; b++) {
-      const idx = order.slice(b * B, Math.min(pairs.length, (b + 1) * B));
-      if (idx.length < 2) continue;
-      // the document side: the batch's documents, then its hard negatives
-      const docs: StaticText[] = idx.map((i) => d[i]);
-      for (const i of idx) if (neg[i]) docs.push(neg[i]!);
-      const r = staticBatchGradient({ table, dim: D, dims, temperature: c.temperature }, idx.map((i) => q[i]), docs, grad, touched, work);
-      lossSum += r.loss * idx.length;
+    for (const batch of staticEpochBatches(plan, epoch)) {
+      const r = staticBatchGradient({ table, dim: D, dims: plan.dims, temperature: c.temperature }, batch.queries, batch.docs, grad, touched, work);
+      lossSum += r.loss * batch.idx.length;
       correct += r.correct;
       // lazy Adam on the touched rows
-      const step = epoch * batchesPerEpoch + b + 1;
-      const lr = c.learningRate * Math.sqrt(1 - Math.pow(beta2, step)) / (1 - Math.pow(beta1, step));
+      const lr = staticAdamRate(c.learningRate, epoch * plan.batchesPerEpoch + batch.index + 1);
       for (const id of r.rows) {
         const row = id * D;
         for (let j = 0; j < D; j++) {
@@ -288,16 +350,12 @@ export function trainStaticModel(vocab: StaticVocabulary, pairs: readonly Static
       }
     }
     const log: StaticEpochLog = { epoch: epoch + 1, loss: lossSum / pairs.length, inBatchAccuracy: correct / pairs.length, seconds: (performance.now() - te) / 1000 };
-    curve.push(log);
+    state.curve.push(log);
+    state.epochsDone = epoch + 1;
     // the state first, then the callback: a run stopped in the callback (or after it) resumes after this epoch
-    if (opts.stateDir) {
-      saveCheckpoint(opts.stateDir, {
-        kind: STATE_KIND, config: { train: stateConfig, epochsDone: epoch + 1 }, seed: c.seed, backend: 'js', dataHash, metrics: { curve },
-        tensors: { table: { shape: [V, D], data: table }, m1: { shape: [V, D], data: m1 }, m2: { shape: [V, D], data: m2 } },
-      });
-    }
+    if (opts.stateDir) saveStaticState(opts.stateDir, plan, state, 'js');
     opts.onEpoch?.(log);
   }
-  const model: StaticEmbeddingModel = { vocab, dim: D, table, dims, id: staticModelId(vocab, table, D) };
-  return { model, curve, config: c, dataHash, sources, seconds: (performance.now() - t0) / 1000 };
+  const model: StaticEmbeddingModel = { vocab, dim: D, table, dims: plan.dims, id: staticModelId(vocab, table, D) };
+  return { model, curve: state.curve, config: c, dataHash: plan.dataHash, sources: plan.sources, seconds: (performance.now() - t0) / 1000 };
 }
