@@ -37,7 +37,9 @@ export type EoErrorCode =
    */
   | 'NOT_WRITABLE'
   /** `eo gpu check`: no WebGPU backend here; the message names the missing link (package, Vulkan loader, adapter). */
-  | 'GPU_UNAVAILABLE';
+  | 'GPU_UNAVAILABLE'
+  /** `eo gpu check --parity`: the WebGPU backend trains, but its numbers differ from the CPU path's beyond the tolerance. */
+  | 'GPU_PARITY';
 
 export class EoError extends Error {
   readonly code: EoErrorCode;

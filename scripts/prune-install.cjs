@@ -4,7 +4,9 @@
 //     bin/napi-v*/<process.platform>/<process.arch>/ only): about 245 MB on linux-x64;
 //   * source maps (*.map) and the browser bundles of @tensorflow/* (Node loads each package's `main`, e.g.
 //     @tensorflow/tfjs/dist/tf.node.js; tf.min.js, tf.es2017.js, tf.fesm.js and the WeChat miniprogram build are for
-//     browsers and bundlers): about 200 MB.
+//     browsers and bundlers): about 200 MB;
+//   * when the opt-in `webgpu` package is installed (`npm run install-webgpu`), Dawn's dawn.node for other platforms
+//     (it loads dist/<platform>-<arch>/ or dist/<platform>-universal/): about 110 MB on linux-x64.
 // What stays, and why, is in docs/running.md ("A lighter install"). Safe to run again (it removes nothing twice);
 // `--dry-run` only says what it would remove.
 //
@@ -61,6 +63,13 @@ function pruneList(nodeModules, platform = process.platform, arch = process.arch
       if (/^tf\.(?:min|es2017|es2017\.min|fesm|fesm\.min)\.js(?:\.html)?$/.test(name) || name === 'tf.js' || name === 'miniprogram')
         out.push({ path: path.join(tfjsDist, name), why: '@tensorflow/tfjs browser bundle (Node loads dist/tf.node.js)' });
     }
+  }
+  // webgpu (Dawn): dist/<platform>-<arch> or dist/<platform>-universal
+  const dawn = path.join(nodeModules, 'webgpu', 'dist');
+  for (const name of fs.existsSync(dawn) ? fs.readdirSync(dawn) : []) {
+    const m = /^(darwin|linux|win32|freebsd)-(\w+)$/.exec(name);
+    if (m && fs.statSync(path.join(dawn, name)).isDirectory() && !(m[1] === platform && (m[2] === arch || m[2] === 'universal')))
+      out.push({ path: path.join(dawn, name), why: `webgpu's dawn.node for ${name} (this is ${platform}-${arch})` });
   }
   return out.filter((x) => fs.existsSync(x.path));
 }

@@ -30,6 +30,7 @@ test('prune-install on a fake tree: other platforms, maps and browser bundles go
       `${nm}/@tensorflow/tfjs-core/dist/index.js`, `${nm}/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm`,
       `${nm}/other/dist/index.js.map`, // only @tensorflow's maps are removed
       'stubs/tfjs-node/index.js.map',
+      `${nm}/webgpu/dist/linux-x64/dawn.node`, `${nm}/webgpu/dist/index.js`,
     ];
     const gone = [
       `${nm}/onnxruntime-node/bin/napi-v6/darwin/arm64/onnxruntime_binding.node`, `${nm}/onnxruntime-node/bin/napi-v6/win32/x64/onnxruntime_binding.node`,
@@ -37,6 +38,7 @@ test('prune-install on a fake tree: other platforms, maps and browser bundles go
       `${nm}/@tensorflow/tfjs/dist/tf.node.js.map`, `${nm}/@tensorflow/tfjs-core/dist/index.js.map`,
       `${nm}/@tensorflow/tfjs/dist/tf.min.js`, `${nm}/@tensorflow/tfjs/dist/tf.es2017.js`, `${nm}/@tensorflow/tfjs/dist/tf.fesm.min.js.html`,
       `${nm}/@tensorflow/tfjs/dist/tf.js`, `${nm}/@tensorflow/tfjs/dist/miniprogram/tf-core.js`,
+      `${nm}/webgpu/dist/darwin-universal/dawn.node`, `${nm}/webgpu/dist/linux-arm64/dawn.node`, `${nm}/webgpu/dist/win32-x64/dawn.node`,
     ];
     for (const f of [...keep, ...gone]) touch(root, f);
     // a linked stand-in inside @tensorflow is not entered

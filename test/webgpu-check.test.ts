@@ -56,6 +56,12 @@ test('eo gpu check on a machine without the opt-in packages: exit 4, the code an
   const parsed = JSON.parse(j.stdout) as { ok: boolean; missing?: string; message: string };
   assert.is(typeof parsed.message, 'string');
   assert.is(j.status, parsed.ok ? 0 : 4);
+  // --parity goes no further than the check where there is no adapter
+  if (!parsed.ok) {
+    const p = spawnSync(process.execPath, [EO, 'gpu', 'check', '--parity'], { encoding: 'utf8', timeout: 60_000 });
+    assert.is(p.status, 4, p.stderr);
+    assert.match(p.stderr, /^eo: \[GPU_UNAVAILABLE\] /);
+  }
   const bad = spawnSync(process.execPath, [EO, 'gpu', 'status'], { encoding: 'utf8', timeout: 60_000 });
   assert.is(bad.status, 2, bad.stderr);
   assert.match(bad.stderr, /eo gpu takes one command, check \(got "status"\)/);

@@ -9,8 +9,10 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { backendParity, parityProblems, type ParityReport } from './helpers/backend-parity';
+import { backendParity, parityProblems, type ParityReport } from '../lib/train/backend-parity';
 import { checkWebgpu, SWIFTSHADER_ICD } from '../lib/tensor/webgpu';
+
+const EO = path.join(__dirname, '..', 'dist', 'lib', 'cli', 'eo.js');
 
 test("tfjs' cpu backend: the static step, its training and NN-SSC's gradients equal the references within the tolerance", async () => {
   const r = await backendParity('cpu');
@@ -34,16 +36,20 @@ test('WebGPU (Dawn): the same numbers within the tolerance, where an adapter exi
     env.VK_DRIVER_FILES = SWIFTSHADER_ICD;
     env.LD_LIBRARY_PATH = [path.dirname(SWIFTSHADER_ICD), env.LD_LIBRARY_PATH].filter(Boolean).join(':');
   }
-  const child = spawnSync(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, 'helpers', 'backend-parity.ts'), 'webgpu'], { env, encoding: 'utf8', timeout: 300_000 });
-  if (child.status === 3 && /\[(NO_VULKAN|NO_ADAPTER)\]/.test(child.stderr)) {
+  // `eo gpu check --parity` runs the same comparisons on the adapter it finds (lib/train/backend-parity.ts)
+  const child = spawnSync(process.execPath, [EO, 'gpu', 'check', '--parity', '--json'], { env, encoding: 'utf8', timeout: 300_000 });
+  if (child.status === 4 && /\[GPU_UNAVAILABLE\]/.test(child.stderr)) {
     console.log(`  WebGPU parity skipped: ${child.stderr.trim().split('\n').pop()}`);
     return;
   }
   assert.is(child.status, 0, child.stderr);
-  const r = JSON.parse(child.stdout.trim().split('\n').pop()!) as ParityReport;
+  // (Dawn writes its validation messages to stdout: the JSON is the block from the first line that opens it)
+  const out = JSON.parse(child.stdout.slice(child.stdout.startsWith('{') ? 0 : child.stdout.indexOf('\n{') + 1)) as { ok: boolean; parity: ParityReport & { problems: string[] } };
+  const r = out.parity;
   assert.is(r.backend, 'webgpu');
+  assert.equal(r.problems, []);
   assert.equal(parityProblems(r), [], JSON.stringify(r));
-  console.log(`  WebGPU parity on ${r.adapter}: static step loss Δ ${Math.abs(r.static.loss - r.static.lossRef).toExponential(1)}, gradient Δ ${r.static.maxGradDiff.toExponential(1)}, table after 2 epochs Δ ${r.training.maxTableDiff.toExponential(1)}, NN-SSC gradients Δ ${r.nnssc.maxGradDiff.toExponential(1)}; transposing oneHot's int32 ${r.transposeOneHotRight ? 'right' : 'wrong (the backend fault the training avoids)'}`);
+  console.log(`  WebGPU parity on ${r.adapter}: static step loss Δ ${Math.abs(r.static.loss - r.static.lossRef).toExponential(1)}, gradient Δ ${r.static.maxGradDiff.toExponential(1)}, table after 2 epochs Δ ${r.training.maxTableDiff.toExponential(1)}, NN-SSC gradients Δ ${r.nnssc.maxGradDiff.toExponential(1)}`);
 });
 
 test.run();

@@ -33,9 +33,10 @@ function fail(spec, message) {
   return new EoError('INVALID_ARGUMENT', `${scriptName(spec)}: ${message} (see --help)`);
 }
 
-/** `bench/<file>` of a spec's script, as a user runs it. */
+/** `bench/<file>` (or `bench/<folder>/<file>`) of a spec's script, as a user runs it. */
 function scriptName(spec) {
-  return `bench/${path.basename(spec.script)}`;
+  const at = spec.script.lastIndexOf(`${path.sep}bench${path.sep}`);
+  return at >= 0 ? `bench/${spec.script.slice(at + 7).split(path.sep).join('/')}` : `bench/${path.basename(spec.script)}`;
 }
 
 function checkSpec(spec) {
@@ -185,4 +186,4 @@ function benchArgs(spec, argv = process.argv.slice(2)) {
   return out;
 }
 
-module.exports = { benchArgs, parseBenchArgs, helpText };
+module.exports = { benchArgs, parseBenchArgs, helpText, scriptName };

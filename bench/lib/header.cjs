@@ -37,7 +37,7 @@ function benchHeader(args, extra = {}) {
   for (const name of Object.keys(spec.flags ?? {})) settings[`--${name}`] = args[name.replace(/-([a-z0-9])/g, (_, c) => c.toUpperCase())];
   Object.assign(settings, extra);
   return {
-    script: `bench/${path.basename(spec.script)}`,
+    script: require('./args.cjs').scriptName(spec),
     measures: spec.measures,
     machine: { cores: cpus.length, cpu: cpus[0]?.model ?? null, loadAverage: os.loadavg(), node: process.version, platform: `${process.platform} ${process.arch}` },
     commit: benchCommit(),

@@ -21,7 +21,7 @@ const CLASS_OF_CODE: Readonly<Record<string, ExitClass>> = {
   INVALID_ARGUMENT: 'usage', QUERY_TOO_LONG: 'usage', BINARY_QUERY: 'usage', MARKUP_QUERY: 'usage',
   BENCH: 'data', TREC_PARSE: 'data', REPORT: 'data',
   CONFIG: 'environment', ENCODER: 'environment', HTTP: 'environment', NOT_IMPLEMENTED_OFFLINE: 'environment',
-  DISK_FULL: 'environment', NOT_WRITABLE: 'environment', SERVE_PROCESS: 'environment', GPU_UNAVAILABLE: 'environment',
+  DISK_FULL: 'environment', NOT_WRITABLE: 'environment', SERVE_PROCESS: 'environment', GPU_UNAVAILABLE: 'environment', GPU_PARITY: 'environment',
   LLM: 'llm',
 };
 const CLASS_OF_PREFIX: readonly (readonly [string, ExitClass])[] = [['DATA_', 'data'], ['CACHE_', 'data'], ['LLM_', 'llm']];

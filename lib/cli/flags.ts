@@ -129,9 +129,12 @@ export const CACHE_SYNOPSIS = `usage:
   eo cache rebuild bm25|embeddings|all [flags]    rebuild the snapshot's caches in place (the old ones stay until the new ones are whole)`;
 
 /** `eo gpu check` (lib/cli/gpu.ts). */
-export const GPU_FLAGS: readonly FlagSpec[] = [JSON_OUT, HELP];
+export const GPU_FLAGS: readonly FlagSpec[] = [
+  { name: 'parity', help: "then train the static encoder and NN-SSC briefly on the adapter and compare loss and gradients with the CPU path's (exit 4, GPU_PARITY, beyond the tolerance)" },
+  JSON_OUT, HELP,
+];
 export const GPU_SYNOPSIS = `usage:
-  eo gpu check [--json]                           name the WebGPU adapter TensorFlow.js would train on, or the missing link
+  eo gpu check [--parity] [--json]                name the WebGPU adapter TensorFlow.js would train on, or the missing link
                                                   (the opt-in packages, the Vulkan loader, an adapter): exit 4 when there is none`;
 
 /** `eo export latex FILE`. */

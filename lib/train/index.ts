@@ -9,6 +9,7 @@ export * from './artefacts';
 export * from './corpus-pairs';
 export * from './static';
 export * from './static-tf';
+export * from './backend-parity';
 export * from './static-pairs';
 export * from './static-artefact';
 export * from './skipgram';

@@ -14,6 +14,7 @@
 import type * as tfTypes from '@tensorflow/tfjs';
 import { EoError } from '../errors';
 import { staticModelId, type StaticEmbeddingModel, type StaticText, type StaticVocabulary } from '../encode/static';
+import { registerUseLiteGradients } from '../encode/use-gradients';
 import { getTf, initTfBackend } from '../tensor/backend';
 import type { TfBackendName } from '../tensor/types';
 import {
@@ -111,6 +112,8 @@ export function staticBatchGradientTf(
   table: tfTypes.Tensor2D, batch: StaticTfBatch, dims: readonly number[], temperature: number,
 ): { loss: tfTypes.Scalar; correct: tfTypes.Scalar; grad: tfTypes.Tensor2D } {
   const tf = getTf();
+  // the lookup's gradient is an UnsortedSegmentSum, which tfjs-wasm lacks: there the rows are summed in JavaScript
+  if (!tf.getKernel('UnsortedSegmentSum', tf.getBackend())) registerUseLiteGradients();
   return tf.tidy(() => {
     const inputs = staticTfInputs(batch);
     const sub = tf.gather(table, inputs.rows) as tfTypes.Tensor2D;

@@ -1,14 +1,17 @@
-// The numbers the WebGPU parity test compares (test/webgpu-parity.test.ts): the static encoder's MNRL step and a short
-// training, and NN-SSC's loss and gradients, on one TensorFlow.js backend against the typed-array reference (static)
-// and against the tfjs `cpu` backend (NN-SSC). Synthetic, seeded data: a vocabulary of 400 words, texts of 0–24
-// tokens (an empty one included: its zero vector is normalised by 1), hard negatives on half the pairs.
-import { buildStaticVocabulary, staticText, type StaticVocabulary } from '../../lib/encode/static';
-import { staticBatchGradient, staticBatchWork, trainStaticModel, type StaticPair } from '../../lib/train/static';
-import { staticBatchGradientTf, staticTfBatch, trainStaticModelTf } from '../../lib/train/static-tf';
-import { initNnsscModel, makeNnsscBatch, nnsscLossAndGrads, nnsscVariables, disposeNnsscVariables } from '../../lib/train/nnssc-loss';
-import { getTf, initTfBackend } from '../../lib/tensor/backend';
-import type { TfBackendName } from '../../lib/tensor/types';
-import { mulberry32 } from '../../lib/util/random';
+/**
+ * Whether a TensorFlow.js backend trains as the CPU path does (issue 45, step 3): the static encoder's MNRL step and
+ * two seeded epochs of its training against the typed-array trainer, and NN-SSC's loss and hand-written gradients
+ * against tfjs' `cpu` backend, within `PARITY_TOLERANCE`. Run by `eo gpu check --parity` on the adapter found and by
+ * test/webgpu-parity.test.ts. Synthetic, seeded data: a vocabulary of 400 words, texts of 0–24 tokens (one without
+ * known tokens: its zero vector is normalised by 1), hard negatives on half the pairs.
+ */
+import { buildStaticVocabulary, staticText, type StaticVocabulary } from '../encode/static';
+import { staticBatchGradient, staticBatchWork, trainStaticModel, type StaticPair } from './static';
+import { staticBatchGradientTf, staticTfBatch, trainStaticModelTf } from './static-tf';
+import { initNnsscModel, makeNnsscBatch, nnsscLossAndGrads, nnsscVariables, disposeNnsscVariables } from './nnssc-loss';
+import { getTf, initTfBackend } from '../tensor/backend';
+import type { TfBackendName } from '../tensor/types';
+import { mulberry32 } from '../util/random';
 
 /**
  * The stated tolerance (relative to the reference's largest magnitude): float32 on the backend against the typed
@@ -23,8 +26,6 @@ export interface ParityReport {
   static: { loss: number; lossRef: number; maxGradDiff: number; maxGrad: number; correct: number; correctRef: number };
   training: { curve: number[]; curveRef: number[]; maxTableDiff: number; maxTable: number; finite: boolean };
   nnssc: { loss: number; lossCpu: number; maxGradDiff: number; maxGrad: number };
-  /** Whether transposing `oneHot`'s int32 output comes out right on this backend (tfjs-backend-webgpu 4.22: no, zeros). */
-  transposeOneHotRight: boolean;
 }
 
 /** What the parity test checks of a report, as messages (none: within `PARITY_TOLERANCE`). */
@@ -57,9 +58,19 @@ function syntheticData(): { vocab: StaticVocabulary; pairs: StaticPair[] } {
   return { vocab: buildStaticVocabulary(pairs.flatMap((p) => [p.query, p.doc])), pairs };
 }
 
-const maxAbs = (a: ArrayLike<number>) => { let m = 0; for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i])); return m; };
-const maxDiff = (a: ArrayLike<number>, b: ArrayLike<number>) => { let m = a.length === b.length ? 0 : Infinity; for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i])); return m; };
+function maxAbs(a: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]));
+  return m;
+}
+/** Largest absolute difference (NaN counts as a difference: Math.max propagates it). */
+function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let m = a.length === b.length ? 0 : Infinity;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
 
+/** Run the comparisons on `backend` (started here; tfjs' cpu backend is current afterwards). */
 export async function backendParity(backend: TfBackendName): Promise<ParityReport> {
   const { vocab, pairs } = syntheticData();
   const D = 16;
@@ -112,23 +123,10 @@ export async function backendParity(backend: TfBackendName): Promise<ParityRepor
     return { loss, grads };
   };
   const here = await nn();
-  const oneHot = tf.oneHot(tf.tensor2d([[0, 1], [2, 0]], [2, 2], 'int32'), 3);
-  const transposed = tf.transpose(oneHot, [1, 0, 2]);
-  const transposeOneHotRight = maxDiff((await transposed.data()) as Int32Array, [1, 0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0]) === 0;
-  tf.dispose([oneHot, transposed]);
   await initTfBackend({ backend: 'cpu', verbose: false });
   const cpu = await nn();
   return {
     backend: info.name, adapter: info.adapter, static: stat, training,
     nnssc: { loss: here.loss, lossCpu: cpu.loss, maxGradDiff: maxDiff(here.grads, cpu.grads), maxGrad: maxAbs(cpu.grads) },
-    transposeOneHotRight,
   };
-}
-
-// as a child process: `node -r tsx/cjs test/helpers/backend-parity.ts webgpu` prints the report as JSON
-if (require.main === module) {
-  backendParity((process.argv[2] ?? 'cpu') as TfBackendName).then(
-    (r) => { process.stdout.write(JSON.stringify(r) + '\n'); process.exit(0); },
-    (e) => { process.stderr.write(`${(e as Error).message}\n`); process.exit(3); },
-  );
 }
