@@ -26,7 +26,7 @@ const { sample, batch, steps, scope } = args;
 const { finetuneBenchExamples } = require('./lib/common.cjs');
 
 async function child(backend) {
-  const eo = { ...require('../dist/lib'), ...require('../dist/lib/tensor'), ...require('../dist/lib/train') };
+  const eo = { ...require('../dist/lib'), ...require('../dist/lib/data'), ...require('../dist/lib/encode'), ...require('../dist/lib/tensor'), ...require('../dist/lib/train'), ...require('../dist/lib/util') };
   await eo.initTfBackend({ backend });
   const corpus = eo.loadSnapshot({ sample });
   // Real texts (bench/lib/common.cjs): publication titles, one linked dataset each, seeded random negatives.

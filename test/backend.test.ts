@@ -70,6 +70,15 @@ test('webgpu: only when forced; a missing link is named with what to do; a GPU a
   const sw = await initTfBackend({ backend: 'webgpu', requireFn: fakeWebgpuPackage, webgpu: webgpuProbes({ vendor: 'google', architecture: 'swiftshader', device: 'swiftshader-device-subzero-', description: 'SwiftShader driver 5.0.0' }), verbose: false });
   assert.equal([sw.gpu, trainingProfileFor(sw, {}).profile], [false, 'cpu']);
   assert.match(sw.reason, /a CPU implementation of Vulkan/);
+  // fine-tuning USE-lite refuses it, saying why (tfjs-converter's synchronous reads), before loading anything
+  const { finetuneUseLite } = require('../lib/train') as typeof import('../lib/train');
+  await finetuneUseLite({ examples: [{ query: 'q', positive: 'p', negatives: [] }] } as unknown as Parameters<typeof finetuneUseLite>[0]).then(
+    () => assert.unreachable('fine-tuning ran on webgpu'),
+    (e: Error & { code?: string }) => {
+      assert.is(e.code, 'ENCODER');
+      assert.match(e.message, /cannot run on the WebGPU backend in Node: tfjs-converter's graph reads shape tensors synchronously/);
+    },
+  );
   // the automatic choice never tries it (an opt-in install, and SwiftShader would be slower than wasm)
   const auto = await initTfBackend({ requireFn: fakeWebgpuPackage, verbose: false });
   assert.ok(!auto.skipped.some((s) => s.name === 'webgpu') && auto.name !== 'webgpu', auto.reason);

@@ -135,8 +135,8 @@ test('seeded tiny run lowers the loss, is bit-for-bit reproducible, and round-tr
   assert.is(la.length, 8);
   assert.ok(la[la.length - 1] < la[0] - 0.05, `loss did not fall: ${la.join(', ')}`);
   assert.equal(b.r.steps.map((s) => s.loss), la, 'same seed, same backend → same losses');
-  const hash = (r: typeof a.r) => sha256(Buffer.concat(Object.values(trainableWeightValues(r.trainable)).map((t) => Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength))));
-  assert.is(hash(b.r), hash(a.r), 'same seed → identical weights');
+  const hash = async (r: typeof a.r) => sha256(Buffer.concat(Object.values(await trainableWeightValues(r.trainable)).map((t) => Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength))));
+  assert.is(await hash(b.r), await hash(a.r), 'same seed → identical weights');
   // the backend recorded is the one that trained (our name and tfjs' own agree)
   assert.is(a.r.backend, tfBackendInfo()!.name);
   assert.is(getTf().getBackend(), tfBackendInfo()!.tfName);

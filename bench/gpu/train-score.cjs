@@ -26,6 +26,7 @@ const args = benchArgs({
     epochs: { type: 'int', default: 2, min: 1, help: 'NN-SSC epochs per batch size (each followed by validation)' },
     'nnssc-batches': { type: 'int-list', default: [64, 1024], help: 'NN-SSC positives per step (64: the paper\'s)' },
     'static-batches': { type: 'int-list', default: [256, 2048], help: 'static encoder pairs per step (256: the default)' },
+    'typed-batches': { type: 'int-list', default: null, defaultText: 'the static batches', help: 'batch sizes at which the typed-array trainer (the CPU path) runs beside tfjs-wasm (its batch of 2,048 takes 3 minutes on 2 cores)' },
     'score-queries': { type: 'int', default: 32, min: 1, help: 'queries timed for full-corpus scoring (after 2 warm-up queries)' },
     out: { type: 'string', default: 'bench/out/gpu-train-score.json', help: 'where the results are written as JSON (also under $OUT when set)' },
   },
@@ -99,7 +100,7 @@ async function child(backend) {
     const config = { dim: SIZES.staticDim, dims: SIZES.staticDims, epochs: 1, batchSize, seed: 42 };
     const r = await eo.trainStaticModelTf(data.vocab, data.pairs, config, { backend });
     out.static.push({ engine: `tfjs-${info.name}`, batchSize, seconds: r.seconds, pairsPerSecond: data.pairs.length / r.seconds, epochLoss: r.curve[0].loss });
-    if (backend === 'wasm') {
+    if (backend === 'wasm' && (args.typedBatches ?? args.staticBatches).includes(batchSize)) {
       // the CPU path: the typed-array trainer the default run uses
       const js = eo.trainStaticModel(data.vocab, data.pairs, config);
       out.static.push({ engine: 'typed arrays (CPU path)', batchSize, seconds: js.seconds, pairsPerSecond: data.pairs.length / js.seconds, epochLoss: js.curve[0].loss });

@@ -176,10 +176,13 @@ export function forwardUseLite(t: TrainableUseLite, b: PreparedUseBatch): Tensor
   return out as Tensor2D;
 }
 
-/** Current values of the trainable weights, keyed by weight-node name (for `saveCheckpoint`). */
-export function trainableWeightValues(t: TrainableUseLite): Record<string, { shape: number[]; data: Float32Array }> {
+/**
+ * Current values of the trainable weights, keyed by weight-node name (for `saveCheckpoint`). Read with `await data()`:
+ * WebGPU in Node cannot read synchronously.
+ */
+export async function trainableWeightValues(t: TrainableUseLite): Promise<Record<string, { shape: number[]; data: Float32Array }>> {
   const out: Record<string, { shape: number[]; data: Float32Array }> = {};
-  for (const [name, v] of t.variables) out[name] = { shape: v.shape.slice(), data: v.dataSync() as Float32Array };
+  for (const [name, v] of t.variables) out[name] = { shape: v.shape.slice(), data: (await v.data()) as Float32Array };
   return out;
 }
 

@@ -350,7 +350,8 @@ async function finetuneStep(run: FinetuneRun, batch: readonly FinetuneExample[],
 }
 
 /** Save a fine-tuning run's trainable weights with its config, seed, backend, data hash and curves (atomically). */
-function saveFinetuneCheckpoint(opts: FinetuneOptions, result: FinetuneResult): void {
+async function saveFinetuneCheckpoint(opts: FinetuneOptions, result: FinetuneResult): Promise<void> {
+  const tensors = await trainableWeightValues(result.trainable);
   const { config: cfg, baseEncoderId, trainable, trainableWeights: names, steps, validation, stoppedBy, pairsSeen, wallSeconds } = result;
   saveCheckpoint(opts.checkpointDir!, {
     kind: USE_LITE_FT_KIND,
@@ -360,7 +361,7 @@ function saveFinetuneCheckpoint(opts: FinetuneOptions, result: FinetuneResult): 
     dataHash: opts.dataHash!,
     ...(opts.trainingData ? { trainingData: opts.trainingData } : {}),
     metrics: { steps, validation, stoppedBy, pairsSeen, wallSeconds },
-    tensors: trainableWeightValues(trainable),
+    tensors,
   });
 }
 
@@ -379,6 +380,10 @@ export async function finetuneUseLite(opts: FinetuneOptions): Promise<FinetuneRe
   const tf = getTf();
   if (!tfBackendInfo()) await initTfBackend();
   const backend = tfBackendInfo()!.name;
+  // USE-lite's graph is differentiated through tfjs-converter's synchronous `execute`, which reads shape tensors with
+  // dataSync: tfjs-backend-webgpu cannot read synchronously without a browser (it reaches for OffscreenCanvas)
+  if (backend === 'webgpu')
+    throw new EoError('ENCODER', "fine-tuning USE-lite cannot run on the WebGPU backend in Node: tfjs-converter's graph reads shape tensors synchronously, which tfjs-backend-webgpu can only do in a browser; fine-tune on wasm (the default) or node-gpu — NN-SSC and the static encoder train on WebGPU", { backend });
   const t0 = Date.now();
   const model = opts.model ?? (await loadUseLiteModel());
   const trainable = makeTrainableUseLite(model, cfg.scope);
@@ -436,7 +441,7 @@ export async function finetuneUseLite(opts: FinetuneOptions): Promise<FinetuneRe
     steps, validation, stoppedBy, pairsSeen, wallSeconds: (Date.now() - t0) / 1000, trainable,
   };
   if (opts.checkpointDir) {
-    saveFinetuneCheckpoint(opts, result);
+    await saveFinetuneCheckpoint(opts, result);
     result.checkpointDir = opts.checkpointDir;
   }
   return result;
