@@ -90,6 +90,33 @@ test('hand-written gradients equal tf.grads (autodiff) on a tiny network', () =>
   }
 });
 
+test('a batch named by corpus rows, gathered from a corpus tensor (trainNnssc on WebGPU), gives the same loss and gradients, padding included', () => {
+  const tf = getTf();
+  const D = 5, model = randomModel(D, 6, 4, 21);
+  const corpus = l2NormalizeRows(randMatrix(15, D, 7), D);
+  const queries = l2NormalizeRows(randMatrix(3, D, 8), D);
+  const items = [
+    { query: 0, positive: 1, negatives: [2, 3, 4] },
+    { query: 1, positive: 5, negatives: [6, 7, 8] },
+    { query: 2, positive: 9, negatives: [10] }, // two padded slots
+  ];
+  const byValue = makeNnsscBatch(items, queries, corpus, D, 4);
+  const byRows = makeNnsscBatch(items, queries, null, D, 4);
+  assert.is(byRows.d, undefined);
+  assert.equal([...byRows.rows], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 0]);
+  assert.equal([...byRows.rows], [...byValue.rows]);
+  const v = nnsscVariables(model);
+  const names = Object.keys(v) as (keyof typeof v)[];
+  const read = (g: ReturnType<typeof nnsscLossAndGrads>) => [g.loss.dataSync()[0], ...names.flatMap((n) => Array.from(g.grads[n].dataSync()))];
+  const a = tf.tidy(() => read(nnsscLossAndGrads(v, byValue, true)));
+  const c = tf.tensor2d(corpus, [15, D]);
+  const b = tf.tidy(() => read(nnsscLossAndGrads(v, byRows, true, c)));
+  assert.equal(b, a, 'bit-identical on one backend');
+  assert.throws(() => nnsscLossAndGrads(v, byRows, true), /names corpus rows only: pass the corpus tensor/);
+  c.dispose();
+  disposeNnsscVariables(v);
+});
+
 test('decomposed first layer equals the naive concatenation (and the JS reference) to 1e-5', async () => {
   const D = 16, N = 300, Q = 5;
   const model = randomModel(D, 32, 24, 30);

@@ -41,7 +41,7 @@ export async function runGpuCommand(argv: string[]): Promise<void> {
       `parity with the CPU path (tolerance: one step ${PARITY_TOLERANCE.step}, two epochs ${PARITY_TOLERANCE.trained}, relative; ${seconds.toFixed(1)} s):\n` +
         `  static encoder step: loss Δ ${e(Math.abs(report.static.loss - report.static.lossRef))}, gradient Δ ${e(report.static.maxGradDiff)} (largest ${report.static.maxGrad.toFixed(3)})\n` +
         `  static encoder, 2 epochs: losses ${report.training.curve.map((l) => l.toFixed(5)).join(', ')} vs ${report.training.curveRef.map((l) => l.toFixed(5)).join(', ')}, table Δ ${e(report.training.maxTableDiff)}\n` +
-        `  NN-SSC step: loss Δ ${e(Math.abs(report.nnssc.loss - report.nnssc.lossCpu))}, gradient Δ ${e(report.nnssc.maxGradDiff)}\n` +
+        `  NN-SSC step: loss Δ ${e(Math.abs(report.nnssc.loss - report.nnssc.lossCpu))}, gradient Δ ${e(report.nnssc.maxGradDiff)}; from corpus rows on the device: loss Δ ${e(Math.abs(report.nnssc.lossRows - report.nnssc.lossCpu))}, gradient Δ ${e(report.nnssc.maxGradDiffRows)}\n` +
         (problems.length ? '' : '  within the tolerance\n'),
     );
   }

@@ -25,7 +25,8 @@ export interface ParityReport {
   adapter?: string;
   static: { loss: number; lossRef: number; maxGradDiff: number; maxGrad: number; correct: number; correctRef: number };
   training: { curve: number[]; curveRef: number[]; maxTableDiff: number; maxTable: number; finite: boolean };
-  nnssc: { loss: number; lossCpu: number; maxGradDiff: number; maxGrad: number };
+  /** `…Rows`: the batch as corpus rows gathered from a corpus tensor on this backend (trainNnssc on WebGPU). */
+  nnssc: { loss: number; lossCpu: number; maxGradDiff: number; maxGrad: number; lossRows: number; maxGradDiffRows: number };
 }
 
 /** What the parity test checks of a report, as messages (none: within `PARITY_TOLERANCE`). */
@@ -43,6 +44,8 @@ export function parityProblems(r: ParityReport): string[] {
   within('trained table', r.training.maxTableDiff, r.training.maxTable, PARITY_TOLERANCE.trained);
   within('NN-SSC loss', Math.abs(r.nnssc.loss - r.nnssc.lossCpu), Math.abs(r.nnssc.lossCpu), PARITY_TOLERANCE.step);
   within('NN-SSC gradients', r.nnssc.maxGradDiff, r.nnssc.maxGrad, PARITY_TOLERANCE.step);
+  within('NN-SSC loss from corpus rows', Math.abs(r.nnssc.lossRows - r.nnssc.lossCpu), Math.abs(r.nnssc.lossCpu), PARITY_TOLERANCE.step);
+  within('NN-SSC gradients from corpus rows', r.nnssc.maxGradDiffRows, r.nnssc.maxGrad, PARITY_TOLERANCE.step);
   return out;
 }
 
@@ -104,29 +107,35 @@ export async function backendParity(backend: TfBackendName): Promise<ParityRepor
     curve: onTf.curve.map((l) => l.loss), curveRef: js.curve.map((l) => l.loss), maxTableDiff: maxDiff(onTf.model.table, js.model.table), maxTable: maxAbs(js.model.table),
     finite: onTf.model.table.every(Number.isFinite),
   };
-  // NN-SSC: the same batch on this backend and on tfjs' cpu backend
-  const nn = async () => {
+  // NN-SSC: the same batch on this backend and on tfjs' cpu backend; here also as corpus rows gathered on the device
+  // (what trainNnssc does on WebGPU), padding slot included
+  const nn = async (viaRows: boolean) => {
     const dim = 24;
     const model = initNnsscModel(dim, 32, 16, 5);
     const r2 = mulberry32(13);
     const Q = Float32Array.from({ length: 8 * dim }, () => r2() - 0.5);
     const C = Float32Array.from({ length: 40 * dim }, () => r2() - 0.5);
     const items = Array.from({ length: 8 }, (_, i) => ({ query: i, positive: i * 3, negatives: i === 2 ? [1, 4] : [1 + i, 10 + i, 20 + i, 30 + i] }));
-    const b = makeNnsscBatch(items, Q, C, dim, 5);
+    const b = makeNnsscBatch(items, Q, viaRows ? null : C, dim, 5);
+    const corpus = viaRows ? tf.tensor2d(C, [40, dim]) : undefined;
     const vars = nnsscVariables(model);
-    const out = nnsscLossAndGrads(vars, b, true);
+    const out = nnsscLossAndGrads(vars, b, true, corpus);
     const loss = (await out.loss.data())[0];
     const grads: number[] = [];
     for (const k of Object.keys(out.grads).sort()) grads.push(...((await out.grads[k as keyof typeof out.grads].data()) as Float32Array));
-    tf.dispose([out.loss, out.scores, ...Object.values(out.grads)]);
+    tf.dispose([out.loss, out.scores, ...Object.values(out.grads), ...(corpus ? [corpus] : [])]);
     disposeNnsscVariables(vars);
     return { loss, grads };
   };
-  const here = await nn();
+  const here = await nn(false);
+  const hereRows = await nn(true);
   await initTfBackend({ backend: 'cpu', verbose: false });
-  const cpu = await nn();
+  const cpu = await nn(false);
   return {
     backend: info.name, adapter: info.adapter, static: stat, training,
-    nnssc: { loss: here.loss, lossCpu: cpu.loss, maxGradDiff: maxDiff(here.grads, cpu.grads), maxGrad: maxAbs(cpu.grads) },
+    nnssc: {
+      loss: here.loss, lossCpu: cpu.loss, maxGradDiff: maxDiff(here.grads, cpu.grads), maxGrad: maxAbs(cpu.grads),
+      lossRows: hereRows.loss, maxGradDiffRows: maxDiff(hereRows.grads, cpu.grads),
+    },
   };
 }

@@ -1,4 +1,5 @@
 import type * as tfTypes from '@tensorflow/tfjs';
+import { EoError } from '../errors';
 import type { NnsscModel } from '../retrieve/nnssc';
 import { getTf } from '../tensor/backend';
 import { mulberry32, type Rng } from '../util/random';
@@ -88,44 +89,53 @@ export function disposeNnsscVariables(v: NnsscVariables): void {
 
 /**
  * One batch in flat buffers: B positives, each with K = 1 + negatives slots (slot 0 = the positive). Padding slots
- * (when fewer negatives exist) have mask −1e9 so they drop out of the log-sum-exp.
+ * (when fewer negatives exist) have mask −1e9 so they drop out of the log-sum-exp. The dataset side is given twice
+ * over: as corpus rows (`rows`, always), and as their embeddings (`d`) unless the batch was made for a corpus that
+ * lives on the device (`makeNnsscBatch(…, null, …)`: on WebGPU a step then uploads B·K row numbers, not B·K·D floats).
  */
 export interface NnsscBatch {
   b: number;
   k: number;
   /** B×D query embeddings. */
   q: Float32Array;
-  /** B·K×D dataset embeddings. */
-  d: Float32Array;
+  /** B·K×D dataset embeddings (zero rows on padding); absent when the batch names rows only. */
+  d?: Float32Array;
+  /** B·K corpus rows (0 on padding, which the mask drops). */
+  rows: Int32Array;
   /** B×K: 0 for used slots, −1e9 for padding. */
   mask: Float32Array;
 }
 
 const PAD = -1e9;
 
-/** Assemble a batch from (query, positive, negatives) triples. */
+/**
+ * Assemble a batch from (query, positive, negatives) triples. `corpusMatrix` null: the dataset side as corpus rows only,
+ * for `nnsscLossAndGrads(…, corpus)` with the corpus already on the device.
+ */
 export function makeNnsscBatch(
   items: readonly { query: number; positive: number; negatives: readonly number[] }[],
   queryMatrix: Float32Array,
-  corpusMatrix: Float32Array,
+  corpusMatrix: Float32Array | null,
   dim: number,
   k: number,
 ): NnsscBatch {
   const b = items.length;
   const q = new Float32Array(b * dim);
-  const d = new Float32Array(b * k * dim);
+  const d = corpusMatrix ? new Float32Array(b * k * dim) : undefined;
+  const rows = new Int32Array(b * k);
   const mask = new Float32Array(b * k);
   items.forEach((it, r) => {
     q.set(queryMatrix.subarray(it.query * dim, (it.query + 1) * dim), r * dim);
     const base = r * k;
-    d.set(corpusMatrix.subarray(it.positive * dim, (it.positive + 1) * dim), base * dim);
+    rows[base] = it.positive;
     for (let j = 1; j < k; j++) {
       const n = it.negatives[j - 1];
       if (n === undefined) mask[base + j] = PAD;
-      else d.set(corpusMatrix.subarray(n * dim, (n + 1) * dim), (base + j) * dim);
+      else rows[base + j] = n;
     }
+    if (d) for (let j = 0; j < k; j++) if (mask[base + j] === 0) d.set(corpusMatrix!.subarray(rows[base + j] * dim, (rows[base + j] + 1) * dim), (base + j) * dim);
   });
-  return { b, k, q, d, mask };
+  return { b, k, q, ...(d ? { d } : {}), rows, mask };
 }
 
 export interface NnsscGradients {
@@ -139,13 +149,16 @@ export interface NnsscGradients {
  * Forward pass, Eq. 5 loss and hand-written gradients of one batch (inside the caller's tidy, or dispose the
  * result). With `withGrads: false` only loss and scores are computed.
  */
-export function nnsscLossAndGrads(v: NnsscVariables, batch: NnsscBatch, withGrads = true): NnsscGradients {
+export function nnsscLossAndGrads(v: NnsscVariables, batch: NnsscBatch, withGrads = true, corpus?: tfTypes.Tensor2D): NnsscGradients {
   const tf = getTf();
   const { b: B, k: K } = batch;
   const D = v.w1q.shape[0] as number;
   const H1 = v.w1q.shape[1] as number;
   const q = tf.tensor2d(batch.q, [B, D]);
-  const d = tf.tensor2d(batch.d, [B * K, D]);
+  // the dataset side: gathered from the corpus on the device (padding rows are real rows there; the mask drops them,
+  // and their zero gradient rows add nothing to W_d's), else uploaded
+  if (!corpus && !batch.d) throw new EoError('INVALID_ARGUMENT', 'nnsscLossAndGrads: the batch names corpus rows only: pass the corpus tensor');
+  const d = corpus ? (tf.gather(corpus, tf.tensor1d(batch.rows, 'int32')) as tfTypes.Tensor2D) : tf.tensor2d(batch.d!, [B * K, D]);
   const mask = tf.tensor2d(batch.mask, [B, K]);
   const hq = tf.add(tf.matMul(q, v.w1q), v.b1); // [B,H1]
   const hd = tf.matMul(d, v.w1d); // [BK,H1]

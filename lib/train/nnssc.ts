@@ -298,7 +298,7 @@ type Validation = { loss: number; map: number; mrr: number } | null;
  * The validation of the held-out publications: Eq. 5 loss with fixed negatives and full-corpus MAP/MRR of the
  * current weights (null without validation queries). `onnxThreads` > 0 scores on onnxruntime with that many threads.
  */
-function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readonly number[], pairs: TrainingPairs, onnxThreads: number): (vars: NnsscVariables) => Promise<Validation> {
+function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readonly number[], pairs: TrainingPairs, onnxThreads: number, corpus: tfTypes.Tensor2D | null): (vars: NnsscVariables) => Promise<Validation> {
   const { corpusMatrix, dim: D, queryMatrix, positives } = data;
   const tf = getTf();
   const valRng = mulberry32(cfg.seed ^ 0x7a11);
@@ -312,8 +312,8 @@ function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readon
     let lossSum = 0;
     for (let s = 0; s < valItems.length; s += 256) {
       const chunk = valItems.slice(s, s + 256);
-      const batch = makeNnsscBatch(chunk, queryMatrix, corpusMatrix, D, pairs.k);
-      const l = tf.tidy(() => nnsscLossAndGrads(vars, batch, false).loss);
+      const batch = makeNnsscBatch(chunk, queryMatrix, corpus ? null : corpusMatrix, D, pairs.k);
+      const l = tf.tidy(() => nnsscLossAndGrads(vars, batch, false, corpus ?? undefined).loss);
       lossSum += (await l.data())[0] * chunk.length;
       l.dispose();
     }
@@ -341,6 +341,8 @@ interface Trainer {
   trained: number;
   /** Seconds spent in steps (validation excluded). */
   trainSeconds: number;
+  /** The corpus embeddings on the device (WebGPU), which batches then name by row; null: each batch uploads its rows' embeddings. */
+  corpus: tfTypes.Tensor2D | null;
 }
 
 /** One pass over `order` in batches (Adam steps); returns the summed loss. */
@@ -353,9 +355,9 @@ async function runSteps(t: Trainer, pairs: TrainingPairs, data: NnsscTrainData, 
   const losses: Promise<number>[] = [];
   for (let st = 0; st < steps; st++) {
     const chunk = order.slice(st * cfg.batchSize, (st + 1) * cfg.batchSize).map((e) => ({ ...e, negatives: pairs.negativesOf(e.query, rng) }));
-    const batch = makeNnsscBatch(chunk, pairs.allQueries, data.corpusMatrix, data.dim, pairs.k);
+    const batch = makeNnsscBatch(chunk, pairs.allQueries, t.corpus ? null : data.corpusMatrix, data.dim, pairs.k);
     const out = tf.tidy(() => {
-      const g = nnsscLossAndGrads(t.vars, batch, true);
+      const g = nnsscLossAndGrads(t.vars, batch, true, t.corpus ?? undefined);
       const map: Record<string, tfTypes.Tensor> = {};
       for (const n of names) map[t.vars[n].name] = g.grads[n];
       t.optimizer.applyGradients(map as unknown as Parameters<typeof t.optimizer.applyGradients>[0]);
@@ -468,9 +470,12 @@ export async function trainNnssc(data: NnsscTrainData, config: Partial<NnsscTrai
   const onnxValidation = info.name === 'wasm' && info.matMul === 'onnx' ? (wasmMatMulRoute()?.threads ?? 1) : 0;
   const split = validationSplit(data.queries.map((q) => q.group), cfg.valFraction, cfg.seed);
   const pairs = trainingPairs(data, cfg, split.train, opts);
-  const evaluate = nnsscValidator(data, cfg, split.val, pairs, onnxValidation);
+  // On WebGPU the corpus goes to the device once and a step uploads row numbers (B·K), not embeddings (B·K·D floats);
+  // the CPU backends keep the JavaScript copy, which there costs what a gather would
+  const corpus = info.name === 'webgpu' ? getTf().tensor2d(data.corpusMatrix, [data.corpusMatrix.length / data.dim, data.dim]) : null;
+  const evaluate = nnsscValidator(data, cfg, split.val, pairs, onnxValidation, corpus);
   const init = initNnsscModel(data.dim, cfg.hidden1, cfg.hidden2, cfg.seed);
-  const t: Trainer = { vars: nnsscVariables(init), optimizer: getTf().train.adam(cfg.learningRate), trained: 0, trainSeconds: 0 };
+  const t: Trainer = { vars: nnsscVariables(init), optimizer: getTf().train.adam(cfg.learningRate), trained: 0, trainSeconds: 0, corpus };
   try {
     const pretrainCurve = opts.extra?.schedule === 'pretrain' ? await pretrainOnExtra(t, pairs, data, cfg, opts, evaluate) : [];
     const start = opts.extra?.schedule === 'pretrain' ? await nnsscModelFromVariables(t.vars, data.dim) : init;
@@ -499,5 +504,6 @@ export async function trainNnssc(data: NnsscTrainData, config: Partial<NnsscTrai
   } finally {
     t.optimizer.dispose();
     disposeNnsscVariables(t.vars);
+    corpus?.dispose();
   }
 }
