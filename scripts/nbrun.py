@@ -192,6 +192,9 @@ async def run(args):
     return nb, status
 
 
+KERNEL_START_ATTEMPTS = 3
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('notebook')
@@ -206,7 +209,15 @@ def main():
     args.notebook = os.path.abspath(args.notebook)
     args.cwd = os.path.abspath(args.cwd or os.path.dirname(args.notebook))
 
-    nb, status = asyncio.run(run(args))
+    # A kernel that fails to start (seen: tslab's ZeroMQ sockets answering EBUSY, "Socket is blocked by a bind or
+    # unbind operation", then "Kernel didn't respond in 120 seconds", when two notebooks start side by side) is
+    # started again, up to KERNEL_START_ATTEMPTS times; a failure after the kernel answered is the notebook's own.
+    for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
+        nb, status = asyncio.run(run(args))
+        status['kernelStartAttempts'] = attempt
+        if status['ok'] or 'kernelStartSeconds' in status or attempt == KERNEL_START_ATTEMPTS:
+            break
+        out(f'[nbrun] {args.label or os.path.basename(args.notebook)}: kernel start failed ({status["error"].get("summary")}); starting it again ({attempt + 1}/{KERNEL_START_ATTEMPTS})\n')
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     tmp = f'{args.output}.{os.getpid()}.tmp'
     nbformat.write(nb, tmp)
