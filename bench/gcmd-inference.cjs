@@ -3,7 +3,8 @@
 // (issue 38 step 1; lib/data/gcmd-infer.ts), measured against CMR's own values with the fields hidden: precision and
 // recall per field on the DEV half (rules are developed on it) and the TEST half (reported only) of the records that
 // carry values (gcmdInferenceHalf), for the texts read (title + short name, or the abstract too) and the lexicon's
-// options (plain words of the abstracts; the mission hosts GEDI → ISS …; instrument hosts learned on the dev half).
+// options (plain words of the abstracts; the mission hosts GEDI → ISS …; instrument hosts learned on the dev half;
+// the names CMR lists for nearly every record of a product family, learned on the dev half: in-sample there).
 //   node bench/gcmd-inference.cjs [--sample]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
@@ -28,6 +29,7 @@ const lexicons = {
   '+ plain words': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, missionHosts: false }),
   '+ mission hosts': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words }),
   '+ hosts learned (dev)': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, learnedHosts: infer.learnInstrumentHosts(devRecords) }),
+  '+ families learned (dev)': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, learnedHosts: infer.learnInstrumentHosts(devRecords), learnedFamilies: infer.learnFamilyNames(devRecords) }),
 };
 const SOURCES = { 'title + short name': ['title', 'short-name'], '+ abstract': ['title', 'short-name', 'abstract'] };
 const pad = (s, n) => String(s).padEnd(n);

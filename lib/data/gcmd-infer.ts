@@ -51,6 +51,11 @@ export interface GcmdLexicon {
    * those (projects keep them: on the dev half, CMR lists such word-projects as often as not).
    */
   plainCapitals: Set<string>;
+  /**
+   * A product family (`shortNameFamily`: GOZCARDS' `Goz…`, GSSTF, NLDAS, `MOD…`) → the names CMR lists for nearly all
+   * of its records (`learnFamilyNames`), added to what the record's own text names. Empty unless learned.
+   */
+  families: Map<string, Partial<Record<GcmdInferredField, string[]>>>;
   /** Longest sequence in tokens. */
   maxTokens: number;
   /** Every leading part of every key (exact and folded): a span stops growing once it is none of them. */
@@ -224,6 +229,8 @@ export function buildGcmdLexicon(
      * name. Default none.
      */
     learnedHosts?: ReadonlyMap<string, string>;
+    /** Names CMR lists for nearly every record of a product family (`learnFamilyNames`). Default none. */
+    learnedFamilies?: ReadonlyMap<string, Partial<Record<GcmdInferredField, string[]>>>;
   } = {},
 ): GcmdLexicon {
   const v = vocab ? { projects: new Map<string, GcmdEntity>(), ...vocab } : { platforms: readGcmdPlatforms(dataDir), instruments: readGcmdInstruments(dataDir), projects: readGcmdProjects(dataDir) };
@@ -232,7 +239,7 @@ export function buildGcmdLexicon(
   const lex: GcmdLexicon = {
     hosts: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_INSTRUMENT_HOSTS)),
     payloads: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_PLATFORM_PAYLOADS)), seriesOf: platformSeriesOf(seriesByName),
-    analysisWords: new Map([...v.platforms.values()].filter((e) => e.path[0] === 'Models/Analyses' && e.longName).map((e) => [e.shortName.toUpperCase(), new Set(gcmdTokens(e.longName).map((t) => t.toUpperCase()))])), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
+    families: new Map(opts.learnedFamilies ?? []), analysisWords: new Map([...v.platforms.values()].filter((e) => e.path[0] === 'Models/Analyses' && e.longName).map((e) => [e.shortName.toUpperCase(), new Set(gcmdTokens(e.longName).map((t) => t.toUpperCase()))])), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
   };
   const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
     if (!tokens.length) return;
@@ -375,6 +382,9 @@ export function inferGcmdEntities(
   // record names another platform ("ATLAS/ICESat-2"), and stays both when it names none ("OCO-2 Level 2 …")
   const both = [...out.platforms].filter((p) => out.instruments.has(p));
   if (both.length && out.platforms.size > both.length) for (const p of both) out.platforms.delete(p);
+  // what CMR lists for nearly every record of the record's product family, beside what its own text names
+  const family = lex.families.get(shortNameFamily(d.shortName) ?? '');
+  if (family) for (const field of GCMD_INFERRED_FIELDS) for (const name of family[field] ?? []) out[field].add(name);
   for (const suite of [...out.instruments]) {
     const s = GCMD_INSTRUMENT_SUITES[suite];
     if (!s) continue;
@@ -435,6 +445,50 @@ export function learnInstrumentHosts(datasets: readonly Pick<DatasetRecord, Gcmd
     if (n >= minRecords && n >= minShare * total && !(ranked[1] && ranked[1][1] >= (1 - minShare) * total)) hosts.set(instrument, platform);
   }
   return hosts;
+}
+
+/**
+ * A record's product family by its short name: the leading capitalised word or capital run of three letters or more
+ * (`GozMmlpH2O` → `goz`, `GSSTF_F08` → `gsstf`, `NLDAS_FORB0125_M` → `nldas`, `MOD04_L2` → `mod`, `AIRS2RET` →
+ * `airs`), lower-cased; null when there is none (`g4`, a short name in lower case).
+ */
+export function shortNameFamily(shortName: string | null | undefined): string | null {
+  const m = /^([A-Z][a-z]+|[A-Z]{3,}(?=[A-Z][a-z]|_|\d|$))/.exec(shortName ?? '');
+  return m && m[1].length >= 3 ? m[1].toLowerCase() : null;
+}
+
+/**
+ * The names CMR lists, per field, for at least `minShare` of a product family's records that list the field, in
+ * families of at least `minRecords` such records (`shortNameFamily`): GOZCARDS' merged records → their instruments,
+ * GSSTF → SSM/I. Learn it from the records it is measured on only when they are not the ones reported
+ * (`gcmdInferenceHalf`: learn on dev, report test), as `learnInstrumentHosts`.
+ */
+export function learnFamilyNames(datasets: readonly Pick<DatasetRecord, GcmdInferredField | 'shortName'>[], minRecords = 3, minShare = 0.9): Map<string, Partial<Record<GcmdInferredField, string[]>>> {
+  const tally = new Map<string, Record<GcmdInferredField, { records: number; names: Map<string, number> }>>();
+  for (const d of datasets) {
+    const key = shortNameFamily(d.shortName);
+    if (!key) continue;
+    let t = tally.get(key);
+    if (!t) tally.set(key, (t = { platforms: { records: 0, names: new Map() }, instruments: { records: 0, names: new Map() }, projects: { records: 0, names: new Map() } }));
+    for (const field of GCMD_INFERRED_FIELDS) {
+      const names = recordedGcmdNames(d, field);
+      if (!names.length) continue;
+      t[field].records++;
+      for (const n of new Set(names)) t[field].names.set(n, (t[field].names.get(n) ?? 0) + 1);
+    }
+  }
+  const out = new Map<string, Partial<Record<GcmdInferredField, string[]>>>();
+  for (const [key, t] of [...tally.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const learned: Partial<Record<GcmdInferredField, string[]>> = {};
+    for (const field of GCMD_INFERRED_FIELDS) {
+      const { records, names } = t[field];
+      if (records < minRecords) continue;
+      const kept = [...names.entries()].filter(([, n]) => n >= minShare * records).map(([name]) => name).sort();
+      if (kept.length) learned[field] = kept;
+    }
+    if (Object.keys(learned).length) out.set(key, learned);
+  }
+  return out;
 }
 
 /** CMR's values of a field as upper-case names, without "not applicable" / "not provided". */
