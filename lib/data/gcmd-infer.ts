@@ -569,10 +569,11 @@ export function gcmdDirFor(snapshotDir: string): string | null {
 /**
  * Every record's platforms, instruments and projects inferred from its title and short name, and the GCMD series
  * of its platforms (CMR's when it lists them, else the inferred ones), stored as `d.inferred` beside CMR's fields. The lexicon: GCMD's names (`gcmdDir`), the corpus's plain words (from its
- * abstracts), the mission hosts, and the hosts learned from the records that carry CMR's values. Returns the lexicon.
+ * abstracts), the mission hosts, and the hosts and product families learned from the records that carry CMR's values
+ * (`learnInstrumentHosts`, `learnFamilyNames`). Returns the lexicon.
  */
 export function inferCorpusGcmd(datasets: DatasetRecord[], gcmdDir: string): GcmdLexicon {
-  const lex = buildGcmdLexicon(undefined, gcmdDir, { plainWords: plainWords(datasets.map((d) => d.abstract)), learnedHosts: learnInstrumentHosts(datasets) });
+  const lex = buildGcmdLexicon(undefined, gcmdDir, { plainWords: plainWords(datasets.map((d) => d.abstract)), learnedHosts: learnInstrumentHosts(datasets), learnedFamilies: learnFamilyNames(datasets) });
   for (const d of datasets) {
     const inferred = inferGcmdEntities(d, lex);
     // the series of its platforms, CMR's when it lists them: a filter or facet on "Sentinel-1" meets SENTINEL-1A
