@@ -11,6 +11,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { backendParity, parityProblems, type ParityReport } from '../lib/train/backend-parity';
 import { checkWebgpu, SWIFTSHADER_ICD } from '../lib/tensor/webgpu';
+import { getTf, initTfBackend } from '../lib/tensor/backend';
+import { buildStaticVocabulary } from '../lib/encode/static';
+import { trainStaticModelTf } from '../lib/train/static-tf';
+import { disposeNnsscVariables, initNnsscModel, nnsscVariables } from '../lib/train/nnssc-loss';
 
 const EO = path.join(__dirname, '..', 'dist', 'lib', 'cli', 'eo.js');
 
@@ -21,6 +25,18 @@ test("tfjs' cpu backend: the static step, its training and NN-SSC's gradients eq
   // the checks could fail: a table off by more than the tolerance is reported
   assert.ok(parityProblems({ ...r, training: { ...r.training, maxTableDiff: 1e-3 } }).some((p) => p.startsWith('trained table')));
   assert.ok(parityProblems({ ...r, static: { ...r.static, loss: NaN } }).some((p) => p.startsWith('static step loss')));
+});
+
+test('the tfjs static trainer and NN-SSC\'s variables leave no tensor behind (a step\'s hits, the variables\' initial values)', async () => {
+  await initTfBackend({ backend: 'cpu', verbose: false });
+  const tf = getTf();
+  const pairs = Array.from({ length: 120 }, (_, i) => ({ query: `q${i % 17} t${i % 5}`, doc: `d${i % 17} t${i % 5} b${i % 11}`, source: 's' }));
+  const vocab = buildStaticVocabulary(pairs.flatMap((p) => [p.query, p.doc]));
+  const before = tf.memory();
+  await trainStaticModelTf(vocab, pairs, { dim: 8, dims: [8, 4], epochs: 2, batchSize: 20 }, { backend: 'cpu' });
+  disposeNnsscVariables(nnsscVariables(initNnsscModel(6, 5, 4, 1)));
+  const after = tf.memory();
+  assert.equal([after.numTensors, after.numBytes], [before.numTensors, before.numBytes]);
 });
 
 test('WebGPU (Dawn): the same numbers within the tolerance, where an adapter exists', async () => {

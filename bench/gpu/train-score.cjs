@@ -144,19 +144,19 @@ function main() {
       console.log(`\n${r.backend} vs ${base.backend} (same data, this run):`);
       r.nnssc.forEach((n, i) => {
         const b = base.nnssc[i];
-        const rel = Math.abs(n.firstEpochLoss - b.firstEpochLoss) / Math.max(1e-12, Math.abs(b.firstEpochLoss));
-        console.log(`  NN-SSC batch ${n.batchSize}: ${fmt(n.positivesPerSecond / b.positivesPerSecond, 2)}× positives/s; epoch-1 loss relative Δ ${rel.toExponential(1)}`);
-        ratios.push({ what: `nnssc-train-b${n.batchSize}`, ratio: n.positivesPerSecond / b.positivesPerSecond, lossRelDiff: rel });
+        const rel = relativeDiff(n.firstEpochLoss, b.firstEpochLoss);
+        console.log(`  NN-SSC batch ${n.batchSize}: ${fmt(ratio(n.positivesPerSecond, b.positivesPerSecond), 2)}× positives/s; epoch-1 loss relative Δ ${rel.toExponential(1)}`);
+        ratios.push({ what: `nnssc-train-b${n.batchSize}`, ratio: ratio(n.positivesPerSecond, b.positivesPerSecond), lossRelDiff: rel });
       });
-      console.log(`  NN-SSC scoring: ${fmt(b_div(base.scoring.msPerQuery, r.scoring.msPerQuery), 2)}× faster per query`);
-      ratios.push({ what: 'nnssc-score', ratio: b_div(base.scoring.msPerQuery, r.scoring.msPerQuery) });
+      console.log(`  NN-SSC scoring: ${fmt(ratio(base.scoring.msPerQuery, r.scoring.msPerQuery), 2)}× faster per query`);
+      ratios.push({ what: 'nnssc-score', ratio: ratio(base.scoring.msPerQuery, r.scoring.msPerQuery) });
       const cpuPath = base.static.filter((s) => s.engine.startsWith('typed'));
       r.static.forEach((s) => {
         const ref = cpuPath.find((c) => c.batchSize === s.batchSize) ?? base.static.find((c) => c.batchSize === s.batchSize);
         if (!ref) return;
-        const rel = Math.abs(s.epochLoss - ref.epochLoss) / Math.max(1e-12, Math.abs(ref.epochLoss));
-        console.log(`  static batch ${s.batchSize}: ${fmt(s.pairsPerSecond / ref.pairsPerSecond, 2)}× pairs/s of ${ref.engine}; epoch loss relative Δ ${rel.toExponential(1)}`);
-        ratios.push({ what: `static-train-b${s.batchSize}`, against: ref.engine, ratio: s.pairsPerSecond / ref.pairsPerSecond, lossRelDiff: rel });
+        const rel = relativeDiff(s.epochLoss, ref.epochLoss);
+        console.log(`  static batch ${s.batchSize}: ${fmt(ratio(s.pairsPerSecond, ref.pairsPerSecond), 2)}× pairs/s of ${ref.engine}; epoch loss relative Δ ${rel.toExponential(1)}`);
+        ratios.push({ what: `static-train-b${s.batchSize}`, against: ref.engine, ratio: ratio(s.pairsPerSecond, ref.pairsPerSecond), lossRelDiff: rel });
       });
     }
   }
@@ -170,8 +170,14 @@ function main() {
   console.log(`\nwritten: ${outs.join(', ')}`);
 }
 
-function b_div(a, b) {
+/** a / b, NaN when b is not a positive number (a backend that measured nothing). */
+function ratio(a, b) {
   return b > 0 ? a / b : NaN;
+}
+
+/** |a − b| relative to |b|. */
+function relativeDiff(a, b) {
+  return Math.abs(a - b) / Math.max(1e-12, Math.abs(b));
 }
 
 if (process.env.EO_GPU_BENCH_CHILD) {

@@ -4,6 +4,7 @@
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
+const { scriptName } = require('./args.cjs');
 
 const REPO = path.resolve(__dirname, '..', '..');
 
@@ -37,7 +38,7 @@ function benchHeader(args, extra = {}) {
   for (const name of Object.keys(spec.flags ?? {})) settings[`--${name}`] = args[name.replace(/-([a-z0-9])/g, (_, c) => c.toUpperCase())];
   Object.assign(settings, extra);
   return {
-    script: require('./args.cjs').scriptName(spec),
+    script: scriptName(spec),
     measures: spec.measures,
     machine: { cores: cpus.length, cpu: cpus[0]?.model ?? null, loadAverage: os.loadavg(), node: process.version, platform: `${process.platform} ${process.arch}` },
     commit: benchCommit(),

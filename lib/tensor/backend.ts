@@ -18,6 +18,16 @@ export function getTf(): typeof tfTypes {
   return (tfModule ??= require('@tensorflow/tfjs') as typeof tfTypes);
 }
 
+/**
+ * A trainable variable holding `values`. `tf.variable(tf.tensor(…))` keeps the initial tensor alive beside the
+ * variable (they share the data, counted twice), so its memory outlived the variable's `dispose()`; here the initial
+ * tensor goes at once.
+ */
+export function variableOf<R extends tfTypes.Rank = tfTypes.Rank>(values: Float32Array | number[], shape: number[]): tfTypes.Variable<R> {
+  const tf = getTf();
+  return tf.tidy(() => tf.variable(tf.tensor(values, shape, 'float32'))) as unknown as tfTypes.Variable<R>;
+}
+
 let current: TfBackendInfo | null = null;
 let pending: Promise<TfBackendInfo> | null = null;
 let wasmPathsSet = false;

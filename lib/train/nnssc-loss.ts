@@ -1,7 +1,7 @@
 import type * as tfTypes from '@tensorflow/tfjs';
 import { EoError } from '../errors';
 import type { NnsscModel } from '../retrieve/nnssc';
-import { getTf } from '../tensor/backend';
+import { getTf, variableOf } from '../tensor/backend';
 import { mulberry32, type Rng } from '../util/random';
 
 // NN-SSC's Eq. 5 loss and its hand-written gradients (why by hand, and why on the logit: nnssc.ts), with
@@ -63,13 +63,13 @@ export function nnsscVariables(m: NnsscModel): NnsscVariables {
   const tf = getTf();
   const D = m.dim;
   return {
-    w1q: tf.variable(tf.tensor2d(m.w1.subarray(0, D * m.hidden1), [D, m.hidden1])),
-    w1d: tf.variable(tf.tensor2d(m.w1.subarray(D * m.hidden1), [D, m.hidden1])),
-    b1: tf.variable(tf.tensor1d(m.b1)),
-    w2: tf.variable(tf.tensor2d(m.w2, [m.hidden1, m.hidden2])),
-    b2: tf.variable(tf.tensor1d(m.b2)),
-    w3: tf.variable(tf.tensor2d(m.w3, [m.hidden2, 1])),
-    b3: tf.variable(tf.tensor1d([m.b3])),
+    w1q: variableOf(m.w1.subarray(0, D * m.hidden1), [D, m.hidden1]),
+    w1d: variableOf(m.w1.subarray(D * m.hidden1), [D, m.hidden1]),
+    b1: variableOf(m.b1, [m.hidden1]),
+    w2: variableOf(m.w2, [m.hidden1, m.hidden2]),
+    b2: variableOf(m.b2, [m.hidden2]),
+    w3: variableOf(m.w3, [m.hidden2, 1]),
+    b3: variableOf([m.b3], [1]),
   };
 }
 

@@ -7,15 +7,16 @@
  * Written for what Dawn runs correctly (`../shared/notes/gpu-facts.md`): the lookup is a gather on axis 0 of the
  * batch's own rows, whose gradient is a float `UnsortedSegmentSum` (no int32 transpose: tfjs-backend-webgpu 4.22
  * emits WGSL that Dawn rejects when it transposes an int32 tensor such as `oneHot`'s, and the result is silently
- * zero); the positive's logit is read through a float32 identity, not a one-hot of int32 indices; a text without known tokens is normalised by 1, as the
- * typed-array trainer does (a mask from the batch: no comparison on the gradient's path, no NaN in the square root's). `test/webgpu-parity.test.ts` compares loss
- * and gradients with `staticBatchGradient` on the CPU backend and, where an adapter exists, on WebGPU.
+ * zero); the positive's logit is read through a float32 identity, not a one-hot of int32 indices; a text without
+ * known tokens is normalised by 1, as the typed-array trainer does (a mask from the batch: no comparison on the
+ * gradient's path, no NaN in the square root's). `test/webgpu-parity.test.ts` compares loss and gradients with
+ * `staticBatchGradient` on the CPU backend and, where an adapter exists, on WebGPU.
  */
 import type * as tfTypes from '@tensorflow/tfjs';
 import { EoError } from '../errors';
 import { staticModelId, type StaticEmbeddingModel, type StaticText, type StaticVocabulary } from '../encode/static';
 import { registerUseLiteGradients } from '../encode/use-gradients';
-import { getTf, initTfBackend } from '../tensor/backend';
+import { getTf, initTfBackend, variableOf } from '../tensor/backend';
 import type { TfBackendName } from '../tensor/types';
 import {
   saveStaticState, STATIC_ADAM, staticAdamRate, staticEpochBatches, staticTrainingPlan, startStaticState,
@@ -117,13 +118,17 @@ export function staticBatchGradientTf(
   return tf.tidy(() => {
     const inputs = staticTfInputs(batch);
     const sub = tf.gather(table, inputs.rows) as tfTypes.Tensor2D;
-    let correct: tfTypes.Scalar | null = null;
+    // the hits come out of the differentiated function kept (so that valueAndGrad's scope leaves them); a kept tensor
+    // is never freed by a tidy, so the caller gets a plain copy and the kept one goes now
+    let kept: tfTypes.Scalar | null = null;
     const { value, grad } = tf.valueAndGrad((s: tfTypes.Tensor) => {
       const r = staticBatchLossTf(s as tfTypes.Tensor2D, inputs, batch, dims, temperature);
-      correct = tf.keep(r.correct);
+      kept = tf.keep(r.correct);
       return r.loss;
     })(sub);
-    return { loss: value as tfTypes.Scalar, correct: correct!, grad: grad as tfTypes.Tensor2D };
+    const correct = tf.clone(kept!);
+    kept!.dispose();
+    return { loss: value as tfTypes.Scalar, correct, grad: grad as tfTypes.Tensor2D };
   });
 }
 
@@ -146,9 +151,9 @@ export async function trainStaticModelTf(vocab: StaticVocabulary, pairs: readonl
   const info = await initTfBackend(opts.backend ? { backend: opts.backend } : {});
   const tf = getTf();
   const state = startStaticState(plan, V, opts);
-  const table = tf.variable(tf.tensor2d(state.table, [V, D]));
-  const m1 = tf.variable(tf.tensor2d(state.m1, [V, D]));
-  const m2 = tf.variable(tf.tensor2d(state.m2, [V, D]));
+  const table = variableOf<tfTypes.Rank.R2>(state.table, [V, D]);
+  const m1 = variableOf<tfTypes.Rank.R2>(state.m1, [V, D]);
+  const m2 = variableOf<tfTypes.Rank.R2>(state.m2, [V, D]);
   const { beta1, beta2, eps } = STATIC_ADAM;
   try {
     for (let epoch = state.epochsDone; epoch < c.epochs; epoch++) {
