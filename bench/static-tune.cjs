@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // Settings of the corpus-trained static encoder (issue 37; lib/encode/static.ts, lib/train/static.ts), chosen on the
 // style benchmark's DEV half: a grid over epochs, learning rate, width, batch size, pair sources, exclusion scope,
-// sentences per abstract, BM25-mined hard negatives, tokenizer and initial table, each model trained on the corpus and training-split pairs
+// sentences per abstract, BM25-mined hard negatives, tokenizer, pooling and initial table, each model trained on the corpus and training-split pairs
 // (`staticTrainingPairs`: no test text, no test label; the dev half's labels left out as the test half's are, unless
 // --keep-dev-labels) and scored ALONE (its
 // cosine, no query rules) by nDCG@10 over all dev queries, with the per-style means, training seconds and corpus
 // embedding seconds beside it. Every configuration is appended to bench/tuning-log.json (the best marked chosen);
 // DEFAULT_STATIC_ENCODER_SETTINGS is set from it by hand. The test half is never read.
 //   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--sentences 1,12] [--init random,skipgram]
-//     [--hard-negatives none,queries] [--hard-skip 0,2] [--keep-dev-labels] [--no-log]
+//     [--hard-negatives none,queries] [--hard-skip 0,2] [--pooling idf,mean] [--keep-dev-labels] [--no-log]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -45,6 +45,7 @@ const args = benchArgs({
     'style-per-style': { type: 'int-list', default: [300] /* DEFAULT_STATIC_PAIRS_OPTIONS */, min: 0, help: 'corpus-made queries per style in the pairs (StaticPairsOptions.stylePerStyle; 0 = all)' },
     sentences: { type: 'int-list', default: [12], min: 1, help: 'abstract sentences per record as queries (StaticPairsOptions.sentencesPerRecord)' },
     tokenizer: { type: 'list', default: ['plain'], choices: Object.keys(TOKENIZERS), help: 'tokenizers tried (S-stemming, stop words dropped; StaticTokenizer)' },
+    pooling: { type: 'list', default: ['mean'] /* DEFAULT_STATIC_ENCODER_SETTINGS.vocab */, choices: ['idf', 'mean'], help: 'poolings tried (StaticPooling: IDF-weighted mean, or plain mean with the rows\' lengths as learned weights)' },
     'hard-negatives': { type: 'list', default: ['none'], choices: Object.keys(HARD_NEGATIVE_SETS), help: 'pair sources given a BM25-mined hard negative (StaticPairsOptions.hardNegativeSources; all = every source)' },
     'hard-skip': { type: 'int-list', default: [0], min: 0, help: 'BM25 non-answers passed over before the hard negative (StaticPairsOptions.hardNegativeSkip)' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
@@ -66,9 +67,9 @@ async function main() {
   const entries = [];
   const alsoExcludeIds = !args.keepDevLabels ? [...new Set([...half.qrels.values()].flatMap((m) => [...m.keys()]))] : [];
   if (alsoExcludeIds.length) console.log(`dev labels left out of the pairs too: ${alsoExcludeIds.length} datasets`);
-  for (const tokenizerName of args.tokenizer) for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) for (const sentencesPerRecord of args.sentences) for (const hardNegatives of args.hardNegatives) for (const hardNegativeSkip of args.hardSkip) for (const stylePerStyle of args.stylePerStyle) {
+  for (const pooling of args.pooling) for (const tokenizerName of args.tokenizer) for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) for (const sentencesPerRecord of args.sentences) for (const hardNegatives of args.hardNegatives) for (const hardNegativeSkip of args.hardSkip) for (const stylePerStyle of args.stylePerStyle) {
     if (hardNegatives === 'none' && hardNegativeSkip !== args.hardSkip[0]) continue; // the skip means nothing without negatives
-    const vocabOpts = { ...eo.DEFAULT_STATIC_ENCODER_SETTINGS.vocab, tokenizer: TOKENIZERS[tokenizerName] };
+    const vocabOpts = { ...eo.DEFAULT_STATIC_ENCODER_SETTINGS.vocab, tokenizer: TOKENIZERS[tokenizerName], pooling };
     const vocab = eo.buildStaticVocabulary(eo.staticVocabularyTexts(corpus), vocabOpts);
     const skipgrams = new Map(); // dim → the skip-gram table of this vocabulary
     const hardNegativeSources = HARD_NEGATIVE_SETS[hardNegatives] ?? eo.STATIC_PAIR_SOURCES;
@@ -99,7 +100,7 @@ async function main() {
         init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length,
         ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train,
       };
-      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, initScale })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, initScale })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
       entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
     }
   }

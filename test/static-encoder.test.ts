@@ -66,6 +66,41 @@ test('vocabulary: minimum count, most frequent first, IDF = ln(1 + N / df), dete
   throwsWith(() => buildStaticVocabulary(texts, { minCount: 0 }), 'CONFIG', /minCount/);
 });
 
+test('pooling: mean weighs every token alike, IDF by its IDF; recorded in the id and the checkpoint (older checkpoints read as IDF)', () => {
+  const texts = ['ozone column', 'ozone profile', 'sea ice', 'sea ice extent', 'sea level', 'rare'];
+  const idf = buildStaticVocabulary(texts);
+  const mean = buildStaticVocabulary(texts, { pooling: 'mean' });
+  assert.is(idf.pooling, 'idf');
+  assert.is(mean.pooling, 'mean');
+  const text = 'Sea ice of the ozone hole';
+  assert.equal([...staticText(mean, text).weights].map((w) => w.toFixed(6)), Array(3).fill((1 / 3).toFixed(6)));
+  const w = staticText(idf, text).weights; // sea (df 3), ice, ozone (df 2)
+  assert.ok(w[1] > w[0] && Math.abs(w[1] - w[2]) < 1e-7, `${[...w]}`);
+  throwsWith(() => buildStaticVocabulary(texts, { pooling: 'max' as never }), 'CONFIG', /pooling must be "idf" or "mean"/);
+  const table = new Float32Array(mean.tokens.length * 4).map((_, i) => Math.cos(i));
+  const model = { vocab: mean, dim: 4, dims: [4], table, id: staticModelId(mean, table, 4) };
+  assert.is.not(model.id, staticModelId(idf, table, 4));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-static-pool-'));
+  try {
+    saveStaticModel(dir, model, { dataHash: 'd', config: {}, seed: 1 });
+    const back = loadStaticModel(dir);
+    assert.is(back.vocab.pooling, 'mean');
+    assert.is(back.id, model.id);
+    assert.equal(staticVector(back, staticText(back.vocab, text)), staticVector(model, staticText(mean, text)));
+    // a checkpoint written before the pooling was recorded: IDF, and its id unchanged
+    saveStaticModel(dir, { ...model, vocab: idf, id: staticModelId(idf, table, 4) }, { dataHash: 'd', config: {}, seed: 1 });
+    const manifest = path.join(dir, 'checkpoint.json');
+    const ck = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+    delete ck.config.vocab.pooling;
+    fs.writeFileSync(manifest, JSON.stringify(ck));
+    const old = loadStaticModel(dir);
+    assert.is(old.vocab.pooling, 'idf');
+    assert.is(old.id, staticModelId(idf, table, 4));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 /** Pairs of a toy domain: acronyms and their expansions, each with the words of its field around it. */
 function toyPairs(): { pairs: StaticPair[]; texts: string[] } {
   const topics = [
@@ -115,6 +150,14 @@ test('training teaches the domain: an acronym meets its expansion, not another f
   assert.is.not(trainStaticModel(vocab, pairs, { ...cfg, seed: 8, epochs: 1 }).model.id, trainStaticModel(vocab, pairs, { ...cfg, epochs: 1 }).model.id);
   assert.equal(a.sources, { acronym: 48, title: 48 });
   throwsWith(() => trainStaticModel(vocab, pairs, { dim: 32, dims: [64] }), 'CONFIG', /dims/);
+});
+
+test('mean pooling learns its weights: a word of every query ("product") ends with a shorter row than the acronyms that tell them apart', () => {
+  const { pairs, texts } = toyPairs();
+  const vocab = buildStaticVocabulary(texts, { pooling: 'mean' });
+  const { model } = trainStaticModel(vocab, pairs, { dim: 32, dims: [32, 16], epochs: 30, batchSize: 16, learningRate: 0.05, seed: 7 });
+  const norm = (t: string) => Math.hypot(...model.table.subarray(vocab.ids.get(t)! * 32, (vocab.ids.get(t)! + 1) * 32));
+  for (const acronym of ['sst', 'aod', 'swe', 'lst', 'ndvi', 'tws', 'chl', 'so2']) assert.ok(norm('product') < norm(acronym), `product ${norm('product')} vs ${acronym} ${norm(acronym)}`);
 });
 
 test('the batch gradient equals finite differences of the Matryoshka MNRL loss (with a hard negative)', () => {

@@ -70,6 +70,14 @@ export function staticDocumentText(d: Pick<DatasetRecord, 'shortName' | 'longNam
   return [staticTitle(d), d.keywords.join(', '), abs].filter(Boolean).join(' | ');
 }
 
+/**
+ * How a text's token rows are averaged (`staticText`'s weights): `idf`, weighted by each token's IDF; `mean`, all
+ * alike, so that the trained rows' lengths are the only weights (a learned weighting: MNRL training makes the rows of
+ * words that tell texts apart longer than those of "the", "of" or "data").
+ */
+export type StaticPooling = 'idf' | 'mean';
+export const STATIC_POOLINGS: readonly StaticPooling[] = ['idf', 'mean'];
+
 /** A vocabulary with each token's document frequency (over the texts it was built from). */
 export interface StaticVocabulary {
   tokens: string[];
@@ -80,6 +88,8 @@ export interface StaticVocabulary {
   documents: number;
   /** How its texts are tokenized (every text the model reads is tokenized the same way). */
   tokenizer: StaticTokenizer;
+  /** How a text's token rows are averaged (recorded in the checkpoint; models written before it was, `idf`). */
+  pooling: StaticPooling;
 }
 
 export interface StaticVocabularyOptions {
@@ -89,6 +99,14 @@ export interface StaticVocabularyOptions {
   maxTokens?: number;
   /** Stemming and stop words. Default `PLAIN_STATIC_TOKENIZER` (split only). */
   tokenizer?: Partial<StaticTokenizer>;
+  /** How a text's token rows are averaged (`StaticPooling`). Default `idf`. */
+  pooling?: StaticPooling;
+}
+
+/** A pooling setting, checked (`idf` when absent). */
+export function staticPooling(p: unknown = 'idf'): StaticPooling {
+  if (!STATIC_POOLINGS.includes(p as StaticPooling)) throw new EoError('CONFIG', `static pooling must be ${STATIC_POOLINGS.map((x) => `"${x}"`).join(' or ')} (got ${JSON.stringify(p)})`);
+  return p as StaticPooling;
 }
 
 /** The vocabulary of a set of texts (e.g. every dataset's title, short name, keywords and abstract). Deterministic. */
@@ -98,6 +116,7 @@ export function buildStaticVocabulary(texts: Iterable<string>, opts: StaticVocab
   if (!(Number.isInteger(minCount) && minCount >= 1)) throw new EoError('CONFIG', `static vocabulary minCount must be an integer ≥ 1 (got ${minCount})`);
   if (!(Number.isInteger(maxTokens) && maxTokens >= 1)) throw new EoError('CONFIG', `static vocabulary maxTokens must be an integer ≥ 1 (got ${maxTokens})`);
   const tokenizer = staticTokenizer(opts.tokenizer);
+  const pooling = staticPooling(opts.pooling);
   const df = new Map<string, number>();
   let documents = 0;
   for (const t of texts) {
@@ -107,7 +126,7 @@ export function buildStaticVocabulary(texts: Iterable<string>, opts: StaticVocab
   const kept = [...df.entries()].filter(([, n]) => n >= minCount).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, maxTokens);
   const tokens = kept.map(([t]) => t);
   const idf = Float32Array.from(kept.map(([, n]) => Math.log(1 + documents / n)));
-  return { tokens, ids: new Map(tokens.map((t, i) => [t, i])), idf, documents, tokenizer };
+  return { tokens, ids: new Map(tokens.map((t, i) => [t, i])), idf, documents, tokenizer, pooling };
 }
 
 /** A tokenizer setting, checked, with defaults filled in. */
@@ -130,13 +149,13 @@ export interface StaticEmbeddingModel {
   id: string;
 }
 
-/** A text as token ids with their pooling weights (IDF, summing to 1); unknown tokens are dropped. */
+/** A text as token ids with their pooling weights (IDF or equal, summing to 1); unknown tokens are dropped. */
 export interface StaticText {
   ids: Int32Array;
   weights: Float32Array;
 }
 
-/** Token ids and IDF pooling weights of a text under a vocabulary (at most `maxTokens` tokens, in order). */
+/** Token ids and pooling weights of a text under a vocabulary (`vocab.pooling`; at most `maxTokens` tokens, in order). */
 export function staticText(vocab: StaticVocabulary, text: string, maxTokens = 512): StaticText {
   const ids: number[] = [];
   for (const t of staticTokens(text, vocab.tokenizer)) {
@@ -144,7 +163,7 @@ export function staticText(vocab: StaticVocabulary, text: string, maxTokens = 51
     if (id !== undefined) ids.push(id);
     if (ids.length >= maxTokens) break;
   }
-  const w = ids.map((i) => vocab.idf[i]);
+  const w = ids.map((i) => (vocab.pooling === 'mean' ? 1 : vocab.idf[i]));
   const sum = w.reduce((s, x) => s + x, 0) || 1;
   return { ids: Int32Array.from(ids), weights: Float32Array.from(w.map((x) => x / sum)) };
 }
@@ -179,7 +198,9 @@ export function staticModelId(vocab: StaticVocabulary, table: Float32Array, dim:
   const bytes = new Uint8Array(table.buffer, table.byteOffset, table.byteLength);
   // the plain tokenizer adds nothing, so the ids of models written before it was recorded stay the same
   const tok = vocab.tokenizer.stem === 'none' && !vocab.tokenizer.stopWords ? '' : JSON.stringify(vocab.tokenizer);
-  return `static-${dim}@${shortHash(sha256(vocab.tokens.join('\n')) + sha256(bytes) + tok, 12)}`;
+  // so does IDF pooling, the only one before `pooling` was recorded
+  const pool = vocab.pooling === 'idf' ? '' : `pooling=${vocab.pooling}`;
+  return `static-${dim}@${shortHash(sha256(vocab.tokens.join('\n')) + sha256(bytes) + tok + pool, 12)}`;
 }
 
 export interface StaticEncoderOptions {
@@ -225,7 +246,7 @@ export function saveStaticModel(dir: string, model: StaticEmbeddingModel, info: 
   writeFileAtomic(path.join(dir, STATIC_VOCAB_FILE), vocabText);
   saveCheckpoint(dir, {
     kind: STATIC_KIND,
-    config: { ...info.config, dim: model.dim, dims: model.dims, id: model.id, vocab: { file: STATIC_VOCAB_FILE, tokens: model.vocab.tokens.length, sha256: sha256(vocabText), documents: model.vocab.documents, tokenizer: model.vocab.tokenizer } },
+    config: { ...info.config, dim: model.dim, dims: model.dims, id: model.id, vocab: { file: STATIC_VOCAB_FILE, tokens: model.vocab.tokens.length, sha256: sha256(vocabText), documents: model.vocab.documents, tokenizer: model.vocab.tokenizer, pooling: model.vocab.pooling } },
     seed: info.seed,
     backend: 'js',
     dataHash: info.dataHash,
@@ -238,7 +259,7 @@ export function saveStaticModel(dir: string, model: StaticEmbeddingModel, info: 
 /** Read a static model; the weights' and the vocabulary's hashes are checked (a mismatch is a CACHE_MISMATCH naming the file). */
 export function loadStaticModel(dir: string, expect: { dataHash?: string; rebuild?: string } = {}): StaticEmbeddingModel & { checkpoint: ReturnType<typeof loadCheckpoint> } {
   const ck = loadCheckpoint(dir, { kind: STATIC_KIND, ...expect });
-  const vocabInfo = ck.config.vocab as { file: string; tokens: number; sha256: string; documents: number; tokenizer?: Partial<StaticTokenizer> } | undefined;
+  const vocabInfo = ck.config.vocab as { file: string; tokens: number; sha256: string; documents: number; tokenizer?: Partial<StaticTokenizer>; pooling?: unknown } | undefined;
   const file = path.join(dir, vocabInfo?.file ?? STATIC_VOCAB_FILE);
   if (!vocabInfo || !fs.existsSync(file)) throw new EoError('DATA_NOT_FOUND', `${file}: the static model's vocabulary is missing`, { file });
   const text = fs.readFileSync(file, 'utf8');
@@ -248,8 +269,10 @@ export function loadStaticModel(dir: string, expect: { dataHash?: string; rebuil
   const idf = ck.tensors.idf;
   if (tokens.length !== vocabInfo.tokens || table.shape[0] !== tokens.length || idf.data.length !== tokens.length)
     throw new EoError('DATA_INVALID', `${dir}: ${tokens.length} vocabulary tokens, table of ${table.shape[0]} rows, ${idf.data.length} IDF values`, { file });
-  // a checkpoint written before the tokenizer was recorded split only
-  const vocab: StaticVocabulary = { tokens, ids: new Map(tokens.map((t, i) => [t, i])), idf: idf.data, documents: vocabInfo.documents, tokenizer: staticTokenizer(vocabInfo.tokenizer) };
+  // a checkpoint written before the tokenizer (the pooling) was recorded split only (pooled by IDF)
+  const vocab: StaticVocabulary = {
+    tokens, ids: new Map(tokens.map((t, i) => [t, i])), idf: idf.data, documents: vocabInfo.documents, tokenizer: staticTokenizer(vocabInfo.tokenizer), pooling: staticPooling(vocabInfo.pooling ?? 'idf'),
+  };
   const dim = table.shape[1];
   const id = staticModelId(vocab, table.data, dim);
   if (id !== ck.config.id) throw new EoError('CACHE_MISMATCH', `${dir}: the model id ${id} differs from the recorded ${String(ck.config.id)}`, { file: dir, recorded: String(ck.config.id) });

@@ -232,11 +232,13 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
   return log.entries
     .filter((e) => e.system === 'static-encoder' && e.settings.devLabelsOut === true)
     .map((e) => {
-      const st = e.settings as { init?: string; vocab?: { tokenizer?: { stem?: string; stopWords?: boolean } }; exclusionScope?: string; learningRate?: number; epochs?: number; initScale?: number; batchSize?: number };
+      const st = e.settings as { init?: string; vocab?: { tokenizer?: { stem?: string; stopWords?: boolean }; pooling?: string }; exclusionScope?: string; learningRate?: number; epochs?: number; initScale?: number; batchSize?: number };
       const tok = st.vocab?.tokenizer;
       return {
         init: st.init ?? 'random', 'σ init': st.initScale ?? 0.1,
         tokenizer: !tok || (tok.stem !== 's' && !tok.stopWords) ? 'plain' : [tok.stem === 's' ? 'stem' : '', tok.stopWords ? 'stop' : ''].filter(Boolean).join('+'),
+        // entries logged before the pooling was a setting pooled by IDF
+        pooling: st.vocab?.pooling ?? 'idf',
         'test labels left out of': st.exclusionScope === 'generated-queries' ? 'query-side sources' : 'every source',
         lr: st.learningRate ?? null, epochs: st.epochs ?? null, batch: st.batchSize ?? null,
         'nDCG@10': e.scores['nDCG@10'], question: e.scores['question/nDCG@10'], keyword: e.scores['keyword/nDCG@10'],
@@ -247,7 +249,7 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
 
 /**
  * The settings tried for the static encoder on the style benchmark's DEV half with the dev labels left out of its
- * pairs as the test labels are (initialisation, tokenizer, exclusion scope, learning rate, epochs), from the tuning
+ * pairs as the test labels are (initialisation, tokenizer, pooling, exclusion scope, learning rate, epochs), from the tuning
  * log; nothing is trained here.
  */
 export function showStaticTuning(log: TuningLog): void {
