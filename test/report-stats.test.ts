@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { holmAdjust, type PairedComparison, type Qrels, type Run } from '../lib/metrics';
 import { pairedPhraseProblems } from '../lib/lessons/claims';
+import { clauseProblems, pairedClauses } from '../lib/lessons/llm-rerank/claims';
 import { ablationComparisons, buildTable2, gainSentence, holmNote, pairedSentence, pairedText, tukeyHeatmap, tukeyRows } from '../lib/report';
 import { applyRerankHolm, rerankTableRows, type RerankTable } from '../lib/rerank';
 import { mulberry32 } from '../lib/util/random';
@@ -100,10 +101,20 @@ test('pairedText says so where the bootstrap CI and the randomization p disagree
     assert.not.match(pairedText(agree), /disagree/);
     assert.not.match(pairedText(agree, { form: 'clause' }), /disagree/);
   }
-  assert.is(pairedText(ciOnly, { form: 'interval' }), '+0.035 [+0.000, +0.071]');
+  // a bound that is not 0 never reads as 0: "[+0.000, …], excludes 0" read as a CI touching 0 (check-claims flagged 07)
+  assert.is(pairedText(ciOnly, { form: 'interval' }), '+0.035 [+0.0004, +0.071]');
+  assert.equal(pairedPhraseProblems(pairedText(ciOnly, { form: 'clause' })), []);
+  assert.equal(pairedPhraseProblems(pairedText(ciOnly)), []);
+  assert.is(pairedText({ ...ciOnly, ciLow: -0.00002 }, { form: 'interval' }), '+0.035 [−0.00002, +0.071]');
+  assert.is(pairedText({ ...ciOnly, ciLow: 0 }, { form: 'interval' }), '+0.035 [+0.000, +0.071]');
+  // 06's and 07's own clause check reads such a bound and holds it against the row
+  const [clause] = pairedClauses(pairedText(ciOnly, { form: 'clause' }));
+  assert.is(clause?.lo, '+0.0004');
+  assert.equal(clauseProblems('routedVsOffline', clause, ciOnly as unknown as PairedComparison), []);
+  assert.ok(clauseProblems('routedVsOffline', clause, { ...ciOnly, ciLow: 0.0005 } as unknown as PairedComparison).some((x) => /CI is \[\+0\.0004/.test(x)));
   // notebook 07's 'routed − offline' comparison reads the same through gainSentence, which the rerank verdicts use
   const routed = ciOnly as unknown as PairedComparison;
-  assert.match(gainSentence('MAP', routed), /^ΔMAP \+0\.035 \(95% CI \[\+0\.000, \+0\.071\], excludes 0; p = 0\.057\) — \*\*the two tests disagree/);
+  assert.match(gainSentence('MAP', routed), /^ΔMAP \+0\.035 \(95% CI \[\+0\.0004, \+0\.071\], excludes 0; p = 0\.057\) — \*\*the two tests disagree/);
   assert.match(pairedSentence(routed, 'routed', 'offline'), /routed is ahead.*the two tests disagree/);
 });
 

@@ -6,7 +6,7 @@ import type { TukeyHsd } from '../metrics/multiple';
 import { ciExcludesZero, significanceState, significantSide, SIGNIFICANCE_LEVEL } from '../metrics/significance';
 import type { PairedComparison } from '../metrics/types';
 import { heatmapFigure, type HeatmapOptions } from './heatmap';
-import { pText, signed } from './numbers';
+import { pText, signed, signedBound } from './numbers';
 import type { Figure, TableRow } from './types';
 
 /** What `pairedText` needs of a comparison: the typed row's numbers (the rest optional). */
@@ -68,7 +68,7 @@ export function notAfterCorrectionText(c: PairedNumbers): string {
  * tests disagree, and where the CI excludes 0 but the Holm-corrected p does not hold.
  */
 export function pairedText(c: PairedNumbers, opts: PairedTextOptions = {}): string {
-  const interval = `${signed(c.meanDiff)} [${signed(c.ciLow)}, ${signed(c.ciHigh)}]`;
+  const interval = `${signed(c.meanDiff)} [${signedBound(c.ciLow)}, ${signedBound(c.ciHigh)}]`;
   const form = opts.form ?? 'sentence';
   if (form === 'interval') return interval;
   const excludes = ciExcludesZero(c);
@@ -77,7 +77,7 @@ export function pairedText(c: PairedNumbers, opts: PairedTextOptions = {}): stri
   const effect = effectClause(c);
   const caveat = testsDisagreeText(c) || notAfterCorrectionText(c);
   if (form === 'clause')
-    return `Δ${c.metric} ${signed(c.meanDiff)} (95% CI [${signed(c.ciLow)}, ${signed(c.ciHigh)}], ${zero}${p ? `; ${p}` : ''})` +
+    return `Δ${c.metric} ${signed(c.meanDiff)} (95% CI [${signedBound(c.ciLow)}, ${signedBound(c.ciHigh)}], ${zero}${p ? `; ${p}` : ''})` +
       (caveat ? ` — **${caveat}**` : '');
   const who = c.meanDiff > 0 ? `${opts.labelA ?? 'A'} is ahead` : c.meanDiff < 0 ? `${opts.labelB ?? 'B'} is ahead` : 'no difference';
   return `**${c.metric}** ${interval}: ${who}; the 95% CI ${zero}` + (p ? ` (${p})` : '') +

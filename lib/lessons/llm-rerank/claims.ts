@@ -5,7 +5,7 @@ import { holmAdjust } from '../../metrics/multiple';
 import { ciExcludesZero, isSignificant, significanceState } from '../../metrics/significance';
 import type { PairedComparison } from '../../metrics/types';
 import { NOT_AFTER_HOLM } from '../../report/paired-text';
-import { f3, finiteOrNull, pText, signed } from '../../report/numbers';
+import { f3, finiteOrNull, pText, signed, signedBound } from '../../report/numbers';
 import { NASA_EO_BENCH } from '../../report/paper';
 import { paperRowFor } from '../../report/rerank';
 import { comparisonsIn, escapeRegExp, parseShownNumber, registerClaimCheck, shownSentences, withShownSentence, type Json, type NotebookClaimCheck } from '../claims';
@@ -19,6 +19,8 @@ const num = (x: unknown): number => (typeof x === 'number' ? x : NaN);
 export const resultsCopy = (results: Json): Json => JSON.parse(JSON.stringify(results)) as Json;
 const D3 = String.raw`\d+\.\d{3}`;
 const S3 = String.raw`[+−-]\d+\.\d{3}`;
+/** A CI bound as `signedBound` writes it: three decimals, or more where a bound near 0 needs them (`+0.0004`). */
+const BOUND = String.raw`[+−-]\d+\.\d{3,8}`;
 
 // ---- the N sentence ----
 
@@ -47,7 +49,7 @@ export function falsifyQueriesSentence(results: Json): Json[] {
 
 // ---- the paired clauses `ΔMAP +0.015 (95% CI [−0.125, +0.169], includes 0; p = 1.000, Holm 1.000)` ----
 
-const CLAUSE = new RegExp(String.raw`Δ(MAP|MRR) (${S3}) \(95% CI \[(${S3}), (${S3})\], (\*\*)?(excludes|includes) 0(?:\*\*)?(?:; p = ([0-9.e+-]+)(?:, Holm ([0-9.e+-]+))?)?\)(?: — \*\*(the two tests disagree|${NOT_AFTER_HOLM}))?`, 'g');
+const CLAUSE = new RegExp(String.raw`Δ(MAP|MRR) (${S3}) \(95% CI \[(${BOUND}), (${BOUND})\], (\*\*)?(excludes|includes) 0(?:\*\*)?(?:; p = ([0-9.e+-]+)(?:, Holm ([0-9.e+-]+))?)?\)(?: — \*\*(the two tests disagree|${NOT_AFTER_HOLM}))?`, 'g');
 
 interface Clause { metric: string; diff: string; lo: string; hi: string; says: string; saysSignificant: boolean; p?: string; holm?: string; saysDisagree: boolean; saysNotAfterHolm: boolean }
 
@@ -66,9 +68,9 @@ export function clauseProblems(where: string, c: Clause, g: PairedComparison, ho
   const hi = g.ciHigh;
   const p = finiteOrNull(g.pValue);
   if (c.diff.replace('-', '−') !== signed(diff)) out.push(`${where}: says Δ${c.metric} ${c.diff}, the table has ${signed(diff)}`);
-  if (c.lo.replace('-', '−') !== signed(lo) || c.hi.replace('-', '−') !== signed(hi)) out.push(`${where}: says the Δ${c.metric} CI is [${c.lo}, ${c.hi}], the table has [${signed(lo)}, ${signed(hi)}]`);
+  if (c.lo.replace('-', '−') !== signedBound(lo) || c.hi.replace('-', '−') !== signedBound(hi)) out.push(`${where}: says the Δ${c.metric} CI is [${c.lo}, ${c.hi}], the table has [${signedBound(lo)}, ${signedBound(hi)}]`);
   const excludes = ciExcludesZero({ ciLow: lo, ciHigh: hi });
-  if ((c.says === 'excludes') !== excludes) out.push(`${where}: says the Δ${c.metric} CI ${c.says} 0; the table's [${signed(lo)}, ${signed(hi)}] ${excludes ? 'excludes' : 'includes'} it`);
+  if ((c.says === 'excludes') !== excludes) out.push(`${where}: says the Δ${c.metric} CI ${c.says} 0; the table's [${signedBound(lo)}, ${signedBound(hi)}] ${excludes ? 'excludes' : 'includes'} it`);
   if (p !== null && c.p !== pText(p)) out.push(`${where}: says p = ${c.p ?? '(none)'} for Δ${c.metric}, the table has ${pText(p)}`);
   if (holm !== undefined && c.holm !== undefined && c.holm !== pText(holm)) out.push(`${where}: says Holm ${c.holm} for Δ${c.metric}; Holm over the rows it lists gives ${pText(holm)}`);
   const numbers = { ciLow: lo, ciHigh: hi, pValue: p, pHolm: holm ?? null };
