@@ -62,16 +62,22 @@ test('tensor loss (with padding mask) equals the reference on the reference logi
   close(out[1][0], logit(0, 1), 1e-5, 'logit');
 });
 
-test('hand-written gradients equal tf.grads (autodiff) on a tiny network', () => {
-  const tf = getTf();
-  const D = 5, model = randomModel(D, 6, 4, 20);
-  const corpus = l2NormalizeRows(randMatrix(15, D, 5), D);
-  const queries = l2NormalizeRows(randMatrix(3, D, 6), D);
+/** A tiny network, 15 corpus rows, 3 queries and their items (the third with `lastNegatives`) from three seeds. */
+function tinyProblem(seeds: [number, number, number], lastNegatives: number[]) {
+  const D = 5, model = randomModel(D, 6, 4, seeds[0]);
+  const corpus = l2NormalizeRows(randMatrix(15, D, seeds[1]), D);
+  const queries = l2NormalizeRows(randMatrix(3, D, seeds[2]), D);
   const items = [
     { query: 0, positive: 1, negatives: [2, 3, 4] },
     { query: 1, positive: 5, negatives: [6, 7, 8] },
-    { query: 2, positive: 9, negatives: [10, 11] },
+    { query: 2, positive: 9, negatives: lastNegatives },
   ];
+  return { D, model, corpus, queries, items };
+}
+
+test('hand-written gradients equal tf.grads (autodiff) on a tiny network', () => {
+  const tf = getTf();
+  const { D, model, corpus, queries, items } = tinyProblem([20, 5, 6], [10, 11]);
   const batch = makeNnsscBatch(items, queries, corpus, D, 4);
   const v = nnsscVariables(model);
   const names = Object.keys(v) as (keyof typeof v)[];
@@ -92,14 +98,7 @@ test('hand-written gradients equal tf.grads (autodiff) on a tiny network', () =>
 
 test('a batch named by corpus rows, gathered from a corpus tensor (trainNnssc on WebGPU), gives the same loss and gradients, padding included', () => {
   const tf = getTf();
-  const D = 5, model = randomModel(D, 6, 4, 21);
-  const corpus = l2NormalizeRows(randMatrix(15, D, 7), D);
-  const queries = l2NormalizeRows(randMatrix(3, D, 8), D);
-  const items = [
-    { query: 0, positive: 1, negatives: [2, 3, 4] },
-    { query: 1, positive: 5, negatives: [6, 7, 8] },
-    { query: 2, positive: 9, negatives: [10] }, // two padded slots
-  ];
+  const { D, model, corpus, queries, items } = tinyProblem([21, 7, 8], [10]); // the third item: two padded slots
   const byValue = makeNnsscBatch(items, queries, corpus, D, 4);
   const byRows = makeNnsscBatch(items, queries, null, D, 4);
   assert.is(byRows.d, undefined);

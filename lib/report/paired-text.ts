@@ -68,7 +68,8 @@ export function notAfterCorrectionText(c: PairedNumbers): string {
  * tests disagree, and where the CI excludes 0 but the Holm-corrected p does not hold.
  */
 export function pairedText(c: PairedNumbers, opts: PairedTextOptions = {}): string {
-  const interval = `${signed(c.meanDiff)} [${signedBound(c.ciLow)}, ${signedBound(c.ciHigh)}]`;
+  const ci = `[${signedBound(c.ciLow)}, ${signedBound(c.ciHigh)}]`;
+  const interval = `${signed(c.meanDiff)} ${ci}`;
   const form = opts.form ?? 'sentence';
   if (form === 'interval') return interval;
   const excludes = ciExcludesZero(c);
@@ -77,7 +78,7 @@ export function pairedText(c: PairedNumbers, opts: PairedTextOptions = {}): stri
   const effect = effectClause(c);
   const caveat = testsDisagreeText(c) || notAfterCorrectionText(c);
   if (form === 'clause')
-    return `Δ${c.metric} ${signed(c.meanDiff)} (95% CI [${signedBound(c.ciLow)}, ${signedBound(c.ciHigh)}], ${zero}${p ? `; ${p}` : ''})` +
+    return `Δ${c.metric} ${signed(c.meanDiff)} (95% CI ${ci}, ${zero}${p ? `; ${p}` : ''})` +
       (caveat ? ` — **${caveat}**` : '');
   const who = c.meanDiff > 0 ? `${opts.labelA ?? 'A'} is ahead` : c.meanDiff < 0 ? `${opts.labelB ?? 'B'} is ahead` : 'no difference';
   return `**${c.metric}** ${interval}: ${who}; the 95% CI ${zero}` + (p ? ` (${p})` : '') +

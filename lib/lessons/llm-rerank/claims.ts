@@ -68,9 +68,10 @@ export function clauseProblems(where: string, c: Clause, g: PairedComparison, ho
   const hi = g.ciHigh;
   const p = finiteOrNull(g.pValue);
   if (c.diff.replace('-', '−') !== signed(diff)) out.push(`${where}: says Δ${c.metric} ${c.diff}, the table has ${signed(diff)}`);
-  if (c.lo.replace('-', '−') !== signedBound(lo) || c.hi.replace('-', '−') !== signedBound(hi)) out.push(`${where}: says the Δ${c.metric} CI is [${c.lo}, ${c.hi}], the table has [${signedBound(lo)}, ${signedBound(hi)}]`);
+  const tableCi = `[${signedBound(lo)}, ${signedBound(hi)}]`;
+  if (`[${c.lo}, ${c.hi}]`.replace(/-/g, '−') !== tableCi) out.push(`${where}: says the Δ${c.metric} CI is [${c.lo}, ${c.hi}], the table has ${tableCi}`);
   const excludes = ciExcludesZero({ ciLow: lo, ciHigh: hi });
-  if ((c.says === 'excludes') !== excludes) out.push(`${where}: says the Δ${c.metric} CI ${c.says} 0; the table's [${signedBound(lo)}, ${signedBound(hi)}] ${excludes ? 'excludes' : 'includes'} it`);
+  if ((c.says === 'excludes') !== excludes) out.push(`${where}: says the Δ${c.metric} CI ${c.says} 0; the table's ${tableCi} ${excludes ? 'excludes' : 'includes'} it`);
   if (p !== null && c.p !== pText(p)) out.push(`${where}: says p = ${c.p ?? '(none)'} for Δ${c.metric}, the table has ${pText(p)}`);
   if (holm !== undefined && c.holm !== undefined && c.holm !== pText(holm)) out.push(`${where}: says Holm ${c.holm} for Δ${c.metric}; Holm over the rows it lists gives ${pText(holm)}`);
   const numbers = { ciLow: lo, ciHigh: hi, pValue: p, pHolm: holm ?? null };
