@@ -56,7 +56,7 @@ async function main() {
   const scorer = eo.nnsscScorer(encoder, matrix, nn.model, { ...ids, threads: 2 });
   const nnScores = await eo.retrieveSplits(scorer, splits, corpus);
   const tFolds = performance.now();
-  const folds = await eo.loadOrTrainNnsscFolds({ corpus, bench, encoder, corpusMatrix: matrix, k: args.k, dir: nn.dir, log: (l) => console.log(`cross-fit: ${l}`) });
+  const folds = await eo.loadOrTrainNnsscFolds({ corpus, bench, encoder, corpusMatrix: matrix, k: args.k, dir: nn.dir, config: nn.config, log: (l) => console.log(`cross-fit: ${l}`) });
   const foldSeconds = (performance.now() - tFolds) / 1000;
   const cross = await eo.crossFittedNnsscScores({ folds, train: splits.train, corpus, encoder, corpusMatrix: matrix });
   const h = await eo.studyHybrid({ corpus, splits, semantic: { scorer, scores: nnScores }, lexical: { scorer: bm25, scores: bm25Scores }, crossFitted: cross, log: (l) => console.log(l) });

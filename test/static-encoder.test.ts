@@ -16,7 +16,8 @@ import { verifyCaches } from '../lib/cli/cache';
 import { isEoError } from '../lib/errors';
 import { benchmarkSettings, buildBenchmark, exportBenchmark } from '../lib/bench';
 import { DEFAULT_RANKING, loadSearchEngine, searchBatch } from '../lib/search';
-import { loadOrTrainStaticModel } from '../lib/train/static-artefact';
+import { loadOrTrainStaticModel, loadOrTrainStaticNnssc, STATIC_NNSSC_CONFIG } from '../lib/train/static-artefact';
+import { DEFAULT_NNSSC_CONFIG } from '../lib/train/nnssc';
 import { rejectsWith, throwsWith } from './helpers/data';
 
 test('tokens: identifiers whole and in parts, lower case', () => {
@@ -327,6 +328,16 @@ test('the benchmark\'s static encoder: trained once, then reused; a search engin
       err = e;
     }
     assert.ok(isEoError(err, 'DATA_NOT_FOUND') && /no usable benchmark/.test((err as Error).message), String(err));
+    // NN-SSC on the static encoder trains with its own Adam rate (STATIC_NNSSC_CONFIG), the fields of `config` over it…
+    assert.is.not(STATIC_NNSSC_CONFIG.learningRate, DEFAULT_NNSSC_CONFIG.learningRate);
+    const nnDir = path.join(dir, 'nnssc-static');
+    const onStatic = await loadOrTrainStaticNnssc({ corpus, bench, staticDir: path.join(dir, 'static-nn'), dir: nnDir, config: { maxEpochs: 2 } });
+    assert.is(onStatic.nn.config.learningRate, STATIC_NNSSC_CONFIG.learningRate);
+    assert.is(onStatic.nn.config.maxEpochs, 2);
+    assert.is(onStatic.nn.config.hidden1, DEFAULT_NNSSC_CONFIG.hidden1);
+    assert.is(onStatic.nn.checkpoint.config.encoderId, onStatic.encoder.id);
+    // …and a checkpoint trained at another rate is not read as it
+    await rejectsWith(() => loadOrTrainStaticNnssc({ corpus, bench, staticDir: path.join(dir, 'static-nn'), dir: nnDir, config: { maxEpochs: 2, learningRate: DEFAULT_NNSSC_CONFIG.learningRate }, mode: 'load' }), 'CACHE_MISMATCH', new RegExp(`learningRate ${STATIC_NNSSC_CONFIG.learningRate} → ${DEFAULT_NNSSC_CONFIG.learningRate}`));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -17,8 +17,9 @@ import { STATIC_NNSSC_SCORER, staticCorpusMatrix } from '../../retrieve/static-s
 import { readCheckpointManifest, checkpointExists } from '../../store/checkpoint';
 import { finetuneCheckpointName, loadOrTrainNnsscFolds, nnsscFoldDir } from '../../train/artefacts';
 import { defaultFinetuneDir, loadFinetunedEncoder } from '../../train/finetune';
-import { loadOrTrainStaticModel, staticNnsscDir } from '../../train/static-artefact';
+import { loadOrTrainStaticModel, STATIC_NNSSC_CONFIG, staticNnsscDir } from '../../train/static-artefact';
 import { loadNnsscScorer, nnsscCheckpointDir } from '../../search/nnssc';
+import { DEFAULT_NNSSC_CONFIG, type NnsscTrainConfig } from '../../train/nnssc';
 import { loadSelfSupervisedScorers, type SelfSupervisedScorerSpec } from '../../search/self-supervised';
 import type { HybridStudy, SplitScores } from '../../search/study';
 import { crossFittedNnsscScores, type CrossFittedScores } from '../../search/cross-fit';
@@ -193,12 +194,12 @@ export async function outOfFoldTrainScores(lesson: FusionLesson, semanticId: str
   const label = semanticId === 'nnssc' ? 'NN-SSC' : STATIC_NNSSC_SCORER.label;
   try {
     // the backbone NN-SSC was trained on: USE-lite (loadBaseEncoder), or the static encoder (read, never trained here)
-    let backbone: { encoder: SentenceEncoder; matrix: Float32Array; dir: string };
+    let backbone: { encoder: SentenceEncoder; matrix: Float32Array; dir: string; config: NnsscTrainConfig };
     if (semanticId === 'nnssc') {
       if (!lesson.base) throw new EoError('INVALID_ARGUMENT', 'outOfFoldTrainScores: call loadBaseEncoder first');
-      backbone = { encoder: lesson.base.encoder, matrix: lesson.base.matrix, dir: nnsscCheckpointDir(bench.name) };
-    } else backbone = { ...(await staticCorpusMatrix((await loadOrTrainStaticModel({ corpus, bench, mode: 'load' })).model, corpus)), dir: staticNnsscDir(bench.name) };
-    const folds = await loadOrTrainNnsscFolds({ corpus, bench, encoder: backbone.encoder, corpusMatrix: backbone.matrix, dir: backbone.dir, mode: 'load' });
+      backbone = { encoder: lesson.base.encoder, matrix: lesson.base.matrix, dir: nnsscCheckpointDir(bench.name), config: DEFAULT_NNSSC_CONFIG };
+    } else backbone = { ...(await staticCorpusMatrix((await loadOrTrainStaticModel({ corpus, bench, mode: 'load' })).model, corpus)), dir: staticNnsscDir(bench.name), config: STATIC_NNSSC_CONFIG };
+    const folds = await loadOrTrainNnsscFolds({ corpus, bench, encoder: backbone.encoder, corpusMatrix: backbone.matrix, dir: backbone.dir, config: backbone.config, mode: 'load' });
     const scores = await crossFittedNnsscScores({ folds, train: lesson.train, corpus, encoder: backbone.encoder, corpusMatrix: backbone.matrix });
     console.log(`${label} out-of-fold training scores: ${folds.k} fold models (${repoRelativePath(nnsscFoldDir(folds.dir, '*', folds.k))})`);
     return scores;
