@@ -104,6 +104,8 @@ test('the static encoder\'s settings are the best configuration its dev searches
   const best = cheaper.length ? cheaper.reduce((b, e) => (e.scores['nDCG@10'] > b.scores['nDCG@10'] + 1e-12 ? e : b)) : top;
   const train = { ...DEFAULT_STATIC_TRAIN_CONFIG, ...DEFAULT_STATIC_ENCODER_SETTINGS.train };
   for (const k of ['epochs', 'learningRate', 'dim', 'batchSize', 'maxTokens', 'initScale'] as const) assert.is(best.settings[k], train[k], k);
+  // entries logged before the temperature was a tuning flag trained at the trainer's default
+  assert.is(best.settings.temperature ?? DEFAULT_STATIC_TRAIN_CONFIG.temperature, train.temperature, 'temperature');
   const sources = (DEFAULT_STATIC_ENCODER_SETTINGS.pairs.sources ?? STATIC_PAIR_SOURCES).join(',');
   const logged = { all: STATIC_PAIR_SOURCES.join(','), 'no-gcmd-keyword': STATIC_PAIR_SOURCES.filter((x) => x !== 'gcmd-keyword').join(',') }[String(best.settings.sources)];
   assert.is(logged, sources, 'the pair sources');

@@ -22,6 +22,7 @@ import type { Figure, TableRow, TableSource } from '../report/types';
 import { denseScorer, scoreQueries } from '../retrieve/scorers';
 import { evaluateSystems, pairedComparisons, pairedTable } from '../metrics/systems';
 import type { StaticArtefact } from '../train/static-artefact';
+import { DEFAULT_STATIC_TRAIN_CONFIG } from '../train/static';
 import { staticCosineScorer } from '../retrieve/static-scorer';
 import { loadOrTrainFinetunedEncoder, type FinetunedEncoderArtefact, type FinetuneTrainingSummary } from '../train/artefacts';
 import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, PAPER_FINETUNE_STATED, TINY_FINETUNE_CONFIG, defaultFinetuneDir, type FinetuneConfig, type FinetuneStep, type FinetuneValidation } from '../train/finetune';
@@ -232,7 +233,7 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
   return log.entries
     .filter((e) => e.system === 'static-encoder' && e.settings.devLabelsOut === true)
     .map((e) => {
-      const st = e.settings as { init?: string; vocab?: { tokenizer?: { stem?: string; stopWords?: boolean }; pooling?: string }; exclusionScope?: string; learningRate?: number; epochs?: number; initScale?: number; batchSize?: number };
+      const st = e.settings as { init?: string; vocab?: { tokenizer?: { stem?: string; stopWords?: boolean }; pooling?: string }; exclusionScope?: string; learningRate?: number; temperature?: number; epochs?: number; initScale?: number; batchSize?: number };
       const tok = st.vocab?.tokenizer;
       return {
         init: st.init ?? 'random', 'σ init': st.initScale ?? 0.1,
@@ -240,7 +241,8 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
         // entries logged before the pooling was a setting pooled by IDF
         pooling: st.vocab?.pooling ?? 'idf',
         'test labels left out of': st.exclusionScope === 'generated-queries' ? 'query-side sources' : 'every source',
-        lr: st.learningRate ?? null, epochs: st.epochs ?? null, batch: st.batchSize ?? null,
+        // entries logged before the temperature was a tuning flag trained at the trainer's default
+        lr: st.learningRate ?? null, τ: st.temperature ?? DEFAULT_STATIC_TRAIN_CONFIG.temperature, epochs: st.epochs ?? null, batch: st.batchSize ?? null,
         'nDCG@10': e.scores['nDCG@10'], question: e.scores['question/nDCG@10'], keyword: e.scores['keyword/nDCG@10'],
         identifier: e.scores['identifier/nDCG@10'], misspelled: e.scores['misspelled/nDCG@10'],
       };
@@ -249,7 +251,7 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
 
 /**
  * The settings tried for the static encoder on the style benchmark's DEV half with the dev labels left out of its
- * pairs as the test labels are (initialisation, tokenizer, pooling, exclusion scope, learning rate, epochs), from the tuning
+ * pairs as the test labels are (initialisation, tokenizer, pooling, exclusion scope, learning rate, temperature, epochs), from the tuning
  * log; nothing is trained here.
  */
 export function showStaticTuning(log: TuningLog): void {
