@@ -35,6 +35,7 @@ const args = benchArgs({
     epochs: { type: 'int-list', default: [1, 2], min: 1, help: 'epochs tried' },
     lr: { type: 'list', default: ['0.02', '0.05', '0.1'], placeholder: 'A,B,…', help: 'learning rates tried' },
     dim: { type: 'int-list', default: [256], min: 8, help: 'widths tried (Matryoshka prefixes: dim, dim/2, dim/4)' },
+    prefixes: { type: 'list', default: ['matryoshka'], choices: ['matryoshka', 'full'], help: 'the widths the loss is summed over: the Matryoshka prefixes dim, dim/2, dim/4, or the full width only' },
     temperature: { type: 'list', default: ['0.05'] /* DEFAULT_STATIC_TRAIN_CONFIG */, placeholder: 'A,B,…', help: 'softmax temperatures of the MNRL logits tried (cosine / τ)' },
     'init-scale': { type: 'list', default: ['0.1'], placeholder: 'A,B,…', help: 'standard deviations of the random initial table tried' },
     batch: { type: 'int-list', default: [256], min: 2, help: 'batch sizes tried' },
@@ -78,11 +79,11 @@ async function main() {
     const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds, sentencesPerRecord, hardNegativeSources, hardNegativeSkip, stylePerStyle });
     const withNegative = made.pairs.filter((p) => p.negative !== undefined).length;
     if (hardNegativeSources.length) console.log(`hard negatives (${hardNegatives}, skip ${hardNegativeSkip}): ${withNegative} of ${made.pairs.length} pairs; pairs made in ${((performance.now() - tp) / 1000).toFixed(0)} s`);
-    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const tauText of args.temperature) for (const scaleText of args.initScale) for (const init of args.init) {
+    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const tauText of args.temperature) for (const scaleText of args.initScale) for (const init of args.init) for (const prefixes of args.prefixes) {
       const learningRate = Number(lrText);
       const temperature = Number(tauText);
       const initScale = Number(scaleText);
-      const train = { epochs, learningRate, temperature, initScale, dim, dims: [dim, dim / 2, dim / 4].filter((x) => Number.isInteger(x) && x >= 8), batchSize, maxTokens: eo.DEFAULT_STATIC_ENCODER_SETTINGS.train.maxTokens };
+      const train = { epochs, learningRate, temperature, initScale, dim, dims: prefixes === 'full' ? [dim] : [dim, dim / 2, dim / 4].filter((x) => Number.isInteger(x) && x >= 8), batchSize, maxTokens: eo.DEFAULT_STATIC_ENCODER_SETTINGS.train.maxTokens };
       let initTable;
       let skipgram = null;
       if (init.startsWith('skipgram')) {
@@ -102,7 +103,7 @@ async function main() {
         init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length,
         ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train,
       };
-      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
       entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
     }
   }

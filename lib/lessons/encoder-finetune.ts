@@ -233,7 +233,7 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
   return log.entries
     .filter((e) => e.system === 'static-encoder' && e.settings.devLabelsOut === true)
     .map((e) => {
-      const st = e.settings as { init?: string; vocab?: { tokenizer?: { stem?: string; stopWords?: boolean }; pooling?: string }; exclusionScope?: string; learningRate?: number; temperature?: number; epochs?: number; initScale?: number; batchSize?: number };
+      const st = e.settings as { init?: string; vocab?: { tokenizer?: { stem?: string; stopWords?: boolean }; pooling?: string }; exclusionScope?: string; learningRate?: number; temperature?: number; epochs?: number; initScale?: number; batchSize?: number; dims?: number[] };
       const tok = st.vocab?.tokenizer;
       return {
         init: st.init ?? 'random', 'σ init': st.initScale ?? 0.1,
@@ -243,6 +243,8 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
         'test labels left out of': st.exclusionScope === 'generated-queries' ? 'query-side sources' : 'every source',
         // entries logged before the temperature was a tuning flag trained at the trainer's default
         lr: st.learningRate ?? null, τ: st.temperature ?? DEFAULT_STATIC_TRAIN_CONFIG.temperature, epochs: st.epochs ?? null, batch: st.batchSize ?? null,
+        // the widths the loss was summed over: the Matryoshka prefixes, or the full width only
+        widths: st.dims ? st.dims.join('/') : null,
         'nDCG@10': e.scores['nDCG@10'], question: e.scores['question/nDCG@10'], keyword: e.scores['keyword/nDCG@10'],
         identifier: e.scores['identifier/nDCG@10'], misspelled: e.scores['misspelled/nDCG@10'],
       };
