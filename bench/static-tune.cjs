@@ -50,6 +50,7 @@ const args = benchArgs({
     pooling: { type: 'list', default: ['mean'] /* DEFAULT_STATIC_ENCODER_SETTINGS.vocab */, choices: ['idf', 'mean'], help: 'poolings tried (StaticPooling: IDF-weighted mean, or plain mean with the rows\' lengths as learned weights)' },
     'hard-negatives': { type: 'list', default: ['none'], choices: Object.keys(HARD_NEGATIVE_SETS), help: 'pair sources given a BM25-mined hard negative (StaticPairsOptions.hardNegativeSources; all = every source)' },
     'hard-skip': { type: 'int-list', default: [0], min: 0, help: 'BM25 non-answers passed over before the hard negative (StaticPairsOptions.hardNegativeSkip)' },
+    'context-noise': { type: 'list', default: ['0'], placeholder: 'A,B,…', help: 'share of the query-side and abstract-sentence pairs whose query gets a distractor appended (up to 12 words of another record\'s first abstract sentence, seeded): the context a research question carries beside its need (an experiment; not a library setting)' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
 });
@@ -57,6 +58,15 @@ printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/encode'), ...require('../dist/lib/train'), ...require('../dist/lib/retrieve') };
 
 const METRIC = TUNING_METRIC;
+
+/** The pairs with a distractor appended to the query of a `share` of the query-side and abstract-sentence pairs (seeded). */
+function withContextNoise(pairs, share, corpus) {
+  if (!(share > 0)) return pairs;
+  const rng = require('../dist/lib/util/random').mulberry32(4242);
+  const firsts = corpus.datasets.map((d) => (d.abstract || '').split(/(?<=[.!?])\s+/)[0].split(/\s+/).slice(0, 12).join(' ')).filter((x) => x.split(' ').length >= 4);
+  const noisy = new Set([...eo.STATIC_QUERY_SOURCES, 'sentence']);
+  return pairs.map((p) => (noisy.has(p.source) && rng() < share ? { ...p, query: `${p.query} ${firsts[Math.floor(rng() * firsts.length)]}` } : p));
+}
 
 async function main() {
   const sample = args.sample;
@@ -79,7 +89,7 @@ async function main() {
     const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds, sentencesPerRecord, hardNegativeSources, hardNegativeSkip, stylePerStyle });
     const withNegative = made.pairs.filter((p) => p.negative !== undefined).length;
     if (hardNegativeSources.length) console.log(`hard negatives (${hardNegatives}, skip ${hardNegativeSkip}): ${withNegative} of ${made.pairs.length} pairs; pairs made in ${((performance.now() - tp) / 1000).toFixed(0)} s`);
-    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const tauText of args.temperature) for (const scaleText of args.initScale) for (const init of args.init) for (const prefixes of args.prefixes) {
+    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const tauText of args.temperature) for (const scaleText of args.initScale) for (const init of args.init) for (const prefixes of args.prefixes) for (const noiseText of args.contextNoise) {
       const learningRate = Number(lrText);
       const temperature = Number(tauText);
       const initScale = Number(scaleText);
@@ -92,7 +102,8 @@ async function main() {
         console.log(`skip-gram (${dim} dims, ${args.skipgramEpochs} pass): ${skipgram.trained} of ${skipgram.tokens} tokens trained per pass, ${skipgram.seconds.toFixed(0)} s`);
         initTable = eo.rescaleTable(skipgram.table, initScale, { dim, center: init === 'skipgram-centred' });
       }
-      const result = eo.trainStaticModel(vocab, made.pairs, train, initTable ? { init: initTable } : {});
+      const pairs = withContextNoise(made.pairs, Number(noiseText), corpus);
+      const result = eo.trainStaticModel(vocab, pairs, train, initTable ? { init: initTable } : {});
       const encoder = eo.staticEncoder(result.model);
       const te = performance.now();
       const matrix = eo.stackRows(await encoder.embed(corpus.datasets.map((d) => eo.staticDocumentText(d))), encoder.dim);
@@ -100,10 +111,10 @@ async function main() {
       const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true });
       const scores = devVectorScores(eo, half, corpus, await scorer.scoreBatch(dev.map((q) => q.text)));
       const settings = {
-        init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length,
+        init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, ...(Number(noiseText) > 0 ? { contextNoise: Number(noiseText) } : {}),
         ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train,
       };
-      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText) })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
       entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
     }
   }
