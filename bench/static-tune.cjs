@@ -50,6 +50,7 @@ const args = benchArgs({
     pooling: { type: 'list', default: ['mean'] /* DEFAULT_STATIC_ENCODER_SETTINGS.vocab */, choices: ['idf', 'mean'], help: 'poolings tried (StaticPooling: IDF-weighted mean, or plain mean with the rows\' lengths as learned weights)' },
     'hard-negatives': { type: 'list', default: ['none'], choices: Object.keys(HARD_NEGATIVE_SETS), help: 'pair sources given a BM25-mined hard negative (StaticPairsOptions.hardNegativeSources; all = every source)' },
     'hard-skip': { type: 'int-list', default: [0], min: 0, help: 'BM25 non-answers passed over before the hard negative (StaticPairsOptions.hardNegativeSkip)' },
+    schedule: { type: 'list', default: ['constant'], choices: ['constant', 'linear'], help: 'learning-rate schedules tried (StaticTrainConfig.schedule: constant, or a 5 % warm-up then a linear decay to 0)' },
     'context-noise': { type: 'list', default: ['0'], placeholder: 'A,B,…', help: 'share of the query-side and abstract-sentence pairs whose query gets a distractor appended (up to 12 words of another record\'s first abstract sentence, seeded): the context a research question carries beside its need (an experiment; not a library setting)' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
@@ -89,11 +90,11 @@ async function main() {
     const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds, sentencesPerRecord, hardNegativeSources, hardNegativeSkip, stylePerStyle });
     const withNegative = made.pairs.filter((p) => p.negative !== undefined).length;
     if (hardNegativeSources.length) console.log(`hard negatives (${hardNegatives}, skip ${hardNegativeSkip}): ${withNegative} of ${made.pairs.length} pairs; pairs made in ${((performance.now() - tp) / 1000).toFixed(0)} s`);
-    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const tauText of args.temperature) for (const scaleText of args.initScale) for (const init of args.init) for (const prefixes of args.prefixes) for (const noiseText of args.contextNoise) {
+    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const tauText of args.temperature) for (const scaleText of args.initScale) for (const init of args.init) for (const prefixes of args.prefixes) for (const noiseText of args.contextNoise) for (const schedule of args.schedule) {
       const learningRate = Number(lrText);
       const temperature = Number(tauText);
       const initScale = Number(scaleText);
-      const train = { epochs, learningRate, temperature, initScale, dim, dims: prefixes === 'full' ? [dim] : [dim, dim / 2, dim / 4].filter((x) => Number.isInteger(x) && x >= 8), batchSize, maxTokens: eo.DEFAULT_STATIC_ENCODER_SETTINGS.train.maxTokens };
+      const train = { epochs, learningRate, temperature, initScale, dim, dims: prefixes === 'full' ? [dim] : [dim, dim / 2, dim / 4].filter((x) => Number.isInteger(x) && x >= 8), batchSize, maxTokens: eo.DEFAULT_STATIC_ENCODER_SETTINGS.train.maxTokens, ...(schedule !== 'constant' ? { schedule } : {}) };
       let initTable;
       let skipgram = null;
       if (init.startsWith('skipgram')) {
@@ -114,7 +115,7 @@ async function main() {
         init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, ...(Number(noiseText) > 0 ? { contextNoise: Number(noiseText) } : {}),
         ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train,
       };
-      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText) })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), schedule })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
       entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
     }
   }

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import {
   buildStaticVocabulary, loadStaticModel, PLAIN_STATIC_TOKENIZER, saveStaticModel, staticEncoder, staticModelExists, staticModelId, staticText, staticTokens, staticVector, STATIC_VOCAB_FILE,
 } from '../lib/encode/static';
-import { staticBatchGradient, trainStaticModel, type StaticPair } from '../lib/train/static';
+import { staticBatchGradient, staticScheduledRate, staticTrainingPlan, trainStaticModel, type StaticPair } from '../lib/train/static';
 import { loadSnapshot } from '../lib/data/snapshot';
 import { verifyCaches } from '../lib/cli/cache';
 import { isEoError } from '../lib/errors';
@@ -238,6 +238,25 @@ test('a run stopped after an epoch resumes to the same table; the checkpoint ref
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('learning-rate schedule: constant by default; linear warms up over 5 % of the steps, then decays to 0; a bad one is refused by name', () => {
+  const c = { learningRate: 0.01 };
+  assert.is(staticScheduledRate(c, 1, 100), 0.01);
+  assert.is(staticScheduledRate({ ...c, schedule: 'constant' }, 77, 100), 0.01);
+  const lin = { ...c, schedule: 'linear' as const };
+  const rates = Array.from({ length: 100 }, (_, i) => staticScheduledRate(lin, i + 1, 100));
+  assert.ok(rates[0] < rates[1] && rates[1] < rates[4], 'warms up');
+  assert.ok(Math.abs(rates[4] - 0.01) < 1e-12, 'peaks at the end of the warm-up (5 of 100 steps)');
+  for (let i = 5; i < 100; i++) assert.ok(rates[i] < rates[i - 1], `decays at step ${i + 1}`);
+  assert.ok(rates[99] > 0 && rates[99] < 0.001, 'near 0 at the last step');
+  const vocab = buildStaticVocabulary(['alpha beta', 'alpha gamma'], { minCount: 1 });
+  const pairs: StaticPair[] = [{ query: 'alpha', doc: 'beta', source: 's' }, { query: 'gamma', doc: 'alpha', source: 's' }];
+  throwsWith(() => staticTrainingPlan(vocab, pairs, { schedule: 'cosine' as never }), 'CONFIG', /schedule must be one of constant, linear/);
+  // a longer run continues a shorter one at a constant rate; a linear schedule's length is part of what resumes
+  const key = (schedule: 'constant' | 'linear', epochs: number) => JSON.stringify(staticTrainingPlan(vocab, pairs, { schedule, epochs }).stateConfig);
+  assert.is(key('constant', 1), key('constant', 3));
+  assert.is.not(key('linear', 1), key('linear', 3));
 });
 
 test('on the sample snapshot: a vocabulary of its records keeps short names whole and in parts', () => {

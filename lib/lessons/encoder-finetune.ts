@@ -233,7 +233,7 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
   return log.entries
     .filter((e) => e.system === 'static-encoder' && e.settings.devLabelsOut === true)
     .map((e) => {
-      const st = e.settings as { init?: string; vocab?: { tokenizer?: { stem?: string; stopWords?: boolean }; pooling?: string }; exclusionScope?: string; learningRate?: number; temperature?: number; epochs?: number; initScale?: number; batchSize?: number; dims?: number[]; contextNoise?: number };
+      const st = e.settings as { init?: string; vocab?: { tokenizer?: { stem?: string; stopWords?: boolean }; pooling?: string }; exclusionScope?: string; learningRate?: number; temperature?: number; epochs?: number; initScale?: number; batchSize?: number; dims?: number[]; contextNoise?: number; schedule?: string };
       const tok = st.vocab?.tokenizer;
       return {
         init: st.init ?? 'random', 'σ init': st.initScale ?? 0.1,
@@ -247,6 +247,7 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
         widths: st.dims ? st.dims.join('/') : null,
         // share of query-side pairs given a distractor (bench/static-tune.cjs --context-noise, an experiment)
         'context noise': st.contextNoise ?? 0,
+        schedule: st.schedule ?? 'constant',
         'nDCG@10': e.scores['nDCG@10'], question: e.scores['question/nDCG@10'], keyword: e.scores['keyword/nDCG@10'],
         identifier: e.scores['identifier/nDCG@10'], misspelled: e.scores['misspelled/nDCG@10'],
       };

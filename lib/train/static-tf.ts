@@ -19,7 +19,7 @@ import { registerUseLiteGradients } from '../encode/use-gradients';
 import { getTf, initTfBackend, variableOf } from '../tensor/backend';
 import type { TfBackendName } from '../tensor/types';
 import {
-  saveStaticState, STATIC_ADAM, staticAdamRate, staticEpochBatches, staticTrainingPlan, startStaticState,
+  saveStaticState, STATIC_ADAM, staticAdamRate, staticEpochBatches, staticScheduledRate, staticTrainingPlan, startStaticState,
   type StaticEpochLog, type StaticPair, type StaticTrainConfig, type StaticTrainResult, type TrainStaticOptions,
 } from './static';
 
@@ -162,7 +162,8 @@ export async function trainStaticModelTf(vocab: StaticVocabulary, pairs: readonl
       let correctSum = tf.scalar(0);
       for (const b of staticEpochBatches(plan, epoch)) {
         const batch = staticTfBatch(b.queries, b.docs);
-        const lr = staticAdamRate(c.learningRate, epoch * plan.batchesPerEpoch + b.index + 1);
+        const step = epoch * plan.batchesPerEpoch + b.index + 1;
+        const lr = staticAdamRate(staticScheduledRate(c, step, c.epochs * plan.batchesPerEpoch), step);
         const [nextLoss, nextCorrect] = tf.tidy(() => {
           const r = staticBatchGradientTf(table, batch, plan.dims, c.temperature);
           // lazy Adam on the batch's rows, on the device

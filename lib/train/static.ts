@@ -40,7 +40,15 @@ export interface StaticTrainConfig {
   /** Tokens read per text. Default 256. */
   maxTokens: number;
   seed: number;
+  /**
+   * Learning-rate schedule over the run's steps: `constant`, or `linear` (a warm-up over the first 5 % of the steps,
+   * then a linear decay to 0 at the last). Default: absent, which is `constant`.
+   */
+  schedule?: StaticSchedule;
 }
+
+export const STATIC_SCHEDULES = ['constant', 'linear'] as const;
+export type StaticSchedule = (typeof STATIC_SCHEDULES)[number];
 
 export const DEFAULT_STATIC_TRAIN_CONFIG: Readonly<StaticTrainConfig> = Object.freeze({
   dim: 256, dims: [256, 128, 64], epochs: 3, batchSize: 256, learningRate: 0.05, temperature: 0.05, initScale: 0.1, maxTokens: 256, seed: 42,
@@ -56,6 +64,7 @@ function checkConfig(c: StaticTrainConfig): void {
   if (!(c.temperature > 0)) throw bad('temperature', `must be > 0 (got ${c.temperature})`);
   if (!(c.initScale > 0)) throw bad('initScale', `must be > 0 (got ${c.initScale})`);
   if (!(Number.isInteger(c.maxTokens) && c.maxTokens >= 1)) throw bad('maxTokens', `must be an integer ≥ 1 (got ${c.maxTokens})`);
+  if (c.schedule !== undefined && !STATIC_SCHEDULES.includes(c.schedule)) throw bad('schedule', `must be one of ${STATIC_SCHEDULES.join(', ')} (got ${JSON.stringify(c.schedule)})`);
 }
 
 /** Hash of the pairs (texts, negatives, sources) and the vocabulary: what a model trained on them records. */
@@ -236,7 +245,9 @@ export function staticTrainingPlan(vocab: StaticVocabulary, pairs: readonly Stat
   if (init && init.length !== V * c.dim) throw new EoError('INVALID_ARGUMENT', `trainStaticModel: init has ${init.length} values, the table needs ${V} × ${c.dim}`);
   const sources: Record<string, number> = {};
   for (const p of pairs) sources[p.source] = (sources[p.source] ?? 0) + 1;
-  const { epochs: _epochs, ...resumeKey } = c;
+  // a longer run continues a shorter one, unless the schedule's length depends on the number of epochs
+  const { epochs: _epochs, ...withoutEpochs } = c;
+  const resumeKey = (c.schedule ?? 'constant') === 'constant' ? withoutEpochs : c;
   const texts = (s: string) => staticText(vocab, s, c.maxTokens);
   return {
     config: c,
@@ -274,6 +285,14 @@ export function staticEpochBatches(plan: StaticTrainingPlan, epoch: number): { i
 export const STATIC_ADAM = Object.freeze({ beta1: 0.9, beta2: 0.999, eps: 1e-8 });
 export function staticAdamRate(learningRate: number, step: number): number {
   return (learningRate * Math.sqrt(1 - Math.pow(STATIC_ADAM.beta2, step))) / (1 - Math.pow(STATIC_ADAM.beta1, step));
+}
+
+/** The scheduled learning rate at a (1-based) step of a run of `totalSteps` (`StaticTrainConfig.schedule`). */
+export function staticScheduledRate(config: Pick<StaticTrainConfig, 'learningRate' | 'schedule'>, step: number, totalSteps: number): number {
+  if ((config.schedule ?? 'constant') === 'constant') return config.learningRate;
+  const warm = Math.max(1, Math.round(0.05 * totalSteps));
+  if (step <= warm) return (config.learningRate * step) / warm;
+  return (config.learningRate * Math.max(0, totalSteps - step + 1)) / Math.max(1, totalSteps - warm + 1);
 }
 
 /** The table and Adam's moments of a run, and the epochs already done (0 for a fresh run). */
@@ -336,7 +355,8 @@ export function trainStaticModel(vocab: StaticVocabulary, pairs: readonly Static
       lossSum += r.loss * batch.idx.length;
       correct += r.correct;
       // lazy Adam on the touched rows
-      const lr = staticAdamRate(c.learningRate, epoch * plan.batchesPerEpoch + batch.index + 1);
+      const step = epoch * plan.batchesPerEpoch + batch.index + 1;
+      const lr = staticAdamRate(staticScheduledRate(c, step, c.epochs * plan.batchesPerEpoch), step);
       for (const id of r.rows) {
         const row = id * D;
         for (let j = 0; j < D; j++) {
