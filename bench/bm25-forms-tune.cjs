@@ -4,12 +4,15 @@
 //   identifier-forms (step 3): the plain word analyzer, and the joined forms added ("Sentinel-1A" also `sentinel1a`,
 //     `sentinel1`; "Level 2" also `l2`; "V006" also `v6`; `Bm25Options.identifierForms`);
 //   inferred-metadata (step 4): CMR's platforms and instruments only, or CMR's else the GCMD names inferred from the
-//     title with their payloads and hosts (`Bm25Options.inferredMetadata`).
+//     title with their payloads and hosts (`Bm25Options.inferredMetadata`);
+//   inferred-reading: the texts the corpus's GCMD inference reads (`inferCorpusGcmd`): title and short name, or the
+//     abstract too where they name no platform or instrument (`abstract-fallback`), with the inferred metadata indexed;
+//     the reading with the higher dev nDCG@10 is chosen.
 // Each study is appended to the committed tuning log (bench/tuning-log.json). identifier-forms marks its better setting
 // `chosen`; inferred-metadata adds words the dev half's queries hardly need (a payload, a host, a series), so it keeps
 // them unless the paired 95% CI of the difference (with − without, nDCG@10, 10,000 bootstrap samples, seed 42) lies
 // wholly below 0 on the dev half. The test half is never read.
-//   node bench/bm25-forms-tune.cjs [--study identifier-forms|inferred-metadata|all] [--sample] [--no-log]
+//   node bench/bm25-forms-tune.cjs [--study identifier-forms|inferred-metadata|inferred-reading|all] [--sample] [--no-log]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -19,37 +22,47 @@ const args = benchArgs({
   script: __filename,
   measures: 'BM25 with and without the identifier forms, and with and without the inferred platforms and instruments, on the style benchmark DEV half (nDCG@10, all styles): appended to bench/tuning-log.json',
   flags: {
-    study: { type: 'string', default: 'all', choices: ['identifier-forms', 'inferred-metadata', 'all'], help: 'the study run' },
+    study: { type: 'string', default: 'all', choices: ['identifier-forms', 'inferred-metadata', 'inferred-reading', 'all'], help: 'the study run' },
     ...TUNING_FLAGS,
   },
 });
 printHeader(args);
-const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/retrieve') };
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/data/snapshot'), ...require('../dist/lib/data/gcmd-infer') };
 
 async function main() {
   const corpus = eo.loadSnapshot({ sample: args.sample });
   const half = styleDevHalf(eo, corpus);
+  const gcmdDir = eo.gcmdDirFor(eo.resolveDataDir(undefined, { sample: args.sample }));
   const dev = half.queries;
   console.log(`style benchmark DEV half: ${dev.length} queries; ${corpus.datasets.length} datasets`);
   const studies = {
     'identifier-forms': { system: 'bm25-identifier-forms', tried: [{ identifierForms: false, inferredMetadata: false }, { identifierForms: true, inferredMetadata: false }] },
     'inferred-metadata': { system: 'bm25-inferred-metadata', tried: [{ identifierForms: true, inferredMetadata: false }, { identifierForms: true, inferredMetadata: true }], keepUnlessWorse: true },
+    'inferred-reading': {
+      system: 'bm25-inferred-reading',
+      tried: [{ identifierForms: true, inferredMetadata: true }, { identifierForms: true, inferredMetadata: true }],
+      readings: [['title', 'short-name'], ['title', 'short-name', 'abstract-fallback']],
+    },
   };
   const chosen = args.study === 'all' ? Object.keys(studies) : [args.study];
   for (const name of chosen) {
     const study = studies[name];
-    if (!study) throw new Error(`--study must be identifier-forms, inferred-metadata or all (got ${args.study})`);
+    if (!study) throw new Error(`--study must be identifier-forms, inferred-metadata, inferred-reading or all (got ${args.study})`);
     const entry = tuningRun(study.system, half, 'bench/bm25-forms-tune.cjs');
     const entries = [];
     const perQuery = [];
-    for (const options of study.tried) {
+    for (const [i, options] of study.tried.entries()) {
+      const reading = study.readings?.[i];
+      if (reading) eo.inferCorpusGcmd(corpus.datasets, gcmdDir, reading);
       const index = eo.buildBm25(corpus, options);
       const vectors = dev.map((q) => eo.bm25Scores(index, q.text));
       const { scores, perQuery: pq } = devVectorEvaluation(eo, half, corpus, vectors);
       perQuery.push(pq);
-      entries.push(entry({ ...options, k1: index.config.k1, b: index.config.b, mode: index.config.mode }, scores));
-      console.log(`${name}: ${JSON.stringify(options).padEnd(50)}  ${scoresLine(scores, half)}`);
+      const settings = { ...options, ...(reading ? { inferenceReads: reading } : {}) };
+      entries.push(entry({ ...settings, k1: index.config.k1, b: index.config.b, mode: index.config.mode }, scores));
+      console.log(`${name}: ${JSON.stringify(settings).padEnd(50)}  ${scoresLine(scores, half)}`);
     }
+    if (study.readings) eo.inferCorpusGcmd(corpus.datasets, gcmdDir); // back to the corpus's own reading
     let best;
     if (study.keepUnlessWorse) {
       const { d, text } = pairedDevDifference(perQuery[1], perQuery[0]);

@@ -2,7 +2,8 @@
 // How well platforms, instruments and projects are inferred from a record's own text with the GCMD vocabularies
 // (issue 38 step 1; lib/data/gcmd-infer.ts), measured against CMR's own values with the fields hidden: precision and
 // recall per field on the DEV half (rules are developed on it) and the TEST half (reported only) of the records that
-// carry values (gcmdInferenceHalf), for the texts read (title + short name, or the abstract too) and the lexicon's
+// carry values (gcmdInferenceHalf), for the texts read (title + short name; the abstract where they name no platform or
+// instrument, `abstract-fallback`; or the abstract too) and the lexicon's
 // options (plain words of the abstracts; the mission hosts GEDI → ISS …; instrument hosts learned on the dev half;
 // the names CMR lists for nearly every record of a product family, learned on the dev half: in-sample there).
 //   node bench/gcmd-inference.cjs [--sample]
@@ -31,7 +32,7 @@ const lexicons = {
   '+ hosts learned (dev)': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, learnedHosts: infer.learnInstrumentHosts(devRecords) }),
   '+ families learned (dev)': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, learnedHosts: infer.learnInstrumentHosts(devRecords), learnedFamilies: infer.learnFamilyNames(devRecords) }),
 };
-const SOURCES = { 'title + short name': ['title', 'short-name'], '+ abstract': ['title', 'short-name', 'abstract'] };
+const SOURCES = { 'title + short name': ['title', 'short-name'], '+ abstract fallback': ['title', 'short-name', 'abstract-fallback'], '+ abstract': ['title', 'short-name', 'abstract'] };
 const pad = (s, n) => String(s).padEnd(n);
 console.log(`${pad('lexicon', 30)}${pad('texts', 20)}${pad('half', 6)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} n / P / R`, 26)).join('')}`);
 for (const [name, make] of Object.entries(lexicons)) {

@@ -1,8 +1,12 @@
 import { datasetEncoderText } from '../data/text';
 import type { Corpus, DatasetRecord } from '../data/types';
+import { abstractSentences } from '../util/english';
 import { EoError } from '../errors';
 import { shortHash } from '../util/hash';
 import { mulberry32, shuffleInPlace } from '../util/random';
+
+/** Kept exported here, where it was first defined (`lib/util/english.ts` is its home now). */
+export { abstractSentences };
 
 /**
  * Self-supervised (query, dataset) pairs made from the corpus text alone (beyond the paper; issue 11 item 4).
@@ -107,26 +111,6 @@ function cap(s: string, max: number): string {
   const cut = s.slice(0, max);
   const sp = cut.lastIndexOf(' ');
   return (sp > max / 2 ? cut.slice(0, sp) : cut).trim();
-}
-
-/** Sentences of an abstract with their start offsets: split after . ! ? followed by space and an upper-case letter/digit/bracket. */
-export function abstractSentences(abstract: string): { text: string; start: number }[] {
-  const out: { text: string; start: number }[] = [];
-  const re = /[.!?](?=\s+[A-Z0-9(["])/g;
-  let start = 0;
-  let m: RegExpExecArray | null;
-  const push = (end: number) => {
-    const raw = abstract.slice(start, end);
-    const lead = raw.length - raw.trimStart().length;
-    const text = clean(raw);
-    if (text) out.push({ text, start: start + lead });
-  };
-  while ((m = re.exec(abstract)) !== null) {
-    push(m.index + 1);
-    start = m.index + 1;
-  }
-  push(abstract.length);
-  return out;
 }
 
 function validate(o: CorpusPairsOptions): void {

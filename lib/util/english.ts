@@ -33,3 +33,24 @@ export function sStem(token: string): string {
   if (token.endsWith('s') && !token.endsWith('us') && !token.endsWith('ss') && !token.endsWith('is')) return token.slice(0, -1);
   return token;
 }
+
+/** Sentences of an abstract with their start offsets: split after . ! ? followed by space and an upper-case letter/digit/bracket. */
+export function abstractSentences(abstract: string): { text: string; start: number }[] {
+  const clean = (x: string) => x.replace(/\s+/g, ' ').trim();
+  const out: { text: string; start: number }[] = [];
+  const re = /[.!?](?=\s+[A-Z0-9(["])/g;
+  let start = 0;
+  let m: RegExpExecArray | null;
+  const push = (end: number) => {
+    const raw = abstract.slice(start, end);
+    const lead = raw.length - raw.trimStart().length;
+    const text = clean(raw);
+    if (text) out.push({ text, start: start + lead });
+  };
+  while ((m = re.exec(abstract)) !== null) {
+    push(m.index + 1);
+    start = m.index + 1;
+  }
+  push(abstract.length);
+  return out;
+}
