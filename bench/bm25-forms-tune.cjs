@@ -7,12 +7,14 @@
 //     title with their payloads and hosts (`Bm25Options.inferredMetadata`);
 //   inferred-reading: the texts the corpus's GCMD inference reads (`inferCorpusGcmd`): title and short name, or the
 //     abstract too where they name no platform or instrument (`abstract-fallback`), with the inferred metadata indexed;
-//     the reading with the higher dev nDCG@10 is chosen.
+//     the reading with the higher dev nDCG@10 is chosen;
+//   provider-unlisted: the corpus's inference with and without the names each provider's CMR records leave out though
+//     their titles name them (`learnProviderUnlisted`), kept unless worse (as inferred-metadata).
 // Each study is appended to the committed tuning log (bench/tuning-log.json). identifier-forms marks its better setting
 // `chosen`; inferred-metadata adds words the dev half's queries hardly need (a payload, a host, a series), so it keeps
 // them unless the paired 95% CI of the difference (with − without, nDCG@10, 10,000 bootstrap samples, seed 42) lies
 // wholly below 0 on the dev half. The test half is never read.
-//   node bench/bm25-forms-tune.cjs [--study identifier-forms|inferred-metadata|inferred-reading|all] [--sample] [--no-log]
+//   node bench/bm25-forms-tune.cjs [--study identifier-forms|inferred-metadata|inferred-reading|provider-unlisted|all] [--sample] [--no-log]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -22,7 +24,7 @@ const args = benchArgs({
   script: __filename,
   measures: 'BM25 with and without the identifier forms, and with and without the inferred platforms and instruments, on the style benchmark DEV half (nDCG@10, all styles): appended to bench/tuning-log.json',
   flags: {
-    study: { type: 'string', default: 'all', choices: ['identifier-forms', 'inferred-metadata', 'inferred-reading', 'all'], help: 'the study run' },
+    study: { type: 'string', default: 'all', choices: ['identifier-forms', 'inferred-metadata', 'inferred-reading', 'provider-unlisted', 'all'], help: 'the study run' },
     ...TUNING_FLAGS,
   },
 });
@@ -41,13 +43,19 @@ async function main() {
     'inferred-reading': {
       system: 'bm25-inferred-reading',
       tried: [{ identifierForms: true, inferredMetadata: true }, { identifierForms: true, inferredMetadata: true }],
-      readings: [['title', 'short-name'], ['title', 'short-name', 'abstract-fallback']],
+      readings: [{ sources: ['title', 'short-name'] }, { sources: ['title', 'short-name', 'abstract-fallback'] }],
+    },
+    'provider-unlisted': {
+      system: 'bm25-provider-unlisted',
+      tried: [{ identifierForms: true, inferredMetadata: true }, { identifierForms: true, inferredMetadata: true }],
+      readings: [{ providerUnlisted: false }, { providerUnlisted: true }],
+      keepUnlessWorse: true,
     },
   };
   const chosen = args.study === 'all' ? Object.keys(studies) : [args.study];
   for (const name of chosen) {
     const study = studies[name];
-    if (!study) throw new Error(`--study must be identifier-forms, inferred-metadata, inferred-reading or all (got ${args.study})`);
+    if (!study) throw new Error(`--study must be identifier-forms, inferred-metadata, inferred-reading, provider-unlisted or all (got ${args.study})`);
     const entry = tuningRun(study.system, half, 'bench/bm25-forms-tune.cjs');
     const entries = [];
     const perQuery = [];
@@ -58,7 +66,7 @@ async function main() {
       const vectors = dev.map((q) => eo.bm25Scores(index, q.text));
       const { scores, perQuery: pq } = devVectorEvaluation(eo, half, corpus, vectors);
       perQuery.push(pq);
-      const settings = { ...options, ...(reading ? { inferenceReads: reading } : {}) };
+      const settings = { ...options, ...(reading ? { inference: reading } : {}) };
       entries.push(entry({ ...settings, k1: index.config.k1, b: index.config.b, mode: index.config.mode }, scores));
       console.log(`${name}: ${JSON.stringify(settings).padEnd(50)}  ${scoresLine(scores, half)}`);
     }

@@ -5,7 +5,8 @@
 // carry values (gcmdInferenceHalf), for the texts read (title + short name; the abstract where they name no platform or
 // instrument, `abstract-fallback`; or the abstract too) and the lexicon's
 // options (plain words of the abstracts; the mission hosts GEDI → ISS …; instrument hosts learned on the dev half;
-// the names CMR lists for nearly every record of a product family, learned on the dev half: in-sample there).
+// the names CMR lists for nearly every record of a product family, learned on the dev half: in-sample there; the names
+// a provider's CMR records leave out though their titles name them, learned on the dev half: in-sample there).
 //   node bench/gcmd-inference.cjs [--sample]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
@@ -31,6 +32,11 @@ const lexicons = {
   '+ mission hosts': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words }),
   '+ hosts learned (dev)': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, learnedHosts: infer.learnInstrumentHosts(devRecords) }),
   '+ families learned (dev)': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, learnedHosts: infer.learnInstrumentHosts(devRecords), learnedFamilies: infer.learnFamilyNames(devRecords) }),
+  '+ providers learned (dev)': () => {
+    const lex = lexicons['+ families learned (dev)']();
+    lex.unlisted = infer.learnProviderUnlisted(devRecords, lex);
+    return lex;
+  },
 };
 const SOURCES = { 'title + short name': ['title', 'short-name'], '+ abstract fallback': ['title', 'short-name', 'abstract-fallback'], '+ abstract': ['title', 'short-name', 'abstract'] };
 const pad = (s, n) => String(s).padEnd(n);

@@ -66,6 +66,12 @@ export interface GcmdLexicon {
    * of its records (`learnFamilyNames`), added to what the record's own text names. Empty unless learned.
    */
   families: Map<string, Partial<Record<GcmdInferredField, string[]>>>;
+  /**
+   * A provider (`DatasetRecord.daac`) → the names its CMR records leave out although their titles name them
+   * (`learnProviderUnlisted`: LARC_ASDC files CERES products under the project CERES, not the AQUA or TERRA that their
+   * titles name), never inferred for that provider's records. Empty unless learned.
+   */
+  unlisted: Map<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>>;
   /** Longest sequence in tokens. */
   maxTokens: number;
   /** Every leading part of every key (exact and folded): a span stops growing once it is none of them. */
@@ -241,6 +247,8 @@ export function buildGcmdLexicon(
     learnedHosts?: ReadonlyMap<string, string>;
     /** Names CMR lists for nearly every record of a product family (`learnFamilyNames`). Default none. */
     learnedFamilies?: ReadonlyMap<string, Partial<Record<GcmdInferredField, string[]>>>;
+    /** Names a provider's CMR records leave out though their titles name them (`learnProviderUnlisted`). Default none. */
+    learnedUnlisted?: ReadonlyMap<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>>;
   } = {},
 ): GcmdLexicon {
   const v = vocab ? { projects: new Map<string, GcmdEntity>(), ...vocab } : { platforms: readGcmdPlatforms(dataDir), instruments: readGcmdInstruments(dataDir), projects: readGcmdProjects(dataDir) };
@@ -249,7 +257,7 @@ export function buildGcmdLexicon(
   const lex: GcmdLexicon = {
     hosts: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_INSTRUMENT_HOSTS)),
     payloads: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_PLATFORM_PAYLOADS)), seriesOf: platformSeriesOf(seriesByName),
-    families: new Map(opts.learnedFamilies ?? []), analysisWords: new Map([...v.platforms.values()].filter((e) => e.path[0] === 'Models/Analyses' && e.longName).map((e) => [e.shortName.toUpperCase(), new Set(gcmdTokens(e.longName).map((t) => t.toUpperCase()))])), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
+    families: new Map(opts.learnedFamilies ?? []), unlisted: new Map(opts.learnedUnlisted ?? []), analysisWords: new Map([...v.platforms.values()].filter((e) => e.path[0] === 'Models/Analyses' && e.longName).map((e) => [e.shortName.toUpperCase(), new Set(gcmdTokens(e.longName).map((t) => t.toUpperCase()))])), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
   };
   const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
     if (!tokens.length) return;
@@ -323,19 +331,21 @@ const SLASH_PLATFORM_FORMS: Readonly<Record<string, string>> = { N7: 'NIMBUS-7',
 
 /** A record's platforms, instruments and projects as GCMD short names (upper case, sorted), from the chosen texts. */
 export function inferGcmdEntities(
-  d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'>, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
+  d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'> & { daac?: string }, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
   fallbackFields: readonly GcmdInferredField[] = GCMD_ABSTRACT_FALLBACK_FIELDS,
 ): Omit<GcmdInferred, 'series'> {
   const texts: GcmdText[] = sources.filter((s) => s !== 'abstract-fallback').map((s) => (
     s === 'title' ? { text: d.longName, prose: false } : s === 'short-name' ? { text: d.shortName ?? '', prose: false } : { text: abstractAsRead(d.abstract), prose: true }
   ));
   const out = inferFromTexts(d, lex, texts);
-  if (!sources.includes('abstract-fallback')) return out;
-  const empty = fallbackFields.filter((f) => !out[f].length);
-  if (!empty.length) return out;
-  // the abstract is read with the other texts, so that what they say still holds ("TRMM Ground Validation …")
-  const withAbstract = inferFromTexts(d, lex, [...texts, { text: abstractAsRead(d.abstract), prose: true }]);
-  for (const f of empty) out[f] = withAbstract[f];
+  const empty = sources.includes('abstract-fallback') ? fallbackFields.filter((f) => !out[f].length) : [];
+  if (empty.length) {
+    // the abstract is read with the other texts, so that what they say still holds ("TRMM Ground Validation …")
+    const withAbstract = inferFromTexts(d, lex, [...texts, { text: abstractAsRead(d.abstract), prose: true }]);
+    for (const f of empty) out[f] = withAbstract[f];
+  }
+  const unlisted = d.daac === undefined ? undefined : lex.unlisted.get(d.daac);
+  if (unlisted) for (const f of GCMD_INFERRED_FIELDS) if (unlisted[f]) out[f] = out[f].filter((x) => !unlisted[f]!.has(x));
   return out;
 }
 
@@ -537,6 +547,46 @@ export function learnFamilyNames(datasets: readonly Pick<DatasetRecord, GcmdInfe
   return out;
 }
 
+/**
+ * Per provider (`DatasetRecord.daac`) and field, the names that its records' titles name (`inferGcmdEntities` with
+ * `lex`, title and short name) and its CMR records list in fewer than `maxShare` of them, over at least `minRecords`
+ * records that list the field: a provider's own filing habit (LARC_ASDC lists CERES products under the project
+ * CERES, not the AQUA or TERRA their titles name; GHRC_DAAC files GOES or TRMM as the platform, not the project). Learn
+ * it from the records it is measured on only when they are not the ones reported (`gcmdInferenceHalf`: learn on dev,
+ * report test), as `learnFamilyNames`.
+ */
+export function learnProviderUnlisted(
+  datasets: readonly DatasetRecord[], lex: GcmdLexicon, minRecords = 3, maxShare = 0.5,
+): Map<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>> {
+  const tally = new Map<string, { listed: number; named: number }>();
+  const key = (daac: string, field: GcmdInferredField, name: string) => JSON.stringify([daac, field, name]);
+  const unlearned = { ...lex, unlisted: new Map() };
+  for (const d of datasets) {
+    const truths = GCMD_INFERRED_FIELDS.map((f) => recordedGcmdNames(d, f));
+    if (truths.every((t) => !t.length)) continue;
+    const got = inferGcmdEntities(d, unlearned);
+    GCMD_INFERRED_FIELDS.forEach((f, i) => {
+      if (!truths[i].length) return;
+      for (const name of got[f]) {
+        const k = key(d.daac, f, name);
+        const t = tally.get(k) ?? { listed: 0, named: 0 };
+        t.named++;
+        if (truths[i].includes(name)) t.listed++;
+        tally.set(k, t);
+      }
+    });
+  }
+  const out = new Map<string, Partial<Record<GcmdInferredField, Set<string>>>>();
+  for (const [k, t] of [...tally.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    if (t.named < minRecords || t.listed >= maxShare * t.named) continue;
+    const [daac, field, name] = JSON.parse(k) as [string, GcmdInferredField, string];
+    const byField = out.get(daac) ?? {};
+    (byField[field] ??= new Set()).add(name);
+    out.set(daac, byField);
+  }
+  return out;
+}
+
 /** CMR's values of a field as upper-case names, without "not applicable" / "not provided". */
 export function recordedGcmdNames(d: Pick<DatasetRecord, GcmdInferredField>, field: GcmdInferredField): string[] {
   return [...new Set(d[field].map((x) => x.trim().toUpperCase()).filter((x) => x && !/^NOT (APPLICABLE|PROVIDED)$/.test(x)))].sort();
@@ -620,17 +670,27 @@ export function gcmdDirFor(snapshotDir: string): string | null {
  */
 export const GCMD_CORPUS_SOURCES: readonly GcmdTextSource[] = ['title', 'short-name'];
 
+/** What `inferCorpusGcmd` reads and learns. */
+export interface GcmdCorpusOptions {
+  /** The texts read. Default `GCMD_CORPUS_SOURCES`. */
+  sources: readonly GcmdTextSource[];
+  /** Leave out the names a provider's CMR records leave out though their titles name them (`learnProviderUnlisted`). Default true. */
+  providerUnlisted: boolean;
+}
+
 /**
- * Every record's platforms, instruments and projects inferred from its own text (`sources`, default
- * `GCMD_CORPUS_SOURCES`), and the GCMD series of its platforms (CMR's when it lists them, else the inferred ones),
- * stored as `d.inferred` beside CMR's fields. The lexicon: GCMD's names (`gcmdDir`), the corpus's plain words (from its
- * abstracts), the mission hosts, and the hosts and product families learned from the records that carry CMR's values
- * (`learnInstrumentHosts`, `learnFamilyNames`). Returns the lexicon.
+ * Every record's platforms, instruments and projects inferred from its own text (`GcmdCorpusOptions`), and the GCMD
+ * series of its platforms (CMR's when it lists them, else the inferred ones), stored as `d.inferred` beside CMR's
+ * fields. The lexicon: GCMD's names (`gcmdDir`), the corpus's plain words (from its abstracts), the mission hosts, and
+ * the hosts, product families and providers' habits learned from the records that carry CMR's values
+ * (`learnInstrumentHosts`, `learnFamilyNames`, `learnProviderUnlisted`). Returns the lexicon.
  */
-export function inferCorpusGcmd(datasets: DatasetRecord[], gcmdDir: string, sources: readonly GcmdTextSource[] = GCMD_CORPUS_SOURCES): GcmdLexicon {
+export function inferCorpusGcmd(datasets: DatasetRecord[], gcmdDir: string, options: Partial<GcmdCorpusOptions> = {}): GcmdLexicon {
+  const o: GcmdCorpusOptions = { sources: GCMD_CORPUS_SOURCES, providerUnlisted: true, ...options };
   const lex = buildGcmdLexicon(undefined, gcmdDir, { plainWords: plainWords(datasets.map((d) => d.abstract)), learnedHosts: learnInstrumentHosts(datasets), learnedFamilies: learnFamilyNames(datasets) });
+  if (o.providerUnlisted) lex.unlisted = learnProviderUnlisted(datasets, lex);
   for (const d of datasets) {
-    const inferred = inferGcmdEntities(d, lex, sources);
+    const inferred = inferGcmdEntities(d, lex, o.sources);
     // the series of its platforms, CMR's when it lists them: a filter or facet on "Sentinel-1" meets SENTINEL-1A
     const platforms = d.platforms.length ? recordedGcmdNames(d, 'platforms') : inferred.platforms;
     const series = [...new Set(platforms.map((p) => lex.seriesOf.get(p)).filter((x): x is string => !!x && !platforms.includes(x)))].sort();
