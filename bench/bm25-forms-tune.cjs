@@ -10,11 +10,13 @@
 //     the reading with the higher dev nDCG@10 is chosen;
 //   provider-unlisted: the corpus's inference with and without the names each provider's CMR records leave out though
 //     their titles name them (`learnProviderUnlisted`), kept unless worse (as inferred-metadata).
+//   title-cues: the corpus's inference with and without the projects CMR lists after words of the title
+//     (`learnTitleCues`), kept unless worse (as inferred-metadata).
 // Each study is appended to the committed tuning log (bench/tuning-log.json). identifier-forms marks its better setting
 // `chosen`; inferred-metadata adds words the dev half's queries hardly need (a payload, a host, a series), so it keeps
 // them unless the paired 95% CI of the difference (with − without, nDCG@10, 10,000 bootstrap samples, seed 42) lies
 // wholly below 0 on the dev half. The test half is never read.
-//   node bench/bm25-forms-tune.cjs [--study identifier-forms|inferred-metadata|inferred-reading|provider-unlisted|all] [--sample] [--no-log]
+//   node bench/bm25-forms-tune.cjs [--study identifier-forms|inferred-metadata|inferred-reading|provider-unlisted|title-cues|all] [--sample] [--no-log]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -24,7 +26,7 @@ const args = benchArgs({
   script: __filename,
   measures: 'BM25 with and without the identifier forms, and with and without the inferred platforms and instruments, on the style benchmark DEV half (nDCG@10, all styles): appended to bench/tuning-log.json',
   flags: {
-    study: { type: 'string', default: 'all', choices: ['identifier-forms', 'inferred-metadata', 'inferred-reading', 'provider-unlisted', 'all'], help: 'the study run' },
+    study: { type: 'string', default: 'all', choices: ['identifier-forms', 'inferred-metadata', 'inferred-reading', 'provider-unlisted', 'title-cues', 'all'], help: 'the study run' },
     ...TUNING_FLAGS,
   },
 });
@@ -51,11 +53,17 @@ async function main() {
       readings: [{ providerUnlisted: false }, { providerUnlisted: true }],
       keepUnlessWorse: true,
     },
+    'title-cues': {
+      system: 'bm25-title-cues',
+      tried: [{ identifierForms: true, inferredMetadata: true }, { identifierForms: true, inferredMetadata: true }],
+      readings: [{ titleCues: false }, { titleCues: true }],
+      keepUnlessWorse: true,
+    },
   };
   const chosen = args.study === 'all' ? Object.keys(studies) : [args.study];
   for (const name of chosen) {
     const study = studies[name];
-    if (!study) throw new Error(`--study must be identifier-forms, inferred-metadata, inferred-reading, provider-unlisted or all (got ${args.study})`);
+    if (!study) throw new Error(`--study must be identifier-forms, inferred-metadata, inferred-reading, provider-unlisted, title-cues or all (got ${args.study})`);
     const entry = tuningRun(study.system, half, 'bench/bm25-forms-tune.cjs');
     const entries = [];
     const perQuery = [];

@@ -6,7 +6,8 @@
 // instrument, `abstract-fallback`; or the abstract too) and the lexicon's
 // options (plain words of the abstracts; the mission hosts GEDI → ISS …; instrument hosts learned on the dev half;
 // the names CMR lists for nearly every record of a product family, learned on the dev half: in-sample there; the names
-// a provider's CMR records leave out though their titles name them, learned on the dev half: in-sample there).
+// a provider's CMR records leave out though their titles name them, learned on the dev half: in-sample there; the
+// names CMR lists after words of the title, projects only, learned on the dev half: in-sample there).
 //   node bench/gcmd-inference.cjs [--sample]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
@@ -34,6 +35,12 @@ const lexicons = {
   '+ families learned (dev)': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, learnedHosts: infer.learnInstrumentHosts(devRecords), learnedFamilies: infer.learnFamilyNames(devRecords) }),
   '+ providers learned (dev)': () => {
     const lex = lexicons['+ families learned (dev)']();
+    lex.unlisted = infer.learnProviderUnlisted(devRecords, lex);
+    return lex;
+  },
+  '+ title cues learned (dev)': () => {
+    const lex = lexicons['+ families learned (dev)']();
+    lex.cues = infer.learnTitleCues(devRecords);
     lex.unlisted = infer.learnProviderUnlisted(devRecords, lex);
     return lex;
   },
