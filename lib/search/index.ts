@@ -20,3 +20,4 @@ export * from './style-eval';
 export * from './repair';
 export * from './position-bias';
 export { repairDataFile, readRepairData, findAcronymDefinitions, damerauLevenshtein, buildRepairVocabulary, loadRepairVocabulary, type LoadRepairVocabularyOptions } from './repair-vocabulary';
+export * from './resolution';
