@@ -330,6 +330,20 @@ test('inferCorpusGcmd stores the inferred names with every record, and the serie
   assert.equal(datasets[0].inferred, { platforms: ['SENTINEL-1A'], instruments: ['SENTINEL-1 C-SAR'], projects: [], series: ['SENTINEL-1'] });
   assert.equal(datasets[1].inferred!.series, ['JPSS'], 'from CMR\'s platform');
   assert.equal(datasets[2].inferred, { platforms: [], instruments: [], projects: [], series: [] });
+  // what the corpus learns from its records with CMR values: title cues and providers' habits (both on by default)
+  const learning = () => [
+    ...[1, 2, 3].map((i) => ({ ...rec(`C${i}0-X`, `DORIS station product ${i}`), projects: ['IDS'] })),
+    ...[4, 5, 6].map((i) => ({ ...rec(`C${i}0-L`, `CERES fluxes Aqua edition ${i}`), daac: 'LARC_ASDC', projects: ['CERES'] })),
+    rec('C70-X', 'DORIS orbit residuals'), { ...rec('C80-L', 'CERES radiances Aqua'), daac: 'LARC_ASDC' },
+  ];
+  const learned = learning();
+  inferCorpusGcmd(learned, dir!);
+  assert.ok(learned[6].inferred!.projects.includes('IDS'), JSON.stringify(learned[6].inferred));
+  assert.not.ok(learned[7].inferred!.projects.includes('AQUA'), JSON.stringify(learned[7].inferred));
+  const unlearned = learning();
+  inferCorpusGcmd(unlearned, dir!, { titleCues: false, providerUnlisted: false });
+  assert.not.ok(unlearned[6].inferred!.projects.includes('IDS'), JSON.stringify(unlearned[6].inferred));
+  assert.ok(unlearned[7].inferred!.projects.includes('AQUA'), JSON.stringify(unlearned[7].inferred));
   // the loaded snapshot carries them
   const sample = loadSnapshot({ sample: true });
   assert.ok(sample.datasets.every((d) => d.inferred) && sample.datasets.filter((d) => d.inferred!.platforms.length).length > 50);
