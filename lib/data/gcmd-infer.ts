@@ -357,8 +357,15 @@ export function inferGcmdEntities(
     const words = titleCueWords(d);
     for (const f of cued) out[f] = [...new Set([...out[f], ...[...words].flatMap((w) => lex.cues[f]!.get(w) ?? [])])].sort();
   }
-  const unlisted = d.daac === undefined ? undefined : lex.unlisted.get(d.daac);
-  if (unlisted) for (const f of GCMD_INFERRED_FIELDS) if (unlisted[f]) out[f] = out[f].filter((x) => !unlisted[f]!.has(x));
+  return withoutUnlisted(out, lex, d.daac);
+}
+
+/** Inferred names less those the record's provider leaves out (`GcmdLexicon.unlisted`); the same object when none. */
+function withoutUnlisted<T extends Record<GcmdInferredField, string[]>>(inferred: T, lex: GcmdLexicon, daac: string | undefined): T {
+  const unlisted = daac === undefined ? undefined : lex.unlisted.get(daac);
+  if (!unlisted) return inferred;
+  const out = { ...inferred };
+  for (const f of GCMD_INFERRED_FIELDS) if (unlisted[f]) out[f] = out[f].filter((x) => !unlisted[f]!.has(x));
   return out;
 }
 
@@ -571,31 +578,42 @@ export function learnFamilyNames(datasets: readonly Pick<DatasetRecord, GcmdInfe
 export function learnProviderUnlisted(
   datasets: readonly DatasetRecord[], lex: GcmdLexicon, minRecords = 3, maxShare = 0.5,
 ): Map<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>> {
-  const tally = new Map<string, { listed: number; named: number }>();
-  const key = (daac: string, field: GcmdInferredField, name: string) => JSON.stringify([daac, field, name]);
   const unlearned = { ...lex, unlisted: new Map() };
-  for (const d of datasets) {
+  return providerUnlistedOf(datasets, (d) => inferGcmdEntities(d, unlearned), minRecords, maxShare);
+}
+
+/** `learnProviderUnlisted` from each record's names as inferred without the providers' habits (`inferredOf`). */
+function providerUnlistedOf(
+  datasets: readonly DatasetRecord[], inferredOf: (d: DatasetRecord, i: number) => Record<GcmdInferredField, string[]>, minRecords = 3, maxShare = 0.5,
+): Map<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>> {
+  // provider → field → name → how many of its records with CMR values in the field name it, and list it
+  const tally = new Map<string, Map<GcmdInferredField, Map<string, { listed: number; named: number }>>>();
+  datasets.forEach((d, i) => {
     const truths = GCMD_INFERRED_FIELDS.map((f) => recordedGcmdNames(d, f));
-    if (truths.every((t) => !t.length)) continue;
-    const got = inferGcmdEntities(d, unlearned);
-    GCMD_INFERRED_FIELDS.forEach((f, i) => {
-      if (!truths[i].length) return;
+    if (truths.every((t) => !t.length)) return;
+    const got = inferredOf(d, i);
+    GCMD_INFERRED_FIELDS.forEach((f, fi) => {
+      if (!truths[fi].length) return;
+      let byField = tally.get(d.daac);
+      if (!byField) tally.set(d.daac, (byField = new Map()));
+      let byName = byField.get(f);
+      if (!byName) byField.set(f, (byName = new Map()));
       for (const name of got[f]) {
-        const k = key(d.daac, f, name);
-        const t = tally.get(k) ?? { listed: 0, named: 0 };
+        const t = byName.get(name) ?? { listed: 0, named: 0 };
         t.named++;
-        if (truths[i].includes(name)) t.listed++;
-        tally.set(k, t);
+        if (truths[fi].includes(name)) t.listed++;
+        byName.set(name, t);
       }
     });
-  }
-  const out = new Map<string, Partial<Record<GcmdInferredField, Set<string>>>>();
-  for (const [k, t] of [...tally.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    if (t.named < minRecords || t.listed >= maxShare * t.named) continue;
-    const [daac, field, name] = JSON.parse(k) as [string, GcmdInferredField, string];
-    const byField = out.get(daac) ?? {};
-    (byField[field] ??= new Set()).add(name);
-    out.set(daac, byField);
+  });
+  const out = new Map<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>>();
+  for (const daac of [...tally.keys()].sort()) {
+    const learned: Partial<Record<GcmdInferredField, Set<string>>> = {};
+    for (const [f, byName] of tally.get(daac)!) {
+      const names = [...byName].filter(([, t]) => t.named >= minRecords && t.listed < maxShare * t.named).map(([name]) => name).sort();
+      if (names.length) learned[f] = new Set(names);
+    }
+    if (Object.keys(learned).length) out.set(daac, learned);
   }
   return out;
 }
@@ -751,13 +769,15 @@ export function inferCorpusGcmd(datasets: DatasetRecord[], gcmdDir: string, opti
     plainWords: plainWords(datasets.map((d) => d.abstract)), learnedHosts: learnInstrumentHosts(datasets), learnedFamilies: learnFamilyNames(datasets),
     learnedCues: o.titleCues ? learnTitleCues(datasets) : undefined,
   });
-  if (o.providerUnlisted) lex.unlisted = learnProviderUnlisted(datasets, lex);
-  for (const d of datasets) {
-    const inferred = inferGcmdEntities(d, lex, o.sources);
+  // one reading of every record serves both: the habits are learned from it, then taken out of it
+  const read = datasets.map((d) => inferGcmdEntities(d, lex, o.sources));
+  if (o.providerUnlisted) lex.unlisted = providerUnlistedOf(datasets, (_, i) => read[i]);
+  datasets.forEach((d, i) => {
+    const inferred = withoutUnlisted(read[i], lex, d.daac);
     // the series of its platforms, CMR's when it lists them: a filter or facet on "Sentinel-1" meets SENTINEL-1A
     const platforms = d.platforms.length ? recordedGcmdNames(d, 'platforms') : inferred.platforms;
     const series = [...new Set(platforms.map((p) => lex.seriesOf.get(p)).filter((x): x is string => !!x && !platforms.includes(x)))].sort();
     d.inferred = { ...inferred, series };
-  }
+  });
   return lex;
 }
