@@ -40,7 +40,7 @@ const lexicons = {
   },
   '+ title cues learned (dev)': () => {
     const lex = lexicons['+ families learned (dev)']();
-    lex.cues = infer.learnTitleCues(devRecords);
+    lex.cues = infer.learnTitleCues(devRecords, { plainWords: words });
     lex.unlisted = infer.learnProviderUnlisted(devRecords, lex);
     return lex;
   },

@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import type { DatasetRecord, GcmdInferred } from './types';
 import { shortHash } from '../util/hash';
 import { abstractSentences } from '../util/english';
+import { EoError } from '../errors';
 import { readGcmdInstruments, readGcmdPlatforms, readGcmdProjects, type GcmdEntity } from './gcmd';
 
 export type GcmdInferredField = 'platforms' | 'instruments' | 'projects';
@@ -354,8 +355,8 @@ export function inferGcmdEntities(
   }
   const cued = GCMD_INFERRED_FIELDS.filter((f) => lex.cues[f]?.size);
   if (cued.length) {
-    const words = titleCueWords(d);
-    for (const f of cued) out[f] = [...new Set([...out[f], ...[...words].flatMap((w) => lex.cues[f]!.get(w) ?? [])])].sort();
+    const keys = titleCueKeys(d);
+    for (const f of cued) out[f] = [...new Set([...out[f], ...keys.flatMap((k) => lex.cues[f]!.get(k) ?? [])])].sort();
   }
   return withoutUnlisted(out, lex, d.daac);
 }
@@ -623,21 +624,62 @@ function titleCueWords(d: Pick<DatasetRecord, 'longName' | 'shortName'>): Set<st
   return new Set(gcmdTokens(`${d.longName} ${d.shortName ?? ''}`).map((t) => t.toLowerCase()).filter((t) => t.length >= 2 && /[a-z]/.test(t)));
 }
 
+/**
+ * Where a title cue holds (`learnTitleCues`): `corpus`, for every record whose title has the word; `provider`, for the
+ * records of the provider whose records it was learned from — a cue key is then `<daac>\t<word>` (`titleCueKey`).
+ */
+export type GcmdCueScope = 'corpus' | 'provider';
+
+/** The key of a title cue word in a lexicon's `cues`: the word (scope `corpus`), or the provider and the word. */
+export function titleCueKey(word: string, daac?: string): string {
+  return daac === undefined ? word : `${daac}\t${word}`;
+}
+
+/** The keys a record's title cues are looked up by: each word, and each word under the record's provider. */
+function titleCueKeys(d: Pick<DatasetRecord, 'longName' | 'shortName'> & { daac?: string }): string[] {
+  const words = [...titleCueWords(d)];
+  return d.daac === undefined ? words : [...words, ...words.map((w) => titleCueKey(w, d.daac))];
+}
+
 /** The fields the corpus learns title cues for (`learnTitleCues`): projects only (see its comment). */
 export const GCMD_CUE_FIELDS: readonly GcmdInferredField[] = ['projects'];
+
+/** What `learnTitleCues` learns. */
+export interface TitleCueOptions {
+  /** The fields cues are learned for. Default `GCMD_CUE_FIELDS` (projects). */
+  fields: readonly GcmdInferredField[];
+  /** A cue word needs at least this many records that list the field and have the word. Default 2. */
+  minRecords: number;
+  /** … and CMR lists the name in at least this share of them (every one, at the default). Default 1. */
+  minShare: number;
+  /** Where a cue holds (`GcmdCueScope`). Default `provider`. */
+  scope: GcmdCueScope;
+  /**
+   * Words never taken as cues (`plainWords`: "mixing", "profiling", "similar" — English words that a provider's titles
+   * share by chance, not names). Default none.
+   */
+  plainWords?: ReadonlySet<string>;
+}
+
+export const DEFAULT_TITLE_CUE_OPTIONS: Readonly<TitleCueOptions> = Object.freeze({ fields: GCMD_CUE_FIELDS, minRecords: 2, minShare: 1, scope: 'provider' as const });
 
 /**
  * Per field, the words of titles and short names (`titleCueWords`) after which CMR lists a name in at least `minShare`
  * of the ≥ `minRecords` records that list the field and have the word: CDDIS's "GNSS" products → the project IGS,
  * "DORIS" → IDS, "SLR" → ILRS, "NARSTO" → NARSTO. The projects CMR lists are mostly programmes a title does not name
- * by GCMD's name. Chosen by two-fold cross-validation within the dev half (projects; F1 of the held-out folds):
- * (3, .9) .838 / .760 against none .879 / .634, (5, .9) .853 / .730, (5, .95) .869 / .723, (10, 1) .878 / .679; for
- * platforms and instruments the cues cost precision (dev in-sample platforms .974 → .946) and are not learned.
- * Learn it on the records it is not measured on (`gcmdInferenceHalf`: learn on dev, report test).
+ * by GCMD's name. Chosen by two-fold cross-validation within the dev half (`node bench/gcmd-cues-cv.cjs`; projects,
+ * precision / recall of the held-out folds): none .884 / .632; every record with the word (scope `corpus`) (3, .9)
+ * .847 / .760 (the default until 2026-12-05), (5, .95) .879 / .729; the word at the provider it was learned from
+ * (scope `provider`) (3, .9) .830 / .789, (3, 1) .851 / .785; without plain words as cues, corpus (3, .9) .877 / .751,
+ * provider (3, 1) .880 / .764 (above the corpus-wide cues in both), (2, 1) .862 / .796 — the default, by the held-out
+ * F1 (.827 against .801 before), as the corpus-wide setting was chosen. For platforms and instruments the
+ * cues cost precision (dev in-sample platforms .974 → .946) and are not learned. Learn it on the records it is not
+ * measured on (`gcmdInferenceHalf`: learn on dev, report test).
  */
-export function learnTitleCues(
-  datasets: readonly DatasetRecord[], fields: readonly GcmdInferredField[] = GCMD_CUE_FIELDS, minRecords = 3, minShare = 0.9,
-): Partial<Record<GcmdInferredField, Map<string, string[]>>> {
+export function learnTitleCues(datasets: readonly DatasetRecord[], options: Partial<TitleCueOptions> = {}): Partial<Record<GcmdInferredField, Map<string, string[]>>> {
+  const { fields, minRecords, minShare, scope, plainWords: plain } = { ...DEFAULT_TITLE_CUE_OPTIONS, ...options };
+  if (scope !== 'corpus' && scope !== 'provider') throw new EoError('CONFIG', `title cues: scope must be "corpus" or "provider" (got ${JSON.stringify(scope)})`);
+  if (!(Number.isInteger(minRecords) && minRecords >= 1) || !(minShare > 0 && minShare <= 1)) throw new EoError('CONFIG', `title cues: minRecords must be an integer ≥ 1 and minShare in (0, 1] (got ${minRecords}, ${minShare})`);
   const out: Partial<Record<GcmdInferredField, Map<string, string[]>>> = {};
   for (const field of fields) {
     const withWord = new Map<string, number>();
@@ -645,7 +687,9 @@ export function learnTitleCues(
     for (const d of datasets) {
       const names = recordedGcmdNames(d, field);
       if (!names.length) continue;
-      for (const w of titleCueWords(d)) {
+      for (const word of titleCueWords(d)) {
+        if (plain?.has(word)) continue;
+        const w = titleCueKey(word, scope === 'provider' ? d.daac : undefined);
         withWord.set(w, (withWord.get(w) ?? 0) + 1);
         let m = together.get(w);
         if (!m) together.set(w, (m = new Map()));
@@ -765,9 +809,10 @@ export interface GcmdCorpusOptions {
  */
 export function inferCorpusGcmd(datasets: DatasetRecord[], gcmdDir: string, options: Partial<GcmdCorpusOptions> = {}): GcmdLexicon {
   const o: GcmdCorpusOptions = { sources: GCMD_CORPUS_SOURCES, providerUnlisted: true, titleCues: true, ...options };
+  const words = plainWords(datasets.map((d) => d.abstract));
   const lex = buildGcmdLexicon(undefined, gcmdDir, {
-    plainWords: plainWords(datasets.map((d) => d.abstract)), learnedHosts: learnInstrumentHosts(datasets), learnedFamilies: learnFamilyNames(datasets),
-    learnedCues: o.titleCues ? learnTitleCues(datasets) : undefined,
+    plainWords: words, learnedHosts: learnInstrumentHosts(datasets), learnedFamilies: learnFamilyNames(datasets),
+    learnedCues: o.titleCues ? learnTitleCues(datasets, { plainWords: words }) : undefined,
   });
   // one reading of every record serves both: the habits are learned from it, then taken out of it
   const read = datasets.map((d) => inferGcmdEntities(d, lex, o.sources));
