@@ -9,6 +9,7 @@
 // DEFAULT_STATIC_ENCODER_SETTINGS is set from it by hand. The test half is never read.
 //   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--sentences 1,12] [--init random,skipgram]
 //     [--hard-negatives none,queries] [--hard-skip 0,2] [--pooling idf,mean] [--temperature 0.02,0.05] [--keep-dev-labels] [--no-log]
+//     [--context-noise 0.3 --context-kind distractor,places] [--seeds 42,43 (each seed, then their models together)]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -26,6 +27,7 @@ const HARD_NEGATIVE_SETS = {
   'queries+sentences': ['short-name', 'style-queries', 'train-split', 'sentence', 'keywords'],
   all: null,
 };
+const DEFAULT_SEED = 42; // DEFAULT_STATIC_TRAIN_CONFIG.seed
 const TOKENIZERS = { plain: { stem: 'none', stopWords: false }, stem: { stem: 's', stopWords: false }, stop: { stem: 'none', stopWords: true }, 'stem-stop': { stem: 's', stopWords: true } };
 const args = benchArgs({
   script: __filename,
@@ -52,6 +54,8 @@ const args = benchArgs({
     'hard-skip': { type: 'int-list', default: [0], min: 0, help: 'BM25 non-answers passed over before the hard negative (StaticPairsOptions.hardNegativeSkip)' },
     schedule: { type: 'list', default: ['constant'], choices: ['constant', 'linear'], help: 'learning-rate schedules tried (StaticTrainConfig.schedule: constant, or a 5 % warm-up then a linear decay to 0)' },
     'context-noise': { type: 'list', default: ['0'], placeholder: 'A,B,…', help: 'share of the query-side and abstract-sentence pairs whose query gets a distractor appended (up to 12 words of another record\'s first abstract sentence, seeded): the context a research question carries beside its need (an experiment; not a library setting)' },
+    'context-kind': { type: 'list', default: ['distractor'], choices: ['distractor', 'places'], help: 'what --context-noise appends: up to 12 words of another record\'s first abstract sentence (distractor), or a place of the router\'s gazetteer and a period ("over Borneo from 2004 to 2009"; places), to the corpus-made and training-split queries and the abstract sentences' },
+    seeds: { type: 'int-list', default: [DEFAULT_SEED], min: 0, help: 'training seeds (StaticTrainConfig.seed); with more than one, the models of all seeds together (the mean of their cosines) are scored and logged too' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
 });
@@ -60,10 +64,22 @@ const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...requ
 
 const METRIC = TUNING_METRIC;
 
-/** The pairs with a distractor appended to the query of a `share` of the query-side and abstract-sentence pairs (seeded). */
-function withContextNoise(pairs, share, corpus) {
+/**
+ * The pairs with a context appended to the query of a `share` of the pairs (seeded): `distractor`, up to 12 words of
+ * another record's first abstract sentence (query-side and abstract-sentence pairs); `places`, a place of the router's
+ * gazetteer and a period, as a research question names them (corpus-made and training-split queries, abstract sentences).
+ */
+function withContextNoise(pairs, share, corpus, kind = 'distractor') {
   if (!(share > 0)) return pairs;
   const rng = require('../dist/lib/util/random').mulberry32(4242);
+  if (kind === 'places') {
+    const names = require('../dist/lib/router').loadGazetteer().places.map((p) => p.name);
+    const place = () => names[Math.floor(rng() * names.length)];
+    const year = () => 1980 + Math.floor(rng() * 44);
+    const forms = [() => `over ${place()}`, () => `in ${place()} in ${year()}`, () => { const a = year(); return `for ${place()} from ${a} to ${a + 1 + Math.floor(rng() * 10)}`; }, () => `across ${place()} since ${year()}`];
+    const noisy = new Set(['style-queries', 'train-split', 'sentence']);
+    return pairs.map((p) => (noisy.has(p.source) && rng() < share ? { ...p, query: `${p.query.replace(/[.?!]\s*$/, '')} ${forms[Math.floor(rng() * forms.length)]()}` } : p));
+  }
   const firsts = corpus.datasets.map((d) => (d.abstract || '').split(/(?<=[.!?])\s+/)[0].split(/\s+/).slice(0, 12).join(' ')).filter((x) => x.split(' ').length >= 4);
   const noisy = new Set([...eo.STATIC_QUERY_SOURCES, 'sentence']);
   return pairs.map((p) => (noisy.has(p.source) && rng() < share ? { ...p, query: `${p.query} ${firsts[Math.floor(rng() * firsts.length)]}` } : p));
@@ -90,7 +106,8 @@ async function main() {
     const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds, sentencesPerRecord, hardNegativeSources, hardNegativeSkip, stylePerStyle });
     const withNegative = made.pairs.filter((p) => p.negative !== undefined).length;
     if (hardNegativeSources.length) console.log(`hard negatives (${hardNegatives}, skip ${hardNegativeSkip}): ${withNegative} of ${made.pairs.length} pairs; pairs made in ${((performance.now() - tp) / 1000).toFixed(0)} s`);
-    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const tauText of args.temperature) for (const scaleText of args.initScale) for (const init of args.init) for (const prefixes of args.prefixes) for (const noiseText of args.contextNoise) for (const schedule of args.schedule) {
+    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const tauText of args.temperature) for (const scaleText of args.initScale) for (const init of args.init) for (const prefixes of args.prefixes) for (const noiseText of args.contextNoise) for (const contextKind of args.contextKind) for (const schedule of args.schedule) {
+      if (!(Number(noiseText) > 0) && contextKind !== args.contextKind[0]) continue; // no context: the kind means nothing
       const learningRate = Number(lrText);
       const temperature = Number(tauText);
       const initScale = Number(scaleText);
@@ -103,20 +120,35 @@ async function main() {
         console.log(`skip-gram (${dim} dims, ${args.skipgramEpochs} pass): ${skipgram.trained} of ${skipgram.tokens} tokens trained per pass, ${skipgram.seconds.toFixed(0)} s`);
         initTable = eo.rescaleTable(skipgram.table, initScale, { dim, center: init === 'skipgram-centred' });
       }
-      const pairs = withContextNoise(made.pairs, Number(noiseText), corpus);
-      const result = eo.trainStaticModel(vocab, pairs, train, initTable ? { init: initTable } : {});
-      const encoder = eo.staticEncoder(result.model);
-      const te = performance.now();
-      const matrix = eo.stackRows(await encoder.embed(corpus.datasets.map((d) => eo.staticDocumentText(d))), encoder.dim);
-      const embedSeconds = (performance.now() - te) / 1000;
-      const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true });
-      const scores = devVectorScores(eo, half, corpus, await scorer.scoreBatch(dev.map((q) => q.text)));
-      const settings = {
-        init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, ...(Number(noiseText) > 0 ? { contextNoise: Number(noiseText) } : {}),
-        ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train,
-      };
-      console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), schedule })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
-      entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
+      const pairs = withContextNoise(made.pairs, Number(noiseText), corpus, contextKind);
+      const seedVectors = [];
+      let seedSettings = null;
+      for (const seed of args.seeds) {
+        const result = eo.trainStaticModel(vocab, pairs, { ...train, seed }, initTable ? { init: initTable } : {});
+        const encoder = eo.staticEncoder(result.model);
+        const te = performance.now();
+        const matrix = eo.stackRows(await encoder.embed(corpus.datasets.map((d) => eo.staticDocumentText(d))), encoder.dim);
+        const embedSeconds = (performance.now() - te) / 1000;
+        const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true });
+        const vectors = await scorer.scoreBatch(dev.map((q) => q.text));
+        seedVectors.push(vectors);
+        const scores = devVectorScores(eo, half, corpus, vectors);
+        const settings = {
+          init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, ...(Number(noiseText) > 0 ? { contextNoise: Number(noiseText), ...(contextKind !== 'distractor' ? { contextKind } : {}) } : {}),
+          ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train, ...(seed !== DEFAULT_SEED ? { seed } : {}),
+        };
+        seedSettings = settings;
+        console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), contextKind, schedule, seed })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+        entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
+      }
+      if (seedVectors.length > 1) {
+        // the models of every seed together: each dataset scored by the mean of their cosines
+        const mean = seedVectors[0].map((v, qi) => v.map((_, r) => seedVectors.reduce((sum, sv) => sum + sv[qi][r], 0) / seedVectors.length));
+        const scores = devVectorScores(eo, half, corpus, mean);
+        const { seed: _seed, ...shared } = seedSettings;
+        console.log(`ensemble of seeds ${args.seeds.join(', ')} (mean cosine):  ${scoresLine(scores, half)}`);
+        entries.push(entry({ ...shared, seeds: args.seeds, ensemble: 'mean cosine' }, scores));
+      }
     }
   }
   const best = eo.markBestChosen(entries, METRIC);
