@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { signedBound } from '../lib/report/numbers';
 import { fuseConvex, analyticAlpha, buildTable2, type MetricRow, type SentenceEncoder } from '../lib';
 import { l2NormalizeRows } from '../lib/encode';
 import {
@@ -208,7 +209,12 @@ test('Table 2: metrics, best row, paired CI/p, unavailable rows', () => {
   assert.is(t.rows[2].MAP, null);
   close(t.rows[3].MRR as number, (5 + 0.5) / 6, 1e-12);
   assert.is(t.rows[3]['ΔMAP vs best [95% CI]'], 'best row');
-  assert.match(String(t.rows[1]['ΔMAP vs best [95% CI]']), /^-0\.\d{3} \[/);
+  assert.match(String(t.rows[1]['ΔMAP vs best [95% CI]']), /^−0\.\d{3} \[[−+]\d\.\d+, [−+]\d\.\d+\]$/);
+  // a difference or bound that is not 0 never reads as 0 ("−0.000" said a tie the numbers do not show)
+  assert.is(signedBound(-0.0002), '−0.0002');
+  assert.is(signedBound(0.00004), '+0.00004');
+  assert.is(signedBound(0), '+0.000');
+  assert.is(signedBound(-0.0834), '−0.083');
   assert.ok((t.rows[1]['p (MAP)'] as number) < 0.1);
   assert.is(t.rows[3]['α'], 0.4);
   assert.is(t.paired.length, 2 * 5);

@@ -8,6 +8,7 @@ import { holmChangedConclusions, tukeyHsd, withHolmPerMetric, type TukeyHsd, typ
 import { compareSystems, type PairedOptions } from '../metrics/paired';
 import { evaluateRun, summarize } from '../metrics/metrics';
 import { writeRunFiles } from '../metrics/systems';
+import { signedBound } from './numbers';
 import { METRIC_NAMES, type MetricName, type MetricRow, type PairedComparison, type PerQueryMetrics, type Qrels, type Run } from '../metrics/types';
 import { holmFamilyText, holmNote } from './paired-text';
 import type { TableRow } from './types';
@@ -69,7 +70,8 @@ export interface Table2 {
   tukey?: TukeyHsd & { metric: MetricName };
 }
 
-const fmtCi = (lo: number, hi: number) => `[${lo >= 0 ? '+' : ''}${lo.toFixed(3)}, ${hi >= 0 ? '+' : ''}${hi.toFixed(3)}]`;
+/** A paired difference and its CI as the table shows them: `−0.083 [−0.120, −0.046]`; a value that is not 0 never reads as 0 (`signedBound`). */
+const fmtDiffCi = (d: number, lo: number, hi: number) => `${signedBound(d)} [${signedBound(lo)}, ${signedBound(hi)}]`;
 
 /**
  * Build Table 2 from systems' runs: R@10, R@20, R@100, MAP, MRR on the test split, α, trainable parameters,
@@ -123,7 +125,7 @@ export function buildTable2(systems: readonly Table2System[], opts: Table2Option
       for (const metric of ['MAP', 'MRR', 'R@10'] as const) {
         const c = cmp.find((x) => x.metric === metric);
         if (!c) continue;
-        row[`Δ${metric} vs best [95% CI]`] = `${c.meanDiff >= 0 ? '+' : ''}${c.meanDiff.toFixed(3)} ${fmtCi(c.ciLow, c.ciHigh)}`;
+        row[`Δ${metric} vs best [95% CI]`] = fmtDiffCi(c.meanDiff, c.ciLow, c.ciHigh);
         row[`p (${metric})`] = c.pValue;
         row[`p Holm (${metric})`] = c.pHolm ?? null;
         // the one rule (CI and Holm p), so that an export marks what the verdicts call significant
