@@ -80,7 +80,8 @@ function withContextNoise(pairs, share, corpus, kind = 'distractor') {
     const noisy = new Set(['style-queries', 'train-split', 'sentence']);
     return pairs.map((p) => (noisy.has(p.source) && rng() < share ? { ...p, query: `${p.query.replace(/[.?!]\s*$/, '')} ${forms[Math.floor(rng() * forms.length)]()}` } : p));
   }
-  const firsts = corpus.datasets.map((d) => (d.abstract || '').split(/(?<=[.!?])\s+/)[0].split(/\s+/).slice(0, 12).join(' ')).filter((x) => x.split(' ').length >= 4);
+  const { abstractSentences } = require('../dist/lib/util/english');
+  const firsts = corpus.datasets.map((d) => (abstractSentences(d.abstract || '')[0]?.text ?? '').split(/\s+/).slice(0, 12).join(' ')).filter((x) => x.split(' ').length >= 4);
   const noisy = new Set([...eo.STATIC_QUERY_SOURCES, 'sentence']);
   return pairs.map((p) => (noisy.has(p.source) && rng() < share ? { ...p, query: `${p.query} ${firsts[Math.floor(rng() * firsts.length)]}` } : p));
 }
