@@ -7,13 +7,14 @@
 // the semantic half with the adaptive α refitted on it ({nnssc, static: the corpus-trained static encoder} × start
 // {0.15, 0.3, analytic} × L2 {0.002, 0.02, 0.1}; issue 39 step 2), then the adaptive model's training queries (the
 // scorers' own training queries, where the static encoder's scores are memorised, against corpus-made queries it never
-// saw, with and without the title TRAINING split, × L2 {0.02, 0.1}). Each configuration ranks the
+// saw, with and without the title TRAINING split, × L2 {0.02, 0.1}), then the static half's query-time feedback (none,
+// k {3, 5, 10} × β; issue 37). Each configuration ranks the
 // dev queries as users get them (query rules and repair on) and is scored by nDCG@10 over all dev queries, with the
 // per-style means beside it. Every configuration is appended to bench/tuning-log.json, the best of each search marked
 // `chosen`; the script prints whether the chosen ones are today's defaults. The test half is never read.
 // Needs the full snapshot's NN-SSC checkpoint and USE-lite embeddings (`npm start`); each adaptive setting fits its
 // model once (cached under checkpoints/fusion/).
-//   node bench/default-ranking-tune.cjs [--sample] [--no-log] [--only adaptive|window|lexical|type|semantic|queries]
+//   node bench/default-ranking-tune.cjs [--sample] [--no-log] [--only adaptive|window|lexical|type|semantic|prf|queries]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -24,11 +25,11 @@ const args = benchArgs({
   measures: 'the default ranking\'s adaptive α (start α × L2), identifier window, lexical half, GCMD type factor, semantic half and the adaptive model\'s training queries on the style benchmark DEV half: every configuration appended to bench/tuning-log.json',
   flags: {
     ...TUNING_FLAGS,
-    only: { type: 'string', default: null, choices: ['adaptive', 'window', 'lexical', 'type', 'semantic', 'queries'], defaultText: 'all six', help: 'run one of the six searches' },
+    only: { type: 'string', default: null, choices: ['adaptive', 'window', 'lexical', 'type', 'semantic', 'prf', 'queries'], defaultText: 'all seven', help: 'run one of the seven searches' },
   },
 });
 printHeader(args);
-const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/search') };
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/search'), ...require('../dist/lib/retrieve') };
 
 const METRIC = TUNING_METRIC;
 
@@ -87,6 +88,13 @@ async function main() {
     for (const sem of ['nnssc', 'static']) for (const startAlpha of [0.15, 0.3, 'analytic']) for (const l2 of [0.002, 0.02, 0.1]) grid.push({ semantic: sem, startAlpha, l2 });
     await search('default-semantic', grid, (s) => ({ semantic: s.semantic, adaptive: { startAlpha: s.startAlpha, l2: s.l2 } }),
       (s) => s.semantic === semantic && s.startAlpha === adaptive.startAlpha && s.l2 === adaptive.l2);
+  }
+  if (!args.only || args.only === 'prf') {
+    // the static half's query-time feedback (DEFAULT_STATIC_PRF, chosen for the encoder alone by bench/static-tune.cjs
+    // --prf): off, and the settings around it, with the adaptive model refitted on each (its scores change)
+    const grid = [{ prf: null }, { prf: { k: 3, beta: 0.5 } }, { prf: { k: 3, beta: 1 } }, { prf: { k: 5, beta: 1 } }, { prf: { k: 10, beta: 1 } }];
+    const def = eo.DEFAULT_STATIC_PRF;
+    await search('default-static-prf', grid, (s) => ({ staticPrf: s.prf }), (s) => (s.prf === null ? def === null : !!def && s.prf.k === def.k && s.prf.beta === def.beta));
   }
   if (!args.only || args.only === 'queries') {
     // the model fitted here on other training queries (into a temporary folder), then set on the default engine

@@ -10,6 +10,7 @@
 //   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--sentences 1,12] [--init random,skipgram]
 //     [--hard-negatives none,queries] [--hard-skip 0,2] [--pooling idf,mean] [--temperature 0.02,0.05] [--keep-dev-labels] [--no-log]
 //     [--context-noise 0.3 --context-kind distractor,places] [--seeds 42,43 (each seed, then their models together)]
+//     [--prf none,3:1,5:0.6 (query-time Rocchio feedback over the model's own first K datasets)]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -55,6 +56,7 @@ const args = benchArgs({
     schedule: { type: 'list', default: ['constant'], choices: ['constant', 'linear'], help: 'learning-rate schedules tried (StaticTrainConfig.schedule: constant, or a 5 % warm-up then a linear decay to 0)' },
     'context-noise': { type: 'list', default: ['0'], placeholder: 'A,B,…', help: 'share of the query-side and abstract-sentence pairs whose query gets a distractor appended (up to 12 words of another record\'s first abstract sentence, seeded): the context a research question carries beside its need (an experiment; not a library setting)' },
     'context-kind': { type: 'list', default: ['distractor'], choices: ['distractor', 'places'], help: 'what --context-noise appends: up to 12 words of another record\'s first abstract sentence (distractor), or a place of the router\'s gazetteer and a period ("over Borneo from 2004 to 2009"; places), to the corpus-made and training-split queries and the abstract sentences' },
+    prf: { type: 'list', default: ['none'], placeholder: 'none,K:BETA,…', help: 'query-time pseudo-relevance feedback each model is scored with (DenseScorerOptions.prf: Rocchio over its own first K datasets, weight BETA; none: one cosine pass); no retraining per setting' },
     seeds: { type: 'int-list', default: [DEFAULT_SEED], min: 0, help: 'training seeds (StaticTrainConfig.seed); with more than one, the models of all seeds together (the mean of their cosines) are scored and logged too' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
@@ -84,6 +86,14 @@ function withContextNoise(pairs, share, corpus, kind = 'distractor') {
   const firsts = corpus.datasets.map((d) => (abstractSentences(d.abstract || '')[0]?.text ?? '').split(/\s+/).slice(0, 12).join(' ')).filter((x) => x.split(' ').length >= 4);
   const noisy = new Set([...eo.STATIC_QUERY_SOURCES, 'sentence']);
   return pairs.map((p) => (noisy.has(p.source) && rng() < share ? { ...p, query: `${p.query} ${firsts[Math.floor(rng() * firsts.length)]}` } : p));
+}
+
+/** `none` → null; `K:BETA` → { k, beta }. */
+function parsePrf(text) {
+  if (text === 'none') return null;
+  const m = /^(\d+):(\d*\.?\d+)$/.exec(text);
+  if (!m) throw new Error(`--prf: ${JSON.stringify(text)} is neither none nor K:BETA`);
+  return { k: Number(m[1]), beta: Number(m[2]) };
 }
 
 async function main() {
@@ -130,17 +140,20 @@ async function main() {
         const te = performance.now();
         const matrix = eo.stackRows(await encoder.embed(corpus.datasets.map((d) => eo.staticDocumentText(d))), encoder.dim);
         const embedSeconds = (performance.now() - te) / 1000;
-        const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true });
-        const vectors = await scorer.scoreBatch(dev.map((q) => q.text));
-        seedVectors.push(vectors);
-        const scores = devVectorScores(eo, half, corpus, vectors);
-        const settings = {
-          init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, ...(Number(noiseText) > 0 ? { contextNoise: Number(noiseText), ...(contextKind !== 'distractor' ? { contextKind } : {}) } : {}),
-          ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train, ...(seed !== DEFAULT_SEED ? { seed } : {}),
-        };
-        seedSettings = settings;
-        console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), contextKind, schedule, seed })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
-        entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
+        for (const prfText of args.prf) {
+          const prf = parsePrf(prfText);
+          const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true, prf });
+          const vectors = await scorer.scoreBatch(dev.map((q) => q.text));
+          if (prfText === args.prf[0]) seedVectors.push(vectors);
+          const scores = devVectorScores(eo, half, corpus, vectors);
+          const settings = {
+            init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, ...(Number(noiseText) > 0 ? { contextNoise: Number(noiseText), ...(contextKind !== 'distractor' ? { contextKind } : {}) } : {}),
+            ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train, ...(seed !== DEFAULT_SEED ? { seed } : {}), ...(prf ? { prf } : {}),
+          };
+          if (prfText === args.prf[0]) seedSettings = settings; // the ensemble is of the first feedback setting's scores
+          console.log(`${JSON.stringify({ init, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), contextKind, schedule, seed, prf: prfText })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+          entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
+        }
       }
       if (seedVectors.length > 1) {
         // the models of every seed together: each dataset scored by the mean of their cosines

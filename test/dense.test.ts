@@ -8,7 +8,7 @@ import { l2NormalizeRows } from '../lib/encode';
 import {
   denseScores, denseScoresBatch, denseScoresExactBatch, DenseOnnxIndex, denseScorer, defaultCosineKernel,
   denseTopK, topKIndices, topKScoredHits, topKIndexSet, buildHnsw, saveHnsw, loadHnsw, hnswCached, annSearch,
-  hashMatrix
+  hashMatrix, rocchioQueries, validateDensePrf
 } from '../lib/retrieve';
 import { mulberry32 } from '../lib/util';
 
@@ -226,6 +226,38 @@ test('denseScorer: every kernel gives today\'s per-query cosine for a batch of t
     s.dispose();
     await s.scoreBatch(['x']).then(() => assert.unreachable('used after dispose'), (e) => assert.ok(isEoError(e)));
   }
+});
+
+test('dense PRF: the query moves towards the mean of its first k datasets, and the scorer scores it again', async () => {
+  // M's rows: (1,0,0), (s,s,0), (0,1,0), (s,s,0), (−1,0,0); query (1,0,0): first rows 0, then 1 and 3 (a tie)
+  const q = new Float32Array([2, 0, 0]); // not unit: normalised first
+  const first = [denseScores(M, 3, q)];
+  const one = rocchioQueries(q, first, M, 3, { k: 1, beta: 1 });
+  // (1,0,0) + 1 · (1,0,0) → (1,0,0)
+  assert.equal(Array.from(one), [1, 0, 0]);
+  const two = rocchioQueries(q, first, M, 3, { k: 2, beta: 1 });
+  // (1,0,0) + ((1,0,0) + (s,s,0)) / 2, re-normalised: row 0 then the lower of the tied rows 1 and 3
+  const v = [1 + (1 + s) / 2, s / 2, 0];
+  const n = Math.hypot(...v);
+  Array.from(two).forEach((x, j) => close(x, v[j] / n));
+  // through the scorer: two cosine passes, and the fingerprint says so
+  const encoder = { id: 'toy3', dim: 3, async embed(texts: string[]) { return texts.map(() => new Float32Array([1, 0, 0])); }, dispose() {} };
+  const plain = denseScorer(encoder, M, { noCache: true, kernel: 'js' });
+  const fed = denseScorer(encoder, M, { noCache: true, kernel: 'js', prf: { k: 2, beta: 1 } });
+  const [a] = await plain.scoreBatch(['q']);
+  const [b] = await fed.scoreBatch(['q']);
+  assert.ok(b[2] > a[2], 'row 2 (0,1,0) gains from the feedback');
+  assert.ok(b[0] < a[0] && b[0] > b[1], 'row 0 still first, by less');
+  assert.is(plain.fingerprint, 'cosine:toy3');
+  assert.is(fed.fingerprint, 'cosine:toy3+prf k2 β1');
+  assert.equal(Array.from((await fed.topRows(new Float32Array([1, 0, 0]), 2))[0]).sort(), [0, 1]);
+  for (const bad of [{ k: 0, beta: 1 }, { k: 1.5, beta: 1 }, { k: 3, beta: 0 }, { k: 3, beta: Number.NaN }]) {
+    assert.throws(() => validateDensePrf(bad), (e: unknown) => isEoError(e) && e.code === 'CONFIG', JSON.stringify(bad));
+  }
+  assert.throws(() => denseScorer(encoder, M, { prf: { k: 0, beta: 1 } }), /k must be/);
+  assert.throws(() => rocchioQueries(q, [], M, 3, { k: 1, beta: 1 }), /1 queries but 0/);
+  plain.dispose();
+  fed.dispose();
 });
 
 test('top rows: onnx TopK beside the MatMul picks topKIndexSet\'s rows (ties to the lower row), on the caller and on the onnx worker', async () => {

@@ -12,3 +12,4 @@ export * from './microbatch';
 export * from './dense-onnx';
 export * from './bm25-stop';
 export * from './static-scorer';
+export * from './prf';

@@ -10,6 +10,7 @@ import { denseScoresBatch, denseScoresExactBatch } from './dense';
 import { DenseOnnxIndex } from './dense-onnx';
 import type { OnnxThread } from '../tensor/onnx-session';
 import { topKScoredHits, topKIndexSet } from './topk';
+import { densePrfText, rocchioQueries, validateDensePrf, type DensePrf } from './prf';
 
 /**
  * A corpus-wide scorer: for each query text, one score per dataset, aligned with corpus order. BM25, dense
@@ -101,6 +102,11 @@ export interface DenseScorerOptions {
   kernel?: 'exact' | 'auto' | 'onnx' | 'js';
   /** With the onnx kernel: where the product runs, `caller` (default) or the process's onnx `worker` thread (`OnnxThread`). */
   onnxThread?: OnnxThread;
+  /**
+   * Pseudo-relevance feedback (`lib/retrieve/prf.ts`): every query scored again after its vector is moved towards the
+   * mean of its first `k` datasets' (two cosine passes). Named in the fingerprint. Default none.
+   */
+  prf?: DensePrf | null;
 }
 
 /** Environment variable with the default cosine kernel of `denseScorer`: `exact`, `auto`, `onnx` or `js`. */
@@ -149,17 +155,20 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
     }
     return denseScoresBatch(matrix, dim, q);
   };
-  const scoreVectors = async (q: Float32Array): Promise<Float32Array[]> => {
+  const prf = opts.prf ?? null;
+  if (prf) validateDensePrf(prf);
+  const cosineAll = async (q: Float32Array): Promise<Float32Array[]> => {
     if (disposed) throw new EoError('INVALID_ARGUMENT', 'denseScorer used after dispose()');
     const n = q.length / dim;
     const out: Float32Array[] = [];
     for (let s = 0; s < n; s += COSINE_CHUNK) out.push(...(await cosine(q.subarray(s * dim, Math.min(n, s + COSINE_CHUNK) * dim))));
     return out;
   };
+  const scoreVectors = prf ? async (q: Float32Array) => cosineAll(rocchioQueries(q, await cosineAll(q), matrix, dim, prf)) : cosineAll;
   return {
     id: opts.id ?? 'cosine',
     label: opts.label ?? `Cosine (${encoder.id})`,
-    fingerprint: `cosine:${encoder.id}`,
+    fingerprint: prf ? `cosine:${encoder.id}+${densePrfText(prf)}` : `cosine:${encoder.id}`,
     async scoreBatch(texts, onProgress, stages) {
       if (disposed) throw new EoError('INVALID_ARGUMENT', 'denseScorer used after dispose()');
       const q = await timeStage(stages, 'embed', () => embedQueriesCached({ encoder, texts, cacheDir: opts.queryCacheDir, noCache: opts.noCache, onProgress }));
@@ -168,7 +177,7 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
     scoreVectors,
     async topRows(q, m) {
       if (disposed) throw new EoError('INVALID_ARGUMENT', 'denseScorer used after dispose()');
-      if (kernel === 'onnx' || kernel === 'auto') {
+      if (!prf && (kernel === 'onnx' || kernel === 'auto')) {
         const index = await onnxIndex();
         if (index) {
           const n = q.length / dim;

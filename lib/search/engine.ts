@@ -18,6 +18,7 @@ import { assertConvexAlpha, RRF_K, type AlphaMethod, type FusionSpec } from '../
 import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { loadOrTrainStaticModel } from '../train/static-artefact';
 import { staticCosineScorer } from '../retrieve/static-scorer';
+import type { DensePrf } from '../retrieve/prf';
 import { bm25StopScorer, buildBm25Stop } from '../retrieve/bm25-stop';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
 import { microBatchingScorer } from '../retrieve/microbatch';
@@ -153,6 +154,11 @@ export interface LoadSearchEngineOptions {
    * else blocked JS) with `queryBatching` (a service), `exact` (per-query, the notebooks' summation order) without.
    */
   cosineKernel?: 'exact' | 'auto' | 'onnx' | 'js';
+  /**
+   * The static encoder's query-time pseudo-relevance feedback (`DensePrf`), where the semantic half is the static
+   * encoder. Default `DEFAULT_STATIC_PRF` (Rocchio over its first 3 datasets, weight 1); null scores one cosine pass.
+   */
+  staticPrf?: DensePrf | null;
   /** NN-SSC scoring threads. Default 1 (one query at a time). */
   threads?: number;
   /**
@@ -320,7 +326,7 @@ async function staticSemanticScorer(
   if (!onDisk.bench) throw new EoError('DATA_NOT_FOUND', `the static encoder is trained on the benchmark's training split, and there is no usable benchmark at ${onDisk.dir} (run "eo bench build${opts.sample ? ' --sample' : ''}")`, { file: onDisk.dir });
   // a search trusts a checkpoint verified before for this corpus, split and settings (notebooks 03/04 verify its pairs)
   const art = await loadOrTrainStaticModel({ corpus, bench: onDisk.bench, dir: opts.staticDir, mode: opts.computeAlpha === false ? 'load' : 'load-or-train', log, trustInputs: true });
-  const dense = await staticCosineScorer(art.model, corpus, { kernel: opts.cosineKernel ?? (opts.queryBatching ? 'auto' : undefined) });
+  const dense = await staticCosineScorer(art.model, corpus, { kernel: opts.cosineKernel ?? (opts.queryBatching ? 'auto' : undefined), ...(opts.staticPrf !== undefined ? { prf: opts.staticPrf } : {}) });
   disposers.push(() => dense.dispose());
   return dense;
 }
