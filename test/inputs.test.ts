@@ -12,7 +12,7 @@ import { createSearchEngine } from '../lib/search';
 import { periodProblem } from '../lib/router/time';
 import { gcmdKeywordsFile } from '../lib/router/variables';
 import { isUtf8RequestTarget, MAX_QUERY_CHARS } from '../lib/serve/validate';
-import { numberFlag } from '../lib/cli/usage';
+import { numberFlag, staticPrfFlag } from '../lib/cli/usage';
 import { checkArgvLength, describeCliError, exitClassOfCode, EXIT_STATUS } from '../lib/cli/exit';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -70,6 +70,16 @@ test('exit statuses: one class per code family (usage 2, data 3, environment 4, 
   assert.equal(describeCliError(Object.assign(new Error("ENOENT: no such file or directory, open 'r'"), { code: 'ENOENT' })), { code: 'DATA_NOT_FOUND', status: 3, message: "ENOENT: no such file or directory, open 'r'" });
 });
 
+test('--static-prf: K:BETA, none (one pass) or absent (the default); anything else names the flag', () => {
+  assert.is(staticPrfFlag(undefined, 'usage'), undefined);
+  assert.is(staticPrfFlag('none', 'usage'), null);
+  assert.equal(staticPrfFlag('3:1', 'usage'), { k: 3, beta: 1 });
+  assert.equal(staticPrfFlag('10:0.5', 'usage'), { k: 10, beta: 0.5 });
+  for (const bad of ['', '3', ':1', '3:', '0:1', '2.5:1', '3:0', '3:-1', '3:1e999', '3:0x1', 'none:1']) {
+    assert.throws(() => staticPrfFlag(bad, 'usage'), (e: unknown) => e instanceof EoError && e.code === 'INVALID_ARGUMENT' && /--static-prf must be K:BETA/.test(e.message), JSON.stringify(bad));
+  }
+});
+
 test('checkArgvLength: a command line over the limit is refused, naming the longest argument', () => {
   checkArgvLength(['node', 'eo', 'search', 'x'.repeat(1000)]);
   try {
@@ -96,7 +106,7 @@ test('eo: long queries, long command lines and bad flag values are refused befor
   assert.is(evalLong.signal, null);
   assert.is(evalLong.status, 2);
   assert.match(evalLong.stderr, 'eo: [INVALID_ARGUMENT] the command line is');
-  for (const args of [['search', 'ice', '--alpha', ''], ['search', 'ice', '--k', 'abc'], ['search', 'ice', '--k', ''], ['search', 'ice', '--nnssc-top-m', ''], ['eval', '--run', 'no-such.run', '--qrels', 'no-such.trec', '--depth', '1e400'], ['llm', 'plan', '--queries', '']]) {
+  for (const args of [['search', 'ice', '--alpha', ''], ['search', 'ice', '--k', 'abc'], ['search', 'ice', '--k', ''], ['search', 'ice', '--nnssc-top-m', ''], ['search', 'ice', '--static-prf', '0:1'], ['search', 'ice', '--static-prf', '3:-1'], ['search', 'ice', '--static-prf', 'three'], ['serve', '--static-prf', '3:0'], ['eval', '--run', 'no-such.run', '--qrels', 'no-such.trec', '--depth', '1e400'], ['llm', 'plan', '--queries', '']]) {
     const r = eo(args);
     assert.is(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, '[INVALID_ARGUMENT] --');

@@ -43,7 +43,7 @@ import { search } from '../search/search';
 import { checkFilters } from '../serve/validate';
 import type { LoadSearchEngineOptions } from '../search/engine';
 import type { SearchEngine, SearchResponse } from '../search/types';
-import { checkAlphaWithFusion, fusionFlag, LLM_USAGE, nnsscTopMFlag, numberFlag } from './usage';
+import { checkAlphaWithFusion, fusionFlag, LLM_USAGE, nnsscTopMFlag, numberFlag, staticPrfFlag } from './usage';
 import { commandHelp, COMMAND_FLAGS, parseArgsOptions, type FlagSpec } from './flags';
 import { checkArgvLength, exitWithError, stderrLog } from './exit';
 import { BENCH_USAGE, runBenchCommand } from './bench';
@@ -86,13 +86,14 @@ const RETRIEVERS = ['best', 'bm25', 'bm25-stop', 'cosine', 'static', 'nnssc'] as
  * The `loadSearchEngine` options of a retriever name, every flag checked (before any file is read): `best` (BM25 +
  * the best semantic scorer, fused with the stored α), `bm25`, `cosine` (USE-lite alone) or `nnssc` (NN-SSC alone).
  */
-function engineOptions(name: string, values: { sample?: boolean; data?: string; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string }): LoadSearchEngineOptions {
+function engineOptions(name: string, values: { sample?: boolean; data?: string; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string; 'static-prf'?: string }): LoadSearchEngineOptions {
   if (!(RETRIEVERS as readonly string[]).includes(name)) fail(`unknown retriever "${name}" (best, bm25, bm25-stop, cosine, static or nnssc)`);
   const log = stderrLog;
   // unset flags leave the default ranking (DEFAULT_RANKING): the same engine as `eo serve`'s page and API
   // --data names the router's GCMD keywords too (the default data folder's otherwise)
   const gcmdFile = values.data === undefined ? undefined : gcmdKeywordsFile(values.data);
-  const common = { sample: !!values.sample, fusion: fusionFlag(values.fusion, USAGE), nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], USAGE), gcmdFile, log };
+  const staticPrf = staticPrfFlag(values['static-prf'], USAGE);
+  const common = { sample: !!values.sample, fusion: fusionFlag(values.fusion, USAGE), nnsscTwoStage: nnsscTopMFlag(values['nnssc-top-m'], USAGE), gcmdFile, log, ...(staticPrf !== undefined ? { staticPrf } : {}) };
   const alpha = numberFlag(values.alpha, 'alpha', undefined, { min: 0, max: 1 });
   checkAlphaWithFusion(alpha, common.fusion);
   const semantic = values.semantic ?? 'best';
@@ -213,7 +214,7 @@ async function runServeCommand(argv: string[]): Promise<void> {
 interface CliValues {
   k?: string; json?: boolean; retriever?: string; sample?: boolean; data?: string; seed?: string; 'test-fraction'?: string;
   subset?: string; relations?: string; out?: string; run?: string; qrels?: string; depth?: string; system?: string;
-  split?: string; bench?: string; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string;
+  split?: string; bench?: string; fusion?: string; alpha?: string; semantic?: string; 'nnssc-top-m'?: string; 'static-prf'?: string;
   provider?: string[]; platform?: string[]; instrument?: string[]; 'processing-level-id'?: string[];
   temporal?: string[]; 'bounding-box'?: string[]; ignore?: string[]; facets?: boolean; 'no-rules'?: boolean;
   'no-repair'?: boolean; format?: string; help?: boolean; encoder?: string;

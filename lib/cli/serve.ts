@@ -20,7 +20,7 @@ import { EoError } from '../errors';
 import { loadSearchEngine } from '../search/engine';
 import { createSearchServer } from '../serve/server';
 import { createLlmClientFromEnv } from '../llm/client';
-import { checkAlphaWithFusion, fusionFlag, nnsscTopMFlag, numberFlag, SERVE_USAGE } from './usage';
+import { checkAlphaWithFusion, fusionFlag, nnsscTopMFlag, numberFlag, SERVE_USAGE, staticPrfFlag } from './usage';
 import { MAX_QUERY_CHARS } from '../serve/validate';
 import { parseArgsOptions, SERVE_FLAGS } from './flags';
 import { gcmdKeywordsFile } from '../router/variables';
@@ -58,7 +58,7 @@ function listenFailure(e: unknown, host: string, port: number): EoError {
 export async function runServe(argv: string[], log: (line: string) => void = (l) => process.stderr.write(l + '\n')): Promise<{ url: string; close: () => Promise<void> }> {
   const values = parseArgs({ args: argv, options: parseArgsOptions(SERVE_FLAGS) }).values as {
     port?: string; host?: string; sample?: boolean; data?: string; semantic?: string; alpha?: string; fusion?: string; 'rate-limit'?: string;
-    'max-query'?: string; log?: boolean; 'llm-router'?: string; 'no-batch'?: boolean; 'nnssc-top-m'?: string; encoder?: string;
+    'max-query'?: string; log?: boolean; 'llm-router'?: string; 'no-batch'?: boolean; 'nnssc-top-m'?: string; 'static-prf'?: string; encoder?: string;
   };
   const port = numberFlag(values.port, 'port', 8765, { integer: true, min: 0, max: 65535, usage: SERVE_USAGE });
   const host = values.host ?? '127.0.0.1';
@@ -71,6 +71,7 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
   const rateLimitMax = numberFlag(values['rate-limit'], 'rate-limit', 300, { integer: true, min: 1, usage: SERVE_USAGE });
   const maxQueryChars = numberFlag(values['max-query'], 'max-query', MAX_QUERY_CHARS, { integer: true, min: 1, usage: SERVE_USAGE });
   const nnsscTwoStage = nnsscTopMFlag(values['nnssc-top-m'], SERVE_USAGE);
+  const staticPrf = staticPrfFlag(values['static-prf'], SERVE_USAGE);
   await checkHost(host);
   const t0 = Date.now();
   const corpus = loadSnapshot({ dir: values.data, sample: values.sample });
@@ -83,6 +84,7 @@ export async function runServe(argv: string[], log: (line: string) => void = (l)
     queryBatching: values['no-batch'] ? false : {},
     encoderSpec,
     nnsscTwoStage,
+    ...(staticPrf !== undefined ? { staticPrf } : {}),
     // --data names the router's GCMD keywords too
     gcmdFile: values.data === undefined ? undefined : gcmdKeywordsFile(values.data),
     alpha,

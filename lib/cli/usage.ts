@@ -1,3 +1,4 @@
+import { validateDensePrf, type DensePrf } from '../retrieve/prf';
 import { EoError } from '../errors';
 import { commandHelp, LLM_SYNOPSIS, SERVE_SYNOPSIS } from './flags';
 
@@ -33,6 +34,25 @@ export function nnsscTopMFlag(v: string | undefined, usage: string): { topM: num
   if (v === 'exact') return false;
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new EoError('INVALID_ARGUMENT', `--nnssc-top-m must be a positive integer or "exact" (got ${JSON.stringify(v)})\n${usage}`, { flag: 'nnssc-top-m', value: v });
   return { topM: Number(v) };
+}
+
+/**
+ * `--static-prf K:BETA|none`: the static encoder's query-time feedback (`DensePrf`); undefined when not given (the
+ * default, `DEFAULT_STATIC_PRF`), null for `none` (one cosine pass).
+ */
+export function staticPrfFlag(v: string | undefined, usage: string): DensePrf | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === 'none') return null;
+  const m = /^(\d+):(\S+)$/.exec(v);
+  const prf = m && DECIMAL.test(m[2]) ? { k: Number(m[1]), beta: Number(m[2]) } : null;
+  const bad = `--static-prf must be K:BETA (an integer K ≥ 1 and a number BETA > 0, e.g. 3:1) or none (got ${JSON.stringify(v)})\n${usage}`;
+  if (!prf) throw new EoError('INVALID_ARGUMENT', bad, { flag: 'static-prf', value: v });
+  try {
+    validateDensePrf(prf);
+  } catch {
+    throw new EoError('INVALID_ARGUMENT', bad, { flag: 'static-prf', value: v });
+  }
+  return prf;
 }
 
 /** Usage text of `eo llm`, here so that `eo --help` prints it without loading the LLM SDKs (flags: lib/cli/flags.ts). */
