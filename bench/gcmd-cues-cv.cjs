@@ -59,7 +59,7 @@ for (const c of CONFIGS) {
     }
     lex.unlisted = infer.learnProviderUnlisted(learnFrom, lex);
     infer.gcmdInferenceQuality(folds[k], lex, infer.GCMD_CORPUS_SOURCES).forEach((q, i) => {
-      sum[i].hit += Math.round(q.precision * q.inferred);
+      sum[i].hit += q.hits;
       sum[i].inferred += q.inferred;
       sum[i].recorded += q.recorded;
     });

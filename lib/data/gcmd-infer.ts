@@ -568,6 +568,10 @@ export function learnFamilyNames(datasets: readonly Pick<DatasetRecord, GcmdInfe
   return out;
 }
 
+/** `learnProviderUnlisted`'s defaults, which `inferCorpusGcmd` learns the corpus's habits with too. */
+const PROVIDER_UNLISTED_MIN_RECORDS = 3;
+const PROVIDER_UNLISTED_MAX_SHARE = 0.5;
+
 /**
  * Per provider (`DatasetRecord.daac`) and field, the names that its records' titles name (`inferGcmdEntities` with
  * `lex`, title and short name) and its CMR records list in fewer than `maxShare` of them, over at least `minRecords`
@@ -577,7 +581,7 @@ export function learnFamilyNames(datasets: readonly Pick<DatasetRecord, GcmdInfe
  * report test), as `learnFamilyNames`.
  */
 export function learnProviderUnlisted(
-  datasets: readonly DatasetRecord[], lex: GcmdLexicon, minRecords = 3, maxShare = 0.5,
+  datasets: readonly DatasetRecord[], lex: GcmdLexicon, minRecords = PROVIDER_UNLISTED_MIN_RECORDS, maxShare = PROVIDER_UNLISTED_MAX_SHARE,
 ): Map<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>> {
   const unlearned = { ...lex, unlisted: new Map() };
   return providerUnlistedOf(datasets, (d) => inferGcmdEntities(d, unlearned), minRecords, maxShare);
@@ -585,7 +589,7 @@ export function learnProviderUnlisted(
 
 /** `learnProviderUnlisted` from each record's names as inferred without the providers' habits (`inferredOf`). */
 function providerUnlistedOf(
-  datasets: readonly DatasetRecord[], inferredOf: (d: DatasetRecord, i: number) => Record<GcmdInferredField, string[]>, minRecords = 3, maxShare = 0.5,
+  datasets: readonly DatasetRecord[], inferredOf: (d: DatasetRecord, i: number) => Record<GcmdInferredField, string[]>, minRecords: number, maxShare: number,
 ): Map<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>> {
   // provider → field → name → how many of its records with CMR values in the field name it, and list it
   const tally = new Map<string, Map<GcmdInferredField, Map<string, { listed: number; named: number }>>>();
@@ -720,6 +724,8 @@ export interface GcmdInferenceQuality {
   precision: number;
   /** CMR's names that were inferred / all CMR names. */
   recall: number;
+  /** Inferred names that CMR lists (precision's and recall's numerator). */
+  hits: number;
   inferred: number;
   recorded: number;
 }
@@ -756,7 +762,7 @@ export function gcmdInferenceQuality(datasets: readonly DatasetRecord[], lex: Gc
     });
   }
   return tally.map((t) => ({
-    field: t.field, records: t.records, precision: t.inferred ? t.hit / t.inferred : 0, recall: t.recorded ? t.hit / t.recorded : 0, inferred: t.inferred, recorded: t.recorded,
+    field: t.field, records: t.records, precision: t.inferred ? t.hit / t.inferred : 0, recall: t.recorded ? t.hit / t.recorded : 0, hits: t.hit, inferred: t.inferred, recorded: t.recorded,
   }));
 }
 
@@ -816,7 +822,7 @@ export function inferCorpusGcmd(datasets: DatasetRecord[], gcmdDir: string, opti
   });
   // one reading of every record serves both: the habits are learned from it, then taken out of it
   const read = datasets.map((d) => inferGcmdEntities(d, lex, o.sources));
-  if (o.providerUnlisted) lex.unlisted = providerUnlistedOf(datasets, (_, i) => read[i]);
+  if (o.providerUnlisted) lex.unlisted = providerUnlistedOf(datasets, (_, i) => read[i], PROVIDER_UNLISTED_MIN_RECORDS, PROVIDER_UNLISTED_MAX_SHARE);
   datasets.forEach((d, i) => {
     const inferred = withoutUnlisted(read[i], lex, d.daac);
     // the series of its platforms, CMR's when it lists them: a filter or facet on "Sentinel-1" meets SENTINEL-1A
