@@ -7,8 +7,8 @@
 // the semantic half with the adaptive α refitted on it ({nnssc, static: the corpus-trained static encoder} × start
 // {0.15, 0.3, analytic} × L2 {0.002, 0.02, 0.1}; issue 39 step 2), then the adaptive model's training queries (the
 // scorers' own training queries, where the static encoder's scores are memorised, against corpus-made queries it never
-// saw, with and without the title TRAINING split, × L2 {0.02, 0.1}), then the static half's query-time feedback (none,
-// k {3, 5, 10} × β; issue 37). Each configuration ranks the
+// saw, with and without the title TRAINING split, × L2 {0.02, 0.1}), then the static half's query-time feedback (its own
+// first 3, or the lexical half's first {3, 5, 10}; issues 37, 39) × start α {0.3, 0.5, 0.7, 0.85}. Each configuration ranks the
 // dev queries as users get them (query rules and repair on) and is scored by nDCG@10 over all dev queries, with the
 // per-style means beside it. Every configuration is appended to bench/tuning-log.json, the best of each search marked
 // `chosen`; the script prints whether the chosen ones are today's defaults. The test half is never read.
@@ -90,11 +90,16 @@ async function main() {
       (s) => s.semantic === semantic && s.startAlpha === adaptive.startAlpha && s.l2 === adaptive.l2);
   }
   if (!args.only || args.only === 'prf') {
-    // the static half's query-time feedback (DEFAULT_STATIC_PRF, chosen for the encoder alone by bench/static-tune.cjs
-    // --prf): off, and the settings around it, with the adaptive model refitted on each (its scores change)
-    const grid = [{ prf: null }, { prf: { k: 3, beta: 0.5 } }, { prf: { k: 3, beta: 1 } }, { prf: { k: 5, beta: 1 } }, { prf: { k: 10, beta: 1 } }];
-    const def = eo.DEFAULT_STATIC_PRF;
-    await search('default-static-prf', grid, (s) => ({ staticPrf: s.prf }), (s) => (s.prf === null ? def === null : !!def && s.prf.k === def.k && s.prf.beta === def.beta));
+    // the static half's query-time feedback, seeded by its own first datasets (DEFAULT_STATIC_PRF, chosen for the
+    // encoder alone by bench/static-tune.cjs --prf) or by the lexical half's, with the adaptive model refitted on each
+    // (its scores change) and its start α searched with it: a semantic half that finds more earns more weight
+    const seeds = [{ k: 3, beta: 1 }, { k: 3, beta: 1, seeds: 'lexical' }, { k: 5, beta: 1, seeds: 'lexical' }, { k: 10, beta: 1, seeds: 'lexical' }];
+    const grid = [];
+    for (const prf of seeds) for (const startAlpha of [0.3, 0.5, 0.7, 0.85]) grid.push({ prf, startAlpha, l2: adaptive.l2 });
+    const def = eo.DEFAULT_RANKING.staticPrf;
+    const same = (a, b) => a.k === b.k && a.beta === b.beta && (a.seeds ?? 'self') === (b.seeds ?? 'self');
+    await search('default-static-prf', grid, (s) => ({ staticPrf: s.prf, adaptive: { startAlpha: s.startAlpha, l2: s.l2 } }),
+      (s) => same(s.prf, def) && s.startAlpha === adaptive.startAlpha && s.l2 === adaptive.l2);
   }
   if (!args.only || args.only === 'queries') {
     // the model fitted here on other training queries (into a temporary folder), then set on the default engine

@@ -260,6 +260,35 @@ test('dense PRF: the query moves towards the mean of its first k datasets, and t
   fed.dispose();
 });
 
+test('dense PRF seeded by a lexical ranking: the lexical scorer\'s first k rows (above 0) pull the query, the texts scored once each', async () => {
+  // query (1,0,0); the lexical scorer ranks row 2 (0,1,0) first: the feedback moves the query towards it
+  const encoder = { id: 'toy3', dim: 3, async embed(texts: string[]) { return texts.map(() => new Float32Array([1, 0, 0])); }, dispose() {} };
+  const seen: string[][] = [];
+  const lexical = {
+    id: 'bm25', label: 'toy BM25', fingerprint: 'bm25:toy',
+    async scoreBatch(texts: string[]) {
+      seen.push(texts);
+      // "none" matches no word: every score 0
+      return texts.map((t) => (t === 'none' ? new Float32Array(5) : new Float32Array([0, 0, 3, 0, 0])));
+    },
+  };
+  const fed = denseScorer(encoder, M, { noCache: true, kernel: 'js', prf: { k: 2, beta: 1, seeds: 'lexical' }, prfLexical: lexical });
+  assert.is(fed.fingerprint, 'cosine:toy3+prf k2 β1 lexical (bm25:toy)');
+  const [moved, kept] = await fed.scoreBatch(['sea ice', 'none']);
+  assert.equal(seen, [['sea ice', 'none']]);
+  // only row 2 scored above 0: (1,0,0) + (0,1,0) → (s,s,0)
+  [s, 1, s, 1, -s].forEach((v, r) => close(moved[r], v));
+  // no lexical match: the query keeps its vector (not the mean of rows 0 and 1)
+  [1, s, 0, s, -1].forEach((v, r) => close(kept[r], v));
+  // the same zero rule for a scorer's own ranking: a vector of unknown tokens stays where it is
+  assert.equal(Array.from(rocchioQueries(new Float32Array(3), [new Float32Array(5)], M, 3, { k: 2, beta: 1 })), [0, 0, 0]);
+  // vectors alone cannot be scored as the texts are; a lexical seed needs its scorer; bad seeds name the field
+  await fed.scoreVectors(new Float32Array([1, 0, 0])).then(() => assert.unreachable('scored vectors'), (e) => assert.ok(isEoError(e) && /scores texts/.test(e.message)));
+  assert.throws(() => denseScorer(encoder, M, { prf: { k: 2, beta: 1, seeds: 'lexical' } }), (e: unknown) => isEoError(e) && e.code === 'CONFIG' && /prfLexical/.test(e.message));
+  assert.throws(() => validateDensePrf({ k: 2, beta: 1, seeds: 'bm25' as never }), (e: unknown) => isEoError(e) && e.code === 'CONFIG' && /seeds/.test(e.message));
+  fed.dispose();
+});
+
 test('top rows: onnx TopK beside the MatMul picks topKIndexSet\'s rows (ties to the lower row), on the caller and on the onnx worker', async () => {
   const rng = mulberry32(21);
   const dim = 8;

@@ -13,6 +13,9 @@ import { periodProblem } from '../lib/router/time';
 import { gcmdKeywordsFile } from '../lib/router/variables';
 import { isUtf8RequestTarget, MAX_QUERY_CHARS } from '../lib/serve/validate';
 import { numberFlag, staticPrfFlag } from '../lib/cli/usage';
+import { SEARCH_FLAGS } from '../lib/cli/flags';
+import { DEFAULT_RANKING } from '../lib/search/default-ranking';
+import { DEFAULT_STATIC_PRF } from '../lib/retrieve/static-scorer';
 import { checkArgvLength, describeCliError, exitClassOfCode, EXIT_STATUS } from '../lib/cli/exit';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -70,12 +73,20 @@ test('exit statuses: one class per code family (usage 2, data 3, environment 4, 
   assert.equal(describeCliError(Object.assign(new Error("ENOENT: no such file or directory, open 'r'"), { code: 'ENOENT' })), { code: 'DATA_NOT_FOUND', status: 3, message: "ENOENT: no such file or directory, open 'r'" });
 });
 
-test('--static-prf: K:BETA, none (one pass) or absent (the default); anything else names the flag', () => {
+test('--static-prf: the help\'s default is the default ranking\'s feedback, and the encoder alone\'s', () => {
+  const flag = SEARCH_FLAGS.find((f) => f.name === 'static-prf')!;
+  const { k, beta, seeds } = DEFAULT_RANKING.staticPrf;
+  assert.ok(flag.default!.startsWith(`${seeds === 'lexical' ? 'lexical:' : ''}${k}:${beta} `), flag.default);
+  assert.ok(flag.default!.endsWith(`else ${DEFAULT_STATIC_PRF.k}:${DEFAULT_STATIC_PRF.beta}`), flag.default);
+});
+
+test('--static-prf: K:BETA, lexical:K:BETA, none (one pass) or absent (the default); anything else names the flag', () => {
   assert.is(staticPrfFlag(undefined, 'usage'), undefined);
   assert.is(staticPrfFlag('none', 'usage'), null);
   assert.equal(staticPrfFlag('3:1', 'usage'), { k: 3, beta: 1 });
   assert.equal(staticPrfFlag('10:0.5', 'usage'), { k: 10, beta: 0.5 });
-  for (const bad of ['', '3', ':1', '3:', '0:1', '2.5:1', '3:0', '3:-1', '3:1e999', '3:0x1', 'none:1']) {
+  assert.equal(staticPrfFlag('lexical:5:1', 'usage'), { k: 5, beta: 1, seeds: 'lexical' });
+  for (const bad of ['', '3', ':1', '3:', '0:1', '2.5:1', '3:0', '3:-1', '3:1e999', '3:0x1', 'none:1', 'lexical:', 'lexical:5', 'bm25:5:1', 'lexical:0:1']) {
     assert.throws(() => staticPrfFlag(bad, 'usage'), (e: unknown) => e instanceof EoError && e.code === 'INVALID_ARGUMENT' && /--static-prf must be K:BETA/.test(e.message), JSON.stringify(bad));
   }
 });

@@ -18,6 +18,7 @@ import { benchmarkSettings, buildBenchmark, exportBenchmark } from '../lib/bench
 import { DEFAULT_RANKING, loadSearchEngine, searchBatch } from '../lib/search';
 import { loadOrTrainStaticModel, loadOrTrainStaticNnssc, STATIC_NNSSC_CONFIG } from '../lib/train/static-artefact';
 import { DEFAULT_NNSSC_CONFIG } from '../lib/train/nnssc';
+import { DEFAULT_STATIC_PRF } from '../lib/retrieve/static-scorer';
 import { rejectsWith, throwsWith } from './helpers/data';
 
 test('tokens: identifiers whole and in parts, lower case', () => {
@@ -320,9 +321,22 @@ test('the benchmark\'s static encoder: trained once, then reused; a search engin
       assert.match(engine.label, /Static/);
       const { run } = await searchBatch(engine, [{ id: 'q', text: 'aerosol optical depth' }]);
       assert.ok((run.get('q') ?? []).length > 0);
+      // alone it takes its feedback from its own first datasets; beside BM25, from BM25's first (the default ranking's)
+      assert.match(engine.semantic!.fingerprint!, new RegExp(`\\+prf k${DEFAULT_STATIC_PRF.k} β${DEFAULT_STATIC_PRF.beta}$`));
+      const hybrid = await loadSearchEngine(corpus, { semantic: 'static', lexical: 'bm25', sample: true, benchmarkDir: benchDir, staticDir, computeAlpha: false });
+      try {
+        assert.is(DEFAULT_RANKING.staticPrf.seeds, 'lexical');
+        assert.ok(hybrid.semantic!.fingerprint!.endsWith(`+prf k${DEFAULT_RANKING.staticPrf.k} β${DEFAULT_RANKING.staticPrf.beta} lexical (${hybrid.lexical!.fingerprint})`), hybrid.semantic!.fingerprint);
+        const [seeded] = await hybrid.semantic!.scoreBatch(['aerosol optical depth']);
+        const [own] = await engine.semantic!.scoreBatch(['aerosol optical depth']);
+        assert.ok(seeded.some((x, i) => Math.abs(x - own[i]) > 1e-6), 'BM25-seeded feedback scores differently');
+      } finally {
+        hybrid.dispose();
+      }
     } finally {
       engine.dispose();
     }
+    await rejectsWith(() => loadSearchEngine(corpus, { semantic: 'static', lexical: false, staticPrf: { k: 5, beta: 1, seeds: 'lexical' }, sample: true, benchmarkDir: benchDir, staticDir }), 'CONFIG', /needs a lexical half/);
     // the default ranking's semantic half ('best') is the static encoder…
     const best = await loadSearchEngine(corpus, { lexical: false, sample: true, benchmarkDir: benchDir, staticDir });
     try {

@@ -78,7 +78,11 @@ test('the searches behind the default ranking are logged, and each chose today\'
   assert.ok(adaptive && log.entries.filter((e) => e.run === adaptive.run).length === 9, 'the 3 × 3 adaptive grid');
   const semantic = lastChosen('default-semantic');
   assert.ok(semantic && log.entries.filter((e) => e.run === semantic.run).length === 18, 'the 2 × 3 × 3 semantic grid');
-  assert.equal(semantic.settings, { semantic: DEFAULT_RANKING.semantic, startAlpha: DEFAULT_RANKING.adaptive.startAlpha, l2: DEFAULT_RANKING.adaptive.l2 });
+  assert.equal([semantic.settings.semantic, semantic.settings.l2], [DEFAULT_RANKING.semantic, DEFAULT_RANKING.adaptive.l2]);
+  // then the static half's feedback (its own seeds or the lexical half's) with the start α searched again (4 × 4)
+  const prf = lastChosen('default-static-prf');
+  assert.ok(prf && log.entries.filter((e) => e.run === prf.run).length === 16, 'the 4 × 4 feedback grid');
+  assert.equal(prf.settings, { prf: { ...DEFAULT_RANKING.staticPrf }, startAlpha: DEFAULT_RANKING.adaptive.startAlpha, l2: DEFAULT_RANKING.adaptive.l2 });
   // the learned reranker: its chosen dev configuration is what notebook 05 trains (reported as a row, not the default)
   const rerank = lastChosen('learned-rerank');
   assert.ok(rerank && rerank.settings.reranker === 'learned' && rerank.settings.training === 'dev-cv+held-out', JSON.stringify(rerank?.settings));

@@ -37,15 +37,16 @@ export function nnsscTopMFlag(v: string | undefined, usage: string): { topM: num
 }
 
 /**
- * `--static-prf K:BETA|none`: the static encoder's query-time feedback (`DensePrf`); undefined when not given (the
- * default, `DEFAULT_STATIC_PRF`), null for `none` (one cosine pass).
+ * `--static-prf [lexical:]K:BETA|none`: the static encoder's query-time feedback (`DensePrf`; `lexical:` seeds it with
+ * the lexical half's first K datasets instead of its own); undefined when not given (the default:
+ * `DEFAULT_RANKING.staticPrf` with a lexical half, else `DEFAULT_STATIC_PRF`), null for `none` (one cosine pass).
  */
 export function staticPrfFlag(v: string | undefined, usage: string): DensePrf | null | undefined {
   if (v === undefined) return undefined;
   if (v === 'none') return null;
-  const m = /^(\d+):(\S+)$/.exec(v);
-  const prf = m && DECIMAL.test(m[2]) ? { k: Number(m[1]), beta: Number(m[2]) } : null;
-  const bad = `--static-prf must be K:BETA (an integer K ≥ 1 and a number BETA > 0, e.g. 3:1) or none (got ${JSON.stringify(v)})\n${usage}`;
+  const m = /^(lexical:)?(\d+):(\S+)$/.exec(v);
+  const prf: DensePrf | null = m && DECIMAL.test(m[3]) ? { k: Number(m[2]), beta: Number(m[3]), ...(m[1] ? { seeds: 'lexical' as const } : {}) } : null;
+  const bad = `--static-prf must be K:BETA or lexical:K:BETA (an integer K ≥ 1 and a number BETA > 0, e.g. 3:1 or lexical:5:1) or none (got ${JSON.stringify(v)})\n${usage}`;
   if (!prf) throw new EoError('INVALID_ARGUMENT', bad, { flag: 'static-prf', value: v });
   try {
     validateDensePrf(prf);

@@ -104,9 +104,16 @@ export interface DenseScorerOptions {
   onnxThread?: OnnxThread;
   /**
    * Pseudo-relevance feedback (`lib/retrieve/prf.ts`): every query scored again after its vector is moved towards the
-   * mean of its first `k` datasets' (two cosine passes). Named in the fingerprint. Default none.
+   * mean of its first `k` datasets' (two cosine passes; with `seeds: 'lexical'`, one, after `prfLexical` scores the same
+   * texts). Named in the fingerprint. Default none.
    */
   prf?: DensePrf | null;
+  /**
+   * The scorer whose first ranking picks the feedback datasets when `prf.seeds` is `lexical` (a hybrid's lexical half;
+   * its fingerprint joins this scorer's). Required then, unused otherwise. A service's BM25 scorer keeps its recent
+   * vectors (`Bm25ScorerOptions.recent`), so the hybrid scores each query's BM25 once.
+   */
+  prfLexical?: CorpusScorer;
 }
 
 /** Environment variable with the default cosine kernel of `denseScorer`: `exact`, `auto`, `onnx` or `js`. */
@@ -125,7 +132,10 @@ const COSINE_CHUNK = 256;
 
 /** A cosine scorer; `dispose` releases its onnxruntime session (if one was opened). */
 export interface DenseScorer extends CorpusScorer {
-  /** Cosines of already-embedded queries (Q×D, this scorer's encoder), with the scorer's kernel. */
+  /**
+   * Cosines of already-embedded queries (Q×D, this scorer's encoder), with the scorer's kernel (and its own feedback;
+   * a scorer whose feedback is seeded by a lexical ranking throws: that needs the texts).
+   */
   scoreVectors(queryVecs: Float32Array): Promise<Float32Array[]>;
   /**
    * Per query, the rows of its `m` best cosines (`topKIndexSet` of its vector: ties to the lower row). With the onnx kernel
@@ -157,6 +167,8 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
   };
   const prf = opts.prf ?? null;
   if (prf) validateDensePrf(prf);
+  const seedScorer = prf?.seeds === 'lexical' ? opts.prfLexical : undefined;
+  if (prf?.seeds === 'lexical' && !seedScorer) throw new EoError('CONFIG', `dense PRF seeded by the lexical ranking (${densePrfText(prf)}) needs the lexical scorer (prfLexical)`);
   const cosineAll = async (q: Float32Array): Promise<Float32Array[]> => {
     if (disposed) throw new EoError('INVALID_ARGUMENT', 'denseScorer used after dispose()');
     const n = q.length / dim;
@@ -164,15 +176,21 @@ export function denseScorer(encoder: SentenceEncoder, matrix: Float32Array, opts
     for (let s = 0; s < n; s += COSINE_CHUNK) out.push(...(await cosine(q.subarray(s * dim, Math.min(n, s + COSINE_CHUNK) * dim))));
     return out;
   };
-  const scoreVectors = prf ? async (q: Float32Array) => cosineAll(rocchioQueries(q, await cosineAll(q), matrix, dim, prf)) : cosineAll;
+  const selfFeedback = async (q: Float32Array) => cosineAll(rocchioQueries(q, await cosineAll(q), matrix, dim, prf!));
+  // lexically seeded feedback needs the texts: vectors alone cannot be scored as scoreBatch scores them
+  const scoreVectors = !prf ? cosineAll : !seedScorer ? selfFeedback : async (): Promise<Float32Array[]> => {
+    throw new EoError('INVALID_ARGUMENT', `denseScorer: ${densePrfText(prf)} scores texts (scoreBatch), not vectors`);
+  };
   return {
     id: opts.id ?? 'cosine',
     label: opts.label ?? `Cosine (${encoder.id})`,
-    fingerprint: prf ? `cosine:${encoder.id}+${densePrfText(prf)}` : `cosine:${encoder.id}`,
+    fingerprint: `cosine:${encoder.id}${prf ? `+${densePrfText(prf)}` : ''}${seedScorer ? ` (${seedScorer.fingerprint ?? seedScorer.id})` : ''}`,
     async scoreBatch(texts, onProgress, stages) {
       if (disposed) throw new EoError('INVALID_ARGUMENT', 'denseScorer used after dispose()');
       const q = await timeStage(stages, 'embed', () => embedQueriesCached({ encoder, texts, cacheDir: opts.queryCacheDir, noCache: opts.noCache, onProgress }));
-      return timeStage(stages, 'cosine', () => scoreVectors(q));
+      if (!seedScorer) return timeStage(stages, 'cosine', () => scoreVectors(q));
+      const seeds = await timeStage(stages, 'prfSeeds', () => seedScorer.scoreBatch(texts));
+      return timeStage(stages, 'cosine', () => cosineAll(rocchioQueries(q, seeds, matrix, dim, prf!)));
     },
     scoreVectors,
     async topRows(q, m) {

@@ -17,7 +17,8 @@ import { EoError, isEoError } from '../errors';
 import { assertConvexAlpha, RRF_K, type AlphaMethod, type FusionSpec } from '../fuse';
 import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { loadOrTrainStaticModel } from '../train/static-artefact';
-import { staticCosineScorer } from '../retrieve/static-scorer';
+import { DEFAULT_STATIC_PRF, staticCosineScorer } from '../retrieve/static-scorer';
+import { densePrfText } from '../retrieve/prf';
 import type { DensePrf } from '../retrieve/prf';
 import { bm25StopScorer, buildBm25Stop } from '../retrieve/bm25-stop';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
@@ -156,7 +157,8 @@ export interface LoadSearchEngineOptions {
   cosineKernel?: 'exact' | 'auto' | 'onnx' | 'js';
   /**
    * The static encoder's query-time pseudo-relevance feedback (`DensePrf`), where the semantic half is the static
-   * encoder. Default `DEFAULT_STATIC_PRF` (Rocchio over its first 3 datasets, weight 1); null scores one cosine pass.
+   * encoder. Default: with a lexical half `DEFAULT_RANKING.staticPrf` (seeded by the lexical half's first datasets),
+   * without one `DEFAULT_STATIC_PRF` (its own first 3); null scores one cosine pass. Seeds `lexical` need a lexical half.
    */
   staticPrf?: DensePrf | null;
   /** NN-SSC scoring threads. Default 1 (one query at a time). */
@@ -247,11 +249,11 @@ async function semanticScorer(
   const choice = opts.semantic ?? 'best';
   if (typeof choice === 'object') return { semantic: choice, owned: null, note: '' };
   if (choice === 'none') return { semantic: null, owned: null, note: '' };
-  if (choice === 'static') return { semantic: await staticSemanticScorer(corpus, opts, onDisk, log, disposers), owned: null, note: '' };
+  if (choice === 'static') return { semantic: await staticSemanticScorer(corpus, opts, lexical, onDisk, log, disposers), owned: null, note: '' };
   let staticNote = '';
   if (choice === 'best' && DEFAULT_RANKING.semantic === 'static') {
     try {
-      return { semantic: await staticSemanticScorer(corpus, opts, onDisk, log, disposers), owned: null, note: '' };
+      return { semantic: await staticSemanticScorer(corpus, opts, lexical, onDisk, log, disposers), owned: null, note: '' };
     } catch (e) {
       // no benchmark to train it on, or training switched off and no checkpoint: the next best scorer, said in the source
       if (!isEoError(e, 'DATA_NOT_FOUND')) throw e;
@@ -321,12 +323,16 @@ async function semanticScorer(
  * once on first use (a few minutes) unless computing is switched off; the corpus is embedded on load (seconds).
  */
 async function staticSemanticScorer(
-  corpus: Corpus, opts: LoadSearchEngineOptions, onDisk: ReturnType<typeof readBenchmarkOnDisk>, log: (line: string) => void, disposers: (() => void)[],
+  corpus: Corpus, opts: LoadSearchEngineOptions, lexical: CorpusScorer | null, onDisk: ReturnType<typeof readBenchmarkOnDisk>, log: (line: string) => void,
+  disposers: (() => void)[],
 ): Promise<CorpusScorer> {
+  const prf = opts.staticPrf !== undefined ? opts.staticPrf : lexical ? DEFAULT_RANKING.staticPrf : DEFAULT_STATIC_PRF;
+  // checked before the checkpoint loads (or trains)
+  if (prf?.seeds === 'lexical' && !lexical) throw new EoError('CONFIG', `the static encoder's feedback seeded by the lexical ranking (${densePrfText(prf)}) needs a lexical half (BM25), and this engine has none`);
   if (!onDisk.bench) throw new EoError('DATA_NOT_FOUND', `the static encoder is trained on the benchmark's training split, and there is no usable benchmark at ${onDisk.dir} (run "eo bench build${opts.sample ? ' --sample' : ''}")`, { file: onDisk.dir });
   // a search trusts a checkpoint verified before for this corpus, split and settings (notebooks 03/04 verify its pairs)
   const art = await loadOrTrainStaticModel({ corpus, bench: onDisk.bench, dir: opts.staticDir, mode: opts.computeAlpha === false ? 'load' : 'load-or-train', log, trustInputs: true });
-  const dense = await staticCosineScorer(art.model, corpus, { kernel: opts.cosineKernel ?? (opts.queryBatching ? 'auto' : undefined), ...(opts.staticPrf !== undefined ? { prf: opts.staticPrf } : {}) });
+  const dense = await staticCosineScorer(art.model, corpus, { kernel: opts.cosineKernel ?? (opts.queryBatching ? 'auto' : undefined), prf, ...(lexical ? { prfLexical: lexical } : {}) });
   disposers.push(() => dense.dispose());
   return dense;
 }

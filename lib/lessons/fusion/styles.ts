@@ -12,6 +12,7 @@ import {
 } from '../../search/learned-rerank';
 import { buildStyleBenchmark } from '../../bench/styles/build';
 import { runFromScores } from '../../retrieve/scorers';
+import { DEFAULT_STATIC_PRF } from '../../retrieve/static-scorer';
 import { searchBatch } from '../../search/retrieve-batch';
 import { hybridStyleRuns, styleRows, styleRuns, type StyleRow } from '../../search/style-eval';
 import type { SearchEngine } from '../../search/types';
@@ -24,6 +25,8 @@ import type { FusionLesson } from './lesson';
 const BEFORE = 'Before this change (exact NN-SSC, analytic α, period/place rule)';
 /** NN-SSC's own adaptive settings, chosen with it on the style dev half (`bench/default-ranking-tune.cjs --only semantic`). */
 const NNSSC_ADAPTIVE = { startAlpha: 0.15, l2: 0.02 };
+/** The ablation row whose static half takes its feedback from its own first datasets instead of BM25's. */
+export const SELF_SEEDED_ROW = `Default − BM25-seeded static feedback (its own first ${DEFAULT_STATIC_PRF.k})`;
 /** The strong short baseline's label (lib/retrieve/bm25-stop.ts): a reference row beside BM25. */
 const BM25_STOP = 'BM25-stop';
 
@@ -110,7 +113,9 @@ export async function defaultRankingSection(lesson: FusionLesson, st: StyleResul
   const nnsscEngine = await nnsscOrCosine({ adaptive: NNSSC_ADAPTIVE });
   const analyticEngine = await loadSearchEngine(corpus, { sample, fusion: 'analytic' });
   const plainLexicalEngine = await loadSearchEngine(corpus, { sample, lexical: 'bm25' });
-  st.engines = [defaultEngine, beforeEngine, nnsscEngine, analyticEngine, plainLexicalEngine];
+  // the static half's feedback seeded by its own first datasets, as the encoder alone has it (issue 39)
+  const selfSeededEngine = await loadSearchEngine(corpus, { sample, staticPrf: DEFAULT_STATIC_PRF });
+  st.engines = [defaultEngine, beforeEngine, nnsscEngine, analyticEngine, plainLexicalEngine, selfSeededEngine];
   const rankingSystems = [
     { label: 'Default ranking', engine: defaultEngine, rules: true },
     { label: 'Default − identifier rule', engine: { ...defaultEngine, identifierRule: { mode: 'off' as const } }, rules: true },
@@ -119,6 +124,7 @@ export async function defaultRankingSection(lesson: FusionLesson, st: StyleResul
     { label: 'Default − adaptive α (analytic α)', engine: analyticEngine, rules: true },
     { label: 'Default − static encoder (NN-SSC two-stage)', engine: nnsscEngine, rules: true },
     { label: 'Default − vocabulary expansion (plain BM25)', engine: plainLexicalEngine, rules: true },
+    { label: SELF_SEEDED_ROW, engine: selfSeededEngine, rules: true },
     { label: BEFORE, engine: beforeEngine, rules: true, repair: false },
   ];
   const rankingRuns = await styleRuns(rankingSystems, styles.queries);
