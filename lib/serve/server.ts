@@ -95,7 +95,7 @@ const ms = (x: number) => Math.round(x * 100) / 100;
 /**
  * `Server-Timing` of one answer (one entry per stage, ms; W3C Server Timing, shown by browsers' dev tools and read by
  * bench/serve-load.cjs): `admission` (waiting for a search slot), `parse`, `repair`, `route`, `bm25`, the semantic scorer's
- * stages (`queue`, `embed`, `cosine` / `nnssc` / `firstStage`; `semantic` when it reports none), `fuse`,
+ * stages (`queue`, `embed`, `prfSeeds`, `cosine` / `nnssc` / `firstStage`; `semantic` when it reports none), `fuse`,
  * `constraints`, `explain`, `search` (all of the search), then `json` (or `html`): rendering the answer. `batch`
  * carries the micro-batch size in `desc`. A cached answer has only `cache;desc=hit` and the rendering.
  */
