@@ -326,6 +326,9 @@ test('the benchmark\'s static encoder: trained once, then reused; a search engin
       const hybrid = await loadSearchEngine(corpus, { semantic: 'static', lexical: 'bm25', sample: true, benchmarkDir: benchDir, staticDir, computeAlpha: false });
       try {
         assert.is(DEFAULT_RANKING.staticPrf.seeds, 'lexical');
+        // a result's explanation names where the feedback came from
+        assert.is(hybrid.semantic!.label, `Static (corpus-trained; feedback from BM25's top ${DEFAULT_RANKING.staticPrf.k})`);
+        assert.is(engine.semantic!.label, 'Static (corpus-trained)');
         assert.ok(hybrid.semantic!.fingerprint!.endsWith(`+prf k${DEFAULT_RANKING.staticPrf.k} β${DEFAULT_RANKING.staticPrf.beta} lexical (${hybrid.lexical!.fingerprint})`), hybrid.semantic!.fingerprint);
         const [seeded] = await hybrid.semantic!.scoreBatch(['aerosol optical depth']);
         const [own] = await engine.semantic!.scoreBatch(['aerosol optical depth']);

@@ -32,10 +32,20 @@ export async function staticCorpusMatrix(model: StaticEmbeddingModel, corpus: Pi
 export const DEFAULT_STATIC_PRF: Readonly<DensePrf> = Object.freeze({ k: 3, beta: 1 });
 
 /**
+ * The static scorer's label with its feedback: `STATIC_SCORER.label`, or with feedback seeded by the lexical half
+ * `Static (corpus-trained; feedback from BM25's top 5)` — what a result's explanation names, so that a reader sees that
+ * BM25's first datasets moved the semantic score.
+ */
+export function staticScorerLabel(prf: DensePrf | null | undefined): string {
+  return prf?.seeds === 'lexical' ? `${STATIC_SCORER.label.slice(0, -1)}; feedback from BM25's top ${prf.k})` : STATIC_SCORER.label;
+}
+
+/**
  * The static encoder's cosine over the corpus (`kernel` and the rest as `denseScorer`; its query cache is off: embedding
  * is cheaper than reading it), with `DEFAULT_STATIC_PRF` unless `prf` says otherwise (null: one cosine pass).
  */
 export async function staticCosineScorer(model: StaticEmbeddingModel, corpus: Pick<Corpus, 'datasets'>, opts: Omit<DenseScorerOptions, 'noCache'> = {}): Promise<DenseScorer> {
   const { encoder, matrix } = await staticCorpusMatrix(model, corpus);
-  return denseScorer(encoder, matrix, { ...STATIC_SCORER, prf: DEFAULT_STATIC_PRF, ...opts, noCache: true });
+  const prf = opts.prf === undefined ? DEFAULT_STATIC_PRF : opts.prf;
+  return denseScorer(encoder, matrix, { ...STATIC_SCORER, label: staticScorerLabel(prf), ...opts, prf, noCache: true });
 }
