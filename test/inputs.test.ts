@@ -78,6 +78,7 @@ test('--static-prf: the help\'s default is the default ranking\'s feedback, and 
   const { k, beta, seeds } = DEFAULT_RANKING.staticPrf;
   assert.ok(flag.default!.startsWith(`${seeds === 'lexical' ? 'lexical:' : ''}${k}:${beta} `), flag.default);
   assert.ok(flag.default!.endsWith(`else ${DEFAULT_STATIC_PRF.k}:${DEFAULT_STATIC_PRF.beta}`), flag.default);
+  assert.ok(flag.help.includes(`start α ${DEFAULT_RANKING.adaptive.startAlpha} was chosen with lexical:${k}:${beta}`), flag.help);
 });
 
 test('--static-prf: K:BETA, lexical:K:BETA, none (one pass) or absent (the default); anything else names the flag', () => {

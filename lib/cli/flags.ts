@@ -57,7 +57,7 @@ const RANKING: readonly FlagSpec[] = [
   { name: 'fusion', value: 'adaptive|analytic|grid|rrf', default: 'adaptive', help: 'adaptive: α set per query from its shape (a model fitted on training queries); analytic: one α (paper Eq. 7); grid: one α searched on training; rrf: reciprocal-rank fusion' },
   { name: 'alpha', value: 'A', help: 'a fixed weight of the semantic half in [0, 1] (convex fusion only)' },
   { name: 'nnssc-top-m', value: 'M|exact', default: 'the default ranking\'s two-stage M', help: 'NN-SSC scores only the union of BM25\'s and cosine\'s top M (exact: every dataset)' },
-  { name: 'static-prf', value: '[lexical:]K:BETA|none', default: 'lexical:5:1 with BM25, else 3:1', help: 'the static encoder\'s query-time feedback: the query moved towards the first K datasets (weight BETA) of its own ranking, or with lexical: of BM25\'s, and scored again; none: one pass' },
+  { name: 'static-prf', value: '[lexical:]K:BETA|none', default: 'lexical:5:1 with BM25, else 3:1', help: 'the static encoder\'s query-time feedback: the query moved towards the first K datasets (weight BETA) of its own ranking, or with lexical: of BM25\'s, and scored again; none: one pass (the adaptive start α 0.7 was chosen with lexical:5:1; with its own seeds 0.3 ranked best)' },
 ];
 
 /** `eo search "<query>"`. */
