@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../util/fs';
 import { readJsonRecordHash, sha256, shortHash, withJsonRecordHash } from '../util/hash';
 import { checkpointsDir, packageFile } from '../util/paths';
 import { readVocabularyGroups, vocabularyFile } from './expand';
-import type { RepairOptions, RepairVocabulary, ResolvedRepairOptions } from './repair';
+import type { RepairOptions, RepairVocabulary, ResolvedRepairOptions } from './repair-types';
 
 const DEFAULTS: ResolvedRepairOptions = {
   minKnownFrequency: 2, minTargetFrequency: 3, targetRatio: 10, minLetters: 4, twoEditsFrom: 10, frequencyWeight: 0.5, minCorpusDatasets: 100, minSplitPhraseCount: 2, minAcronymCount: 2,
