@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EoError } from '../errors';
 import { splitCsvLine } from '../util/csv';
-import { resolveDataDir } from './snapshot';
+import { resolveDataDir } from './data-dir';
 
 /** One instrument or platform of GCMD: its short name and what it is. */
 export interface GcmdEntity {

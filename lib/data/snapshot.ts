@@ -7,20 +7,9 @@ import { makeCorpus } from './corpus';
 import { gcmdDirFor, inferCorpusGcmd } from './gcmd-infer';
 import type { Corpus } from './types';
 import { validateDataset, validateLink, validatePublication } from './validate';
+import { resolveDataDir } from './data-dir';
 
-export { DATA_DIR_ENV };
-
-/**
- * Resolve the snapshot folder: explicit argument, else $EO_DATA_DIR, else `<repo>/../shared/data/eo`.
- * `sample: true` selects its `sample/` sub-folder (200 datasets, 60 publications).
- */
-export function resolveDataDir(dir?: string, opts: { sample?: boolean } = {}): string {
-  const base = dir ?? defaultDataDir();
-  const resolved = opts.sample ? path.join(base, 'sample') : base;
-  if (!fs.existsSync(resolved))
-    throw new EoError('DATA_NOT_FOUND', `snapshot folder not found: ${resolved} (set ${DATA_DIR_ENV} or pass a folder)`, { dir: resolved });
-  return resolved;
-}
+export { DATA_DIR_ENV, resolveDataDir };
 
 function pick(dir: string, stem: string): string {
   for (const name of [`${stem}.jsonl.gz`, `${stem}.jsonl`]) {
