@@ -212,6 +212,16 @@ test('every folder of lib/ is in the layer table, once', () => {
   for (const f of folders) assert.ok(idx.has(f), `lib/${f} is not in the layer table: add it to LAYERS in test/layering.test.ts`);
 });
 
+test('DESIGN.md\'s layer table is LAYERS, row by row', () => {
+  const design = fs.readFileSync(path.join(LIB, '..', 'DESIGN.md'), 'utf8');
+  const section = design.slice(design.indexOf('## The layering rule'));
+  const block = section.slice(section.indexOf('```') + 3, section.indexOf('```', section.indexOf('```') + 3));
+  // " 3  data · metrics": the layer number, then the folders (a note in parentheses may follow)
+  const rows = block.split('\n').map((l) => /^\s*(\d+)\s+(.+?)(?:\s{2,}\(.*\))?\s*$/.exec(l)).filter((m): m is RegExpExecArray => !!m);
+  assert.equal(rows.map((m) => Number(m[1])), LAYERS.map((_, i) => i), 'DESIGN.md numbers every layer once, in order');
+  assert.equal(rows.map((m) => m[2].split(' · ').map((x) => x.trim())), LAYERS.map((l) => [...l]), 'DESIGN.md names the folders of each layer as LAYERS does');
+});
+
 test('lib/ imports follow the layer order (pipeline order) and form no folder cycle', () => {
   const edges = folderImports();
   assert.ok(edges.length > 100, `only ${edges.length} cross-folder imports found: the import reader is broken`);
