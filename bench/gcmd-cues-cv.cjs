@@ -52,11 +52,9 @@ for (const c of CONFIGS) {
   const sum = infer.GCMD_INFERRED_FIELDS.map(() => ({ hit: 0, inferred: 0, recorded: 0 }));
   for (const k of [0, 1]) {
     const learnFrom = folds[1 - k];
-    const lex = infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, learnedHosts: infer.learnInstrumentHosts(learnFrom), learnedFamilies: infer.learnFamilyNames(learnFrom) });
-    if (c.cues) {
-      const [scope, minRecords, minShare, noPlain] = c.cues;
-      lex.cues = infer.learnTitleCues(learnFrom, { scope, minRecords, minShare, ...(noPlain ? { plainWords: words } : {}) });
-    }
+    const [scope, minRecords, minShare, noPlain] = c.cues ?? [];
+    const titleCues = c.cues ? { scope, minRecords, minShare, ...(noPlain ? { plainWords: words } : {}) } : null;
+    const lex = infer.learnedGcmdLexicon(learnFrom, { plainWords: words, titleCues });
     lex.unlisted = infer.learnProviderUnlisted(learnFrom, lex);
     infer.gcmdInferenceQuality(folds[k], lex, infer.GCMD_CORPUS_SOURCES).forEach((q, i) => {
       sum[i].hit += q.hits;

@@ -32,15 +32,14 @@ const lexicons = {
   '+ plain words': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, missionHosts: false }),
   '+ mission hosts': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words }),
   '+ hosts learned (dev)': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, learnedHosts: infer.learnInstrumentHosts(devRecords) }),
-  '+ families learned (dev)': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, learnedHosts: infer.learnInstrumentHosts(devRecords), learnedFamilies: infer.learnFamilyNames(devRecords) }),
+  '+ families learned (dev)': () => infer.learnedGcmdLexicon(devRecords, { plainWords: words, titleCues: null }),
   '+ providers learned (dev)': () => {
     const lex = lexicons['+ families learned (dev)']();
     lex.unlisted = infer.learnProviderUnlisted(devRecords, lex);
     return lex;
   },
   '+ title cues learned (dev)': () => {
-    const lex = lexicons['+ families learned (dev)']();
-    lex.cues = infer.learnTitleCues(devRecords, { plainWords: words });
+    const lex = infer.learnedGcmdLexicon(devRecords, { plainWords: words, titleCues: { plainWords: words } });
     lex.unlisted = infer.learnProviderUnlisted(devRecords, lex);
     return lex;
   },

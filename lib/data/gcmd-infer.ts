@@ -807,6 +807,21 @@ export interface GcmdCorpusOptions {
 }
 
 /**
+ * The lexicon learned from `records` (those that carry CMR's values teach it): GCMD's names (`gcmdDir`, default the data
+ * folder's), the corpus's `plainWords`, the mission hosts, and the hosts and product families CMR's records show
+ * (`learnInstrumentHosts`, `learnFamilyNames`), with the title cues learned by `titleCues` (`learnTitleCues`'s options;
+ * null: none). The providers' habits are not in it: `learnProviderUnlisted` reads the records through it.
+ */
+export function learnedGcmdLexicon(
+  records: readonly DatasetRecord[], opts: { plainWords: ReadonlySet<string>; gcmdDir?: string; titleCues: Partial<TitleCueOptions> | null },
+): GcmdLexicon {
+  return buildGcmdLexicon(undefined, opts.gcmdDir, {
+    plainWords: opts.plainWords, learnedHosts: learnInstrumentHosts(records), learnedFamilies: learnFamilyNames(records),
+    learnedCues: opts.titleCues ? learnTitleCues(records, opts.titleCues) : undefined,
+  });
+}
+
+/**
  * Every record's platforms, instruments and projects inferred from its own text (`GcmdCorpusOptions`), and the GCMD
  * series of its platforms (CMR's when it lists them, else the inferred ones), stored as `d.inferred` beside CMR's
  * fields. The lexicon: GCMD's names (`gcmdDir`), the corpus's plain words (from its abstracts), the mission hosts, and
@@ -816,10 +831,7 @@ export interface GcmdCorpusOptions {
 export function inferCorpusGcmd(datasets: DatasetRecord[], gcmdDir: string, options: Partial<GcmdCorpusOptions> = {}): GcmdLexicon {
   const o: GcmdCorpusOptions = { sources: GCMD_CORPUS_SOURCES, providerUnlisted: true, titleCues: true, ...options };
   const words = plainWords(datasets.map((d) => d.abstract));
-  const lex = buildGcmdLexicon(undefined, gcmdDir, {
-    plainWords: words, learnedHosts: learnInstrumentHosts(datasets), learnedFamilies: learnFamilyNames(datasets),
-    learnedCues: o.titleCues ? learnTitleCues(datasets, { plainWords: words }) : undefined,
-  });
+  const lex = learnedGcmdLexicon(datasets, { plainWords: words, gcmdDir, titleCues: o.titleCues ? { plainWords: words } : null });
   // one reading of every record serves both: the habits are learned from it, then taken out of it
   const read = datasets.map((d) => inferGcmdEntities(d, lex, o.sources));
   if (o.providerUnlisted) lex.unlisted = providerUnlistedOf(datasets, (_, i) => read[i], PROVIDER_UNLISTED_MIN_RECORDS, PROVIDER_UNLISTED_MAX_SHARE);
