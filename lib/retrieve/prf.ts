@@ -11,6 +11,7 @@
  * see `DEFAULT_RANKING.staticPrf`).
  */
 import { EoError } from '../errors';
+import { l2NormalizeInPlace } from '../util/vector';
 import { topKIndexSet } from './topk';
 
 /** Rocchio feedback: q' = q / |q| + beta · mean of the top `k` datasets' unit vectors, re-normalised. */
@@ -54,18 +55,12 @@ export function rocchioQueries(queryVecs: Float32Array, first: readonly Float32A
     const rows = Array.from(topKIndexSet(first[q], prf.k)).filter((r) => first[q][r] > 0);
     mean.fill(0);
     for (const r of rows) for (let j = 0; j < dim; j++) mean[j] += matrix[r * dim + j];
-    let qn = 0;
-    for (let j = 0; j < dim; j++) qn += queryVecs[q * dim + j] ** 2;
-    const qs = qn > 0 ? 1 / Math.sqrt(qn) : 0;
     const w = rows.length ? prf.beta / rows.length : 0;
-    let norm = 0;
-    for (let j = 0; j < dim; j++) {
-      const v = queryVecs[q * dim + j] * qs + w * mean[j];
-      out[q * dim + j] = v;
-      norm += v * v;
-    }
-    const s = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-    for (let j = 0; j < dim; j++) out[q * dim + j] *= s;
+    const v = out.subarray(q * dim, (q + 1) * dim);
+    v.set(queryVecs.subarray(q * dim, (q + 1) * dim));
+    l2NormalizeInPlace(v);
+    for (let j = 0; j < dim; j++) v[j] += w * mean[j];
+    l2NormalizeInPlace(v);
   }
   return out;
 }

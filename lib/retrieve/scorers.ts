@@ -111,7 +111,8 @@ export interface DenseScorerOptions {
   /**
    * The scorer whose first ranking picks the feedback datasets when `prf.seeds` is `lexical` (a hybrid's lexical half;
    * its fingerprint joins this scorer's). Required then, unused otherwise. A service's BM25 scorer keeps its recent
-   * vectors (`Bm25ScorerOptions.recent`), so the hybrid scores each query's BM25 once.
+   * vectors (`Bm25ScorerOptions.recent`), so the hybrid scores each query's BM25 once; a batch (`searchBatch`) scores
+   * it twice, lexical half then seeds (a fraction of a millisecond a query beside the cosine pass).
    */
   prfLexical?: CorpusScorer;
 }

@@ -18,8 +18,7 @@ import { assertConvexAlpha, RRF_K, type AlphaMethod, type FusionSpec } from '../
 import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { loadOrTrainStaticModel } from '../train/static-artefact';
 import { DEFAULT_STATIC_PRF, staticCosineScorer } from '../retrieve/static-scorer';
-import { densePrfText } from '../retrieve/prf';
-import type { DensePrf } from '../retrieve/prf';
+import { densePrfText, type DensePrf } from '../retrieve/prf';
 import { bm25StopScorer, buildBm25Stop } from '../retrieve/bm25-stop';
 import { bm25Scorer, denseScorer, type CorpusScorer } from '../retrieve/scorers';
 import { microBatchingScorer } from '../retrieve/microbatch';
