@@ -231,6 +231,33 @@ test('lib/ imports follow the layer order (pipeline order) and form no folder cy
   assert.ok(!edges.some((e) => e.to === 'index' && e.from !== 'index'), 'nothing in lib/ may import lib/index.ts');
 });
 
+/** Every import between two files of lib/ (the specifier resolved to `x.ts` or `x/index.ts`; type imports count). */
+export function fileImports(lib = LIB): { from: string; to: string }[] {
+  const files = new Set(listTs(lib));
+  const edges: { from: string; to: string }[] = [];
+  for (const file of files) {
+    for (const { spec } of importSpecifiers(fs.readFileSync(file, 'utf8'))) {
+      const base = path.resolve(path.dirname(file), spec);
+      const to = [`${base}.ts`, path.join(base, 'index.ts')].find((c) => files.has(c));
+      if (to) edges.push({ from: path.relative(lib, file), to: path.relative(lib, to) });
+    }
+  }
+  return edges;
+}
+
+/**
+ * File circles issue 46 has not yet taken apart, each as its sorted files; the list only shrinks. (05's t2 state bag:
+ * seed-table.ts and table2.ts read each other's parts until its lesson becomes pure steps.)
+ */
+const FILE_CIRCLES_LEFT: readonly string[][] = [['lessons/fusion/seed-table.ts', 'lessons/fusion/table2.ts']];
+
+test('lib/ files import each other in no circle but the ones named as left', () => {
+  const edges = fileImports();
+  assert.ok(edges.length > 500, `only ${edges.length} file imports found: the resolver is broken`);
+  const circles = folderCycles(edges).map((c) => c.join(' <-> '));
+  assert.equal(circles, FILE_CIRCLES_LEFT.map((c) => c.join(' <-> ')), 'a new file circle in lib/ (or one listed as left is gone: drop it from FILE_CIRCLES_LEFT)');
+});
+
 test('the import reader sees every import form and ignores comments and strings', () => {
   const src = [
     "import { a } from '../data/snapshot';",

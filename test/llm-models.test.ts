@@ -10,10 +10,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createLlmClient, type EoError } from '../lib';
-import { defaultModelsFilePath, getModelConfig, loadModelsFile, memoryRecordStore, type ModelConfig } from '../lib/llm';
+import { defaultModelsFilePath, entryWireOptions, getModelConfig, loadModelsFile, memoryRecordStore, type ModelConfig } from '../lib/llm';
 import { startFakeAnthropic, startFakeOpenAI, type FakeServer } from './servers/fake-llm';
 import { normalizeChatRequest } from '../lib/llm/key';
-import { toAnthropicRequest } from '../lib/llm/providers/anthropic';
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-llm-models-'));
 const ENV = { OPENAI_API_KEY: 'sk-test-openai-key-0000000000', ANTHROPIC_API_KEY: 'sk-ant-test-key-1111111111', DEEPSEEK_API_KEY: 'sk-deepseek-test-22222222' };
@@ -120,9 +119,9 @@ test('thinking budgets the vendor would refuse are LLM_CONFIG errors before anyt
   } finally {
     await srv.close();
   }
-  // a batch line is built by the same body builder: refused alike before any upload
+  // a batch line is adapted by the same step (the batch's submit calls entryWireOptions per line): refused alike before any upload
   const config = getModelConfig('claude-opus-4-7', MODELS);
-  assert.throws(() => toAnthropicRequest(config, normalizeChatRequest(config, { messages: MESSAGES, maxTokens: 1024, thinking: { budgetTokens: 1500 } })), /budget_tokens 1500 must be below max_tokens 1024/);
+  assert.throws(() => entryWireOptions(config, normalizeChatRequest(config, { messages: MESSAGES, maxTokens: 1024, thinking: { budgetTokens: 1500 } })), /budget_tokens 1500 must be below max_tokens 1024/);
 });
 
 test('every models.json entry names a base-URL variable: DeepSeek pointed at a local compatible server by DEEPSEEK_BASE_URL alone', async () => {

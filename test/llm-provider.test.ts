@@ -29,11 +29,11 @@ import {
   runBatch,
   tokenLimitField,
   vendorHttpError,
-  wireOptions,
   type ChatMessage,
   type ChatRequest,
   type LlmProvider,
   type ModelConfig,
+  type WireOptions,
 } from '../lib/llm';
 import { startHttpServer } from './servers/fake-llm';
 
@@ -45,8 +45,7 @@ const KEY = 'acme-secret-key-0123456789';
 // The fake vendor: what a new vendor file under lib/llm/providers/ would hold.
 
 /** Acme's wire format: `engine`, `turns` of `{ speaker, text }`, `budget` (its output limit), `heat` (temperature). */
-function toAcmeRequest(config: ModelConfig, req: Parameters<LlmProvider['toRequest']>[1]): Record<string, unknown> {
-  const w = wireOptions(config, req);
+function toAcmeRequest(config: ModelConfig, req: Parameters<LlmProvider['toRequest']>[1], w: WireOptions): Record<string, unknown> {
   const body: Record<string, unknown> = { engine: config.model, turns: req.messages.map((m: ChatMessage) => ({ speaker: m.role, text: m.content })) };
   if (w.temperature !== undefined) body.heat = w.temperature;
   if (w.tokenLimit) body.budget = w.tokenLimit.value;
@@ -89,7 +88,7 @@ const acme: LlmProvider = {
     const http = acmeHttp(opts);
     return {
       async submit(sid, items) {
-        return (await http('POST', '/jobs', { tag: sid, tasks: items.map((it) => ({ ref: it.key, input: toAcmeRequest(config, it.request) })) })).job;
+        return (await http('POST', '/jobs', { tag: sid, tasks: items.map((it) => ({ ref: it.key, input: toAcmeRequest(config, it.request, it.wire) })) })).job;
       },
       async status(id) {
         const j = await http('GET', `/jobs/${id}`);

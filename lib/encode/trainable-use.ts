@@ -1,7 +1,7 @@
 import { EoError } from '../errors';
 import { getTf, initTfBackend } from '../tensor/backend';
 import { loadCheckpoint, readCheckpointManifest } from '../store/checkpoint';
-import type { SentenceEncoder, UseLiteOptions } from './types';
+import type { FinetunedUseLiteOptions, SentenceEncoder, UseLiteOptions } from './types';
 import { registerUseLiteGradients } from './use-gradients';
 import * as path from 'node:path';
 import { loadUseTokenizer } from './tokenizer';
@@ -211,10 +211,7 @@ export function applyUseLiteWeights(m: UseLiteModel, tensors: Record<string, { s
 export const USE_LITE_FT_KIND = 'finetune-use-lite';
 
 /** Options of `loadFinetunedUseLite` (serialisable: it is also the worker spec). */
-export interface FinetunedUseLiteOptions extends Omit<UseLiteOptions, 'modelDir'> {
-  /** Checkpoint folder written by `finetuneUseLite` (e.g. `checkpoints/finetune/use-lite-mnrl`). Required. */
-  checkpointDir: string;
-}
+export type { FinetunedUseLiteOptions } from './types';
 
 /**
  * A USE-lite whose weights come partly from a fine-tuning checkpoint (`finetuneUseLite`): the base graph from the

@@ -26,7 +26,7 @@ export interface SentenceEncoder {
 export type EncoderSpec =
   | { kind: 'use-lite'; options?: UseLiteOptions }
   /** USE-lite with fine-tuned weights from a checkpoint (see `loadFinetunedUseLite`). */
-  | { kind: 'use-lite-finetuned'; options: import('./trainable-use').FinetunedUseLiteOptions }
+  | { kind: 'use-lite-finetuned'; options: FinetunedUseLiteOptions }
   /** A sentence-transformers model exported to ONNX, from a local folder (see `loadOnnxEncoder`). */
   | { kind: 'onnx'; options: OnnxEncoderOptions };
 
@@ -122,6 +122,12 @@ export interface UseLiteOptions {
   maxTokens?: number;
   /** Run one tiny batch after loading so the first real call is not slow. Default true. */
   warmup?: boolean;
+}
+
+/** Options of `loadFinetunedUseLite`: USE-lite's, with the weights partly from a fine-tuning checkpoint. */
+export interface FinetunedUseLiteOptions extends Omit<UseLiteOptions, 'modelDir'> {
+  /** Checkpoint folder written by `finetuneUseLite` (e.g. `checkpoints/finetune/use-lite-mnrl`). Required. */
+  checkpointDir: string;
 }
 
 /** Progress callback: `done` of `total` texts embedded so far (cached ones included). */

@@ -20,8 +20,7 @@ import { EoError } from '../errors';
 import { budgetContinueHint, budgetFromEnv, createLlmClient, LLM_BUDGET_ENV, noteRecordedUsd, storeRecordedUsd } from './client';
 import { llmRecordKey, normalizeChatRequest } from './key';
 import { apiKeyEnvOf, batchApiOf, batchCallCostUsd, callCostUsd, resolveBaseUrl } from './models';
-import { wireOptions } from './params';
-import { providerFor, type BatchPoll, type LlmProvider, type ProviderBatch } from './providers';
+import { entryWireOptions, providerFor, type BatchPoll, type LlmProvider, type ProviderBatch } from './providers';
 import { redactSecrets } from './redact';
 import { openRecordStore } from './store';
 import { sleep } from '../util/lock';
@@ -242,7 +241,7 @@ async function collectBatch(run: BatchProtocolRun, s: BatchSubmission): Promise<
       timestamp: new Date().toISOString(),
       batch: { api, batchId: s.batchId!, customId: key },
     };
-    const notes = wireOptions(config, request).notes;
+    const notes = entryWireOptions(config, request).notes;
     if (notes.length > 0) rec.notes = notes;
     if (s.stages[i]) rec.stage = s.stages[i]!;
     store.append(JSON.parse(run.redact(JSON.stringify(rec))));
@@ -326,7 +325,7 @@ async function submitChunk(run: BatchProtocolRun, chunk: readonly string[], atte
   const sid = `${config.id.replace(/[^A-Za-z0-9_-]/g, '_')}-${crypto.randomBytes(6).toString('hex')}`;
   const attempt = Math.max(...chunk.map((k) => (attempts.get(k) ?? 0) + 1));
   appendBatchEvent(logFile, { type: 'intent', sid, configId: config.id, api, attempt, at: new Date().toISOString(), keys: [...chunk], requests: chunk.map((k) => byKey.get(k)!.request), stages: chunk.map((k) => byKey.get(k)!.stage) });
-  const batchId = await run.wrap('submission', () => run.protocol.submit(sid, chunk.map((k) => ({ key: k, request: byKey.get(k)!.request })), (fileId) => appendBatchEvent(logFile, { type: 'uploaded', sid, fileId })));
+  const batchId = await run.wrap('submission', () => run.protocol.submit(sid, chunk.map((k) => ({ key: k, request: byKey.get(k)!.request, wire: entryWireOptions(config, byKey.get(k)!.request) })), (fileId) => appendBatchEvent(logFile, { type: 'uploaded', sid, fileId })));
   run.opts.afterCreate?.(batchId);
   appendBatchEvent(logFile, { type: 'submitted', sid, batchId });
   run.result.submittedBatches.push(batchId);

@@ -5,9 +5,9 @@ import { errorStatus, withRetries } from './retry';
 import type { LlmComplete } from './types';
 import { describeChatRequest, llmRecordKey, normalizeChatRequest } from './key';
 import { apiKeyEnvOf, callCostUsd, getModelConfig, loadModelsFile, resolveBaseUrl } from './models';
-import { wireOptions } from './params';
 import { providerFor, type ProviderAnswer, type ProviderChatCall } from './providers';
 import { estimateCallTokens, worstCaseCallTokens } from './plan';
+import { wireOptions } from './params';
 import { redactSecrets } from './redact';
 import { openRecordStore } from './store';
 import type { ChatRequest, ChatResponse, CreateLlmClientOptions, LlmClient, LlmClientStats, LlmMode, LlmRecord, ModelConfig, RecordStore } from './types';
@@ -280,7 +280,8 @@ async function callLive(c: LiveCalls, req: ChatRequest, normalized: LlmRecord['r
 async function callLiveUnbudgeted(c: LiveCalls, req: ChatRequest, normalized: LlmRecord['request'], key: string): Promise<ChatResponse> {
   const { config, redact, store, stats } = c;
   const vendor = providerFor(config.provider);
-  const body = vendor.toRequest(config, normalized);
+  const wire = wireOptions(config, normalized, vendor);
+  const body = vendor.toRequest(config, normalized, wire);
   const t0 = Date.now();
   let raw: unknown;
   try {
@@ -320,7 +321,7 @@ async function callLiveUnbudgeted(c: LiveCalls, req: ChatRequest, normalized: Ll
     latencyMs,
     timestamp: new Date().toISOString(),
   };
-  const notes = wireOptions(config, normalized).notes;
+  const notes = wire.notes;
   if (notes.length > 0) rec.notes = notes;
   if (req.stage !== undefined) rec.stage = req.stage;
   // the answer returned is the one recorded: scrubbed alike, so live and replay give the same text

@@ -3,37 +3,22 @@
  * model does not accept are dropped or mapped, each with a note that is kept in the record; they are never sent.
  */
 import { EoError } from '../errors';
-import { providerFor } from './providers';
-import type { LlmRecord, ModelConfig, TokenLimitField } from './types';
+import type { LlmProvider } from './providers/types';
+import type { LlmRecord, ModelConfig, WireOptions } from './types';
 
-/** The wire options of one request after adaptation to the model's accepted parameters. */
-export interface WireOptions {
-  /** Temperature to send (undefined: none sent). */
-  temperature?: number;
-  /** Token-limit field and value (undefined: none sent; Anthropic then uses its required default). */
-  tokenLimit?: { field: TokenLimitField; value: number };
-  /** `reasoning_effort` to send (undefined: none). */
-  reasoningEffort?: string;
-  /** Anthropic `thinking` budget (undefined: thinking off, no field sent). */
-  thinkingBudget?: number;
-  /** Whether tools may be sent. */
-  tools: boolean;
-  /** One line per option dropped or mapped (empty when the request was sent as asked). */
-  notes: string[];
-}
+/**
+ * What the adaptation reads of the entry's vendor (`providerFor(config.provider)`). The caller passes it, so that the
+ * vendors, which format the adapted options (`LlmProvider.toRequest`), and this module do not import each other.
+ */
+export type VendorWireTraits = Pick<LlmProvider, 'acceptsThinking' | 'thinkingLimits' | 'tokenLimitField'>;
 
-/** The token-limit field of a config: its vendor's choice (`LlmProvider.tokenLimitField`; OpenAI's default `max_completion_tokens`, else `max_tokens`). */
-export function tokenLimitField(config: ModelConfig): TokenLimitField {
-  return providerFor(config.provider).tokenLimitField(config.params ?? {});
-}
-
-/** Adapt a normalised request to what the model accepts (see the module comment). */
-export function wireOptions(config: ModelConfig, req: LlmRecord['request']): WireOptions {
+/** Adapt a normalised request to what the model accepts (see the module comment); `vendor` is the entry's vendor. */
+export function wireOptions(config: ModelConfig, req: LlmRecord['request'], vendor: VendorWireTraits): WireOptions {
   const p = config.params ?? {};
   const notes: string[] = [];
   const out: WireOptions = { tools: p.tools ?? true, notes };
   const thinkingAsked = req.thinking !== undefined;
-  const thinkingOk = p.thinking === true && providerFor(config.provider).acceptsThinking;
+  const thinkingOk = p.thinking === true && vendor.acceptsThinking;
   if (thinkingAsked && !thinkingOk) notes.push(`thinking (budget ${req.thinking!.budgetTokens}) not sent: ${config.id} does not accept extended thinking`);
   if (thinkingAsked && thinkingOk) out.thinkingBudget = req.thinking!.budgetTokens;
   const tempMode = p.temperature ?? 'any';
@@ -42,8 +27,8 @@ export function wireOptions(config: ModelConfig, req: LlmRecord['request']): Wir
     notes.push(`temperature ${req.temperature} not sent: ${config.id} accepts a temperature only with reasoning_effort none (requested: ${req.reasoningEffort ?? 'the API default'})`);
   else if (out.thinkingBudget !== undefined) notes.push(`temperature ${req.temperature} not sent: Anthropic extended thinking requires the default temperature`);
   else out.temperature = req.temperature;
-  if (req.maxTokens !== null) out.tokenLimit = { field: tokenLimitField(config), value: req.maxTokens };
-  if (out.thinkingBudget !== undefined) checkThinkingBudget(config, out.thinkingBudget, out.tokenLimit?.value);
+  if (req.maxTokens !== null) out.tokenLimit = { field: vendor.tokenLimitField(p), value: req.maxTokens };
+  if (out.thinkingBudget !== undefined) checkThinkingBudget(config, out.thinkingBudget, out.tokenLimit?.value, vendor);
   if (req.reasoningEffort !== undefined) {
     const allowed = p.reasoningEffort ?? [];
     if (allowed.includes(req.reasoningEffort)) out.reasoningEffort = req.reasoningEffort;
@@ -58,8 +43,8 @@ export function wireOptions(config: ModelConfig, req: LlmRecord['request']): Wir
  * A thinking budget the vendor would refuse with a 400 (below its minimum, or not below the output token limit that
  * is sent) is an LLM_CONFIG error before anything is sent, naming the model and both numbers.
  */
-export function checkThinkingBudget(config: ModelConfig, budget: number, maxTokens: number | undefined): void {
-  const limits = providerFor(config.provider).thinkingLimits;
+export function checkThinkingBudget(config: ModelConfig, budget: number, maxTokens: number | undefined, vendor: Pick<VendorWireTraits, 'thinkingLimits'>): void {
+  const limits = vendor.thinkingLimits;
   if (!limits) return;
   const details = { configId: config.id, budgetTokens: budget };
   if (!Number.isInteger(budget) || budget < limits.minBudget)

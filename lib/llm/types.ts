@@ -89,6 +89,22 @@ export type TemperatureSupport = 'any' | 'default-only' | 'effort-none-only';
 /** Which field carries the output token limit on the wire. */
 export type TokenLimitField = 'max_completion_tokens' | 'max_tokens';
 
+/** The wire options of one request after adaptation to the model's accepted parameters (`wireOptions`). */
+export interface WireOptions {
+  /** Temperature to send (undefined: none sent). */
+  temperature?: number;
+  /** Token-limit field and value (undefined: none sent; Anthropic then uses its required default). */
+  tokenLimit?: { field: TokenLimitField; value: number };
+  /** `reasoning_effort` to send (undefined: none). */
+  reasoningEffort?: string;
+  /** Anthropic `thinking` budget (undefined: thinking off, no field sent). */
+  thinkingBudget?: number;
+  /** Whether tools may be sent. */
+  tools: boolean;
+  /** One line per option dropped or mapped (empty when the request was sent as asked). */
+  notes: string[];
+}
+
 /** Which batch protocol a model can be submitted through: a vendor with a batch protocol (`LlmProvider.openBatch`), or `none`. */
 export type BatchApi = 'openai' | 'anthropic' | 'none' | (string & {});
 

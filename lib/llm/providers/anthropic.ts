@@ -5,8 +5,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { EoError } from '../../errors';
 import { shortHash } from '../../util/hash';
-import { wireOptions } from '../params';
-import type { ChatMessage, LlmRecord, ModelConfig, ToolCall, ToolSpec } from '../types';
+import type { ChatMessage, LlmRecord, ModelConfig, ToolCall, ToolSpec, WireOptions } from '../types';
 import { describeBody } from './openai';
 import type { LlmProvider, ProviderAnswer, ProviderBatch, ProviderClientOptions, ProviderChatCall } from './types';
 
@@ -60,12 +59,11 @@ export function toAnthropicTools(tools: readonly ToolSpec[]): Block[] {
 }
 
 /**
- * Request body for `messages.create` (non-streaming), adapted to what the model accepts (`wireOptions`):
+ * Request body for `messages.create` (non-streaming), from the request adapted to what the model accepts (`w`, `wireOptions`):
  * `max_tokens` is required (default 4096); extended thinking is off (no `thinking` field) unless the request asks
  * for it and the entry accepts it, and then no temperature is sent (thinking requires the default).
  */
-export function toAnthropicRequest(config: ModelConfig, req: LlmRecord['request']): Record<string, unknown> {
-  const w = wireOptions(config, req);
+export function toAnthropicRequest(config: ModelConfig, req: LlmRecord['request'], w: WireOptions): Record<string, unknown> {
   const { system, messages } = toAnthropicMessages(req.messages);
   const body: Record<string, unknown> = {
     model: config.model,
@@ -129,7 +127,7 @@ export function openAnthropicBatch(config: ModelConfig, opts: ProviderClientOpti
   return {
     async submit(_sid, items) {
       // no SDK retry here (see ProviderBatch.submit)
-      const b = await sdk.messages.batches.create({ requests: items.map((it) => ({ custom_id: it.key, params: toAnthropicRequest(config, it.request) as any })) }, { maxRetries: 0 });
+      const b = await sdk.messages.batches.create({ requests: items.map((it) => ({ custom_id: it.key, params: toAnthropicRequest(config, it.request, it.wire) as any })) }, { maxRetries: 0 });
       return b.id;
     },
     async status(id) {

@@ -4,6 +4,8 @@
  * a new vendor is one file implementing `LlmProvider` plus its models.json entries.
  */
 import { EoError } from '../../errors';
+import { wireOptions } from '../params';
+import type { LlmRecord, ModelConfig, TokenLimitField, WireOptions } from '../types';
 import { anthropicProvider } from './anthropic';
 import { openaiProvider } from './openai';
 import { openaiCompatibleProvider } from './openai-compatible';
@@ -26,6 +28,16 @@ export function providerFor(name: string): LlmProvider {
   const p = REGISTRY.get(name);
   if (!p) throw new EoError('CONFIG', `unknown LLM provider ${JSON.stringify(name)}; registered: ${providerNames().join(', ')}`, { provider: name });
   return p;
+}
+
+/** The token-limit field of a config: its vendor's choice (`LlmProvider.tokenLimitField`; OpenAI's default `max_completion_tokens`, else `max_tokens`). */
+export function tokenLimitField(config: ModelConfig): TokenLimitField {
+  return providerFor(config.provider).tokenLimitField(config.params ?? {});
+}
+
+/** A normalised request adapted to what the entry accepts, with the entry's own vendor (`wireOptions`). */
+export function entryWireOptions(config: ModelConfig, req: LlmRecord['request']): WireOptions {
+  return wireOptions(config, req, providerFor(config.provider));
 }
 
 /** Names of the batch protocols an entry's `batchApi` may name: vendors with `openBatch`, then `none` (live calls). */

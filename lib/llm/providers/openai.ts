@@ -4,8 +4,7 @@
  * purpose `batch`, `POST /v1/batches`, poll, download `output_file_id` and `error_file_id`).
  */
 import OpenAI, { toFile } from 'openai';
-import { wireOptions } from '../params';
-import type { ChatMessage, LlmRecord, ModelConfig, ModelParams, ToolCall, ToolSpec } from '../types';
+import type { ChatMessage, LlmRecord, ModelConfig, ModelParams, ToolCall, ToolSpec, WireOptions } from '../types';
 import type { LlmProvider, ProviderAnswer, ProviderBatch, ProviderClientOptions, ProviderChatCall } from './types';
 
 /** OpenAI `messages` from ours: assistant tool calls → `tool_calls` (arguments as JSON strings), tool → `role: tool`. */
@@ -30,13 +29,12 @@ export function toOpenAITools(tools: readonly ToolSpec[]): Record<string, unknow
 }
 
 /**
- * Request body for `chat.completions.create` (non-streaming), adapted to what the model accepts (`wireOptions`):
+ * Request body for `chat.completions.create` (non-streaming), from the request adapted to what the model accepts (`w`, `wireOptions`):
  * the output limit goes as the entry's token-limit field (`max_completion_tokens` for OpenAI, which newer models
  * require; `max_tokens` for compatible servers: vLLM, DeepSeek, Ollama); no `temperature` for models that accept
  * only the default (OpenAI reasoning models); `reasoning_effort` only where accepted.
  */
-export function toOpenAIRequest(config: ModelConfig, req: LlmRecord['request']): Record<string, unknown> {
-  const w = wireOptions(config, req);
+export function toOpenAIRequest(config: ModelConfig, req: LlmRecord['request'], w: WireOptions): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: config.model,
     messages: toOpenAIMessages(req.messages),
@@ -105,7 +103,7 @@ export function openOpenAIBatch(config: ModelConfig, opts: ProviderClientOptions
   const sdk = new OpenAI(opts);
   return {
     async submit(sid, items, onUploaded) {
-      const jsonl = items.map((it) => JSON.stringify({ custom_id: it.key, method: 'POST', url: '/v1/chat/completions', body: toOpenAIRequest(config, it.request) })).join('\n') + '\n';
+      const jsonl = items.map((it) => JSON.stringify({ custom_id: it.key, method: 'POST', url: '/v1/chat/completions', body: toOpenAIRequest(config, it.request, it.wire) })).join('\n') + '\n';
       const file = await sdk.files.create({ file: await toFile(Buffer.from(jsonl, 'utf8'), `eo-${sid}.jsonl`, { type: 'application/jsonl' }), purpose: 'batch' });
       onUploaded(file.id);
       // no SDK retry here: a retried create could make a second batch; an unanswered create is resolved on resume

@@ -4,7 +4,7 @@
  * which `params` an entry may declare, the live call, and the batch protocol. Prices are data (models.json) and the
  * shared code multiplies them by the usage the provider read, so a vendor file holds no pricing code.
  */
-import type { LlmRecord, ModelConfig, ModelParams, TokenLimitField, ToolCall, Usage } from '../types';
+import type { LlmRecord, ModelConfig, ModelParams, TokenLimitField, ToolCall, Usage, WireOptions } from '../types';
 
 /** What a provider answer maps to (a live answer or one batch result line). */
 export interface ProviderAnswer {
@@ -62,11 +62,11 @@ export type BatchItemResult = { body: unknown } | { error: string };
 /** A vendor's batch protocol, bound to one model entry and one API client. */
 export interface ProviderBatch {
   /**
-   * Submit the requests (custom id = record key) and return the batch id. `onUploaded` is called with the input
+   * Submit the requests (custom id = record key; `wire`: each request adapted to the entry, see `toRequest`) and return the batch id. `onUploaded` is called with the input
    * file id for protocols that upload one first. Must not retry the create call itself: a retried create could
    * make a second batch; an unanswered create is resolved on resume by `find`.
    */
-  submit(sid: string, items: { key: string; request: LlmRecord['request'] }[], onUploaded: (fileId: string) => void): Promise<string>;
+  submit(sid: string, items: { key: string; request: LlmRecord['request']; wire: WireOptions }[], onUploaded: (fileId: string) => void): Promise<string>;
   /** The batch's status as the vendor names it, and whether it has ended (results can be read). */
   status(batchId: string): Promise<{ status: string; ended: boolean }>;
   /** Record key → answer body or failure, for every item that has a result line; key `*` stands for every item. */
@@ -108,10 +108,11 @@ export interface LlmProvider {
    */
   rejectParam?(name: keyof ModelParams, value: unknown): string | null;
   /**
-   * The request body of a normalised request, adapted to what the entry accepts (`wireOptions`: temperature,
-   * token limit, reasoning effort or thinking, tools). Used for live calls and batch lines alike.
+   * The request body of a normalised request, formatted from `wire`: the request adapted to what the entry accepts
+   * (`wireOptions` with the entry's vendor: temperature, token limit, reasoning effort or thinking, tools), which the
+   * caller computes and also records the notes of. Used for live calls and batch lines alike.
    */
-  toRequest(config: ModelConfig, req: LlmRecord['request']): Record<string, unknown>;
+  toRequest(config: ModelConfig, req: LlmRecord['request'], wire: WireOptions): Record<string, unknown>;
   /** Our answer (text, tool calls, stop reason, model, token usage) from a response body; throws on a body of another shape. */
   fromResponse(body: unknown, requestedModel: string): ProviderAnswer;
   /** The live call: an API client made once per LlmClient, at its first live call (replay needs no key). */
