@@ -16,7 +16,8 @@ import { ciExcludesZero, isSignificant, significanceState, SIGNIFICANCE_LEVEL } 
 import type { PairedComparison } from '../../metrics/types';
 import { seedAveragedTable2, seedCheckpointName, type SeedRuns } from '../../report/seed-table';
 import type { TableRow } from '../../report/types';
-import type { FusionTable2 } from './table2';
+import type { Table2System } from '../../report/table2';
+import type { FusionLesson, Table2Plan } from './lesson';
 
 /** What section 9's seed table computed (results.json `seedTable2`). */
 export interface SeedTable2Result {
@@ -44,10 +45,16 @@ export function seedTable2Command(seeds: readonly number[], sample: boolean): st
   return `node bench/nnssc-seeds.cjs${sample ? ' --sample' : ''} --seeds ${seeds.join(',')} --variants plain`;
 }
 
+/** What the seed table reads of Table 2 (section 4): the lesson, the planned rows and the systems with their test runs. */
+export interface SeedTable2Inputs {
+  lesson: FusionLesson;
+  plan: Table2Plan;
+  systems: readonly Table2System[];
+}
+
 /** Section 9's seed-averaged Table 2 (see the module comment); one seed prints what the seed run adds. */
-export async function seedTable2Section(t2: FusionTable2, seeds: readonly number[]): Promise<SeedTable2Result> {
+export async function seedTable2Section({ lesson, systems, plan }: SeedTable2Inputs, seeds: readonly number[]): Promise<SeedTable2Result> {
   const t0 = Date.now();
-  const { lesson, systems, plan } = t2;
   const { corpus, bench, train, test, sample, base } = lesson;
   const done = (r: Omit<SeedTable2Result, 'seconds'>): SeedTable2Result => ({ ...r, seconds: (Date.now() - t0) / 1000 });
   if (seeds.length <= 1) {
