@@ -5,7 +5,7 @@
 //      holes-aware R@10 / MAP with the ordering of the systems under each (lib/bench/holes.ts);
 //   3. position bias: the offline reranker (and, with --llm, an LLM reranker through the record/replay store) on the
 //      same windows in k seeded shuffles: Kendall's τ between shuffles, MAP/MRR spread, the self-consistency row and
-//      its cost (lib/search/position-bias.ts).
+//      its cost (lib/study/position-bias.ts).
 // Usage: node bench/evaluation-audit.cjs [--sample] [--shuffles 5] [--llm MODEL] [--out FILE]   (--help lists the flags)
 'use strict';
 const fs = require('node:fs');
@@ -25,7 +25,7 @@ const args = benchArgs({
 });
 const header = printHeader(args);
 const { leakageAudit, leakageSummary, labelHoles, labelHolesRows } = require('../dist/lib/bench');
-const { positionBias, positionBiasRows, prepareRerankExperiment } = require('../dist/lib/search');
+const { positionBias, positionBiasRows, prepareRerankExperiment } = require('../dist/lib/study');
 const { offlineReranker, listwiseReranker, runFromLists } = require('../dist/lib/rerank');
 const { writeFileAtomic } = require('../dist/lib/util');
 const { sample, shuffles } = args;

@@ -28,7 +28,7 @@ const args = benchArgs({
   },
 });
 const header = printHeader(args);
-const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/data'), ...require('../dist/lib/encode'), ...require('../dist/lib/metrics'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/search'), ...require('../dist/lib/train'), ...require('../dist/lib/fuse'), ...require('../dist/lib/util') };
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/data'), ...require('../dist/lib/encode'), ...require('../dist/lib/metrics'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/search'), ...require('../dist/lib/study'), ...require('../dist/lib/train'), ...require('../dist/lib/fuse'), ...require('../dist/lib/util') };
 const METRICS = ['R@10', 'R@20', 'R@100', 'MAP', 'MRR'];
 const CMP = { seed: 42, permutations: 10000, bootstrapSamples: 10000 };
 const f3 = (x) => x.toFixed(3).replace(/^0\./, '.').replace(/^-0\./, '-.');

@@ -41,7 +41,7 @@ const args = benchArgs({
   },
 });
 const header = printHeader(args);
-const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/data'), ...require('../dist/lib/encode'), ...require('../dist/lib/metrics'), ...require('../dist/lib/report'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/search'), ...require('../dist/lib/train'), ...require('../dist/lib/util') };
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/data'), ...require('../dist/lib/encode'), ...require('../dist/lib/metrics'), ...require('../dist/lib/report'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/search'), ...require('../dist/lib/study'), ...require('../dist/lib/train'), ...require('../dist/lib/util') };
 const sample = args.sample;
 const seeds = args.seeds;
 const variants = args.variants;

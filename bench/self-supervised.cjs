@@ -45,7 +45,7 @@ const args = benchArgs({
   },
 });
 const header = printHeader(args);
-const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/data'), ...require('../dist/lib/encode'), ...require('../dist/lib/metrics'), ...require('../dist/lib/report'), ...require('../dist/lib/lessons'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/search'), ...require('../dist/lib/store'), ...require('../dist/lib/train'), ...require('../dist/lib/util') };
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/data'), ...require('../dist/lib/encode'), ...require('../dist/lib/metrics'), ...require('../dist/lib/report'), ...require('../dist/lib/lessons'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/search'), ...require('../dist/lib/study'), ...require('../dist/lib/store'), ...require('../dist/lib/train'), ...require('../dist/lib/util') };
 const sample = args.sample;
 const scorerKind = args.scorer;
 const maxPairs = args.maxPairs ?? eo.DEFAULT_CORPUS_PAIRS_OPTIONS.maxPairs;

@@ -24,7 +24,7 @@ const args = benchArgs({
 });
 const header = printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/search') };
-const { styleRuns, styleRowsAgainst } = require('../dist/lib/search/style-eval');
+const { styleRuns, styleRowsAgainst } = require('../dist/lib/study');
 
 const METRICS = ['nDCG@10', 'P@10', 'MAP', 'MRR'];
 const CMP = { seed: 42, permutations: 10000, bootstrapSamples: 10000 };

@@ -38,7 +38,7 @@ const args = benchArgs({
 });
 const header = printHeader(args);
 const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/data'), ...require('../dist/lib/encode'), ...require('../dist/lib/metrics'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/search'), ...require('../dist/lib/train'), ...require('../dist/lib/util') };
-const { styleRuns, styleRows } = require('../dist/lib/search/style-eval');
+const { styleRuns, styleRows } = require('../dist/lib/study');
 const { DEFAULT_NNSSC_STYLE_QUERIES } = require('../dist/lib/train');
 
 const sample = args.sample;

@@ -25,6 +25,7 @@ export { listwiseReranker, offlineReranker } from './rerank';
 export { agenticReranker } from './agent';
 export { evaluateRun, summarize, type MetricRow } from './metrics';
 export { judgeRun } from './judge';
+export { studyHybrid } from './study';
 export { createLlmClient } from './llm';
 export { buildTable2 } from './report';
 export { createSearchServer } from './serve';

@@ -10,7 +10,8 @@ import { benchmarkSettings, benchmarkSplit, buildBenchmark } from '../lib/bench'
 import { datasetEncoderText } from '../lib/data';
 import { bm25Scorer, buildBm25, nnsscScorer, runFromScores } from '../lib/retrieve';
 import { alphaRows, table2Systems } from '../lib/report';
-import { crossFittedNnsscScores, retrieveBatch, retrieveSplits, studyHybrid } from '../lib/search';
+import { crossFittedNnsscScores, retrieveBatch } from '../lib/search';
+import { retrieveSplits, studyHybrid } from '../lib/study';
 import { readCheckpointManifest } from '../lib/store';
 import { initTfBackend } from '../lib/tensor';
 import { outOfFoldSection } from '../lib/lessons';

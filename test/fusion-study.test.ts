@@ -10,7 +10,7 @@ import { rrfScores } from '../lib/fuse';
 import { fusionDiscussion } from '../lib/lessons';
 import { alphaRows, perQueryGain, table2Systems, TABLE2_ROWS, table2RowId, hybridGains } from '../lib/report';
 import { bm25Scorer, buildBm25, meanScorer, meanScoreVectors, runFromScores } from '../lib/retrieve';
-import { retrieveSplits, studyHybrid } from '../lib/search';
+import { retrieveSplits, studyHybrid } from '../lib/study';
 import type { PerQueryMetrics } from '../lib/metrics';
 import type { CorpusScorer } from '../lib/retrieve';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';

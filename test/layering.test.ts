@@ -20,6 +20,7 @@ import * as path from 'node:path';
  *   router, rerank, judge   tool routing; LLM/offline reranking (Algorithm 1); the P@K judge
  *   agent           agentic rerank (uses rerank's windows)
  *   search          the one query path: route → retrieve → fuse → rerank → explain
+ *   study           the experiment harness: scorers over both splits, hybrids studied, style rows, rerank experiments
  *   serve, report   HTTP service and page; tables, figures, results files
  *   lessons         one module per notebook: its verdict text, "Try it" knobs, result assembly
  *   cli             the `eo` command
@@ -38,6 +39,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['router', 'rerank', 'judge'],
   ['agent'],
   ['search'],
+  ['study'],
   ['serve', 'report'],
   ['lessons'],
   ['cli'],

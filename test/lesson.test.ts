@@ -14,7 +14,7 @@ import {
   paperTable2Value
 } from '../lib/report';
 import { bm25Scorer, buildBm25 } from '../lib/retrieve';
-import { retrieveSplits, studyHybrid } from '../lib/search';
+import { retrieveSplits, studyHybrid } from '../lib/study';
 import { defaultChunkSize } from '../lib/encode';
 import { alphaTryIt, alphaTryItVerdict, paperColumnsNote, paperContrastSentence, rerankQueriesSentence, table2Verdict } from '../lib/lessons';
 import { figureIdleMs } from '../lib/report/export';

@@ -2,7 +2,7 @@
 // reranker that keeps the presented order does not; the LLM path records every call and replays the same shuffles.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { aggregateOrders, positionBias, positionBiasRows } from '../lib/search';
+import { aggregateOrders, positionBias, positionBiasRows } from '../lib/study';
 import { listwiseReranker, newTrace, type BackboneList, type RerankCandidate, type Reranker } from '../lib/rerank';
 import { createLlmClient, memoryRecordStore } from '../lib/llm';
 import type { ModelConfig } from '../lib/llm/types';

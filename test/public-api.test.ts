@@ -76,7 +76,7 @@ const ROOT_NAMES = [
   'DEFAULT_RANKING', 'EoError', 'agenticReranker', 'analyticAlpha', 'buildTable2', 'createEncoder', 'createLlmClient',
   'createSearchServer', 'evaluateRun', 'finetuneUseLite', 'fuseConvex', 'isEoError', 'judgeRun', 'listwiseReranker',
   'loadOrBuildBenchmark', 'loadOrBuildBm25', 'loadOrTrainNnssc', 'loadSearchEngine', 'loadSnapshot', 'offlineReranker',
-  'routeQuery', 'search', 'searchBatch', 'summarize', 'trainNnssc',
+  'routeQuery', 'search', 'searchBatch', 'studyHybrid', 'summarize', 'trainNnssc',
 ];
 
 test('the root exports exactly the listed names: the query path and one entry per stage, named exports only', () => {

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import {
   positionBiasProblems, positionBiasVerdict, rerankCostProblems, rerankCostVerdict, routingGainProblems, routingGainVerdict,
 } from '../lib/lessons';
-import { positionBiasRows, type PositionBias } from '../lib/search';
+import { positionBiasRows, type PositionBias } from '../lib/study';
 import type { PairedComparison } from '../lib/metrics';
 
 const paired = (diff: number, lo: number, hi: number, p: number) => ({ metric: 'MAP', meanDiff: diff, ciLow: lo, ciHigh: hi, pValue: p }) as unknown as PairedComparison;

@@ -10,7 +10,7 @@ import {
   trainingWindows, trainOfflineReranker, trainPairwiseRanker, windowFeatures, type BackboneList, type RankGroup,
 } from '../lib/rerank';
 import { buildLocalPublicationIndex, localArxivTool, routingMargins, trainRoutedReranker, type AgentTool, type ToolItem } from '../lib/agent';
-import { trainingLinks, trainingPublications, trainingPublicationTool } from '../lib/search';
+import { trainingLinks, trainingPublications, trainingPublicationTool } from '../lib/study';
 
 const close = (a: number, b: number, eps: number, msg = '') => assert.ok(Math.abs(a - b) <= eps, `${msg} ${a} != ${b} (eps ${eps})`);
 

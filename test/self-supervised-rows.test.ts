@@ -17,10 +17,11 @@ import {
 } from '../lib/report';
 import { selfSupervisedNote } from '../lib/lessons';
 import { bm25Scorer, buildBm25 } from '../lib/retrieve';
+import { retrieveBatch } from '../lib/search';
 import {
   retrieveSplits, studyHybrid, SELF_SUPERVISED_SCORERS, selfSupervisedPlainId, selfSupervisedTrainCommand,
-  selfSupervisedCheckpointDir, loadSelfSupervisedScorers, retrieveBatch
-} from '../lib/search';
+  selfSupervisedCheckpointDir, loadSelfSupervisedScorers,
+} from '../lib/study';
 import { saveCheckpoint } from '../lib/store';
 import { initTfBackend } from '../lib/tensor';
 import { finetuneCheckpointName, type NnsscTrainConfig } from '../lib/train';

@@ -13,7 +13,7 @@ import { loadOrBuildBm25 } from '../retrieve/bm25';
 import { bm25StopScorer, buildBm25Stop } from '../retrieve/bm25-stop';
 import { bm25Scorer } from '../retrieve/scorers';
 import { createSearchEngine } from '../search/engine';
-import { styleRowsAgainst, styleRuns, type StyleRow } from '../search/style-eval';
+import { styleRowsAgainst, styleRuns, type StyleRow } from '../study/style-eval';
 import type { SearchEngine } from '../search/types';
 
 export async function runStyleEval(corpus: Corpus, engine: SearchEngine, o: { system: string; split: 'dev' | 'test'; rules: boolean; json: boolean; out: string }): Promise<(StyleRow & { vsBm25Stop?: StyleRow['vsReference'] })[]> {

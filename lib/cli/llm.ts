@@ -26,7 +26,7 @@ import type { ChatRequest, ModelConfig } from '../llm/types';
 import { judgeBatchRequests } from '../judge/judge';
 import { listwiseBatchRequests } from '../rerank/listwise';
 import { describePayloadFields, importRerankPayloads, payloadFieldMap } from '../rerank/payloads';
-import { prepareRerankExperiment } from '../search/experiment';
+import { prepareRerankExperiment } from '../study/experiment';
 
 
 

@@ -19,7 +19,7 @@ import { paperTable2Value } from '../report/paper';
 import { styleTableRows, styleVerdict } from '../report/styles';
 import type { TableSource } from '../report/types';
 import type { CorpusScorer } from '../retrieve/scorers';
-import { hybridStyleRuns, scoreStyleQueries, styleRows } from '../search/style-eval';
+import { hybridStyleRuns, scoreStyleQueries, styleRows } from '../study/style-eval';
 import { comparisonsIn, registerClaimCheck, shownWith, styleVerdictProblems, type Json } from './claims';
 import { changePaperValue, metricsVerdictProblems, pairedVerdictProblems, paperSentenceProblems, replacedInShown, sameMetrics, sampleNoteProblems, swapMetricWinner } from './verdict-claims';
 

@@ -1,10 +1,10 @@
 /**
- * Tables and sentences of the per-style evaluation (`lib/search/style-eval.ts`): one display row per system and
+ * Tables and sentences of the per-style evaluation (`lib/study/style-eval.ts`): one display row per system and
  * style with its graded metrics and its paired difference from the reference, and a verdict written from those
  * numbers (winner per style, whether each CI excludes 0).
  */
 import { GRADED_METRIC_NAMES, type GradedMetricName } from '../metrics/graded';
-import type { StyleRow } from '../search/style-eval';
+import type { StyleRow } from '../study/style-eval';
 import { signed as sgn } from './numbers';
 
 const STYLE_ORDER = ['question', 'keyword', 'identifier', 'misspelled', 'all'];

@@ -3,7 +3,7 @@ import type { BackboneList } from './compose';
 
 /**
  * A retrieval backbone ready for reranking: per query, its top `depth` candidates with their scores. Built by the
- * search path (`buildHybridBackbone` in lib/search), so reranking starts from exactly what search returns.
+ * search path (`buildHybridBackbone` in lib/study), so reranking starts from exactly what search returns.
  */
 export interface Backbone {
   /** One word (run tag), e.g. `weak` / `strong`. */

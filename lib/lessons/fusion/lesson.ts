@@ -20,10 +20,10 @@ import { defaultFinetuneDir, loadFinetunedEncoder } from '../../train/finetune';
 import { loadOrTrainStaticModel, STATIC_NNSSC_CONFIG, staticNnsscDir } from '../../train/static-artefact';
 import { loadNnsscScorer, nnsscCheckpointDir } from '../../search/nnssc';
 import { DEFAULT_NNSSC_CONFIG, type NnsscTrainConfig } from '../../train/nnssc';
-import { loadSelfSupervisedScorers, type SelfSupervisedScorerSpec } from '../../search/self-supervised';
-import type { HybridStudy, SplitScores } from '../../search/study';
+import { loadSelfSupervisedScorers, type SelfSupervisedScorerSpec } from '../../study/self-supervised';
+import type { HybridStudy, SplitScores } from '../../study/study';
 import { crossFittedNnsscScores, type CrossFittedScores } from '../../search/cross-fit';
-import { scoreStyleQueries, type ScoredStyleQueries, type StyledQuery } from '../../search/style-eval';
+import { scoreStyleQueries, type ScoredStyleQueries, type StyledQuery } from '../../study/style-eval';
 import { progressPrinter, showFigure, showMarkdown, showTable } from '../../report/display';
 import { repoRelativePath, toDataFrame } from '../../report/frame';
 import {

@@ -7,7 +7,7 @@ import { nnsscCheckpointName } from '../../train/artefacts';
 import { defaultNnsscDir } from '../../train/nnssc-checkpoint';
 import type { Run } from '../../metrics/types';
 import { loadNnsscScorer } from '../../search/nnssc';
-import { retrieveSplits, studyHybrid } from '../../search/study';
+import { retrieveSplits, studyHybrid } from '../../study/study';
 import { showMarkdown, showTable } from '../../report/display';
 import { repoRelativePath, toDataFrame } from '../../report/frame';
 import { table2RowId } from '../../report/fusion';

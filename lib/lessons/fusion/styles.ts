@@ -14,7 +14,7 @@ import { buildStyleBenchmark } from '../../bench/styles/build';
 import { runFromScores } from '../../retrieve/scorers';
 import { DEFAULT_STATIC_PRF } from '../../retrieve/static-scorer';
 import { searchBatch } from '../../search/retrieve-batch';
-import { hybridStyleRuns, styleRows, styleRuns, type StyleRow } from '../../search/style-eval';
+import { hybridStyleRuns, styleRows, styleRuns, type StyleRow } from '../../study/style-eval';
 import type { SearchEngine } from '../../search/types';
 import { showMarkdown, showTable } from '../../report/display';
 import { toDataFrame } from '../../report/frame';

@@ -5,7 +5,7 @@ import type { Corpus } from '../../data/types';
 import { assertConvexAlpha } from '../../fuse/alpha';
 import { evaluateRun, summarize } from '../../metrics/metrics';
 import type { MetricRow } from '../../metrics/types';
-import { fuseSplitAtAlpha, type HybridStudy, type SplitScores } from '../../search/study';
+import { fuseSplitAtAlpha, type HybridStudy, type SplitScores } from '../../study/study';
 import { scatterFigure, withLegendLayout } from '../../report/figures';
 import type { Figure, TableRow } from '../../report/types';
 

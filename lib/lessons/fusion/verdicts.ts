@@ -1,9 +1,9 @@
 // Notebook 05 (fusion, Table 2): its generated text — the verdict of Table 2 against the paper, α, per-query gains,
 // the ablation, the α knob and the discussion. The general Table 2 builder and views stay in lib/report.
 import { METRIC_NAMES, type MetricName, type MetricRow } from '../../metrics/types';
-import type { SelfSupervisedScorerSpec } from '../../search/self-supervised';
-import { selfSupervisedTrainCommand } from '../../search/self-supervised';
-import type { HybridStudy } from '../../search/study';
+import type { SelfSupervisedScorerSpec } from '../../study/self-supervised';
+import { selfSupervisedTrainCommand } from '../../study/self-supervised';
+import type { HybridStudy } from '../../study/study';
 import type { PerQueryGain } from '../../report/fusion';
 import { metricsVerdict, pairedVerdict, sampleNote } from '../../report/lesson';
 import { ciExcludesZero, isSignificant, significanceState, SIGNIFICANCE_LEVEL } from '../../metrics/significance';

@@ -4,7 +4,7 @@ import type { BenchSplitView } from '../../bench/types';
 import type { Corpus } from '../../data/types';
 import { minMaxNormalize } from '../../fuse/minmax';
 import { fuseConvexParts } from '../../fuse/scorer';
-import type { HybridStudy } from '../../search/study';
+import type { HybridStudy } from '../../study/study';
 import { scatterFigure } from '../../report/figures';
 import type { PerQueryGain } from '../../report/fusion';
 import type { Table2 } from '../../report/table2';

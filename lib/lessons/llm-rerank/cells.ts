@@ -14,8 +14,8 @@ import { reportsDir } from '../../report/export';
 import { barFigure } from '../../report/figures';
 import { rerankExtras, rerankJudge, type RerankJudge } from '../../report/rerank';
 import type { Figure } from '../../report/types';
-import type { RerankExperiment } from '../../search/experiment';
-import { positionBiasRows, type PositionBias } from '../../search/position-bias';
+import type { RerankExperiment } from '../../study/experiment';
+import { positionBiasRows, type PositionBias } from '../../study/position-bias';
 import { repoRelativePath } from '../../util/paths';
 import {
   costPlanVerdict, judgeVerdict, paperColumnsNote, positionBiasVerdict, rerankCostVerdict, rerankQueriesSentence, rerankVerdict,

@@ -7,7 +7,7 @@ import { gainSentence, sampleSuffix } from '../../report/lesson';
 import { f3, signed } from '../../report/numbers';
 import { NASA_EO_BENCH } from '../../report/paper';
 import { paperRowFor, type RerankJudge } from '../../report/rerank';
-import type { PositionBias } from '../../search/position-bias';
+import type { PositionBias } from '../../study/position-bias';
 import type { NamedCostPlan } from './views';
 
 /** What the notebook's test queries are: their real count, and how it relates to the paper's stratified subset. */

@@ -8,8 +8,8 @@ import { evaluateGraded, gradedMeans, gradedPaired, GRADED_METRIC_NAMES, type Gr
 import type { PairedOptions } from '../metrics/paired';
 import type { Corpus } from '../data/types';
 import type { CorpusScorer } from '../retrieve/scorers';
-import { fuseBatch, retrieveBatch, searchBatch } from './retrieve-batch';
-import type { SearchEngine } from './types';
+import { fuseBatch, retrieveBatch, searchBatch } from '../search/retrieve-batch';
+import type { SearchEngine } from '../search/types';
 
 /** One system: an engine, whether it ranks with the user's query rules and repairs queries (`searchBatch`'s options). */
 export interface StyleSystem {

@@ -5,9 +5,9 @@ import { RRF_K } from '../fuse/rrf';
 import type { FusionSpec } from '../fuse/scorer';
 import type { Run } from '../metrics/types';
 import type { CorpusScorer, ScoredRun } from '../retrieve/scorers';
-import { fuseBatch, retrieveBatch } from './retrieve-batch';
-import { fusionAlpha, type FusionRecord } from './fusion-record';
-import type { CrossFittedScores } from './cross-fit';
+import { fuseBatch, retrieveBatch } from '../search/retrieve-batch';
+import { fusionAlpha, type FusionRecord } from '../search/fusion-record';
+import type { CrossFittedScores } from '../search/cross-fit';
 
 /** The evaluation splits of a study. */
 export interface StudySplits {

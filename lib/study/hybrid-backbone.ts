@@ -6,9 +6,9 @@ import type { Backbone } from '../rerank/candidate-lists';
 import type { BackboneList } from '../rerank/compose';
 import type { CorpusScorer } from '../retrieve/scorers';
 import { topKScoredHits } from '../retrieve/topk';
-import { fuseBatch, retrieveBatch, searchBatch, type BatchResult } from './retrieve-batch';
-import { createSearchEngine } from './engine';
-import { describeFusionRecord, fusionAlpha } from './fusion-record';
+import { fuseBatch, retrieveBatch, searchBatch, type BatchResult } from '../search/retrieve-batch';
+import { createSearchEngine } from '../search/engine';
+import { describeFusionRecord, fusionAlpha } from '../search/fusion-record';
 
 /** Candidate lists of a batch search: the top `depth` per query, with bm25 / semantic / fused scores kept. */
 export function backboneLists(corpus: Corpus, queries: readonly BenchQuery[], batch: Pick<BatchResult, 'scores' | 'lexical' | 'semantic'>, depth = 100): BackboneList[] {

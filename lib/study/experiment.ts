@@ -16,7 +16,7 @@ import { trainOfflineReranker, type OfflineRerankerModel, type OfflineTrainOptio
 import { buildLocalPublicationIndex, localArxivTool } from '../agent/local';
 import type { AgentTool } from '../agent/types';
 import { buildHybridBackbone } from './hybrid-backbone';
-import { loadNnsscScorer } from './nnssc';
+import { loadNnsscScorer } from '../search/nnssc';
 
 /** Everything the rerank notebooks share: data, splits, both backbones, the offline rerankers trained per backbone. */
 export interface RerankExperiment {

@@ -10,7 +10,7 @@ import type { CheckpointManifest } from '../store/types';
 import { finetuneCheckpointName } from '../train/artefacts';
 import { defaultFinetuneDir, loadFinetunedEncoder } from '../train/finetune';
 import { repoRelativePath, repoRoot } from '../util/paths';
-import { loadNnsscScorer, nnsscCheckpointDir } from './nnssc';
+import { loadNnsscScorer, nnsscCheckpointDir } from '../search/nnssc';
 
 /**
  * A scorer trained with the corpus self-supervised pairs (beyond the paper, issue 11 item 4), beside the plain scorer
