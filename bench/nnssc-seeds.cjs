@@ -65,7 +65,7 @@ const sign = (x) => (x >= 0 ? '+' : '') + x.toFixed(3);
 const ciText = (c) => `${sign(c.meanDiff)} [${sign(c.ciLow)}, ${sign(c.ciHigh)}] p ${c.pValue.toPrecision(2)}`;
 
 const { meanPerQueryMetrics: meanPerQuery, spreadOf: stats } = require('../dist/lib/metrics');
-const { seedCheckpointName } = require('../dist/lib/report');
+const { readSeedSpread, seedCheckpointName } = require('../dist/lib/lessons');
 
 async function main() {
   const t0 = performance.now();
@@ -181,7 +181,7 @@ async function main() {
   // --against FILE (another run of this bench, e.g. another stopping rule): each variant's seed-averaged and ensemble
   // rows against the same variant there, paired on the same test queries
   if (args.against !== null) {
-    const other = eo.readSeedSpread(args.against);
+    const other = readSeedSpread(args.against);
     if (other.corpus !== out.corpus || other.trainingData !== out.trainingData) throw new Error(`--against: ${args.against} was run on other data`);
     const ids = bm25Pq.queryIds;
     if (other.perQuery.bm25.queryIds.join('\n') !== ids.join('\n')) throw new Error('--against: other test queries');

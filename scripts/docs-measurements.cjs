@@ -84,9 +84,9 @@ const GENERATED = [
   {
     file: 'paper-scale.json',
     title: 'What paper scale costs, last run (`bench/paper-scale.cjs`)',
-    render(file, report) {
-      const scale = report.readPaperScale(file);
-      return `${markdownTable(report.paperScaleRows(scale))}\n\n${report.paperScaleVerdict(scale)}`;
+    render(file, lessons) {
+      const scale = lessons.readPaperScale(file);
+      return `${markdownTable(lessons.paperScaleRows(scale))}\n\n${lessons.paperScaleVerdict(scale)}`;
     },
   },
   {
@@ -122,7 +122,8 @@ const GENERATED = [
 ];
 
 function buildPage({ benchOut, recorded }) {
-  const report = require(path.join(ROOT, 'dist', 'lib', 'report'));
+  // the paper-scale table and its conclusion: notebook 01's lesson
+  const lessons = require(path.join(ROOT, 'dist', 'lib', 'lessons'));
   const rel = (f) => path.relative(ROOT, f).split(path.sep).join('/');
   const parts = [
     '# Measurements',
@@ -136,7 +137,7 @@ function buildPage({ benchOut, recorded }) {
       missing.push(g.file);
       continue;
     }
-    parts.push('', '---', '', `## ${g.title}`, '', `*From \`${rel(file)}\`.*`, '', g.render(file, report));
+    parts.push('', '---', '', `## ${g.title}`, '', `*From \`${rel(file)}\`.*`, '', g.render(file, lessons));
   }
   if (missing.length) parts.push('', `*Not generated (no bench output on this checkout): ${missing.map((f) => `\`${f}\``).join(', ')}; the recorded numbers stand for them (below; the query rules' in [methods.md](methods.md)).*`);
   if (!fs.existsSync(recorded)) throw new Error(`docs-measurements: the recorded measurements file ${recorded} is missing`);

@@ -3,8 +3,7 @@
 // seed claim shown without the seed run's table is refused.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkNotebookClaims, seedTable2Verdict, type SeedTable2Result } from '../lib/lessons';
-import { seedAveragedTable2, type SeedRuns } from '../lib/report';
+import { checkNotebookClaims, seedAveragedTable2, seedTable2Verdict, type SeedRuns, type SeedTable2Result } from '../lib/lessons';
 import type { Qrels, Run } from '../lib/metrics';
 
 const qrels: Qrels = new Map(['q1', 'q2', 'q3'].map((q, i) => [q, new Map([[`D${i + 1}`, 1]])]));

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { readSeedSpread, seedSpreadCommand, seedSpreadFiles, type SeedSpread } from '../lib/report';
+import { readSeedSpread, seedSpreadCommand, seedSpreadFiles, type SeedSpread } from '../lib/lessons';
 import { seedEpochRows, seedSpreadMissing, seedSpreadRows, seedSpreadVerdict } from '../lib/lessons';
 
 const row = (map: number, mrr: number) => ({ 'R@10': map + 0.1, 'R@20': map + 0.15, 'R@100': map + 0.4, MAP: map, MRR: mrr });

@@ -2,7 +2,7 @@
 // EO_SEEDS and the runner's --seeds flag.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { notebookSeeds, seedAveragedTable2, seedCheckpointName, type SeedRuns } from '../lib/report';
+import { notebookSeeds, seedAveragedTable2, seedCheckpointName, type SeedRuns } from '../lib/lessons';
 import { meanPerQueryMetrics, type Qrels, type Run } from '../lib/metrics';
 
 const qrels: Qrels = new Map([['q1', new Map([['D1', 1]])], ['q2', new Map([['D2', 1]])]]);

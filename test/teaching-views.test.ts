@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   paperScaleMissing, paperScaleRows, paperScaleVerdict, readPaperScale, type PaperScale,
-} from '../lib/report';
+} from '../lib/lessons';
 import {
   benchmarkVerdict, benchmarkVsPaperRows, splitKnobVerdict, daacVerdict, datasetsPerDaacRows, fallThroughMisses, firstRelevantRank, relevantInTop, routedSearchRows, routedSearchVerdict,
   routerLabelRows, routerScoreRows, routerSummaryRows, routerVerdict, tourPublication, tourVerdict, benchmarkScaleSentence,

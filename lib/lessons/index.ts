@@ -6,6 +6,7 @@
 export * from './tour';
 export * from './router';
 export * from './benchmark';
+export * from './paper-scale';
 export * from './fusion';
 export * from './llm-rerank';
 export * from './agentic';

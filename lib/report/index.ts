@@ -17,8 +17,5 @@ export * from './lesson';
 export * from './paper';
 export * from './paper-summary';
 export * from './explorer';
-export * from './paper-scale';
-export * from './seed-spread';
 export * from './styles';
-export * from './seed-table';
 export * from './corpus-embeddings';

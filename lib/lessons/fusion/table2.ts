@@ -15,7 +15,7 @@ import { paperReportsRow, paperTable2Value, PAPER_TABLE2_CLAIM, TABLE2_DIFFERENC
 import { table2BestColumns, table2JudgeColumns, table2VsReference, withJudgeColumns, withPaperColumns, writeTable2RunFiles, type Table2, type Table2System, type Table2VsReference } from '../../report/table2';
 import type { TableRow, TableSource } from '../../report/types';
 import { tfBackendInfo } from '../../tensor/backend';
-import { readSeedSpread, seedSpreadFiles } from '../../report/seed-spread';
+import { readSeedSpread, seedSpreadFiles } from './seed-spread';
 import type { FusionLesson, Table2Plan } from './lesson';
 import { seedEpochRows, seedSpreadMissing, seedSpreadRows, seedSpreadVerdict } from './seed-spread';
 import { seedTable2Section, type SeedTable2Result } from './seed-table';
