@@ -234,8 +234,12 @@ export function progressPrinter(label: string, total: number, opts: ProgressOpti
   };
 }
 
-/** Display Markdown in tslab (rendered as a cell output); prints it outside tslab. */
-export function showMarkdown(md: string): void {
-  recordShownText(md);
+/**
+ * Display Markdown in tslab (rendered as a cell output); prints it outside tslab. `key` names the sentence of one
+ * notebook step (e.g. `05.07 gains`): shown again under the same key it replaces the earlier text in results.json's
+ * `shownText` (see lib/report/shown-text.ts).
+ */
+export function showMarkdown(md: string, opts: { key?: string } = {}): void {
+  recordShownText(md, opts.key);
   if (!displayBundle({ 'text/markdown': md, 'text/plain': md })) console.log(md);
 }

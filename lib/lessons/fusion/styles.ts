@@ -1,7 +1,7 @@
 // Notebook 05, section 10: Table 2's systems and the default ranking on the benchmark of real query styles (its test
 // half, never tuned on), then the default ranking on the title queries.
 import { readTuningLog, tuningLogSentence } from '../../bench/tuning-log';
-import { EoError, isEoError } from '../../errors';
+import { isEoError } from '../../errors';
 import { relevantSet } from '../../metrics/metrics';
 import { evaluateSystems, pairedComparisons, pairedTable } from '../../metrics/systems';
 import type { Run } from '../../metrics/types';
@@ -31,23 +31,39 @@ export const SELF_SEEDED_ROW = `Default − BM25-seeded static feedback (its own
 const BM25_STOP = 'BM25-stop';
 
 
-/** What section 10 computed (results.json `styles`), and the engines the title comparison still needs. */
-export interface StyleResults {
+/** Keys of section 10's generated sentences (`showMarkdown`'s `key`, see FUSION_TEXT_KEYS). */
+const STYLE_TEXT_KEYS = Object.freeze({
+  tuningLog: '05.10 style tuning log',
+  learnedRerank: '05.11a learned reranker',
+  vsBm25: '05.11b default ranking vs BM25',
+  vsBm25Stop: '05.11c default ranking vs BM25-stop',
+  vsBefore: '05.11d default ranking vs before',
+});
+
+/** What section 10's first step computed (results.json `styles.table2`): Table 2's systems per style, and their runs. */
+export interface StyleTable2Result {
   source: TableSource;
   runs: Map<string, Run>;
   table2: StyleRow[];
   /** Table 2's systems against BM25-stop (empty when it was not scored). */
   table2VsBm25Stop: StyleRow[];
-  ranking?: StyleRow[];
-  /** The default ranking and its ablations against BM25-stop. */
-  rankingVsBm25Stop?: StyleRow[];
-  titleDefault?: TableRow[];
-  titlePaired?: TableRow[];
-  engines?: SearchEngine[];
+}
+
+/** What the default ranking's step computed (results.json `styles.ranking`, `styles.rankingVsBm25Stop`). */
+export interface DefaultRankingResult {
+  ranking: StyleRow[];
+  /** The default ranking and its ablations against BM25-stop (empty when it was not scored). */
+  rankingVsBm25Stop: StyleRow[];
+}
+
+/** What the title comparison computed (results.json `styles.titleDefault`, `styles.titlePaired`). */
+export interface TitleDefaultResult {
+  titleDefault: TableRow[];
+  titlePaired: TableRow[];
 }
 
 /** Table 2's systems as the paper fuses them (one α per hybrid, from the title training split; no query rules), per style. */
-export function table2StyleSection(lesson: FusionLesson): StyleResults {
+export function table2StyleSection(lesson: FusionLesson): StyleTable2Result {
   const { corpus, styles, hybrids, scorers } = lesson;
   const runs = hybridStyleRuns(corpus, styles.scored, Object.entries(hybrids).map(([sem, h]) => ({
     label: `${scorers[sem].label} + BM25 (analytic α ${h.analytic.alpha!.toFixed(3)})`, semantic: sem, lexical: 'bm25', alpha: h.analytic.alpha!,
@@ -59,8 +75,8 @@ export function table2StyleSection(lesson: FusionLesson): StyleResults {
   const table2VsBm25Stop = runs.has(BM25_STOP) ? styleRows(runs, styles.queries, styles.qrels, BM25_STOP) : [];
   if (table2VsBm25Stop.length) {
     showTable(toDataFrame(styleTableRows(table2VsBm25Stop.filter((r) => r.style === 'all'), { reference: BM25_STOP })), { title: `Table 2's systems against ${BM25_STOP} on the style benchmark's test half (all styles)`, digits: 4, source });
-    showMarkdown(tuningLogSentence(readTuningLog()));
   }
+  showMarkdown(table2VsBm25Stop.length ? tuningLogSentence(readTuningLog()) : '', { key: STYLE_TEXT_KEYS.tuningLog });
   return { source, runs, table2, table2VsBm25Stop };
 }
 
@@ -88,16 +104,20 @@ async function learnedRerankRun(lesson: FusionLesson, engine: SearchEngine): Pro
     model = trainLearnedReranker(examples, LEARNED_RERANK_SETTINGS);
   } catch (e) {
     if (!isEoError(e, 'INVALID_ARGUMENT')) throw e;
-    showMarkdown(`The learned reranker has no row here: ${e.message}.`);
+    showMarkdown(`The learned reranker has no row here: ${e.message}.`, { key: STYLE_TEXT_KEYS.learnedRerank });
     return null;
   }
+  showMarkdown('', { key: STYLE_TEXT_KEYS.learnedRerank });
   console.log(`learned reranker: trained on ${model.trainQueries.used} queries (${dev.length} dev, ${heldOut.length} corpus-made held out), ${model.model.pairs} pairs; weights ${model.model.features.map((f, j) => `${f} ${model.model.weights[j].toFixed(3)}`).join(', ')}`);
   const ranked = await rankedRerankRows(engine, fields, styles.queries);
   return runFromScores(styles.queries.map((q) => q.id), ranked.map((r) => learnedRerankScores(model, r.final, r.rows)), corpus, 100);
 }
 
-/** The default ranking and one ablation per feature, per style, paired with BM25 and with the ranking before it. */
-export async function defaultRankingSection(lesson: FusionLesson, st: StyleResults): Promise<void> {
+/**
+ * The default ranking and one ablation per feature, per style, paired with BM25 and with the ranking before it (its
+ * engines are loaded here and freed at the end).
+ */
+export async function defaultRankingSection(lesson: FusionLesson, st: StyleTable2Result): Promise<DefaultRankingResult> {
   const { corpus, sample, styles } = lesson;
   const defaultEngine = await loadSearchEngine(corpus, { sample, log: (l) => console.log(l) });
   // NN-SSC where its checkpoint loads, else USE-lite cosine: the semantic half before the static encoder (issue 39 step 2)
@@ -115,7 +135,7 @@ export async function defaultRankingSection(lesson: FusionLesson, st: StyleResul
   const plainLexicalEngine = await loadSearchEngine(corpus, { sample, lexical: 'bm25' });
   // the static half's feedback seeded by its own first datasets, as the encoder alone has it (issue 39)
   const selfSeededEngine = await loadSearchEngine(corpus, { sample, staticPrf: DEFAULT_STATIC_PRF });
-  st.engines = [defaultEngine, beforeEngine, nnsscEngine, analyticEngine, plainLexicalEngine, selfSeededEngine];
+  const engines = [defaultEngine, beforeEngine, nnsscEngine, analyticEngine, plainLexicalEngine, selfSeededEngine];
   const rankingSystems = [
     { label: 'Default ranking', engine: defaultEngine, rules: true },
     { label: 'Default − identifier rule', engine: { ...defaultEngine, identifierRule: { mode: 'off' as const } }, rules: true },
@@ -133,28 +153,29 @@ export async function defaultRankingSection(lesson: FusionLesson, st: StyleResul
   rankingRuns.set('BM25', st.runs.get('BM25')!);
   if (st.runs.has(BM25_STOP)) rankingRuns.set(BM25_STOP, st.runs.get(BM25_STOP)!);
   const rankingRows = styleRows(rankingRuns, styles.queries, styles.qrels, 'BM25');
-  st.ranking = rankingRows;
   console.log(`default: ${defaultEngine.label}; α from ${defaultEngine.fusion.source}`);
   showTable(toDataFrame(styleTableRows(rankingRows.filter((r) => ['BM25', 'Default ranking', BEFORE].includes(r.system)), { reference: 'BM25' })),
     { title: 'The default ranking per query style, test half (Δ nDCG@10 vs BM25 alone)', digits: 4, maxRows: 100, source: st.source });
   showTable(toDataFrame(styleTableRows(rankingRows.filter((r) => r.style === 'all'), { reference: 'BM25' })), { title: 'Ablations of the default ranking (all styles, test half)', digits: 4, source: st.source });
-  showMarkdown(styleVerdict(rankingRows, { system: 'Default ranking', reference: 'BM25', split: 'test' }));
-  if (rankingRuns.has(BM25_STOP)) {
-    st.rankingVsBm25Stop = styleRows(rankingRuns, styles.queries, styles.qrels, BM25_STOP);
-    showTable(toDataFrame(styleTableRows(st.rankingVsBm25Stop.filter((r) => r.system === 'Default ranking' || r.system === BM25_STOP), { reference: BM25_STOP })),
+  showMarkdown(styleVerdict(rankingRows, { system: 'Default ranking', reference: 'BM25', split: 'test' }), { key: STYLE_TEXT_KEYS.vsBm25 });
+  const rankingVsBm25Stop = rankingRuns.has(BM25_STOP) ? styleRows(rankingRuns, styles.queries, styles.qrels, BM25_STOP) : [];
+  if (rankingVsBm25Stop.length) {
+    showTable(toDataFrame(styleTableRows(rankingVsBm25Stop.filter((r) => r.system === 'Default ranking' || r.system === BM25_STOP), { reference: BM25_STOP })),
       { title: `The default ranking per query style against ${BM25_STOP} alone, test half`, digits: 4, maxRows: 100, source: st.source });
-    showMarkdown(styleVerdict(st.rankingVsBm25Stop, { system: 'Default ranking', reference: BM25_STOP, split: 'test' }));
   }
+  showMarkdown(rankingVsBm25Stop.length ? styleVerdict(rankingVsBm25Stop, { system: 'Default ranking', reference: BM25_STOP, split: 'test' }) : '', { key: STYLE_TEXT_KEYS.vsBm25Stop });
   const beforeRows = styleRows(rankingRuns, styles.queries, styles.qrels, BEFORE);
-  showMarkdown(styleVerdict(beforeRows, { system: 'Default ranking', reference: 'the ranking before this change', split: 'test' }).replace('**the ranking before this change**', 'the ranking before this change'));
+  showMarkdown(styleVerdict(beforeRows, { system: 'Default ranking', reference: 'the ranking before this change', split: 'test' }).replace('**the ranking before this change**', 'the ranking before this change'), { key: STYLE_TEXT_KEYS.vsBefore });
+  for (const e of engines) e.dispose();
+  return { ranking: rankingRows, rankingVsBm25Stop };
 }
 
-/** The default ranking on Table 2's title test queries beside BM25 and the analytic-α NN-SSC + BM25 row; frees the engines. */
-export async function titleDefaultSection(lesson: FusionLesson, st: StyleResults, runOf: (id: string) => Run | undefined, hybridRows: { id: string; label: string; run: Run }[], source: TableSource): Promise<void> {
-  const { test } = lesson;
-  const engine = st.engines?.[0];
-  if (!engine) throw new EoError('INVALID_ARGUMENT', 'titleDefaultSection: show the default ranking first (it loads the engine)');
+/** The default ranking on Table 2's title test queries beside BM25 and the analytic-α NN-SSC + BM25 row (its own engine, freed at the end). */
+export async function titleDefaultSection(lesson: FusionLesson, runOf: (id: string) => Run | undefined, hybridRows: { id: string; label: string; run: Run }[], source: TableSource): Promise<TitleDefaultResult> {
+  const { corpus, sample, test } = lesson;
+  const engine = await loadSearchEngine(corpus, { sample, log: (l) => console.log(l) });
   const titleDefault = await searchBatch(engine, test.queries, { rules: true, repair: true });
+  engine.dispose();
   const titleSystems = [
     { id: 'default-ranking', label: 'Default ranking', run: titleDefault.run },
     { id: 'bm25', label: 'BM25', run: runOf('bm25')! },
@@ -164,8 +185,5 @@ export async function titleDefaultSection(lesson: FusionLesson, st: StyleResults
   showTable(toDataFrame(titleEval.rows), { title: 'The default ranking on the title queries (test split)', digits: 4, source });
   const titlePaired = pairedComparisons(titleEval.perQuery['default-ranking'], titleEval.perQuery.bm25, 'Default ranking', 'BM25');
   showTable(toDataFrame(pairedTable(titlePaired)), { title: 'Default ranking − BM25 on the title queries: paired randomization p and bootstrap 95% CI', digits: 4, source });
-  st.titleDefault = titleEval.rows as unknown as TableRow[];
-  st.titlePaired = titlePaired as unknown as TableRow[];
-  for (const e of st.engines ?? []) e.dispose();
-  st.engines = [];
+  return { titleDefault: titleEval.rows as unknown as TableRow[], titlePaired: titlePaired as unknown as TableRow[] };
 }

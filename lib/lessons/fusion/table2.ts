@@ -1,7 +1,10 @@
 // Notebook 05, sections 4–11: Table 2 as the notebook shows it (run files, the paper's and the judge's columns,
 // paired tables, verdict), and every view that follows from it — multiple testing, the self-supervised rows, the α
 // knob, per-query gains, score geometry, ablation, the seed sections, the query styles, the discussion — then
-// results.json. Each method is one notebook cell; what it computed is kept for results.json.
+// results.json. Each step is one notebook cell: a function of the values earlier cells made, which returns what it
+// computed; the notebook keeps those values in named variables and results.json is a pure function of them
+// (`fusionResults`), so cells that do not read each other's values run in any order, and a re-run cell replaces its
+// value and, through its `showMarkdown` key, its sentence.
 import { llmJudgePlan, plannedJudge } from '../../judge/plan';
 import { pairedTable } from '../../metrics/systems';
 import type { PairedComparison, Run } from '../../metrics/types';
@@ -15,11 +18,10 @@ import { paperReportsRow, paperTable2Value, PAPER_TABLE2_CLAIM, TABLE2_DIFFERENC
 import { table2BestColumns, table2JudgeColumns, table2VsReference, withJudgeColumns, withPaperColumns, writeTable2RunFiles, type Table2, type Table2System, type Table2VsReference } from '../../report/table2';
 import type { TableRow, TableSource } from '../../report/types';
 import { tfBackendInfo } from '../../tensor/backend';
-import { readSeedSpread, seedSpreadFiles } from './seed-spread';
 import type { FusionLesson, Table2Plan } from './lesson';
-import { seedEpochRows, seedSpreadMissing, seedSpreadRows, seedSpreadVerdict } from './seed-spread';
-import { seedTable2Section, type SeedTable2Result } from './seed-table';
-import { defaultRankingSection, table2StyleSection, titleDefaultSection, type StyleResults } from './styles';
+import { readSeedSpread, seedEpochRows, seedSpreadFiles, seedSpreadMissing, seedSpreadRows, seedSpreadVerdict } from './seed-spread';
+import type { SeedTable2Result } from './seed-table';
+import { titleDefaultSection, type DefaultRankingResult, type StyleTable2Result, type TitleDefaultResult } from './styles';
 import { alphaTryIt, strongestSemantic, type AlphaTryIt } from './try-it';
 import { gainFigure, gainRows, mostHelpedQuery, scoreGeometryFigure } from './views';
 import { ablationVerdict, alphaTryItVerdict, fusionDiscussion, gainsVerdict, selfSupervisedNote, table2Verdict } from './verdicts';
@@ -28,7 +30,7 @@ import { ablationVerdict, alphaTryItVerdict, fusionDiscussion, gainsVerdict, sel
 export const TABLE2_VIEW_COLUMNS = ['system', 'in paper', 'R@10', 'R@10 (paper)', 'R@20', 'R@20 (paper)', 'R@100', 'R@100 (paper)', 'MAP', 'MAP (paper)', 'MRR', 'MRR (paper)', 'π', 'π (train)', 'P@5', 'P@10', 'P@20', 'judge',
   'α', 'α from', 'trainable params', 'training time (s)', 'backend', 'ΔMAP vs best [95% CI]', 'p (MAP)', 'ΔMRR vs best [95% CI]', 'p (MRR)', 'note'];
 
-/** Table 2 as shown, its views (one method per notebook cell) and what they computed. */
+/** Table 2 as shown (section 4): what the later steps read. Plain values; no step changes it. */
 export interface FusionTable2 {
   lesson: FusionLesson;
   plan: Table2Plan;
@@ -40,33 +42,33 @@ export interface FusionTable2 {
   runFiles: string[];
   /** Source of every test-split table and figure (run and qrels files, settings). */
   source: TableSource;
-  tryIt?: { hybrid: string; alpha: number; result: AlphaTryIt; source: TableSource };
-  gains: PerQueryGain[];
-  /** Typed, keyed `<hybrid> vs <component>` (ablationComparisons); results.json records them so. */
-  ablation: Record<string, PairedComparison[]>;
-  selfSupervisedPaired: TableRow[];
   /** Every row against BM25-stop (null when it has no test run). */
   vsBm25Stop: Table2VsReference | null;
-  seedTable2?: SeedTable2Result;
-  styles?: StyleResults;
-  discussion?: string;
-  showMultipleTesting(): Promise<void>;
-  showSelfSupervised(): void;
-  /** The α knob: re-fuse the strongest hybrid at `alpha` ('analytic' = the reported row). */
-  tryAlpha(alpha: number | 'analytic'): Promise<void>;
-  showGains(): Promise<void>;
-  showScoreGeometry(): Promise<void>;
-  showAblation(): void;
-  showSeedSpread(): void;
-  /** Table 2 over the NN-SSC seeds in `seeds` (their checkpoints from `bench/nnssc-seeds.cjs`), or what the seed run adds. */
-  showSeedTable2(seeds: readonly number[]): Promise<void>;
-  showStyleTable2(): void;
-  showDefaultRanking(): Promise<void>;
-  showDefaultRankingOnTitles(): Promise<void>;
-  showDiscussion(): void;
-  /** results.json (every table above, the shown text), then the figure renderer is closed. */
-  writeResults(): Promise<string>;
 }
+
+/** What the α knob made (section 6): the hybrid it re-fused, the α and the re-fused rows and curve. */
+export interface FusionTryIt {
+  hybrid: string;
+  alpha: number;
+  result: AlphaTryIt;
+  source: TableSource;
+}
+
+/** The keys of notebook 05's generated sentences (`showMarkdown`'s `key`): in notebook order, so results.json lists them so. */
+export const FUSION_TEXT_KEYS = Object.freeze({
+  table2: '05.04a table 2 verdict',
+  vsBm25Stop: '05.04b every row vs BM25-stop',
+  holm: '05.05a Holm note',
+  selfSupervised: '05.05b self-supervised rows',
+  tryIt: '05.06b try it verdict',
+  tryItCaption: '05.06a try it figure',
+  gains: '05.07b per-query gains verdict',
+  gainsCaption: '05.07a per-query gains figure',
+  scoreGeometry: '05.08 score geometry figure',
+  ablation: '05.09a ablation verdict',
+  seedSpread: '05.09b seed spread',
+  discussion: '05.12 discussion',
+});
 
 /**
  * Section 4: write every row's run files, add the judge's P@K and the paper's columns, show Table 2, every row
@@ -90,112 +92,152 @@ export async function table2Section(lesson: FusionLesson, plan: Table2Plan, syst
     table, claim: PAPER_TABLE2_CLAIM, paperValue: paperTable2Value, inPaper: paperReportsRow,
     reasons: [TABLE2_DIFFERENCES.queries, TABLE2_DIFFERENCES.encoder, TABLE2_DIFFERENCES.finetune, TABLE2_DIFFERENCES.nnssc, TABLE2_DIFFERENCES.benchmark],
     sample, queries: test.queries.length, datasets: corpus.datasets.length, writerLabel: bench.writerLabel,
-  }));
+  }), { key: FUSION_TEXT_KEYS.table2 });
   // every row against the strong short baseline (lib/retrieve/bm25-stop.ts), Holm over the rows compared with it
   const vsBm25Stop = table2VsReference(table, systems, 'bm25-stop', { paired: { seed: 42, permutations: 10000, bootstrapSamples: 10000 } });
   if (vsBm25Stop) {
     showTable(toDataFrame(vsBm25Stop.rows.filter((r) => ['MAP', 'MRR', 'R@10'].includes(String(r.metric)))), {
       title: `Every row − ${vsBm25Stop.reference.label} (the strong short lexical baseline), MAP, MRR and R@10: paired randomization p, bootstrap 95% CI, Holm per metric`, digits: 4, maxRows: 400, source,
     });
-    showMarkdown(vsReferenceVerdict(vsBm25Stop.comparisons, vsBm25Stop.reference.label, 'MAP'));
   }
+  showMarkdown(vsBm25Stop ? vsReferenceVerdict(vsBm25Stop.comparisons, vsBm25Stop.reference.label, 'MAP') : '', { key: FUSION_TEXT_KEYS.vsBm25Stop });
+  return { lesson, plan, systems, table, view, judged, runFiles, source, vsBm25Stop };
+}
 
-  const t2: FusionTable2 = {
-    lesson, plan, systems, table, view, judged, runFiles, source, gains: [], ablation: {}, selfSupervisedPaired: [], vsBm25Stop,
-    showMultipleTesting: async () => {
-      showMarkdown(table.holmNote);
-      if (!table.tukey) return;
-      showTable(toDataFrame(tukeyRows(table.tukey)), { title: `Randomised Tukey HSD on ${table.tukey.metric}: p for every pair of rows (${table.tukey.n} queries, ${table.tukey.permutations} permutations)`, digits: 3 });
-      await showFigure(tukeyHeatmap(table.tukey, { title: `Tukey HSD p on ${table.tukey.metric}` }), { name: 'tukey-hsd', notebook });
-    },
-    showSelfSupervised: () => {
-      showMarkdown(selfSupervisedNote({ found: lesson.selfSupervised.found, missing: lesson.selfSupervised.missing, sample }));
-      t2.selfSupervisedPaired = selfSupervisedPairedRows(table, systems);
-      if (t2.selfSupervisedPaired.length > 0) showTable(toDataFrame(t2.selfSupervisedPaired), { title: 'Corpus self-supervised rows − their plain rows (test split): Δ, bootstrap 95% CI, paired randomization p', digits: 4, maxRows: 100, source });
-    },
-    tryAlpha: async (choice) => {
-      const semId = strongestSemantic(lesson.hybrids);
-      const hybrid = lesson.hybrids[semId];
-      const alpha = choice === 'analytic' ? hybrid.analytic.alpha! : choice;
-      const label = lesson.scorers[semId].label;
-      const result = alphaTryIt({ corpus, test, hybrid, semantic: lesson.scored[semId], lexical: lesson.scored.bm25, alpha });
-      const trySource = runFilesSource(runFiles, { split: 'test', hybrid: `${label} + BM25`, 'your α': alpha, 'analytic α': hybrid.analyticRecord.alpha, 'grid α': hybrid.gridRecord.alpha, sample }, { split: 'test', ids: [semId, 'bm25'] });
-      t2.tryIt = { hybrid: semId, alpha, result, source: trySource };
-      showTable(toDataFrame(result.rows), { title: `Try it: ${label} + BM25 at α = ${alpha.toFixed(3)}`, digits: 4, best: { MAP: 'max', MRR: 'max', 'R@10': 'max' }, source: trySource });
-      await showFigure(result.figure, { name: 'alpha-try-it', notebook });
-      showMarkdown(sourceCaption('Figure: test MAP vs α (re-fused from the component runs\' score vectors), analytic, grid and your α marked.', trySource));
-      showMarkdown(alphaTryItVerdict(result, label));
-    },
-    showGains: async () => {
-      t2.gains = hybridGains(table, systems, table2GainPairs(plan.rows));
-      if (t2.gains.length === 0) return;
-      await showFigure(gainFigure(t2.gains), { name: 'per-query-gain', notebook });
-      showMarkdown(sourceCaption('Figure: per-query ΔAP of each hybrid over each component, test split, sorted.', source));
-      showTable(toDataFrame(gainRows(t2.gains)), { title: 'Per-query gains (AP)', digits: 4, source });
-      showMarkdown(gainsVerdict(t2.gains));
-    },
-    showScoreGeometry: async () => {
-      const semId = t2.tryIt?.hybrid ?? strongestSemantic(lesson.hybrids);
-      const alpha = lesson.hybrids[semId].analytic.alpha!;
-      const qid = mostHelpedQuery(table, `${semId}+bm25`, semId) ?? test.queries[0].id;
-      const qi = test.queries.findIndex((q) => q.id === qid);
-      await showFigure(scoreGeometryFigure({
-        corpus, query: test.queries[qi], qrels: test.qrels, semantic: lesson.scored[semId].test.scores[qi], lexical: lesson.scored.bm25.test.scores[qi],
-        alpha, semanticLabel: lesson.scorers[semId].label,
-      }), { name: 'score-geometry', notebook });
-      showMarkdown(sourceCaption(`Figure: score geometry of test query ${qid} at α = ${alpha.toFixed(3)}.`, t2.tryIt?.source ?? source));
-    },
-    showAblation: () => {
-      t2.ablation = ablationComparisons(table, ['nnssc+bm25', 'NN-SSC + BM25'], [['nnssc', 'NN-SSC'], ['bm25', 'BM25']]);
-      for (const [k, cs] of Object.entries(t2.ablation)) showTable(toDataFrame(pairedTable(cs)), { title: `Ablation: ${k}`, digits: 4, source });
-      if (Object.keys(t2.ablation).length === 0) console.log('ablation not available: run 04-nnssc');
-      else showMarkdown(ablationVerdict(t2.ablation));
-    },
-    showSeedSpread: () => {
-      const files = seedSpreadFiles(sample);
-      for (const file of files) {
-        const spread = readSeedSpread(file);
-        const from = { note: `from ${file.split('/').slice(-3).join('/')}; test split, ${test.queries.length} queries` };
-        showTable(toDataFrame(seedSpreadRows(spread)), { title: `NN-SSC over ${spread.seeds.length} seeds, trained ≤ ${spread.stopping.maxEpochs} epochs with patience ${spread.stopping.patience}: spread of each row, and the seed ensemble`, source: from });
-        showTable(toDataFrame(seedEpochRows(spread)), { title: `Per seed (≤ ${spread.stopping.maxEpochs} epochs, patience ${spread.stopping.patience}): where early stopping kept the weights`, source: from });
-        showMarkdown(seedSpreadVerdict(spread));
-      }
-      if (files.length === 0) showMarkdown(seedSpreadMissing(sample));
-    },
-    showSeedTable2: async (seeds) => {
-      t2.seedTable2 = await seedTable2Section(t2, seeds);
-    },
-    showStyleTable2: () => {
-      t2.styles = table2StyleSection(lesson);
-    },
-    showDefaultRanking: async () => {
-      if (!t2.styles) t2.styles = table2StyleSection(lesson);
-      await defaultRankingSection(lesson, t2.styles);
-    },
-    showDefaultRankingOnTitles: async () => {
-      if (!t2.styles) t2.styles = table2StyleSection(lesson);
-      const runOf = (id: string): Run | undefined => systems.find((s) => s.id === id)?.test;
-      await titleDefaultSection(lesson, t2.styles, runOf, systems.filter((s) => s.id === 'nnssc+bm25' && s.test).map((s) => ({ id: s.id, label: s.label, run: s.test! })), source);
-    },
-    showDiscussion: () => {
-      t2.discussion = fusionDiscussion({ table, hybrids: Object.values(lesson.hybrids), gains: t2.gains, queries: test.queries.length, writerLabel: bench.writerLabel });
-      showMarkdown(t2.discussion);
-    },
-    writeResults: async () => {
-      const base = lesson.base;
-      const file = writeResults(notebook, fusionResults(t2, base ? { id: base.encoder.id, backend: base.encoder.backend } : null, tfBackendInfo()?.name ?? null));
-      await closeFigureRenderer();
-      return file;
-    },
-  };
-  return t2;
+/** Section 5: Holm's note, and the randomised Tukey HSD over every pair of rows with its heatmap. */
+export async function showMultipleTesting(t2: FusionTable2): Promise<void> {
+  const { table } = t2;
+  showMarkdown(table.holmNote, { key: FUSION_TEXT_KEYS.holm });
+  if (!table.tukey) return;
+  showTable(toDataFrame(tukeyRows(table.tukey)), { title: `Randomised Tukey HSD on ${table.tukey.metric}: p for every pair of rows (${table.tukey.n} queries, ${table.tukey.permutations} permutations)`, digits: 3 });
+  await showFigure(tukeyHeatmap(table.tukey, { title: `Tukey HSD p on ${table.tukey.metric}` }), { name: 'tukey-hsd', notebook: t2.lesson.notebook });
+}
+
+/** Section 5: the corpus self-supervised rows against their plain rows (test split); returns the paired rows. */
+export function selfSupervisedSection(t2: FusionTable2): TableRow[] {
+  const { lesson, table, systems, source } = t2;
+  showMarkdown(selfSupervisedNote({ found: lesson.selfSupervised.found, missing: lesson.selfSupervised.missing, sample: lesson.sample }), { key: FUSION_TEXT_KEYS.selfSupervised });
+  const paired = selfSupervisedPairedRows(table, systems);
+  if (paired.length > 0) showTable(toDataFrame(paired), { title: 'Corpus self-supervised rows − their plain rows (test split): Δ, bootstrap 95% CI, paired randomization p', digits: 4, maxRows: 100, source });
+  return paired;
+}
+
+/** Section 6, the α knob: re-fuse the strongest hybrid at `choice` ('analytic' = the reported row). */
+export async function tryAlphaSection(t2: FusionTable2, choice: number | 'analytic'): Promise<FusionTryIt> {
+  const { lesson, runFiles } = t2;
+  const { corpus, test, sample, notebook } = lesson;
+  const semId = strongestSemantic(lesson.hybrids);
+  const hybrid = lesson.hybrids[semId];
+  const alpha = choice === 'analytic' ? hybrid.analytic.alpha! : choice;
+  const label = lesson.scorers[semId].label;
+  const result = alphaTryIt({ corpus, test, hybrid, semantic: lesson.scored[semId], lexical: lesson.scored.bm25, alpha });
+  const source = runFilesSource(runFiles, { split: 'test', hybrid: `${label} + BM25`, 'your α': alpha, 'analytic α': hybrid.analyticRecord.alpha, 'grid α': hybrid.gridRecord.alpha, sample }, { split: 'test', ids: [semId, 'bm25'] });
+  showTable(toDataFrame(result.rows), { title: `Try it: ${label} + BM25 at α = ${alpha.toFixed(3)}`, digits: 4, best: { MAP: 'max', MRR: 'max', 'R@10': 'max' }, source });
+  await showFigure(result.figure, { name: 'alpha-try-it', notebook });
+  showMarkdown(sourceCaption('Figure: test MAP vs α (re-fused from the component runs\' score vectors), analytic, grid and your α marked.', source), { key: FUSION_TEXT_KEYS.tryItCaption });
+  showMarkdown(alphaTryItVerdict(result, label), { key: FUSION_TEXT_KEYS.tryIt });
+  return { hybrid: semId, alpha, result, source };
+}
+
+/** Section 7: per-query ΔAP of each hybrid over each of its components; returns the gains. */
+export async function gainsSection(t2: FusionTable2): Promise<PerQueryGain[]> {
+  const { table, systems, plan, source, lesson } = t2;
+  const gains = hybridGains(table, systems, table2GainPairs(plan.rows));
+  if (gains.length > 0) {
+    await showFigure(gainFigure(gains), { name: 'per-query-gain', notebook: lesson.notebook });
+    showTable(toDataFrame(gainRows(gains)), { title: 'Per-query gains (AP)', digits: 4, source });
+  }
+  showMarkdown(gains.length ? sourceCaption('Figure: per-query ΔAP of each hybrid over each component, test split, sorted.', source) : '', { key: FUSION_TEXT_KEYS.gainsCaption });
+  showMarkdown(gains.length ? gainsVerdict(gains) : '', { key: FUSION_TEXT_KEYS.gains });
+  return gains;
+}
+
+/**
+ * Section 8: the score geometry of the test query the strongest hybrid helped most, at its analytic α; the hybrid
+ * is the one `tryIt` re-fused when given (the knob's hybrid), else the strongest.
+ */
+export async function scoreGeometrySection(t2: FusionTable2, tryIt: FusionTryIt | null = null): Promise<void> {
+  const { lesson, table, source } = t2;
+  const { corpus, test, notebook } = lesson;
+  const semId = tryIt?.hybrid ?? strongestSemantic(lesson.hybrids);
+  const alpha = lesson.hybrids[semId].analytic.alpha!;
+  const qid = mostHelpedQuery(table, `${semId}+bm25`, semId) ?? test.queries[0].id;
+  const qi = test.queries.findIndex((q) => q.id === qid);
+  await showFigure(scoreGeometryFigure({
+    corpus, query: test.queries[qi], qrels: test.qrels, semantic: lesson.scored[semId].test.scores[qi], lexical: lesson.scored.bm25.test.scores[qi],
+    alpha, semanticLabel: lesson.scorers[semId].label,
+  }), { name: 'score-geometry', notebook });
+  showMarkdown(sourceCaption(`Figure: score geometry of test query ${qid} at α = ${alpha.toFixed(3)}.`, tryIt?.source ?? source), { key: FUSION_TEXT_KEYS.scoreGeometry });
+}
+
+/** Section 9: NN-SSC + BM25 without each component; typed, keyed `<hybrid> vs <component>` (`ablationComparisons`). */
+export function ablationSection(t2: FusionTable2): Record<string, PairedComparison[]> {
+  const { table, source } = t2;
+  const ablation = ablationComparisons(table, ['nnssc+bm25', 'NN-SSC + BM25'], [['nnssc', 'NN-SSC'], ['bm25', 'BM25']]);
+  for (const [k, cs] of Object.entries(ablation)) showTable(toDataFrame(pairedTable(cs)), { title: `Ablation: ${k}`, digits: 4, source });
+  if (Object.keys(ablation).length === 0) console.log('ablation not available: run 04-nnssc');
+  showMarkdown(Object.keys(ablation).length ? ablationVerdict(ablation) : '', { key: FUSION_TEXT_KEYS.ablation });
+  return ablation;
+}
+
+/** Section 9: the seed bench's spread of the NN-SSC rows, where it was run (`bench/nnssc-seeds.cjs`). */
+export function seedSpreadSection(t2: FusionTable2): void {
+  const { sample, test } = t2.lesson;
+  const files = seedSpreadFiles(sample);
+  const texts: string[] = [];
+  for (const file of files) {
+    const spread = readSeedSpread(file);
+    const from = { note: `from ${file.split('/').slice(-3).join('/')}; test split, ${test.queries.length} queries` };
+    showTable(toDataFrame(seedSpreadRows(spread)), { title: `NN-SSC over ${spread.seeds.length} seeds, trained ≤ ${spread.stopping.maxEpochs} epochs with patience ${spread.stopping.patience}: spread of each row, and the seed ensemble`, source: from });
+    showTable(toDataFrame(seedEpochRows(spread)), { title: `Per seed (≤ ${spread.stopping.maxEpochs} epochs, patience ${spread.stopping.patience}): where early stopping kept the weights`, source: from });
+    texts.push(seedSpreadVerdict(spread));
+  }
+  if (files.length === 0) texts.push(seedSpreadMissing(sample));
+  showMarkdown(texts.join('\n\n'), { key: FUSION_TEXT_KEYS.seedSpread });
+}
+
+/** Section 10: the default ranking on Table 2's title test queries beside BM25 and the analytic-α NN-SSC + BM25 row. */
+export async function titleDefaultRankingSection(t2: FusionTable2): Promise<TitleDefaultResult> {
+  const { systems, source, lesson } = t2;
+  const runOf = (id: string): Run | undefined => systems.find((s) => s.id === id)?.test;
+  return titleDefaultSection(lesson, runOf, systems.filter((s) => s.id === 'nnssc+bm25' && s.test).map((s) => ({ id: s.id, label: s.label, run: s.test! })), source);
+}
+
+/** Section 12: the discussion, written from Table 2, the fusion records and the per-query gains. */
+export function discussionSection(t2: FusionTable2, gains: readonly PerQueryGain[]): string {
+  const { table, lesson } = t2;
+  const discussion = fusionDiscussion({ table, hybrids: Object.values(lesson.hybrids), gains: [...gains], queries: lesson.test.queries.length, writerLabel: lesson.bench.writerLabel });
+  showMarkdown(discussion, { key: FUSION_TEXT_KEYS.discussion });
+  return discussion;
+}
+
+/** What the cells of sections 5–12 made, by name: results.json is a function of these and Table 2 only. */
+export interface FusionSteps {
+  selfSupervisedPaired?: TableRow[];
+  tryIt?: FusionTryIt | null;
+  gains?: PerQueryGain[];
+  ablation?: Record<string, PairedComparison[]>;
+  seedTable2?: SeedTable2Result | null;
+  styleTable2?: StyleTable2Result | null;
+  defaultRanking?: DefaultRankingResult | null;
+  titleDefault?: TitleDefaultResult | null;
+  discussion?: string | null;
+}
+
+/** results.json (Table 2, what `steps` made, the shown text), then the figure renderer is closed. */
+export async function writeFusionResults(t2: FusionTable2, steps: FusionSteps): Promise<string> {
+  const base = t2.lesson.base;
+  const file = writeResults(t2.lesson.notebook, fusionResults(t2, steps, base ? { id: base.encoder.id, backend: base.encoder.backend } : null, tfBackendInfo()?.name ?? null));
+  await closeFigureRenderer();
+  return file;
 }
 
 /** results.json of notebook 05 (the same keys and tables as before this module; `seedTable2` added). */
-export function fusionResults(t2: FusionTable2, encoder: { id: string; backend?: string } | null, tfBackend: string | null): Record<string, unknown> {
+export function fusionResults(t2: FusionTable2, steps: FusionSteps, encoder: { id: string; backend?: string } | null, tfBackend: string | null): Record<string, unknown> {
   const { lesson, table } = t2;
   const { sample, test, bench, hybrids } = lesson;
-  const tryIt = t2.tryIt;
+  const tryIt = steps.tryIt;
+  const styles = steps.styleTable2;
   return {
     sample,
     split: 'test',
@@ -213,8 +255,8 @@ export function fusionResults(t2: FusionTable2, encoder: { id: string; backend?:
     best: table.best,
     alpha: lesson.alphaRows ?? [],
     tryIt: tryIt ? { knobs: 'α', hybrid: tryIt.hybrid, setting: `α=${tryIt.alpha}`, changed: !tryIt.result.isReported, rows: tryIt.result.rows, curve: tryIt.result.curve } : null,
-    ablation: t2.ablation,
-    perQueryGains: gainRows(t2.gains),
+    ablation: steps.ablation ?? {},
+    perQueryGains: gainRows(steps.gains ?? []),
     runFiles: t2.runFiles.map((f) => f.split('/').pop()),
     encoder: encoder?.id ?? null,
     encoderBackend: encoder?.backend,
@@ -223,15 +265,15 @@ export function fusionResults(t2: FusionTable2, encoder: { id: string; backend?:
     selfSupervised: {
       found: lesson.selfSupervised.found.map((f) => ({ scorer: f.spec.scorer, label: f.spec.label, checkpoint: f.dir })),
       missing: lesson.selfSupervised.missing.map((m) => ({ scorer: m.spec.scorer, label: m.spec.label, why: m.why })),
-      paired: t2.selfSupervisedPaired,
+      paired: steps.selfSupervisedPaired ?? [],
     },
     fusionRecords: Object.fromEntries(Object.entries(hybrids).map(([k, h]) => [k, { analytic: h.analyticRecord.alpha, grid: h.gridRecord.alpha }])),
-    discussion: t2.discussion ?? null,
-    styles: t2.styles ? {
-      half: 'test', queries: lesson.styles.queries.length, table2: t2.styles.table2, ranking: t2.styles.ranking ?? [], titleDefault: t2.styles.titleDefault ?? [], titlePaired: t2.styles.titlePaired ?? [],
-      table2VsBm25Stop: t2.styles.table2VsBm25Stop, rankingVsBm25Stop: t2.styles.rankingVsBm25Stop ?? [],
+    discussion: steps.discussion ?? null,
+    styles: styles ? {
+      half: 'test', queries: lesson.styles.queries.length, table2: styles.table2, ranking: steps.defaultRanking?.ranking ?? [], titleDefault: steps.titleDefault?.titleDefault ?? [], titlePaired: steps.titleDefault?.titlePaired ?? [],
+      table2VsBm25Stop: styles.table2VsBm25Stop, rankingVsBm25Stop: steps.defaultRanking?.rankingVsBm25Stop ?? [],
     } : null,
-    seedTable2: t2.seedTable2 ?? null,
+    seedTable2: steps.seedTable2 ?? null,
     notebookSeconds: (Date.now() - lesson.started) / 1000,
   };
 }
