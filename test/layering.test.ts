@@ -22,7 +22,7 @@ import * as path from 'node:path';
  *   search          the one query path: route → retrieve → fuse → rerank → explain
  *   study           the experiment harness: scorers over both splits, hybrids studied, style rows, rerank experiments
  *   serve, report   HTTP service and page; tables, figures, results files
- *   lessons         one module per notebook: its verdict text, "Try it" knobs, result assembly
+ *   lessons         one folder per notebook (05-fusion/ …): the steps its cells call, its text, "Try it" knobs, results
  *   cli             the `eo` command
  *   index           lib/index.ts, the public entry point (nothing in lib/ imports it)
  */

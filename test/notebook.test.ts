@@ -282,7 +282,7 @@ for (const nb of notebooks) {
 
 /**
  * Notebook 05 with its cells in another order and two cells run twice: the cells of sections 5–12 are steps that
- * take values and return values (lib/lessons/fusion/table2.ts), so the results.json it writes is the one the
+ * take values and return values (lib/lessons/05-fusion/table2.ts), so the results.json it writes is the one the
  * notebook as shipped wrote, but for wall times and the folder the run files are in.
  */
 const FUSION_REORDERED: readonly { move: string; before?: string; after?: string; copy?: boolean }[] = [

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { holmAdjust, type PairedComparison, type Qrels, type Run } from '../lib/metrics';
 import { pairedPhraseProblems } from '../lib/lessons/claims';
-import { clauseProblems, pairedClauses } from '../lib/lessons/llm-rerank/claims';
+import { clauseProblems, pairedClauses } from '../lib/lessons/06-llm-rerank/claims';
 import { ablationComparisons, buildTable2, gainSentence, holmNote, pairedSentence, pairedText, tukeyHeatmap, tukeyRows } from '../lib/report';
 import { applyRerankHolm, rerankTableRows, type RerankTable } from '../lib/rerank';
 import { mulberry32 } from '../lib/util/random';

@@ -1,7 +1,7 @@
 /**
  * Columns of the rerank tables that combine stages: the judge's P@K columns beside the citation metrics, the
  * judge-vs-citation comparison, and the paper's numbers beside ours. The notebooks' verdicts and display rows built
- * on them live in lib/lessons/llm-rerank.
+ * on them live in lib/lessons/06-llm-rerank.
  */
 import type { DatasetRecord } from '../data/types';
 import { judgeColumns, judgeFailureNote, judgeVsCitation, type JudgeColumns, type JudgeVsCitation } from '../judge';

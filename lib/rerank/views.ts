@@ -1,5 +1,5 @@
 // Per-query views of rerank outcomes that other stages use (the judge columns, the audits). The notebooks' display
-// rows (backbones, weights, repairs, cost, tool use) live in lib/lessons/llm-rerank.
+// rows (backbones, weights, repairs, cost, tool use) live in lib/lessons/06-llm-rerank.
 import { sortRunEntries } from '../metrics/rank';
 import { RUN_PARTS_TOP_K, runScoreParts, setRunScoreParts, type RunPartsTable, type RunScoreParts } from '../metrics/run-parts';
 import type { SystemRun } from '../metrics/systems';

@@ -3,25 +3,25 @@
  * paper's, the label holes with what they change, the per-query scatter with its counts, the query-style benchmark,
  * the Try-it knob (BM25's k1 and b), and its claim check.
  */
-import { labelHoles, labelHolesRows, type LabelHoles } from '../bench/holes';
-import { buildStyleBenchmark, styleBenchmarkReport } from '../bench/styles/build';
-import { readTuningLog, tuningLogSentence, tuningLogSummary } from '../bench/tuning-log';
-import type { BenchSplitView } from '../bench/types';
-import type { Corpus } from '../data/types';
-import { METRIC_NAMES, type MetricName, type MetricRow, type PerQueryMetrics } from '../metrics/types';
-import type { SystemRun } from '../metrics/systems';
-import { showFigure, showMarkdown, showTable } from '../report/display';
-import { perQueryScatterFigure } from '../report/figures';
-import { perQueryGain } from '../report/fusion';
-import { metricsVerdict, paperComparisonSentence, sampleNote, sourceCaption } from '../report/lesson';
-import { signed } from '../report/numbers';
-import { paperTable2Value } from '../report/paper';
-import { styleTableRows, styleVerdict } from '../report/styles';
-import type { TableSource } from '../report/types';
-import type { CorpusScorer } from '../retrieve/scorers';
-import { hybridStyleRuns, scoreStyleQueries, styleRows } from '../study/style-eval';
-import { comparisonsIn, registerClaimCheck, shownWith, styleVerdictProblems, type Json } from './claims';
-import { changePaperValue, metricsVerdictProblems, pairedVerdictProblems, paperSentenceProblems, replacedInShown, sameMetrics, sampleNoteProblems, swapMetricWinner } from './verdict-claims';
+import { labelHoles, labelHolesRows, type LabelHoles } from '../../bench/holes';
+import { buildStyleBenchmark, styleBenchmarkReport } from '../../bench/styles/build';
+import { readTuningLog, tuningLogSentence, tuningLogSummary } from '../../bench/tuning-log';
+import type { BenchSplitView } from '../../bench/types';
+import type { Corpus } from '../../data/types';
+import { METRIC_NAMES, type MetricName, type MetricRow, type PerQueryMetrics } from '../../metrics/types';
+import type { SystemRun } from '../../metrics/systems';
+import { showFigure, showMarkdown, showTable } from '../../report/display';
+import { perQueryScatterFigure } from '../../report/figures';
+import { perQueryGain } from '../../report/fusion';
+import { metricsVerdict, paperComparisonSentence, sampleNote, sourceCaption } from '../../report/lesson';
+import { signed } from '../../report/numbers';
+import { paperTable2Value } from '../../report/paper';
+import { styleTableRows, styleVerdict } from '../../report/styles';
+import type { TableSource } from '../../report/types';
+import type { CorpusScorer } from '../../retrieve/scorers';
+import { hybridStyleRuns, scoreStyleQueries, styleRows } from '../../study/style-eval';
+import { comparisonsIn, registerClaimCheck, shownWith, styleVerdictProblems, type Json } from '../claims';
+import { changePaperValue, metricsVerdictProblems, pairedVerdictProblems, paperSentenceProblems, replacedInShown, sameMetrics, sampleNoteProblems, swapMetricWinner } from '../verdict-claims';
 
 /** The rows of Table 2 that notebook 02 reproduces, with the paper's value beside ours. */
 export const BASELINE_ROWS = ['BM25', 'Cosine (base)'] as const;

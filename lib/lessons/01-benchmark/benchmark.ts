@@ -2,20 +2,20 @@
  * Views of notebook 01 (the benchmark) that only it needs: the size tables beside NASA-EO-Bench's, the figures of
  * positives, DAACs and the split, the "try it" split knob, the leakage view, the example queries, the paper-scale
  * section, their generated sentences, and the claim check of those sentences. The paper's numbers live in
- * lib/bench/paper.ts; the scale model's reader in lib/lessons/paper-scale.ts.
+ * lib/bench/paper.ts; the scale model's reader in lib/lessons/01-benchmark/paper-scale.ts.
  */
-import { NASA_EO_BENCH } from '../bench/paper';
-import type { BenchmarkStats } from '../bench/stats';
-import type { LeakageAudit } from '../bench/leakage';
-import { leakageRows, leakageSummary } from '../bench/leakage';
-import type { Benchmark, Split } from '../bench/types';
-import { showFigure, showMarkdown, showTable } from '../report/display';
-import { barFigure, histogramFigure } from '../report/figures';
-import { toDataFrame } from '../report/frame';
-import { sourceCaption } from '../report/lesson';
+import { NASA_EO_BENCH } from '../../bench/paper';
+import type { BenchmarkStats } from '../../bench/stats';
+import type { LeakageAudit } from '../../bench/leakage';
+import { leakageRows, leakageSummary } from '../../bench/leakage';
+import type { Benchmark, Split } from '../../bench/types';
+import { showFigure, showMarkdown, showTable } from '../../report/display';
+import { barFigure, histogramFigure } from '../../report/figures';
+import { toDataFrame } from '../../report/frame';
+import { sourceCaption } from '../../report/lesson';
 import { defaultPaperScaleFile, paperScaleMissing, paperScaleRows, paperScaleVerdict, readPaperScale } from './paper-scale';
-import type { Figure, TableRow, TableSource } from '../report/types';
-import { findShown, registerClaimCheck, shownSentences, withShownSentence, type Json } from './claims';
+import type { Figure, TableRow, TableSource } from '../../report/types';
+import { findShown, registerClaimCheck, shownSentences, withShownSentence, type Json } from '../claims';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const rel = (ours: number, paper: number) => (ours > paper ? 'more than' : ours < paper ? 'fewer than' : 'as many as');

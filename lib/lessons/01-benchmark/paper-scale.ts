@@ -5,11 +5,11 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EoError } from '../errors';
-import { repoRoot } from '../util/paths';
-import { readBenchJson } from '../report/bench-json';
-import { repoRelativePath } from '../report/frame';
-import type { TableRow } from '../report/types';
+import { EoError } from '../../errors';
+import { repoRoot } from '../../util/paths';
+import { readBenchJson } from '../../report/bench-json';
+import { repoRelativePath } from '../../report/frame';
+import type { TableRow } from '../../report/types';
 
 /** One timed stage of the scale model (or a skipped one, with `skipped` set). */
 export interface PaperScaleStage {

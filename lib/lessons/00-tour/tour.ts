@@ -3,15 +3,15 @@
  * The text after each result is generated from the numbers here, never typed in the notebook; the claim check at the
  * bottom re-derives each sentence from the results file.
  */
-import type { Corpus, Publication } from '../data/types';
-import { sortRunEntries } from '../metrics/rank';
-import type { RunEntry } from '../metrics/types';
-import { EoError } from '../errors';
-import { showMarkdown, showTable } from '../report/display';
-import { toDataFrame } from '../report/frame';
-import { rankedDatasetRows } from '../report/ranked';
-import type { TableSource } from '../report/types';
-import { findShown, registerClaimCheck, withShownSentence, type Json } from './claims';
+import type { Corpus, Publication } from '../../data/types';
+import { sortRunEntries } from '../../metrics/rank';
+import type { RunEntry } from '../../metrics/types';
+import { EoError } from '../../errors';
+import { showMarkdown, showTable } from '../../report/display';
+import { toDataFrame } from '../../report/frame';
+import { rankedDatasetRows } from '../../report/ranked';
+import type { TableSource } from '../../report/types';
+import { findShown, registerClaimCheck, withShownSentence, type Json } from '../claims';
 
 /** Datasets per DAAC as `{ DAAC, datasets, share }` rows, largest first (ties by name). */
 export function datasetsPerDaacRows(corpus: Pick<Corpus, 'datasets'>): { DAAC: string; datasets: number; share: number }[] {

@@ -7,7 +7,7 @@ import { comparisonsIn, registerClaimCheck, shownSentences, withShownSentence, t
 import {
   clauseProblems, resultsCopy, costPlanProblems, falsifyCostPlans, falsifyQueriesSentence, falsifyRerankVerdict, gainsBySystem,
   pairedClauses, queriesSentenceProblems, rerankVerdictProblems,
-} from '../llm-rerank/claims';
+} from '../06-llm-rerank/claims';
 
 type Row = Record<string, unknown>;
 const isRow = (x: unknown): x is Row => typeof x === 'object' && x !== null && !Array.isArray(x);

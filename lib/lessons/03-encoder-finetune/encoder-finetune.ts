@@ -3,36 +3,36 @@
  * paper's, the training log lines, the learning curve and validation table with the paragraph generated from them,
  * the test verdict, the per-query scatter, the Try-it knobs (learning rate, steps), and its claim check.
  */
-import { benchmarkSplit } from '../bench/build';
-import type { TuningLog } from '../bench/tuning-log';
-import { NASA_EO_BENCH } from '../bench/paper';
-import type { Benchmark } from '../bench/types';
-import type { Corpus } from '../data/types';
-import { EoError } from '../errors';
-import type { SentenceEncoder } from '../encode/types';
-import type { PairedComparison, PerQueryMetrics, MetricRow, Run } from '../metrics/types';
-import { winsLossesTies } from '../metrics/paired';
-import { embedCorpusShowingProgress } from '../report/corpus-embeddings';
-import { showFigure, showMarkdown, showTable } from '../report/display';
-import { perQueryScatterFigure, scatterFigure } from '../report/figures';
-import { settingRows } from '../report/frame';
-import { pairedVerdict, resultVerdict, sampleNote, sourceCaption, trainingVerdict } from '../report/lesson';
-import { paperTable2Value, TABLE2_DIFFERENCES } from '../report/paper';
-import type { Figure, TableRow, TableSource } from '../report/types';
-import { denseScorer, scoreQueries } from '../retrieve/scorers';
-import { evaluateSystems, pairedComparisons, pairedTable } from '../metrics/systems';
-import type { StaticArtefact } from '../train/static-artefact';
-import { DEFAULT_STATIC_TRAIN_CONFIG } from '../train/static';
-import { staticCosineScorer } from '../retrieve/static-scorer';
-import { loadOrTrainFinetunedEncoder, type FinetunedEncoderArtefact, type FinetuneTrainingSummary } from '../train/artefacts';
-import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, PAPER_FINETUNE_STATED, TINY_FINETUNE_CONFIG, defaultFinetuneDir, type FinetuneConfig, type FinetuneStep, type FinetuneValidation } from '../train/finetune';
-import { repoRelativePath } from '../util/paths';
-import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult, showTrainingTryIt, trainingScaleClause, type TrainingTryItContext } from './try-it';
-import { registerClaimCheck, shownWith, type Json } from './claims';
+import { benchmarkSplit } from '../../bench/build';
+import type { TuningLog } from '../../bench/tuning-log';
+import { NASA_EO_BENCH } from '../../bench/paper';
+import type { Benchmark } from '../../bench/types';
+import type { Corpus } from '../../data/types';
+import { EoError } from '../../errors';
+import type { SentenceEncoder } from '../../encode/types';
+import type { PairedComparison, PerQueryMetrics, MetricRow, Run } from '../../metrics/types';
+import { winsLossesTies } from '../../metrics/paired';
+import { embedCorpusShowingProgress } from '../../report/corpus-embeddings';
+import { showFigure, showMarkdown, showTable } from '../../report/display';
+import { perQueryScatterFigure, scatterFigure } from '../../report/figures';
+import { settingRows } from '../../report/frame';
+import { pairedVerdict, resultVerdict, sampleNote, sourceCaption, trainingVerdict } from '../../report/lesson';
+import { paperTable2Value, TABLE2_DIFFERENCES } from '../../report/paper';
+import type { Figure, TableRow, TableSource } from '../../report/types';
+import { denseScorer, scoreQueries } from '../../retrieve/scorers';
+import { evaluateSystems, pairedComparisons, pairedTable } from '../../metrics/systems';
+import type { StaticArtefact } from '../../train/static-artefact';
+import { DEFAULT_STATIC_TRAIN_CONFIG } from '../../train/static';
+import { staticCosineScorer } from '../../retrieve/static-scorer';
+import { loadOrTrainFinetunedEncoder, type FinetunedEncoderArtefact, type FinetuneTrainingSummary } from '../../train/artefacts';
+import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, PAPER_FINETUNE_STATED, TINY_FINETUNE_CONFIG, defaultFinetuneDir, type FinetuneConfig, type FinetuneStep, type FinetuneValidation } from '../../train/finetune';
+import { repoRelativePath } from '../../util/paths';
+import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult, showTrainingTryIt, trainingScaleClause, type TrainingTryItContext } from '../try-it';
+import { registerClaimCheck, shownWith, type Json } from '../claims';
 import {
   changePaperValue, changeTrainQueries, flipReusedCheckpoint, metricsVerdictProblems, paperSentenceProblems, pairedVerdictProblems,
   sampleNoteProblems, swapMetricWinner, trainingScaleProblems, trainingVerdictProblems, tryItDefaultProblems,
-} from './verdict-claims';
+} from '../verdict-claims';
 
 
 /** The configuration notebook 03 trains with: a few tiny steps on the sample, the CPU defaults on the full snapshot. */
@@ -286,7 +286,7 @@ export interface StaticEncoderRecord {
  * against Cosine (base) with its verdict. Returns what results.json records and the static scorer's run.
  */
 export async function showStaticEncoder(input: {
-  art: StaticArtefact; corpus: Corpus; test: { queries: { id: string; text: string }[]; qrels: import('../metrics/types').Qrels };
+  art: StaticArtefact; corpus: Corpus; test: { queries: { id: string; text: string }[]; qrels: import('../../metrics/types').Qrels };
   compared: { id: string; label: string; run: Run }[]; source: TableSource;
 }): Promise<{ record: StaticEncoderRecord; run: Run }> {
   const { art, corpus, test } = input;

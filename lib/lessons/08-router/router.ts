@@ -3,16 +3,16 @@
  * show in words, the disagreements with the labels, the tables of one query walked through router → retrieval
  * (`search`), and the claim check of the generated sentences. Text is generated from the numbers, never typed.
  */
-import type { LabelledRouterQuery, RouterEvaluation, RouterPrediction } from '../router';
-import { TOOL_NAMES } from '../router/types';
-import type { SearchResponse } from '../search/types';
-import { showFigure, showMarkdown, showTable } from '../report/display';
-import { barFigure } from '../report/figures';
-import { toDataFrame } from '../report/frame';
-import { heatmapFigure } from '../report/heatmap';
-import { sourceCaption } from '../report/lesson';
-import type { TableRow, TableSource } from '../report/types';
-import { findShown, registerClaimCheck, withShownSentence, type Json } from './claims';
+import type { LabelledRouterQuery, RouterEvaluation, RouterPrediction } from '../../router';
+import { TOOL_NAMES } from '../../router/types';
+import type { SearchResponse } from '../../search/types';
+import { showFigure, showMarkdown, showTable } from '../../report/display';
+import { barFigure } from '../../report/figures';
+import { toDataFrame } from '../../report/frame';
+import { heatmapFigure } from '../../report/heatmap';
+import { sourceCaption } from '../../report/lesson';
+import type { TableRow, TableSource } from '../../report/types';
+import { findShown, registerClaimCheck, withShownSentence, type Json } from '../claims';
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 /** How a held-out number compares with its dev number, in one word. */

@@ -1,5 +1,5 @@
 // Notebook 07 (agentic rerank, Table 6, cost-aware tool routing): its generated verdicts and figures.
-// The rerank verdicts it shares with notebook 06 live in lib/lessons/llm-rerank.
+// The rerank verdicts it shares with notebook 06 live in lib/lessons/06-llm-rerank.
 import type { AgenticPair } from '../../agent/report';
 import type { RoutingSweepRow } from '../../agent/routed';
 import { STAND_IN_LABEL } from '../../llm/standin';
@@ -11,8 +11,8 @@ import { gainSentence, sampleSuffix } from '../../report/lesson';
 import { f3, signed } from '../../report/numbers';
 import { PAPER_AGENTIC_COST_RATIO, PAPER_RERANK_ROWS, paperRerankRow } from '../../report/paper';
 import type { Figure } from '../../report/types';
-import { ZERO_LINE } from '../llm-rerank/views';
-import type { VerdictOptions } from '../llm-rerank/text';
+import { ZERO_LINE } from '../06-llm-rerank/views';
+import type { VerdictOptions } from '../06-llm-rerank/text';
 
 /**
  * Agentic vs single-shot per model, computed: Table 6's MAP/MRR of both, the paired ΔMRR with its CI, tool-call

@@ -21,9 +21,9 @@ import { rankedDatasetRows } from '../../report/ranked';
 import type { RerankJudge } from '../../report/rerank';
 import type { RerankExperiment } from '../../study/experiment';
 import { trainingLinks, trainingPublicationTool } from '../../study/experiment';
-import { costPlanView, rerankJudgeSetup, rerankResultsHead, rerankTableView, writeRerankRunFiles } from '../llm-rerank/cells';
-import { rerankQueriesSentence } from '../llm-rerank/text';
-import { firstToolTrace, guardRemovalRows, llmPlanRows, rerankerLabel, toolCallRows, toolUseRows, type RerankShownTable } from '../llm-rerank/views';
+import { costPlanView, rerankJudgeSetup, rerankResultsHead, rerankTableView, writeRerankRunFiles } from '../06-llm-rerank/cells';
+import { rerankQueriesSentence } from '../06-llm-rerank/text';
+import { firstToolTrace, guardRemovalRows, llmPlanRows, rerankerLabel, toolCallRows, toolUseRows, type RerankShownTable } from '../06-llm-rerank/views';
 import {
   agenticGainFigure, agenticVerdict, costGainFigure, routingGainVerdict, routingSweepFigure, routingThresholds, routingVerdict, toolUseFigure,
 } from './text';

@@ -3,39 +3,39 @@
  * of one training query, the epoch log and learning curves with the paragraph generated from them, which happened
  * to the checkpoint, the test verdict, the Try-it knob (the negatives mix), and its claim check.
  */
-import { benchmarkSplit } from '../bench/build';
-import type { Benchmark } from '../bench/types';
-import type { Corpus } from '../data/types';
-import { EoError, isEoError } from '../errors';
-import type { SentenceEncoder } from '../encode/types';
-import type { MetricRow, PairedComparison, Run } from '../metrics/types';
-import { showFigure, showMarkdown, showTable } from '../report/display';
-import { scatterFigure } from '../report/figures';
-import { settingRows } from '../report/frame';
-import { pairedVerdict, resultVerdict, sampleNote, sourceCaption, trainingVerdict } from '../report/lesson';
-import { paperTable2Value, TABLE2_DIFFERENCES } from '../report/paper';
-import type { Figure, TableSource } from '../report/types';
-import { nnsscParamCount } from '../retrieve/nnssc';
-import { nnsscScorer } from '../retrieve/nnssc-scorer';
-import { STATIC_NNSSC_SCORER } from '../retrieve/static-scorer';
-import { evaluateSystems, pairedComparisons, pairedTable } from '../metrics/systems';
-import { scoreQueries } from '../retrieve/scorers';
-import { loadOrTrainNnssc, loadOrTrainNnsscFolds, nnsscFoldDir, type ArtefactMode, type NnsscArtefact, type NnsscFolds, type NnsscTrainingSummary } from '../train/artefacts';
-import type { BenchSplitView } from '../bench/types';
-import type { Qrels } from '../metrics/types';
-import { evaluateRun, summarize } from '../metrics/metrics';
-import { performanceIndex } from '../fuse/alpha';
-import { runFromScores } from '../retrieve/scorers';
-import type { NnsscModel } from '../retrieve/nnssc';
-import { crossFittedNnsscScores } from '../search/cross-fit';
-import { retrieveBatch } from '../search/retrieve-batch';
-import { f3 } from '../report/numbers';
-import { DEFAULT_NNSSC_CONFIG, type NnsscEpochLog, type NnsscTrainConfig } from '../train/nnssc';
-import { repoRelativePath } from '../util/paths';
-import { trainedRowClaimProblems } from './encoder-finetune';
-import { registerClaimCheck, shownWith, withShownSentence, type Json } from './claims';
-import { changePaperValue, changeTrainQueries, flipReusedCheckpoint, swapMetricWinner, trainingVerdictProblems } from './verdict-claims';
-import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult, showTrainingTryIt, trainingScaleClause, type TrainingTryItContext } from './try-it';
+import { benchmarkSplit } from '../../bench/build';
+import type { Benchmark } from '../../bench/types';
+import type { Corpus } from '../../data/types';
+import { EoError, isEoError } from '../../errors';
+import type { SentenceEncoder } from '../../encode/types';
+import type { MetricRow, PairedComparison, Run } from '../../metrics/types';
+import { showFigure, showMarkdown, showTable } from '../../report/display';
+import { scatterFigure } from '../../report/figures';
+import { settingRows } from '../../report/frame';
+import { pairedVerdict, resultVerdict, sampleNote, sourceCaption, trainingVerdict } from '../../report/lesson';
+import { paperTable2Value, TABLE2_DIFFERENCES } from '../../report/paper';
+import type { Figure, TableSource } from '../../report/types';
+import { nnsscParamCount } from '../../retrieve/nnssc';
+import { nnsscScorer } from '../../retrieve/nnssc-scorer';
+import { STATIC_NNSSC_SCORER } from '../../retrieve/static-scorer';
+import { evaluateSystems, pairedComparisons, pairedTable } from '../../metrics/systems';
+import { scoreQueries } from '../../retrieve/scorers';
+import { loadOrTrainNnssc, loadOrTrainNnsscFolds, nnsscFoldDir, type ArtefactMode, type NnsscArtefact, type NnsscFolds, type NnsscTrainingSummary } from '../../train/artefacts';
+import type { BenchSplitView } from '../../bench/types';
+import type { Qrels } from '../../metrics/types';
+import { evaluateRun, summarize } from '../../metrics/metrics';
+import { performanceIndex } from '../../fuse/alpha';
+import { runFromScores } from '../../retrieve/scorers';
+import type { NnsscModel } from '../../retrieve/nnssc';
+import { crossFittedNnsscScores } from '../../search/cross-fit';
+import { retrieveBatch } from '../../search/retrieve-batch';
+import { f3 } from '../../report/numbers';
+import { DEFAULT_NNSSC_CONFIG, type NnsscEpochLog, type NnsscTrainConfig } from '../../train/nnssc';
+import { repoRelativePath } from '../../util/paths';
+import { trainedRowClaimProblems } from '../03-encoder-finetune/encoder-finetune';
+import { registerClaimCheck, shownWith, withShownSentence, type Json } from '../claims';
+import { changePaperValue, changeTrainQueries, flipReusedCheckpoint, swapMetricWinner, trainingVerdictProblems } from '../verdict-claims';
+import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult, showTrainingTryIt, trainingScaleClause, type TrainingTryItContext } from '../try-it';
 
 /**
  * Notebook 04's first output: where the numbers come from, the size of its training split against NASA-EO-Bench's
@@ -237,7 +237,7 @@ export interface StaticNnsscRecord {
  */
 export async function showStaticNnssc(input: {
   trained: { nn: NnsscArtefact; backbone: { model: { id: string }; dir: string; trained: boolean }; encoder: SentenceEncoder; matrix: Float32Array };
-  corpus: Corpus; test: { queries: { id: string; text: string }[]; qrels: import('../metrics/types').Qrels };
+  corpus: Corpus; test: { queries: { id: string; text: string }[]; qrels: import('../../metrics/types').Qrels };
   /** The rows it is shown beside, the first being the one it is paired with (NN-SSC on USE-lite). */
   compared: { id: string; label: string; run: Run }[];
   source: TableSource;

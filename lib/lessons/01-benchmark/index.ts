@@ -1,0 +1,2 @@
+export * from './benchmark';
+export * from './paper-scale';
