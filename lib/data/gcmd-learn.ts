@@ -1,0 +1,179 @@
+/**
+ * What CMR's own records teach the GCMD inference (gcmd-infer.ts), each from the records that carry CMR's values: the
+ * hosts of instruments (AIRS → AQUA), the names a product family lists in nearly every record, and the names CMR lists
+ * after words of a title (title cues). None of them reads a record's inferred names; the providers' habits, which do,
+ * are learned in gcmd-infer.ts.
+ */
+import type { DatasetRecord } from './types';
+import { EoError } from '../errors';
+import { GCMD_INFERRED_FIELDS, gcmdTokens, type GcmdInferredField } from './gcmd-lexicon';
+
+/**
+ * The instruments that CMR lists, as a record's only instrument, with one and the same platform in at least
+ * `minRecords` records and at least `minShare` of such records, no other platform in `1 − minShare` of them: AIRS →
+ * AQUA, SeaWiFS → OrbView-2; MODIS (Terra and Aqua) is not one. Learn it from the records it is measured on only when
+ * they are not the ones reported (`gcmdInferenceHalf`: learn on dev, report test).
+ */
+export function learnInstrumentHosts(datasets: readonly Pick<DatasetRecord, GcmdInferredField>[], minRecords = 3, minShare = 0.9): Map<string, string> {
+  // instrument → records listing it, and → platform → records listing both
+  const records = new Map<string, number>();
+  const seen = new Map<string, Map<string, number>>();
+  for (const d of datasets) {
+    const platforms = recordedGcmdNames(d, 'platforms');
+    const instruments = recordedGcmdNames(d, 'instruments');
+    if (instruments.length !== 1) continue; // a multi-sensor record does not say which platform carries which sensor
+    for (const instrument of instruments) {
+      records.set(instrument, (records.get(instrument) ?? 0) + 1);
+      let m = seen.get(instrument);
+      if (!m) seen.set(instrument, (m = new Map()));
+      for (const p of platforms) m.set(p, (m.get(p) ?? 0) + 1);
+    }
+  }
+  const hosts = new Map<string, string>();
+  for (const [instrument, m] of [...seen.entries()].sort()) {
+    const total = records.get(instrument)!;
+    // the platform listed most often with it; a second one as often (Terra and Aqua for MODIS) means no single host
+    const ranked = [...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    if (!ranked.length) continue;
+    const [platform, n] = ranked[0];
+    if (n >= minRecords && n >= minShare * total && !(ranked[1] && ranked[1][1] >= (1 - minShare) * total)) hosts.set(instrument, platform);
+  }
+  return hosts;
+}
+
+/**
+ * A record's product family by its short name: the leading capitalised word or capital run of three letters or more
+ * (`GozMmlpH2O` → `goz`, `GSSTF_F08` → `gsstf`, `NLDAS_FORB0125_M` → `nldas`, `MOD04_L2` → `mod`, `AIRS2RET` →
+ * `airs`), lower-cased; null when there is none (`g4`, a short name in lower case).
+ */
+export function shortNameFamily(shortName: string | null | undefined): string | null {
+  const m = /^([A-Z][a-z]+|[A-Z]{3,}(?=[A-Z][a-z]|_|\d|$))/.exec(shortName ?? '');
+  return m && m[1].length >= 3 ? m[1].toLowerCase() : null;
+}
+
+/**
+ * The names CMR lists, per field, for at least `minShare` of a product family's records that list the field, in
+ * families of at least `minRecords` such records (`shortNameFamily`): GOZCARDS' merged records → their instruments,
+ * GSSTF → SSM/I. Learn it from the records it is measured on only when they are not the ones reported
+ * (`gcmdInferenceHalf`: learn on dev, report test), as `learnInstrumentHosts`.
+ */
+export function learnFamilyNames(datasets: readonly Pick<DatasetRecord, GcmdInferredField | 'shortName'>[], minRecords = 3, minShare = 0.9): Map<string, Partial<Record<GcmdInferredField, string[]>>> {
+  const tally = new Map<string, Record<GcmdInferredField, { records: number; names: Map<string, number> }>>();
+  for (const d of datasets) {
+    const key = shortNameFamily(d.shortName);
+    if (!key) continue;
+    let t = tally.get(key);
+    if (!t) tally.set(key, (t = { platforms: { records: 0, names: new Map() }, instruments: { records: 0, names: new Map() }, projects: { records: 0, names: new Map() } }));
+    for (const field of GCMD_INFERRED_FIELDS) {
+      const names = recordedGcmdNames(d, field);
+      if (!names.length) continue;
+      t[field].records++;
+      for (const n of new Set(names)) t[field].names.set(n, (t[field].names.get(n) ?? 0) + 1);
+    }
+  }
+  const out = new Map<string, Partial<Record<GcmdInferredField, string[]>>>();
+  for (const [key, t] of [...tally.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const learned: Partial<Record<GcmdInferredField, string[]>> = {};
+    for (const field of GCMD_INFERRED_FIELDS) {
+      const { records, names } = t[field];
+      if (records < minRecords) continue;
+      const kept = [...names.entries()].filter(([, n]) => n >= minShare * records).map(([name]) => name).sort();
+      if (kept.length) learned[field] = kept;
+    }
+    if (Object.keys(learned).length) out.set(key, learned);
+  }
+  return out;
+}
+
+/** The words of a record's title and short name that `learnTitleCues` reads: lower-cased, with a letter, two or more characters. */
+function titleCueWords(d: Pick<DatasetRecord, 'longName' | 'shortName'>): Set<string> {
+  return new Set(gcmdTokens(`${d.longName} ${d.shortName ?? ''}`).map((t) => t.toLowerCase()).filter((t) => t.length >= 2 && /[a-z]/.test(t)));
+}
+
+/**
+ * Where a title cue holds (`learnTitleCues`): `corpus`, for every record whose title has the word; `provider`, for the
+ * records of the provider whose records it was learned from — a cue key is then `<daac>\t<word>` (`titleCueKey`).
+ */
+export type GcmdCueScope = 'corpus' | 'provider';
+
+/** The key of a title cue word in a lexicon's `cues`: the word (scope `corpus`), or the provider and the word. */
+export function titleCueKey(word: string, daac?: string): string {
+  return daac === undefined ? word : `${daac}\t${word}`;
+}
+
+/** The keys a record's title cues are looked up by: each word, and each word under the record's provider. */
+export function titleCueKeys(d: Pick<DatasetRecord, 'longName' | 'shortName'> & { daac?: string }): string[] {
+  const words = [...titleCueWords(d)];
+  return d.daac === undefined ? words : [...words, ...words.map((w) => titleCueKey(w, d.daac))];
+}
+
+/** The fields the corpus learns title cues for (`learnTitleCues`): projects only (see its comment). */
+export const GCMD_CUE_FIELDS: readonly GcmdInferredField[] = ['projects'];
+
+/** What `learnTitleCues` learns. */
+export interface TitleCueOptions {
+  /** The fields cues are learned for. Default `GCMD_CUE_FIELDS` (projects). */
+  fields: readonly GcmdInferredField[];
+  /** A cue word needs at least this many records that list the field and have the word. Default 2. */
+  minRecords: number;
+  /** … and CMR lists the name in at least this share of them (every one, at the default). Default 1. */
+  minShare: number;
+  /** Where a cue holds (`GcmdCueScope`). Default `provider`. */
+  scope: GcmdCueScope;
+  /**
+   * Words never taken as cues (`plainWords`: "mixing", "profiling", "similar" — English words that a provider's titles
+   * share by chance, not names). Default none.
+   */
+  plainWords?: ReadonlySet<string>;
+}
+
+export const DEFAULT_TITLE_CUE_OPTIONS: Readonly<TitleCueOptions> = Object.freeze({ fields: GCMD_CUE_FIELDS, minRecords: 2, minShare: 1, scope: 'provider' as const });
+
+/**
+ * Per field, the words of titles and short names (`titleCueWords`) after which CMR lists a name in at least `minShare`
+ * of the ≥ `minRecords` records that list the field and have the word: CDDIS's "GNSS" products → the project IGS,
+ * "DORIS" → IDS, "SLR" → ILRS, "NARSTO" → NARSTO. The projects CMR lists are mostly programmes a title does not name
+ * by GCMD's name. Chosen by two-fold cross-validation within the dev half (`node bench/gcmd-cues-cv.cjs`; projects,
+ * precision / recall of the held-out folds): none .884 / .632; every record with the word (scope `corpus`) (3, .9)
+ * .847 / .760 (the default until 2026-12-05), (5, .95) .879 / .729; the word at the provider it was learned from
+ * (scope `provider`) (3, .9) .830 / .789, (3, 1) .851 / .785; without plain words as cues, corpus (3, .9) .877 / .751,
+ * provider (3, 1) .880 / .764 (above the corpus-wide cues in both), (2, 1) .862 / .796 — the default, by the held-out
+ * F1 (.827 against .801 before), as the corpus-wide setting was chosen. For platforms and instruments the
+ * cues cost precision (dev in-sample platforms .974 → .946) and are not learned. Learn it on the records it is not
+ * measured on (`gcmdInferenceHalf`: learn on dev, report test).
+ */
+export function learnTitleCues(datasets: readonly DatasetRecord[], options: Partial<TitleCueOptions> = {}): Partial<Record<GcmdInferredField, Map<string, string[]>>> {
+  const { fields, minRecords, minShare, scope, plainWords: plain } = { ...DEFAULT_TITLE_CUE_OPTIONS, ...options };
+  if (scope !== 'corpus' && scope !== 'provider') throw new EoError('CONFIG', `title cues: scope must be "corpus" or "provider" (got ${JSON.stringify(scope)})`);
+  if (!(Number.isInteger(minRecords) && minRecords >= 1) || !(minShare > 0 && minShare <= 1)) throw new EoError('CONFIG', `title cues: minRecords must be an integer ≥ 1 and minShare in (0, 1] (got ${minRecords}, ${minShare})`);
+  const out: Partial<Record<GcmdInferredField, Map<string, string[]>>> = {};
+  for (const field of fields) {
+    const withWord = new Map<string, number>();
+    const together = new Map<string, Map<string, number>>();
+    for (const d of datasets) {
+      const names = recordedGcmdNames(d, field);
+      if (!names.length) continue;
+      for (const word of titleCueWords(d)) {
+        if (plain?.has(word)) continue;
+        const w = titleCueKey(word, scope === 'provider' ? d.daac : undefined);
+        withWord.set(w, (withWord.get(w) ?? 0) + 1);
+        let m = together.get(w);
+        if (!m) together.set(w, (m = new Map()));
+        for (const n of names) m.set(n, (m.get(n) ?? 0) + 1);
+      }
+    }
+    const cues = new Map<string, string[]>();
+    for (const [w, n] of [...withWord.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      if (n < minRecords) continue;
+      const names = [...together.get(w)!.entries()].filter(([, c]) => c >= minShare * n).map(([name]) => name).sort();
+      if (names.length) cues.set(w, names);
+    }
+    out[field] = cues;
+  }
+  return out;
+}
+
+/** CMR's values of a field as upper-case names, without "not applicable" / "not provided". */
+export function recordedGcmdNames(d: Pick<DatasetRecord, GcmdInferredField>, field: GcmdInferredField): string[] {
+  return [...new Set(d[field].map((x) => x.trim().toUpperCase()).filter((x) => x && !/^NOT (APPLICABLE|PROVIDED)$/.test(x)))].sort();
+}

@@ -1,0 +1,315 @@
+/**
+ * The GCMD lexicon the inference matches (gcmd-infer.ts): GCMD's platform, instrument and project names with their
+ * aliases, the platform series and their members, the mission hosts and payloads, instrument suites, the corpus's
+ * plain English words, and what was learned from CMR's records (gcmd-learn.ts) folded in (`buildGcmdLexicon`).
+ */
+import { readGcmdInstruments, readGcmdPlatforms, readGcmdProjects, type GcmdEntity } from './gcmd';
+
+export type GcmdInferredField = 'platforms' | 'instruments' | 'projects';
+export const GCMD_INFERRED_FIELDS: readonly GcmdInferredField[] = ['platforms', 'instruments', 'projects'];
+
+/**
+ * Which of a record's texts are searched: its title, its short name, its abstract (every name it mentions), or
+ * `abstract-fallback`: the abstract read for a field only when the other texts name nothing in it — a fallback, not a
+ * union, for the records whose title names no platform ("Multi-Satellite Lambertian Equivalent Reflectivity …", whose
+ * abstract lists the satellites). An abstract is read without its DOIs and URLs, names are written with a capital
+ * letter there, and the sentences that set the record beside other missions are left out (`abstractAsRead`).
+ */
+export type GcmdTextSource = 'title' | 'short-name' | 'abstract' | 'abstract-fallback';
+
+/** The fields `abstract-fallback` reads the abstract for (chosen on the dev half; see `bench/gcmd-inference.cjs`). */
+export const GCMD_ABSTRACT_FALLBACK_FIELDS: readonly GcmdInferredField[] = ['platforms', 'instruments'];
+
+export interface GcmdLexicon {
+  /**
+   * Instrument → the one platform that carries it (`GCMD_INSTRUMENT_HOSTS`, then `learnInstrumentHosts`), so that a
+   * record naming only its instrument ("GEDI L2A …", "AIRS-CloudSat cloud mask") gets the platform too.
+   */
+  hosts: Map<string, string>;
+  /** Exact token sequences (short names as written) → GCMD short names, per field. */
+  exact: Record<GcmdInferredField, Map<string, Set<string>>>;
+  /** Lower-cased token sequences (long names, short names with digits or separators) → GCMD short names. */
+  folded: Record<GcmdInferredField, Map<string, Set<string>>>;
+  /** Platform → its one instrument (`GCMD_PLATFORM_PAYLOADS`: QUIKSCAT → SEAWINDS); empty when `missionHosts` is false. */
+  payloads: Map<string, string>;
+  /**
+   * Model and analysis platforms (GCMD category Models/Analyses) → the upper-cased words of their long names: a
+   * satellite that such a name contains ("TMPA": TRMM Multi-Satellite Precipitation Analysis) is part of the name in
+   * a title that names both ("TRMM (TMPA) Precipitation L3"), not the record's platform.
+   */
+  analysisWords: Map<string, Set<string>>;
+  /** Platform → its series (`platformSeriesOf`): SENTINEL-1A → SENTINEL-1, NOAA-20 → JPSS. */
+  seriesOf: Map<string, string>;
+  /**
+   * All-capital one-word short names that are plain words of the corpus (`plainWords`: WIND, GAP): in a text written
+   * all in capitals ("OCEAN WIND SPEED …") they are words, not platforms or instruments, and do not match there as
+   * those (projects keep them: on the dev half, CMR lists such word-projects as often as not).
+   */
+  plainCapitals: Set<string>;
+  /**
+   * A product family (`shortNameFamily`: GOZCARDS' `Goz…`, GSSTF, NLDAS, `MOD…`) → the names CMR lists for nearly all
+   * of its records (`learnFamilyNames`), added to what the record's own text names. Empty unless learned.
+   */
+  families: Map<string, Partial<Record<GcmdInferredField, string[]>>>;
+  /**
+   * A provider (`DatasetRecord.daac`) → the names its CMR records leave out although their titles name them
+   * (`learnProviderUnlisted`: LARC_ASDC files CERES products under the project CERES, not the AQUA or TERRA that their
+   * titles name), never inferred for that provider's records. Empty unless learned.
+   */
+  unlisted: Map<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>>;
+  /**
+   * Per field, a word of titles and short names → the names CMR lists for nearly every record whose title or short
+   * name has it (`learnTitleCues`: "GNSS" → the project IGS, "DORIS" → IDS, "SLR" → ILRS), added to what the record's
+   * text names. Empty unless learned.
+   */
+  cues: Partial<Record<GcmdInferredField, ReadonlyMap<string, readonly string[]>>>;
+  /** Longest sequence in tokens. */
+  maxTokens: number;
+  /** Every leading part of every key (exact and folded): a span stops growing once it is none of them. */
+  prefixes: Set<string>;
+}
+
+/** Tokens of a name or a text: split on white space and `- _ / ( ) , . ; : + ' "`. */
+export function gcmdTokens(text: string): string[] {
+  return text.split(/[\s\-_/(),.;:+'"\[\]]+/).filter(Boolean);
+}
+
+/**
+ * GCMD short names that a record's text uses for something else, never matched by their short name: generic words
+ * (RADAR, AIRCRAFT), and acronyms that dataset titles use for other things — SIPS (GCMD: Smart Instrument Points;
+ * titles: a Science Investigator-led Processing System), SWIR and VIS (spectral bands, not those radiometers), DOAS (a
+ * retrieval method, not a spectrometer), CPR (GCMD: the Continuous Plankton Recorder; titles: CloudSat's Cloud Profiling
+ * Radar, GCMD's CLOUDSAT-CPR). Their long names still match.
+ */
+const AMBIGUOUS_SHORT_NAMES = new Set([
+  'NOT APPLICABLE', 'NOT PROVIDED', 'OTHER', 'MODELS', 'MODEL', 'COMPUTER', 'CAMERAS', 'RADAR', 'LIDAR', 'AIRCRAFT', 'SHIPS', 'BUOYS', 'SATELLITES',
+  'SPACE STATIONS/CREWED SPACECRAFT', 'SIPS', 'SWIR', 'VIS', 'DOAS', 'CPR',
+  // the GEOS satellite series (Geodetic Earth Orbiting Satellite); NASA titles mean GMAO's GEOS model ("GEOS-Carb", "GEOS-5")
+  'GEOS',
+  // cameras and a spectrometer of GCMD whose acronyms titles use for other things: GIS (GeoEye Imaging System; titles:
+  // "GIS Layers"), PAN (IRS's Panchromatic Camera; titles: ETM+'s panchromatic band, peroxyacetyl nitrate), IMG (ADEOS's
+  // greenhouse-gas interferometer; titles: CrIS's collocated VIIRS imagery)
+  'GIS', 'PAN', 'IMG',
+]);
+
+/**
+ * GCMD short names that titles use for something else in one field only, never matched by their short name there
+ * (the other fields and their long names still match):
+ * - instruments: ISS (the Integrated Sounding System; titles: the International Space Station) and AES (the Atmospheric
+ *   Emission Spectrometer; titles: Canada's Atmospheric Environment Service) are platforms only;
+ * - projects: NPP (GCMD: the Net Primary Productivity project; titles: the Suomi NPP satellite, "VIIRS/NPP", or the
+ *   variable; reading it as the programme NPP-JPSS, as CMR files most VIIRS/NPP products, was tried on the dev half:
+ *   recall +.011, precision no better, for the variable's "(NPP)" turned into the programme), and GNSS, NEXRAD, DMSP
+ *   (GCMD projects, but a title names with them the navigation systems, the radar network, the satellites; on the dev
+ *   half CMR files none of them as the project of a record whose title names them: 0 of 72, 0 of 34, 0 of 23).
+ */
+const AMBIGUOUS_IN_FIELD: Readonly<Partial<Record<GcmdInferredField, ReadonlySet<string>>>> = {
+  instruments: new Set(['ISS', 'AES']),
+  projects: new Set(['NPP', 'GNSS', 'NEXRAD', 'DMSP']),
+};
+
+/**
+ * Names GCMD does not list that records use for a GCMD entity (field, alias as written or folded, GCMD short name):
+ * the NPP satellite's many spellings and TOMS's Earth Probe. An alias with a digit or separator, or of two or more
+ * words, matches folded; a single plain word as written.
+ */
+export const GCMD_ALIASES: readonly { field: GcmdInferredField; alias: string; shortName: string }[] = [
+  { field: 'platforms', alias: 'NPP', shortName: 'SUOMI-NPP' },
+  { field: 'platforms', alias: 'SNPP', shortName: 'SUOMI-NPP' },
+  { field: 'platforms', alias: 'S-NPP', shortName: 'SUOMI-NPP' },
+  { field: 'platforms', alias: 'Earth-Probe', shortName: 'EP-TOMS' },
+  { field: 'platforms', alias: 'Earth Probe', shortName: 'EP-TOMS' },
+  // JPSS-1 and JPSS-2 were renamed NOAA-20 and NOAA-21 at launch; GES DISC titles keep the old names
+  { field: 'platforms', alias: 'JPSS-1', shortName: 'NOAA-20' },
+  { field: 'platforms', alias: 'JPSS-2', shortName: 'NOAA-21' },
+  // Landsat's short forms ("Landsat Surface Reflectance - L8 OLI/TIRS"); L0 … L4 are processing levels, never Landsats
+  { field: 'platforms', alias: 'L5', shortName: 'LANDSAT-5' },
+  { field: 'platforms', alias: 'L7', shortName: 'LANDSAT-7' },
+  { field: 'platforms', alias: 'L8', shortName: 'LANDSAT-8' },
+  { field: 'platforms', alias: 'L9', shortName: 'LANDSAT-9' },
+  // the Aquarius mission flew on SAC-D: GCMD names the satellite Aquarius_SAC-D and the project AQUARIUS SAC-D, titles
+  // say "Aquarius" (on the dev half 82 of the 86 such records list the project AQUARIUS SAC-D, none AQUARIUS alone)
+  { field: 'platforms', alias: 'Aquarius', shortName: 'AQUARIUS_SAC-D' },
+  { field: 'projects', alias: 'Aquarius', shortName: 'AQUARIUS SAC-D' },
+  // GCMD's long name is "Variable Infiltration Capacity (VIC) Land Surface Model"; titles write "VIC Land Surface Model"
+  { field: 'platforms', alias: 'VIC Land Surface Model', shortName: 'VIC-LSM' },
+];
+
+/**
+ * The GCMD short name an alias of `GCMD_ALIASES` stands for in `field` (compared by letters and digits only:
+ * "S-NPP", "snpp"; "L8"), or null.
+ */
+export function gcmdAliasOf(field: GcmdInferredField, name: string): string | null {
+  const key = name.toLowerCase().replace(/[^a-z0-9]+/g, '');
+  return GCMD_ALIASES.find((a) => a.field === field && a.alias.toLowerCase().replace(/[^a-z0-9]+/g, '') === key)?.shortName ?? null;
+}
+
+/**
+ * Instruments flown on one platform only (by mission design; GCMD short names on both sides), so that a record naming
+ * only its instrument ("GEDI L2A Elevation and Height Metrics") gets its platform too. Instruments flown on several
+ * platforms (MODIS, VIIRS, CERES, AVHRR, SeaWinds) are not here; nor are names GCMD gives two instruments (EPIC, ATLAS).
+ * `learnInstrumentHosts` adds the hosts that CMR's own records show.
+ */
+export const GCMD_INSTRUMENT_HOSTS: Readonly<Record<string, string>> = {
+  GEDI: 'ISS', ECOSTRESS: 'ISS', CATS: 'ISS',
+  CALIOP: 'CALIPSO', GLAS: 'ICESAT',
+  ASTER: 'TERRA', MISR: 'TERRA', MOPITT: 'TERRA',
+  'AMSR-E': 'AQUA', AMSR2: 'GCOM-W1',
+  TES: 'AURA', HIRDLS: 'AURA',
+  TROPOMI: 'SENTINEL-5P',
+  PALSAR: 'ALOS', 'PALSAR-2': 'ALOS-2',
+  GMI: 'GPM', DPR: 'GPM', TMI: 'TRMM',
+  SCIAMACHY: 'ENVISAT', MIPAS: 'ENVISAT', MERIS: 'ENVISAT', AATSR: 'ENVISAT',
+  OSIRIS: 'ODIN', 'ACE-FTS': 'SCISAT-1/ACE', MAESTRO: 'SCISAT-1/ACE',
+  MIRAS: 'SMOS', 'ETM+': 'LANDSAT-7',
+};
+
+/**
+ * Platforms that carry one Earth-observing instrument (by mission design; GCMD short names), so that a record naming
+ * only the platform ("QuikSCAT Level 2B Ocean Wind Vectors") gets the instrument too (SeaWinds). The reverse of
+ * `GCMD_INSTRUMENT_HOSTS`, for the missions whose records name the platform rather than the instrument. ICESat-2's
+ * ATLAS is left out: GCMD gives two instruments that name.
+ */
+export const GCMD_PLATFORM_PAYLOADS: Readonly<Record<string, string>> = {
+  QUIKSCAT: 'SEAWINDS', ICESAT: 'GLAS', 'ORBVIEW-2': 'SEAWIFS', 'GCOM-W1': 'AMSR2', 'SENTINEL-5P': 'TROPOMI', SMOS: 'MIRAS', CYGNSS: 'DDMI',
+  'SENTINEL-1': 'SENTINEL-1 C-SAR', 'SENTINEL-1A': 'SENTINEL-1 C-SAR', 'SENTINEL-1B': 'SENTINEL-1 C-SAR',
+};
+
+/** A GCMD platform series (`Series_Entity` of satellites) and its members' short names (upper case). */
+export interface GcmdPlatformSeries {
+  /** The series' name as a platform name: `SENTINEL-1`, `JPSS`, `NOAA POES` (upper case). */
+  shortName: string;
+  longName: string;
+  members: string[];
+}
+
+/**
+ * The satellite series of GCMD's platforms (`Series_Entity` of the "… Satellites" categories), by upper-case name, that
+ * are families of like platforms: at least half of the members' names start with the series' first word (SENTINEL-1
+ * → SENTINEL-1A / 1B; NOAA POES → NOAA-6 … NOAA-19; LANDSAT → LANDSAT-1 … 9), not programmes (NASA Decadal Survey,
+ * Earth Explorers), of two members or more (not JERS: JERS-1). GCMD writes a series as "NAME" or "A (B)" — "Joint Polar Satellite System (JPSS)" — and the
+ * shorter of A and B is its short name. A member named like the series (LANDSAT) is not listed as a member.
+ */
+export function gcmdPlatformSeries(platforms: Map<string, GcmdEntity>): Map<string, GcmdPlatformSeries> {
+  const all = new Map<string, GcmdPlatformSeries>();
+  for (const e of platforms.values()) {
+    const [category, series] = e.path;
+    if (!series || !/satellites/i.test(category ?? '')) continue;
+    const m = /^(.*?)\s*\((.*)\)\s*$/.exec(series);
+    const [a, b] = m ? [m[1].trim(), m[2].trim()] : [series.trim(), ''];
+    const [short, long] = !b || a.length <= b.length ? [a, b] : [b, a];
+    const key = short.toUpperCase();
+    let s = all.get(key);
+    if (!s) all.set(key, (s = { shortName: key, longName: long, members: [] }));
+    const member = e.shortName.toUpperCase();
+    if (member !== key && !s.members.includes(member)) s.members.push(member);
+  }
+  const out = new Map<string, GcmdPlatformSeries>();
+  for (const [key, s] of [...all].sort((x, y) => (x[0] < y[0] ? -1 : 1))) {
+    const first = gcmdTokens(key)[0];
+    const family = s.members.filter((m) => m.startsWith(first)).length * 2 >= s.members.length;
+    if (family && s.members.length >= 2) out.set(key, { ...s, members: s.members.sort() });
+  }
+  return out;
+}
+
+/** Each platform that belongs to a series (`gcmdPlatformSeries`) → the series' name: SENTINEL-1A → SENTINEL-1. */
+export function platformSeriesOf(series: Map<string, GcmdPlatformSeries>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const s of series.values()) for (const m of s.members) if (!out.has(m)) out.set(m, s.shortName);
+  return out;
+}
+
+/** The lexicon of GCMD's platforms, instruments and projects (see the file's comment), with `GCMD_ALIASES`. */
+export function buildGcmdLexicon(
+  vocab?: { platforms: Map<string, GcmdEntity>; instruments: Map<string, GcmdEntity>; projects?: Map<string, GcmdEntity> }, dataDir?: string,
+  opts: {
+    /**
+     * Plain words (`plainWords`): a short name that is one of them capitalised ("Soil", "Vegetation": GCMD projects) is
+     * a word in a title, and matches only by its long name. Default none.
+     */
+    plainWords?: ReadonlySet<string>;
+    /** The hosts of `GCMD_INSTRUMENT_HOSTS` (GEDI → ISS) and the payloads of `GCMD_PLATFORM_PAYLOADS` (QuikSCAT → SeaWinds). Default true. */
+    missionHosts?: boolean;
+    /**
+     * Hosts that CMR's records show (`learnInstrumentHosts`), for the instruments `GCMD_INSTRUMENT_HOSTS` does not
+     * name. Default none.
+     */
+    learnedHosts?: ReadonlyMap<string, string>;
+    /** Names CMR lists for nearly every record of a product family (`learnFamilyNames`). Default none. */
+    learnedFamilies?: ReadonlyMap<string, Partial<Record<GcmdInferredField, string[]>>>;
+    /** Names a provider's CMR records leave out though their titles name them (`learnProviderUnlisted`). Default none. */
+    learnedUnlisted?: ReadonlyMap<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>>;
+    /** Words of titles after which CMR lists a name nearly always (`learnTitleCues`). Default none. */
+    learnedCues?: Partial<Record<GcmdInferredField, ReadonlyMap<string, readonly string[]>>>;
+  } = {},
+): GcmdLexicon {
+  const v = vocab ? { projects: new Map<string, GcmdEntity>(), ...vocab } : { platforms: readGcmdPlatforms(dataDir), instruments: readGcmdInstruments(dataDir), projects: readGcmdProjects(dataDir) };
+  // a series is a platform name too ("Sentinel-1" names the series, not one of SENTINEL-1A / 1B)
+  const seriesByName = gcmdPlatformSeries(v.platforms);
+  const lex: GcmdLexicon = {
+    hosts: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_INSTRUMENT_HOSTS)),
+    payloads: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_PLATFORM_PAYLOADS)), seriesOf: platformSeriesOf(seriesByName),
+    families: new Map(opts.learnedFamilies ?? []), unlisted: new Map(opts.learnedUnlisted ?? []), cues: { ...opts.learnedCues }, analysisWords: new Map([...v.platforms.values()].filter((e) => e.path[0] === 'Models/Analyses' && e.longName).map((e) => [e.shortName.toUpperCase(), new Set(gcmdTokens(e.longName).map((t) => t.toUpperCase()))])), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
+  };
+  const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
+    if (!tokens.length) return;
+    const key = tokens.join(' ');
+    let set = map.get(key);
+    if (!set) map.set(key, (set = new Set()));
+    set.add(name);
+    lex.maxTokens = Math.max(lex.maxTokens, tokens.length);
+    for (let n = 1; n <= tokens.length; n++) lex.prefixes.add(tokens.slice(0, n).join(' '));
+  };
+  const addName = (field: GcmdInferredField, written: string, name: string) => {
+    const tokens = gcmdTokens(written);
+    if (tokens.length === 1 && !/\d/.test(written) && written === tokens[0]) {
+      if (tokens[0].length >= 3) add(lex.exact[field], tokens, name);
+    } else add(lex.folded[field], tokens.map((t) => t.toLowerCase()), name);
+  };
+  const series = [...seriesByName.values()].map((s) => ({ shortName: s.shortName, longName: s.longName, path: [] }));
+  for (const field of GCMD_INFERRED_FIELDS) {
+    for (const e of field === 'platforms' ? [...v.platforms.values(), ...series] : v[field].values()) {
+      const name = e.shortName.toUpperCase();
+      const plainWord = /^[A-Z][a-z]+$/.test(e.shortName) && !!opts.plainWords?.has(e.shortName.toLowerCase());
+      if (!AMBIGUOUS_SHORT_NAMES.has(name) && !AMBIGUOUS_IN_FIELD[field]?.has(name) && !plainWord) {
+        addName(field, e.shortName, name);
+        // a platform's series and member written as one word, as short names and titles do ("from TIROSN", "NOAA20")
+        const parts = gcmdTokens(e.shortName);
+        if (field === 'platforms' && parts.length === 2 && /^[A-Za-z]{2,}$/.test(parts[0]) && /^[A-Za-z0-9]{1,3}$/.test(parts[1])) add(lex.folded[field], [parts.join('').toLowerCase()], name);
+      }
+      if (/^[A-Z]+$/.test(e.shortName) && opts.plainWords?.has(e.shortName.toLowerCase())) lex.plainCapitals.add(e.shortName);
+      const long = gcmdTokens(e.longName);
+      if (long.length >= 2) add(lex.folded[field], long.map((t) => t.toLowerCase()), name);
+    }
+  }
+  for (const a of GCMD_ALIASES) addName(a.field, a.alias, a.shortName);
+  for (const [instrument, platform] of opts.learnedHosts ?? []) if (!lex.hosts.has(instrument)) lex.hosts.set(instrument, platform);
+  return lex;
+}
+
+/**
+ * The words that texts write in lower case at least `minCount` times ("soil", "vegetation", "climate"): English words,
+ * not names (`buildGcmdLexicon`'s `plainWords`). Built from the corpus's abstracts, say.
+ */
+export function plainWords(texts: readonly string[], minCount = 20): Set<string> {
+  const counts = new Map<string, number>();
+  for (const t of texts) for (const w of gcmdTokens(t)) if (/^[a-z]{3,}$/.test(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  return new Set([...counts].filter(([, n]) => n >= minCount).map(([w]) => w));
+}
+
+/** A word written like an acronym in mixed case: two or more capitals and a lower-case letter ("CrIS", "CloudSat"), not "Sage". */
+export function acronymLike(token: string): boolean {
+  return /[a-z]/.test(token) && (token.match(/[A-Z]/g)?.length ?? 0) >= 2;
+}
+
+/**
+ * Instrument suites: a record of the suite is a record of its members too, named as CMR names them (the members, or
+ * the suite and its members).
+ */
+export const GCMD_INSTRUMENT_SUITES: Readonly<Record<string, { members: readonly string[]; listedAs: 'members' | 'suite and members' }>> = {
+  // Cross-track Infrared and Advanced Technology Microwave Sounders: CMR lists CrIS and ATMS, not CrIMSS
+  CRIMSS: { members: ['CRIS', 'ATMS'], listedAs: 'members' },
+  // TIROS Operational Vertical Sounder: CMR lists TOVS with HIRS/2 and MSU (its SSU is not in the sounding products)
+  TOVS: { members: ['HIRS/2', 'MSU'], listedAs: 'suite and members' },
+};
