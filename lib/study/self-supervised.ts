@@ -7,7 +7,7 @@ import type { SentenceEncoder } from '../encode/types';
 import { denseScorer, type CorpusScorer } from '../retrieve/scorers';
 import { checkpointExists, readCheckpointManifest } from '../store/checkpoint';
 import type { CheckpointManifest } from '../store/types';
-import { finetuneCheckpointName } from '../train/artefacts';
+import { finetuneCheckpointName } from '../train/finetune-artefact';
 import { defaultFinetuneDir, loadFinetunedEncoder } from '../train/finetune';
 import { repoRelativePath, repoRoot } from '../util/paths';
 import { loadNnsscScorer, nnsscCheckpointDir } from '../search/nnssc';

@@ -6,6 +6,7 @@ export * from './nnssc-loss';
 export * from './nnssc-checkpoint';
 export * from './defaults';
 export * from './artefacts';
+export * from './finetune-artefact';
 export * from './corpus-pairs';
 export * from './static';
 export * from './static-tf';

@@ -24,7 +24,7 @@ import { evaluateSystems, pairedComparisons, pairedTable } from '../../metrics/s
 import type { StaticArtefact } from '../../train/static-artefact';
 import { DEFAULT_STATIC_TRAIN_CONFIG } from '../../train/static';
 import { staticCosineScorer } from '../../retrieve/static-scorer';
-import { loadOrTrainFinetunedEncoder, type FinetunedEncoderArtefact, type FinetuneTrainingSummary } from '../../train/artefacts';
+import { loadOrTrainFinetunedEncoder, type FinetunedEncoderArtefact, type FinetuneTrainingSummary } from '../../train/finetune-artefact';
 import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, PAPER_FINETUNE_STATED, TINY_FINETUNE_CONFIG, defaultFinetuneDir, type FinetuneConfig, type FinetuneStep, type FinetuneValidation } from '../../train/finetune';
 import { repoRelativePath } from '../../util/paths';
 import { checkKnobs, compareTried, knobSetting, tryItVerdict, type TryItResult, showTrainingTryIt, trainingScaleClause, type TrainingTryItContext } from '../try-it';
