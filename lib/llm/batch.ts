@@ -17,7 +17,7 @@
  */
 import * as crypto from 'node:crypto';
 import { EoError } from '../errors';
-import { budgetContinueHint, budgetFromEnv, createLlmClient, LLM_BUDGET_ENV, noteRecordedUsd, storeRecordedUsd } from './client';
+import { LLM_BUDGET_ENV, budgetContinueHint, budgetFromEnv, createLlmClient, noteRecordedUsd, storeRecordedUsd } from './client';
 import { llmRecordKey, normalizeChatRequest } from './key';
 import { apiKeyEnvOf, batchApiOf, batchCallCostUsd, callCostUsd, resolveBaseUrl } from './models';
 import { entryWireOptions, providerFor, type BatchPoll, type LlmProvider, type ProviderBatch } from './providers';
@@ -26,87 +26,11 @@ import { openRecordStore } from './store';
 import { sleep } from '../util/lock';
 import { estimateCallTokens, worstCaseCallTokens } from './plan';
 import { appendBatchEvent, defaultBatchLogPath, readBatchLog, type BatchSubmission } from './batch-log';
-import type { BatchApi, ChatRequest, LlmRecord, ModelConfig, RecordStore } from './types';
+import type { BatchApi, LlmRecord, ModelConfig, RecordStore } from './types';
+import type { RunBatchOptions, RunBatchResult } from './batch-types';
 
-export interface BatchProgress {
-  configId: string;
-  /** Requests asked for in this run. */
-  total: number;
-  /** Of them: answered (recorded before or collected now). */
-  done: number;
-  /** In a submitted batch that has not been collected. */
-  inFlight: number;
-  failed: number;
-  inputTokens: number;
-  outputTokens: number;
-  /** Cost of the answers collected in this run (batch prices). */
-  costUsd: number;
-  /** Short description of what just happened. */
-  event: string;
-}
-
-export interface RunBatchOptions {
-  config: ModelConfig;
-  requests: readonly ChatRequest[];
-  /** Record store (or its path): answers land here, exactly as live calls do. */
-  store: RecordStore | string;
-  /** Batch log (append-only JSONL). Default `<store path>.batches.jsonl` (required with an in-memory store). */
-  batchLog?: string;
-  /** Wait for submitted batches to end and collect them. Default true; false: submit (or collect what has ended) and return. */
-  wait?: boolean;
-  /** Milliseconds between status polls. Default 30000. */
-  pollIntervalMs?: number;
-  /** Status polls per batch before returning with it still in flight (resume later). Default 2880 (a day at 30 s). */
-  maxPolls?: number;
-  /** Submissions per request before a failure is final (retries go in a new batch). Default 2. */
-  maxAttempts?: number;
-  /** Requests per batch. Default 10000. */
-  maxBatchSize?: number;
-  /**
-   * Stop submitting before what the store has recorded (`storeRecordedUsd`, earlier runs included), plus the estimate of
-   * its open batches and of this submission, would exceed this (USD). Default `$EO_LLM_BUDGET_USD`, else none.
-   */
-  budgetUsd?: number | null;
-  /** Output tokens per call assumed for the budget estimate. Default: 64 + the entry's estimatedReasoningTokens, capped by maxTokens. */
-  estimatedOutputTokens?: number;
-  env?: Record<string, string | undefined>;
-  /** SDK options. Defaults as for live calls (timeout 120 s, 3 retries). */
-  timeoutMs?: number;
-  maxRetries?: number;
-  fetch?: typeof fetch;
-  log?: (line: string) => void;
-  onProgress?: (p: BatchProgress) => void;
-  /** Wait function (tests pass a no-op). Default setTimeout. */
-  sleep?: (ms: number) => Promise<void>;
-  /** Test hook: called after the API accepted a batch and before its id is logged (throw to simulate a crash there). */
-  afterCreate?: (batchId: string) => void;
-}
-
-export interface RunBatchResult {
-  configId: string;
-  api: BatchApi;
-  /** Distinct requests asked for. */
-  total: number;
-  /** Recorded before this run. */
-  alreadyRecorded: number;
-  /** Submissions made in this run (batches, or live calls for `api: none`). */
-  submittedBatches: string[];
-  /** Requests sent in this run (each at most once per attempt). */
-  submittedRequests: number;
-  /** Answers written to the store in this run. */
-  collected: number;
-  /** Requests still in a batch that has not ended (run again to collect). */
-  inFlight: number;
-  /** Requests whose last attempt failed (after maxAttempts, or waiting for a retry when `wait` is false). */
-  failed: { key: string; reason: string; attempts: number }[];
-  /** Requests not submitted because the budget would have been exceeded. */
-  notSubmittedForBudget: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-  /** Estimated cost of what this run submitted (batch prices). */
-  estimatedCostUsd: number;
-}
+// the names of the parts this module was split into, as before
+export { type BatchProgress, type RunBatchOptions, type RunBatchResult } from './batch-types';
 
 /** The runner's polling (its sleep, interval and poll limit, with their defaults): open batches and `find` wait alike. */
 function batchPoll(opts: Pick<RunBatchOptions, 'sleep' | 'pollIntervalMs' | 'maxPolls'>): BatchPoll {

@@ -16,7 +16,6 @@ export const DEFAULTS: ResolvedRepairOptions = {
   minKnownFrequency: 2, minTargetFrequency: 3, targetRatio: 10, minLetters: 4, twoEditsFrom: 10, frequencyWeight: 0.5, minCorpusDatasets: 100, minSplitPhraseCount: 2, minAcronymCount: 2,
 };
 
-
 /** SymSpell's prefix length: deletes are indexed over a target's first letters only (corrections past them stay found). */
 export const PREFIX = 7;
 
