@@ -25,9 +25,16 @@ import {
 } from './gcmd-lexicon';
 import { GCMD_CUE_FIELDS, learnFamilyNames, learnInstrumentHosts, learnTitleCues, recordedGcmdNames, shortNameFamily, titleCueKeys, type TitleCueOptions } from './gcmd-learn';
 
-// the lexicon and the learners are this module's API too (one import for the inference and what it reads)
-export * from './gcmd-lexicon';
-export * from './gcmd-learn';
+// the lexicon's and the learners' names are this module's API too, as before the split (their helpers stay internal)
+export {
+  GCMD_ABSTRACT_FALLBACK_FIELDS, GCMD_ALIASES, GCMD_INFERRED_FIELDS, GCMD_INSTRUMENT_HOSTS, GCMD_INSTRUMENT_SUITES, GCMD_PLATFORM_PAYLOADS,
+  buildGcmdLexicon, gcmdAliasOf, gcmdPlatformSeries, gcmdTokens, plainWords, platformSeriesOf,
+  type GcmdInferredField, type GcmdLexicon, type GcmdPlatformSeries, type GcmdTextSource,
+} from './gcmd-lexicon';
+export {
+  DEFAULT_TITLE_CUE_OPTIONS, GCMD_CUE_FIELDS, learnFamilyNames, learnInstrumentHosts, learnTitleCues, recordedGcmdNames, shortNameFamily, titleCueKey,
+  type GcmdCueScope, type TitleCueOptions,
+} from './gcmd-learn';
 
 /**
  * "INSTRUMENT/PLATFORM", the DAACs' product naming ("MODIS/Aqua", "WindSat/Coriolis", "POLDER/Parasol", "TOMS/N7"):

@@ -237,9 +237,11 @@ export function progressPrinter(label: string, total: number, opts: ProgressOpti
 /**
  * Display Markdown in tslab (rendered as a cell output); prints it outside tslab. `key` names the sentence of one
  * notebook step (e.g. `05.07 gains`): shown again under the same key it replaces the earlier text in results.json's
- * `shownText` (see lib/report/shown-text.ts).
+ * `shownText` (see lib/report/shown-text.ts). A blank text shows nothing; under a key it withdraws the key's text (a
+ * step that has nothing to say this time).
  */
 export function showMarkdown(md: string, opts: { key?: string } = {}): void {
   recordShownText(md, opts.key);
+  if (md.trim() === '') return;
   if (!displayBundle({ 'text/markdown': md, 'text/plain': md })) console.log(md);
 }

@@ -23,8 +23,9 @@ import { shortHash } from '../util/hash';
 import type { Checkpoint, TrainingData } from '../store/types';
 import { repoRelativePath } from '../util/paths';
 
-// the shared checkpoint decision is this module's API too (the fine-tuned encoder's artefact: finetune-artefact.ts)
-export * from './artefact-mode';
+// the shared checkpoint decision's names are this module's API too, as before the split (the fine-tuned encoder's
+// artefact: finetune-artefact.ts)
+export { checkpointStaleness, notebookRebuildCommand, type ArtefactMode } from './artefact-mode';
 
 // ---------------------------------------------------------------------------------------------------------- NN-SSC
 

@@ -10,3 +10,4 @@ export * from './styles';
 export * from './verdicts';
 export * from './views';
 export * from './claims';
+export * from './text-keys';

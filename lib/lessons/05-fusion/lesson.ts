@@ -36,6 +36,7 @@ import type { Table2System } from '../../report/table2';
 import type { TableRow, TableSource } from '../../report/types';
 import { alphaVerdict } from './verdicts';
 import { alphaCurveFigure } from './views';
+import { FUSION_TEXT_KEYS } from './text-keys';
 
 /** The base encoder and the corpus embeddings every cosine and NN-SSC scorer of the notebook shares. */
 export interface BaseEncoder {
@@ -80,7 +81,7 @@ export interface FusionLesson {
 export function fusionLesson(o: { notebook: string; sample: boolean; corpus: Corpus; bench: Benchmark; train: BenchSplitView; test: BenchSplitView; started?: number }): FusionLesson {
   const { corpus, train, test, bench } = o;
   console.log(`${train.queries.length} train / ${test.queries.length} test queries over ${corpus.datasets.length} datasets (${bench.writerLabel})`);
-  showMarkdown(sampleNote(o.sample, { queries: test.queries.length, datasets: corpus.datasets.length, writerLabel: bench.writerLabel }), { key: '05.01 sample note' });
+  showMarkdown(sampleNote(o.sample, { queries: test.queries.length, datasets: corpus.datasets.length, writerLabel: bench.writerLabel }), { key: FUSION_TEXT_KEYS.sampleNote });
   const styleBench = buildStyleBenchmark(corpus);
   const queries = styleBench.queries.filter((q) => q.split === 'test').map((q) => ({ id: q.id, text: q.text, style: q.style }));
   const qrels: Qrels = new Map(queries.map((q) => [q.id, styleBench.qrels.get(q.id)!]));
@@ -242,12 +243,12 @@ export function alphaSection(lesson: FusionLesson): { rows: TableRow[]; showCurv
   lesson.alphaRows = rows;
   const source = alphaSource(lesson);
   showTable(toDataFrame(rows), { title: 'Fusion weight α per hybrid, set on the training split', digits: 3, source });
-  showMarkdown(alphaVerdict(hybrids), { key: '05.03a α verdict' });
+  showMarkdown(alphaVerdict(hybrids), { key: FUSION_TEXT_KEYS.alpha });
   return {
     rows,
     showCurve: async () => {
       await showFigure(alphaCurveFigure(hybrids), { name: 'alpha-grid', notebook: lesson.notebook });
-      showMarkdown(sourceCaption('Figure: π (train) vs α per hybrid; fused runs of the training split, qrels of the training split.', source), { key: '05.03b α curve figure' });
+      showMarkdown(sourceCaption('Figure: π (train) vs α per hybrid; fused runs of the training split, qrels of the training split.', source), { key: FUSION_TEXT_KEYS.alphaCurve });
     },
   };
 }

@@ -26,6 +26,7 @@ import { holmFamilyText } from '../../report/paired-text';
 import { meanPerQueryMetrics, spreadOf, type Spread } from '../../metrics/spread';
 import { METRIC_NAMES, type MetricName, type MetricRow, type PairedComparison, type PerQueryMetrics, type Qrels, type Run } from '../../metrics/types';
 import { checkRatioClaim, PAPER_TABLE2_CLAIM, type PaperRatioClaim } from '../../report/paper';
+import { FUSION_TEXT_KEYS } from './text-keys';
 
 /** Environment variable with the number of NN-SSC training seeds a notebook trains (set by `npm start -- --seeds N`). */
 export const SEEDS_ENV = 'EO_SEEDS';
@@ -144,8 +145,6 @@ export interface SeedTable2Result {
 
 const PAIRED = { seed: 42, permutations: 10000, bootstrapSamples: 10000 };
 
-/** The key of the section's one generated text (`showMarkdown`'s `key`, see FUSION_TEXT_KEYS): a re-run replaces it. */
-const SEED_TABLE_TEXT_KEY = '05.09c seed table';
 
 /** The seed bench command that trains the checkpoints of `seeds` (plain recipe only: the rows of Table 2). */
 export function seedTable2Command(seeds: readonly number[], sample: boolean): string {
@@ -167,7 +166,7 @@ export async function seedTable2Section({ lesson, systems, plan }: SeedTable2Inp
   if (seeds.length <= 1) {
     showMarkdown(`*Table 2 above is one training run of NN-SSC (seed ${seeds[0] ?? DEFAULT_NNSSC_CONFIG.seed}). \`npm start -- --seeds 5\` trains NN-SSC with five seeds first ` +
       '(`bench/nnssc-seeds.cjs`); this section then shows Table 2 as mean ± sd over the seeds, every row paired with the best one on seed-averaged ' +
-      'per-query metrics (with Holm), and the paper\'s ratio claim checked on the means.*', { key: SEED_TABLE_TEXT_KEY });
+      'per-query metrics (with Holm), and the paper\'s ratio claim checked on the means.*', { key: FUSION_TEXT_KEYS.seedTable });
     return done({ seeds: [...seeds], status: 'one seed' });
   }
   const name = nnsscCheckpointName(bench.name);
@@ -176,7 +175,7 @@ export async function seedTable2Section({ lesson, systems, plan }: SeedTable2Inp
   const hasRow = systems.some((s) => s.id === 'nnssc+bm25' && s.test) && lesson.scored.bm25 && base;
   if (absent.length > 0 || !hasRow) {
     const why = !hasRow ? 'the NN-SSC rows of Table 2 are not available (run 04-nnssc)' : `no checkpoint for seed${absent.length > 1 ? 's' : ''} ${absent.map((m) => `${m.seed} (\`${repoRelativePath(m.dir)}\`)`).join(', ')}`;
-    showMarkdown(`*${seeds.length} seeds asked for (${seeds.join(', ')}), but ${why}: train them with \`${seedTable2Command(seeds, sample)}\` and re-run this cell. No seed-averaged table is shown.*`, { key: SEED_TABLE_TEXT_KEY });
+    showMarkdown(`*${seeds.length} seeds asked for (${seeds.join(', ')}), but ${why}: train them with \`${seedTable2Command(seeds, sample)}\` and re-run this cell. No seed-averaged table is shown.*`, { key: FUSION_TEXT_KEYS.seedTable });
     return done({ seeds: [...seeds], status: 'missing', missing: absent.map((m) => ({ ...m, dir: repoRelativePath(m.dir) })) });
   }
   const varied = plan.rows.filter((r) => r.scorer === 'nnssc').map(table2RowId);
@@ -193,7 +192,7 @@ export async function seedTable2Section({ lesson, systems, plan }: SeedTable2Inp
     }
     const nn = loadNnsscScorer(corpus, base!.encoder, base!.matrix, { dir, threads: 2, bench, id: `nnssc-seed${seed}`, label: `NN-SSC, seed ${seed}` });
     if (!nn.scorer) {
-      showMarkdown(`*Seed ${seed}: ${nn.note}. No seed-averaged table is shown; re-train with \`${seedTable2Command(seeds, sample)}\`.*`, { key: SEED_TABLE_TEXT_KEY });
+      showMarkdown(`*Seed ${seed}: ${nn.note}. No seed-averaged table is shown; re-train with \`${seedTable2Command(seeds, sample)}\`.*`, { key: FUSION_TEXT_KEYS.seedTable });
       return done({ seeds: [...seeds], status: 'missing', missing: [{ seed, dir: repoRelativePath(dir), why: nn.note }] });
     }
     const scores = await retrieveSplits(nn.scorer, { train, test }, corpus);
@@ -214,7 +213,7 @@ export async function seedTable2Section({ lesson, systems, plan }: SeedTable2Inp
     seeds: [...seeds], status: 'done', varied, alphas, rows, means: st.means as unknown as TableRow[], comparisons: st.comparisons, best: st.best,
     claim: { better: st.claim.claim.better, than: st.claim.claim.than, metrics: [...st.claim.claim.metrics], atLeast: st.claim.claim.atLeast, ratios: st.claim.ratios, holds: st.claim.holds },
   });
-  showMarkdown(seedTable2Verdict(result), { key: SEED_TABLE_TEXT_KEY });
+  showMarkdown(seedTable2Verdict(result), { key: FUSION_TEXT_KEYS.seedTable });
   return result;
 }
 

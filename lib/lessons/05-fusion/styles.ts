@@ -21,6 +21,7 @@ import { toDataFrame } from '../../report/frame';
 import { styleTableRows, styleVerdict } from '../../report/styles';
 import type { TableRow, TableSource } from '../../report/types';
 import type { FusionLesson } from './lesson';
+import { FUSION_TEXT_KEYS } from './text-keys';
 
 const BEFORE = 'Before this change (exact NN-SSC, analytic α, period/place rule)';
 /** NN-SSC's own adaptive settings, chosen with it on the style dev half (`bench/default-ranking-tune.cjs --only semantic`). */
@@ -30,15 +31,6 @@ export const SELF_SEEDED_ROW = `Default − BM25-seeded static feedback (its own
 /** The strong short baseline's label (lib/retrieve/bm25-stop.ts): a reference row beside BM25. */
 const BM25_STOP = 'BM25-stop';
 
-
-/** Keys of section 10's generated sentences (`showMarkdown`'s `key`, see FUSION_TEXT_KEYS). */
-const STYLE_TEXT_KEYS = Object.freeze({
-  tuningLog: '05.10 style tuning log',
-  learnedRerank: '05.11a learned reranker',
-  vsBm25: '05.11b default ranking vs BM25',
-  vsBm25Stop: '05.11c default ranking vs BM25-stop',
-  vsBefore: '05.11d default ranking vs before',
-});
 
 /** What section 10's first step computed (results.json `styles.table2`): Table 2's systems per style, and their runs. */
 export interface StyleTable2Result {
@@ -76,7 +68,7 @@ export function table2StyleSection(lesson: FusionLesson): StyleTable2Result {
   if (table2VsBm25Stop.length) {
     showTable(toDataFrame(styleTableRows(table2VsBm25Stop.filter((r) => r.style === 'all'), { reference: BM25_STOP })), { title: `Table 2's systems against ${BM25_STOP} on the style benchmark's test half (all styles)`, digits: 4, source });
   }
-  showMarkdown(table2VsBm25Stop.length ? tuningLogSentence(readTuningLog()) : '', { key: STYLE_TEXT_KEYS.tuningLog });
+  showMarkdown(table2VsBm25Stop.length ? tuningLogSentence(readTuningLog()) : '', { key: FUSION_TEXT_KEYS.styleTuningLog });
   return { source, runs, table2, table2VsBm25Stop };
 }
 
@@ -104,10 +96,10 @@ async function learnedRerankRun(lesson: FusionLesson, engine: SearchEngine): Pro
     model = trainLearnedReranker(examples, LEARNED_RERANK_SETTINGS);
   } catch (e) {
     if (!isEoError(e, 'INVALID_ARGUMENT')) throw e;
-    showMarkdown(`The learned reranker has no row here: ${e.message}.`, { key: STYLE_TEXT_KEYS.learnedRerank });
+    showMarkdown(`The learned reranker has no row here: ${e.message}.`, { key: FUSION_TEXT_KEYS.learnedRerank });
     return null;
   }
-  showMarkdown('', { key: STYLE_TEXT_KEYS.learnedRerank });
+  showMarkdown('', { key: FUSION_TEXT_KEYS.learnedRerank });
   console.log(`learned reranker: trained on ${model.trainQueries.used} queries (${dev.length} dev, ${heldOut.length} corpus-made held out), ${model.model.pairs} pairs; weights ${model.model.features.map((f, j) => `${f} ${model.model.weights[j].toFixed(3)}`).join(', ')}`);
   const ranked = await rankedRerankRows(engine, fields, styles.queries);
   return runFromScores(styles.queries.map((q) => q.id), ranked.map((r) => learnedRerankScores(model, r.final, r.rows)), corpus, 100);
@@ -157,15 +149,15 @@ export async function defaultRankingSection(lesson: FusionLesson, st: StyleTable
   showTable(toDataFrame(styleTableRows(rankingRows.filter((r) => ['BM25', 'Default ranking', BEFORE].includes(r.system)), { reference: 'BM25' })),
     { title: 'The default ranking per query style, test half (Δ nDCG@10 vs BM25 alone)', digits: 4, maxRows: 100, source: st.source });
   showTable(toDataFrame(styleTableRows(rankingRows.filter((r) => r.style === 'all'), { reference: 'BM25' })), { title: 'Ablations of the default ranking (all styles, test half)', digits: 4, source: st.source });
-  showMarkdown(styleVerdict(rankingRows, { system: 'Default ranking', reference: 'BM25', split: 'test' }), { key: STYLE_TEXT_KEYS.vsBm25 });
+  showMarkdown(styleVerdict(rankingRows, { system: 'Default ranking', reference: 'BM25', split: 'test' }), { key: FUSION_TEXT_KEYS.rankingVsBm25 });
   const rankingVsBm25Stop = rankingRuns.has(BM25_STOP) ? styleRows(rankingRuns, styles.queries, styles.qrels, BM25_STOP) : [];
   if (rankingVsBm25Stop.length) {
     showTable(toDataFrame(styleTableRows(rankingVsBm25Stop.filter((r) => r.system === 'Default ranking' || r.system === BM25_STOP), { reference: BM25_STOP })),
       { title: `The default ranking per query style against ${BM25_STOP} alone, test half`, digits: 4, maxRows: 100, source: st.source });
   }
-  showMarkdown(rankingVsBm25Stop.length ? styleVerdict(rankingVsBm25Stop, { system: 'Default ranking', reference: BM25_STOP, split: 'test' }) : '', { key: STYLE_TEXT_KEYS.vsBm25Stop });
+  showMarkdown(rankingVsBm25Stop.length ? styleVerdict(rankingVsBm25Stop, { system: 'Default ranking', reference: BM25_STOP, split: 'test' }) : '', { key: FUSION_TEXT_KEYS.rankingVsBm25Stop });
   const beforeRows = styleRows(rankingRuns, styles.queries, styles.qrels, BEFORE);
-  showMarkdown(styleVerdict(beforeRows, { system: 'Default ranking', reference: 'the ranking before this change', split: 'test' }).replace('**the ranking before this change**', 'the ranking before this change'), { key: STYLE_TEXT_KEYS.vsBefore });
+  showMarkdown(styleVerdict(beforeRows, { system: 'Default ranking', reference: 'the ranking before this change', split: 'test' }).replace('**the ranking before this change**', 'the ranking before this change'), { key: FUSION_TEXT_KEYS.rankingVsBefore });
   for (const e of engines) e.dispose();
   return { ranking: rankingRows, rankingVsBm25Stop };
 }

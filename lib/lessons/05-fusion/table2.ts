@@ -21,6 +21,7 @@ import { tfBackendInfo } from '../../tensor/backend';
 import type { FusionLesson, Table2Plan } from './lesson';
 import { readSeedSpread, seedEpochRows, seedSpreadFiles, seedSpreadMissing, seedSpreadRows, seedSpreadVerdict } from './seed-spread';
 import type { SeedTable2Result } from './seed-table';
+import { FUSION_TEXT_KEYS } from './text-keys';
 import { titleDefaultSection, type DefaultRankingResult, type StyleTable2Result, type TitleDefaultResult } from './styles';
 import { alphaTryIt, strongestSemantic, type AlphaTryIt } from './try-it';
 import { gainFigure, gainRows, mostHelpedQuery, scoreGeometryFigure } from './views';
@@ -53,22 +54,6 @@ export interface FusionTryIt {
   result: AlphaTryIt;
   source: TableSource;
 }
-
-/** The keys of notebook 05's generated sentences (`showMarkdown`'s `key`): in notebook order, so results.json lists them so. */
-export const FUSION_TEXT_KEYS = Object.freeze({
-  table2: '05.04a table 2 verdict',
-  vsBm25Stop: '05.04b every row vs BM25-stop',
-  holm: '05.05a Holm note',
-  selfSupervised: '05.05b self-supervised rows',
-  tryIt: '05.06b try it verdict',
-  tryItCaption: '05.06a try it figure',
-  gains: '05.07b per-query gains verdict',
-  gainsCaption: '05.07a per-query gains figure',
-  scoreGeometry: '05.08 score geometry figure',
-  ablation: '05.09a ablation verdict',
-  seedSpread: '05.09b seed spread',
-  discussion: '05.12 discussion',
-});
 
 /**
  * Section 4: write every row's run files, add the judge's P@K and the paper's columns, show Table 2, every row
