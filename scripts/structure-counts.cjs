@@ -13,68 +13,19 @@ if (!fs.existsSync(lib)) {
   console.error(`structure-counts: no lib/ under ${root}`);
   process.exit(2);
 }
-const listTs = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-  const p = path.join(dir, e.name);
-  return e.isDirectory() ? listTs(p) : e.name.endsWith('.ts') ? [p] : [];
-});
-// The import reading follows test/layering.test.ts (which asserts the layer order and no circle); here it only counts,
-// so that an older checkout, which may break those rules, can be measured too.
-const IMPORT_PATTERNS = [
-  /\b(?:import|export)\s[^;'"`]*?\bfrom\s*(['"])([^'"]+)\1/g,
-  /\bimport\s*(['"])([^'"]+)\1/g,
-  /\bimport\s*\(\s*(['"])([^'"]+)\1\s*\)/g,
-  /\brequire\s*\(\s*(['"])([^'"]+)\1\s*\)/g,
-];
-const stripComments = (src) => src.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/[^\n]*/g, '$1');
-const specifiers = (src) => {
-  const code = stripComments(src);
-  return [...new Set(IMPORT_PATTERNS.flatMap((re) => [...code.matchAll(re)].map((m) => m[2]).filter((s) => s.startsWith('.'))))];
-};
-/** Every import between two files of lib/ (`x.ts` or `x/index.ts`). */
-function fileImports() {
-  const set = new Set(files);
-  const edges = [];
-  for (const f of files)
-    for (const spec of specifiers(fs.readFileSync(f, 'utf8'))) {
-      const base = path.resolve(path.dirname(f), spec);
-      const to = [`${base}.ts`, path.join(base, 'index.ts')].find((c) => set.has(c));
-      if (to) edges.push([f, to]);
-    }
-  return edges;
-}
-/** Strongly connected components of more than one node (Tarjan). */
-function circlesOf(edges) {
-  const adj = new Map();
-  for (const [a, b] of edges) {
-    if (!adj.has(a)) adj.set(a, new Set());
-    if (!adj.has(b)) adj.set(b, new Set());
-    adj.get(a).add(b);
-  }
-  let n = 0;
-  const index = new Map(), low = new Map(), stack = [], on = new Set(), out = [];
-  const visit = (v) => {
-    index.set(v, n); low.set(v, n); n++; stack.push(v); on.add(v);
-    for (const w of adj.get(v)) {
-      if (!index.has(w)) { visit(w); low.set(v, Math.min(low.get(v), low.get(w))); } else if (on.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
-    }
-    if (low.get(v) === index.get(v)) {
-      const c = [];
-      let w;
-      do { w = stack.pop(); on.delete(w); c.push(w); } while (w !== v);
-      if (c.length > 1) out.push(c.map((x) => path.relative(lib, x)).sort());
-    }
-  };
-  for (const v of [...adj.keys()].sort()) if (!index.has(v)) visit(v);
-  return out;
-}
+// the import reader and circle finder test/layering.test.ts uses; here they only count, so that an older checkout,
+// which may break the layering rules, can be measured too
+const { fileImports, importCycles, listTs, stripComments } = require('./import-graph.cjs');
+
 /** The layer table of test/layering.test.ts (LAYERS), read as text. */
 function layerTable() {
   const src = fs.readFileSync(path.join(root, 'test', 'layering.test.ts'), 'utf8');
   const m = /LAYERS[^=]*=\s*(\[[\s\S]*?\]);/.exec(src);
   return m ? JSON.parse(m[1].replace(/'/g, '"').replace(/,(\s*\])/g, '$1')) : null;
 }
-const folderOf = (f) => {
-  const parts = path.relative(lib, f).split(path.sep);
+/** The folder of a path relative to lib/: its first segment, or the file's stem for files at lib/'s top. */
+const folderOf = (rel) => {
+  const parts = rel.split(path.sep);
   return parts.length > 1 ? parts[0] : parts[0].replace(/\.ts$/, '');
 };
 
@@ -93,14 +44,15 @@ function exportedNames(src) {
 
 const files = listTs(lib);
 const exportsUnder = (folder) => files.filter((f) => f.startsWith(path.join(lib, folder) + path.sep)).reduce((n, f) => n + exportedNames(fs.readFileSync(f, 'utf8')).size, 0);
-const linesOf = (f) => fs.readFileSync(f, 'utf8').split('\n').length;
+// lines as wc -l and the layering test count them (newline characters)
+const linesOf = (f) => fs.readFileSync(f, 'utf8').split('\n').length - 1;
 const largest = files.map((f) => ({ file: path.relative(root, f), lines: linesOf(f) })).sort((a, b) => b.lines - a.lines);
-const edges = fileImports();
-const circles = circlesOf(edges);
+const edges = fileImports(lib);
+const circles = importCycles(edges);
 const layers = layerTable();
 const layerOf = new Map((layers ?? []).flatMap((names, i) => names.map((n) => [n, i])));
 // an import between folders that does not go to a strictly lower layer (or names a folder the table lacks)
-const against = layers ? edges.filter(([a, b]) => folderOf(a) !== folderOf(b) && !(layerOf.get(folderOf(b)) < layerOf.get(folderOf(a)))).length : null;
+const against = layers ? edges.filter(({ from, to }) => folderOf(from) !== folderOf(to) && !(layerOf.get(folderOf(to)) < layerOf.get(folderOf(from)))).length : null;
 
 /** Library names a notebook's code cells import from the package (`eo-workbench` and its sub-paths). */
 function notebookImports(file) {

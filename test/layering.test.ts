@@ -46,6 +46,15 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['index'],
 ];
 
+// the import reader and the circle finder, shared with scripts/structure-counts.cjs
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const importGraph = require('../scripts/import-graph.cjs');
+export const stripComments: (src: string) => string = importGraph.stripComments;
+export const importSpecifiers: (src: string) => { spec: string; line: number }[] = importGraph.importSpecifiers;
+const listTs: (dir: string) => string[] = importGraph.listTs;
+const filesImports: (dir: string) => { from: string; to: string }[] = importGraph.fileImports;
+const importCycles: (edges: readonly { from: string; to: string }[]) => string[][] = importGraph.importCycles;
+
 const LIB = path.resolve(__dirname, '..', 'lib');
 
 export interface ImportEdge {
@@ -57,59 +66,6 @@ export interface ImportEdge {
   spec: string;
 }
 
-/**
- * Blank out comments and every string that is not a module specifier (after `from`, `import`, `import(`,
- * `require(`), keeping line breaks so line numbers still match.
- */
-export function stripComments(src: string): string {
-  let out = '';
-  let i = 0;
-  while (i < src.length) {
-    const c = src[i];
-    const n = src[i + 1];
-    if (c === '/' && n === '*') {
-      const end = src.indexOf('*/', i + 2);
-      const stop = end < 0 ? src.length : end + 2;
-      out += src.slice(i, stop).replace(/[^\n]/g, ' ');
-      i = stop;
-    } else if (c === '/' && n === '/') {
-      while (i < src.length && src[i] !== '\n') i++;
-    } else if (c === "'" || c === '"' || c === '`') {
-      let j = i + 1;
-      while (j < src.length && src[j] !== c) j += src[j] === '\\' ? 2 : 1;
-      const literal = src.slice(i, j + 1);
-      out += /(?:\bfrom|\bimport|\b(?:import|require)\s*\()\s*$/.test(out.slice(-40)) ? literal : literal.replace(/[^\n]/g, ' ');
-      i = j + 1;
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return out;
-}
-
-const IMPORT_PATTERNS = [
-  /\b(?:import|export)\s[^;'"`]*?\bfrom\s*(['"])([^'"]+)\1/g, // import x from '…', export { x } from '…', import type …
-  /\bimport\s*(['"])([^'"]+)\1/g, // import '…' (side effects)
-  /\bimport\s*\(\s*(['"])([^'"]+)\1\s*\)/g, // import('…'), also in type positions
-  /\brequire\s*\(\s*(['"])([^'"]+)\1\s*\)/g, // require('…')
-];
-
-/** Relative module specifiers of one source text, with their 1-based lines. */
-export function importSpecifiers(src: string): { spec: string; line: number }[] {
-  const code = stripComments(src);
-  const found: { spec: string; line: number; at: number }[] = [];
-  for (const re of IMPORT_PATTERNS) {
-    for (const m of code.matchAll(re)) {
-      if (!m[2].startsWith('.')) continue;
-      const at = m.index! + m[0].lastIndexOf(m[2]);
-      if (found.some((f) => f.at === at)) continue;
-      found.push({ spec: m[2], line: code.slice(0, at).split('\n').length, at });
-    }
-  }
-  return found.sort((a, b) => a.at - b.at).map(({ spec, line }) => ({ spec, line }));
-}
-
 /** The folder of a path under lib/: its first segment, or the file's stem for files at lib/'s top (errors.ts, index.ts). */
 export function folderOf(absPath: string, lib = LIB): string {
   const rel = path.relative(lib, absPath);
@@ -117,13 +73,6 @@ export function folderOf(absPath: string, lib = LIB): string {
   const parts = rel.split(path.sep);
   if (parts.length > 1) return parts[0];
   return parts[0] === '' ? 'index' : parts[0].replace(/\.(ts|js|json)$/, '');
-}
-
-function listTs(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    return e.isDirectory() ? listTs(p) : e.name.endsWith('.ts') ? [p] : [];
-  });
 }
 
 /** Every import between two different folders of lib/. */
@@ -162,46 +111,7 @@ export function layeringViolations(edges: readonly ImportEdge[], layers: readonl
 }
 
 /** Folder-level cycles (strongly connected components of more than one folder, or a self-loop). */
-export function folderCycles(edges: readonly { from: string; to: string }[]): string[][] {
-  const adj = new Map<string, Set<string>>();
-  for (const e of edges) {
-    if (!adj.has(e.from)) adj.set(e.from, new Set());
-    if (!adj.has(e.to)) adj.set(e.to, new Set());
-    adj.get(e.from)!.add(e.to);
-  }
-  // Tarjan's strongly connected components
-  let counter = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const cycles: string[][] = [];
-  const visit = (v: string): void => {
-    index.set(v, counter);
-    low.set(v, counter);
-    counter++;
-    stack.push(v);
-    onStack.add(v);
-    for (const w of adj.get(v)!) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
-    }
-    if (low.get(v) === index.get(v)) {
-      const scc: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        scc.push(w);
-      } while (w !== v);
-      if (scc.length > 1 || adj.get(v)!.has(v)) cycles.push(scc.sort());
-    }
-  };
-  for (const v of [...adj.keys()].sort()) if (!index.has(v)) visit(v);
-  return cycles;
-}
+export const folderCycles: (edges: readonly { from: string; to: string }[]) => string[][] = importCycles;
 
 test('every folder of lib/ is in the layer table, once', () => {
   const named = LAYERS.flat();
@@ -235,16 +145,7 @@ test('lib/ imports follow the layer order (pipeline order) and form no folder cy
 
 /** Every import between two files of lib/ (the specifier resolved to `x.ts` or `x/index.ts`; type imports count). */
 export function fileImports(lib = LIB): { from: string; to: string }[] {
-  const files = new Set(listTs(lib));
-  const edges: { from: string; to: string }[] = [];
-  for (const file of files) {
-    for (const { spec } of importSpecifiers(fs.readFileSync(file, 'utf8'))) {
-      const base = path.resolve(path.dirname(file), spec);
-      const to = [`${base}.ts`, path.join(base, 'index.ts')].find((c) => files.has(c));
-      if (to) edges.push({ from: path.relative(lib, file), to: path.relative(lib, to) });
-    }
-  }
-  return edges;
+  return filesImports(lib);
 }
 
 test('lib/ files import each other in no circle', () => {
