@@ -20,7 +20,7 @@ import { alphaTryIt, alphaTryItVerdict, paperColumnsNote, paperContrastSentence,
 import { figureIdleMs } from '../lib/report/export';
 import { sourceCaption, sourceLines } from '../lib/report';
 import { repoRoot } from '../lib/util/paths';
-import { tryItVerdict, staticTuningRows } from '../lib/lessons';
+import { tryItVerdict, staticTuningRows, scoredById, trainingCosts, table2Plan, planSystems, type FusionLesson } from '../lib/lessons';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
 
 const row = (system: string, v: number, mrr = v): MetricRow => ({ system, 'R@10': v, 'R@20': v, 'R@100': v, MAP: v, MRR: mrr });
@@ -172,6 +172,38 @@ test('alphaTryIt: the default α restores the reported hybrid row; another α re
     assert.ok(withPaper.includes(`- NN-SSC: R@10 ${nn!['R@10'].toFixed(3)} vs 0.361 (`), withPaper);
     assert.not.match(withPaper, /gives no value|not recorded/);
     assert.ok(withPaper.includes(paperContrastSentence(table.metrics, paperTable2Value, 'NN-SSC', 'BM25')!), 'the verdict carries the NN-SSC / BM25 contrast');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('notebook 05\'s scores by id: the listed order whatever order they were scored in, one id once; Table 2\'s systems and costs from them', async () => {
+  const lexical = bm25Scorer(buildBm25(corpus), 'bm25', 'BM25');
+  const styles = { label: '', run: new Map(), scores: [] } as never;
+  // scored in the other order than listed: the map follows the list
+  const sem = { scorer: semantic, scores: await retrieveSplits(semantic, splits, corpus), styles, cost: { trainableParams: 7, trainingSeconds: 3, backend: 'cpu' } };
+  const lex = { scorer: lexical, scores: await retrieveSplits(lexical, splits, corpus), styles };
+  const scored = scoredById([lex, [sem]]);
+  assert.equal(Object.keys(scored), ['bm25', 'nnssc']);
+  assert.equal(trainingCosts(scored), { nnssc: { trainableParams: 7, trainingSeconds: 3, backend: 'cpu' } });
+  try {
+    scoredById([lex, [sem, lex]]);
+    assert.unreachable('two scorers with one id accepted');
+  } catch (e) {
+    assert.ok(isEoError(e, 'INVALID_ARGUMENT') && /bm25/.test(e.message), String(e));
+  }
+  const plan = table2Plan({ sample: true } as FusionLesson, scored);
+  assert.equal(plan.hybrids, ['nnssc'], 'only the scored semantic scorers are fused');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-lesson-'));
+  try {
+    const h = await studyHybrid({ corpus, splits, semantic: { scorer: semantic, scores: sem.scores }, lexical: { scorer: lexical, scores: lex.scores }, fusionDir: dir });
+    const systems = planSystems(plan, { nnssc: h });
+    const nn = systems.find((s) => s.id === 'nnssc')!;
+    assert.is(nn.test, sem.scores.test.run);
+    assert.is(nn.trainableParams, 7, 'a trained scorer\'s row carries its cost');
+    assert.is(systems.find((s) => s.id === 'nnssc+bm25')!.test, h.analytic.test);
+    assert.is(systems.find((s) => s.id === 'bm25')!.trainableParams, 0);
+    assert.match(String(systems.find((s) => s.id === 'cosine-base')!.note), /not available/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

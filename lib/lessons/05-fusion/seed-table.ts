@@ -9,7 +9,7 @@ import { DEFAULT_NNSSC_CONFIG } from '../../train/nnssc';
 import { nnsscCheckpointName } from '../../train/artefacts';
 import { defaultNnsscDir } from '../../train/nnssc-checkpoint';
 import { loadNnsscScorer } from '../../search/nnssc';
-import { retrieveSplits, studyHybrid } from '../../study/study';
+import { retrieveSplits, studyHybrid, type HybridStudy } from '../../study/study';
 import { showMarkdown, showTable } from '../../report/display';
 import { repoRelativePath, toDataFrame } from '../../report/frame';
 import { table2RowId } from '../../report/fusion';
@@ -17,7 +17,7 @@ import { f3 } from '../../report/numbers';
 import { ciExcludesZero, isSignificant, significanceState, SIGNIFICANCE_LEVEL } from '../../metrics/significance';
 import type { TableRow } from '../../report/types';
 import type { Table2System } from '../../report/table2';
-import type { FusionLesson, Table2Plan } from './lesson';
+import type { BaseEncoder, FusionLesson, Table2Plan } from './lesson';
 import { EoError } from '../../errors';
 import { evaluateRun, summarize } from '../../metrics/metrics';
 import { compareSystems, type PairedOptions } from '../../metrics/paired';
@@ -151,17 +151,19 @@ export function seedTable2Command(seeds: readonly number[], sample: boolean): st
   return `node bench/nnssc-seeds.cjs${sample ? ' --sample' : ''} --seeds ${seeds.join(',')} --variants plain`;
 }
 
-/** What the seed table reads of Table 2 (section 4): the lesson, the planned rows and the systems with their test runs. */
+/** What the seed table reads of Table 2 (section 4): the lesson, the planned rows and scores, the hybrids, the base encoder and the systems with their test runs. */
 export interface SeedTable2Inputs {
   lesson: FusionLesson;
   plan: Table2Plan;
+  hybrids: Readonly<Record<string, HybridStudy>>;
+  base: BaseEncoder | null;
   systems: readonly Table2System[];
 }
 
 /** Section 9's seed-averaged Table 2 (see the module comment); one seed prints what the seed run adds. */
-export async function seedTable2Section({ lesson, systems, plan }: SeedTable2Inputs, seeds: readonly number[]): Promise<SeedTable2Result> {
+export async function seedTable2Section({ lesson, systems, plan, hybrids, base }: SeedTable2Inputs, seeds: readonly number[]): Promise<SeedTable2Result> {
   const t0 = Date.now();
-  const { corpus, bench, train, test, sample, base } = lesson;
+  const { corpus, bench, train, test, sample } = lesson;
   const done = (r: Omit<SeedTable2Result, 'seconds'>): SeedTable2Result => ({ ...r, seconds: (Date.now() - t0) / 1000 });
   if (seeds.length <= 1) {
     showMarkdown(`*Table 2 above is one training run of NN-SSC (seed ${seeds[0] ?? DEFAULT_NNSSC_CONFIG.seed}). \`npm start -- --seeds 5\` trains NN-SSC with five seeds first ` +
@@ -172,7 +174,7 @@ export async function seedTable2Section({ lesson, systems, plan }: SeedTable2Inp
   const name = nnsscCheckpointName(bench.name);
   const dirs = seeds.map((seed) => ({ seed, dir: defaultNnsscDir(seedCheckpointName(name, seed)) }));
   const absent = dirs.filter((d) => !checkpointExists(d.dir)).map((d) => ({ ...d, why: 'no checkpoint' }));
-  const hasRow = systems.some((s) => s.id === 'nnssc+bm25' && s.test) && lesson.scored.bm25 && base;
+  const hasRow = systems.some((s) => s.id === 'nnssc+bm25' && s.test) && plan.scored.bm25 && base;
   if (absent.length > 0 || !hasRow) {
     const why = !hasRow ? 'the NN-SSC rows of Table 2 are not available (run 04-nnssc)' : `no checkpoint for seed${absent.length > 1 ? 's' : ''} ${absent.map((m) => `${m.seed} (\`${repoRelativePath(m.dir)}\`)`).join(', ')}`;
     showMarkdown(`*${seeds.length} seeds asked for (${seeds.join(', ')}), but ${why}: train them with \`${seedTable2Command(seeds, sample)}\` and re-run this cell. No seed-averaged table is shown.*`, { key: FUSION_TEXT_KEYS.seedTable });
@@ -186,7 +188,7 @@ export async function seedTable2Section({ lesson, systems, plan }: SeedTable2Inp
     if (seed === DEFAULT_NNSSC_CONFIG.seed) {
       // the seed of Table 2's rows: its runs are those above (the same checkpoint, the same fusion records)
       perSeed.push({ seed, systems: shown.map((s) => ({ id: s.id, label: s.label, test: s.test! })) });
-      const h = lesson.hybrids.nnssc;
+      const h = hybrids.nnssc;
       alphas.push({ seed, analytic: h.analyticRecord.alpha, grid: h.gridRecord.alpha });
       continue;
     }
@@ -197,7 +199,7 @@ export async function seedTable2Section({ lesson, systems, plan }: SeedTable2Inp
     }
     const scores = await retrieveSplits(nn.scorer, { train, test }, corpus);
     // α of this seed's hybrid set on the training split (its own fusion record), as for the seed-42 row
-    const h = await studyHybrid({ corpus, splits: { train, test }, semantic: { scorer: nn.scorer, scores }, lexical: { scorer: lesson.scorers.bm25, scores: lesson.scored.bm25 } });
+    const h = await studyHybrid({ corpus, splits: { train, test }, semantic: { scorer: nn.scorer, scores }, lexical: { scorer: plan.scored.bm25.scorer, scores: plan.scored.bm25.scores } });
     nn.scorer.dispose();
     alphas.push({ seed, analytic: h.analyticRecord.alpha, grid: h.gridRecord.alpha });
     const runOf: Record<string, Run> = { nnssc: scores.test.run, 'nnssc+bm25': h.analytic.test, 'nnssc+bm25-grid': h.grid.test, 'nnssc+bm25-rrf': h.rrf.test };

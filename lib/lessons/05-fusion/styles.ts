@@ -20,7 +20,8 @@ import { showMarkdown, showTable } from '../../report/display';
 import { toDataFrame } from '../../report/frame';
 import { styleTableRows, styleVerdict } from '../../report/styles';
 import type { TableRow, TableSource } from '../../report/types';
-import type { FusionLesson } from './lesson';
+import type { FusionLesson, Table2Plan } from './lesson';
+import type { HybridStudy } from '../../study/study';
 import { FUSION_TEXT_KEYS } from './text-keys';
 
 const BEFORE = 'Before this change (exact NN-SSC, analytic α, period/place rule)';
@@ -55,10 +56,11 @@ export interface TitleDefaultResult {
 }
 
 /** Table 2's systems as the paper fuses them (one α per hybrid, from the title training split; no query rules), per style. */
-export function table2StyleSection(lesson: FusionLesson): StyleTable2Result {
-  const { corpus, styles, hybrids, scorers } = lesson;
-  const runs = hybridStyleRuns(corpus, styles.scored, Object.entries(hybrids).map(([sem, h]) => ({
-    label: `${scorers[sem].label} + BM25 (analytic α ${h.analytic.alpha!.toFixed(3)})`, semantic: sem, lexical: 'bm25', alpha: h.analytic.alpha!,
+export function table2StyleSection({ lesson, plan, hybrids }: { lesson: FusionLesson; plan: Table2Plan; hybrids: Readonly<Record<string, HybridStudy>> }): StyleTable2Result {
+  const { corpus, styles } = lesson;
+  const scoredStyles = Object.fromEntries(Object.entries(plan.scored).map(([id, s]) => [id, s.styles]));
+  const runs = hybridStyleRuns(corpus, scoredStyles, Object.entries(hybrids).map(([sem, h]) => ({
+    label: `${plan.scored[sem].scorer.label} + BM25 (analytic α ${h.analytic.alpha!.toFixed(3)})`, semantic: sem, lexical: 'bm25', alpha: h.analytic.alpha!,
   })), styles.queries);
   const table2 = styleRows(runs, styles.queries, styles.qrels, 'BM25');
   const source = { settings: { benchmark: 'eo-styles (lib/bench/styles)', half: 'test', queries: styles.queries.length, reference: 'BM25', bootstrap: 10000, permutations: 10000, seed: 42 } };

@@ -11,14 +11,15 @@ import type { PairedComparison, Run } from '../../metrics/types';
 import { showFigure, showMarkdown, showTable } from '../../report/display';
 import { closeFigureRenderer, reportsDir, writeResults } from '../../report/export';
 import { repoRelativePath, toDataFrame } from '../../report/frame';
-import { ablationComparisons, hybridGains, selfSupervisedPairedRows, table2GainPairs, type PerQueryGain } from '../../report/fusion';
+import { ablationComparisons, alphaRows, hybridGains, selfSupervisedPairedRows, table2GainPairs, type PerQueryGain } from '../../report/fusion';
 import { runFilesSource, sourceCaption } from '../../report/lesson';
 import { tukeyHeatmap, tukeyRows, vsReferenceVerdict } from '../../report/paired-text';
 import { paperReportsRow, paperTable2Value, PAPER_TABLE2_CLAIM, TABLE2_DIFFERENCES } from '../../report/paper';
 import { table2BestColumns, table2JudgeColumns, table2VsReference, withJudgeColumns, withPaperColumns, writeTable2RunFiles, type Table2, type Table2System, type Table2VsReference } from '../../report/table2';
 import type { TableRow, TableSource } from '../../report/types';
 import { tfBackendInfo } from '../../tensor/backend';
-import type { FusionLesson, Table2Plan } from './lesson';
+import { trainingCosts, type BaseEncoder, type FusionLesson, type Table2Plan } from './lesson';
+import type { HybridStudy } from '../../study/study';
 import { readSeedSpread, seedEpochRows, seedSpreadFiles, seedSpreadMissing, seedSpreadRows, seedSpreadVerdict } from './seed-spread';
 import type { SeedTable2Result } from './seed-table';
 import { FUSION_TEXT_KEYS } from './text-keys';
@@ -31,12 +32,21 @@ import { ablationVerdict, alphaTryItVerdict, fusionDiscussion, gainsVerdict, sel
 export const TABLE2_VIEW_COLUMNS = ['system', 'in paper', 'R@10', 'R@10 (paper)', 'R@20', 'R@20 (paper)', 'R@100', 'R@100 (paper)', 'MAP', 'MAP (paper)', 'MRR', 'MRR (paper)', 'π', 'π (train)', 'P@5', 'P@10', 'P@20', 'judge',
   'α', 'α from', 'trainable params', 'training time (s)', 'backend', 'ΔMAP vs best [95% CI]', 'p (MAP)', 'ΔMRR vs best [95% CI]', 'p (MRR)', 'note'];
 
-/** Table 2 as shown (section 4): what the later steps read. Plain values; no step changes it. */
-export interface FusionTable2 {
+/** What section 4 reads: the values the cells of sections 1–3 made. */
+export interface Table2SectionInputs {
   lesson: FusionLesson;
+  /** Table 2's rows and what the notebook scored (`table2Plan`). */
   plan: Table2Plan;
+  /** Semantic scorer id → its hybrid with BM25 (the notebook's `studyHybrid` cell). */
+  hybrids: Readonly<Record<string, HybridStudy>>;
+  /** USE-lite and its corpus embeddings (the seed table scores NN-SSC over them); null where it was not loaded. */
+  base: BaseEncoder | null;
   systems: Table2System[];
   table: Table2;
+}
+
+/** Table 2 as shown (section 4), with what it was made from: what the later steps read. Plain values; no step changes it. */
+export interface FusionTable2 extends Table2SectionInputs {
   /** Table 2's display rows (paper and judge columns). */
   view: TableRow[];
   judged: { rows: TableRow[] };
@@ -59,7 +69,8 @@ export interface FusionTryIt {
  * Section 4: write every row's run files, add the judge's P@K and the paper's columns, show Table 2, every row
  * against the best one, and the verdict generated from the table.
  */
-export async function table2Section(lesson: FusionLesson, plan: Table2Plan, systems: Table2System[], table: Table2): Promise<FusionTable2> {
+export async function table2Section(inputs: Table2SectionInputs): Promise<FusionTable2> {
+  const { lesson, systems, table } = inputs;
   const { corpus, test, train, bench, sample, notebook } = lesson;
   const runFiles = writeTable2RunFiles(reportsDir(notebook), systems, test.qrels, train.qrels);
   const source = runFilesSource(runFiles, { split: 'test', depth: 100, 'α from': 'train split', bootstrap: 10000, permutations: 10000, seed: 42, sample }, { split: 'test' });
@@ -86,7 +97,7 @@ export async function table2Section(lesson: FusionLesson, plan: Table2Plan, syst
     });
   }
   showMarkdown(vsBm25Stop ? vsReferenceVerdict(vsBm25Stop.comparisons, vsBm25Stop.reference.label, 'MAP') : '', { key: FUSION_TEXT_KEYS.vsBm25Stop });
-  return { lesson, plan, systems, table, view, judged, runFiles, source, vsBm25Stop };
+  return { ...inputs, view, judged, runFiles, source, vsBm25Stop };
 }
 
 /** Section 5: Holm's note, and the randomised Tukey HSD over every pair of rows with its heatmap. */
@@ -100,8 +111,8 @@ export async function showMultipleTesting(t2: FusionTable2): Promise<void> {
 
 /** Section 5: the corpus self-supervised rows against their plain rows (test split); returns the paired rows. */
 export function selfSupervisedSection(t2: FusionTable2): TableRow[] {
-  const { lesson, table, systems, source } = t2;
-  showMarkdown(selfSupervisedNote({ found: lesson.selfSupervised.found, missing: lesson.selfSupervised.missing, sample: lesson.sample }), { key: FUSION_TEXT_KEYS.selfSupervised });
+  const { lesson, plan, table, systems, source } = t2;
+  showMarkdown(selfSupervisedNote({ found: plan.selfSupervised.found, missing: plan.selfSupervised.missing, sample: lesson.sample }), { key: FUSION_TEXT_KEYS.selfSupervised });
   const paired = selfSupervisedPairedRows(table, systems);
   if (paired.length > 0) showTable(toDataFrame(paired), { title: 'Corpus self-supervised rows − their plain rows (test split): Δ, bootstrap 95% CI, paired randomization p', digits: 4, maxRows: 100, source });
   return paired;
@@ -109,13 +120,13 @@ export function selfSupervisedSection(t2: FusionTable2): TableRow[] {
 
 /** Section 6, the α knob: re-fuse the strongest hybrid at `choice` ('analytic' = the reported row). */
 export async function tryAlphaSection(t2: FusionTable2, choice: number | 'analytic'): Promise<FusionTryIt> {
-  const { lesson, runFiles } = t2;
+  const { lesson, runFiles, hybrids, plan } = t2;
   const { corpus, test, sample, notebook } = lesson;
-  const semId = strongestSemantic(lesson.hybrids);
-  const hybrid = lesson.hybrids[semId];
+  const semId = strongestSemantic(hybrids);
+  const hybrid = hybrids[semId];
   const alpha = choice === 'analytic' ? hybrid.analytic.alpha! : choice;
-  const label = lesson.scorers[semId].label;
-  const result = alphaTryIt({ corpus, test, hybrid, semantic: lesson.scored[semId], lexical: lesson.scored.bm25, alpha });
+  const label = plan.scored[semId].scorer.label;
+  const result = alphaTryIt({ corpus, test, hybrid, semantic: plan.scored[semId].scores, lexical: plan.scored.bm25.scores, alpha });
   const source = runFilesSource(runFiles, { split: 'test', hybrid: `${label} + BM25`, 'your α': alpha, 'analytic α': hybrid.analyticRecord.alpha, 'grid α': hybrid.gridRecord.alpha, sample }, { split: 'test', ids: [semId, 'bm25'] });
   showTable(toDataFrame(result.rows), { title: `Try it: ${label} + BM25 at α = ${alpha.toFixed(3)}`, digits: 4, best: { MAP: 'max', MRR: 'max', 'R@10': 'max' }, source });
   await showFigure(result.figure, { name: 'alpha-try-it', notebook });
@@ -142,15 +153,15 @@ export async function gainsSection(t2: FusionTable2): Promise<PerQueryGain[]> {
  * is the one `tryIt` re-fused when given (the knob's hybrid), else the strongest.
  */
 export async function scoreGeometrySection(t2: FusionTable2, tryIt: FusionTryIt | null = null): Promise<void> {
-  const { lesson, table, source } = t2;
+  const { lesson, table, source, hybrids, plan } = t2;
   const { corpus, test, notebook } = lesson;
-  const semId = tryIt?.hybrid ?? strongestSemantic(lesson.hybrids);
-  const alpha = lesson.hybrids[semId].analytic.alpha!;
+  const semId = tryIt?.hybrid ?? strongestSemantic(hybrids);
+  const alpha = hybrids[semId].analytic.alpha!;
   const qid = mostHelpedQuery(table, `${semId}+bm25`, semId) ?? test.queries[0].id;
   const qi = test.queries.findIndex((q) => q.id === qid);
   await showFigure(scoreGeometryFigure({
-    corpus, query: test.queries[qi], qrels: test.qrels, semantic: lesson.scored[semId].test.scores[qi], lexical: lesson.scored.bm25.test.scores[qi],
-    alpha, semanticLabel: lesson.scorers[semId].label,
+    corpus, query: test.queries[qi], qrels: test.qrels, semantic: plan.scored[semId].scores.test.scores[qi], lexical: plan.scored.bm25.scores.test.scores[qi],
+    alpha, semanticLabel: plan.scored[semId].scorer.label,
   }), { name: 'score-geometry', notebook });
   showMarkdown(sourceCaption(`Figure: score geometry of test query ${qid} at α = ${alpha.toFixed(3)}.`, tryIt?.source ?? source), { key: FUSION_TEXT_KEYS.scoreGeometry });
 }
@@ -190,8 +201,8 @@ export async function titleDefaultRankingSection(t2: FusionTable2): Promise<Titl
 
 /** Section 12: the discussion, written from Table 2, the fusion records and the per-query gains. */
 export function discussionSection(t2: FusionTable2, gains: readonly PerQueryGain[]): string {
-  const { table, lesson } = t2;
-  const discussion = fusionDiscussion({ table, hybrids: Object.values(lesson.hybrids), gains: [...gains], queries: lesson.test.queries.length, writerLabel: lesson.bench.writerLabel });
+  const { table, lesson, hybrids } = t2;
+  const discussion = fusionDiscussion({ table, hybrids: Object.values(hybrids), gains: [...gains], queries: lesson.test.queries.length, writerLabel: lesson.bench.writerLabel });
   showMarkdown(discussion, { key: FUSION_TEXT_KEYS.discussion });
   return discussion;
 }
@@ -211,7 +222,7 @@ export interface FusionSteps {
 
 /** results.json (Table 2, what `steps` made, the shown text), then the figure renderer is closed. */
 export async function writeFusionResults(t2: FusionTable2, steps: FusionSteps): Promise<string> {
-  const base = t2.lesson.base;
+  const base = t2.base;
   const file = writeResults(t2.lesson.notebook, fusionResults(t2, steps, base ? { id: base.encoder.id, backend: base.encoder.backend } : null, tfBackendInfo()?.name ?? null));
   await closeFigureRenderer();
   return file;
@@ -219,8 +230,8 @@ export async function writeFusionResults(t2: FusionTable2, steps: FusionSteps): 
 
 /** results.json of notebook 05 (the same keys and tables as before this module; `seedTable2` added). */
 export function fusionResults(t2: FusionTable2, steps: FusionSteps, encoder: { id: string; backend?: string } | null, tfBackend: string | null): Record<string, unknown> {
-  const { lesson, table } = t2;
-  const { sample, test, bench, hybrids } = lesson;
+  const { lesson, table, hybrids, plan } = t2;
+  const { sample, test, bench } = lesson;
   const tryIt = steps.tryIt;
   const styles = steps.styleTable2;
   return {
@@ -238,7 +249,7 @@ export function fusionResults(t2: FusionTable2, steps: FusionSteps, encoder: { i
     holmNote: table.holmNote,
     tukey: table.tukey ? { metric: table.tukey.metric, systems: table.tukey.systems, p: table.tukey.p, permutations: table.tukey.permutations, seed: table.tukey.seed } : null,
     best: table.best,
-    alpha: lesson.alphaRows ?? [],
+    alpha: alphaRows(Object.values(hybrids)),
     tryIt: tryIt ? { knobs: 'α', hybrid: tryIt.hybrid, setting: `α=${tryIt.alpha}`, changed: !tryIt.result.isReported, rows: tryIt.result.rows, curve: tryIt.result.curve } : null,
     ablation: steps.ablation ?? {},
     perQueryGains: gainRows(steps.gains ?? []),
@@ -246,10 +257,10 @@ export function fusionResults(t2: FusionTable2, steps: FusionSteps, encoder: { i
     encoder: encoder?.id ?? null,
     encoderBackend: encoder?.backend,
     tfBackend,
-    training: lesson.cost,
+    training: trainingCosts(plan.scored),
     selfSupervised: {
-      found: lesson.selfSupervised.found.map((f) => ({ scorer: f.spec.scorer, label: f.spec.label, checkpoint: f.dir })),
-      missing: lesson.selfSupervised.missing.map((m) => ({ scorer: m.spec.scorer, label: m.spec.label, why: m.why })),
+      found: plan.selfSupervised.found.map((f) => ({ scorer: f.spec.scorer, label: f.spec.label, checkpoint: f.dir })),
+      missing: plan.selfSupervised.missing.map((m) => ({ scorer: m.spec.scorer, label: m.spec.label, why: m.why })),
       paired: steps.selfSupervisedPaired ?? [],
     },
     fusionRecords: Object.fromEntries(Object.entries(hybrids).map(([k, h]) => [k, { analytic: h.analyticRecord.alpha, grid: h.gridRecord.alpha }])),
