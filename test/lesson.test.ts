@@ -20,6 +20,8 @@ import { alphaTryIt, alphaTryItVerdict, paperColumnsNote, paperContrastSentence,
 import { figureIdleMs } from '../lib/report/export';
 import { sourceCaption, sourceLines } from '../lib/report';
 import { repoRoot } from '../lib/util/paths';
+import { nnsscTryConfig, nnsscTriedResult, NNSSC_TRIED_CHECKPOINT } from '../lib/lessons';
+import { DEFAULT_NNSSC_CONFIG } from '../lib/train';
 import { tryItVerdict, staticTuningRows, scoredById, trainingCosts, table2Plan, planSystems, type FusionLesson } from '../lib/lessons';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
 
@@ -216,6 +218,34 @@ test('tryItVerdict: the default setting says the reported row came back; a chang
   assert.match(tryItVerdict({ changed: true, rows: [row('R', 0.2), row('T', 0.3)], paired: paired as never, setting: 'k=2', dir: '/x' }, ctx), /T − R.*\*\*excludes 0\*\*/s);
 });
 
+
+test('notebook 04\'s Try-it: the reported mix trains nothing, another mix is the reported configuration with it, bad knobs are refused; the rows read the runs', () => {
+  const reported = { ...DEFAULT_NNSSC_CONFIG };
+  assert.is(nnsscTryConfig(reported, { hardNegatives: reported.hardNegatives, randomNegatives: reported.randomNegatives }), null);
+  assert.equal(nnsscTryConfig(reported, { hardNegatives: 0, randomNegatives: 20 }), { ...reported, hardNegatives: 0, randomNegatives: 20 });
+  for (const bad of [{ hardNegatives: 0, randomNegatives: 0 }, { hardNegatives: 1.5, randomNegatives: 2 }, { hardNegatives: -1, randomNegatives: 5 }, { hardNegatives: Number.NaN, randomNegatives: 5 }]) {
+    try {
+      nnsscTryConfig(reported, bad);
+      assert.unreachable(`accepted ${JSON.stringify(bad)}`);
+    } catch (e) {
+      assert.ok(isEoError(e, 'INVALID_ARGUMENT'), String(e));
+    }
+  }
+  const qrels = new Map([['q1', new Map([['A', 1]])], ['q2', new Map([['B', 1]])]]);
+  const good = new Map([['q1', [{ docId: 'A', score: 2 }, { docId: 'B', score: 1 }]], ['q2', [{ docId: 'B', score: 2 }, { docId: 'A', score: 1 }]]]) as never;
+  const bad = new Map([['q1', [{ docId: 'B', score: 2 }, { docId: 'A', score: 1 }]], ['q2', [{ docId: 'A', score: 2 }, { docId: 'B', score: 1 }]]]) as never;
+  const same = nnsscTriedResult({ reported, tried: null, reportedRun: good, triedRun: null, qrels });
+  assert.is(same.changed, false);
+  assert.is(same.rows.length, 1);
+  assert.is(same.rows[0].MAP, 1);
+  const tried = nnsscTryConfig(reported, { hardNegatives: 0, randomNegatives: 20 });
+  const other = nnsscTriedResult({ reported, tried, reportedRun: good, triedRun: bad, qrels });
+  assert.is(other.changed, true);
+  assert.equal(other.rows.map((r) => r.system), [`NN-SSC (reported: hardNegatives=${reported.hardNegatives}, randomNegatives=${reported.randomNegatives})`, 'NN-SSC (hardNegatives=0, randomNegatives=20)']);
+  assert.is(other.rows[1].MAP, 0.5);
+  assert.ok(other.paired.some((c) => c.metric === 'MAP' && c.meanDiff === -0.5), 'tried − reported, paired');
+  assert.is(other.dir, NNSSC_TRIED_CHECKPOINT, 'the table says the tried weights were not saved');
+});
 
 test('paperContrastSentence: where NN-SSC trails BM25 here but leads it in the paper, and BM25 MAP as a multiple of the paper\'s', () => {
   const m = (system: string, v: number[]) => ({ system, 'R@10': v[0], 'R@20': v[1], 'R@100': v[2], MAP: v[3], MRR: v[4] });

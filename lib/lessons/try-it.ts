@@ -1,10 +1,10 @@
 /**
  * The "Try it" cells of the training notebooks (03, 04), shared: the reader changes one knob and sees its effect on
  * the test split next to the reported row. At the default setting nothing trains: the reported run is evaluated
- * again, so the reported numbers come back exactly. Another setting trains once into its own checkpoint folder
- * (`…-try-…`, reused when the same setting is tried again), never over the reported checkpoint. Each notebook's knob
- * lives in its lesson module (`tryFinetuneSchedule` in encoder-finetune.ts, `tryNnsscNegatives` in nnssc.ts);
- * notebook 02's untrained BM25 knob is `knobVerdict` in baselines.ts.
+ * again, so the reported numbers come back exactly. Another setting trains, never over the reported checkpoint: 03
+ * once into its own checkpoint folder (`…-try-…`, reused when the same setting is tried again; `tryFinetuneSchedule`
+ * in encoder-finetune.ts), 04 in the cell itself with `trainNnssc` (nothing saved; `nnsscTryConfig`,
+ * `nnsscTriedResult` in nnssc.ts); notebook 02's untrained BM25 knob is `knobVerdict` in baselines.ts.
  */
 import type { Qrels } from '../metrics/types';
 import { EoError } from '../errors';
@@ -27,7 +27,7 @@ export interface TryItResult {
   paired: PairedComparison[];
   /** The knobs as tried, e.g. `hardNegatives=5, randomNegatives=15`. */
   setting: string;
-  /** Checkpoint folder of the tried model (null when unchanged). */
+  /** Checkpoint folder of the tried model, or where its weights are (null when unchanged). */
   dir: string | null;
 }
 

@@ -163,40 +163,34 @@ export function showNnsscVerdict(input: {
   showMarkdown(pairedVerdict(input.vsBm25, 'NN-SSC', 'BM25'));
 }
 
+/** Notebook 04's knob, the negatives mix: `hardNegatives` KNN negatives per query and `randomNegatives` per positive. */
+export interface NnsscNegativesMix {
+  hardNegatives: number;
+  randomNegatives: number;
+}
+
 /**
- * Notebook 04's knob, the negatives mix: `hardNegatives` KNN negatives per query and `randomNegatives` per positive.
- * At the reported mix, the reported NN-SSC run comes back; another mix trains NN-SSC on the same training split into
- * `checkpoints/nnssc/<reported folder>-try-h<H>-r<R>` and scores the test split.
+ * The configuration the Try-it cell trains with (`trainNnssc`): the reported one with the tried negatives mix, or null
+ * at the reported mix (nothing trains; the reported run comes back). Whole numbers of negatives, at least one in all;
+ * `INVALID_ARGUMENT` otherwise.
  */
-export async function tryNnsscNegatives(opts: {
-  corpus: Corpus; bench: Benchmark; encoder: SentenceEncoder; corpusMatrix: Float32Array;
-  /** The reported NN-SSC and its test run. */
-  reported: Pick<NnsscArtefact, 'config' | 'dir'>; reportedRun: Run;
-  mix: { hardNegatives: number; randomNegatives: number };
-  onEpoch?: NonNullable<NonNullable<Parameters<typeof loadOrTrainNnssc>[0]['training']>['onEpoch']>;
-}): Promise<TryItResult> {
-  const { mix } = opts;
-  checkKnobs(mix, 'tryNnsscNegatives', { hardNegatives: 0, randomNegatives: 0 });
+export function nnsscTryConfig(reported: NnsscTrainConfig, mix: NnsscNegativesMix): NnsscTrainConfig | null {
+  checkKnobs({ ...mix }, 'nnsscTryConfig', { hardNegatives: 0, randomNegatives: 0 });
   if (!Number.isInteger(mix.hardNegatives) || !Number.isInteger(mix.randomNegatives) || mix.hardNegatives + mix.randomNegatives < 1)
-    throw new EoError('INVALID_ARGUMENT', `tryNnsscNegatives: whole numbers of negatives, at least one in all (got ${knobSetting(mix)})`);
-  const test = benchmarkSplit(opts.bench, 'test');
-  const setting = knobSetting(mix);
-  const reported = { label: `NN-SSC (reported: ${knobSetting({ hardNegatives: opts.reported.config.hardNegatives, randomNegatives: opts.reported.config.randomNegatives })})`, run: opts.reportedRun };
-  if (mix.hardNegatives === opts.reported.config.hardNegatives && mix.randomNegatives === opts.reported.config.randomNegatives)
-    return compareTried(reported, null, test.qrels, setting, null);
-  const dir = `${opts.reported.dir.replace(/[\\/]+$/, '')}-try-h${mix.hardNegatives}-r${mix.randomNegatives}`;
-  const config: NnsscTrainConfig = { ...opts.reported.config, ...mix };
-  const nn = await loadOrTrainNnssc({
-    corpus: opts.corpus, bench: opts.bench, encoder: opts.encoder, corpusMatrix: opts.corpusMatrix, config, dir,
-    training: opts.onEpoch ? { onEpoch: opts.onEpoch } : {},
-  });
-  const scorer = nnsscScorer(opts.encoder, opts.corpusMatrix, nn.model, { id: 'nnssc-try', label: `NN-SSC (${setting})` });
-  try {
-    const run = (await scoreQueries(scorer, test.queries, opts.corpus)).run;
-    return compareTried(reported, { label: `NN-SSC (${setting})`, run }, test.qrels, setting, dir);
-  } finally {
-    scorer.dispose();
-  }
+    throw new EoError('INVALID_ARGUMENT', `nnsscTryConfig: whole numbers of negatives, at least one in all (got ${knobSetting({ ...mix })})`);
+  if (mix.hardNegatives === reported.hardNegatives && mix.randomNegatives === reported.randomNegatives) return null;
+  return { ...reported, hardNegatives: mix.hardNegatives, randomNegatives: mix.randomNegatives };
+}
+
+/** Where the tried NN-SSC's weights are, as its Try-it table says: nowhere (the cell trains it; nothing is saved). */
+export const NNSSC_TRIED_CHECKPOINT = 'none: trained in the Try-it cell, not saved';
+
+/** The Try-it rows: the reported NN-SSC's test run, and the tried mix's beside it with the paired comparison when one trained. */
+export function nnsscTriedResult(o: { reported: NnsscTrainConfig; tried: NnsscTrainConfig | null; reportedRun: Run; triedRun: Run | null; qrels: Qrels }): TryItResult {
+  const mix = (c: NnsscTrainConfig) => knobSetting({ hardNegatives: c.hardNegatives, randomNegatives: c.randomNegatives });
+  const reported = { label: `NN-SSC (reported: ${mix(o.reported)})`, run: o.reportedRun };
+  if (!o.tried || !o.triedRun) return compareTried(reported, null, o.qrels, mix(o.tried ?? o.reported), null);
+  return compareTried(reported, { label: `NN-SSC (${mix(o.tried)})`, run: o.triedRun }, o.qrels, mix(o.tried), NNSSC_TRIED_CHECKPOINT);
 }
 
 /** Notebook 04's Try-it output: the reported (and tried) rows, then the paragraph under them. */
