@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // Settings of the corpus-trained static encoder (issue 37; lib/encode/static.ts, lib/train/static.ts), chosen on the
 // style benchmark's DEV half: a grid over epochs, learning rate, width, batch size, pair sources, exclusion scope,
-// sentences per abstract, BM25-mined hard negatives, tokenizer, pooling and initial table, each model trained on the corpus and training-split pairs
+// sentences per abstract, BM25-mined hard negatives, tokenizer, pooling and initial table (random, skip-gram, USE-lite's pieces), each model trained on the corpus and training-split pairs
 // (`staticTrainingPairs`: no test text, no test label; the dev half's labels left out as the test half's are, unless
 // --keep-dev-labels) and scored ALONE (its
 // cosine, no query rules) by nDCG@10 over all dev queries, with the per-style means, training seconds and corpus
 // embedding seconds beside it. Every configuration is appended to bench/tuning-log.json (the best marked chosen);
 // DEFAULT_STATIC_ENCODER_SETTINGS is set from it by hand. The test half is never read.
-//   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--sentences 1,12] [--init random,skipgram]
+//   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--sentences 1,12] [--init random,skipgram,use-lite]
 //     [--hard-negatives none,queries] [--hard-skip 0,2] [--pooling idf,mean] [--temperature 0.02,0.05] [--keep-dev-labels] [--no-log]
 //     [--context-noise 0.3 --context-kind distractor,places] [--seeds 42,43 (each seed, then their models together)]
 //     [--prf none,3:1,5:0.6 (query-time Rocchio feedback over the model's own first K datasets)]
@@ -45,7 +45,7 @@ const args = benchArgs({
     sources: { type: 'list', default: ['all'], choices: Object.keys(SOURCE_SETS), help: 'pair source sets tried' },
     exclusion: { type: 'list', default: ['generated-queries'], choices: ['every-source', 'generated-queries'], help: 'which pair sources leave the excluded datasets out (StaticPairsOptions.exclusionScope)' },
     'keep-dev-labels': { type: 'boolean', help: 'keep the DEV half\'s labels in the pairs (by default they are left out as the test labels are, so that the dev half sees the model as the test half will; kept in, dev flatters the model)' },
-    init: { type: 'list', default: ['random'], choices: ['random', 'skipgram', 'skipgram-centred'], help: 'initial tables tried: seeded N(0, init-scale²), or a skip-gram word2vec of the corpus text rescaled to that σ (trainSkipgram), or the same with each column\'s mean removed first' },
+    init: { type: 'list', default: ['random'], choices: ['random', 'skipgram', 'skipgram-centred', 'use-lite', 'use-lite-centred'], help: 'initial tables tried: seeded N(0, init-scale²), or a skip-gram word2vec of the corpus text rescaled to that σ (trainSkipgram), or USE-lite\'s piece embeddings averaged per token rescaled to that σ (useLiteTokenTable; 256 dims only), or either with each column\'s mean removed first' },
     'skipgram-epochs': { type: 'int', default: 1, min: 1, help: 'passes of the skip-gram over the corpus text' },
     'style-per-style': { type: 'int-list', default: [300] /* DEFAULT_STATIC_PAIRS_OPTIONS */, min: 0, help: 'corpus-made queries per style in the pairs (StaticPairsOptions.stylePerStyle; 0 = all)' },
     sentences: { type: 'int-list', default: [12], min: 1, help: 'abstract sentences per record as queries (StaticPairsOptions.sentencesPerRecord)' },
@@ -112,6 +112,7 @@ async function main() {
     const vocabOpts = { ...eo.DEFAULT_STATIC_ENCODER_SETTINGS.vocab, tokenizer: TOKENIZERS[tokenizerName], pooling };
     const vocab = eo.buildStaticVocabulary(eo.staticVocabularyTexts(corpus), vocabOpts);
     const skipgrams = new Map(); // dim → the skip-gram table of this vocabulary
+    const useLiteTables = new Map(); // dim → USE-lite's piece rows averaged per token of this vocabulary
     const hardNegativeSources = HARD_NEGATIVE_SETS[hardNegatives] ?? eo.STATIC_PAIR_SOURCES;
     const tp = performance.now();
     const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds, sentencesPerRecord, hardNegativeSources, hardNegativeSkip, stylePerStyle });
@@ -125,6 +126,14 @@ async function main() {
       const train = { epochs, learningRate, temperature, initScale, dim, dims: prefixes === 'full' ? [dim] : [dim, dim / 2, dim / 4].filter((x) => Number.isInteger(x) && x >= 8), batchSize, maxTokens: eo.DEFAULT_STATIC_ENCODER_SETTINGS.train.maxTokens, ...(schedule !== 'constant' ? { schedule } : {}) };
       let initTable;
       let skipgram = null;
+      let useLite = null;
+      if (init.startsWith('use-lite')) {
+        if (!useLiteTables.has(dim)) useLiteTables.set(dim, await eo.useLiteTokenTable(vocab));
+        useLite = useLiteTables.get(dim);
+        if (useLite.dim !== dim) throw new Error(`--init ${init}: USE-lite's piece rows are ${useLite.dim}-d, the table ${dim}-d (--dim ${useLite.dim})`);
+        console.log(`USE-lite's token table: ${useLite.known} of ${vocab.tokens.length} tokens have a known piece (the rest start at 0)`);
+        initTable = eo.rescaleTable(useLite.table, initScale, { dim, center: init === 'use-lite-centred' });
+      }
       if (init.startsWith('skipgram')) {
         if (!skipgrams.has(dim)) skipgrams.set(dim, eo.trainSkipgram(vocab, eo.staticVocabularyTexts(corpus), { dim, epochs: args.skipgramEpochs }));
         skipgram = skipgrams.get(dim);
@@ -147,7 +156,7 @@ async function main() {
           if (prfText === args.prf[0]) seedVectors.push(vectors);
           const scores = devVectorScores(eo, half, corpus, vectors);
           const settings = {
-            init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, ...(Number(noiseText) > 0 ? { contextNoise: Number(noiseText), ...(contextKind !== 'distractor' ? { contextKind } : {}) } : {}),
+            init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), ...(useLite ? { useLiteKnownTokens: useLite.known } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, ...(Number(noiseText) > 0 ? { contextNoise: Number(noiseText), ...(contextKind !== 'distractor' ? { contextKind } : {}) } : {}),
             ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train, ...(seed !== DEFAULT_SEED ? { seed } : {}), ...(prf ? { prf } : {}),
           };
           if (prfText === args.prf[0]) seedSettings = settings; // the ensemble is of the first feedback setting's scores

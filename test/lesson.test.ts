@@ -283,14 +283,18 @@ test('staticTuningRows: only the static-encoder entries tried with the dev label
     entry({ learningRate: 0.005, epochs: 1 }, 0.5), // dev labels kept in the pairs: left out
     entry({ devLabelsOut: true, exclusionScope: 'generated-queries', learningRate: 0.005, epochs: 1, batchSize: 256, initScale: 0.1, dims: [256, 128, 64], vocab: { tokenizer: { stem: 's', stopWords: true } } }, 0.49),
     entry({ devLabelsOut: true, init: 'skipgram', learningRate: 0.01, epochs: 2 }, 0.41),
-    entry({ devLabelsOut: true, vocab: { minCount: 2, pooling: 'mean' }, temperature: 0.07, dims: [256], contextNoise: 0.3 }, 0.54),
+    entry({ devLabelsOut: true, vocab: { minCount: 2, pooling: 'mean' }, temperature: 0.07, dims: [256], contextNoise: 0.3, prf: { k: 3, beta: 1 }, seed: 43 }, 0.54),
+    entry({ devLabelsOut: true, init: 'use-lite-centred', seeds: [42, 43], ensemble: 'mean cosine' }, 0.52),
     entry({ devLabelsOut: true }, 0.6, 'bm25-stop'),
   ] });
-  assert.is(rows.length, 3);
-  assert.equal(rows.map((r) => r.pooling), ['idf', 'idf', 'mean']); // logged before pooling was a setting: IDF
-  assert.equal(rows.map((r) => r.widths), ['256/128/64', null, '256']);
-  assert.equal(rows.map((r) => r['context noise']), [0, 0, 0.3]);
-  assert.equal(rows.map((r) => r['τ']), [0.05, 0.05, 0.07]); // logged before the temperature was a flag: the trainer's 0.05
+  assert.is(rows.length, 4);
+  assert.equal(rows.map((r) => r.pooling), ['idf', 'idf', 'mean', 'idf']); // logged before pooling was a setting: IDF
+  assert.equal(rows.map((r) => r.widths), ['256/128/64', null, '256', null]);
+  assert.equal(rows.map((r) => r['context noise']), [0, 0, 0.3, 0]);
+  assert.equal(rows.map((r) => r['τ']), [0.05, 0.05, 0.07, 0.05]); // logged before the temperature was a flag: the trainer's 0.05
+  assert.equal(rows.map((r) => r.feedback), ['none', 'none', 'own first 3, β 1', 'none']);
+  assert.equal(rows.map((r) => r.seed), ['42', '42', '43', '42 + 43 (mean cosine)']);
+  assert.equal(rows[3].init, 'use-lite-centred');
   assert.equal([rows[0].init, rows[0].tokenizer, rows[0]['test labels left out of'], rows[0]['nDCG@10'], rows[0].question], ['random', 'stem+stop', 'query-side sources', 0.49, 0.49 - 0.1]);
   assert.equal([rows[1].init, rows[1].tokenizer, rows[1]['test labels left out of'], rows[1].lr, rows[1].epochs], ['skipgram', 'plain', 'every source', 0.01, 2]);
 });

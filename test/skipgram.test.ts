@@ -1,10 +1,15 @@
 // The skip-gram initialisation of the static encoder (lib/train/skipgram.ts): words that share contexts end up near
 // each other and words of another field do not; the same seed gives the same table; the table rescales to the
-// trainer's σ and starts a static model; bad settings are named.
+// trainer's σ and starts a static model; bad settings are named. The other initial table tried, USE-lite's piece rows
+// averaged per token (lib/train/use-lite-init.ts), is checked against the rows themselves.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildStaticVocabulary } from '../lib/encode/static';
 import { rescaleTable, trainSkipgram } from '../lib/train/skipgram';
+import { useLiteTokenTable } from '../lib/train/use-lite-init';
+import { defaultUseLiteDir, readUseLiteWeightMap } from '../lib/encode/use-lite';
+import { loadUseTokenizer, tokenizeUse } from '../lib/encode/tokenizer';
+import * as path from 'node:path';
 import { trainStaticModel } from '../lib/train/static';
 import { mulberry32 } from '../lib/util/random';
 import { throwsWith } from './helpers/data';
@@ -66,6 +71,32 @@ test('skip-gram: bad settings and empty input are named', () => {
   throwsWith(() => trainSkipgram(vocab, texts, { window: 0 }), 'CONFIG', /skipgram window must be an integer ≥ 1/);
   throwsWith(() => trainSkipgram(vocab, texts, { learningRate: 0 }), 'CONFIG', /learningRate must be > 0/);
   throwsWith(() => trainSkipgram(vocab, ['nothing known here']), 'INVALID_ARGUMENT', /no text holds a vocabulary token/);
+});
+
+
+test('useLiteTokenTable: a one-piece token gets that piece\'s USE-lite row, a longer one the mean of its pieces\' rows, a token of no known piece a zero row', async () => {
+  const modelDir = defaultUseLiteDir();
+  const emb = (await readUseLiteWeightMap(modelDir)).get('module/Embeddings_en')!;
+  const D = emb.shape[1];
+  const tok = loadUseTokenizer(path.join(modelDir, 'vocab.json'));
+  const one = tokenizeUse(tok, 'the');
+  const many = tokenizeUse(tok, 'mod04_l2');
+  assert.is(one.length, 1, '"the" is one USE-lite piece');
+  assert.ok(many.length > 1, '"mod04_l2" is several pieces');
+  const r = await useLiteTokenTable({ tokens: ['the', 'mod04_l2', 'the'] }, { modelDir });
+  assert.is(r.dim, D);
+  assert.is(r.known, 3);
+  const row = (t: number) => Array.from(r.table.subarray(t * D, (t + 1) * D));
+  assert.equal(row(0), Array.from(emb.data.subarray(one[0] * D, (one[0] + 1) * D)));
+  assert.equal(row(2), row(0), 'the same token, the same row');
+  const mean = Array.from({ length: D }, (_, j) => many.reduce((s, id) => s + emb.data[id * D + j] / many.length, 0));
+  row(1).forEach((x, j) => assert.ok(Math.abs(x - mean[j]) < 1e-6, `column ${j}: ${x} vs ${mean[j]}`));
+  // a token of no piece USE-lite knows: here the empty text, which has no piece at all (every word of the corpus
+  // has one: USE-lite's pieces include the bare word start and single letters)
+  const withNone = await useLiteTokenTable({ tokens: ['', 'the'] }, { modelDir });
+  assert.is(withNone.known, 1);
+  assert.ok(withNone.table.subarray(0, D).every((x) => x === 0), 'no known piece: a zero row');
+  assert.equal(Array.from(withNone.table.subarray(D, 2 * D)), row(0));
 });
 
 test.run();

@@ -14,3 +14,4 @@ export * from './backend-parity';
 export * from './static-pairs';
 export * from './static-artefact';
 export * from './skipgram';
+export * from './use-lite-init';

@@ -50,7 +50,8 @@ export interface StaticEncoderSettings {
  * 'generated-queries'`: short names, corpus-made queries and the training split leave test-labelled datasets out, the
  * pairs made of a record's own fields cover every dataset, as the vocabulary and BM25's index do; no test query or
  * label is read either way). That scope is the default; learning rate 0.002–0.02, 2 epochs and a smaller initial
- * table (σ .01) did not beat lr 0.005 under it (.462–.488), nor did a skip-gram initial table (.401–.415) or S-stemming /
+ * table (σ .01) did not beat lr 0.005 under it (.462–.488), nor did a skip-gram initial table (.401–.415; USE-lite's
+ * piece rows averaged per token, at the later defaults, .533 / .531 centred against random's .554) or S-stemming /
  * stop words (.479–.489). More of each abstract as queries did: the first 3 / 6 / 12 / 30 sentences of every abstract
  * (`sentencesPerRecord`, 1 before) read .502 / .509 / .523 / .522; 12 is the default. BM25-mined hard negatives
  * (`hardNegativeSources`) did not help: on the query-side sources .522 (3,609 pairs get one), with the abstract sentences

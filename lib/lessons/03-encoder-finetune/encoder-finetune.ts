@@ -233,7 +233,7 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
   return log.entries
     .filter((e) => e.system === 'static-encoder' && e.settings.devLabelsOut === true)
     .map((e) => {
-      const st = e.settings as { init?: string; vocab?: { tokenizer?: { stem?: string; stopWords?: boolean }; pooling?: string }; exclusionScope?: string; learningRate?: number; temperature?: number; epochs?: number; initScale?: number; batchSize?: number; dims?: number[]; contextNoise?: number; schedule?: string };
+      const st = e.settings as { init?: string; vocab?: { tokenizer?: { stem?: string; stopWords?: boolean }; pooling?: string }; exclusionScope?: string; learningRate?: number; temperature?: number; epochs?: number; initScale?: number; batchSize?: number; dims?: number[]; contextNoise?: number; schedule?: string; prf?: { k: number; beta: number }; seed?: number; seeds?: number[]; ensemble?: string };
       const tok = st.vocab?.tokenizer;
       return {
         init: st.init ?? 'random', 'σ init': st.initScale ?? 0.1,
@@ -248,6 +248,10 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
         // share of query-side pairs given a distractor (bench/static-tune.cjs --context-noise, an experiment)
         'context noise': st.contextNoise ?? 0,
         schedule: st.schedule ?? 'constant',
+        // the training seed, or the seeds whose models were scored together (the mean of their cosines)
+        seed: st.seeds ? `${st.seeds.join(' + ')} (${st.ensemble ?? 'ensemble'})` : String(st.seed ?? DEFAULT_STATIC_TRAIN_CONFIG.seed),
+        // query-time Rocchio feedback the model was scored with (none: one cosine pass)
+        feedback: st.prf ? `own first ${st.prf.k}, β ${st.prf.beta}` : 'none',
         'nDCG@10': e.scores['nDCG@10'], question: e.scores['question/nDCG@10'], keyword: e.scores['keyword/nDCG@10'],
         identifier: e.scores['identifier/nDCG@10'], misspelled: e.scores['misspelled/nDCG@10'],
       };
