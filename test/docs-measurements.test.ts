@@ -131,4 +131,12 @@ test('docs/measurements.md is the script output (no bench JSON: the recorded par
   });
 });
 
+test('every section of the hand-recorded measurements appears once (an edit that pastes a section twice, or into every line, is caught)', () => {
+  const text = fs.readFileSync(path.join(root, 'docs', 'measurements-recorded.md'), 'utf8');
+  const headings = text.split('\n').filter((l) => l.startsWith('## '));
+  assert.ok(headings.length >= 10, `${headings.length} sections`);
+  const twice = [...new Set(headings.filter((h, i) => headings.indexOf(h) !== i))];
+  assert.equal(twice, [], `sections written more than once: ${twice.slice(0, 3).join('; ')}`);
+});
+
 test.run();
