@@ -8,6 +8,7 @@ import { buildStaticVocabulary } from '../lib/encode/static';
 import { rescaleTable, trainSkipgram } from '../lib/train/skipgram';
 import { useLiteTokenTable } from '../lib/train/use-lite-init';
 import { defaultUseLiteDir, readUseLiteWeightMap } from '../lib/encode/use-lite';
+import { USE_LITE_EMBEDDINGS } from '../lib/encode/use-lite-onnx';
 import { loadUseTokenizer, tokenizeUse } from '../lib/encode/tokenizer';
 import * as path from 'node:path';
 import { trainStaticModel } from '../lib/train/static';
@@ -76,7 +77,7 @@ test('skip-gram: bad settings and empty input are named', () => {
 
 test('useLiteTokenTable: a one-piece token gets that piece\'s USE-lite row, a longer one the mean of its pieces\' rows, a token of no known piece a zero row', async () => {
   const modelDir = defaultUseLiteDir();
-  const emb = (await readUseLiteWeightMap(modelDir)).get('module/Embeddings_en')!;
+  const emb = (await readUseLiteWeightMap(modelDir)).get(USE_LITE_EMBEDDINGS)!;
   const D = emb.shape[1];
   const tok = loadUseTokenizer(path.join(modelDir, 'vocab.json'));
   const one = tokenizeUse(tok, 'the');

@@ -5,6 +5,7 @@ import type { FinetunedUseLiteOptions, SentenceEncoder, UseLiteOptions } from '.
 import { registerUseLiteGradients } from './use-gradients';
 import * as path from 'node:path';
 import { loadUseTokenizer } from './tokenizer';
+import { USE_LITE_EMBEDDINGS } from './use-lite-onnx';
 import {
   USE_LITE_DIM, defaultUseLiteDir, loadUseLiteModel, readUseLiteWeightMap, useLiteEncoder, useLiteId, useLiteOnnxEncoder, useLiteRuntimeOf,
   useLiteSparseInputs, type UseLiteModel,
@@ -53,7 +54,7 @@ const LEARNED = /(kernel|\/bias\/|layer_norm_scale|layer_norm_bias|Tensordot\/Re
 /** Part of the model a weight node belongs to. */
 export function useLiteWeightPart(name: string): 'embeddings' | 'layer0' | 'layer1' | 'head' | null {
   if (NOT_A_PARAMETER.test(name) || !LEARNED.test(name)) return null;
-  if (name === 'module/Embeddings_en') return 'embeddings';
+  if (name === USE_LITE_EMBEDDINGS) return 'embeddings';
   if (/hidden_layers\/tanh_layer_0/.test(name)) return 'head';
   if (/Layer_0\//.test(name)) return 'layer0';
   if (/Layer_1\//.test(name)) return 'layer1';

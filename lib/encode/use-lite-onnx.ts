@@ -26,8 +26,11 @@ const layer = (l: number) => `${P}Encode/Layer_${l}/TransformerLayer/`;
  * then `hidden_layers/tanh_layer_0` and `l2_normalize`). The scalars (attention scales, layer-norm epsilon, padding
  * bias, L2 epsilon, head sizes) are read from the graph too, so that the ONNX graph computes exactly what it says.
  */
+/** The graph node of USE-lite's SentencePiece piece embeddings (vocabulary × 256). */
+export const USE_LITE_EMBEDDINGS = 'module/Embeddings_en';
+
 const W = {
-  embeddings: 'module/Embeddings_en',
+  embeddings: USE_LITE_EMBEDDINGS,
   invTimescales: `${P}Encode/TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`,
   paddingBias: `${stack(1)}MultiheadAttention/DotProductAttention/attention_bias_ignore_padding/mul/y`,
   layerNormEps: `${stack(1)}FFN/layer_prepostprocess/layer_norm/Cast/x`,

@@ -9,10 +9,8 @@ import { EoError } from '../errors';
 import type { StaticVocabulary } from '../encode/static';
 import { loadUseTokenizer, tokenizeUse, UNK_ID } from '../encode/tokenizer';
 import { defaultUseLiteDir, readUseLiteWeightMap } from '../encode/use-lite';
+import { USE_LITE_EMBEDDINGS } from '../encode/use-lite-onnx';
 import * as path from 'node:path';
-
-/** The graph node holding USE-lite's piece embeddings. */
-const USE_LITE_EMBEDDINGS = 'module/Embeddings_en';
 
 export interface UseLiteTokenTable {
   /** `vocab.tokens.length × dim`, in vocabulary order; a token with no known piece keeps a zero row. */

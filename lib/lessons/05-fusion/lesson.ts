@@ -262,6 +262,21 @@ export function planSystems(plan: Table2Plan, hybrids: Readonly<Record<string, H
   return table2Systems({ scores, hybrids, cost: trainingCosts(plan.scored), rows: plan.rows });
 }
 
+/**
+ * What the cells of sections 1–3 made, as the later steps read them: Table 2's plan (rows and what was scored), the
+ * hybrids, the base encoder and the systems (section 4 adds the table built from them).
+ */
+export interface Table2SectionInputs {
+  lesson: FusionLesson;
+  /** Table 2's rows and what the notebook scored (`table2Plan`). */
+  plan: Table2Plan;
+  /** Semantic scorer id → its hybrid with BM25 (the notebook's `studyHybrid` cell). */
+  hybrids: Readonly<Record<string, HybridStudy>>;
+  /** USE-lite and its corpus embeddings (the seed table scores NN-SSC over them); null where it was not loaded. */
+  base: BaseEncoder | null;
+  systems: Table2System[];
+}
+
 /** Source of the α table and figure. */
 export function alphaSource(lesson: Pick<FusionLesson, 'sample'>): TableSource {
   return { settings: { split: 'train', grid: '0, 0.05, …, 1', records: 'checkpoints/fusion/', sample: lesson.sample } };

@@ -9,15 +9,14 @@ import { DEFAULT_NNSSC_CONFIG } from '../../train/nnssc';
 import { nnsscCheckpointName } from '../../train/artefacts';
 import { defaultNnsscDir } from '../../train/nnssc-checkpoint';
 import { loadNnsscScorer } from '../../search/nnssc';
-import { retrieveSplits, studyHybrid, type HybridStudy } from '../../study/study';
+import { retrieveSplits, studyHybrid } from '../../study/study';
 import { showMarkdown, showTable } from '../../report/display';
 import { repoRelativePath, toDataFrame } from '../../report/frame';
 import { table2RowId } from '../../report/fusion';
 import { f3 } from '../../report/numbers';
 import { ciExcludesZero, isSignificant, significanceState, SIGNIFICANCE_LEVEL } from '../../metrics/significance';
 import type { TableRow } from '../../report/types';
-import type { Table2System } from '../../report/table2';
-import type { BaseEncoder, FusionLesson, Table2Plan } from './lesson';
+import type { Table2SectionInputs } from './lesson';
 import { EoError } from '../../errors';
 import { evaluateRun, summarize } from '../../metrics/metrics';
 import { compareSystems, type PairedOptions } from '../../metrics/paired';
@@ -152,13 +151,7 @@ export function seedTable2Command(seeds: readonly number[], sample: boolean): st
 }
 
 /** What the seed table reads of Table 2 (section 4): the lesson, the planned rows and scores, the hybrids, the base encoder and the systems with their test runs. */
-export interface SeedTable2Inputs {
-  lesson: FusionLesson;
-  plan: Table2Plan;
-  hybrids: Readonly<Record<string, HybridStudy>>;
-  base: BaseEncoder | null;
-  systems: readonly Table2System[];
-}
+export type SeedTable2Inputs = Table2SectionInputs;
 
 /** Section 9's seed-averaged Table 2 (see the module comment); one seed prints what the seed run adds. */
 export async function seedTable2Section({ lesson, systems, plan, hybrids, base }: SeedTable2Inputs, seeds: readonly number[]): Promise<SeedTable2Result> {

@@ -20,8 +20,7 @@ import { showMarkdown, showTable } from '../../report/display';
 import { toDataFrame } from '../../report/frame';
 import { styleTableRows, styleVerdict } from '../../report/styles';
 import type { TableRow, TableSource } from '../../report/types';
-import type { FusionLesson, Table2Plan } from './lesson';
-import type { HybridStudy } from '../../study/study';
+import type { FusionLesson, Table2SectionInputs } from './lesson';
 import { FUSION_TEXT_KEYS } from './text-keys';
 
 const BEFORE = 'Before this change (exact NN-SSC, analytic α, period/place rule)';
@@ -56,7 +55,7 @@ export interface TitleDefaultResult {
 }
 
 /** Table 2's systems as the paper fuses them (one α per hybrid, from the title training split; no query rules), per style. */
-export function table2StyleSection({ lesson, plan, hybrids }: { lesson: FusionLesson; plan: Table2Plan; hybrids: Readonly<Record<string, HybridStudy>> }): StyleTable2Result {
+export function table2StyleSection({ lesson, plan, hybrids }: Pick<Table2SectionInputs, 'lesson' | 'plan' | 'hybrids'>): StyleTable2Result {
   const { corpus, styles } = lesson;
   const scoredStyles = Object.fromEntries(Object.entries(plan.scored).map(([id, s]) => [id, s.styles]));
   const runs = hybridStyleRuns(corpus, scoredStyles, Object.entries(hybrids).map(([sem, h]) => ({

@@ -15,11 +15,10 @@ import { ablationComparisons, alphaRows, hybridGains, selfSupervisedPairedRows, 
 import { runFilesSource, sourceCaption } from '../../report/lesson';
 import { tukeyHeatmap, tukeyRows, vsReferenceVerdict } from '../../report/paired-text';
 import { paperReportsRow, paperTable2Value, PAPER_TABLE2_CLAIM, TABLE2_DIFFERENCES } from '../../report/paper';
-import { table2BestColumns, table2JudgeColumns, table2VsReference, withJudgeColumns, withPaperColumns, writeTable2RunFiles, type Table2, type Table2System, type Table2VsReference } from '../../report/table2';
+import { table2BestColumns, table2JudgeColumns, table2VsReference, withJudgeColumns, withPaperColumns, writeTable2RunFiles, type Table2, type Table2VsReference } from '../../report/table2';
 import type { TableRow, TableSource } from '../../report/types';
 import { tfBackendInfo } from '../../tensor/backend';
-import { trainingCosts, type BaseEncoder, type FusionLesson, type Table2Plan } from './lesson';
-import type { HybridStudy } from '../../study/study';
+import { trainingCosts, type Table2SectionInputs } from './lesson';
 import { readSeedSpread, seedEpochRows, seedSpreadFiles, seedSpreadMissing, seedSpreadRows, seedSpreadVerdict } from './seed-spread';
 import type { SeedTable2Result } from './seed-table';
 import { FUSION_TEXT_KEYS } from './text-keys';
@@ -32,21 +31,9 @@ import { ablationVerdict, alphaTryItVerdict, fusionDiscussion, gainsVerdict, sel
 export const TABLE2_VIEW_COLUMNS = ['system', 'in paper', 'R@10', 'R@10 (paper)', 'R@20', 'R@20 (paper)', 'R@100', 'R@100 (paper)', 'MAP', 'MAP (paper)', 'MRR', 'MRR (paper)', 'π', 'π (train)', 'P@5', 'P@10', 'P@20', 'judge',
   'α', 'α from', 'trainable params', 'training time (s)', 'backend', 'ΔMAP vs best [95% CI]', 'p (MAP)', 'ΔMRR vs best [95% CI]', 'p (MRR)', 'note'];
 
-/** What section 4 reads: the values the cells of sections 1–3 made. */
-export interface Table2SectionInputs {
-  lesson: FusionLesson;
-  /** Table 2's rows and what the notebook scored (`table2Plan`). */
-  plan: Table2Plan;
-  /** Semantic scorer id → its hybrid with BM25 (the notebook's `studyHybrid` cell). */
-  hybrids: Readonly<Record<string, HybridStudy>>;
-  /** USE-lite and its corpus embeddings (the seed table scores NN-SSC over them); null where it was not loaded. */
-  base: BaseEncoder | null;
-  systems: Table2System[];
-  table: Table2;
-}
-
 /** Table 2 as shown (section 4), with what it was made from: what the later steps read. Plain values; no step changes it. */
 export interface FusionTable2 extends Table2SectionInputs {
+  table: Table2;
   /** Table 2's display rows (paper and judge columns). */
   view: TableRow[];
   judged: { rows: TableRow[] };
@@ -69,7 +56,7 @@ export interface FusionTryIt {
  * Section 4: write every row's run files, add the judge's P@K and the paper's columns, show Table 2, every row
  * against the best one, and the verdict generated from the table.
  */
-export async function table2Section(inputs: Table2SectionInputs): Promise<FusionTable2> {
+export async function table2Section(inputs: Table2SectionInputs & { table: Table2 }): Promise<FusionTable2> {
   const { lesson, systems, table } = inputs;
   const { corpus, test, train, bench, sample, notebook } = lesson;
   const runFiles = writeTable2RunFiles(reportsDir(notebook), systems, test.qrels, train.qrels);
