@@ -53,14 +53,16 @@ function selectNotebooks(all, only) {
  * other it does not read from (full snapshot and --sample alike). On the sample no single notebook fills the two cores
  * for long (kernel start, type-checking the first cell and short single-threaded steps leave one idle), so this is
  * what brings `npm start -- --sample` well inside 5 minutes; on the full snapshot it runs 04's corpus embedding and
- * NN-SSC training beside 03's static encoder and fine-tuning, 00, 01 and 02 in 03's tail, then 06 beside 07, then 08.
+ * NN-SSC training beside 03's static encoder and fine-tuning, 00, 01 and 02 in 03's tail, then 05, and 06, 07 and 08
+ * beside 05's second part once it has stored the α records they read (NOTEBOOK_MILESTONES).
  * Results do not depend on the order: every stage is seeded, and the shared caches are written atomically under a
  * lock that a second writer waits for (lib/encode/cache.ts).
  *   05 ← 03 (the fine-tuned encoder's checkpoint and its corpus embeddings), 04 (the NN-SSC checkpoint)
  *   06, 07 ← 04 (NN-SSC: the strong backbone), 05 (the fusion records of Cosine (base) + BM25 and NN-SSC + BM25)
  *   08 ← 01 (the benchmark on disk: α is set on its training split; without it 08 falls back to RRF), 05 (fusion record)
  * 06/07/08 would set α themselves when no record exists; waiting for 05 keeps every α the one 05 stored, so the
- * numbers are those of a run one notebook at a time. 00–04 read only caches that the first notebook to need them
+ * numbers are those of a run one notebook at a time. They wait for 05 only until it has stored them
+ * (NOTEBOOK_MILESTONES), and run beside the rest of 05 (its style tables and default ranking, which they do not read). 00–04 read only caches that the first notebook to need them
  * builds (BM25 index, benchmark, base corpus and query embeddings: written atomically, the embeddings under a lock
  * that a second writer waits for). The static encoder is such a cache too: 03 trains it in its set-up cell, while 04
  * embeds the corpus, and 04 (its NN-SSC backbone) finds it there or waits for 03's training to finish rather than
@@ -77,6 +79,25 @@ const NOTEBOOK_NEEDS = {
   '07-agentic': ['04-nnssc', '05-fusion'],
   '08-router': ['01-benchmark', '05-fusion'],
 };
+
+/**
+ * Where a need is met before the notebook it names ends: notebook → { needed notebook → milestone }. The needed
+ * notebook signals the milestone (`signalMilestone` in lib/report/export.ts writes <reports>/<needed>/milestones/<name>.json)
+ * once it has written everything the waiting notebook reads; a notebook that ends (ok or not) meets every need on it.
+ * 05 stores the α records of its hybrids (Table 2's fusion, the strong backbone 06 and 07 rerank) in its Table 2 cell,
+ * about a third of the way through; 08 sets its own α (a lexical half with the vocabulary expansion) and waits with
+ * 06 and 07 so that it never runs beside 03 or 04.
+ */
+const NOTEBOOK_MILESTONES = {
+  '06-llm-rerank': { '05-fusion': 'fusion-records' },
+  '07-agentic': { '05-fusion': 'fusion-records' },
+  '08-router': { '05-fusion': 'fusion-records' },
+};
+
+/** The file a notebook's milestone is signalled by (the layout `signalMilestone` writes). */
+function milestoneFile(reportsRoot, notebook, milestone) {
+  return path.join(reportsRoot, notebook, 'milestones', `${milestone}.json`);
+}
 
 /**
  * Start order with more than one job (notebooks start in this order, each once its needs are met): the longest chain
@@ -106,14 +127,18 @@ function notebookNeeds(chosen, name, needs = NOTEBOOK_NEEDS) {
 
 /**
  * Index of the next notebook of `chosen` to start, or -1: notebooks start in order, at most `jobs` at a time, each
- * once all it needs have finished (`finished`: names done, ok or not; `started`: names started, finished or not).
+ * once all it needs are met (`finished`: names done, ok or not; `started`: names started, finished or not). A need
+ * is met when that notebook has finished, or, where `milestones` names one for the pair, when it has started and
+ * `reached(needed, milestone)` says it signalled the milestone (default: never, i.e. wait for the end).
  */
-function nextNotebook(chosen, started, finished, jobs, needs = NOTEBOOK_NEEDS) {
+function nextNotebook(chosen, started, finished, jobs, needs = NOTEBOOK_NEEDS, milestones = NOTEBOOK_MILESTONES, reached = () => false) {
   const running = [...started].filter((n) => !finished.has(n)).length;
   if (running >= jobs) return -1;
   const i = chosen.findIndex((n) => !started.has(n.name));
   if (i < 0) return -1;
-  return notebookNeeds(chosen, chosen[i].name, needs).every((n) => finished.has(n)) ? i : -1;
+  const name = chosen[i].name;
+  const met = (n) => finished.has(n) || (started.has(n) && milestones[name]?.[n] !== undefined && reached(n, milestones[name][n]));
+  return notebookNeeds(chosen, name, needs).every(met) ? i : -1;
 }
 
 /** The repository's commit and whether tracked files differ from it (null outside git or without git). */
@@ -165,8 +190,9 @@ function runNotebook(opts) {
   const output = path.join(reportsDir, `${name}.ipynb`);
   const statusFile = path.join(reportsDir, 'run.json');
   fs.mkdirSync(reportsDir, { recursive: true });
-  // A fresh run: no stale results, notebook or status from an earlier run.
+  // A fresh run: no stale results, notebook, status or milestones from an earlier run.
   for (const f of [output, statusFile, path.join(reportsDir, 'results.json')]) fs.rmSync(f, { force: true });
+  fs.rmSync(path.join(reportsDir, 'milestones'), { recursive: true, force: true });
 
   // Side by side, progress lines every 30 s instead of 5 s, so that two notebooks' lines stay readable.
   const quieter = opts.prefix && process.env.EO_PROGRESS_MS === undefined ? { EO_PROGRESS_MS: '30000' } : {};
@@ -382,18 +408,21 @@ const USAGE = `usage: npm start -- [--only NAME[,NAME]] [--sample] [--seeds N] [
 
 /**
  * Run `chosen` in order, up to `o.jobs` at a time where `needs` allows (default NOTEBOOK_NEEDS; see `schedulePlan`
- * for the order); after a failure start nothing more
- * (unless `o.keepGoing`) but let running notebooks finish. Resolves to the results in completion order.
+ * for the order; a need named in NOTEBOOK_MILESTONES is met once its milestone file appears, looked for every second);
+ * after a failure start nothing more (unless `o.keepGoing`) but let running notebooks finish. Resolves to the results
+ * in completion order.
  */
-function runScheduled(chosen, o, needs = NOTEBOOK_NEEDS) {
+function runScheduled(chosen, o, needs = NOTEBOOK_NEEDS, milestones = NOTEBOOK_MILESTONES) {
   const started = new Set();
   const finished = new Set();
   const results = [];
   let stop = false;
+  const reached = (notebook, milestone) => fs.existsSync(milestoneFile(o.reports, notebook, milestone));
+  let poll = null;
   return new Promise((resolve) => {
     const pump = () => {
       for (;;) {
-        const i = stop ? -1 : nextNotebook(chosen, started, finished, o.jobs, needs);
+        const i = stop ? -1 : nextNotebook(chosen, started, finished, o.jobs, needs, milestones, reached);
         if (i < 0) break;
         const nb = chosen[i];
         started.add(nb.name);
@@ -410,9 +439,16 @@ function runScheduled(chosen, o, needs = NOTEBOOK_NEEDS) {
           if (!r.ok && !o.keepGoing) stop = true;
           pump();
         });
+        const early = notebookNeeds(chosen, nb.name, needs).filter((n) => !finished.has(n));
+        if (early.length) console.log(`[run-notebooks] ${nb.name} starts before ${early.map((n) => `${n} ends (its milestone "${milestones[nb.name][n]}" is reached)`).join(', ')}`);
       }
-      if (finished.size === started.size && (stop || started.size === chosen.length)) resolve(results);
+      if (finished.size === started.size && (stop || started.size === chosen.length)) {
+        if (poll) clearInterval(poll);
+        resolve(results);
+      }
     };
+    // milestones are files a running notebook writes: look for them every second (a start waits at most that long)
+    if (o.jobs > 1) poll = setInterval(pump, 1000);
     pump();
   });
 }
@@ -515,7 +551,7 @@ async function main(argv = process.argv.slice(2)) {
   return 0;
 }
 
-module.exports = { parseArgs, runNotebook, runScheduled, listNotebooks, selectNotebooks, notebookNeeds, nextNotebook, schedulePlan, NOTEBOOK_NEEDS, START_ORDER, metricsSummary, failureLine, buildSite, gitInfo, main, ROOT, NOTEBOOKS_DIR };
+module.exports = { parseArgs, runNotebook, runScheduled, listNotebooks, selectNotebooks, notebookNeeds, nextNotebook, schedulePlan, milestoneFile, NOTEBOOK_NEEDS, NOTEBOOK_MILESTONES, START_ORDER, metricsSummary, failureLine, buildSite, gitInfo, main, ROOT, NOTEBOOKS_DIR };
 
 if (require.main === module) {
   main().then(

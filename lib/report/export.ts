@@ -6,6 +6,7 @@ import { writeFileAtomic, writeJsonAtomic } from '../util/fs';
 import { escapeHtml } from '../util/html';
 import type { Figure } from './types';
 import { shownText } from './shown-text';
+import { EoError } from '../errors';
 
 /** Environment variable naming the current notebook's reports folder (set by `npm start`). */
 export const REPORTS_DIR_ENV = 'EO_REPORTS_DIR';
@@ -65,6 +66,25 @@ export function reportsDir(notebook?: string): string {
   } else dir = repoReportsDir(name);
   fs.mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/** Folder of a notebook's reports where `signalMilestone` writes (the runner clears it when the notebook starts). */
+export const MILESTONES_DIR = 'milestones';
+
+/**
+ * Tell `npm start` that this notebook has written what later notebooks read (e.g. 05's stored α records, which 06–08
+ * read), so that it can start them beside the rest of this one: writes `<$EO_REPORTS_DIR>/milestones/<name>.json`
+ * atomically. Only under the runner ($EO_REPORTS_DIR set); elsewhere (a person's session, a test) it writes nothing
+ * and returns null. Names: lower-case words joined by `-`.
+ */
+export function signalMilestone(name: string): string | null {
+  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(name)) throw new EoError('INVALID_ARGUMENT', `signalMilestone: "${name}" is not a milestone name (lower-case words joined by "-")`);
+  const env = process.env[REPORTS_DIR_ENV];
+  if (!env) return null;
+  const file = path.join(path.resolve(env), MILESTONES_DIR, `${name}.json`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  writeJsonAtomic(file, { milestone: name, notebook: currentNotebook(), at: new Date().toISOString() });
+  return file;
 }
 
 /**
