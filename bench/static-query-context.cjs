@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// Would the static encoder read research questions better without their places and periods? The encoder alone (its
+// default checkpoint and feedback, as notebook 05 scores it) on the style benchmark's DEV half, each query's retrieval
+// text as typed and with the places the router's gazetteer finds (`findPlaces`) and/or the period it reads
+// (`parsePeriod`) cut out of it; nDCG@10 per style and the paired difference against the queries as typed. Every mode
+// is appended to bench/tuning-log.json and the best marked `chosen`. The test half is never read.
+//   node bench/static-query-context.cjs [--modes none,periods,places,places+periods] [--no-log]
+'use strict';
+const { benchArgs } = require('./lib/args.cjs');
+const { printHeader } = require('./lib/header.cjs');
+const { TUNING_METRIC, TUNING_FLAGS, styleDevHalf, devVectorEvaluation, scoresLine, tuningRun, appendTuningRun, pairedDevDifference } = require('./lib/tuning.cjs');
+
+const MODES = ['none', 'periods', 'places', 'places+periods'];
+const args = benchArgs({
+  script: __filename,
+  measures: 'the static encoder alone on the style benchmark DEV half, queries as typed or without the places and periods the router finds: appended to bench/tuning-log.json',
+  flags: {
+    modes: { type: 'list', default: MODES, placeholder: 'M,M', help: `what is cut out of each query (${MODES.join('|')}; none: as typed)` },
+    ...TUNING_FLAGS,
+  },
+});
+printHeader(args);
+for (const m of args.modes) if (!MODES.includes(m)) throw new Error(`--modes: ${JSON.stringify(m)} is not one of ${MODES.join(', ')}`);
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/train'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/router') };
+
+/** Fixed "today" for open periods ("since 2015"): the cut does not depend on the day the bench runs. */
+const NOW = new Date('2026-12-01T00:00:00Z');
+
+/** The query without the spans `mode` names (the query itself when nothing would be left). */
+function cut(text, mode) {
+  const spans = [];
+  if (mode.includes('places')) for (const p of eo.findPlaces(text)) spans.push(p.span);
+  if (mode.includes('periods')) {
+    const period = eo.parsePeriod(text, NOW);
+    if (period?.span) spans.push(period.span);
+  }
+  let out = text;
+  for (const s of spans.sort((a, b) => b.start - a.start)) out = `${out.slice(0, s.start)} ${out.slice(s.end)}`;
+  out = out.replace(/\s+/g, ' ').trim();
+  return /[\p{L}\p{N}]/u.test(out) ? out : text;
+}
+
+async function main() {
+  const corpus = eo.loadSnapshot({ sample: args.sample });
+  const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample: args.sample }));
+  const half = styleDevHalf(eo, corpus);
+  const { model } = await eo.loadOrTrainStaticModel({ corpus, bench, log: (l) => console.log(`  ${l}`) });
+  const scorer = await eo.staticCosineScorer(model, corpus);
+  console.log(`style benchmark DEV half: ${half.queries.length} queries; ${corpus.datasets.length} datasets; ${scorer.label} (${model.id})`);
+  const typed = half.queries.map((q) => eo.retrievalTextOf(q.text));
+  const entry = tuningRun('static-query-context', half, 'bench/static-query-context.cjs');
+  const entries = [];
+  let asTyped = null;
+  const pairedNotes = new Map(); // entry index → its paired difference against the queries as typed (markBestChosen overwrites the best's note)
+  for (const mode of args.modes) {
+    const texts = mode === 'none' ? typed : typed.map((t) => cut(t, mode));
+    const changed = texts.filter((t, i) => t !== typed[i]).length;
+    const { scores, perQuery } = devVectorEvaluation(eo, half, corpus, await scorer.scoreBatch(texts));
+    if (mode === 'none') asTyped = perQuery;
+    const note = asTyped && mode !== 'none' ? pairedDevDifference(perQuery, asTyped).text : null;
+    console.log(`${mode}:`.padEnd(16), scoresLine(scores, half), ` ${changed} queries changed`, note ?? '');
+    entries.push({ ...entry({ cut: mode, model: model.id, changedQueries: changed }, scores), ...(note ? { note } : {}) });
+    if (note) pairedNotes.set(entries.length - 1, note);
+  }
+  // a cut is taken only when it beats the queries as typed by more than the static settings' tie (STATIC_SETTINGS_TIE)
+  let best = eo.markBestChosen(entries, TUNING_METRIC);
+  const typedAt = entries.findIndex((e) => e.settings.cut === 'none');
+  if (typedAt >= 0 && best !== typedAt && entries[best].scores[TUNING_METRIC] - entries[typedAt].scores[TUNING_METRIC] <= eo.STATIC_SETTINGS_TIE.nDCG) {
+    const note = `within ${eo.STATIC_SETTINGS_TIE.nDCG} ${TUNING_METRIC} (STATIC_SETTINGS_TIE) of the best cut (${entries[best].settings.cut}): the queries stay as typed`;
+    delete entries[best].chosen;
+    if (pairedNotes.has(best)) entries[best].note = pairedNotes.get(best);
+    else delete entries[best].note;
+    entries[typedAt].chosen = true;
+    entries[typedAt].note = note;
+    best = typedAt;
+  }
+  console.log(`chosen: ${entries[best].settings.cut}`);
+  appendTuningRun(eo, entries, args);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
