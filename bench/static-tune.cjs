@@ -56,6 +56,7 @@ const args = benchArgs({
     'hard-negatives': { type: 'list', default: ['none'], choices: Object.keys(HARD_NEGATIVE_SETS), help: 'pair sources given a BM25-mined hard negative (StaticPairsOptions.hardNegativeSources; all = every source)' },
     'hard-skip': { type: 'int-list', default: [0], min: 0, help: 'BM25 non-answers passed over before the hard negative (StaticPairsOptions.hardNegativeSkip)' },
     schedule: { type: 'list', default: ['constant'], choices: ['constant', 'linear'], help: 'learning-rate schedules tried (StaticTrainConfig.schedule: constant, or a 5 % warm-up then a linear decay to 0)' },
+    kernel: { type: 'list', default: ['mlas'], choices: ['js', 'mlas'], help: 'what multiplies a batch (StaticTrainConfig.kernel: typed-array loops, or three matrix products per prefix on onnxruntime MLAS, the default settings\' since 2026-12-06)' },
     'context-noise': { type: 'list', default: ['0'], placeholder: 'A,B,…', help: 'share of the query-side and abstract-sentence pairs whose query gets a distractor appended (up to 12 words of another record\'s first abstract sentence, seeded): the context a research question carries beside its need (an experiment; not a library setting)' },
     'context-kind': { type: 'list', default: ['distractor'], choices: ['distractor', 'places'], help: 'what --context-noise appends: up to 12 words of another record\'s first abstract sentence (distractor), or a place of the router\'s gazetteer and a period ("over Borneo from 2004 to 2009"; places), to the corpus-made and training-split queries and the abstract sentences' },
     prf: { type: 'list', default: ['none'], placeholder: 'none,K:BETA,…', help: 'query-time pseudo-relevance feedback each model is scored with (DenseScorerOptions.prf: Rocchio over its own first K datasets, weight BETA; none: one cosine pass); no retraining per setting' },
@@ -120,12 +121,12 @@ async function main() {
     const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds, sentencesPerRecord, hardNegativeSources, hardNegativeSkip, stylePerStyle });
     const withNegative = made.pairs.filter((p) => p.negative !== undefined).length;
     if (hardNegativeSources.length) console.log(`hard negatives (${hardNegatives}, skip ${hardNegativeSkip}): ${withNegative} of ${made.pairs.length} pairs; pairs made in ${((performance.now() - tp) / 1000).toFixed(0)} s`);
-    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const tauText of args.temperature) for (const scaleText of args.initScale) for (const init of args.init) for (const prefixes of args.prefixes) for (const noiseText of args.contextNoise) for (const contextKind of args.contextKind) for (const schedule of args.schedule) for (const maxTokens of args.maxTokens) {
+    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const tauText of args.temperature) for (const scaleText of args.initScale) for (const init of args.init) for (const prefixes of args.prefixes) for (const noiseText of args.contextNoise) for (const contextKind of args.contextKind) for (const schedule of args.schedule) for (const maxTokens of args.maxTokens) for (const kernel of args.kernel) {
       if (!(Number(noiseText) > 0) && contextKind !== args.contextKind[0]) continue; // no context: the kind means nothing
       const learningRate = Number(lrText);
       const temperature = Number(tauText);
       const initScale = Number(scaleText);
-      const train = { epochs, learningRate, temperature, initScale, dim, dims: prefixes === 'full' ? [dim] : [dim, dim / 2, dim / 4].filter((x) => Number.isInteger(x) && x >= 8), batchSize, maxTokens, ...(schedule !== 'constant' ? { schedule } : {}) };
+      const train = { epochs, learningRate, temperature, initScale, dim, dims: prefixes === 'full' ? [dim] : [dim, dim / 2, dim / 4].filter((x) => Number.isInteger(x) && x >= 8), batchSize, maxTokens, ...(schedule !== 'constant' ? { schedule } : {}), ...(kernel !== 'js' ? { kernel } : {}) };
       let initTable;
       let skipgram = null;
       let useLite = null;
@@ -162,7 +163,7 @@ async function main() {
             ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train, ...(seed !== DEFAULT_SEED ? { seed } : {}), ...(prf ? { prf } : {}),
           };
           if (prfText === args.prf[0]) seedSettings = settings; // the ensemble is of the first feedback setting's scores
-          console.log(`${JSON.stringify({ init, minCount, maxTokens, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), contextKind, schedule, seed, prf: prfText })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+          console.log(`${JSON.stringify({ init, minCount, maxTokens, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), contextKind, schedule, kernel, seed, prf: prfText })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
           entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
         }
       }

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import {
   buildStaticVocabulary, loadStaticModel, PLAIN_STATIC_TOKENIZER, saveStaticModel, staticEncoder, staticModelExists, staticModelId, staticText, staticTokens, staticVector, STATIC_VOCAB_FILE,
 } from '../lib/encode/static';
-import { staticBatchGradient, staticScheduledRate, staticTrainingPlan, trainStaticModel, type StaticPair } from '../lib/train/static';
+import { staticBatchGradient, staticKernel, staticScheduledRate, staticTrainingPlan, trainStaticModel, type StaticPair } from '../lib/train/static';
 import { loadSnapshot } from '../lib/data/snapshot';
 import { verifyCaches } from '../lib/cli/cache';
 import { isEoError } from '../lib/errors';
@@ -190,6 +190,43 @@ test('the batch gradient equals finite differences of the Matryoshka MNRL loss (
   }
   assert.ok(worst < 2e-2, `worst relative error ${worst}`);
   throwsWith(() => staticBatchGradient(model, queries, docs.slice(0, 2), g32, touched), 'INVALID_ARGUMENT', /3 queries need 3\.\.6 documents/);
+});
+
+test('the MLAS kernel: the same loss, accuracy and rows as the loops, the gradient to float32 sums; training with it is reproducible and says its kernel', () => {
+  const vocab = buildStaticVocabulary(['a b c', 'a b d', 'c d e', 'e f a', 'b f', 'c e', 'd f'], { minCount: 1 });
+  const D = 8;
+  const rng = (() => { let x = 777; return () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5; })();
+  const table = Float32Array.from({ length: vocab.tokens.length * D }, () => rng());
+  const st = (t: string) => staticText(vocab, t);
+  const queries = [st('a b'), st('c d'), st('e f'), st('b f')];
+  const docs = [st('a b c'), st('c d e'), st('e f a'), st('b f d'), st('d f'), st('c e')];
+  const model = { table, dim: D, dims: [8, 4, 2], temperature: 0.07 };
+  const { matMul, kernel, kernelNote } = staticKernel('mlas');
+  assert.is(kernel, 'mlas', kernelNote);
+  const gLoops = new Float32Array(table.length);
+  const loops = staticBatchGradient(model, queries, docs, gLoops, new Uint8Array(vocab.tokens.length));
+  const gMlas = new Float32Array(table.length);
+  const mlas = staticBatchGradient(model, queries, docs, gMlas, new Uint8Array(vocab.tokens.length), undefined, matMul);
+  assert.ok(Math.abs(mlas.loss - loops.loss) < 1e-5 * loops.loss, `${mlas.loss} vs ${loops.loss}`);
+  assert.is(mlas.correct, loops.correct);
+  assert.equal(mlas.rows, loops.rows);
+  const scale = Math.max(...gLoops.map(Math.abs));
+  let worst = 0;
+  gLoops.forEach((x, i) => (worst = Math.max(worst, Math.abs(x - gMlas[i]))));
+  assert.ok(scale > 0 && worst < 1e-5 * scale, `worst ${worst} of ${scale}`);
+  assert.equal(staticKernel(undefined), { matMul: null, kernel: 'js' });
+  const { pairs, texts } = toyPairs();
+  const v2 = buildStaticVocabulary(texts);
+  const cfg = { dim: 16, dims: [16, 8], epochs: 3, batchSize: 16, learningRate: 0.05, seed: 5, kernel: 'mlas' as const };
+  const a = trainStaticModel(v2, pairs, cfg);
+  const b = trainStaticModel(v2, pairs, cfg);
+  assert.is(a.kernel, 'mlas');
+  assert.is(b.model.id, a.model.id, 'same kernel and seed: the same table');
+  assert.ok(a.curve[2].loss < a.curve[0].loss);
+  const js = trainStaticModel(v2, pairs, { ...cfg, kernel: 'js' });
+  assert.is(js.kernel, 'js');
+  assert.ok(Math.abs(js.curve[0].loss - a.curve[0].loss) < 1e-4 * js.curve[0].loss, `first epoch's loss: js ${js.curve[0].loss} vs mlas ${a.curve[0].loss}`);
+  throwsWith(() => trainStaticModel(v2, pairs, { ...cfg, kernel: 'gpu' as never }), 'CONFIG', /kernel must be one of js, mlas/);
 });
 
 test('training with hard negatives lowers the loss; the negatives are part of what the model was trained on', () => {

@@ -112,6 +112,7 @@ test('the static encoder\'s settings are the best configuration its dev searches
   for (const k of ['epochs', 'learningRate', 'dim', 'batchSize', 'maxTokens', 'initScale'] as const) assert.is(best.settings[k], train[k], k);
   assert.equal(best.settings.dims, train.dims, 'dims');
   assert.is(best.settings.schedule ?? 'constant', train.schedule ?? 'constant', 'schedule');
+  assert.is(best.settings.kernel ?? 'js', train.kernel ?? 'js', 'kernel');
   // entries logged before the temperature was a tuning flag trained at the trainer's default
   assert.is(best.settings.temperature ?? DEFAULT_STATIC_TRAIN_CONFIG.temperature, train.temperature, 'temperature');
   const sources = (DEFAULT_STATIC_ENCODER_SETTINGS.pairs.sources ?? STATIC_PAIR_SOURCES).join(',');

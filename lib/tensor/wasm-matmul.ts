@@ -229,6 +229,43 @@ export function installWasmMatMul(tf: TfLike, opts: InstallWasmMatMulOptions = {
   return (route = { active: true, threads, minMacs, reason: `matMul ≥ ${minMacs} MACs on onnxruntime MLAS (${threads} thread${threads === 1 ? '' : 's'})`, counts });
 }
 
+/**
+ * A matrix product on onnxruntime's MLAS kernels for plain typed arrays (no tfjs): `a` [m, k] (or [k, m] with `ta`)
+ * times `b` [k, n] (or [n, k] with `tb`) → a new [m, n] array, synchronous, row-major. What the static encoder's
+ * trainer multiplies its batches with (lib/train/static.ts); one native session per transpose pair, made on first use.
+ */
+export type HostMatMul = (a: Float32Array, aShape: readonly [number, number], b: Float32Array, bShape: readonly [number, number], ta: boolean, tb: boolean) => Float32Array;
+
+const hostMatMuls = new Map<number, HostMatMul | string>();
+
+/**
+ * `HostMatMul` on `threads` MLAS threads (default 1: the same bits on any machine, as the tfjs route), or why it is
+ * unavailable (onnxruntime-node not loadable). One per thread count per process.
+ */
+export function hostMatMul(threads = 1): HostMatMul | string {
+  const known = hostMatMuls.get(threads);
+  if (known) return known;
+  const native = loadNative(threads);
+  if (typeof native === 'string') {
+    hostMatMuls.set(threads, native);
+    return native;
+  }
+  const { ort } = native;
+  const sessions = new Map<string, NativeSession>();
+  const mm: HostMatMul = (a, aShape, b, bShape, ta, tb) => {
+    const key = `${ta}${tb}`;
+    let s = sessions.get(key);
+    if (!s) sessions.set(key, (s = native.newSession(encodeOnnxModel(matMulGraph(ta, tb)))));
+    if (a.length < aShape[0] * aShape[1] || b.length < bShape[0] * bShape[1]) throw new EoError('INVALID_ARGUMENT', `hostMatMul: operands shorter than their shapes [${aShape}], [${bShape}]`);
+    const av = a.length === aShape[0] * aShape[1] ? a : a.subarray(0, aShape[0] * aShape[1]);
+    const bv = b.length === bShape[0] * bShape[1] ? b : b.subarray(0, bShape[0] * bShape[1]);
+    const res = s.run({ a: new ort.Tensor('float32', av, [1, ...aShape]), b: new ort.Tensor('float32', bv, [1, ...bShape]) }, { c: null }, {});
+    return res.c.data;
+  };
+  hostMatMuls.set(threads, mm);
+  return mm;
+}
+
 /** a3 [ba, ·, ·] × b3 [bb, ·, ·] → out (already allocated, shape [batch, m, n]), on onnxruntime. */
 type RunInto = (backend: WasmBackendLike, a: TensorInfo, a3: number[], b: TensorInfo, b3: number[], ta: boolean, tb: boolean, out: TensorInfo) => void;
 
