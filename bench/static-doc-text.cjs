@@ -9,7 +9,7 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
-const { TUNING_METRIC, TUNING_FLAGS, styleDevHalf, devVectorEvaluation, scoresLine, tuningRun, appendTuningRun, pairedDevDifference } = require('./lib/tuning.cjs');
+const { TUNING_FLAGS, styleDevHalf, devVectorEvaluation, scoresLine, tuningRun, appendTuningRun, pairedDevDifference, markChosenBeyondTie } = require('./lib/tuning.cjs');
 
 const LIBRARY_WORDS = 80;
 const args = benchArgs({
@@ -51,12 +51,9 @@ async function main() {
     const mixed = full.map((x, i) => w * title[i] + (1 - w) * x);
     add({ abstractWords: LIBRARY_WORDS, titleWeight: w }, await score(mixed), `title vector weight ${w}`);
   }
-  // the library's text stays unless a variant beats it by more than the static settings' tie
-  const top = entries.reduce((b, e) => (e.scores[TUNING_METRIC] > b.scores[TUNING_METRIC] + 1e-12 ? e : b));
-  const chosen = top.scores[TUNING_METRIC] - entries[0].scores[TUNING_METRIC] > eo.STATIC_SETTINGS_TIE.nDCG ? top : entries[0];
-  chosen.chosen = true;
-  if (chosen === entries[0] && top !== entries[0]) chosen.note = `the best variant (${JSON.stringify(top.settings)}) is within ${eo.STATIC_SETTINGS_TIE.nDCG} ${TUNING_METRIC} (STATIC_SETTINGS_TIE): the library's text stays`;
-  console.log(`chosen: ${JSON.stringify(chosen.settings)}`);
+  // the library's text (the first entry) stays unless a variant beats it by more than the static settings' tie
+  const chosen = markChosenBeyondTie(entries, 0, eo.STATIC_SETTINGS_TIE.nDCG, "the library's text stays");
+  console.log(`chosen: ${JSON.stringify(entries[chosen].settings)}`);
   appendTuningRun(eo, entries, args);
 }
 

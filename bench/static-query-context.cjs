@@ -8,7 +8,7 @@
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
-const { TUNING_METRIC, TUNING_FLAGS, styleDevHalf, devVectorEvaluation, scoresLine, tuningRun, appendTuningRun, pairedDevDifference } = require('./lib/tuning.cjs');
+const { TUNING_METRIC, TUNING_FLAGS, styleDevHalf, devVectorEvaluation, scoresLine, tuningRun, appendTuningRun, pairedDevDifference, markChosenBeyondTie } = require('./lib/tuning.cjs');
 
 const MODES = ['none', 'periods', 'places', 'places+periods'];
 const args = benchArgs({
@@ -51,7 +51,6 @@ async function main() {
   const entry = tuningRun('static-query-context', half, 'bench/static-query-context.cjs');
   const entries = [];
   let asTyped = null;
-  const pairedNotes = new Map(); // entry index → its paired difference against the queries as typed (markBestChosen overwrites the best's note)
   for (const mode of args.modes) {
     const texts = mode === 'none' ? typed : typed.map((t) => cut(t, mode));
     const changed = texts.filter((t, i) => t !== typed[i]).length;
@@ -60,20 +59,10 @@ async function main() {
     const note = asTyped && mode !== 'none' ? pairedDevDifference(perQuery, asTyped).text : null;
     console.log(`${mode}:`.padEnd(16), scoresLine(scores, half), ` ${changed} queries changed`, note ?? '');
     entries.push({ ...entry({ cut: mode, model: model.id, changedQueries: changed }, scores), ...(note ? { note } : {}) });
-    if (note) pairedNotes.set(entries.length - 1, note);
   }
-  // a cut is taken only when it beats the queries as typed by more than the static settings' tie (STATIC_SETTINGS_TIE)
-  let best = eo.markBestChosen(entries, TUNING_METRIC);
+  // a cut is taken only when it beats the queries as typed by more than the static settings' tie
   const typedAt = entries.findIndex((e) => e.settings.cut === 'none');
-  if (typedAt >= 0 && best !== typedAt && entries[best].scores[TUNING_METRIC] - entries[typedAt].scores[TUNING_METRIC] <= eo.STATIC_SETTINGS_TIE.nDCG) {
-    const note = `within ${eo.STATIC_SETTINGS_TIE.nDCG} ${TUNING_METRIC} (STATIC_SETTINGS_TIE) of the best cut (${entries[best].settings.cut}): the queries stay as typed`;
-    delete entries[best].chosen;
-    if (pairedNotes.has(best)) entries[best].note = pairedNotes.get(best);
-    else delete entries[best].note;
-    entries[typedAt].chosen = true;
-    entries[typedAt].note = note;
-    best = typedAt;
-  }
+  const best = typedAt < 0 ? eo.markBestChosen(entries, TUNING_METRIC) : markChosenBeyondTie(entries, typedAt, eo.STATIC_SETTINGS_TIE.nDCG, 'the queries stay as typed', (e) => e.settings.cut);
   console.log(`chosen: ${entries[best].settings.cut}`);
   appendTuningRun(eo, entries, args);
 }

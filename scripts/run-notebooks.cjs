@@ -94,9 +94,12 @@ const NOTEBOOK_MILESTONES = {
   '08-router': { '05-fusion': 'fusion-records' },
 };
 
-/** The file a notebook's milestone is signalled by (the layout `signalMilestone` writes). */
+/** The folder a notebook's milestones are signalled in, and the file of one (the layout `signalMilestone` writes). */
+function milestonesDir(notebookReportsDir) {
+  return path.join(notebookReportsDir, 'milestones');
+}
 function milestoneFile(reportsRoot, notebook, milestone) {
-  return path.join(reportsRoot, notebook, 'milestones', `${milestone}.json`);
+  return path.join(milestonesDir(path.join(reportsRoot, notebook)), `${milestone}.json`);
 }
 
 /**
@@ -192,7 +195,7 @@ function runNotebook(opts) {
   fs.mkdirSync(reportsDir, { recursive: true });
   // A fresh run: no stale results, notebook, status or milestones from an earlier run.
   for (const f of [output, statusFile, path.join(reportsDir, 'results.json')]) fs.rmSync(f, { force: true });
-  fs.rmSync(path.join(reportsDir, 'milestones'), { recursive: true, force: true });
+  fs.rmSync(milestonesDir(reportsDir), { recursive: true, force: true });
 
   // Side by side, progress lines every 30 s instead of 5 s, so that two notebooks' lines stay readable.
   const quieter = opts.prefix && process.env.EO_PROGRESS_MS === undefined ? { EO_PROGRESS_MS: '30000' } : {};

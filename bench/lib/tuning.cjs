@@ -76,10 +76,23 @@ function pairedDevDifference(withPerQuery, withoutPerQuery) {
   return { d, text: `with − without ${TUNING_METRIC} ${d.meanDiff.toFixed(4)} [${d.ciLow.toFixed(4)}, ${d.ciHigh.toFixed(4)}] (paired bootstrap 95% CI, ${d.n} dev queries, seed 42)` };
 }
 
+/**
+ * Mark the chosen entry of a run that tries variants of what the library does (`entries[baseline]`): the best by the
+ * tuning metric when it beats the baseline by more than `tie` (STATIC_SETTINGS_TIE's nDCG, say), else the baseline, whose
+ * note then names the best variant and `kept` (what stays). Ties go to the earlier entry. Returns the chosen index.
+ */
+function markChosenBeyondTie(entries, baseline, tie, kept, describe = (e) => JSON.stringify(e.settings)) {
+  const best = entries.reduce((b, e, i) => (e.scores[TUNING_METRIC] > entries[b].scores[TUNING_METRIC] + 1e-12 ? i : b), 0);
+  const chosen = best !== baseline && entries[best].scores[TUNING_METRIC] - entries[baseline].scores[TUNING_METRIC] > tie ? best : baseline;
+  entries[chosen].chosen = true;
+  if (chosen !== best) entries[chosen].note = `the best variant (${describe(entries[best])}) is within ${tie} ${TUNING_METRIC} of it (STATIC_SETTINGS_TIE): ${kept}`;
+  return chosen;
+}
+
 /** The flags every tuning script takes (benchArgs form). */
 const TUNING_FLAGS = {
   sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one (a smoke run: nothing logged)' },
   'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
 };
 
-module.exports = { TUNING_METRIC, TUNING_FLAGS, styleDevHalf, devScores, devVectorEvaluation, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference };
+module.exports = { TUNING_METRIC, TUNING_FLAGS, styleDevHalf, devScores, devVectorEvaluation, devVectorScores, scoresLine, tuningRun, appendTuningRun, pairedDevDifference, markChosenBeyondTie };

@@ -251,11 +251,9 @@ export function hostMatMul(threads = 1): HostMatMul | string {
     return native;
   }
   const { ort } = native;
-  const sessions = new Map<string, NativeSession>();
+  const sessionFor = matMulSessions(native);
   const mm: HostMatMul = (a, aShape, b, bShape, ta, tb) => {
-    const key = `${ta}${tb}`;
-    let s = sessions.get(key);
-    if (!s) sessions.set(key, (s = native.newSession(encodeOnnxModel(matMulGraph(ta, tb)))));
+    const s = sessionFor(ta, tb);
     if (a.length < aShape[0] * aShape[1] || b.length < bShape[0] * bShape[1]) throw new EoError('INVALID_ARGUMENT', `hostMatMul: operands shorter than their shapes [${aShape}], [${bShape}]`);
     const av = a.length === aShape[0] * aShape[1] ? a : a.subarray(0, aShape[0] * aShape[1]);
     const bv = b.length === bShape[0] * bShape[1] ? b : b.subarray(0, bShape[0] * bShape[1]);
@@ -269,16 +267,21 @@ export function hostMatMul(threads = 1): HostMatMul | string {
 /** a3 [ba, ·, ·] × b3 [bb, ·, ·] → out (already allocated, shape [batch, m, n]), on onnxruntime. */
 type RunInto = (backend: WasmBackendLike, a: TensorInfo, a3: number[], b: TensorInfo, b3: number[], ta: boolean, tb: boolean, out: TensorInfo) => void;
 
-/** The onnxruntime matMul of `RunInto`, one native session per transpose pair (made on first use). */
-function onnxMatMulRunner(native: Native, counts: WasmMatMulRoute['counts']): RunInto {
-  const { ort } = native;
+/** One native MatMul session per transpose pair, made on first use. */
+function matMulSessions(native: Native): (ta: boolean, tb: boolean) => NativeSession {
   const sessions = new Map<string, NativeSession>();
-  const sessionFor = (ta: boolean, tb: boolean): NativeSession => {
+  return (ta, tb) => {
     const key = `${ta}${tb}`;
     let s = sessions.get(key);
     if (!s) sessions.set(key, (s = native.newSession(encodeOnnxModel(matMulGraph(ta, tb)))));
     return s;
   };
+}
+
+/** The onnxruntime matMul of `RunInto` (`matMulSessions`). */
+function onnxMatMulRunner(native: Native, counts: WasmMatMulRoute['counts']): RunInto {
+  const { ort } = native;
+  const sessionFor = matMulSessions(native);
   return (backend, a, a3, b, b3, ta, tb, out) => {
     // Views last: makeOutput may grow the wasm memory, which detaches earlier views.
     const av = backend.typedArrayFromHeap(a);

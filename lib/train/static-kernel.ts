@@ -27,6 +27,7 @@ export function prefixGradientMatMul(
   const d = packPrefix(ud, nd, D, m);
   const cos = matMul(q, [n, m], d, [nd, m], false, true);
   const p = new Float32Array(n * nd);
+  const e = new Float64Array(nd);
   let loss = 0;
   let correct = 0;
   for (let r = 0; r < n; r++) {
@@ -34,7 +35,10 @@ export function prefixGradientMatMul(
     let max = -Infinity;
     for (let k = 0; k < nd; k++) if (cos[o + k] / temperature > max) max = cos[o + k] / temperature;
     let z = 0;
-    for (let k = 0; k < nd; k++) z += Math.exp(cos[o + k] / temperature - max);
+    for (let k = 0; k < nd; k++) {
+      e[k] = Math.exp(cos[o + k] / temperature - max);
+      z += e[k];
+    }
     loss += -(cos[o + r] / temperature - max - Math.log(z)) / n / prefixes;
     if (m === D) {
       let best = 0;
@@ -42,7 +46,7 @@ export function prefixGradientMatMul(
       if (best === r) correct++;
     }
     // dL/dcos_k = (p_k − [k = r]) / (n · |dims| · τ)
-    for (let k = 0; k < nd; k++) p[o + k] = (Math.exp(cos[o + k] / temperature - max) / z - (k === r ? 1 : 0)) / n / prefixes / temperature;
+    for (let k = 0; k < nd; k++) p[o + k] = (e[k] / z - (k === r ? 1 : 0)) / n / prefixes / temperature;
   }
   const gq = matMul(p, [n, nd], d, [nd, m], false, false);
   const gd = matMul(p, [n, nd], q, [n, m], true, false);

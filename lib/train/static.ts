@@ -12,9 +12,9 @@ import { staticModelId, staticPoolInto, staticText, type StaticEmbeddingModel, t
 import { shortHash } from '../util/hash';
 import type { HostMatMul } from '../tensor/wasm-matmul';
 import { prefixGradientMatMul, staticKernel, STATIC_KERNELS, type StaticKernel } from './static-kernel';
+import { mulberry32, shuffleInPlace } from '../util/random';
 
 export { staticKernel, STATIC_KERNELS, type StaticKernel };
-import { mulberry32, shuffleInPlace } from '../util/random';
 
 /** One training pair: a query-side text, the document-side text it should be nearest to, and optionally a hard negative. */
 export interface StaticPair {
