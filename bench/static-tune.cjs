@@ -177,7 +177,17 @@ async function main() {
       }
     }
   }
-  const best = eo.markBestChosen(entries, METRIC);
+  // over the seeds the library's choice is made with (STATIC_SETTINGS_SEEDS), a configuration is chosen by their mean
+  // (chooseStaticSettings, as the tuning-log test reads the defaults); with other seeds, the best entry
+  const candidates = eo.staticSettingsCandidates(entries);
+  const byMean = args.seeds.length > 1 ? eo.chooseStaticSettings(candidates) : null;
+  let best;
+  if (byMean) {
+    best = entries.indexOf(byMean.entries[0]);
+    entries[best].chosen = true;
+    entries[best].note = `best mean ${METRIC} over seeds ${eo.STATIC_SETTINGS_SEEDS.join(', ')} of ${candidates.length} configurations (STATIC_SETTINGS_TIE: a cheaper one within the tie preferred): ${byMean.nDCG.toFixed(4)}, question-style ${byMean.question.toFixed(3)}`;
+    for (const c of candidates) console.log(`mean over seeds: batch ${c.settings.batchSize}, lr ${c.settings.learningRate}, τ ${c.settings.temperature}, epochs ${c.settings.epochs}: ${METRIC} ${c.nDCG.toFixed(4)} (question ${c.question.toFixed(3)}), train ${c.trainSeconds.toFixed(0)} s`);
+  } else best = eo.markBestChosen(entries, METRIC);
   console.log(`\n${entries.length} configurations; chosen: ${JSON.stringify(entries[best].settings)} (${METRIC} ${entries[best].scores[METRIC].toFixed(4)})`);
   appendTuningRun(eo, entries, args);
 }
