@@ -22,7 +22,7 @@ import { sourceCaption, sourceLines } from '../lib/report';
 import { repoRoot } from '../lib/util/paths';
 import { nnsscTryConfig, nnsscTriedResult, NNSSC_TRIED_CHECKPOINT } from '../lib/lessons';
 import { DEFAULT_NNSSC_CONFIG } from '../lib/train';
-import { tryItVerdict, staticTuningRows, scoredById, trainingCosts, table2Plan, planSystems, type FusionLesson } from '../lib/lessons';
+import { tryItVerdict, staticTuningRows, staticCandidateRows, scoredById, trainingCosts, table2Plan, planSystems, type FusionLesson } from '../lib/lessons';
 import { toyCorpus, toySemantic, toySplits } from './helpers/toy-study';
 
 const row = (system: string, v: number, mrr = v): MetricRow => ({ system, 'R@10': v, 'R@20': v, 'R@100': v, MAP: v, MRR: mrr });
@@ -297,6 +297,22 @@ test('staticTuningRows: only the static-encoder entries tried with the dev label
   assert.equal(rows[3].init, 'use-lite-centred');
   assert.equal([rows[0].init, rows[0].tokenizer, rows[0]['test labels left out of'], rows[0]['nDCG@10'], rows[0].question], ['random', 'stem+stop', 'query-side sources', 0.49, 0.49 - 0.1]);
   assert.equal([rows[1].init, rows[1].tokenizer, rows[1]['test labels left out of'], rows[1].lr, rows[1].epochs], ['skipgram', 'plain', 'every source', 0.01, 2]);
+});
+
+test('staticCandidateRows: one row per configuration logged for every seed, its mean, the chosen one marked', () => {
+  const entry = (settings: Record<string, unknown>, ndcg: number, trainSeconds: number) => ({
+    system: 'static-encoder', benchmark: 'eo-styles', half: 'dev' as const, queries: 10, script: 'bench/static-tune.cjs', date: '2026-12-06', commit: null, run: 'r',
+    settings: { devLabelsOut: true, dims: [256, 128, 64], temperature: 0.07, epochs: 1, ...settings }, scores: { 'nDCG@10': ndcg, 'question/nDCG@10': ndcg - 0.1, trainSeconds },
+  });
+  const rows = staticCandidateRows({ version: 1, entries: [
+    entry({ batchSize: 512, learningRate: 0.005 }, 0.57, 20), entry({ batchSize: 512, learningRate: 0.005, seed: 43 }, 0.55, 20), entry({ batchSize: 512, learningRate: 0.005, seed: 44 }, 0.54, 20),
+    entry({ batchSize: 4096, learningRate: 0.02 }, 0.58, 60), entry({ batchSize: 4096, learningRate: 0.02, seed: 43 }, 0.57, 60), entry({ batchSize: 4096, learningRate: 0.02, seed: 44 }, 0.57, 60),
+    entry({ batchSize: 1024, learningRate: 0.01 }, 0.6, 20), // seed 42 only: not a candidate
+  ] });
+  assert.equal(rows.map((r) => r.batch), [512, 4096]);
+  assert.equal(rows.map((r) => r.chosen), ['', 'chosen']);
+  assert.equal(rows[0]['per seed'], '0.5700 / 0.5500 / 0.5400');
+  assert.ok(Math.abs((rows[1]['nDCG@10 (mean of seeds 42, 43, 44)'] as number) - 0.5733333) < 1e-6);
 });
 
 test.run();
