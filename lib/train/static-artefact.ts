@@ -42,7 +42,7 @@ export const STATIC_SETTINGS_SEEDS: readonly number[] = Object.freeze([42, 43, 4
 
 /** One configuration of the static encoder's dev search, over `STATIC_SETTINGS_SEEDS`. */
 export interface StaticSettingsCandidate {
-  /** The settings less the seed (those of the seed-42 entry). */
+  /** The settings less the seed (the same for every seed's entry). */
   settings: Record<string, unknown>;
   /** Mean over the seeds of nDCG@10 (all dev queries) and of the question-style queries' nDCG@10. */
   nDCG: number;
@@ -60,21 +60,20 @@ export interface StaticSettingsCandidate {
  * is to stay usable alone); the seeds' ensembles (`ensemble`) are not configurations one model trains. Log order.
  */
 export function staticSettingsCandidates(entries: readonly TuningLogEntry[]): StaticSettingsCandidate[] {
-  const groups = new Map<string, Map<number, TuningLogEntry>>();
+  const groups = new Map<string, { settings: Record<string, unknown>; bySeed: Map<number, TuningLogEntry> }>();
   for (const e of entries) {
     const st = e.settings;
     if (e.system !== 'static-encoder' || st.devLabelsOut !== true || st.ensemble !== undefined || !(Array.isArray(st.dims) && st.dims.length > 1)) continue;
-    const { seed, ...rest } = st;
-    const key = JSON.stringify(rest);
-    if (!groups.has(key)) groups.set(key, new Map());
-    groups.get(key)!.set(typeof seed === 'number' ? seed : DEFAULT_STATIC_TRAIN_CONFIG.seed, e);
+    const { seed, ...settings } = st;
+    const key = JSON.stringify(settings);
+    if (!groups.has(key)) groups.set(key, { settings, bySeed: new Map() });
+    groups.get(key)!.bySeed.set(typeof seed === 'number' ? seed : DEFAULT_STATIC_TRAIN_CONFIG.seed, e);
   }
   const out: StaticSettingsCandidate[] = [];
-  for (const bySeed of groups.values()) {
+  for (const { settings, bySeed } of groups.values()) {
     if (!STATIC_SETTINGS_SEEDS.every((s) => bySeed.has(s))) continue;
     const list = STATIC_SETTINGS_SEEDS.map((s) => bySeed.get(s)!);
     const mean = (f: (e: TuningLogEntry) => number) => list.reduce((a, e) => a + f(e), 0) / list.length;
-    const { seed: _seed, ...settings } = list[0].settings;
     out.push({ settings, nDCG: mean((e) => e.scores['nDCG@10']), question: mean((e) => e.scores['question/nDCG@10']), trainSeconds: mean((e) => e.scores.trainSeconds), entries: list });
   }
   return out;

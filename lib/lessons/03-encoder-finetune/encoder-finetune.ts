@@ -228,6 +228,9 @@ registerClaimCheck('03', {
 
 // ── the corpus-trained static encoder (issue 37): trained beside the fine-tuned one, compared on the same test split
 
+/** The query-time Rocchio feedback a logged static-encoder entry was scored with (none: one cosine pass). */
+const feedbackLabel = (prf: { k: number; beta: number } | undefined) => (prf ? `own first ${prf.k}, β ${prf.beta}` : 'none');
+
 /** One row per static-encoder configuration of the tuning log tried with the dev labels left out of the pairs (`bench/static-tune.cjs`, unless `--keep-dev-labels`). */
 export function staticTuningRows(log: TuningLog): TableRow[] {
   return log.entries
@@ -251,7 +254,7 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
         // the training seed, or the seeds whose models were scored together (the mean of their cosines)
         seed: st.seeds ? `${st.seeds.join(' + ')} (${st.ensemble ?? 'ensemble'})` : String(st.seed ?? DEFAULT_STATIC_TRAIN_CONFIG.seed),
         // query-time Rocchio feedback the model was scored with (none: one cosine pass)
-        feedback: st.prf ? `own first ${st.prf.k}, β ${st.prf.beta}` : 'none',
+        feedback: feedbackLabel(st.prf),
         'nDCG@10': e.scores['nDCG@10'], question: e.scores['question/nDCG@10'], keyword: e.scores['keyword/nDCG@10'],
         identifier: e.scores['identifier/nDCG@10'], misspelled: e.scores['misspelled/nDCG@10'],
       };
@@ -270,7 +273,7 @@ export function staticCandidateRows(log: TuningLog): TableRow[] {
     const st = c.settings as { batchSize?: number; learningRate?: number; temperature?: number; epochs?: number; prf?: { k: number; beta: number } };
     return {
       batch: st.batchSize ?? null, lr: st.learningRate ?? null, τ: st.temperature ?? DEFAULT_STATIC_TRAIN_CONFIG.temperature, epochs: st.epochs ?? null,
-      feedback: st.prf ? `own first ${st.prf.k}, β ${st.prf.beta}` : 'none',
+      feedback: feedbackLabel(st.prf),
       [`nDCG@10 (mean of seeds ${STATIC_SETTINGS_SEEDS.join(', ')})`]: c.nDCG, 'question (mean)': c.question,
       'per seed': c.entries.map((e) => e.scores['nDCG@10'].toFixed(4)).join(' / '), 'training s (mean)': c.trainSeconds,
       chosen: c === chosen ? 'chosen' : '',
