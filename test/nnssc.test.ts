@@ -191,6 +191,24 @@ test('seeded tiny training lowers the loss and is reproducible bit-for-bit on th
   assert.not.equal(Array.from(c.model.w2.slice(0, 10)), Array.from(a.model.w2.slice(0, 10)));
 });
 
+test('valThreads: the validation scored on two threads keeps every epoch\'s validation MAP and the weights; a bad count is refused', async () => {
+  const data = tinyTask();
+  const cfg = { hidden1: 16, hidden2: 16, hardNegatives: 4, randomNegatives: 4, learningRate: 1e-2, batchSize: 8, seed: 7, maxEpochs: 4, patience: 100, valFraction: 0.25 };
+  const one = await trainNnssc(data, { ...cfg, valThreads: 1 });
+  const two = await trainNnssc(data, { ...cfg, valThreads: 2 });
+  assert.equal(two.curve.map((c) => c.valMAP), one.curve.map((c) => c.valMAP));
+  assert.is(two.bestEpoch, one.bestEpoch);
+  assert.equal(Array.from(two.model.w2), Array.from(one.model.w2));
+  for (const bad of [0, 1.5, -2]) {
+    try {
+      await trainNnssc(data, { ...cfg, valThreads: bad });
+      assert.unreachable(`valThreads ${bad} accepted`);
+    } catch (e) {
+      assert.ok(isEoError(e, 'INVALID_ARGUMENT') && /valThreads/.test((e as Error).message), String(e));
+    }
+  }
+});
+
 test('validation holds out whole groups; tiny inputs do not break', () => {
   const groups = ['a', 'a', 'b', 'c', 'c', 'd', 'e', 'f', 'g', 'h'];
   const s = validationSplit(groups, 0.25, 42);

@@ -290,8 +290,10 @@ export async function trainNnssc(data: NnsscTrainData, config: Partial<NnsscTrai
   const cfg: NnsscTrainConfig = { ...DEFAULT_NNSSC_CONFIG, ...config };
   const t0 = Date.now();
   checkTrainInputs(data, opts.extra);
+  if (cfg.valThreads !== undefined && !(Number.isInteger(cfg.valThreads) && cfg.valThreads >= 1))
+    throw new EoError('INVALID_ARGUMENT', `trainNnssc: valThreads must be a positive integer, got ${String(cfg.valThreads)}`);
   const info = await initTfBackend(opts.backend ? { backend: opts.backend } : {});
-  const onnxValidation = info.name === 'wasm' && info.matMul === 'onnx' ? (wasmMatMulRoute()?.threads ?? 1) : 0;
+  const onnxValidation = info.name === 'wasm' && info.matMul === 'onnx' ? (cfg.valThreads ?? wasmMatMulRoute()?.threads ?? 1) : 0;
   const split = validationSplit(data.queries.map((q) => q.group), cfg.valFraction, cfg.seed);
   const pairs = trainingPairs(data, cfg, split.train, opts);
   // On WebGPU the corpus goes to the device once and a step uploads row numbers (B·K), not embeddings (B·K·D floats);
