@@ -191,22 +191,21 @@ test('seeded tiny training lowers the loss and is reproducible bit-for-bit on th
   assert.not.equal(Array.from(c.model.w2.slice(0, 10)), Array.from(a.model.w2.slice(0, 10)));
 });
 
-test('valThreads: the validation scored on two threads keeps every epoch\'s validation MAP and the weights; a bad count is refused', async () => {
+test('pipelined validation: an early stop keeps the curve and weights of validating each epoch before the next', async () => {
   const data = tinyTask();
-  const cfg = { hidden1: 16, hidden2: 16, hardNegatives: 4, randomNegatives: 4, learningRate: 1e-2, batchSize: 8, seed: 7, maxEpochs: 4, patience: 100, valFraction: 0.25 };
-  const one = await trainNnssc(data, { ...cfg, valThreads: 1 });
-  const two = await trainNnssc(data, { ...cfg, valThreads: 2 });
-  assert.equal(two.curve.map((c) => c.valMAP), one.curve.map((c) => c.valMAP));
-  assert.is(two.bestEpoch, one.bestEpoch);
-  assert.equal(Array.from(two.model.w2), Array.from(one.model.w2));
-  for (const bad of [0, 1.5, -2]) {
-    try {
-      await trainNnssc(data, { ...cfg, valThreads: bad });
-      assert.unreachable(`valThreads ${bad} accepted`);
-    } catch (e) {
-      assert.ok(isEoError(e, 'INVALID_ARGUMENT') && /valThreads/.test((e as Error).message), String(e));
-    }
-  }
+  const cfg = { hidden1: 16, hidden2: 16, hardNegatives: 4, randomNegatives: 4, learningRate: 3e-2, batchSize: 8, seed: 7, maxEpochs: 40, patience: 2, valFraction: 0.25 };
+  const stopped = await trainNnssc(data, cfg);
+  assert.is(stopped.stoppedBecause, 'early stopping');
+  const last = stopped.curve.length;
+  assert.ok(last < cfg.maxEpochs && stopped.bestEpoch < last, `stopped at ${last}, best ${stopped.bestEpoch}`);
+  // the stop comes exactly `patience` epochs after the kept one: no epoch stepped past the stop is logged
+  assert.is(last - stopped.bestEpoch, cfg.patience);
+  assert.equal(stopped.curve.map((c) => c.best).lastIndexOf(true) + 1, stopped.bestEpoch);
+  // a run that ends at the kept epoch has the same curve up to it and the same weights
+  const upToBest = await trainNnssc(data, { ...cfg, maxEpochs: stopped.bestEpoch, patience: 100 });
+  assert.equal(upToBest.curve.map((c) => [c.trainLoss, c.valMAP, c.valLoss]), stopped.curve.slice(0, stopped.bestEpoch).map((c) => [c.trainLoss, c.valMAP, c.valLoss]));
+  assert.is(upToBest.bestEpoch, stopped.bestEpoch);
+  for (const k of ['w1', 'b1', 'w2', 'b2', 'w3'] as const) assert.equal(Array.from(stopped.model[k]), Array.from(upToBest.model[k]), k);
 });
 
 test('validation holds out whole groups; tiny inputs do not break', () => {

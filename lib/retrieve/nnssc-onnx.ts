@@ -161,13 +161,21 @@ export class NnsscOnnxIndex {
     const D = this.model.dim;
     const nq = queryRowCount(queryVecs, D);
     const N = this.size;
-    const out: Float32Array[] = [];
+    const out: Float32Array[] = new Array(nq);
+    // every run is asked for at once: on the worker thread they run back to back without waiting for this thread to
+    // take each answer and ask for the next (which it does only between its own work, e.g. NN-SSC's training steps)
+    const runs: Promise<void>[] = [];
+    let done = 0;
     for (let s = 0; s < nq; s += this.queriesPerBatch) {
       const b = Math.min(this.queriesPerBatch, nq - s);
-      const z = (await full.run({ q: { type: 'float32', data: queryVecs.slice(s * D, (s + b) * D), dims: [b, D] } })).z.data as Float32Array;
-      for (let r = 0; r < b; r++) out.push(z.slice(r * N, (r + 1) * N));
-      opts.onProgress?.(s + b, nq);
+      runs.push(full.run({ q: { type: 'float32', data: queryVecs.slice(s * D, (s + b) * D), dims: [b, D] } }).then((o) => {
+        const z = o.z.data as Float32Array;
+        for (let r = 0; r < b; r++) out[s + r] = z.slice(r * N, (r + 1) * N);
+        done += b;
+        opts.onProgress?.(done, nq);
+      }));
     }
+    await Promise.all(runs);
     return out;
   }
 

@@ -34,13 +34,6 @@ export interface NnsscTrainConfig {
   valMetric: 'MAP' | 'MRR' | 'MAP+MRR';
   /** Stop (keeping the best epoch so far) once training has run this many seconds. 0 = no limit. */
   maxSeconds: number;
-  /**
-   * onnxruntime threads of the validation's full-corpus scoring (the backend's matMul route is wasm + MLAS). Default
-   * (absent): the route's MLAS threads, 1 unless $EO_TF_MATMUL_THREADS says otherwise. Only the validation scores
-   * change with it (MLAS sums in another order, ~1e-7), never a training step; absent from the defaults so that the
-   * identity of checkpoints trained without it stays the same.
-   */
-  valThreads?: number;
 }
 
 /**

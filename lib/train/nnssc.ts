@@ -119,10 +119,24 @@ function trainingPairs(data: NnsscTrainData, cfg: NnsscTrainConfig, train: reado
 type Validation = { loss: number; map: number; mrr: number } | null;
 
 /**
- * The validation of the held-out publications: Eq. 5 loss with fixed negatives and full-corpus MAP/MRR of the
- * current weights (null without validation queries). `onnxThreads` > 0 scores on onnxruntime with that many threads.
+ * A validation started on the weights of one moment: its loss is computed at once (tfjs, on those weights), its
+ * full-corpus scoring runs on a snapshot of them. `overlaps`: the scoring runs on onnxruntime's worker thread, so the
+ * next epoch's steps may run beside it (the trainer settles it after them); otherwise it is awaited at once.
  */
-function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readonly number[], pairs: TrainingPairs, onnxThreads: number, corpus: tfTypes.Tensor2D | null): (vars: NnsscVariables) => Promise<Validation> {
+interface StartedValidation {
+  /** The weights validated (a copy). */
+  model: NnsscModel;
+  result: Promise<Validation>;
+  overlaps: boolean;
+}
+
+/**
+ * The validation of the held-out publications: Eq. 5 loss with fixed negatives and full-corpus MAP/MRR of the
+ * current weights (null without validation queries). `onnxThreads` > 0 scores on onnxruntime with that many threads,
+ * on its worker thread: the same kernels and numbers as on the calling thread, while the next epoch steps on this one
+ * (half of an epoch on the static encoder is this scoring; measured in a cold `npm start`, see trainEpochs).
+ */
+function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readonly number[], pairs: TrainingPairs, onnxThreads: number, corpus: tfTypes.Tensor2D | null): (vars: NnsscVariables) => Promise<StartedValidation | null> {
   const { corpusMatrix, dim: D, queryMatrix, positives } = data;
   const tf = getTf();
   const valRng = mulberry32(cfg.seed ^ 0x7a11);
@@ -131,6 +145,20 @@ function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readon
   const valQrels: Qrels = new Map(val.map((qi) => [data.queries[qi].id, new Map(positives[qi].map((p) => [data.datasetIds[p], 1]))]));
   const valMatrix = new Float32Array(val.length * D);
   val.forEach((qi, r) => valMatrix.set(queryMatrix.subarray(qi * D, (qi + 1) * D), r * D));
+  const scoreOn = async (model: NnsscModel, loss: number): Promise<Validation> => {
+    // With tfjs-wasm's matMuls on MLAS, validation scores on onnxruntime too (the same graph the service runs,
+    // ~10× faster than the tfjs index here); with XNNPACK ($EO_TF_MATMUL=wasm) the tfjs index, as published.
+    const index =
+      (onnxThreads ? await NnsscOnnxIndex.create(model, corpusMatrix, { intraOpThreads: onnxThreads, thread: 'worker' }) : null) ??
+      (await NnsscCorpusIndex.create(model, corpusMatrix, { queriesPerBatch: 1 }));
+    try {
+      const scores = await index.scoreVectors(valMatrix);
+      const row = summarize('val', evaluateRun(runOf(valIds, scores, data.datasetIds), valQrels));
+      return { loss, map: row.MAP, mrr: row.MRR };
+    } finally {
+      index.dispose();
+    }
+  };
   return async (vars) => {
     if (val.length === 0) return null;
     let lossSum = 0;
@@ -141,20 +169,18 @@ function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readon
       lossSum += (await l.data())[0] * chunk.length;
       l.dispose();
     }
+    // a copy of the weights: the next epoch's steps change the variables while the scoring runs
     const model = await nnsscModelFromVariables(vars, D);
-    // With tfjs-wasm's matMuls on MLAS, validation scores on onnxruntime too (the same graph the service runs,
-    // ~10× faster than the tfjs index here); with XNNPACK ($EO_TF_MATMUL=wasm) the tfjs index, as published.
-    const index =
-      (onnxThreads ? await NnsscOnnxIndex.create(model, corpusMatrix, { intraOpThreads: onnxThreads }) : null) ??
-      (await NnsscCorpusIndex.create(model, corpusMatrix, { queriesPerBatch: 1 }));
-    try {
-      const scores = await index.scoreVectors(valMatrix);
-      const row = summarize('val', evaluateRun(runOf(valIds, scores, data.datasetIds), valQrels));
-      return { loss: lossSum / Math.max(1, valItems.length), map: row.MAP, mrr: row.MRR };
-    } finally {
-      index.dispose();
-    }
+    const result = scoreOn(model, lossSum / Math.max(1, valItems.length));
+    result.catch(() => undefined); // a failure surfaces where it is settled, not as an unhandled rejection meanwhile
+    // the tfjs index would interleave its kernels with the steps' on this thread: awaited at once there
+    return { model, result, overlaps: onnxThreads > 0 && NnsscOnnxIndex.available() };
   };
+}
+
+/** A started validation's result (null without validation). */
+async function validationResult(v: StartedValidation | null): Promise<Validation> {
+  return v ? v.result : null;
 }
 
 /** The weights, optimizer and step counters of one training run. */
@@ -167,6 +193,8 @@ interface Trainer {
   trainSeconds: number;
   /** The corpus embeddings on the device (WebGPU), which batches then name by row; null: each batch uploads its rows' embeddings. */
   corpus: tfTypes.Tensor2D | null;
+  /** Yield to the event loop after each step (while a validation runs on onnxruntime's worker thread beside the steps). */
+  yieldEachStep: boolean;
 }
 
 /** One pass over `order` in batches (Adam steps); returns the summed loss. */
@@ -195,6 +223,8 @@ async function runSteps(t: Trainer, pairs: TrainingPairs, data: NnsscTrainData, 
       return d[0] * chunk.length;
     }));
     t.trained += chunk.length;
+    // a turn of the event loop per step: a validation on onnxruntime's worker thread needs one per message it answers
+    if (t.yieldEachStep) await new Promise<void>((resolve) => setImmediate(resolve));
   }
   for (const l of await Promise.all(losses)) lossSum += l;
   t.trainSeconds += (Date.now() - te) / 1000;
@@ -215,35 +245,36 @@ interface EpochsOutcome {
 /**
  * The main epochs from the current weights (`start`, the epoch-0 candidate): shuffle, step, validate, keep the best
  * epoch's weights; stop on patience, `maxEpochs` or the time budget (counted from `t0`).
+ * Pipelined: an epoch's validation is started on a copy of its weights and settled after the next epoch's steps, so
+ * on onnxruntime's worker thread it runs beside them (in a cold `npm start`, NN-SSC on the static encoder: 2.2 s → 1.x
+ * s an epoch once the second core is free). The curve, the kept epoch and its weights are those of validating each
+ * epoch before the next: a stop is decided on the same scores, and the one epoch stepped past it is discarded.
  */
-async function trainEpochs(t: Trainer, pairs: TrainingPairs, data: NnsscTrainData, cfg: NnsscTrainConfig, opts: NnsscTrainOptions, evaluate: (v: NnsscVariables) => Promise<Validation>, start: NnsscModel, t0: number): Promise<EpochsOutcome> {
+async function trainEpochs(t: Trainer, pairs: TrainingPairs, data: NnsscTrainData, cfg: NnsscTrainConfig, opts: NnsscTrainOptions, validate: (v: NnsscVariables) => Promise<StartedValidation | null>, start: NnsscModel, t0: number): Promise<EpochsOutcome> {
   const scoreOf = (e: { map: number; mrr: number }) => (cfg.valMetric === 'MAP' ? e.map : cfg.valMetric === 'MRR' ? e.mrr : (e.map + e.mrr) / 2);
   const extra = opts.extra;
   const curve: NnsscEpochLog[] = [];
   let best: EpochsOutcome['best'] = null;
   let stale = 0;
-  const e0 = await evaluate(t.vars);
-  let stopped: EpochsOutcome['stoppedBecause'] = e0 ? 'max epochs' : 'no validation (fixed epochs)';
-  if (e0) best = { score: scoreOf(e0), epoch: 0, model: start };
-  const batchRng = mulberry32(cfg.seed);
-  const negRng = mulberry32(cfg.seed ^ 0x0e9a);
-  const extraRng = mulberry32(cfg.seed ^ 0xe8a7);
-  const perEpoch = extra?.schedule === 'mix' ? (extra.perEpoch ?? pairs.examples.length) : 0;
-  for (let epoch = 1; epoch <= cfg.maxEpochs; epoch++) {
-    const te = Date.now();
-    let pool = pairs.examples;
-    if (extra?.schedule === 'mix') {
-      const drawn = perEpoch < pairs.extraExamples.length ? shuffleInPlace(pairs.extraExamples.slice(), extraRng).slice(0, perEpoch) : pairs.extraExamples;
-      pool = pairs.examples.concat(drawn);
+  let stopped: EpochsOutcome['stoppedBecause'] = 'no validation (fixed epochs)';
+  let settledAt = Date.now();
+  // Settle epoch `epoch`'s validation (0: the starting weights): log it, keep its weights when best; true = stop here.
+  const settle = async (epoch: number, trainLoss: number, v: StartedValidation | null): Promise<boolean> => {
+    const ev = await validationResult(v);
+    if (epoch === 0) {
+      if (ev) {
+        best = { score: scoreOf(ev), epoch: 0, model: start };
+        stopped = 'max epochs';
+      }
+      settledAt = Date.now();
+      return false;
     }
-    const order = shuffleInPlace(pool.slice(), batchRng);
-    const lossSum = await runSteps(t, pairs, data, cfg, opts, order, epoch, negRng);
-    const ev = await evaluate(t.vars);
-    const log = epochLog(epoch, lossSum / order.length, ev, (Date.now() - te) / 1000);
+    const log = epochLog(epoch, trainLoss, ev, (Date.now() - settledAt) / 1000);
+    settledAt = Date.now();
     if (ev) {
       const sc = scoreOf(ev);
       if (!best || sc > best.score + cfg.minDelta) {
-        best = { score: sc, epoch, model: await nnsscModelFromVariables(t.vars, data.dim) };
+        best = { score: sc, epoch, model: v!.model };
         log.best = true;
         stale = 0;
       } else stale++;
@@ -252,18 +283,50 @@ async function trainEpochs(t: Trainer, pairs: TrainingPairs, data: NnsscTrainDat
     opts.onEpoch?.(log, curve);
     if (ev && stale >= cfg.patience) {
       stopped = 'early stopping';
-      break;
+      return true;
     }
     if (cfg.maxSeconds > 0 && (Date.now() - t0) / 1000 >= cfg.maxSeconds && epoch < cfg.maxEpochs) {
       stopped = 'time budget';
-      break;
+      return true;
+    }
+    return false;
+  };
+  let pending: { epoch: number; trainLoss: number; v: StartedValidation | null } | null = { epoch: 0, trainLoss: 0, v: await validate(t.vars) };
+  if (!pending.v?.overlaps) {
+    await settle(0, 0, pending.v);
+    pending = null;
+  }
+  const batchRng = mulberry32(cfg.seed);
+  const negRng = mulberry32(cfg.seed ^ 0x0e9a);
+  const extraRng = mulberry32(cfg.seed ^ 0xe8a7);
+  const perEpoch = extra?.schedule === 'mix' ? (extra.perEpoch ?? pairs.examples.length) : 0;
+  for (let epoch = 1; epoch <= cfg.maxEpochs; epoch++) {
+    let pool = pairs.examples;
+    if (extra?.schedule === 'mix') {
+      const drawn = perEpoch < pairs.extraExamples.length ? shuffleInPlace(pairs.extraExamples.slice(), extraRng).slice(0, perEpoch) : pairs.extraExamples;
+      pool = pairs.examples.concat(drawn);
+    }
+    const order = shuffleInPlace(pool.slice(), batchRng);
+    const lossSum = await runSteps(t, pairs, data, cfg, opts, order, epoch, negRng);
+    if (pending) {
+      const stop = await settle(pending.epoch, pending.trainLoss, pending.v);
+      pending = null;
+      if (stop) break; // this epoch's steps are past the stop: never validated, never kept
+    }
+    const v = await validate(t.vars);
+    pending = { epoch, trainLoss: lossSum / order.length, v };
+    if (!v?.overlaps) {
+      const stop = await settle(epoch, pending.trainLoss, v);
+      pending = null;
+      if (stop) break;
     }
   }
+  if (pending) await settle(pending.epoch, pending.trainLoss, pending.v);
   return { curve, best, stoppedBecause: stopped };
 }
 
 /** `extra` with `pretrain`: its epochs on the extra pairs alone (validated on the held-out publications). */
-async function pretrainOnExtra(t: Trainer, pairs: TrainingPairs, data: NnsscTrainData, cfg: NnsscTrainConfig, opts: NnsscTrainOptions, evaluate: (v: NnsscVariables) => Promise<Validation>): Promise<NnsscEpochLog[]> {
+async function pretrainOnExtra(t: Trainer, pairs: TrainingPairs, data: NnsscTrainData, cfg: NnsscTrainConfig, opts: NnsscTrainOptions, validate: (v: NnsscVariables) => Promise<StartedValidation | null>): Promise<NnsscEpochLog[]> {
   // The extra pairs draw from their own streams, so the main streams (and plain training) stay as they were.
   const extraRng = mulberry32(cfg.seed ^ 0xe8a7);
   const extraNegRng = mulberry32(cfg.seed ^ 0xe8a8);
@@ -273,7 +336,7 @@ async function pretrainOnExtra(t: Trainer, pairs: TrainingPairs, data: NnsscTrai
     const te = Date.now();
     const order = shuffleInPlace(pairs.extraExamples.slice(), extraRng);
     const lossSum = await runSteps(t, pairs, data, cfg, opts, order, -pe, extraNegRng);
-    const ev = await evaluate(t.vars);
+    const ev = await validationResult(await validate(t.vars));
     const log: NnsscEpochLog = { phase: 'pretrain', ...epochLog(pe, lossSum / Math.max(1, order.length), ev, (Date.now() - te) / 1000) };
     curve.push(log);
     opts.onEpoch?.(log, curve);
@@ -290,22 +353,20 @@ export async function trainNnssc(data: NnsscTrainData, config: Partial<NnsscTrai
   const cfg: NnsscTrainConfig = { ...DEFAULT_NNSSC_CONFIG, ...config };
   const t0 = Date.now();
   checkTrainInputs(data, opts.extra);
-  if (cfg.valThreads !== undefined && !(Number.isInteger(cfg.valThreads) && cfg.valThreads >= 1))
-    throw new EoError('INVALID_ARGUMENT', `trainNnssc: valThreads must be a positive integer, got ${String(cfg.valThreads)}`);
   const info = await initTfBackend(opts.backend ? { backend: opts.backend } : {});
-  const onnxValidation = info.name === 'wasm' && info.matMul === 'onnx' ? (cfg.valThreads ?? wasmMatMulRoute()?.threads ?? 1) : 0;
+  const onnxValidation = info.name === 'wasm' && info.matMul === 'onnx' ? (wasmMatMulRoute()?.threads ?? 1) : 0;
   const split = validationSplit(data.queries.map((q) => q.group), cfg.valFraction, cfg.seed);
   const pairs = trainingPairs(data, cfg, split.train, opts);
   // On WebGPU the corpus goes to the device once and a step uploads row numbers (B·K), not embeddings (B·K·D floats);
   // the CPU backends keep the JavaScript copy, which there costs what a gather would
   const corpus = info.name === 'webgpu' ? getTf().tensor2d(data.corpusMatrix, [data.corpusMatrix.length / data.dim, data.dim]) : null;
-  const evaluate = nnsscValidator(data, cfg, split.val, pairs, onnxValidation, corpus);
+  const validate = nnsscValidator(data, cfg, split.val, pairs, onnxValidation, corpus);
   const init = initNnsscModel(data.dim, cfg.hidden1, cfg.hidden2, cfg.seed);
-  const t: Trainer = { vars: nnsscVariables(init), optimizer: getTf().train.adam(cfg.learningRate), trained: 0, trainSeconds: 0, corpus };
+  const t: Trainer = { vars: nnsscVariables(init), optimizer: getTf().train.adam(cfg.learningRate), trained: 0, trainSeconds: 0, corpus, yieldEachStep: onnxValidation > 0 };
   try {
-    const pretrainCurve = opts.extra?.schedule === 'pretrain' ? await pretrainOnExtra(t, pairs, data, cfg, opts, evaluate) : [];
+    const pretrainCurve = opts.extra?.schedule === 'pretrain' ? await pretrainOnExtra(t, pairs, data, cfg, opts, validate) : [];
     const start = opts.extra?.schedule === 'pretrain' ? await nnsscModelFromVariables(t.vars, data.dim) : init;
-    const { curve, best, stoppedBecause } = await trainEpochs(t, pairs, data, cfg, opts, evaluate, start, t0);
+    const { curve, best, stoppedBecause } = await trainEpochs(t, pairs, data, cfg, opts, validate, start, t0);
     const finalModel = best ? best.model : await nnsscModelFromVariables(t.vars, data.dim);
     if (!best && curve.length > 0) curve[curve.length - 1].best = true;
     let trainPositives = 0;

@@ -301,12 +301,8 @@ export async function loadOrTrainStaticModel(opts: {
  * epochs (seed 42: validation MAP .283, 195 s; seed 43: .239 at epoch 69 of 84, 142 s), at 3e-4 .316 at epoch 83 of
  * 98 (158 s), at 1e-3 .318 at epoch 18 of 33 (55 s; seed 43: .283 at epoch 22 of 37, 66 s). USE-lite's NN-SSC keeps
  * the paper's rate (its validation MAP peaks at epoch 37 and it stops at 52).
- * Its validation scores the corpus on two onnxruntime threads (`valThreads`): in a cold `npm start` this training is
- * the last of notebook 04, on the critical path, when 03 has ended and the second core is idle; half of each epoch is
- * that scoring (1.0 s → 0.6 s an epoch on 2 cores), and the validation MAP of every epoch is the one one thread gives
- * (93 epochs of seed 42 compared), so the same epoch and weights are kept.
  */
-export const STATIC_NNSSC_CONFIG: Readonly<NnsscTrainConfig> = Object.freeze({ ...DEFAULT_NNSSC_CONFIG, learningRate: 1e-3, valThreads: 2 });
+export const STATIC_NNSSC_CONFIG: Readonly<NnsscTrainConfig> = Object.freeze({ ...DEFAULT_NNSSC_CONFIG, learningRate: 1e-3 });
 
 /** `checkpoints/nnssc/static-<benchmark>`: NN-SSC on the static encoder. */
 export function staticNnsscDir(benchmarkName: string): string {
