@@ -87,6 +87,7 @@ export interface NnsscEpochLog {
   valMRR: number | null;
   /** True when this epoch is the best so far (its weights are kept). */
   best: boolean;
+  /** Wall seconds from the previous epoch's log to this one's (its validation overlaps the next epoch's steps). */
   seconds: number;
 }
 

@@ -134,7 +134,7 @@ interface StartedValidation {
  * The validation of the held-out publications: Eq. 5 loss with fixed negatives and full-corpus MAP/MRR of the
  * current weights (null without validation queries). `onnxThreads` > 0 scores on onnxruntime with that many threads,
  * on its worker thread: the same kernels and numbers as on the calling thread, while the next epoch steps on this one
- * (half of an epoch on the static encoder is this scoring; measured in a cold `npm start`, see trainEpochs).
+ * (half of an epoch on the static encoder is this scoring; see trainEpochs).
  */
 function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readonly number[], pairs: TrainingPairs, onnxThreads: number, corpus: tfTypes.Tensor2D | null): (vars: NnsscVariables) => Promise<StartedValidation | null> {
   const { corpusMatrix, dim: D, queryMatrix, positives } = data;
@@ -246,9 +246,10 @@ interface EpochsOutcome {
  * The main epochs from the current weights (`start`, the epoch-0 candidate): shuffle, step, validate, keep the best
  * epoch's weights; stop on patience, `maxEpochs` or the time budget (counted from `t0`).
  * Pipelined: an epoch's validation is started on a copy of its weights and settled after the next epoch's steps, so
- * on onnxruntime's worker thread it runs beside them (in a cold `npm start`, NN-SSC on the static encoder: 2.2 s → 1.x
- * s an epoch once the second core is free). The curve, the kept epoch and its weights are those of validating each
- * epoch before the next: a stop is decided on the same scores, and the one epoch stepped past it is discarded.
+ * on onnxruntime's worker thread it runs beside them (NN-SSC on the static encoder alone on 2 cores: 1.29 s an epoch
+ * instead of 2.05; 161 s instead of 210 s in a cold `npm start`, where its first minute shares the cores with 00–02).
+ * The curve, the kept epoch and its weights are those of validating each epoch before the next: a stop is decided on
+ * the same scores, and the one epoch stepped past it is discarded.
  */
 async function trainEpochs(t: Trainer, pairs: TrainingPairs, data: NnsscTrainData, cfg: NnsscTrainConfig, opts: NnsscTrainOptions, validate: (v: NnsscVariables) => Promise<StartedValidation | null>, start: NnsscModel, t0: number): Promise<EpochsOutcome> {
   const scoreOf = (e: { map: number; mrr: number }) => (cfg.valMetric === 'MAP' ? e.map : cfg.valMetric === 'MRR' ? e.mrr : (e.map + e.mrr) / 2);
