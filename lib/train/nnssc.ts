@@ -145,6 +145,8 @@ function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readon
   const valQrels: Qrels = new Map(val.map((qi) => [data.queries[qi].id, new Map(positives[qi].map((p) => [data.datasetIds[p], 1]))]));
   const valMatrix = new Float32Array(val.length * D);
   val.forEach((qi, r) => valMatrix.set(queryMatrix.subarray(qi * D, (qi + 1) * D), r * D));
+  // the tfjs index would interleave its kernels with the steps' on this thread: awaited at once there
+  const overlaps = onnxThreads > 0 && NnsscOnnxIndex.available();
   const scoreOn = async (model: NnsscModel, loss: number): Promise<Validation> => {
     // With tfjs-wasm's matMuls on MLAS, validation scores on onnxruntime too (the same graph the service runs,
     // ~10× faster than the tfjs index here); with XNNPACK ($EO_TF_MATMUL=wasm) the tfjs index, as published.
@@ -173,8 +175,7 @@ function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readon
     const model = await nnsscModelFromVariables(vars, D);
     const result = scoreOn(model, lossSum / Math.max(1, valItems.length));
     result.catch(() => undefined); // a failure surfaces where it is settled, not as an unhandled rejection meanwhile
-    // the tfjs index would interleave its kernels with the steps' on this thread: awaited at once there
-    return { model, result, overlaps: onnxThreads > 0 && NnsscOnnxIndex.available() };
+    return { model, result, overlaps };
   };
 }
 
@@ -259,8 +260,13 @@ async function trainEpochs(t: Trainer, pairs: TrainingPairs, data: NnsscTrainDat
   let stale = 0;
   let stopped: EpochsOutcome['stoppedBecause'] = 'no validation (fixed epochs)';
   let settledAt = Date.now();
-  // Settle epoch `epoch`'s validation (0: the starting weights): log it, keep its weights when best; true = stop here.
-  const settle = async (epoch: number, trainLoss: number, v: StartedValidation | null): Promise<boolean> => {
+  // The epoch whose validation is started and not yet settled (0: the starting weights), if any.
+  let pending: { epoch: number; trainLoss: number; v: StartedValidation | null } | null = null;
+  // Settle the pending validation: log it, keep its weights when best; true = stop here.
+  const settlePending = async (): Promise<boolean> => {
+    if (!pending) return false;
+    const { epoch, trainLoss, v } = pending;
+    pending = null;
     const ev = await validationResult(v);
     if (epoch === 0) {
       if (ev) {
@@ -292,11 +298,13 @@ async function trainEpochs(t: Trainer, pairs: TrainingPairs, data: NnsscTrainDat
     }
     return false;
   };
-  let pending: { epoch: number; trainLoss: number; v: StartedValidation | null } | null = { epoch: 0, trainLoss: 0, v: await validate(t.vars) };
-  if (!pending.v?.overlaps) {
-    await settle(0, 0, pending.v);
-    pending = null;
-  }
+  // Start a validation of the current weights as epoch `epoch`'s; settled at once unless it runs beside the next steps.
+  const startValidation = async (epoch: number, trainLoss: number): Promise<boolean> => {
+    const v = await validate(t.vars);
+    pending = { epoch, trainLoss, v };
+    return v?.overlaps ? false : settlePending();
+  };
+  await startValidation(0, 0);
   const batchRng = mulberry32(cfg.seed);
   const negRng = mulberry32(cfg.seed ^ 0x0e9a);
   const extraRng = mulberry32(cfg.seed ^ 0xe8a7);
@@ -309,20 +317,10 @@ async function trainEpochs(t: Trainer, pairs: TrainingPairs, data: NnsscTrainDat
     }
     const order = shuffleInPlace(pool.slice(), batchRng);
     const lossSum = await runSteps(t, pairs, data, cfg, opts, order, epoch, negRng);
-    if (pending) {
-      const stop = await settle(pending.epoch, pending.trainLoss, pending.v);
-      pending = null;
-      if (stop) break; // this epoch's steps are past the stop: never validated, never kept
-    }
-    const v = await validate(t.vars);
-    pending = { epoch, trainLoss: lossSum / order.length, v };
-    if (!v?.overlaps) {
-      const stop = await settle(epoch, pending.trainLoss, v);
-      pending = null;
-      if (stop) break;
-    }
+    if (await settlePending()) break; // this epoch's steps are past the stop: never validated, never kept
+    if (await startValidation(epoch, lossSum / order.length)) break;
   }
-  if (pending) await settle(pending.epoch, pending.trainLoss, pending.v);
+  await settlePending();
   return { curve, best, stoppedBecause: stopped };
 }
 
