@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { effectSizeDz, holmAdjust, holmChangedConclusions, pairedComparisons, pairedTable, pairedTest, tukeyHsd, withHolm } from '../lib/metrics';
+import { effectSizeDz, holmAdjust, holmChangedConclusions, pairedComparisons, pairedDraws, pairedTable, pairedTest, tukeyHsd, withHolm } from '../lib/metrics';
 import { mulberry32 } from '../lib/util/random';
 
 const close = (a: number, b: number, eps = 1e-12) => assert.ok(Math.abs(a - b) < eps, `${a} != ${b}`);
@@ -68,6 +68,31 @@ test("pairedTest: improved/tied/worse counts and Cohen's d_z with a seeded boots
   assert.is(effectSizeDz([0, 0, 0]), 0);
   assert.ok(effectSizeDz([0.1, 0.1, 0.1]) > 1000, 'a constant gain is a huge, capped effect');
   assert.ok(Number.isFinite(effectSizeDz([0.1, 0.1, 0.1])));
+});
+
+test('pairedTest: kept draws give the numbers of drawing as it goes, on every n, seed and call; they follow the seed', () => {
+  const rng = mulberry32(17);
+  for (const n of [1, 2, 7, 86, 338]) {
+    const a = Array.from({ length: n }, () => rng());
+    const b = a.map((x) => (rng() < 0.3 ? x : Math.max(0, x - rng() * 0.4)));
+    for (const seed of [42, 7]) {
+      const o = { permutations: 700, bootstrapSamples: 900, seed };
+      const drawn = pairedTest(a, b, 'MAP', { ...o, keepDraws: false });
+      const first = pairedTest(a, b, 'MAP', o); // makes the draws
+      const second = pairedTest(a, b, 'MAP', o); // reuses them
+      const other = pairedTest(b, a, 'MAP', o); // other values, the same draws
+      for (const c of [first, second]) assert.equal(c, drawn);
+      assert.equal(other, pairedTest(b, a, 'MAP', { ...o, keepDraws: false }));
+    }
+  }
+  const o = { permutations: 300, bootstrapSamples: 300 };
+  const d42 = pairedDraws(42, 50, o.permutations, o.bootstrapSamples)!;
+  assert.ok(pairedDraws(42, 50, o.permutations, o.bootstrapSamples) === d42, 'the same draws, kept');
+  const d43 = pairedDraws(43, 50, o.permutations, o.bootstrapSamples)!;
+  assert.not.equal([...d43.signs], [...d42.signs]);
+  assert.ok(d42.signs.every((x) => x === 1 || x === -1) && d42.picks.every((i) => i >= 0 && i < 50));
+  // too many to keep (here 1.2 GB): none kept, the test draws as it goes
+  assert.is(pairedDraws(42, 60000, 10000, 10000), null);
 });
 
 test('pairedTable (the display rows of typed comparisons) carries the effect-size columns', () => {
