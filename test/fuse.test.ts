@@ -133,7 +133,14 @@ test('competitionRanks equals ranking by an index sort, with ties, NaN and ±0',
       return u < 0.05 ? NaN : u < 0.1 ? -0 : u < 0.15 ? 0 : u < 0.17 ? Infinity : u < 0.19 ? -Infinity : Math.round(rnd() * 20) / 4 - 2;
     });
     assert.equal(Array.from(competitionRanks(xs)), reference(xs), `case ${t}`);
+    // a Float32Array takes the keyed sort: the same ranks as the reference on its float32 values
+    const f32 = Float32Array.from(xs, (x) => (t % 2 ? x * 1e-39 : x)); // odd cases: subnormal magnitudes too
+    assert.equal(Array.from(competitionRanks(f32)), reference(Array.from(f32)), `case ${t} as float32`);
   }
+  // negative, positive and huge values, a NaN with its sign bit set, on a view into a larger buffer
+  const buf = new Float32Array([9, -3.5, 3.5, -1e38, 1e38, -0, 0, -Infinity, -NaN, 2.5, -2.5, 9]);
+  const view = buf.subarray(1, 11);
+  assert.equal(Array.from(competitionRanks(view)), reference(Array.from(view)));
   assert.equal(Array.from(competitionRanks(new Float32Array([0.25, NaN, 0.25, 1]))), [2, 4, 2, 1]);
 });
 

@@ -10,6 +10,7 @@ export const RRF_K = 60;
  */
 export function competitionRanks(scores: ArrayLike<number>): Int32Array {
   const n = scores.length;
+  if (scores instanceof Float32Array && n <= MAX_KEYED) return float32CompetitionRanks(scores);
   // The values sorted natively (a typed-array sort, no comparator), then per dataset the count of strictly higher
   // values by binary search: the same ranks as sorting indices with a comparator, without a JS call per comparison.
   const sorted = new Float64Array(n);
@@ -34,6 +35,41 @@ export function competitionRanks(scores: ArrayLike<number>): Int32Array {
   }
   return ranks;
 }
+
+/** Vectors up to this long fit a (value, index) key in a double exactly (32 + 21 bits < 53). */
+const MAX_KEYED = 1 << 21;
+
+/**
+ * `competitionRanks` of a Float32Array by one native sort of (value, index) keys and one pass: each value's bits made
+ * order-preserving as an unsigned integer (NaN as −Infinity, −0 as +0, as the comparisons above treat them) times
+ * 2^21 plus its index. An RRF run ranks two score vectors per query; on 10,073 datasets this takes 0.6-0.7 ms a vector
+ * instead of 0.9-1.6 ms for the binary search per dataset (`bench/rrf-ranks.cjs`), with the same ranks.
+ */
+function float32CompetitionRanks(scores: Float32Array): Int32Array {
+  const n = scores.length;
+  const bits = new Uint32Array(scores.buffer, scores.byteOffset, n);
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = scores[i];
+    let b = s !== s ? NEG_INFINITY_BITS : s === 0 ? 0 : bits[i];
+    b = b & 0x80000000 ? ~b >>> 0 : (b | 0x80000000) >>> 0; // negatives reversed below the positives
+    keys[i] = b * MAX_KEYED + i;
+  }
+  keys.sort();
+  const ranks = new Int32Array(n);
+  let groupValue = -1;
+  let groupRank = 0;
+  for (let j = n - 1; j >= 0; j--) {
+    const value = Math.floor(keys[j] / MAX_KEYED);
+    if (value !== groupValue) {
+      groupValue = value;
+      groupRank = n - j; // 1 + the values above this group
+    }
+    ranks[keys[j] - value * MAX_KEYED] = groupRank;
+  }
+  return ranks;
+}
+const NEG_INFINITY_BITS = 0xff800000;
 
 /** The competition rank `competitionRanks` gives a score `v` of the vector `scores` (1 + strictly higher scores). */
 export function competitionRankOf(scores: ArrayLike<number>, v: number): number {
