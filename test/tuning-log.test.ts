@@ -12,7 +12,7 @@ import { DEFAULT_RANKING } from '../lib/search/default-ranking';
 import { LEARNED_RERANK_SETTINGS } from '../lib/search/learned-rerank';
 import { DEFAULT_STATIC_TRAIN_CONFIG } from '../lib/train/static';
 import { chooseStaticSettings, DEFAULT_STATIC_ENCODER_SETTINGS, STATIC_SETTINGS_SEEDS, STATIC_SETTINGS_TIE, staticSettingsCandidates } from '../lib/train/static-artefact';
-import { STATIC_PAIR_SOURCES } from '../lib/train/static-pairs';
+import { STATIC_PAIR_SOURCES, STATIC_QUERY_SOURCES } from '../lib/train/static-pairs';
 import { staticTokenizer, type StaticTokenizer } from '../lib/encode/static';
 import { throwsWith } from './helpers/data';
 
@@ -148,6 +148,11 @@ test('the static encoder\'s settings are the configuration its dev searches chos
   assert.is(logged, sources, 'the pair sources');
   assert.is(best.settings.exclusionScope, DEFAULT_STATIC_ENCODER_SETTINGS.pairs.exclusionScope);
   assert.is(best.settings.sentencesPerRecord, DEFAULT_STATIC_ENCODER_SETTINGS.pairs.sentencesPerRecord);
+  // the pair sources given a BM25-mined hard negative, as the bench names its sets, and how many near misses it passes over
+  const hard = best.settings.hardNegatives as { sources: string; skip: number } | undefined;
+  const hardSets: Record<string, string[]> = { queries: [...STATIC_QUERY_SOURCES], 'queries+sentences': [...STATIC_QUERY_SOURCES, 'sentence', 'keywords'], all: [...STATIC_PAIR_SOURCES] };
+  assert.equal(hard ? hardSets[hard.sources] : [], DEFAULT_STATIC_ENCODER_SETTINGS.pairs.hardNegativeSources ?? [], 'the pair sources with a hard negative');
+  assert.is(hard?.skip ?? 0, DEFAULT_STATIC_ENCODER_SETTINGS.pairs.hardNegativeSkip ?? 0, 'the near misses passed over');
   assert.is(best.settings.init ?? 'random', 'random');
   const vocab = best.settings.vocab as { minCount: number; tokenizer?: Partial<StaticTokenizer>; pooling?: string };
   assert.is(vocab.minCount, DEFAULT_STATIC_ENCODER_SETTINGS.vocab.minCount);
