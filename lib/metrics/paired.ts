@@ -97,7 +97,7 @@ export function pairedTest(a: readonly number[], b: readonly number[], metric = 
  * query index of each bootstrap pick (resample-major), in the order `mulberry32(seed)` gives them — all permutations'
  * signs first, then the picks. They depend on (seed, n, permutations, resamples) only, not on the values, and a
  * notebook tests dozens of systems × metrics × styles on the same queries: drawing them once per n instead of per test
- * makes a 338-query test about 6× faster (`bench/paired-test.cjs`) with the same numbers.
+ * makes a test 4-6× faster on 86-338 queries (`bench/paired-test.cjs`) with the same numbers.
  */
 export interface PairedDraws {
   signs: Int8Array;

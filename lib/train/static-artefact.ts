@@ -155,8 +155,8 @@ export interface StaticEncoderSettings {
  * At batch 4,096 (2026-12-06, afternoon), over the same seeds: 384 dimensions read .5723 (question .460) in 76 s; a
  * BM25-mined hard negative for each pair of the query-side sources (short names, corpus-made style queries, the training
  * split's titles: 3,609 of 121,416 pairs, mined in 2 s) .5745 (question .452) in 66 s against .5744 (.452) in 67 s
- * without. The two are equal within any noise, but the rule is the rule (`chooseStaticSettings`: the best mean unless a
- * cheaper one is within the tie), so the hard negatives are the default.
+ * without. The two are equal within any noise; `chooseStaticSettings` (the best mean unless a cheaper one is within the
+ * tie) picks the hard negatives, and the defaults follow its pick.
  */
 export const DEFAULT_STATIC_ENCODER_SETTINGS: Readonly<StaticEncoderSettings> = Object.freeze({
   vocab: { minCount: 1, pooling: 'mean' as const },
