@@ -130,13 +130,17 @@ interface StartedValidation {
   overlaps: boolean;
 }
 
+/** Start a validation of the current weights (null without validation queries). */
+type Validate = (vars: NnsscVariables) => Promise<StartedValidation | null>;
+
 /**
  * The validation of the held-out publications: Eq. 5 loss with fixed negatives and full-corpus MAP/MRR of the
  * current weights (null without validation queries). `onnxThreads` > 0 scores on onnxruntime with that many threads,
  * on its worker thread: the same kernels and numbers as on the calling thread, while the next epoch steps on this one
- * (half of an epoch on the static encoder is this scoring; see trainEpochs).
+ * (half of an epoch on the static encoder is this scoring; see trainEpochs). `overlaps` says whether its validations
+ * run beside the steps (the trainer then yields between steps for them).
  */
-function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readonly number[], pairs: TrainingPairs, onnxThreads: number, corpus: tfTypes.Tensor2D | null): (vars: NnsscVariables) => Promise<StartedValidation | null> {
+function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readonly number[], pairs: TrainingPairs, onnxThreads: number, corpus: tfTypes.Tensor2D | null): { validate: Validate; overlaps: boolean } {
   const { corpusMatrix, dim: D, queryMatrix, positives } = data;
   const tf = getTf();
   const valRng = mulberry32(cfg.seed ^ 0x7a11);
@@ -146,7 +150,7 @@ function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readon
   const valMatrix = new Float32Array(val.length * D);
   val.forEach((qi, r) => valMatrix.set(queryMatrix.subarray(qi * D, (qi + 1) * D), r * D));
   // the tfjs index would interleave its kernels with the steps' on this thread: awaited at once there
-  const overlaps = onnxThreads > 0 && NnsscOnnxIndex.available();
+  const overlaps = val.length > 0 && onnxThreads > 0 && NnsscOnnxIndex.available();
   const scoreOn = async (model: NnsscModel, loss: number): Promise<Validation> => {
     // With tfjs-wasm's matMuls on MLAS, validation scores on onnxruntime too (the same graph the service runs,
     // ~10× faster than the tfjs index here); with XNNPACK ($EO_TF_MATMUL=wasm) the tfjs index, as published.
@@ -161,7 +165,7 @@ function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readon
       index.dispose();
     }
   };
-  return async (vars) => {
+  const validate: Validate = async (vars) => {
     if (val.length === 0) return null;
     let lossSum = 0;
     for (let s = 0; s < valItems.length; s += 256) {
@@ -177,6 +181,7 @@ function nnsscValidator(data: NnsscTrainData, cfg: NnsscTrainConfig, val: readon
     result.catch(() => undefined); // a failure surfaces where it is settled, not as an unhandled rejection meanwhile
     return { model, result, overlaps };
   };
+  return { validate, overlaps };
 }
 
 /** A started validation's result (null without validation). */
@@ -252,7 +257,7 @@ interface EpochsOutcome {
  * The curve, the kept epoch and its weights are those of validating each epoch before the next: a stop is decided on
  * the same scores, and the one epoch stepped past it is discarded.
  */
-async function trainEpochs(t: Trainer, pairs: TrainingPairs, data: NnsscTrainData, cfg: NnsscTrainConfig, opts: NnsscTrainOptions, validate: (v: NnsscVariables) => Promise<StartedValidation | null>, start: NnsscModel, t0: number): Promise<EpochsOutcome> {
+async function trainEpochs(t: Trainer, pairs: TrainingPairs, data: NnsscTrainData, cfg: NnsscTrainConfig, opts: NnsscTrainOptions, validate: Validate, start: NnsscModel, t0: number): Promise<EpochsOutcome> {
   const scoreOf = (e: { map: number; mrr: number }) => (cfg.valMetric === 'MAP' ? e.map : cfg.valMetric === 'MRR' ? e.mrr : (e.map + e.mrr) / 2);
   const extra = opts.extra;
   const curve: NnsscEpochLog[] = [];
@@ -325,7 +330,7 @@ async function trainEpochs(t: Trainer, pairs: TrainingPairs, data: NnsscTrainDat
 }
 
 /** `extra` with `pretrain`: its epochs on the extra pairs alone (validated on the held-out publications). */
-async function pretrainOnExtra(t: Trainer, pairs: TrainingPairs, data: NnsscTrainData, cfg: NnsscTrainConfig, opts: NnsscTrainOptions, validate: (v: NnsscVariables) => Promise<StartedValidation | null>): Promise<NnsscEpochLog[]> {
+async function pretrainOnExtra(t: Trainer, pairs: TrainingPairs, data: NnsscTrainData, cfg: NnsscTrainConfig, opts: NnsscTrainOptions, validate: Validate): Promise<NnsscEpochLog[]> {
   // The extra pairs draw from their own streams, so the main streams (and plain training) stay as they were.
   const extraRng = mulberry32(cfg.seed ^ 0xe8a7);
   const extraNegRng = mulberry32(cfg.seed ^ 0xe8a8);
@@ -359,9 +364,9 @@ export async function trainNnssc(data: NnsscTrainData, config: Partial<NnsscTrai
   // On WebGPU the corpus goes to the device once and a step uploads row numbers (B·K), not embeddings (B·K·D floats);
   // the CPU backends keep the JavaScript copy, which there costs what a gather would
   const corpus = info.name === 'webgpu' ? getTf().tensor2d(data.corpusMatrix, [data.corpusMatrix.length / data.dim, data.dim]) : null;
-  const validate = nnsscValidator(data, cfg, split.val, pairs, onnxValidation, corpus);
+  const { validate, overlaps } = nnsscValidator(data, cfg, split.val, pairs, onnxValidation, corpus);
   const init = initNnsscModel(data.dim, cfg.hidden1, cfg.hidden2, cfg.seed);
-  const t: Trainer = { vars: nnsscVariables(init), optimizer: getTf().train.adam(cfg.learningRate), trained: 0, trainSeconds: 0, corpus, yieldEachStep: onnxValidation > 0 };
+  const t: Trainer = { vars: nnsscVariables(init), optimizer: getTf().train.adam(cfg.learningRate), trained: 0, trainSeconds: 0, corpus, yieldEachStep: overlaps };
   try {
     const pretrainCurve = opts.extra?.schedule === 'pretrain' ? await pretrainOnExtra(t, pairs, data, cfg, opts, validate) : [];
     const start = opts.extra?.schedule === 'pretrain' ? await nnsscModelFromVariables(t.vars, data.dim) : init;
