@@ -12,6 +12,8 @@
 //     their titles name them (`learnProviderUnlisted`), kept unless worse (as inferred-metadata).
 //   title-cues: the corpus's inference with and without the projects CMR lists after words of the title
 //     (`learnTitleCues`), kept unless worse (as inferred-metadata).
+//   short-name-neighbours: the corpus's inference with and without an empty field filled from the records of the
+//     longest shared short-name prefix (`shortNameNeighbourNames`), kept unless worse (as inferred-metadata).
 //   field-boosts: one BM25 over the whole record (`mode: 'combined'`, the paper's Okapi BM25) against one lunr field
 //     per record field with their scores summed (`mode: 'fields'`), unboosted, with the title and short name boosted,
 //     and with CMR's own relevancy boosts (`Bm25Options.fieldBoosts`); the best by dev nDCG@10 is marked chosen.
@@ -19,7 +21,7 @@
 // `chosen`; inferred-metadata adds words the dev half's queries hardly need (a payload, a host, a series), so it keeps
 // them unless the paired 95% CI of the difference (with − without, nDCG@10, 10,000 bootstrap samples, seed 42) lies
 // wholly below 0 on the dev half. The test half is never read.
-//   node bench/bm25-forms-tune.cjs [--study identifier-forms|inferred-metadata|inferred-reading|provider-unlisted|title-cues|field-boosts|all] [--sample] [--no-log]
+//   node bench/bm25-forms-tune.cjs [--study identifier-forms|inferred-metadata|inferred-reading|provider-unlisted|title-cues|short-name-neighbours|field-boosts|all] [--sample] [--no-log]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -29,7 +31,7 @@ const args = benchArgs({
   script: __filename,
   measures: 'BM25 with and without the identifier forms, and with and without the inferred platforms and instruments, on the style benchmark DEV half (nDCG@10, all styles): appended to bench/tuning-log.json',
   flags: {
-    study: { type: 'string', default: 'all', choices: ['identifier-forms', 'inferred-metadata', 'inferred-reading', 'provider-unlisted', 'title-cues', 'field-boosts', 'all'], help: 'the study run' },
+    study: { type: 'string', default: 'all', choices: ['identifier-forms', 'inferred-metadata', 'inferred-reading', 'provider-unlisted', 'title-cues', 'short-name-neighbours', 'field-boosts', 'all'], help: 'the study run' },
     ...TUNING_FLAGS,
   },
 });
@@ -62,6 +64,12 @@ async function main() {
       readings: [{ titleCues: false }, { titleCues: true }],
       keepUnlessWorse: true,
     },
+    'short-name-neighbours': {
+      system: 'bm25-short-name-neighbours',
+      tried: [{ identifierForms: true, inferredMetadata: true }, { identifierForms: true, inferredMetadata: true }],
+      readings: [{ neighbours: false }, { neighbours: true }],
+      keepUnlessWorse: true,
+    },
     'field-boosts': {
       system: 'bm25-field-boosts',
       tried: [
@@ -77,7 +85,7 @@ async function main() {
   const chosen = args.study === 'all' ? Object.keys(studies) : [args.study];
   for (const name of chosen) {
     const study = studies[name];
-    if (!study) throw new Error(`--study must be identifier-forms, inferred-metadata, inferred-reading, provider-unlisted, title-cues, field-boosts or all (got ${args.study})`);
+    if (!study) throw new Error(`--study must be identifier-forms, inferred-metadata, inferred-reading, provider-unlisted, title-cues, short-name-neighbours, field-boosts or all (got ${args.study})`);
     const entry = tuningRun(study.system, half, 'bench/bm25-forms-tune.cjs');
     const entries = [];
     const perQuery = [];

@@ -5,8 +5,11 @@
 // no learned rule is scored on the records it came from. Compared: no cues; cues for every record whose title has the
 // word (scope `corpus`); cues only for the records of the provider they were learned from (scope `provider`), at
 // several (minRecords, minShare), with and without the corpus's plain words as cues (`plainWords`). Prints precision / recall / F1 per field over both held-out folds; the test half is
-// never read.
-//   node bench/gcmd-cues-cv.cjs [--sample]
+// never read. `--study neighbours`: the records' short-name neighbours (`shortNameNeighbourNames`) instead — none,
+// filling an empty field or adding to every field, by shortest prefix, records and share — with the default cues,
+// read from title, short name and the abstract fallback (the default row also leaves out the names a record's texts
+// deny, "TRMM Ground Validation …"; the other rows do not). `--study rules`: the switchable rules (`GcmdInferenceRules`).
+//   node bench/gcmd-cues-cv.cjs [--sample] [--study cues|neighbours|rules]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -16,6 +19,7 @@ const args = benchArgs({
   measures: 'held-out precision / recall of the GCMD inference with title cues of each scope and threshold, two-fold cross-validation inside the dev half',
   flags: {
     sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    study: { type: 'string', default: 'cues', choices: ['cues', 'neighbours', 'rules'], help: 'cues (title-cue scopes and thresholds), neighbours (short-name neighbours) or rules (GcmdInferenceRules)' },
   },
 });
 printHeader(args);
@@ -47,6 +51,66 @@ const folds = [0, 1].map((k) => dev.filter((d) => foldOf(d) === k));
 const words = infer.plainWords(corpus.datasets.map((d) => d.abstract));
 console.log(`dev half: ${dev.length} records (folds ${folds[0].length} / ${folds[1].length})`);
 const pad = (s, n) => String(s).padEnd(n);
+const line = (label, sum) => console.log(`${pad(label, 38)}${sum.map((s) => {
+  const p = s.inferred ? s.hit / s.inferred : 0;
+  const r = s.recorded ? s.hit / s.recorded : 0;
+  return pad(`${p.toFixed(3)} / ${r.toFixed(3)} / ${(p + r ? (2 * p * r) / (p + r) : 0).toFixed(3)}`, 26);
+}).join('')}`);
+const SOURCES_READ = ['title', 'short-name', 'abstract-fallback'];
+/** Each fold's lexicon learned from the other fold with the default cues and habits, then `measure(fold, lex)` summed. */
+function crossValidated(measure) {
+  const sum = infer.GCMD_INFERRED_FIELDS.map(() => ({ hit: 0, inferred: 0, recorded: 0 }));
+  for (const k of [0, 1]) {
+    const learnFrom = folds[1 - k];
+    const lex = infer.learnedGcmdLexicon(learnFrom, { plainWords: words, titleCues: { plainWords: words } });
+    lex.unlisted = infer.learnProviderUnlisted(learnFrom, lex);
+    measure(folds[k], lex).forEach((q, i) => {
+      sum[i].hit += q.hits;
+      sum[i].inferred += q.inferred;
+      sum[i].recorded += q.recorded;
+    });
+  }
+  return sum;
+}
+if (args.study === 'neighbours') {
+  // the names of every field read without the neighbours, then the neighbours' names filled in or added
+  const measure = (rule) => (fold, lex) => {
+    const without = { ...lex, neighbours: new Map() };
+    const tally = infer.GCMD_INFERRED_FIELDS.map(() => ({ hits: 0, inferred: 0, recorded: 0 }));
+    for (const d of fold) {
+      const truths = infer.GCMD_INFERRED_FIELDS.map((f) => infer.recordedGcmdNames(d, f));
+      if (truths.every((t) => !t.length)) continue;
+      const got = infer.inferGcmdEntities(d, without, SOURCES_READ);
+      infer.GCMD_INFERRED_FIELDS.forEach((f, i) => {
+        if (!truths[i].length) return;
+        let names = got[f];
+        if (rule && (rule.add || !names.length)) names = [...new Set([...names, ...infer.shortNameNeighbourNames(d, lex, f, rule)])];
+        tally[i].recorded += truths[i].length;
+        tally[i].inferred += names.length;
+        tally[i].hits += names.filter((x) => truths[i].includes(x)).length;
+      });
+    }
+    return tally;
+  };
+  console.log(`${pad('short-name neighbours', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
+  line('none', crossValidated(measure(null)));
+  line('the default (inferGcmdEntities)', crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, lex, SOURCES_READ)));
+  for (const add of [false, true]) for (const minPrefix of [4, 5, 6]) for (const minRecords of [2, 3]) for (const minShare of [0.9, 1]) {
+    line(`${add ? 'add' : 'fill'} prefix ≥ ${minPrefix}, ${minRecords} rec, ${minShare}`, crossValidated(measure({ add, minPrefix, minRecords, minShare })));
+  }
+  process.exit(0);
+}
+if (args.study === 'rules') {
+  const RULES = [
+    { label: 'a family adds', rules: { familyFillsOnly: [] } },
+    { label: 'a family fills platforms (default)', rules: { familyFillsOnly: ['platforms'] } },
+    { label: 'a family fills instruments too', rules: { familyFillsOnly: ['platforms', 'instruments'] } },
+    { label: 'a family fills every field', rules: { familyFillsOnly: ['platforms', 'instruments', 'projects'] } },
+  ];
+  console.log(`${pad('rules', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
+  for (const r of RULES) line(r.label, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, { ...lex, rules: r.rules }, SOURCES_READ)));
+  process.exit(0);
+}
 console.log(`${pad('title cues', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
 for (const c of CONFIGS) {
   const sum = infer.GCMD_INFERRED_FIELDS.map(() => ({ hit: 0, inferred: 0, recorded: 0 }));

@@ -7,7 +7,9 @@
 // options (plain words of the abstracts; the mission hosts GEDI → ISS …; instrument hosts learned on the dev half;
 // the names CMR lists for nearly every record of a product family, learned on the dev half: in-sample there; the names
 // a provider's CMR records leave out though their titles name them, learned on the dev half: in-sample there; the
-// names CMR lists after words of the title, projects only, learned on the dev half: in-sample there).
+// names CMR lists after words of the title, projects only, learned on the dev half: in-sample there; an empty field
+// filled with what the records of the longest shared short-name prefix all list, learned on the dev half: a record is
+// left out of its own neighbours there).
 //   node bench/gcmd-inference.cjs [--sample]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
@@ -32,13 +34,18 @@ const lexicons = {
   '+ plain words': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, missionHosts: false }),
   '+ mission hosts': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words }),
   '+ hosts learned (dev)': () => infer.buildGcmdLexicon(undefined, undefined, { plainWords: words, learnedHosts: infer.learnInstrumentHosts(devRecords) }),
-  '+ families learned (dev)': () => infer.learnedGcmdLexicon(devRecords, { plainWords: words, titleCues: null }),
+  '+ families learned (dev)': () => infer.learnedGcmdLexicon(devRecords, { plainWords: words, titleCues: null, neighbours: false }),
   '+ providers learned (dev)': () => {
     const lex = lexicons['+ families learned (dev)']();
     lex.unlisted = infer.learnProviderUnlisted(devRecords, lex);
     return lex;
   },
   '+ title cues learned (dev)': () => {
+    const lex = infer.learnedGcmdLexicon(devRecords, { plainWords: words, titleCues: { plainWords: words }, neighbours: false });
+    lex.unlisted = infer.learnProviderUnlisted(devRecords, lex);
+    return lex;
+  },
+  '+ short-name neighbours (dev)': () => {
     const lex = infer.learnedGcmdLexicon(devRecords, { plainWords: words, titleCues: { plainWords: words } });
     lex.unlisted = infer.learnProviderUnlisted(devRecords, lex);
     return lex;

@@ -23,17 +23,21 @@ import {
   acronymLike, buildGcmdLexicon, GCMD_ABSTRACT_FALLBACK_FIELDS, GCMD_INFERRED_FIELDS, GCMD_INSTRUMENT_SUITES, gcmdTokens, plainWords,
   type GcmdInferredField, type GcmdLexicon, type GcmdTextSource,
 } from './gcmd-lexicon';
-import { GCMD_CUE_FIELDS, learnFamilyNames, learnInstrumentHosts, learnTitleCues, recordedGcmdNames, shortNameFamily, titleCueKeys, type TitleCueOptions } from './gcmd-learn';
+import {
+  GCMD_CUE_FIELDS, learnFamilyNames, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, titleCueKeys,
+  type TitleCueOptions,
+} from './gcmd-learn';
 
 // the lexicon's and the learners' names are this module's API too, as before the split (their helpers stay internal)
 export {
-  GCMD_ABSTRACT_FALLBACK_FIELDS, GCMD_ALIASES, GCMD_INFERRED_FIELDS, GCMD_INSTRUMENT_HOSTS, GCMD_INSTRUMENT_SUITES, GCMD_PLATFORM_PAYLOADS,
+  DEFAULT_GCMD_INFERENCE_RULES, GCMD_ABSTRACT_FALLBACK_FIELDS, GCMD_ALIASES, GCMD_INFERRED_FIELDS, GCMD_INSTRUMENT_HOSTS, GCMD_INSTRUMENT_SUITES, GCMD_PLATFORM_PAYLOADS,
   buildGcmdLexicon, gcmdAliasOf, gcmdPlatformSeries, gcmdTokens, plainWords, platformSeriesOf,
-  type GcmdInferredField, type GcmdLexicon, type GcmdPlatformSeries, type GcmdTextSource,
+  type GcmdInferenceRules, type GcmdInferredField, type GcmdLexicon, type GcmdNeighbourRecord, type GcmdPlatformSeries, type GcmdTextSource,
 } from './gcmd-lexicon';
 export {
-  DEFAULT_TITLE_CUE_OPTIONS, GCMD_CUE_FIELDS, learnFamilyNames, learnInstrumentHosts, learnTitleCues, recordedGcmdNames, shortNameFamily, titleCueKey,
-  type GcmdCueScope, type TitleCueOptions,
+  DEFAULT_SHORT_NAME_NEIGHBOURS, DEFAULT_TITLE_CUE_OPTIONS, GCMD_CUE_FIELDS, learnFamilyNames, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues,
+  recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, shortNamePrefixKey, titleCueKey,
+  type GcmdCueScope, type ShortNameNeighbourOptions, type TitleCueOptions,
 } from './gcmd-learn';
 
 /**
@@ -44,11 +48,27 @@ export {
 const SLASH_NOTATION = /([A-Za-z][A-Za-z0-9-]*)\/([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)?)/g;
 const SLASH_PLATFORM_FORMS: Readonly<Record<string, string>> = { N7: 'NIMBUS-7', EP: 'EP-TOMS', M3: 'METEOR-3' };
 
-/** A record's platforms, instruments and projects as GCMD short names (upper case, sorted), from the chosen texts. */
+/**
+ * A record's platforms, instruments and projects as GCMD short names (upper case, sorted), from the chosen texts, less
+ * the names its provider leaves out (`GcmdLexicon.unlisted`); a field they name nothing in gets what the record's
+ * short-name neighbours all list (`shortNameNeighbourNames`; `id` leaves the record itself out of them).
+ */
 export function inferGcmdEntities(
-  d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'> & { daac?: string }, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
+  d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'> & { daac?: string; id?: string }, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
   fallbackFields: readonly GcmdInferredField[] = GCMD_ABSTRACT_FALLBACK_FIELDS,
 ): Omit<GcmdInferred, 'series'> {
+  const { denied, ...named } = namedGcmdEntities(d, lex, sources, fallbackFields);
+  return withNeighbourNames(withoutUnlisted(named, lex, d.daac), lex, d, denied);
+}
+
+/** The names a record's texts name per field, and those they say are not its own (`denied`: "TRMM Ground Validation …"). */
+type NamedGcmdEntities = Record<GcmdInferredField, string[]> & { denied: string[] };
+
+/** What a record's own texts name (`inferGcmdEntities` before the providers' habits and the neighbours). */
+function namedGcmdEntities(
+  d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'> & { daac?: string }, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
+  fallbackFields: readonly GcmdInferredField[] = GCMD_ABSTRACT_FALLBACK_FIELDS,
+): NamedGcmdEntities {
   const texts: GcmdText[] = sources.filter((s) => s !== 'abstract-fallback').map((s) => (
     s === 'title' ? { text: d.longName, prose: false } : s === 'short-name' ? { text: d.shortName ?? '', prose: false } : { text: abstractAsRead(d.abstract), prose: true }
   ));
@@ -58,13 +78,30 @@ export function inferGcmdEntities(
     // the abstract is read with the other texts, so that what they say still holds ("TRMM Ground Validation …")
     const withAbstract = inferFromTexts(d, lex, [...texts, { text: abstractAsRead(d.abstract), prose: true }]);
     for (const f of empty) out[f] = withAbstract[f];
+    out.denied = [...new Set([...out.denied, ...withAbstract.denied])].sort();
   }
   const cued = GCMD_INFERRED_FIELDS.filter((f) => lex.cues[f]?.size);
   if (cued.length) {
     const keys = titleCueKeys(d);
     for (const f of cued) out[f] = [...new Set([...out[f], ...keys.flatMap((k) => lex.cues[f]!.get(k) ?? [])])].sort();
   }
-  return withoutUnlisted(out, lex, d.daac);
+  return out;
+}
+
+/**
+ * Each empty field filled with what the record's short-name neighbours all list (`shortNameNeighbourNames`), less the
+ * names its texts deny (TRMM for "TRMM Ground Validation Radar Reflectivity …", whose neighbours TRMM_1B01 … are TRMM's);
+ * the same object when none.
+ */
+function withNeighbourNames<T extends Record<GcmdInferredField, string[]>>(
+  inferred: T, lex: GcmdLexicon, d: Pick<DatasetRecord, 'shortName'> & { daac?: string; id?: string }, denied: readonly string[],
+): T {
+  if (!lex.neighbours.size) return inferred;
+  const empty = GCMD_INFERRED_FIELDS.filter((f) => !inferred[f].length);
+  if (!empty.length) return inferred;
+  const out = { ...inferred };
+  for (const f of empty) out[f] = shortNameNeighbourNames(d, lex, f).filter((x) => !denied.includes(x));
+  return out;
 }
 
 /** Inferred names less those the record's provider leaves out (`GcmdLexicon.unlisted`); the same object when none. */
@@ -92,9 +129,9 @@ function abstractAsRead(text: string): string {
 /** Words of a sentence that names another mission than the record's own (`abstractAsRead`). */
 const OTHER_MISSION_CUES = /\b(?:validat\w*|overlap\w*|successor|predecessor|compar\w*|similar to|heritage|precursor|such as)\b/i;
 
-function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLexicon, texts: readonly GcmdText[]): Record<GcmdInferredField, string[]> {
+function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLexicon, texts: readonly GcmdText[]): NamedGcmdEntities {
   const out: Record<GcmdInferredField, Set<string>> = { platforms: new Set(), instruments: new Set(), projects: new Set() };
-  const groundValidated = new Set<string>();
+  const denied = new Set<string>();
   for (const { text, prose } of texts) {
     const tokens = gcmdTokens(text);
     const folded = tokens.map((t) => t.toLowerCase());
@@ -124,9 +161,10 @@ function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLexicon, t
       // "Swath Subset along CloudSat", "along MLS": the record follows another sensor's track; that one is not its own
       if (s.start > 0 && folded[s.start - 1] === 'along') continue;
       // "TRMM Ground Validation Radar Site …", "GPM GROUND VALIDATION GCPEX …": the mission's ground validation, from
-      // ground radars, gauges and aircraft of a campaign; the mission is neither its platform nor its project
-      if (s.field !== 'instruments' && folded[s.end] === 'ground' && folded[s.end + 1] === 'validation') {
-        groundValidated.add(s.name); // not from the short name either ("TRMM_2A54")
+      // ground radars, gauges and aircraft of a campaign; the mission is neither its platform nor its project; nor is it
+      // for its correlative data ("UARS Correlative NMC Daily Gridded Stratospheric Assimilated Data": NCEP's analyses)
+      if (s.field !== 'instruments' && ((folded[s.end] === 'ground' && folded[s.end + 1] === 'validation') || folded[s.end] === 'correlative')) {
+        denied.add(s.name); // not from the short name either ("TRMM_2A54")
         continue;
       }
       // "OCEAN WIND SPEED": in a text all in capitals, a plain word is a word (WIND the spacecraft is not meant)
@@ -139,7 +177,7 @@ function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLexicon, t
       if (lexiconNames(lex, 'instruments').has(m[1].toUpperCase()) && lexiconNames(lex, 'platforms').has(platform)) out.platforms.add(platform);
     }
   }
-  for (const name of groundValidated) {
+  for (const name of denied) {
     out.platforms.delete(name);
     out.projects.delete(name);
   }
@@ -165,9 +203,15 @@ function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLexicon, t
   // record names another platform ("ATLAS/ICESat-2"), and stays both when it names none ("OCO-2 Level 2 …")
   const both = [...out.platforms].filter((p) => out.instruments.has(p));
   if (both.length && out.platforms.size > both.length) for (const p of both) out.platforms.delete(p);
-  // what CMR lists for nearly every record of the record's product family, beside what its own text names
+  // what CMR lists for nearly every record of the record's product family, beside what its own text names; a
+  // family's platforms only where the text names none ("GLDAS Catchment Land Surface Model …" is not the family's Noah)
   const family = lex.families.get(shortNameFamily(d.shortName) ?? '');
-  if (family) for (const field of GCMD_INFERRED_FIELDS) for (const name of family[field] ?? []) out[field].add(name);
+  if (family) {
+    for (const field of GCMD_INFERRED_FIELDS) {
+      if (lex.rules.familyFillsOnly.includes(field) && out[field].size) continue;
+      for (const name of family[field] ?? []) out[field].add(name);
+    }
+  }
   for (const suite of [...out.instruments]) {
     const s = GCMD_INSTRUMENT_SUITES[suite];
     if (!s) continue;
@@ -176,13 +220,16 @@ function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLexicon, t
   }
   for (const instrument of out.instruments) {
     const host = lex.hosts.get(instrument);
+    // … unless the record names another member of the host's series: CrIS on "JPSS-1" (NOAA-20), not on Suomi NPP
+    const series = host && lex.seriesOf.get(host);
+    if (series && [...out.platforms].some((p) => p !== host && lex.seriesOf.get(p) === series)) continue;
     if (host) out.platforms.add(host);
   }
   for (const platform of out.platforms) {
     const payload = lex.payloads.get(platform);
     if (payload) out.instruments.add(payload);
   }
-  return { platforms: [...out.platforms].sort(), instruments: [...out.instruments].sort(), projects: [...out.projects].sort() };
+  return { platforms: [...out.platforms].sort(), instruments: [...out.instruments].sort(), projects: [...out.projects].sort(), denied: [...denied].sort() };
 }
 
 /** Every GCMD short name a lexicon reads in a field (built once per lexicon). */
@@ -212,8 +259,7 @@ const PROVIDER_UNLISTED_MAX_SHARE = 0.5;
 export function learnProviderUnlisted(
   datasets: readonly DatasetRecord[], lex: GcmdLexicon, minRecords = PROVIDER_UNLISTED_MIN_RECORDS, maxShare = PROVIDER_UNLISTED_MAX_SHARE,
 ): Map<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>> {
-  const unlearned = { ...lex, unlisted: new Map() };
-  return providerUnlistedOf(datasets, (d) => inferGcmdEntities(d, unlearned), minRecords, maxShare);
+  return providerUnlistedOf(datasets, (d) => namedGcmdEntities(d, lex), minRecords, maxShare);
 }
 
 /** `learnProviderUnlisted` from each record's names as inferred without the providers' habits (`inferredOf`). */
@@ -341,20 +387,24 @@ export interface GcmdCorpusOptions {
   providerUnlisted: boolean;
   /** Add the names CMR lists after words of the title (`learnTitleCues`, `GCMD_CUE_FIELDS`). Default true. */
   titleCues: boolean;
+  /** Fill a field the texts name nothing in from the record's short-name neighbours (`shortNameNeighbourNames`). Default true. */
+  neighbours: boolean;
 }
 
 /**
  * The lexicon learned from `records` (those that carry CMR's values teach it): GCMD's names (`gcmdDir`, default the data
  * folder's), the corpus's `plainWords`, the mission hosts, and the hosts and product families CMR's records show
- * (`learnInstrumentHosts`, `learnFamilyNames`), with the title cues learned by `titleCues` (`learnTitleCues`'s options;
- * null: none). The providers' habits are not in it: `learnProviderUnlisted` reads the records through it.
+ * (`learnInstrumentHosts`, `learnFamilyNames`), the records by short-name prefix (`learnShortNameNeighbours`; unless
+ * `neighbours` is false), with the title cues learned by `titleCues` (`learnTitleCues`'s options; null: none). The
+ * providers' habits are not in it: `learnProviderUnlisted` reads the records through it.
  */
 export function learnedGcmdLexicon(
-  records: readonly DatasetRecord[], opts: { plainWords: ReadonlySet<string>; gcmdDir?: string; titleCues: Partial<TitleCueOptions> | null },
+  records: readonly DatasetRecord[], opts: { plainWords: ReadonlySet<string>; gcmdDir?: string; titleCues: Partial<TitleCueOptions> | null; neighbours?: boolean },
 ): GcmdLexicon {
   return buildGcmdLexicon(undefined, opts.gcmdDir, {
     plainWords: opts.plainWords, learnedHosts: learnInstrumentHosts(records), learnedFamilies: learnFamilyNames(records),
     learnedCues: opts.titleCues ? learnTitleCues(records, opts.titleCues) : undefined,
+    learnedNeighbours: opts.neighbours === false ? undefined : learnShortNameNeighbours(records),
   });
 }
 
@@ -362,18 +412,20 @@ export function learnedGcmdLexicon(
  * Every record's platforms, instruments and projects inferred from its own text (`GcmdCorpusOptions`), and the GCMD
  * series of its platforms (CMR's when it lists them, else the inferred ones), stored as `d.inferred` beside CMR's
  * fields. The lexicon: GCMD's names (`gcmdDir`), the corpus's plain words (from its abstracts), the mission hosts, and
- * the hosts, product families, title cues and providers' habits learned from the records that carry CMR's values
- * (`learnInstrumentHosts`, `learnFamilyNames`, `learnTitleCues`, `learnProviderUnlisted`). Returns the lexicon.
+ * the hosts, product families, title cues, short-name neighbours and providers' habits learned from the records that
+ * carry CMR's values (`learnInstrumentHosts`, `learnFamilyNames`, `learnTitleCues`, `learnShortNameNeighbours`,
+ * `learnProviderUnlisted`). Returns the lexicon.
  */
 export function inferCorpusGcmd(datasets: DatasetRecord[], gcmdDir: string, options: Partial<GcmdCorpusOptions> = {}): GcmdLexicon {
-  const o: GcmdCorpusOptions = { sources: GCMD_CORPUS_SOURCES, providerUnlisted: true, titleCues: true, ...options };
+  const o: GcmdCorpusOptions = { sources: GCMD_CORPUS_SOURCES, providerUnlisted: true, titleCues: true, neighbours: true, ...options };
   const words = plainWords(datasets.map((d) => d.abstract));
-  const lex = learnedGcmdLexicon(datasets, { plainWords: words, gcmdDir, titleCues: o.titleCues ? { plainWords: words } : null });
+  const lex = learnedGcmdLexicon(datasets, { plainWords: words, gcmdDir, titleCues: o.titleCues ? { plainWords: words } : null, neighbours: o.neighbours });
   // one reading of every record serves both: the habits are learned from it, then taken out of it
-  const read = datasets.map((d) => inferGcmdEntities(d, lex, o.sources));
+  const read = datasets.map((d) => namedGcmdEntities(d, lex, o.sources));
   if (o.providerUnlisted) lex.unlisted = providerUnlistedOf(datasets, (_, i) => read[i], PROVIDER_UNLISTED_MIN_RECORDS, PROVIDER_UNLISTED_MAX_SHARE);
   datasets.forEach((d, i) => {
-    const inferred = withoutUnlisted(read[i], lex, d.daac);
+    const { denied, ...named } = read[i];
+    const inferred = withNeighbourNames(withoutUnlisted(named, lex, d.daac), lex, d, denied);
     // the series of its platforms, CMR's when it lists them: a filter or facet on "Sentinel-1" meets SENTINEL-1A
     const platforms = d.platforms.length ? recordedGcmdNames(d, 'platforms') : inferred.platforms;
     const series = [...new Set(platforms.map((p) => lex.seriesOf.get(p)).filter((x): x is string => !!x && !platforms.includes(x)))].sort();

@@ -63,10 +63,41 @@ export interface GcmdLexicon {
    * text names. Empty unless learned.
    */
   cues: Partial<Record<GcmdInferredField, ReadonlyMap<string, readonly string[]>>>;
+  /**
+   * A provider and a leading part of a short name (`shortNamePrefixKey`: `GES_DISC\tgsstf`) → the records with CMR's
+   * values whose short names start with it (`learnShortNameNeighbours`): a field that a record's texts name nothing in
+   * gets what its nearest named neighbours all list (`shortNameNeighbourNames`). Empty unless learned.
+   */
+  neighbours: Map<string, readonly GcmdNeighbourRecord[]>;
+  /** Which of the inference's rules apply (`GcmdInferenceRules`; `DEFAULT_GCMD_INFERENCE_RULES`). */
+  rules: GcmdInferenceRules;
   /** Longest sequence in tokens. */
   maxTokens: number;
   /** Every leading part of every key (exact and folded): a span stops growing once it is none of them. */
   prefixes: Set<string>;
+}
+
+/**
+ * Rules of the inference that can be switched, to measure them (`bench/gcmd-cues-cv.cjs --study rules`). Chosen by
+ * two-fold cross-validation within the dev half (precision / recall of the held-out folds, title + short name +
+ * abstract fallback, with the short-name neighbours; 2026-12-06): platforms .950 / .840 adding a family's platforms,
+ * .960 / .840 filling with them; instruments filling .943 / .889 → .950 / .872 (F1 .916 → .909, so a family keeps
+ * adding its instruments); projects unchanged.
+ */
+export interface GcmdInferenceRules {
+  /**
+   * The fields in which a product family's names (`learnFamilyNames`) fill a record whose texts name none, rather than
+   * add to what they name ("GLDAS Catchment Land Surface Model …" is not the GLDAS family's Noah). Default platforms.
+   */
+  familyFillsOnly: readonly GcmdInferredField[];
+}
+
+export const DEFAULT_GCMD_INFERENCE_RULES: Readonly<GcmdInferenceRules> = Object.freeze({ familyFillsOnly: ['platforms'] as const });
+
+/** A record with CMR's values as `GcmdLexicon.neighbours` keeps it: its id and the names it lists per field. */
+export interface GcmdNeighbourRecord {
+  id: string;
+  names: Readonly<Partial<Record<GcmdInferredField, readonly string[]>>>;
 }
 
 /** Tokens of a name or a text: split on white space and `- _ / ( ) , . ; : + ' "`. */
@@ -242,6 +273,8 @@ export function buildGcmdLexicon(
     learnedUnlisted?: ReadonlyMap<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>>;
     /** Words of titles after which CMR lists a name nearly always (`learnTitleCues`). Default none. */
     learnedCues?: Partial<Record<GcmdInferredField, ReadonlyMap<string, readonly string[]>>>;
+    /** Records by provider and short-name prefix (`learnShortNameNeighbours`). Default none. */
+    learnedNeighbours?: ReadonlyMap<string, readonly GcmdNeighbourRecord[]>;
   } = {},
 ): GcmdLexicon {
   const v = vocab ? { projects: new Map<string, GcmdEntity>(), ...vocab } : { platforms: readGcmdPlatforms(dataDir), instruments: readGcmdInstruments(dataDir), projects: readGcmdProjects(dataDir) };
@@ -250,7 +283,7 @@ export function buildGcmdLexicon(
   const lex: GcmdLexicon = {
     hosts: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_INSTRUMENT_HOSTS)),
     payloads: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_PLATFORM_PAYLOADS)), seriesOf: platformSeriesOf(seriesByName),
-    families: new Map(opts.learnedFamilies ?? []), unlisted: new Map(opts.learnedUnlisted ?? []), cues: { ...opts.learnedCues }, analysisWords: new Map([...v.platforms.values()].filter((e) => e.path[0] === 'Models/Analyses' && e.longName).map((e) => [e.shortName.toUpperCase(), new Set(gcmdTokens(e.longName).map((t) => t.toUpperCase()))])), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
+    families: new Map(opts.learnedFamilies ?? []), unlisted: new Map(opts.learnedUnlisted ?? []), cues: { ...opts.learnedCues }, neighbours: new Map(opts.learnedNeighbours ?? []), rules: { ...DEFAULT_GCMD_INFERENCE_RULES }, analysisWords: new Map([...v.platforms.values()].filter((e) => e.path[0] === 'Models/Analyses' && e.longName).map((e) => [e.shortName.toUpperCase(), new Set(gcmdTokens(e.longName).map((t) => t.toUpperCase()))])), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
   };
   const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
     if (!tokens.length) return;
