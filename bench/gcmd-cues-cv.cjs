@@ -95,7 +95,7 @@ if (args.study === 'neighbours') {
   console.log(`${pad('short-name neighbours', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
   line('none', crossValidated(measure(null)));
   line('the default (inferGcmdEntities)', crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, lex, SOURCES_READ)));
-  for (const add of [false, true]) for (const minPrefix of [4, 5, 6]) for (const minRecords of [2, 3]) for (const minShare of [0.9, 1]) {
+  for (const add of [false, true]) for (const minPrefix of [4, 5, 6, 7, 8]) for (const minRecords of [1, 2, 3]) for (const minShare of [0.9, 1]) {
     line(`${add ? 'add' : 'fill'} prefix ≥ ${minPrefix}, ${minRecords} rec, ${minShare}`, crossValidated(measure({ add, minPrefix, minRecords, minShare })));
   }
   process.exit(0);

@@ -176,31 +176,41 @@ test('product families: by the short name; the names CMR lists for nearly all of
 
 test('short-name neighbours: an empty field gets what the records of the longest shared prefix at the provider all list', () => {
   const rec = (id: string, shortName: string, platforms: string[], daac = 'GES_DISC') => ({ id, shortName, daac, platforms, instruments: [], projects: [] });
-  const neighbours = learnShortNameNeighbours([
+  const records = [
     rec('a', 'GSSTF', ['DMSP']), rec('b', 'GSSTFM', ['DMSP']), rec('c', 'GSSTFYC', ['DMSP']),
     rec('d', 'TRMM_1B01', ['TRMM']), rec('e', 'TRMM_1B11', ['TRMM']), rec('f', 'TRMM_2A54', ['WEATHER STATIONS']), rec('g', 'TRMM_2A55', ['WEATHER STATIONS']),
     rec('h', 'GSSTFMC', ['NOAA-7'], 'OTHER_DAAC'), rec('i', 'ABC', ['AQUA']), // another provider; a short name shorter than the prefix
     rec('j', 'MIXED_1', ['AQUA']), rec('k', 'MIXED_2', ['TERRA']),
-  ]);
+  ];
+  // at prefixes of ≥ 4 characters and ≥ 2 records
+  const four = { minPrefix: 4, minRecords: 2 };
+  const neighbours = learnShortNameNeighbours(records, four.minPrefix);
   assert.ok(neighbours.has(shortNamePrefixKey('GES_DISC', 'GSST')) && !neighbours.has(shortNamePrefixKey('GES_DISC', 'GSS')) && !neighbours.has(shortNamePrefixKey('GES_DISC', 'ABC')));
   const lex = { neighbours };
-  const names = (shortName: string, id?: string, daac = 'GES_DISC') => shortNameNeighbourNames({ shortName, id, daac }, lex, 'platforms');
+  const names = (shortName: string, id?: string, daac = 'GES_DISC') => shortNameNeighbourNames({ shortName, id, daac }, lex, 'platforms', four);
   assert.equal(names('GSSTFMC'), ['DMSP'], 'GSSTFM and then GSSTF: the longest prefix with two records');
   assert.equal(names('GSSTFMC', undefined, 'OTHER_DAAC'), [], 'one record at that provider');
   assert.equal(names('TRMM_2A56'), ['WEATHER STATIONS'], 'trmm_2a5, not trmm_');
   assert.equal(names('TRMM_2A54', 'f'), [], 'the record itself is left out: one neighbour is too few, and trmm_ disagrees');
   assert.equal(names('TRMM_1B51'), ['TRMM']);
   assert.equal(names('MIXED_3'), [], 'neighbours that disagree give nothing');
-  assert.equal(shortNameNeighbourNames({ shortName: 'MIXED_3', daac: 'GES_DISC' }, lex, 'platforms', { minShare: 0.5 }), ['AQUA', 'TERRA']);
-  assert.equal(shortNameNeighbourNames({ shortName: 'GSSTFMC' }, lex, 'platforms'), [], 'no provider, no neighbours');
+  assert.equal(shortNameNeighbourNames({ shortName: 'MIXED_3', daac: 'GES_DISC' }, lex, 'platforms', { ...four, minShare: 0.5 }), ['AQUA', 'TERRA']);
+  assert.equal(shortNameNeighbourNames({ shortName: 'GSSTFMC' }, lex, 'platforms', four), [], 'no provider, no neighbours');
+  // the default: the nearest record sharing ≥ 7 characters
+  const near = { neighbours: learnShortNameNeighbours(records) };
+  const nearest = (shortName: string, id?: string) => shortNameNeighbourNames({ shortName, id, daac: 'GES_DISC' }, near, 'platforms');
+  assert.equal(nearest('TRMM_2A56'), ['WEATHER STATIONS']);
+  assert.equal(nearest('TRMM_2A54', 'f'), ['WEATHER STATIONS'], 'its one neighbour under trmm_2a5');
+  assert.equal(nearest('GSSTFMC'), [], 'GSSTFYC shares 5 characters only');
+  assert.equal(nearest('MIXED_3'), [], 'two nearest that disagree');
   // in the inference: only a field the texts name nothing in, and never a name the texts deny
-  const gcmd = buildGcmdLexicon({ platforms: new Map([entity('TRMM', 'Tropical Rainfall Measuring Mission'), entity('AQUA')]), instruments: new Map() }, undefined, { learnedNeighbours: neighbours });
+  const gcmd = buildGcmdLexicon({ platforms: new Map([entity('TRMM', 'Tropical Rainfall Measuring Mission'), entity('AQUA')]), instruments: new Map() }, undefined, { learnedNeighbours: near.neighbours });
   const infer = (longName: string, shortName: string) => inferGcmdEntities({ longName, shortName, abstract: '', daac: 'GES_DISC' }, gcmd).platforms;
-  assert.equal(infer('Goddard Satellite-Based Surface Turbulent Fluxes Monthly Climatology', 'GSSTFMC'), ['DMSP']);
-  assert.equal(infer('Goddard Satellite-Based Surface Turbulent Fluxes from AQUA', 'GSSTFMC'), ['AQUA'], 'the text names a platform: kept as it is');
+  assert.equal(infer('TRMM Ground Validation Rain Type Totals', 'TRMM_2A57'), ['WEATHER STATIONS']);
+  assert.equal(infer('Rain Type Totals from AQUA', 'TRMM_2A57'), ['AQUA', 'TRMM'], 'the texts name platforms (TRMM in the short name): kept as they are');
   assert.equal(infer('TRMM Precipitation Radar L1B', 'TRMM_1B21'), ['TRMM']);
   assert.equal(infer('TRMM Ground Validation Radar Reflectivity L1B', 'TRMM_1B51'), [], 'denied by the text, so not taken from TRMM_1B01 and TRMM_1B11');
-  assert.equal(inferGcmdEntities({ longName: 'Goddard Fluxes', shortName: 'GSSTFMC', abstract: '' }, gcmd).platforms, [], 'no provider given');
+  assert.equal(inferGcmdEntities({ longName: 'Rain Type Totals', shortName: 'TRMM_2A57', abstract: '' }, gcmd).platforms, ['TRMM'], 'no provider given: the short name\'s TRMM only');
 });
 
 test('rules: a family fills platforms only; a host beside a member of its series is not added; "correlative" data are not the mission\'s', () => {
@@ -281,13 +291,13 @@ test('on the full snapshot: measured against CMR\'s own values (fields hidden), 
   const cued = Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, undefined, 'test').map((x) => [x.field, x]));
   assert.ok(cued.projects.recall >= habits.projects.recall + 0.15 && cued.projects.precision >= habits.projects.precision - 0.015, JSON.stringify([cued.projects, habits.projects]));
   assert.equal([cued.platforms, cued.instruments], [habits.platforms, habits.instruments]);
-  // an empty field filled from the records of the longest shared short-name prefix at the provider, learned on the dev
-  // half (measured 2026-12-06 with this lexicon, test half: platforms .959 / .705 → .957 / .750, instruments .960 / .840 →
-  // .961 / .857; with the bench's lexicon and the abstract fallback platforms .940 / .757 → .942 / .780)
+  // an empty field filled from the nearest records by short-name prefix at the provider, learned on the dev half
   lex.neighbours = learnShortNameNeighbours(corpus.datasets.filter((d) => gcmdInferenceHalf(d.id) === 'dev'));
   const neighboured = Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, undefined, 'test').map((x) => [x.field, x]));
-  assert.ok(neighboured.platforms.recall >= cued.platforms.recall + 0.03 && neighboured.platforms.precision >= cued.platforms.precision - 0.005, JSON.stringify([neighboured.platforms, cued.platforms]));
-  assert.ok(neighboured.instruments.recall >= cued.instruments.recall + 0.01 && neighboured.instruments.precision >= cued.instruments.precision - 0.005, JSON.stringify([neighboured.instruments, cued.instruments]));
+  // (measured 2026-12-06 with this lexicon, test half: platforms .959 / .705 → .941 / .787 — recall for precision —,
+  // instruments .960 / .840 → .955 / .877)
+  assert.ok(neighboured.platforms.recall >= cued.platforms.recall + 0.07 && neighboured.platforms.precision >= cued.platforms.precision - 0.025, JSON.stringify([neighboured.platforms, cued.platforms]));
+  assert.ok(neighboured.instruments.recall >= cued.instruments.recall + 0.03 && neighboured.instruments.precision >= 0.95, JSON.stringify([neighboured.instruments, cued.instruments]));
   console.log(`  short-name neighbours learned on dev, test half: platforms ${cued.platforms.precision.toFixed(3)} / ${cued.platforms.recall.toFixed(3)} → ${neighboured.platforms.precision.toFixed(3)} / ${neighboured.platforms.recall.toFixed(3)}, instruments ${cued.instruments.precision.toFixed(3)} / ${cued.instruments.recall.toFixed(3)} → ${neighboured.instruments.precision.toFixed(3)} / ${neighboured.instruments.recall.toFixed(3)}`);
   lex.neighbours = new Map();
   console.log(`  families learned on dev, test half: instruments ${familied.instruments.precision.toFixed(3)} / ${familied.instruments.recall.toFixed(3)}, platforms ${familied.platforms.precision.toFixed(3)} / ${familied.platforms.recall.toFixed(3)}`);

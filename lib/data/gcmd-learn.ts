@@ -87,9 +87,9 @@ export function learnFamilyNames(datasets: readonly Pick<DatasetRecord, GcmdInfe
 
 /** What `learnShortNameNeighbours` and `shortNameNeighbourNames` take for a record's short-name neighbours. */
 export interface ShortNameNeighbourOptions {
-  /** The shortest leading part of a short name that makes two records neighbours, in characters. Default 4. */
+  /** The shortest leading part of a short name that makes two records neighbours, in characters. Default 7. */
   minPrefix: number;
-  /** The neighbours (of the longest shared prefix) needed before their names are taken. Default 2. */
+  /** The neighbours (of the longest shared prefix) needed before their names are taken. Default 1. */
   minRecords: number;
   /** … and a name is taken when at least this share of them list it (every one, at the default). Default 1. */
   minShare: number;
@@ -97,13 +97,15 @@ export interface ShortNameNeighbourOptions {
 
 /**
  * Chosen by two-fold cross-validation within the dev half (`node bench/gcmd-cues-cv.cjs --study neighbours`; precision
- * / recall of the held-out folds, title + short name + abstract fallback, 2026-12-06): platforms, none .958 / .789;
- * filling an empty field from 2 records .957 / .840 (.960 / .840 leaving out the names the texts deny, as
- * `inferGcmdEntities` does), from 3 .959 / .812 (prefixes of ≥ 4, 5 or 6 characters and shares of .9 or 1 alike);
- * adding to every field .929 / .843 (2 records), .943 / .812 (3). Instruments .945 / .884 → .943 / .889, projects
- * unchanged.
+ * / recall / F1 of the held-out folds, title + short name + abstract fallback, 2026-12-06), by the platforms' F1 as the
+ * title cues were chosen: none .958 / .789 / .865; filling an empty field from ≥ 2 records .957 / .840 / .895 (prefixes
+ * ≥ 4–6), ≥ 3 records .959 / .812; from the nearest record (≥ 1) with a prefix of ≥ 4 or 5 characters .951 / .871 /
+ * .910, ≥ 6 .958 / .871 / .913, ≥ 7 .960 / .871 / .913, ≥ 8 .961 / .858 / .907 (shares of .9 and 1 alike); adding
+ * to every field instead .908–.935 precision. With the default, instruments .945 / .884 → .942 / .903 and projects
+ * .862 / .796 → .863 / .800 (the rows above leave out the names a record's texts deny; `inferGcmdEntities` does not
+ * fill them back).
  */
-export const DEFAULT_SHORT_NAME_NEIGHBOURS: Readonly<ShortNameNeighbourOptions> = Object.freeze({ minPrefix: 4, minRecords: 2, minShare: 1 });
+export const DEFAULT_SHORT_NAME_NEIGHBOURS: Readonly<ShortNameNeighbourOptions> = Object.freeze({ minPrefix: 7, minRecords: 1, minShare: 1 });
 
 /** The key of a provider's short-name prefix in `GcmdLexicon.neighbours` (lower case). */
 export function shortNamePrefixKey(daac: string, prefix: string): string {
@@ -112,8 +114,8 @@ export function shortNamePrefixKey(daac: string, prefix: string): string {
 
 /**
  * The records that carry CMR's values, under each leading part of their short names of at least `minPrefix`
- * characters at their provider (`shortNamePrefixKey`): GSSTF, GSSTFM, GSSTFMC and GSSTFYC meet under `gsstf`, the
- * TRMM ground-validation products 2A52 … 2A56 under `trmm_2a5`, the CMS Lake products under `cmslake`. Learn it on
+ * characters at their provider (`shortNamePrefixKey`): the TRMM ground-validation products 2A52 … 2A56 meet under
+ * `trmm_2a5`, GSSTF_F08 … F15 under `gsstf_f`, the CMS Lake products under `cmslake`. Learn it on
  * the records it is not measured on (`gcmdInferenceHalf`), or measure a record without itself (the lookup leaves a
  * record's own id out).
  */

@@ -81,6 +81,11 @@ export interface Bm25Index {
   maxQueryTerms: number;
   /** Hash of corpus + config; keys the on-disk cache. */
   key: string;
+  /**
+   * Hash of the inferred platforms and instruments the index read (`inferredMetadata`), else null: a rule of the GCMD
+   * inference changes it, and with it the key and the scorer's fingerprint (`bm25ConfigFingerprint`).
+   */
+  inferredHash: string | null;
   /** lunr's search pipeline (stemmer), applied to query tokens. */
   pipeline: lunr.Pipeline;
   /** Indexed (stemmed) term → term number. */
@@ -220,6 +225,7 @@ export function buildBm25(corpus: Corpus, opts: Bm25Options = {}): Bm25Index {
     config,
     maxQueryTerms: opts.maxQueryTerms ?? 1024,
     key: indexKey(corpus, config),
+    inferredHash: config.inferredMetadata ? inferredMetadataHash(corpus) : null,
     pipeline: (lunrIndex as any).pipeline,
     ...postingsFromLunr(lunrIndex, corpus.datasets.length),
     lunrIndex,
@@ -243,14 +249,17 @@ function bm25CacheHash(bin: Uint8Array, metaFields: Record<string, unknown>): st
 
 /**
  * What a BM25 index scores with, for the fingerprints of stored fusion weights (`CorpusScorer.fingerprint`): k1 and b,
- * the identifier forms when on, and a hash of any other setting away from its default (fields, mode, boosts), so an α
- * stored for one analyzer is never read for another.
+ * the identifier forms when on, the inferred metadata when read — with the hash of the values read, when given
+ * (`Bm25Index.inferredHash`: an α set before a rule of the GCMD inference changed is not read after) — and a hash of
+ * any other setting away from its default (fields, mode, boosts), so an α stored for one analyzer is never read for
+ * another.
  */
-export function bm25ConfigFingerprint(config: Bm25Index['config']): string {
+export function bm25ConfigFingerprint(config: Bm25Index['config'], inferredHash?: string | null): string {
   const { k1, b, identifierForms, inferredMetadata, ...rest } = config;
   const defaults = resolveConfig({});
   const others = JSON.stringify(rest) === JSON.stringify({ fields: defaults.fields, mode: defaults.mode }) ? '' : `,cfg=${shortHash(JSON.stringify(rest), 8)}`;
-  return `bm25(k1=${k1},b=${b}${identifierForms ? ',identifier-forms' : ''}${inferredMetadata ? ',inferred-metadata' : ''}${others})`;
+  const inferred = inferredMetadata ? `,inferred-metadata${inferredHash ? `=${inferredHash.slice(0, 8)}` : ''}` : '';
+  return `bm25(k1=${k1},b=${b}${identifierForms ? ',identifier-forms' : ''}${inferred}${others})`;
 }
 
 /** The key of a corpus's BM25 cache under the given options (the hash of the corpus, the config and lunr's version). */
@@ -307,7 +316,7 @@ export function loadOrBuildBm25(corpus: Corpus, opts: Bm25CacheOptions = {}): Bm
       const docs = new Int32Array(ab, 4 * (nT + 1), meta.postings);
       const weights = new Float64Array(ab.slice(4 * (nT + 1) + 4 * meta.postings));
       return {
-        size: meta.size, config, maxQueryTerms: opts.maxQueryTerms ?? 1024, key,
+        size: meta.size, config, maxQueryTerms: opts.maxQueryTerms ?? 1024, key, inferredHash: config.inferredMetadata ? inferredMetadataHash(corpus) : null,
         pipeline: lunr.Pipeline.load(meta.pipeline),
         termIds: new Map((meta.terms as string[]).map((t, i) => [t, i])),
         offsets, docs, weights,

@@ -70,7 +70,7 @@ export function bm25Scorer(bm25: Bm25Index, id = 'bm25', label = `BM25 (lunr, k1
   return {
     id,
     label,
-    fingerprint: bm25ConfigFingerprint(bm25.config),
+    fingerprint: bm25ConfigFingerprint(bm25.config, bm25.inferredHash),
     async scoreBatch(texts, onProgress) {
       const out = texts.map((t, i) => {
         const s = score(t);

@@ -232,7 +232,7 @@ export function expandedBm25Scorer(bm25: Bm25Index, vocab: QueryVocabulary, weig
   return {
     id: opts.id ?? 'bm25+qe',
     label: opts.label ?? `BM25 + query expansion (w=${weight})`,
-    fingerprint: `${bm25ConfigFingerprint(bm25.config)}+qe(w=${weight},groups=${vocab.groups.length})`,
+    fingerprint: `${bm25ConfigFingerprint(bm25.config, bm25.inferredHash)}+qe(w=${weight},groups=${vocab.groups.length})`,
     async scoreBatch(texts, onProgress) {
       const out = texts.map(score);
       onProgress?.(texts.length, texts.length);
