@@ -9,7 +9,9 @@
 // filling an empty field or adding to every field, by shortest prefix, records and share — with the default cues,
 // read from title, short name and the abstract fallback (the default row also leaves out the names a record's texts
 // deny, "TRMM Ground Validation …"; the other rows do not). `--study rules`: the switchable rules (`GcmdInferenceRules`).
-//   node bench/gcmd-cues-cv.cjs [--sample] [--study cues|neighbours|rules]
+// `--study habits`: the providers' habits (`learnProviderUnlisted`) at several (minRecords, maxShare). `--study veto`:
+// the neighbours' veto (`GcmdInferenceRules.neighbourVeto`) per field and shortest prefix.
+//   node bench/gcmd-cues-cv.cjs [--sample] [--study cues|neighbours|rules|habits|veto]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -19,7 +21,7 @@ const args = benchArgs({
   measures: 'held-out precision / recall of the GCMD inference with title cues of each scope and threshold, two-fold cross-validation inside the dev half',
   flags: {
     sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
-    study: { type: 'string', default: 'cues', choices: ['cues', 'neighbours', 'rules'], help: 'cues (title-cue scopes and thresholds), neighbours (short-name neighbours) or rules (GcmdInferenceRules)' },
+    study: { type: 'string', default: 'cues', choices: ['cues', 'neighbours', 'rules', 'habits', 'veto'], help: 'cues (title-cue scopes and thresholds), neighbours (short-name neighbours), rules (GcmdInferenceRules), habits (the providers\' unlisted names) or veto (the neighbours\' veto)' },
   },
 });
 printHeader(args);
@@ -57,13 +59,16 @@ const line = (label, sum) => console.log(`${pad(label, 38)}${sum.map((s) => {
   return pad(`${p.toFixed(3)} / ${r.toFixed(3)} / ${(p + r ? (2 * p * r) / (p + r) : 0).toFixed(3)}`, 26);
 }).join('')}`);
 const SOURCES_READ = ['title', 'short-name', 'abstract-fallback'];
-/** Each fold's lexicon learned from the other fold with the default cues and habits, then `measure(fold, lex)` summed. */
-function crossValidated(measure) {
+/**
+ * Each fold's lexicon learned from the other fold with the default cues and habits (`habits`: learnProviderUnlisted's
+ * minRecords and maxShare), then `measure(fold, lex)` summed.
+ */
+function crossValidated(measure, habits = []) {
   const sum = infer.GCMD_INFERRED_FIELDS.map(() => ({ hit: 0, inferred: 0, recorded: 0 }));
   for (const k of [0, 1]) {
     const learnFrom = folds[1 - k];
     const lex = infer.learnedGcmdLexicon(learnFrom, { plainWords: words, titleCues: { plainWords: words } });
-    lex.unlisted = infer.learnProviderUnlisted(learnFrom, lex);
+    lex.unlisted = infer.learnProviderUnlisted(learnFrom, lex, ...habits);
     measure(folds[k], lex).forEach((q, i) => {
       sum[i].hit += q.hits;
       sum[i].inferred += q.inferred;
@@ -100,13 +105,35 @@ if (args.study === 'neighbours') {
   }
   process.exit(0);
 }
+if (args.study === 'habits') {
+  console.log(`${pad('providers\' habits (records, share)', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
+  line('the default', crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, lex, SOURCES_READ)));
+  for (const [minRecords, maxShare] of [[3, 0.5], [2, 0.5], [1, 0.5], [3, 0.67], [2, 0.67], [1, 0.67], [2, 0.8], [1, 0.8], [1, 0.34]]) {
+    line(`${minRecords} records, share < ${maxShare}`, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, lex, SOURCES_READ), [minRecords, maxShare]));
+  }
+  process.exit(0);
+}
+if (args.study === 'veto') {
+  console.log(`${pad('neighbours\' veto (fields, prefix)', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
+  const VETOES = [
+    { label: 'none', fields: [], prefix: 3 },
+    { label: 'projects, ≥ 3 (default)', fields: ['projects'], prefix: 3 },
+    ...[4, 5, 7].map((prefix) => ({ label: `projects, ≥ ${prefix}`, fields: ['projects'], prefix })),
+    { label: 'every field, ≥ 3', fields: ['platforms', 'instruments', 'projects'], prefix: 3 },
+    { label: 'every field, ≥ 7', fields: ['platforms', 'instruments', 'projects'], prefix: 7 },
+  ];
+  for (const v of VETOES) {
+    line(v.label, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, { ...lex, rules: { ...lex.rules, neighbourVeto: v.fields, vetoMinPrefix: v.prefix } }, SOURCES_READ)));
+  }
+  process.exit(0);
+}
 if (args.study === 'rules') {
   const RULES = [
     { label: 'a family adds', rules: { familyFillsOnly: [] } },
     { label: 'a family fills platforms (default)', rules: { familyFillsOnly: ['platforms'] } },
     { label: 'a family fills instruments too', rules: { familyFillsOnly: ['platforms', 'instruments'] } },
     { label: 'a family fills every field', rules: { familyFillsOnly: ['platforms', 'instruments', 'projects'] } },
-  ];
+  ].map((r) => ({ ...r, rules: { ...infer.DEFAULT_GCMD_INFERENCE_RULES, ...r.rules } }));
   console.log(`${pad('rules', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
   for (const r of RULES) line(r.label, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, { ...lex, rules: r.rules }, SOURCES_READ)));
   process.exit(0);

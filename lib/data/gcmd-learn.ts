@@ -107,6 +107,12 @@ export interface ShortNameNeighbourOptions {
  */
 export const DEFAULT_SHORT_NAME_NEIGHBOURS: Readonly<ShortNameNeighbourOptions> = Object.freeze({ minPrefix: 7, minRecords: 1, minShare: 1 });
 
+/**
+ * The shortest prefix `learnShortNameNeighbours` keeps by default: that of the neighbours' veto
+ * (`GcmdInferenceRules.vetoMinPrefix`), below the filling's (`DEFAULT_SHORT_NAME_NEIGHBOURS.minPrefix`).
+ */
+export const NEIGHBOUR_PREFIXES_KEPT = 3;
+
 /** The key of a provider's short-name prefix in `GcmdLexicon.neighbours` (lower case). */
 export function shortNamePrefixKey(daac: string, prefix: string): string {
   return `${daac}\t${prefix.toLowerCase()}`;
@@ -120,7 +126,7 @@ export function shortNamePrefixKey(daac: string, prefix: string): string {
  * record's own id out).
  */
 export function learnShortNameNeighbours(
-  datasets: readonly Pick<DatasetRecord, GcmdInferredField | 'shortName' | 'daac' | 'id'>[], minPrefix = DEFAULT_SHORT_NAME_NEIGHBOURS.minPrefix,
+  datasets: readonly Pick<DatasetRecord, GcmdInferredField | 'shortName' | 'daac' | 'id'>[], minPrefix = NEIGHBOUR_PREFIXES_KEPT,
 ): Map<string, GcmdNeighbourRecord[]> {
   const out = new Map<string, GcmdNeighbourRecord[]>();
   for (const d of datasets) {

@@ -90,9 +90,24 @@ export interface GcmdInferenceRules {
    * add to what they name ("GLDAS Catchment Land Surface Model …" is not the GLDAS family's Noah). Default platforms.
    */
   familyFillsOnly: readonly GcmdInferredField[];
+  /**
+   * The fields in which a name the texts name is dropped when the record's nearest short-name neighbours at its
+   * provider list the field and none of them lists it (`GcmdLexicon.neighbours`: the records of the longest shared
+   * prefix of ≥ `vetoMinPrefix` characters): GES DISC's "MODIS/Aqua … Subset along CloudSat" products name Aqua, and
+   * their neighbours list the project ATDD, never AQUA. Chosen by two-fold cross-validation within the dev half
+   * (`bench/gcmd-cues-cv.cjs --study veto`; held-out P / R / F1 per field, 2026-12-06): projects .887 / .799 / .841 →
+   * .915 / .793 / .850 (prefix ≥ 3; ≥ 4 .912 / .794, ≥ 5 .906 / .795, ≥ 7 .902 / .797; ≥ 2 alike and ≥ 1 .917 / .788,
+   * by a scratch script: `learnShortNameNeighbours` keeps prefixes from 3 on); platforms .962 / .871 / .914 → .994 /
+   * .789 / .879 and instruments .946 / .903 / .924 → .957 / .840 / .894, so only projects. Default projects.
+   */
+  neighbourVeto: readonly GcmdInferredField[];
+  /** The shortest shared prefix that makes neighbours for `neighbourVeto`, in characters. Default 3. */
+  vetoMinPrefix: number;
 }
 
-export const DEFAULT_GCMD_INFERENCE_RULES: Readonly<GcmdInferenceRules> = Object.freeze({ familyFillsOnly: ['platforms'] as const });
+export const DEFAULT_GCMD_INFERENCE_RULES: Readonly<GcmdInferenceRules> = Object.freeze({
+  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3,
+});
 
 /** A record with CMR's values as `GcmdLexicon.neighbours` keeps it: its id and the names it lists per field. */
 export interface GcmdNeighbourRecord {
