@@ -102,8 +102,8 @@ export interface ShortNameNeighbourOptions {
  * ≥ 4–6), ≥ 3 records .959 / .812; from the nearest record (≥ 1) with a prefix of ≥ 4 or 5 characters .951 / .871 /
  * .910, ≥ 6 .958 / .871 / .913, ≥ 7 .960 / .871 / .913, ≥ 8 .961 / .858 / .907 (shares of .9 and 1 alike); adding
  * to every field instead .908–.935 precision. With the default, instruments .945 / .884 → .942 / .903 and projects
- * .862 / .796 → .863 / .800 (the rows above leave out the names a record's texts deny; `inferGcmdEntities` does not
- * fill them back).
+ * .862 / .796 → .863 / .800 (those rows fill back the names a record's texts deny; `inferGcmdEntities`, the bench's
+ * "default" row, does not).
  */
 export const DEFAULT_SHORT_NAME_NEIGHBOURS: Readonly<ShortNameNeighbourOptions> = Object.freeze({ minPrefix: 7, minRecords: 1, minShare: 1 });
 

@@ -80,9 +80,9 @@ export interface GcmdLexicon {
 /**
  * Rules of the inference that can be switched, to measure them (`bench/gcmd-cues-cv.cjs --study rules`). Chosen by
  * two-fold cross-validation within the dev half (precision / recall of the held-out folds, title + short name +
- * abstract fallback, with the short-name neighbours; 2026-12-06): platforms .950 / .840 adding a family's platforms,
- * .960 / .840 filling with them; instruments filling .943 / .889 → .950 / .872 (F1 .916 → .909, so a family keeps
- * adding its instruments); projects unchanged.
+ * abstract fallback, with the short-name neighbours; 2026-12-06, re-run with every default of that evening):
+ * platforms .951 / .871 adding a family's platforms, .962 / .871 filling with them; instruments filling .946 / .903 →
+ * .953 / .885 (F1 .924 → .918, so a family keeps adding its instruments); projects unchanged.
  */
 export interface GcmdInferenceRules {
   /**
