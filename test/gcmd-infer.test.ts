@@ -241,6 +241,16 @@ test('rules: a family fills platforms only; a host beside a member of its series
   assert.equal(read('JPSS-1 CrIS Level 1B', 'SNDRJ1CrISL1B').platforms, ['NOAA-20'], 'CrIS flies on NOAA-20 here, not on its learned host Suomi NPP');
   assert.equal(read('CrIS Level 1B', 'SNDRCrISL1B').platforms, ['SUOMI-NPP']);
   assert.equal(read('UARS Correlative NMC Daily Gridded Stratospheric Assimilated Data', 'UARZCNMC').platforms, []);
+  // in an abstract, ACE inside ACE-FTS is the instrument's; in a title a platform inside an instrument's name stays
+  const ace = buildGcmdLexicon({
+    platforms: new Map([entity('ACE', 'Advanced Composition Explorer'), entity('SCISAT-1/ACE'), entity('TRMM', 'Tropical Rainfall Measuring Mission')]),
+    instruments: new Map([entity('ACE-FTS', 'Atmospheric Chemistry Experiment-Fourier Transform Spectrometer'), entity('PR', 'TRMM Precipitation Radar')]),
+  });
+  const fromAbstract = (abstract: string, l = ace) => inferGcmdEntities({ longName: 'Merged water vapour zonal means', shortName: '', abstract }, l, ['title', 'short-name', 'abstract-fallback']).platforms;
+  assert.equal(fromAbstract('Profiles from ACE-FTS and MLS are merged.'), ['SCISAT-1/ACE'], 'ACE-FTS → its host (GCMD_INSTRUMENT_HOSTS), not ACE the spacecraft');
+  assert.equal(fromAbstract('Profiles from ACE-FTS and MLS are merged.', { ...ace, rules: { ...ace.rules, platformInsideInstrumentInProse: false } }), ['ACE', 'SCISAT-1/ACE']);
+  assert.equal(fromAbstract('Solar wind data from ACE are merged.'), ['ACE']);
+  assert.equal(inferGcmdEntities({ longName: 'TRMM Precipitation Radar L2A', shortName: '', abstract: '' }, ace).platforms, ['TRMM']);
   assert.equal(read('UARS Microwave Limb Sounder Level 3AT', 'UARML3AT').platforms, ['UARS']);
 });
 

@@ -175,7 +175,9 @@ function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLexicon, t
       }
       // "OCEAN WIND SPEED": in a text all in capitals, a plain word is a word (WIND the spacecraft is not meant)
       if (allCapitals && s.field !== 'projects' && s.end - s.start === 1 && lex.plainCapitals.has(tokens[s.start])) continue;
-      const inside = spans.some((o) => o.field === s.field && o.start <= s.start && o.end >= s.end && o.end - o.start > s.end - s.start);
+      // … and in an abstract a platform inside an instrument's name (GcmdInferenceRules.platformInsideInstrumentInProse)
+      const across = lex.rules.platformInsideInstrumentInProse && prose && s.field === 'platforms';
+      const inside = spans.some((o) => (o.field === s.field || (across && o.field === 'instruments')) && o.start <= s.start && o.end >= s.end && o.end - o.start > s.end - s.start);
       if (!inside) out[s.field].add(s.name);
     }
     for (const m of text.matchAll(SLASH_NOTATION)) {

@@ -81,7 +81,7 @@ export interface GcmdLexicon {
  * Rules of the inference that can be switched, to measure them (`bench/gcmd-cues-cv.cjs --study rules`). Chosen by
  * two-fold cross-validation within the dev half (precision / recall of the held-out folds, title + short name +
  * abstract fallback, with the short-name neighbours; 2026-12-06, re-run with every default of that evening):
- * platforms .951 / .871 adding a family's platforms, .962 / .871 filling with them; instruments filling .946 / .903 →
+ * platforms .957 / .871 adding a family's platforms, .967 / .871 filling with them; instruments filling .946 / .903 →
  * .953 / .885 (F1 .924 → .918, so a family keeps adding its instruments); projects unchanged.
  */
 export interface GcmdInferenceRules {
@@ -103,10 +103,18 @@ export interface GcmdInferenceRules {
   neighbourVeto: readonly GcmdInferredField[];
   /** The shortest shared prefix that makes neighbours for `neighbourVeto`, in characters. Default 3. */
   vetoMinPrefix: number;
+  /**
+   * In an abstract, a platform name inside a longer instrument name that matches is that instrument's ("ACE-FTS": not
+   * ACE the spacecraft), as a name inside a longer one of its own field is. Not in titles and short names, where
+   * GCMD's instrument long names carry their platform ("TRMM Precipitation Radar": the record's platform is TRMM).
+   * `--study rules` (2026-12-06, late): platforms .962 / .871 / .914 → .967 / .871 / .917; in every text (titles too)
+   * .942 → .948 with the first neighbours, and "TRMM Precipitation Radar" lost TRMM. Default true.
+   */
+  platformInsideInstrumentInProse: boolean;
 }
 
 export const DEFAULT_GCMD_INFERENCE_RULES: Readonly<GcmdInferenceRules> = Object.freeze({
-  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3,
+  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3, platformInsideInstrumentInProse: true,
 });
 
 /** A record with CMR's values as `GcmdLexicon.neighbours` keeps it: its id and the names it lists per field. */
