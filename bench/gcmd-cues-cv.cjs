@@ -60,14 +60,15 @@ const line = (label, sum) => console.log(`${pad(label, 38)}${sum.map((s) => {
 }).join('')}`);
 const SOURCES_READ = ['title', 'short-name', 'abstract-fallback'];
 /**
- * Each fold's lexicon learned from the other fold with the default cues and habits (`habits`: learnProviderUnlisted's
- * minRecords and maxShare), then `measure(fold, lex)` summed.
+ * Each fold's lexicon learned from the other fold — with the default cues and habits unless `titleCues`
+ * (learnTitleCues' options, null: none) or `habits` (learnProviderUnlisted's minRecords and maxShare) say otherwise —
+ * then `measure(fold, lex)` summed.
  */
-function crossValidated(measure, habits = []) {
+function crossValidated(measure, { titleCues = { plainWords: words }, habits = [] } = {}) {
   const sum = infer.GCMD_INFERRED_FIELDS.map(() => ({ hit: 0, inferred: 0, recorded: 0 }));
   for (const k of [0, 1]) {
     const learnFrom = folds[1 - k];
-    const lex = infer.learnedGcmdLexicon(learnFrom, { plainWords: words, titleCues: { plainWords: words } });
+    const lex = infer.learnedGcmdLexicon(learnFrom, { plainWords: words, titleCues });
     lex.unlisted = infer.learnProviderUnlisted(learnFrom, lex, ...habits);
     measure(folds[k], lex).forEach((q, i) => {
       sum[i].hit += q.hits;
@@ -109,7 +110,7 @@ if (args.study === 'habits') {
   console.log(`${pad('providers\' habits (records, share)', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
   line('the default', crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, lex, SOURCES_READ)));
   for (const [minRecords, maxShare] of [[3, 0.5], [2, 0.5], [1, 0.5], [3, 0.67], [2, 0.67], [1, 0.67], [2, 0.8], [1, 0.8], [1, 0.34]]) {
-    line(`${minRecords} records, share < ${maxShare}`, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, lex, SOURCES_READ), [minRecords, maxShare]));
+    line(`${minRecords} records, share < ${maxShare}`, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, lex, SOURCES_READ), { habits: [minRecords, maxShare] }));
   }
   process.exit(0);
 }
@@ -141,22 +142,7 @@ if (args.study === 'rules') {
 }
 console.log(`${pad('title cues', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
 for (const c of CONFIGS) {
-  const sum = infer.GCMD_INFERRED_FIELDS.map(() => ({ hit: 0, inferred: 0, recorded: 0 }));
-  for (const k of [0, 1]) {
-    const learnFrom = folds[1 - k];
-    const [scope, minRecords, minShare, noPlain] = c.cues ?? [];
-    const titleCues = c.cues ? { scope, minRecords, minShare, ...(noPlain ? { plainWords: words } : {}) } : null;
-    const lex = infer.learnedGcmdLexicon(learnFrom, { plainWords: words, titleCues });
-    lex.unlisted = infer.learnProviderUnlisted(learnFrom, lex);
-    infer.gcmdInferenceQuality(folds[k], lex, infer.GCMD_CORPUS_SOURCES).forEach((q, i) => {
-      sum[i].hit += q.hits;
-      sum[i].inferred += q.inferred;
-      sum[i].recorded += q.recorded;
-    });
-  }
-  console.log(`${pad(c.label, 38)}${sum.map((s) => {
-    const p = s.inferred ? s.hit / s.inferred : 0;
-    const r = s.recorded ? s.hit / s.recorded : 0;
-    return pad(`${p.toFixed(3)} / ${r.toFixed(3)} / ${(p + r ? (2 * p * r) / (p + r) : 0).toFixed(3)}`, 26);
-  }).join('')}`);
+  const [scope, minRecords, minShare, noPlain] = c.cues ?? [];
+  const titleCues = c.cues ? { scope, minRecords, minShare, ...(noPlain ? { plainWords: words } : {}) } : null;
+  line(c.label, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, lex, infer.GCMD_CORPUS_SOURCES), { titleCues }));
 }

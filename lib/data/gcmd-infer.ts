@@ -57,8 +57,7 @@ export function inferGcmdEntities(
   d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'> & { daac?: string; id?: string }, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
   fallbackFields: readonly GcmdInferredField[] = GCMD_ABSTRACT_FALLBACK_FIELDS,
 ): Omit<GcmdInferred, 'series'> {
-  const { denied, ...named } = namedGcmdEntities(d, lex, sources, fallbackFields);
-  return withNeighbourNames(withoutUnlisted(named, lex, d.daac), lex, d, denied);
+  return completedGcmdEntities(namedGcmdEntities(d, lex, sources, fallbackFields), lex, d);
 }
 
 /** The names a record's texts name per field, and those they say are not its own (`denied`: "TRMM Ground Validation …"). */
@@ -89,14 +88,15 @@ function namedGcmdEntities(
 }
 
 /**
- * Each empty field filled with what the record's short-name neighbours all list (`shortNameNeighbourNames`), less the
- * names its texts deny (TRMM for "TRMM Ground Validation Radar Reflectivity …", whose neighbours TRMM_1B01 … are TRMM's);
- * in the fields of `GcmdInferenceRules.neighbourVeto`, the named ones that none of its nearest neighbours lists left
- * out. The same object when neither applies.
+ * What a record's texts name (`namedGcmdEntities`) less the names its provider leaves out (`withoutUnlisted`), each
+ * empty field filled with what its short-name neighbours all list (`shortNameNeighbourNames`) less the names its texts
+ * deny (TRMM for "TRMM Ground Validation Radar Reflectivity …", whose neighbours TRMM_1B01 … are TRMM's); in the fields
+ * of `GcmdInferenceRules.neighbourVeto`, the named ones that none of its nearest neighbours lists left out.
  */
-function withNeighbourNames<T extends Record<GcmdInferredField, string[]>>(
-  inferred: T, lex: GcmdLexicon, d: Pick<DatasetRecord, 'shortName'> & { daac?: string; id?: string }, denied: readonly string[],
-): T {
+function completedGcmdEntities(
+  { denied, ...named }: NamedGcmdEntities, lex: GcmdLexicon, d: Pick<DatasetRecord, 'shortName'> & { daac?: string; id?: string },
+): Omit<GcmdInferred, 'series'> {
+  const inferred = withoutUnlisted(named, lex, d.daac);
   if (!lex.neighbours.size) return inferred;
   const out = { ...inferred };
   for (const f of GCMD_INFERRED_FIELDS) {
@@ -107,7 +107,7 @@ function withNeighbourNames<T extends Record<GcmdInferredField, string[]>>(
       if (listed.length) out[f] = out[f].filter((x) => listed.includes(x));
     }
   }
-  return GCMD_INFERRED_FIELDS.every((f) => out[f] === inferred[f]) ? inferred : out;
+  return out;
 }
 
 /** Inferred names less those the record's provider leaves out (`GcmdLexicon.unlisted`); the same object when none. */
@@ -439,8 +439,7 @@ export function inferCorpusGcmd(datasets: DatasetRecord[], gcmdDir: string, opti
   const read = datasets.map((d) => namedGcmdEntities(d, lex, o.sources));
   if (o.providerUnlisted) lex.unlisted = providerUnlistedOf(datasets, (_, i) => read[i], PROVIDER_UNLISTED_MIN_RECORDS, PROVIDER_UNLISTED_MAX_SHARE);
   datasets.forEach((d, i) => {
-    const { denied, ...named } = read[i];
-    const inferred = withNeighbourNames(withoutUnlisted(named, lex, d.daac), lex, d, denied);
+    const inferred = completedGcmdEntities(read[i], lex, d);
     // the series of its platforms, CMR's when it lists them: a filter or facet on "Sentinel-1" meets SENTINEL-1A
     const platforms = d.platforms.length ? recordedGcmdNames(d, 'platforms') : inferred.platforms;
     const series = [...new Set(platforms.map((p) => lex.seriesOf.get(p)).filter((x): x is string => !!x && !platforms.includes(x)))].sort();
