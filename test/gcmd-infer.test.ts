@@ -139,13 +139,13 @@ test('title cues: the projects CMR lists after a word of the title nearly always
   const corpusWide = learnTitleCues(records, { scope: 'corpus', minRecords: 3, minShare: 0.9 });
   assert.equal(Object.keys(corpusWide), ['projects'], 'projects only by default');
   assert.equal(corpusWide.projects!.get('gnss'), undefined, 'GNSS: IGS in 3 of 4 records, below .9');
-  assert.equal(corpusWide.projects!.get('doris'), ['IDS']);
+  assert.equal(corpusWide.projects!.get('doris'), { names: ['IDS'], listedWith: ['IDS'] });
   assert.equal(corpusWide.projects!.get('slr'), undefined, 'two records');
-  assert.equal(learnTitleCues(records, { scope: 'corpus', minShare: 0.75 }).projects!.get('gnss'), ['IGS']);
+  assert.equal(learnTitleCues(records, { scope: 'corpus', minShare: 0.75 }).projects!.get('gnss')?.names, ['IGS']);
   // the default: every record of the provider with the word lists the name (two records suffice), and the cue holds
   // for that provider's records only
   const cues = learnTitleCues(records);
-  assert.equal(cues.projects!.get(titleCueKey('slr', 'CDDIS')), ['ILRS']);
+  assert.equal(cues.projects!.get(titleCueKey('slr', 'CDDIS'))?.names, ['ILRS']);
   assert.equal(cues.projects!.get('slr'), undefined, 'not corpus-wide');
   assert.equal(cues.projects!.get(titleCueKey('gnss', 'CDDIS')), undefined, 'IGS in 3 of 4');
   // the words given as plain words are never cues
@@ -159,6 +159,23 @@ test('title cues: the projects CMR lists after a word of the title nearly always
   assert.equal(inferGcmdEntities(record('DORIS station coordinates'), lex).projects, [], 'no provider given');
   assert.equal(inferGcmdEntities(record('DORIS station coordinates'), { ...lex, cues: corpusWide }).projects, ['IDS'], 'a corpus-wide cue holds for any record');
   assert.equal(inferGcmdEntities({ ...record('Laser ranging points'), daac: 'CDDIS' }, lex).projects, []);
+});
+
+test('title cues need their company: a cue adds its names only where every project the texts name was listed with its word', () => {
+  const rec = (id: string, longName: string, projects: string[]): DatasetRecord => ({
+    id, shortName: null, longName, abstract: '', doi: null, daac: 'LARC_ASDC', publisher: null, temporalStart: null, temporalEnd: null,
+    keywords: [], platforms: [], instruments: [], projects, processingLevel: null, landingPage: null, shortNameSource: null, catalogRecordComplete: true, sources: [],
+  });
+  // every LARC_ASDC record with "Pandora" lists DISCOVER-AQ; one lists OWLETS beside it
+  const cues = learnTitleCues([rec('C1-L', 'Pandora column observations Baltimore', ['DISCOVER-AQ']), rec('C2-L', 'Pandora column observations Houston', ['DISCOVER-AQ', 'OWLETS'])]);
+  assert.equal(cues.projects!.get(titleCueKey('pandora', 'LARC_ASDC')), { names: ['DISCOVER-AQ'], listedWith: ['DISCOVER-AQ', 'OWLETS'] });
+  const lex = { ...buildGcmdLexicon({ platforms: new Map(), instruments: new Map(), projects: new Map([entity('ARCTAS'), entity('OWLETS'), entity('DISCOVER-AQ')]) }), cues };
+  const at = (title: string) => inferGcmdEntities({ ...record(title), daac: 'LARC_ASDC' }, lex).projects;
+  assert.equal(at('Pandora spectrometer data'), ['DISCOVER-AQ'], 'the texts name no project: the cue adds its name');
+  assert.equal(at('OWLETS Pandora spectrometer data'), ['DISCOVER-AQ', 'OWLETS'], 'OWLETS was listed with the word');
+  assert.equal(at('ARCTAS Pandora spectrometer data'), ['ARCTAS'], 'ARCTAS never was: another campaign\'s record');
+  const alone = { ...lex, rules: { ...lex.rules, cuesNeedTheirCompany: false } };
+  assert.equal(inferGcmdEntities({ ...record('ARCTAS Pandora spectrometer data'), daac: 'LARC_ASDC' }, alone).projects, ['ARCTAS', 'DISCOVER-AQ'], 'the rule off: added anyway');
 });
 
 test('product families: by the short name; the names CMR lists for nearly all of a family\'s records are added', () => {

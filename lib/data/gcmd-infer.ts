@@ -16,7 +16,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DatasetRecord, GcmdInferred } from './types';
-import { shortHash } from '../util/hash';
 import { abstractSentences } from '../util/english';
 import { EoError } from '../errors';
 import {
@@ -24,8 +23,8 @@ import {
   type GcmdInferredField, type GcmdLexicon, type GcmdTextSource,
 } from './gcmd-lexicon';
 import {
-  GCMD_CUE_FIELDS, learnFamilyNames, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, titleCueKeys,
-  type TitleCueOptions,
+  GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyNames, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, titleCueKeys,
+  type GcmdInferenceQuality, type TitleCueOptions,
 } from './gcmd-learn';
 
 // the lexicon's and the learners' names are this module's API too, as before the split (their helpers stay internal)
@@ -35,9 +34,9 @@ export {
   type GcmdInferenceRules, type GcmdInferredField, type GcmdLexicon, type GcmdNeighbourRecord, type GcmdPlatformSeries, type GcmdTextSource,
 } from './gcmd-lexicon';
 export {
-  DEFAULT_SHORT_NAME_NEIGHBOURS, DEFAULT_TITLE_CUE_OPTIONS, GCMD_CUE_FIELDS, learnFamilyNames, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues,
+  DEFAULT_SHORT_NAME_NEIGHBOURS, DEFAULT_TITLE_CUE_OPTIONS, GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyNames, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues,
   NEIGHBOUR_PREFIXES_KEPT, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, shortNamePrefixKey, titleCueKey,
-  type GcmdCueScope, type ShortNameNeighbourOptions, type TitleCueOptions,
+  type GcmdCueScope, type GcmdInferenceQuality, type ShortNameNeighbourOptions, type TitleCueOptions,
 } from './gcmd-learn';
 
 /**
@@ -79,11 +78,6 @@ function namedGcmdEntities(
     for (const f of empty) out[f] = withAbstract[f];
     out.denied = [...new Set([...out.denied, ...withAbstract.denied])].sort();
   }
-  const cued = GCMD_INFERRED_FIELDS.filter((f) => lex.cues[f]?.size);
-  if (cued.length) {
-    const keys = titleCueKeys(d);
-    for (const f of cued) out[f] = [...new Set([...out[f], ...keys.flatMap((k) => lex.cues[f]!.get(k) ?? [])])].sort();
-  }
   return out;
 }
 
@@ -94,9 +88,9 @@ function namedGcmdEntities(
  * of `GcmdInferenceRules.neighbourVeto`, the named ones that none of its nearest neighbours lists left out.
  */
 function completedGcmdEntities(
-  { denied, ...named }: NamedGcmdEntities, lex: GcmdLexicon, d: Pick<DatasetRecord, 'shortName'> & { daac?: string; id?: string },
+  { denied, ...named }: NamedGcmdEntities, lex: GcmdLexicon, d: Pick<DatasetRecord, 'shortName' | 'longName'> & { daac?: string; id?: string },
 ): Omit<GcmdInferred, 'series'> {
-  const inferred = withoutUnlisted(named, lex, d.daac);
+  const inferred = withCues(withoutUnlisted(named, lex, d.daac), lex, d);
   if (!lex.neighbours.size) return inferred;
   const out = { ...inferred };
   for (const f of GCMD_INFERRED_FIELDS) {
@@ -116,6 +110,22 @@ function withoutUnlisted<T extends Record<GcmdInferredField, string[]>>(inferred
   if (!unlisted) return inferred;
   const out = { ...inferred };
   for (const f of GCMD_INFERRED_FIELDS) if (unlisted[f]) out[f] = out[f].filter((x) => !unlisted[f]!.has(x));
+  return out;
+}
+
+/**
+ * Inferred names plus those of the title cues (`learnTitleCues`) of the record's words; with
+ * `GcmdInferenceRules.cuesNeedTheirCompany`, only the cues whose records listed every name the record names.
+ */
+function withCues<T extends Record<GcmdInferredField, string[]>>(inferred: T, lex: GcmdLexicon, d: Pick<DatasetRecord, 'longName' | 'shortName'> & { daac?: string }): T {
+  const cued = GCMD_INFERRED_FIELDS.filter((f) => lex.cues[f]?.size);
+  if (!cued.length) return inferred;
+  const keys = titleCueKeys(d);
+  const out = { ...inferred };
+  for (const f of cued) {
+    const cues = keys.flatMap((k) => lex.cues[f]!.get(k) ?? []).filter((c) => !lex.rules.cuesNeedTheirCompany || out[f].every((x) => c.listedWith.includes(x)));
+    out[f] = [...new Set([...out[f], ...cues.flatMap((c) => c.names)])].sort();
+  }
   return out;
 }
 
@@ -311,30 +321,6 @@ function providerUnlistedOf(
     if (Object.keys(learned).length) out.set(daac, learned);
   }
   return out;
-}
-
-
-export interface GcmdInferenceQuality {
-  field: GcmdInferredField;
-  /** Records with CMR values in this field (the ones measured). */
-  records: number;
-  /** Inferred names that CMR lists / all inferred names. */
-  precision: number;
-  /** CMR's names that were inferred / all CMR names. */
-  recall: number;
-  /** Inferred names that CMR lists (precision's and recall's numerator). */
-  hits: number;
-  inferred: number;
-  recorded: number;
-}
-
-/**
- * The half of the records with CMR values that a record belongs to, by a hash of its id: `dev` to develop the rules on
- * (read its errors, add aliases), `test` to report only. The rules of 2026-12-04 (longest span, the NPP and Earth
- * Probe aliases) were made looking at all of them; later ones are made on `dev`.
- */
-export function gcmdInferenceHalf(datasetId: string): 'dev' | 'test' {
-  return parseInt(shortHash(`gcmd-infer|${datasetId}`, 8), 16) % 2 === 0 ? 'dev' : 'test';
 }
 
 /**

@@ -60,9 +60,9 @@ export interface GcmdLexicon {
   /**
    * Per field, a word of titles and short names → the names CMR lists for nearly every record whose title or short
    * name has it (`learnTitleCues`: "GNSS" → the project IGS, "DORIS" → IDS, "SLR" → ILRS), added to what the record's
-   * text names. Empty unless learned.
+   * text names (`GcmdInferenceRules.cuesNeedTheirCompany`). Empty unless learned.
    */
-  cues: Partial<Record<GcmdInferredField, ReadonlyMap<string, readonly string[]>>>;
+  cues: Partial<Record<GcmdInferredField, ReadonlyMap<string, TitleCue>>>;
   /**
    * A provider and a leading part of a short name (`shortNamePrefixKey`: `GES_DISC\tgsstf`) → the records with CMR's
    * values whose short names start with it (`learnShortNameNeighbours`): a field that a record's texts name nothing in
@@ -75,6 +75,14 @@ export interface GcmdLexicon {
   maxTokens: number;
   /** Every leading part of every key (exact and folded): a span stops growing once it is none of them. */
   prefixes: Set<string>;
+}
+
+/** What a title cue word gives (`learnTitleCues`): the names CMR lists with it, and every name its records list. */
+export interface TitleCue {
+  /** The names CMR lists in (nearly) every record with the word. */
+  names: readonly string[];
+  /** Every name any record with the word lists in the field (`GcmdInferenceRules.cuesNeedTheirCompany`). */
+  listedWith: readonly string[];
 }
 
 /**
@@ -111,10 +119,20 @@ export interface GcmdInferenceRules {
    * .942 → .948 with the first neighbours, and "TRMM Precipitation Radar" lost TRMM. Default true.
    */
   platformInsideInstrumentInProse: boolean;
+  /**
+   * A title cue adds its names only where every name the texts name in the field (less the provider's habits) was
+   * listed beside the cue's word in the records it was learned from (`TitleCue.listedWith`): "ARCTAS P-3B Aircraft
+   * Merge Data" names ARCTAS, which no LARC_ASDC record with "P-3B" listed, so the word's DISCOVER-AQ is not added.
+   * `--study rules` (2026-12-06, night; the cues now added after the habits are taken out): projects .915 / .793 / .850
+   * → .935 / .788 / .855. Dropped the same night: cues that only fill a field the texts name nothing in (.934 / .750 /
+   * .832), and a cue's name that is a platform too (TERRA, AQUA) only where the record names it or a member of its
+   * series (.921 / .790 alone, nothing more beside this rule). Default true.
+   */
+  cuesNeedTheirCompany: boolean;
 }
 
 export const DEFAULT_GCMD_INFERENCE_RULES: Readonly<GcmdInferenceRules> = Object.freeze({
-  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3, platformInsideInstrumentInProse: true,
+  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3, platformInsideInstrumentInProse: true, cuesNeedTheirCompany: true,
 });
 
 /** A record with CMR's values as `GcmdLexicon.neighbours` keeps it: its id and the names it lists per field. */
@@ -295,7 +313,7 @@ export function buildGcmdLexicon(
     /** Names a provider's CMR records leave out though their titles name them (`learnProviderUnlisted`). Default none. */
     learnedUnlisted?: ReadonlyMap<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>>;
     /** Words of titles after which CMR lists a name nearly always (`learnTitleCues`). Default none. */
-    learnedCues?: Partial<Record<GcmdInferredField, ReadonlyMap<string, readonly string[]>>>;
+    learnedCues?: Partial<Record<GcmdInferredField, ReadonlyMap<string, TitleCue>>>;
     /** Records by provider and short-name prefix (`learnShortNameNeighbours`). Default none. */
     learnedNeighbours?: ReadonlyMap<string, readonly GcmdNeighbourRecord[]>;
   } = {},
