@@ -9,7 +9,7 @@ import { readGcmdInstruments, readGcmdPlatforms } from '../lib/data/gcmd';
 import {
   buildGcmdLexicon, plainWords, learnInstrumentHosts, learnFamilyNames, learnProviderUnlisted, learnTitleCues, titleCueKey, shortNameFamily, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, inferGcmdEntities, recordedGcmdNames,
   GCMD_INSTRUMENT_HOSTS, GCMD_PLATFORM_PAYLOADS, gcmdAliasOf, gcmdPlatformSeries, gcmdDirFor, inferCorpusGcmd, platformSeriesOf,
-  learnShortNameNeighbours, shortNameNeighbourNames, shortNamePrefixKey, learnedGcmdLexicon, DEFAULT_GCMD_INFERENCE_RULES,
+  learnShortNameNeighbours, shortNameNeighbourNames, shortNamePrefixKey, learnedGcmdLexicon, DEFAULT_GCMD_INFERENCE_RULES, familiesTheirTextsAgreeWith,
 } from '../lib/data/gcmd-infer';
 import { resolveDataDir } from '../lib/data/snapshot';
 import type { DatasetRecord } from '../lib/data/types';
@@ -190,6 +190,26 @@ test('product families: by the short name; the names CMR lists for nearly all of
   const lex = { ...buildGcmdLexicon({ platforms: new Map(), instruments: new Map([entity('MLS')]) }, undefined, { learnedFamilies: families }) };
   assert.equal(inferGcmdEntities({ longName: 'GOZCARDS Merged Ozone 1 month L3', shortName: 'GozMmlpO3', abstract: '' }, lex).instruments, ['MLS']);
   assert.equal(inferGcmdEntities({ longName: 'GOZCARDS Merged Ozone 1 month L3', shortName: 'GozMmlpO3', abstract: '' }, buildGcmdLexicon({ platforms: new Map(), instruments: new Map([entity('MLS')]) })).instruments, []);
+});
+
+test('product families keep only the platforms and instruments their own records\' texts agree with', () => {
+  const families = new Map([['gpm', { instruments: ['SAPHIR'], projects: ['GPM'] }], ['airx', { platforms: ['AQUA'], instruments: ['AIRS', 'AMSU-A'] }]]);
+  // what each record's texts name, as the reader gives it (CMR's values are not read)
+  const texts: Record<string, string[]> = {
+    GPM_2APRPSMT1SAPHIR: ['SAPHIR'], GPM_1CF16SSMIS: ['SSMIS'], GPM_1CNOAA19MHS: ['MHS'], GPM_1CNPPATMS: ['ATMS'], GPM_3IMERGHH: [],
+    AIRX2RET: ['AIRS'], AIRX3STD: ['AIRS'], AIRX2SUP: ['AIRS'], AIRX3QP5: ['HSB'],
+  };
+  const records = Object.keys(texts).map((shortName) => ({ shortName }));
+  const named = (d: { shortName: string | null }) => ({ platforms: [], instruments: texts[d.shortName!], projects: ['SOMETHING ELSE'] });
+  const kept = familiesTheirTextsAgreeWith(families, records, named);
+  assert.equal(kept.get('gpm'), { projects: ['GPM'] }, 'SAPHIR named in 1 of 4 GPM_ records naming an instrument; projects are never checked');
+  assert.equal(kept.get('airx'), { platforms: ['AQUA'], instruments: ['AIRS', 'AMSU-A'] }, 'AIRS named in 3 of 4; no platform named: no evidence against AQUA');
+  assert.equal(familiesTheirTextsAgreeWith(families, records, named, 0.2).get('gpm'), { instruments: ['SAPHIR'], projects: ['GPM'] }, 'a lower share keeps it');
+  assert.equal(familiesTheirTextsAgreeWith(families, records.slice(0, 2), named).get('gpm'), { instruments: ['SAPHIR'], projects: ['GPM'] }, 'fewer than 3 records naming anything');
+  // in the corpus: the GPM constellation's products ("GPM SSMIS on F16 …") are not SAPHIR on MT1
+  const corpus = loadSnapshot({});
+  const mt1 = corpus.datasets.filter((d) => /^GPM \S+ on /.test(d.longName) && !/\bMT1\b/.test(d.longName) && d.inferred?.platforms.includes('MT1'));
+  assert.equal(mt1.map((d) => d.shortName), []);
 });
 
 test('short-name neighbours: an empty field gets what the records of the longest shared prefix at the provider all list', () => {

@@ -23,7 +23,7 @@ import {
   type GcmdInferredField, type GcmdLexicon, type GcmdTextSource,
 } from './gcmd-lexicon';
 import {
-  GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyNames, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, titleCueKeys,
+  familiesTheirTextsAgreeWith, GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyNames, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, titleCueKeys,
   type GcmdInferenceQuality, type TitleCueOptions,
 } from './gcmd-learn';
 
@@ -34,7 +34,7 @@ export {
   type GcmdInferenceRules, type GcmdInferredField, type GcmdLexicon, type GcmdNeighbourRecord, type GcmdPlatformSeries, type GcmdTextSource,
 } from './gcmd-lexicon';
 export {
-  DEFAULT_SHORT_NAME_NEIGHBOURS, DEFAULT_TITLE_CUE_OPTIONS, GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyNames, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues,
+  DEFAULT_SHORT_NAME_NEIGHBOURS, DEFAULT_TITLE_CUE_OPTIONS, FAMILY_AGREEMENT, familiesTheirTextsAgreeWith, GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyNames, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues,
   NEIGHBOUR_PREFIXES_KEPT, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, shortNamePrefixKey, titleCueKey,
   type GcmdCueScope, type GcmdInferenceQuality, type ShortNameNeighbourOptions, type TitleCueOptions,
 } from './gcmd-learn';
@@ -400,13 +400,16 @@ export interface GcmdCorpusOptions {
  * providers' habits are not in it: `learnProviderUnlisted` reads the records through it.
  */
 export function learnedGcmdLexicon(
-  records: readonly DatasetRecord[], opts: { plainWords: ReadonlySet<string>; gcmdDir?: string; titleCues: Partial<TitleCueOptions> | null; neighbours?: boolean },
+  records: readonly DatasetRecord[], opts: { plainWords: ReadonlySet<string>; gcmdDir?: string; titleCues: Partial<TitleCueOptions> | null; neighbours?: boolean; familyAgreement?: number },
 ): GcmdLexicon {
-  return buildGcmdLexicon(undefined, opts.gcmdDir, {
+  const lex = buildGcmdLexicon(undefined, opts.gcmdDir, {
     plainWords: opts.plainWords, learnedHosts: learnInstrumentHosts(records), learnedFamilies: learnFamilyNames(records),
     learnedCues: opts.titleCues ? learnTitleCues(records, opts.titleCues) : undefined,
     learnedNeighbours: opts.neighbours === false ? undefined : learnShortNameNeighbours(records),
   });
+  const bare = { ...lex, families: new Map() };
+  lex.families = familiesTheirTextsAgreeWith(lex.families, records, (d) => namedGcmdEntities(d, bare), opts.familyAgreement);
+  return lex;
 }
 
 /**

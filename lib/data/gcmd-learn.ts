@@ -86,6 +86,51 @@ export function learnFamilyNames(datasets: readonly Pick<DatasetRecord, GcmdInfe
   return out;
 }
 
+/**
+ * The share of a product family's records, of those whose title and short name name something in a field, that must
+ * name one of the family's names there for the family to keep them (`familiesTheirTextsAgreeWith`); 0 keeps all.
+ * Platforms and instruments only: CMR's projects are mostly programmes a title does not name (held-out projects F1
+ * .855 → .853 with them). Two-fold CV inside the dev half (`bench/gcmd-cues-cv.cjs --study rules`, 2026-12-06, night):
+ * platforms .967 / .871 → .969 / .871, instruments .946 / .903 → .948 / .901.
+ */
+export const FAMILY_AGREEMENT = 0.5;
+const FAMILY_AGREEMENT_FIELDS: readonly GcmdInferredField[] = ['platforms', 'instruments'];
+
+/**
+ * Product families (`learnFamilyNames`) less the platforms and instruments their own records' texts disagree with:
+ * of a family's `records` whose texts name something in the field (`named`, read without the families; at least 3),
+ * fewer than `share` name one of the family's names. CMR's values are not read, so every record counts: GPM_'s 8
+ * records with values are SAPHIR on MT1, and its other 190 ("GPM SSMIS on F16", "GPM MHS on NOAA-19") all got
+ * SAPHIR and its host MT1.
+ */
+export function familiesTheirTextsAgreeWith<R extends Pick<DatasetRecord, 'shortName'>>(
+  families: GcmdLexicon['families'], records: readonly R[], named: (d: R) => Record<GcmdInferredField, string[]>, share = FAMILY_AGREEMENT,
+): GcmdLexicon['families'] {
+  const tally = new Map<string, { naming: number; agreeing: number }>(); // by family and field
+  for (const d of records) {
+    const key = shortNameFamily(d.shortName);
+    const family = key === null ? undefined : families.get(key);
+    if (!family) continue;
+    const names = named(d);
+    for (const f of FAMILY_AGREEMENT_FIELDS) {
+      if (!family[f] || !names[f].length) continue;
+      const c = tally.get(`${key}\t${f}`) ?? { naming: 0, agreeing: 0 };
+      c.naming++;
+      if (names[f].some((x) => family[f]!.includes(x))) c.agreeing++;
+      tally.set(`${key}\t${f}`, c);
+    }
+  }
+  const out: GcmdLexicon['families'] = new Map();
+  for (const [key, family] of families) {
+    const kept = Object.fromEntries(Object.entries(family).filter(([f]) => {
+      const c = tally.get(`${key}\t${f}`);
+      return !c || c.naming < 3 || c.agreeing >= share * c.naming;
+    }));
+    if (Object.keys(kept).length) out.set(key, kept);
+  }
+  return out;
+}
+
 /** What `learnShortNameNeighbours` and `shortNameNeighbourNames` take for a record's short-name neighbours. */
 export interface ShortNameNeighbourOptions {
   /** The shortest leading part of a short name that makes two records neighbours, in characters. Default 7. */
