@@ -8,7 +8,8 @@
 // never read. `--study neighbours`: the records' short-name neighbours (`shortNameNeighbourNames`) instead — none,
 // filling an empty field or adding to every field, by shortest prefix, records and share — with the default cues,
 // read from title, short name and the abstract fallback (the default row also leaves out the names a record's texts
-// deny, "TRMM Ground Validation …"; the other rows do not). `--study rules`: the switchable rules (`GcmdInferenceRules`).
+// deny, "TRMM Ground Validation …"; the other rows do not). `--study rules`: the switchable rules (`GcmdInferenceRules`)
+// and the share of a family's records whose texts must agree with it (`familiesTheirTextsAgreeWith`).
 // `--study habits`: the providers' habits (`learnProviderUnlisted`) at several (minRecords, maxShare). `--study veto`:
 // the neighbours' veto (`GcmdInferenceRules.neighbourVeto`) per field and shortest prefix.
 //   node bench/gcmd-cues-cv.cjs [--sample] [--study cues|neighbours|rules|habits|veto]
@@ -64,11 +65,11 @@ const SOURCES_READ = ['title', 'short-name', 'abstract-fallback'];
  * (learnTitleCues' options, null: none) or `habits` (learnProviderUnlisted's minRecords and maxShare) say otherwise —
  * then `measure(fold, lex)` summed.
  */
-function crossValidated(measure, { titleCues = { plainWords: words }, habits = [] } = {}) {
+function crossValidated(measure, { titleCues = { plainWords: words }, habits = [], familyAgreement } = {}) {
   const sum = infer.GCMD_INFERRED_FIELDS.map(() => ({ hit: 0, inferred: 0, recorded: 0 }));
   for (const k of [0, 1]) {
     const learnFrom = folds[1 - k];
-    const lex = infer.learnedGcmdLexicon(learnFrom, { plainWords: words, titleCues });
+    const lex = infer.learnedGcmdLexicon(learnFrom, { plainWords: words, titleCues, familyAgreement });
     lex.unlisted = infer.learnProviderUnlisted(learnFrom, lex, ...habits);
     measure(folds[k], lex).forEach((q, i) => {
       sum[i].hit += q.hits;
@@ -139,6 +140,8 @@ if (args.study === 'rules') {
   ].map((r) => ({ ...r, rules: { ...infer.DEFAULT_GCMD_INFERENCE_RULES, ...r.rules } }));
   console.log(`${pad('rules', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
   for (const r of RULES) line(r.label, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, { ...lex, rules: r.rules }, SOURCES_READ)));
+  // familiesTheirTextsAgreeWith: a share of 0 keeps every family's names
+  for (const share of [0, 0.34, 0.67]) line(`families' texts agree ≥ ${share}${share ? '' : ' (off)'}`, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, lex, SOURCES_READ), { familyAgreement: share }));
   process.exit(0);
 }
 console.log(`${pad('title cues', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
