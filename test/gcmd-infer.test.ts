@@ -192,6 +192,20 @@ test('product families: by the short name; the names CMR lists for nearly all of
   assert.equal(inferGcmdEntities({ longName: 'GOZCARDS Merged Ozone 1 month L3', shortName: 'GozMmlpO3', abstract: '' }, buildGcmdLexicon({ platforms: new Map(), instruments: new Map([entity('MLS')]) })).instruments, []);
 });
 
+test('DMSP flight numbers: a record of a DMSP sensor that names a flight is on that satellite; not from an abstract', () => {
+  const lex = buildGcmdLexicon({
+    platforms: new Map([entity('DMSP'), entity('DMSP 5D-2/F8'), entity('DMSP 5D-2/F13'), entity('DMSP 5D-3/F16')]), instruments: new Map([entity('SSM/I'), entity('SSMIS'), entity('MODIS')]),
+  });
+  assert.equal(inferGcmdEntities(record('GPM SSMIS on F16 Common Calibrated Brightness Temperatures L1C'), lex).platforms, ['DMSP 5D-3/F16']);
+  assert.equal(inferGcmdEntities(record('Surface Turbulent Fluxes Satellite F08', 'GSSTF_F08'), { ...lex, families: new Map([['gsstf', { instruments: ['SSM/I'] }]]) }).platforms, ['DMSP 5D-2/F8'], 'the sensor from the product family, the flight zero-padded');
+  assert.equal(inferGcmdEntities(record('RSS SSM/I ocean product grids from DMSP F13'), lex).platforms, ['DMSP', 'DMSP 5D-2/F13']);
+  assert.equal(inferGcmdEntities(record('MODIS fire radiative power, F16 burn scars'), lex).platforms, [], 'no DMSP sensor: F16 is not a flight');
+  assert.equal(inferGcmdEntities(record('SSM/I solar index F10.7'), lex).platforms, [], 'F10.7 is the solar flux');
+  const merged = record('Surface Turbulent Fluxes Set1', 'GSSTF', 'from SSM/I on DMSP F08, F10, F11, F13 and F14');
+  assert.equal(inferGcmdEntities(merged, lex, ['title', 'short-name', 'abstract']).platforms, ['DMSP'], 'an abstract lists every flight of a merged product');
+  assert.equal(inferGcmdEntities(record('GPM SSMIS on F16'), { ...lex, rules: { ...lex.rules, dmspFlightNumbers: false } }).platforms, [], 'the rule off');
+});
+
 test('product families keep only the platforms and instruments their own records\' texts agree with', () => {
   const families = new Map([['gpm', { instruments: ['SAPHIR'], projects: ['GPM'] }], ['airx', { platforms: ['AQUA'], instruments: ['AIRS', 'AMSU-A'] }]]);
   // what each record's texts name, as the reader gives it (CMR's values are not read)

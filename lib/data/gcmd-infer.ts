@@ -19,7 +19,7 @@ import type { DatasetRecord, GcmdInferred } from './types';
 import { abstractSentences } from '../util/english';
 import { EoError } from '../errors';
 import {
-  acronymLike, buildGcmdLexicon, GCMD_ABSTRACT_FALLBACK_FIELDS, GCMD_INFERRED_FIELDS, GCMD_INSTRUMENT_SUITES, gcmdTokens, plainWords,
+  acronymLike, buildGcmdLexicon, dmspFlightName, GCMD_ABSTRACT_FALLBACK_FIELDS, GCMD_DMSP_INSTRUMENTS, GCMD_INFERRED_FIELDS, GCMD_INSTRUMENT_SUITES, gcmdTokens, plainWords,
   type GcmdInferredField, type GcmdLexicon, type GcmdTextSource,
 } from './gcmd-lexicon';
 import {
@@ -228,6 +228,14 @@ function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLexicon, t
     for (const field of GCMD_INFERRED_FIELDS) {
       if (lex.rules.familyFillsOnly.includes(field) && out[field].size) continue;
       for (const name of family[field] ?? []) out[field].add(name);
+    }
+  }
+  // DMSP's satellites by flight number ("Satellite F08", "GPM SSMIS on F16", "DMSP F13") in a record of its sensors
+  if (lex.rules.dmspFlightNumbers && (out.platforms.has('DMSP') || GCMD_DMSP_INSTRUMENTS.some((x) => out.instruments.has(x)))) {
+    // not in an abstract, which lists every flight of a merged product whose record lists DMSP only
+    for (const { text } of texts.filter((t) => !t.prose)) for (const m of text.matchAll(/(?<![A-Za-z0-9])F-?0?(\d{1,2})(?![\d.])/g)) {
+      const name = dmspFlightName(Number(m[1]));
+      if (name && lexiconNames(lex, 'platforms').has(name)) out.platforms.add(name);
     }
   }
   for (const suite of [...out.instruments]) {

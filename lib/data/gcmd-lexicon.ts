@@ -129,10 +129,17 @@ export interface GcmdInferenceRules {
    * series (.921 / .790 alone, nothing more beside this rule). Default true.
    */
   cuesNeedTheirCompany: boolean;
+  /**
+   * A record that names DMSP or one of its sensors (`GCMD_DMSP_INSTRUMENTS`) and, in its title or short name, a flight
+   * number ("F08", "F-13") is on that DMSP satellite (`dmspFlightName`: "DMSP 5D-2/F8"); not from an abstract, which
+   * lists every flight of a merged product that CMR files under DMSP alone (held-out platforms .919 / .881 read from
+   * abstracts too). `--study rules` (2026-12-06, night): platforms .969 / .871 / .917 → .969 / .878 / .921. Default true.
+   */
+  dmspFlightNumbers: boolean;
 }
 
 export const DEFAULT_GCMD_INFERENCE_RULES: Readonly<GcmdInferenceRules> = Object.freeze({
-  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3, platformInsideInstrumentInProse: true, cuesNeedTheirCompany: true,
+  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3, platformInsideInstrumentInProse: true, cuesNeedTheirCompany: true, dmspFlightNumbers: true,
 });
 
 /** A record with CMR's values as `GcmdLexicon.neighbours` keeps it: its id and the names it lists per field. */
@@ -235,6 +242,14 @@ export const GCMD_INSTRUMENT_HOSTS: Readonly<Record<string, string>> = {
   OSIRIS: 'ODIN', 'ACE-FTS': 'SCISAT-1/ACE', MAESTRO: 'SCISAT-1/ACE',
   MIRAS: 'SMOS', 'ETM+': 'LANDSAT-7',
 };
+
+/** DMSP's sensors: a record naming one beside a flight number ("SSM/I … F11") is on that flight's satellite. */
+export const GCMD_DMSP_INSTRUMENTS: readonly string[] = ['SSM/I', 'SSMIS', 'SSM/T', 'SSM/T-2', 'OLS'];
+
+/** GCMD's name of DMSP flight `n` (F1–F5 block 5D-1; F6–F15 5D-2, as CMR lists F15; F16–F19 5D-3); null outside 1–19. */
+export function dmspFlightName(n: number): string | null {
+  return Number.isInteger(n) && n >= 1 && n <= 19 ? `DMSP ${n <= 5 ? '5D-1' : n <= 15 ? '5D-2' : '5D-3'}/F${n}` : null;
+}
 
 /**
  * Platforms that carry one Earth-observing instrument (by mission design; GCMD short names), so that a record naming
