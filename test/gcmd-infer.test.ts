@@ -206,6 +206,18 @@ test('DMSP flight numbers: a record of a DMSP sensor that names a flight is on t
   assert.equal(inferGcmdEntities(record('GPM SSMIS on F16'), { ...lex, rules: { ...lex.rules, dmspFlightNumbers: false } }).platforms, [], 'the rule off');
 });
 
+test('a platform heading a sensor on another platform is the product line\'s name ("GPM SAPHIR on MT1")', () => {
+  const lex = buildGcmdLexicon({
+    platforms: new Map([entity('GPM'), entity('MT1'), entity('TRMM'), entity('NOAA-20')]), instruments: new Map([entity('SAPHIR'), entity('TMI'), entity('GMI'), entity('VIIRS')]),
+  });
+  assert.equal(inferGcmdEntities(record('GPM SAPHIR on MT1 (PRPS) Radiometer Precipitation Profiling L3', 'GPM_3PRPSMT1SAPHIR'), lex).platforms, ['MT1'], 'nor from the short name');
+  assert.equal(inferGcmdEntities(record('GPM TMI on TRMM Brightness Temperatures L1B'), lex).platforms, ['TRMM']);
+  assert.equal(inferGcmdEntities(record('GPM GMI on GPM Brightness Temperatures'), lex).platforms, ['GPM'], 'the platform after "on" too');
+  assert.equal(inferGcmdEntities(record('GPM GMI Brightness Temperatures'), lex).platforms, ['GPM'], 'no "on": the record\'s platform');
+  assert.equal(inferGcmdEntities(record('NOAA-20 VIIRS On-Board Calibration Product'), lex).platforms, ['NOAA-20'], '"On-Board" is not "on"');
+  assert.equal(inferGcmdEntities(record('GPM SAPHIR on MT1'), { ...lex, rules: { ...lex.rules, productLineHeads: false } }).platforms, ['GPM', 'MT1'], 'the rule off');
+});
+
 test('product families keep only the platforms and instruments their own records\' texts agree with', () => {
   const families = new Map([['gpm', { instruments: ['SAPHIR'], projects: ['GPM'] }], ['airx', { platforms: ['AQUA'], instruments: ['AIRS', 'AMSU-A'] }]]);
   // what each record's texts name, as the reader gives it (CMR's values are not read)

@@ -19,7 +19,7 @@ import type { DatasetRecord, GcmdInferred } from './types';
 import { abstractSentences } from '../util/english';
 import { EoError } from '../errors';
 import {
-  acronymLike, buildGcmdLexicon, dmspFlightName, GCMD_ABSTRACT_FALLBACK_FIELDS, GCMD_DMSP_INSTRUMENTS, GCMD_INFERRED_FIELDS, GCMD_INSTRUMENT_SUITES, gcmdTokens, plainWords,
+  acronymLike, buildGcmdLexicon, dmspFlightName, GCMD_ABSTRACT_FALLBACK_FIELDS, GCMD_DMSP_INSTRUMENTS, GCMD_SLASH_NOTATION, GCMD_SLASH_PLATFORM_FORMS, GCMD_INFERRED_FIELDS, GCMD_INSTRUMENT_SUITES, gcmdTokens, plainWords,
   type GcmdInferredField, type GcmdLexicon, type GcmdTextSource,
 } from './gcmd-lexicon';
 import {
@@ -38,14 +38,6 @@ export {
   NEIGHBOUR_PREFIXES_KEPT, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, shortNamePrefixKey, titleCueKey,
   type GcmdCueScope, type GcmdInferenceQuality, type ShortNameNeighbourOptions, type TitleCueOptions,
 } from './gcmd-learn';
-
-/**
- * "INSTRUMENT/PLATFORM", the DAACs' product naming ("MODIS/Aqua", "WindSat/Coriolis", "POLDER/Parasol", "TOMS/N7"):
- * after a GCMD instrument and a slash comes its platform, read in any case (a mixed-case "Coriolis" or "Parasol" does
- * not match GCMD's all-capital short name elsewhere) and by the short forms GES DISC's TOMS products use there.
- */
-const SLASH_NOTATION = /([A-Za-z][A-Za-z0-9-]*)\/([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)?)/g;
-const SLASH_PLATFORM_FORMS: Readonly<Record<string, string>> = { N7: 'NIMBUS-7', EP: 'EP-TOMS', M3: 'METEOR-3' };
 
 /**
  * A record's platforms, instruments and projects as GCMD short names (upper case, sorted), from the chosen texts, less
@@ -148,6 +140,7 @@ const OTHER_MISSION_CUES = /\b(?:validat\w*|overlap\w*|successor|predecessor|com
 function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLexicon, texts: readonly GcmdText[]): NamedGcmdEntities {
   const out: Record<GcmdInferredField, Set<string>> = { platforms: new Set(), instruments: new Set(), projects: new Set() };
   const denied = new Set<string>();
+  const headings = new Set<string>();
   for (const { text, prose } of texts) {
     const tokens = gcmdTokens(text);
     const folded = tokens.map((t) => t.toLowerCase());
@@ -188,13 +181,20 @@ function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLexicon, t
       // … and in an abstract a platform inside an instrument's name (GcmdInferenceRules.platformInsideInstrumentInProse)
       const across = lex.rules.platformInsideInstrumentInProse && prose && s.field === 'platforms';
       const inside = spans.some((o) => (o.field === s.field || (across && o.field === 'instruments')) && o.start <= s.start && o.end >= s.end && o.end - o.start > s.end - s.start);
+      // "GPM SAPHIR on MT1": the mission heading a sensor that is on another platform is the product line's name
+      const sensorOn = lex.rules.productLineHeads && s.field === 'platforms' ? spans.find((o) => o.field === 'instruments' && o.start === s.end && tokens[o.end] === 'on') : undefined;
+      if (sensorOn && !spans.some((o) => o.field === 'platforms' && o.start === sensorOn.end + 1 && o.name === s.name)) {
+        headings.add(s.name); // not from the short name either ("GPM_2APRPSMT1SAPHIR")
+        continue;
+      }
       if (!inside) out[s.field].add(s.name);
     }
-    for (const m of text.matchAll(SLASH_NOTATION)) {
-      const platform = SLASH_PLATFORM_FORMS[m[2].toUpperCase()] ?? m[2].toUpperCase();
+    for (const m of text.matchAll(GCMD_SLASH_NOTATION)) {
+      const platform = GCMD_SLASH_PLATFORM_FORMS[m[2].toUpperCase()] ?? m[2].toUpperCase();
       if (lexiconNames(lex, 'instruments').has(m[1].toUpperCase()) && lexiconNames(lex, 'platforms').has(platform)) out.platforms.add(platform);
     }
   }
+  for (const name of headings) out.platforms.delete(name);
   for (const name of denied) {
     out.platforms.delete(name);
     out.projects.delete(name);

@@ -136,10 +136,18 @@ export interface GcmdInferenceRules {
    * abstracts too). `--study rules` (2026-12-06, night): platforms .969 / .871 / .917 → .969 / .878 / .921. Default true.
    */
   dmspFlightNumbers: boolean;
+  /**
+   * A platform heading a sensor that the text puts on another platform ("GPM SAPHIR on MT1", "GPM PR on TRMM": the
+   * GPM mission's constellation products) names the product line, not the record's platform, in any of its texts
+   * (the short name "GPM_2APRPSMT1SAPHIR" too), unless it is also the platform after "on". `--study rules` (2026-12-06,
+   * night): platforms .969 / .880 / .922 → .974 / .880 / .925; in the corpus GPM leaves 107 constellation products.
+   * Default true.
+   */
+  productLineHeads: boolean;
 }
 
 export const DEFAULT_GCMD_INFERENCE_RULES: Readonly<GcmdInferenceRules> = Object.freeze({
-  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3, platformInsideInstrumentInProse: true, cuesNeedTheirCompany: true, dmspFlightNumbers: true,
+  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3, platformInsideInstrumentInProse: true, cuesNeedTheirCompany: true, dmspFlightNumbers: true, productLineHeads: true,
 });
 
 /** A record with CMR's values as `GcmdLexicon.neighbours` keeps it: its id and the names it lists per field. */
@@ -242,6 +250,14 @@ export const GCMD_INSTRUMENT_HOSTS: Readonly<Record<string, string>> = {
   OSIRIS: 'ODIN', 'ACE-FTS': 'SCISAT-1/ACE', MAESTRO: 'SCISAT-1/ACE',
   MIRAS: 'SMOS', 'ETM+': 'LANDSAT-7',
 };
+
+/**
+ * "INSTRUMENT/PLATFORM", the DAACs' product naming ("MODIS/Aqua", "WindSat/Coriolis", "POLDER/Parasol", "TOMS/N7"):
+ * after a GCMD instrument and a slash comes its platform, read in any case (a mixed-case "Coriolis" or "Parasol" does
+ * not match GCMD's all-capital short name elsewhere) and by the short forms GES DISC's TOMS products use there.
+ */
+export const GCMD_SLASH_NOTATION = /([A-Za-z][A-Za-z0-9-]*)\/([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)?)/g;
+export const GCMD_SLASH_PLATFORM_FORMS: Readonly<Record<string, string>> = { N7: 'NIMBUS-7', EP: 'EP-TOMS', M3: 'METEOR-3' };
 
 /** DMSP's sensors: a record naming one beside a flight number ("SSM/I … F11") is on that flight's satellite. */
 export const GCMD_DMSP_INSTRUMENTS: readonly string[] = ['SSM/I', 'SSMIS', 'SSM/T', 'SSM/T-2', 'OLS'];
