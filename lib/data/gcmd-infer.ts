@@ -41,8 +41,8 @@ export {
 
 /**
  * A record's platforms, instruments and projects as GCMD short names (upper case, sorted), from the chosen texts, less
- * the names its provider leaves out (`GcmdLexicon.unlisted`); a field they name nothing in gets what the record's
- * short-name neighbours all list (`shortNameNeighbourNames`; `id` leaves the record itself out of them).
+ * the names its provider leaves out (`GcmdLexicon.unlisted`), plus its title cues' (`GcmdLexicon.cues`); a field they
+ * name nothing in gets what the record's short-name neighbours all list (`shortNameNeighbourNames`; `id` leaves the record itself out of them).
  */
 export function inferGcmdEntities(
   d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'> & { daac?: string; id?: string }, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
@@ -54,7 +54,7 @@ export function inferGcmdEntities(
 /** The names a record's texts name per field, and those they say are not its own (`denied`: "TRMM Ground Validation …"). */
 type NamedGcmdEntities = Record<GcmdInferredField, string[]> & { denied: string[] };
 
-/** What a record's own texts name (`inferGcmdEntities` before the providers' habits and the neighbours). */
+/** What a record's own texts name (`inferGcmdEntities` before the providers' habits, the title cues and the neighbours). */
 function namedGcmdEntities(
   d: Pick<DatasetRecord, 'longName' | 'shortName' | 'abstract'> & { daac?: string }, lex: GcmdLexicon, sources: readonly GcmdTextSource[] = ['title', 'short-name'],
   fallbackFields: readonly GcmdInferredField[] = GCMD_ABSTRACT_FALLBACK_FIELDS,
@@ -74,8 +74,8 @@ function namedGcmdEntities(
 }
 
 /**
- * What a record's texts name (`namedGcmdEntities`) less the names its provider leaves out (`withoutUnlisted`), each
- * empty field filled with what its short-name neighbours all list (`shortNameNeighbourNames`) less the names its texts
+ * What a record's texts name (`namedGcmdEntities`) less the names its provider leaves out (`withoutUnlisted`), plus
+ * its title cues' names (`withCues`, after the habits: a cue's company is checked against what stays), each empty field filled with what its short-name neighbours all list (`shortNameNeighbourNames`) less the names its texts
  * deny (TRMM for "TRMM Ground Validation Radar Reflectivity …", whose neighbours TRMM_1B01 … are TRMM's); in the fields
  * of `GcmdInferenceRules.neighbourVeto`, the named ones that none of its nearest neighbours lists left out.
  */

@@ -137,7 +137,7 @@ export interface GcmdInferenceRules {
    */
   dmspFlightNumbers: boolean;
   /**
-   * A platform heading a sensor that the text puts on another platform ("GPM SAPHIR on MT1", "GPM PR on TRMM": the
+   * A platform heading a sensor that the text puts on another platform ("GPM SAPHIR on MT1", "GPM TMI on TRMM": the
    * GPM mission's constellation products) names the product line, not the record's platform, in any of its texts
    * (the short name "GPM_2APRPSMT1SAPHIR" too), unless it is also the platform after "on". `--study rules` (2026-12-06,
    * night): platforms .969 / .880 / .922 → .974 / .880 / .925; in the corpus GPM leaves 107 constellation products.
