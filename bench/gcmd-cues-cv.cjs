@@ -139,6 +139,7 @@ if (args.study === 'rules') {
     { label: 'a cue adds without its company', rules: { cuesNeedTheirCompany: false } },
     { label: 'no DMSP flight numbers', rules: { dmspFlightNumbers: false } },
     { label: 'a product line\'s heading mission counts', rules: { productLineHeads: false } },
+    { label: 'hosts whatever else the record names', rules: { hostsYieldToCarriers: false } },
   ].map((r) => ({ ...r, rules: { ...infer.DEFAULT_GCMD_INFERENCE_RULES, ...r.rules } }));
   console.log(`${pad('rules', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
   for (const r of RULES) line(r.label, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, { ...lex, rules: r.rules }, SOURCES_READ)));

@@ -7,7 +7,7 @@ import { loadSnapshot } from '../lib/data/snapshot';
 import { readGcmdProjects, type GcmdEntity } from '../lib/data/gcmd';
 import { readGcmdInstruments, readGcmdPlatforms } from '../lib/data/gcmd';
 import {
-  buildGcmdLexicon, plainWords, learnInstrumentHosts, learnFamilyNames, learnProviderUnlisted, learnTitleCues, titleCueKey, shortNameFamily, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, inferGcmdEntities, recordedGcmdNames,
+  buildGcmdLexicon, plainWords, learnInstrumentHosts, learnInstrumentCarriers, learnFamilyNames, learnProviderUnlisted, learnTitleCues, titleCueKey, shortNameFamily, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, inferGcmdEntities, recordedGcmdNames,
   GCMD_INSTRUMENT_HOSTS, GCMD_PLATFORM_PAYLOADS, gcmdAliasOf, gcmdPlatformSeries, gcmdDirFor, inferCorpusGcmd, platformSeriesOf,
   learnShortNameNeighbours, shortNameNeighbourNames, shortNamePrefixKey, learnedGcmdLexicon, DEFAULT_GCMD_INFERENCE_RULES, familiesTheirTextsAgreeWith,
 } from '../lib/data/gcmd-infer';
@@ -74,6 +74,21 @@ test('the longest matching span wins; aliases; the abstract only when asked', ()
   assert.equal([...hosts], [['AIRS', 'AQUA']]);
   assert.equal(inferGcmdEntities(record('AIRS-CloudSat cloud mask'), { ...buildGcmdLexicon({ platforms: new Map(), instruments: new Map([entity('AIRS')]) }), hosts }).platforms, ['AQUA']);
   assert.equal(recordedGcmdNames({ platforms: ['Aura', 'aura', 'Not Applicable'], instruments: [], projects: [] }, 'platforms'), ['AURA']);
+});
+
+test('an instrument\'s host yields to another platform CMR lists with it ("UARS Microwave Limb Sounder (MLS)")', () => {
+  const labelled = [
+    ...Array.from({ length: 10 }, () => ({ platforms: ['Aura'], instruments: ['MLS'], projects: [] })),
+    { platforms: ['UARS'], instruments: ['MLS'], projects: [] }, // 1 in 11: AURA stays the host
+    { platforms: ['Terra', 'Aqua'], instruments: ['MLS', 'MODIS'], projects: [] }, // multi-sensor: says nothing
+  ];
+  const carriers = learnInstrumentCarriers(labelled);
+  assert.equal([...carriers.get('MLS')!].sort(), ['AURA', 'UARS']);
+  const lex = { ...buildGcmdLexicon({ platforms: new Map([entity('UARS'), entity('Aura'), entity('Nimbus-7')]), instruments: new Map([entity('MLS', 'Microwave Limb Sounder')]) }), hosts: learnInstrumentHosts(labelled), carriers };
+  assert.equal(inferGcmdEntities(record('UARS Microwave Limb Sounder (MLS) Level 3AT'), lex).platforms, ['UARS']);
+  assert.equal(inferGcmdEntities(record('MLS Level 2 Ozone'), lex).platforms, ['AURA'], 'no platform named: the host');
+  assert.equal(inferGcmdEntities(record('MLS ozone beside Nimbus-7 SBUV'), lex).platforms, ['AURA', 'NIMBUS-7'], 'a platform never listed with MLS does not stop the host');
+  assert.equal(inferGcmdEntities(record('UARS MLS Level 3AT'), { ...lex, rules: { ...lex.rules, hostsYieldToCarriers: false } }).platforms, ['AURA', 'UARS'], 'the rule off');
 });
 
 test('a series and its member written as one word are the member', () => {

@@ -23,7 +23,7 @@ import {
   type GcmdInferredField, type GcmdLexicon, type GcmdTextSource,
 } from './gcmd-lexicon';
 import {
-  familiesTheirTextsAgreeWith, GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyNames, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, titleCueKeys,
+  familiesTheirTextsAgreeWith, GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyNames, learnInstrumentCarriers, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, titleCueKeys,
   type GcmdInferenceQuality, type TitleCueOptions,
 } from './gcmd-learn';
 
@@ -34,7 +34,7 @@ export {
   type GcmdInferenceRules, type GcmdInferredField, type GcmdLexicon, type GcmdNeighbourRecord, type GcmdPlatformSeries, type GcmdTextSource,
 } from './gcmd-lexicon';
 export {
-  DEFAULT_SHORT_NAME_NEIGHBOURS, DEFAULT_TITLE_CUE_OPTIONS, FAMILY_AGREEMENT, familiesTheirTextsAgreeWith, GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyNames, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues,
+  DEFAULT_SHORT_NAME_NEIGHBOURS, DEFAULT_TITLE_CUE_OPTIONS, FAMILY_AGREEMENT, familiesTheirTextsAgreeWith, GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyNames, learnInstrumentCarriers, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues,
   NEIGHBOUR_PREFIXES_KEPT, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, shortNamePrefixKey, titleCueKey,
   type GcmdCueScope, type GcmdInferenceQuality, type ShortNameNeighbourOptions, type TitleCueOptions,
 } from './gcmd-learn';
@@ -249,6 +249,7 @@ function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLexicon, t
     // … unless the record names another member of the host's series: CrIS on "JPSS-1" (NOAA-20), not on Suomi NPP
     const series = host && lex.seriesOf.get(host);
     if (series && [...out.platforms].some((p) => p !== host && lex.seriesOf.get(p) === series)) continue;
+    if (lex.rules.hostsYieldToCarriers && [...out.platforms].some((p) => p !== host && lex.carriers.get(instrument)?.has(p))) continue;
     if (host) out.platforms.add(host);
   }
   for (const platform of out.platforms) {
@@ -411,7 +412,7 @@ export function learnedGcmdLexicon(
   records: readonly DatasetRecord[], opts: { plainWords: ReadonlySet<string>; gcmdDir?: string; titleCues: Partial<TitleCueOptions> | null; neighbours?: boolean; familyAgreement?: number },
 ): GcmdLexicon {
   const lex = buildGcmdLexicon(undefined, opts.gcmdDir, {
-    plainWords: opts.plainWords, learnedHosts: learnInstrumentHosts(records), learnedFamilies: learnFamilyNames(records),
+    plainWords: opts.plainWords, learnedHosts: learnInstrumentHosts(records), learnedCarriers: learnInstrumentCarriers(records), learnedFamilies: learnFamilyNames(records),
     learnedCues: opts.titleCues ? learnTitleCues(records, opts.titleCues) : undefined,
     learnedNeighbours: opts.neighbours === false ? undefined : learnShortNameNeighbours(records),
   });

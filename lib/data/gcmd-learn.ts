@@ -16,7 +16,29 @@ import { GCMD_INFERRED_FIELDS, gcmdTokens, type GcmdInferredField, type GcmdLexi
  * they are not the ones reported (`gcmdInferenceHalf`: learn on dev, report test).
  */
 export function learnInstrumentHosts(datasets: readonly Pick<DatasetRecord, GcmdInferredField>[], minRecords = 3, minShare = 0.9): Map<string, string> {
-  // instrument → records listing it, and → platform → records listing both
+  const { records, seen } = instrumentPlatforms(datasets);
+  const hosts = new Map<string, string>();
+  for (const [instrument, m] of [...seen.entries()].sort()) {
+    const total = records.get(instrument)!;
+    // the platform listed most often with it; a second one as often (Terra and Aqua for MODIS) means no single host
+    const ranked = [...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    if (!ranked.length) continue;
+    const [platform, n] = ranked[0];
+    if (n >= minRecords && n >= minShare * total && !(ranked[1] && ranked[1][1] >= (1 - minShare) * total)) hosts.set(instrument, platform);
+  }
+  return hosts;
+}
+
+/**
+ * Every platform CMR lists with an instrument, as a record's only instrument (`learnInstrumentHosts`' reading): MLS →
+ * AURA and UARS. A record that names one of them is not given the instrument's host (`GcmdLexicon.carriers`).
+ */
+export function learnInstrumentCarriers(datasets: readonly Pick<DatasetRecord, GcmdInferredField>[]): Map<string, ReadonlySet<string>> {
+  return new Map([...instrumentPlatforms(datasets).seen].map(([instrument, m]) => [instrument, new Set(m.keys())]));
+}
+
+/** Instrument → the records listing it as their only one, and → platform → the records listing both. */
+function instrumentPlatforms(datasets: readonly Pick<DatasetRecord, GcmdInferredField>[]): { records: Map<string, number>; seen: Map<string, Map<string, number>> } {
   const records = new Map<string, number>();
   const seen = new Map<string, Map<string, number>>();
   for (const d of datasets) {
@@ -30,16 +52,7 @@ export function learnInstrumentHosts(datasets: readonly Pick<DatasetRecord, Gcmd
       for (const p of platforms) m.set(p, (m.get(p) ?? 0) + 1);
     }
   }
-  const hosts = new Map<string, string>();
-  for (const [instrument, m] of [...seen.entries()].sort()) {
-    const total = records.get(instrument)!;
-    // the platform listed most often with it; a second one as often (Terra and Aqua for MODIS) means no single host
-    const ranked = [...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    if (!ranked.length) continue;
-    const [platform, n] = ranked[0];
-    if (n >= minRecords && n >= minShare * total && !(ranked[1] && ranked[1][1] >= (1 - minShare) * total)) hosts.set(instrument, platform);
-  }
-  return hosts;
+  return { records, seen };
 }
 
 /**

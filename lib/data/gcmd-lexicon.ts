@@ -26,6 +26,12 @@ export interface GcmdLexicon {
    * record naming only its instrument ("GEDI L2A …", "AIRS-CloudSat cloud mask") gets the platform too.
    */
   hosts: Map<string, string>;
+  /**
+   * Instrument → every platform CMR lists with it (`learnInstrumentCarriers`): a record that names one of them other
+   * than the host is not given the host ("UARS Microwave Limb Sounder (MLS)": UARS, not MLS's Aura;
+   * `GcmdInferenceRules.hostsYieldToCarriers`). Empty unless learned.
+   */
+  carriers: Map<string, ReadonlySet<string>>;
   /** Exact token sequences (short names as written) → GCMD short names, per field. */
   exact: Record<GcmdInferredField, Map<string, Set<string>>>;
   /** Lower-cased token sequences (long names, short names with digits or separators) → GCMD short names. */
@@ -144,10 +150,17 @@ export interface GcmdInferenceRules {
    * Default true.
    */
   productLineHeads: boolean;
+  /**
+   * An instrument's host is not added where the record names another platform CMR lists with it (`GcmdLexicon.carriers`:
+   * "UARS Microwave Limb Sounder (MLS)" is UARS's MLS, not Aura's). `--study rules` (2026-12-06, night): no change on the
+   * dev folds (neither learning fold has UARS with MLS); in the corpus the two UARS MLS products lose AURA, nothing
+   * else changes. Default true.
+   */
+  hostsYieldToCarriers: boolean;
 }
 
 export const DEFAULT_GCMD_INFERENCE_RULES: Readonly<GcmdInferenceRules> = Object.freeze({
-  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3, platformInsideInstrumentInProse: true, cuesNeedTheirCompany: true, dmspFlightNumbers: true, productLineHeads: true,
+  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3, platformInsideInstrumentInProse: true, cuesNeedTheirCompany: true, dmspFlightNumbers: true, productLineHeads: true, hostsYieldToCarriers: true,
 });
 
 /** A record with CMR's values as `GcmdLexicon.neighbours` keeps it: its id and the names it lists per field. */
@@ -339,6 +352,8 @@ export function buildGcmdLexicon(
      * name. Default none.
      */
     learnedHosts?: ReadonlyMap<string, string>;
+    /** Every platform CMR lists with an instrument (`learnInstrumentCarriers`). Default none. */
+    learnedCarriers?: ReadonlyMap<string, ReadonlySet<string>>;
     /** Names CMR lists for nearly every record of a product family (`learnFamilyNames`). Default none. */
     learnedFamilies?: ReadonlyMap<string, Partial<Record<GcmdInferredField, string[]>>>;
     /** Names a provider's CMR records leave out though their titles name them (`learnProviderUnlisted`). Default none. */
@@ -353,7 +368,7 @@ export function buildGcmdLexicon(
   // a series is a platform name too ("Sentinel-1" names the series, not one of SENTINEL-1A / 1B)
   const seriesByName = gcmdPlatformSeries(v.platforms);
   const lex: GcmdLexicon = {
-    hosts: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_INSTRUMENT_HOSTS)),
+    hosts: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_INSTRUMENT_HOSTS)), carriers: new Map(opts.learnedCarriers ?? []),
     payloads: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_PLATFORM_PAYLOADS)), seriesOf: platformSeriesOf(seriesByName),
     families: new Map(opts.learnedFamilies ?? []), unlisted: new Map(opts.learnedUnlisted ?? []), cues: { ...opts.learnedCues }, neighbours: new Map(opts.learnedNeighbours ?? []), rules: { ...DEFAULT_GCMD_INFERENCE_RULES }, analysisWords: new Map([...v.platforms.values()].filter((e) => e.path[0] === 'Models/Analyses' && e.longName).map((e) => [e.shortName.toUpperCase(), new Set(gcmdTokens(e.longName).map((t) => t.toUpperCase()))])), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
   };
