@@ -140,6 +140,9 @@ if (args.study === 'rules') {
     { label: 'no DMSP flight numbers', rules: { dmspFlightNumbers: false } },
     { label: 'a product line\'s heading mission counts', rules: { productLineHeads: false } },
     { label: 'hosts whatever else the record names', rules: { hostsYieldToCarriers: false } },
+    { label: 'families without their company', rules: { familiesNeedTheirCompany: [] } },
+    { label: 'families\' company: platforms, instr.', rules: { familiesNeedTheirCompany: ['platforms', 'instruments'] } },
+    { label: 'families\' company: instruments', rules: { familiesNeedTheirCompany: ['instruments'] } },
   ].map((r) => ({ ...r, rules: { ...infer.DEFAULT_GCMD_INFERENCE_RULES, ...r.rules } }));
   console.log(`${pad('rules', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
   for (const r of RULES) line(r.label, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, { ...lex, rules: r.rules }, SOURCES_READ)));

@@ -7,7 +7,7 @@ import { loadSnapshot } from '../lib/data/snapshot';
 import { readGcmdProjects, type GcmdEntity } from '../lib/data/gcmd';
 import { readGcmdInstruments, readGcmdPlatforms } from '../lib/data/gcmd';
 import {
-  buildGcmdLexicon, plainWords, learnInstrumentHosts, learnInstrumentCarriers, learnFamilyNames, learnProviderUnlisted, learnTitleCues, titleCueKey, shortNameFamily, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, inferGcmdEntities, recordedGcmdNames,
+  buildGcmdLexicon, plainWords, learnInstrumentHosts, learnInstrumentCarriers, learnFamilyNames, learnFamilyCompany, learnProviderUnlisted, learnTitleCues, titleCueKey, shortNameFamily, gcmdInferenceHalf, gcmdInferenceQuality, gcmdTokens, inferGcmdEntities, recordedGcmdNames,
   GCMD_INSTRUMENT_HOSTS, GCMD_PLATFORM_PAYLOADS, gcmdAliasOf, gcmdPlatformSeries, gcmdDirFor, inferCorpusGcmd, platformSeriesOf,
   learnShortNameNeighbours, shortNameNeighbourNames, shortNamePrefixKey, learnedGcmdLexicon, DEFAULT_GCMD_INFERENCE_RULES, familiesTheirTextsAgreeWith,
 } from '../lib/data/gcmd-infer';
@@ -205,6 +205,20 @@ test('product families: by the short name; the names CMR lists for nearly all of
   const lex = { ...buildGcmdLexicon({ platforms: new Map(), instruments: new Map([entity('MLS')]) }, undefined, { learnedFamilies: families }) };
   assert.equal(inferGcmdEntities({ longName: 'GOZCARDS Merged Ozone 1 month L3', shortName: 'GozMmlpO3', abstract: '' }, lex).instruments, ['MLS']);
   assert.equal(inferGcmdEntities({ longName: 'GOZCARDS Merged Ozone 1 month L3', shortName: 'GozMmlpO3', abstract: '' }, buildGcmdLexicon({ platforms: new Map(), instruments: new Map([entity('MLS')]) })).instruments, []);
+});
+
+test('product families need their company: a family\'s names are not added where the texts name one its records never listed', () => {
+  const oco = (shortName: string) => ({ shortName, platforms: ['OCO-2'], instruments: ['OCO-2'], projects: [] });
+  const labelled = [oco('OCO2_L2_Lite_FP'), oco('OCO2_L2_Standard'), oco('OCO2_L1B_Science')];
+  const company = learnFamilyCompany(labelled);
+  assert.equal(company.get('oco'), { platforms: new Set(['OCO-2']), instruments: new Set(['OCO-2']) });
+  const lex = buildGcmdLexicon({ platforms: new Map([entity('OCO-2'), entity('OCO-3')]), instruments: new Map([entity('OCO-2'), entity('OCO-3')]) }, undefined, {
+    learnedFamilies: learnFamilyNames(labelled), learnedFamilyCompany: company, missionHosts: false,
+  });
+  const named = (title: string, shortName: string) => inferGcmdEntities({ longName: title, shortName, abstract: '' }, lex).instruments;
+  assert.equal(named('OCO-3 Level 2 bias-corrected XCO2', 'OCO3_L2_Lite_FP'), ['OCO-3'], 'OCO-3 was never listed with the family');
+  assert.equal(named('Level 2 geolocated XCO2 retrievals', 'OCO2_L2_Diagnostic'), ['OCO-2'], 'nothing named: the family\'s');
+  assert.equal(inferGcmdEntities({ longName: 'OCO-3 Level 2', shortName: 'OCO3_L2', abstract: '' }, { ...lex, rules: { ...lex.rules, familiesNeedTheirCompany: [] } }).instruments, ['OCO-2', 'OCO-3'], 'the rule off');
 });
 
 test('DMSP flight numbers: a record of a DMSP sensor that names a flight is on that satellite; not from an abstract', () => {

@@ -23,7 +23,7 @@ import {
   type GcmdInferredField, type GcmdLexicon, type GcmdTextSource,
 } from './gcmd-lexicon';
 import {
-  familiesTheirTextsAgreeWith, GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyNames, learnInstrumentCarriers, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, titleCueKeys,
+  familiesTheirTextsAgreeWith, GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyCompany, learnFamilyNames, learnInstrumentCarriers, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, titleCueKeys,
   type GcmdInferenceQuality, type TitleCueOptions,
 } from './gcmd-learn';
 
@@ -34,7 +34,7 @@ export {
   type GcmdInferenceRules, type GcmdInferredField, type GcmdLexicon, type GcmdNeighbourRecord, type GcmdPlatformSeries, type GcmdTextSource,
 } from './gcmd-lexicon';
 export {
-  DEFAULT_SHORT_NAME_NEIGHBOURS, DEFAULT_TITLE_CUE_OPTIONS, FAMILY_AGREEMENT, familiesTheirTextsAgreeWith, GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyNames, learnInstrumentCarriers, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues,
+  DEFAULT_SHORT_NAME_NEIGHBOURS, DEFAULT_TITLE_CUE_OPTIONS, FAMILY_AGREEMENT, familiesTheirTextsAgreeWith, GCMD_CUE_FIELDS, gcmdInferenceHalf, learnFamilyCompany, learnFamilyNames, learnInstrumentCarriers, learnInstrumentHosts, learnShortNameNeighbours, learnTitleCues,
   NEIGHBOUR_PREFIXES_KEPT, recordedGcmdNames, shortNameFamily, shortNameNeighbourNames, shortNamePrefixKey, titleCueKey,
   type GcmdCueScope, type GcmdInferenceQuality, type ShortNameNeighbourOptions, type TitleCueOptions,
 } from './gcmd-learn';
@@ -225,8 +225,11 @@ function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLexicon, t
   // family's platforms only where the text names none ("GLDAS Catchment Land Surface Model …" is not the family's Noah)
   const family = lex.families.get(shortNameFamily(d.shortName) ?? '');
   if (family) {
+    const company = lex.familyCompany.get(shortNameFamily(d.shortName)!);
     for (const field of GCMD_INFERRED_FIELDS) {
       if (lex.rules.familyFillsOnly.includes(field) && out[field].size) continue;
+      // … and, as a title cue, only where its records listed every name the texts name ("OCO-3 …" is not the OCO family's OCO-2)
+      if (lex.rules.familiesNeedTheirCompany.includes(field) && company?.[field] && [...out[field]].some((x) => !company[field]!.has(x))) continue;
       for (const name of family[field] ?? []) out[field].add(name);
     }
   }
@@ -412,7 +415,7 @@ export function learnedGcmdLexicon(
   records: readonly DatasetRecord[], opts: { plainWords: ReadonlySet<string>; gcmdDir?: string; titleCues: Partial<TitleCueOptions> | null; neighbours?: boolean; familyAgreement?: number },
 ): GcmdLexicon {
   const lex = buildGcmdLexicon(undefined, opts.gcmdDir, {
-    plainWords: opts.plainWords, learnedHosts: learnInstrumentHosts(records), learnedCarriers: learnInstrumentCarriers(records), learnedFamilies: learnFamilyNames(records),
+    plainWords: opts.plainWords, learnedHosts: learnInstrumentHosts(records), learnedCarriers: learnInstrumentCarriers(records), learnedFamilies: learnFamilyNames(records), learnedFamilyCompany: learnFamilyCompany(records),
     learnedCues: opts.titleCues ? learnTitleCues(records, opts.titleCues) : undefined,
     learnedNeighbours: opts.neighbours === false ? undefined : learnShortNameNeighbours(records),
   });

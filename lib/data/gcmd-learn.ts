@@ -72,6 +72,30 @@ export function shortNameFamily(shortName: string | null | undefined): string | 
  * (`gcmdInferenceHalf`: learn on dev, report test), as `learnInstrumentHosts`.
  */
 export function learnFamilyNames(datasets: readonly Pick<DatasetRecord, GcmdInferredField | 'shortName'>[], minRecords = 3, minShare = 0.9): Map<string, Partial<Record<GcmdInferredField, string[]>>> {
+  const out = new Map<string, Partial<Record<GcmdInferredField, string[]>>>();
+  for (const [key, t] of familyTallies(datasets)) {
+    const learned: Partial<Record<GcmdInferredField, string[]>> = {};
+    for (const field of GCMD_INFERRED_FIELDS) {
+      const { records, names } = t[field];
+      if (records < minRecords) continue;
+      const kept = [...names.entries()].filter(([, n]) => n >= minShare * records).map(([name]) => name).sort();
+      if (kept.length) learned[field] = kept;
+    }
+    if (Object.keys(learned).length) out.set(key, learned);
+  }
+  return out;
+}
+
+/**
+ * Per product family and field, every name CMR lists in any of its records (`GcmdLexicon.familyCompany`; the OCO family's
+ * records list OCO-2, never OCO-3).
+ */
+export function learnFamilyCompany(datasets: readonly Pick<DatasetRecord, GcmdInferredField | 'shortName'>[]): Map<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>> {
+  return new Map([...familyTallies(datasets)].map(([key, t]) => [key, Object.fromEntries(GCMD_INFERRED_FIELDS.filter((f) => t[f].records).map((f) => [f, new Set(t[f].names.keys())]))]));
+}
+
+/** Product family (`shortNameFamily`) → per field, its records that list the field and how many list each name; by family. */
+function familyTallies(datasets: readonly Pick<DatasetRecord, GcmdInferredField | 'shortName'>[]): [string, Record<GcmdInferredField, { records: number; names: Map<string, number> }>][] {
   const tally = new Map<string, Record<GcmdInferredField, { records: number; names: Map<string, number> }>>();
   for (const d of datasets) {
     const key = shortNameFamily(d.shortName);
@@ -85,18 +109,7 @@ export function learnFamilyNames(datasets: readonly Pick<DatasetRecord, GcmdInfe
       for (const n of new Set(names)) t[field].names.set(n, (t[field].names.get(n) ?? 0) + 1);
     }
   }
-  const out = new Map<string, Partial<Record<GcmdInferredField, string[]>>>();
-  for (const [key, t] of [...tally.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    const learned: Partial<Record<GcmdInferredField, string[]>> = {};
-    for (const field of GCMD_INFERRED_FIELDS) {
-      const { records, names } = t[field];
-      if (records < minRecords) continue;
-      const kept = [...names.entries()].filter(([, n]) => n >= minShare * records).map(([name]) => name).sort();
-      if (kept.length) learned[field] = kept;
-    }
-    if (Object.keys(learned).length) out.set(key, learned);
-  }
-  return out;
+  return [...tally.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
 }
 
 /**

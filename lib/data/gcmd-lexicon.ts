@@ -57,6 +57,8 @@ export interface GcmdLexicon {
    * of its records (`learnFamilyNames`), added to what the record's own text names. Empty unless learned.
    */
   families: Map<string, Partial<Record<GcmdInferredField, string[]>>>;
+  /** A product family → per field, every name its records list (`learnFamilyCompany`; `GcmdInferenceRules.familiesNeedTheirCompany`). */
+  familyCompany: Map<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>>;
   /**
    * A provider (`DatasetRecord.daac`) → the names its CMR records leave out although their titles name them
    * (`learnProviderUnlisted`: LARC_ASDC files CERES products under the project CERES, not the AQUA or TERRA that their
@@ -157,10 +159,19 @@ export interface GcmdInferenceRules {
    * else changes. Default true.
    */
   hostsYieldToCarriers: boolean;
+  /**
+   * The fields in which a product family's names are added only where every name the texts name there was listed by
+   * one of the family's records (`GcmdLexicon.familyCompany`), as a title cue's: "OCO-3 Level 2 …" (family `oco`, whose
+   * records with CMR's values are OCO-2's) is not given OCO-2; a TROPESS AIRS product not the family's CrIS.
+   * `--study rules` (2026-12-06, night): platforms and instruments unchanged on the dev folds, projects .855 → .853
+   * (so not projects); in the corpus 41 OCO-3 records lose OCO-2 and 10 TROPESS records CrIS. Default platforms and
+   * instruments.
+   */
+  familiesNeedTheirCompany: readonly GcmdInferredField[];
 }
 
 export const DEFAULT_GCMD_INFERENCE_RULES: Readonly<GcmdInferenceRules> = Object.freeze({
-  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3, platformInsideInstrumentInProse: true, cuesNeedTheirCompany: true, dmspFlightNumbers: true, productLineHeads: true, hostsYieldToCarriers: true,
+  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3, platformInsideInstrumentInProse: true, cuesNeedTheirCompany: true, dmspFlightNumbers: true, productLineHeads: true, hostsYieldToCarriers: true, familiesNeedTheirCompany: ['platforms', 'instruments'] as const,
 });
 
 /** A record with CMR's values as `GcmdLexicon.neighbours` keeps it: its id and the names it lists per field. */
@@ -352,6 +363,8 @@ export function buildGcmdLexicon(
      * name. Default none.
      */
     learnedHosts?: ReadonlyMap<string, string>;
+    /** Every name a product family's records list (`learnFamilyCompany`). Default none. */
+    learnedFamilyCompany?: ReadonlyMap<string, Partial<Record<GcmdInferredField, ReadonlySet<string>>>>;
     /** Every platform CMR lists with an instrument (`learnInstrumentCarriers`). Default none. */
     learnedCarriers?: ReadonlyMap<string, ReadonlySet<string>>;
     /** Names CMR lists for nearly every record of a product family (`learnFamilyNames`). Default none. */
@@ -370,7 +383,7 @@ export function buildGcmdLexicon(
   const lex: GcmdLexicon = {
     hosts: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_INSTRUMENT_HOSTS)), carriers: new Map(opts.learnedCarriers ?? []),
     payloads: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_PLATFORM_PAYLOADS)), seriesOf: platformSeriesOf(seriesByName),
-    families: new Map(opts.learnedFamilies ?? []), unlisted: new Map(opts.learnedUnlisted ?? []), cues: { ...opts.learnedCues }, neighbours: new Map(opts.learnedNeighbours ?? []), rules: { ...DEFAULT_GCMD_INFERENCE_RULES }, analysisWords: new Map([...v.platforms.values()].filter((e) => e.path[0] === 'Models/Analyses' && e.longName).map((e) => [e.shortName.toUpperCase(), new Set(gcmdTokens(e.longName).map((t) => t.toUpperCase()))])), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
+    families: new Map(opts.learnedFamilies ?? []), familyCompany: new Map(opts.learnedFamilyCompany ?? []), unlisted: new Map(opts.learnedUnlisted ?? []), cues: { ...opts.learnedCues }, neighbours: new Map(opts.learnedNeighbours ?? []), rules: { ...DEFAULT_GCMD_INFERENCE_RULES }, analysisWords: new Map([...v.platforms.values()].filter((e) => e.path[0] === 'Models/Analyses' && e.longName).map((e) => [e.shortName.toUpperCase(), new Set(gcmdTokens(e.longName).map((t) => t.toUpperCase()))])), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
   };
   const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
     if (!tokens.length) return;
