@@ -59,6 +59,8 @@ const line = (label, sum) => console.log(`${pad(label, 38)}${sum.map((s) => {
   const r = s.recorded ? s.hit / s.recorded : 0;
   return pad(`${p.toFixed(3)} / ${r.toFixed(3)} / ${(p + r ? (2 * p * r) / (p + r) : 0).toFixed(3)}`, 26);
 }).join('')}`);
+/** A table's first line: what its rows vary, then P / R / F1 per field. */
+const heading = (label) => console.log(`${pad(label, 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
 const SOURCES_READ = ['title', 'short-name', 'abstract-fallback'];
 /**
  * Each fold's lexicon learned from the other fold — with the default cues and habits unless `titleCues`
@@ -99,7 +101,7 @@ if (args.study === 'neighbours') {
     }
     return tally;
   };
-  console.log(`${pad('short-name neighbours', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
+  heading('short-name neighbours');
   line('none', crossValidated(measure(null)));
   line('the default (inferGcmdEntities)', crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, lex, SOURCES_READ)));
   for (const add of [false, true]) for (const minPrefix of [4, 5, 6, 7, 8]) for (const minRecords of [1, 2, 3]) for (const minShare of [0.9, 1]) {
@@ -108,7 +110,7 @@ if (args.study === 'neighbours') {
   process.exit(0);
 }
 if (args.study === 'habits') {
-  console.log(`${pad('providers\' habits (records, share)', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
+  heading('providers\' habits (records, share)');
   line('the default', crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, lex, SOURCES_READ)));
   for (const [minRecords, maxShare] of [[3, 0.5], [2, 0.5], [1, 0.5], [3, 0.67], [2, 0.67], [1, 0.67], [2, 0.8], [1, 0.8], [1, 0.34]]) {
     line(`${minRecords} records, share < ${maxShare}`, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, lex, SOURCES_READ), { habits: [minRecords, maxShare] }));
@@ -116,7 +118,7 @@ if (args.study === 'habits') {
   process.exit(0);
 }
 if (args.study === 'veto') {
-  console.log(`${pad('neighbours\' veto (fields, prefix)', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
+  heading('neighbours\' veto (fields, prefix)');
   const VETOES = [
     { label: 'none', fields: [], prefix: 3 },
     { label: 'projects, ≥ 3 (default)', fields: ['projects'], prefix: 3 },
@@ -144,13 +146,13 @@ if (args.study === 'rules') {
     { label: 'families\' company: platforms, instr.', rules: { familiesNeedTheirCompany: ['platforms', 'instruments'] } },
     { label: 'families\' company: instruments', rules: { familiesNeedTheirCompany: ['instruments'] } },
   ].map((r) => ({ ...r, rules: { ...infer.DEFAULT_GCMD_INFERENCE_RULES, ...r.rules } }));
-  console.log(`${pad('rules', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
+  heading('rules');
   for (const r of RULES) line(r.label, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, { ...lex, rules: r.rules }, SOURCES_READ)));
   // familiesTheirTextsAgreeWith: a share of 0 keeps every family's names
   for (const share of [0, 0.34, 0.67]) line(`families' texts agree ≥ ${share}${share ? '' : ' (off)'}`, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, lex, SOURCES_READ), { familyAgreement: share }));
   process.exit(0);
 }
-console.log(`${pad('title cues', 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
+heading('title cues');
 for (const c of CONFIGS) {
   const [scope, minRecords, minShare, noPlain] = c.cues ?? [];
   const titleCues = c.cues ? { scope, minRecords, minShare, ...(noPlain ? { plainWords: words } : {}) } : null;
