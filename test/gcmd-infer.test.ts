@@ -507,9 +507,20 @@ test('mission hosts are GCMD names; "along" another sensor is not the record\'s;
   assert.ok(inferGcmdEntities(record('Sentinel-1 Interferograms - Coherence (BETA)'), lex).instruments.includes('SENTINEL-1 C-SAR'), 'the series too');
   assert.equal(buildGcmdLexicon({ platforms, instruments }, undefined, { missionHosts: false }).payloads.size, 0);
   // in a title all in capitals, a platform or instrument short name that is a plain word of the corpus is a word
-  const worded = buildGcmdLexicon({ platforms, instruments }, undefined, { plainWords: new Set(['wind', 'ocean']) });
+  const worded = buildGcmdLexicon({ platforms, instruments }, undefined, { plainWords: new Set(['wind', 'ocean', 'trace']) });
   assert.not.ok(inferGcmdEntities(record('RSS SSM/I OCEAN WIND SPEED DAILY GRIDS'), worded).platforms.includes('WIND'));
   assert.ok(inferGcmdEntities(record('Magnetic field from the WIND spacecraft'), worded).platforms.includes('WIND'));
+  // … nor is such a word written in mixed case to spell another acronym, nor one a hyphen joins to a campaign's letter
+  assert.equal(inferGcmdEntities(record('CPEX-AW DAWN Doppler Aerosol WiNd Lidar'), worded).platforms, []);
+  assert.equal(inferGcmdEntities(record('CPEX-AW DAWN Doppler Aerosol WiNd Lidar'), lex).platforms, ['WIND'], 'a word only where the corpus says so');
+  assert.equal(inferGcmdEntities(record('TRACE-P DC-8 In-Situ Trace Gas Data'), worded).platforms, ['DC-8']);
+  assert.equal(inferGcmdEntities(record('TRACE-P DC-8 In-Situ Trace Gas Data'), lex).platforms, ['DC-8', 'TRACE']);
+  assert.ok(inferGcmdEntities(record('Coronal loops imaged by TRACE'), worded).platforms.includes('TRACE'));
+  // a platform inside a longer project name is the project's, unless that name names another platform or instrument too
+  const aceAsia = inferGcmdEntities(record('Aerosol Characterization Experiment (ACE) - Asia'), withProjects);
+  assert.equal([aceAsia.platforms, aceAsia.projects.includes('ACE-ASIA')], [[], true]);
+  assert.equal(inferGcmdEntities(record('Aerosol Characterization Experiment (ACE) - Asia'), lex).platforms, ['ACE'], 'without the project, the spacecraft');
+  assert.ok(inferGcmdEntities(record('SAGE III/ISS L2 Solar Event Species Profiles (HDF5) V053'), withProjects).platforms.includes('ISS'));
   // "INSTRUMENT/PLATFORM": the platform after an instrument's slash in any case, and TOMS's short forms there only
   assert.equal(inferGcmdEntities(record('WindSat/Coriolis surface soil moisture (LPRM) L2 V001'), lex).platforms, ['CORIOLIS']);
   assert.equal(inferGcmdEntities(record('POLDER/Parasol L2 Radiation Budget subset along CloudSat track V001'), lex).platforms, ['PARASOL']);

@@ -8,7 +8,11 @@
  * - a short name with a digit or a separator ("Nimbus-7", "DMSP 5D-2/F10", "SSM/I") and a long name of two or more
  *   words ("Microwave Limb Sounder") match whatever their case and separators ("nimbus 7", "NIMBUS-7");
  * - a name inside a longer one that matches does not count: "Nimbus-7" is Nimbus-7, not also NIMBUS the series;
- * - an all-capital short name also matches the word written as an acronym in mixed case ("CrIS" is CRIS);
+ * - an all-capital short name also matches the word written as an acronym in mixed case ("CrIS" is CRIS), unless it is
+ *   a plain word of the corpus ("WiNd" spells DAWN, not WIND the spacecraft); nor is a plain word joined to a
+ *   campaign's letter ("TRACE-P": not TRACE the observatory);
+ * - a platform inside a longer project name is the project's ("(ACE) - Asia" is ACE-ASIA), unless that name names
+ *   another platform or instrument too ("SAGE III/ISS");
  * - an instrument suite adds its members (`GCMD_INSTRUMENT_SUITES`: CrIMSS is CrIS and ATMS);
  * - GCMD short names that titles use for other things (SIPS, SWIR, …: `AMBIGUOUS_SHORT_NAMES`) match only by long name.
  * The result names GCMD's short names; `gcmdInferenceQuality` measures it against the records that have CMR's values.

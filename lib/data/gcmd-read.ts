@@ -43,7 +43,8 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
     const spans: { start: number; end: number; field: GcmdInferredField; name: string }[] = [];
     for (let i = 0; i < tokens.length; i++) {
       // an acronym the text writes in mixed case ("CrIS", "CloudSat") is GCMD's all-capital short name
-      if (acronymLike(tokens[i])) {
+      // … unless it is a plain word written to spell another acronym ("Doppler Aerosol WiNd (DAWN)": not WIND the spacecraft)
+      if (acronymLike(tokens[i]) && !lex.plainCapitals.has(tokens[i].toUpperCase())) {
         const upper = tokens[i].toUpperCase();
         for (const field of GCMD_INFERRED_FIELDS) for (const name of lex.exact[field].get(upper) ?? []) if (name === upper) spans.push({ start: i, end: i + 1, field, name });
       }
@@ -70,11 +71,18 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
         denied.add(s.name); // not from the short name either ("TRMM_2A54")
         continue;
       }
+      // "TRACE-P", "TRACE-A": a plain word with a letter after a hyphen is a campaign's name, not TRACE the solar observatory
+      if (s.end - s.start === 1 && lex.plainCapitals.has(tokens[s.start]) && new RegExp(`(?<![A-Za-z0-9])${tokens[s.start].replace(/\W/g, '\\$&')}-[A-Z](?![A-Za-z0-9])`).test(text)) continue;
       // "OCEAN WIND SPEED": in a text all in capitals, a plain word is a word (WIND the spacecraft is not meant)
       if (allCapitals && s.field !== 'projects' && s.end - s.start === 1 && lex.plainCapitals.has(tokens[s.start])) continue;
       // … and in an abstract a platform inside an instrument's name (GcmdInferenceRules.platformInsideInstrumentInProse)
       const across = lex.rules.platformInsideInstrumentInProse && prose && s.field === 'platforms';
-      const inside = spans.some((o) => (o.field === s.field || (across && o.field === 'instruments')) && o.start <= s.start && o.end >= s.end && o.end - o.start > s.end - s.start);
+      // … and a platform inside a longer project name is the project's ("Aerosol Characterization Experiment (ACE) - Asia":
+      // ACE-ASIA, not ACE the spacecraft), unless the project's name names an instrument or platform beside it ("SAGE III/ISS")
+      const within = (o: typeof s, q: typeof s) => o.start <= q.start && o.end >= q.end && o.end - o.start > q.end - q.start;
+      const aProjects = (o: typeof s) => s.field === 'platforms' && o.field === 'projects'
+        && !spans.some((q) => q.field !== 'projects' && within(o, q) && (q.end <= s.start || q.start >= s.end));
+      const inside = spans.some((o) => (o.field === s.field || (across && o.field === 'instruments') || aProjects(o)) && within(o, s));
       // "GPM SAPHIR on MT1": the mission heading a sensor that is on another platform is the product line's name
       const sensorOn = lex.rules.productLineHeads && s.field === 'platforms' ? spans.find((o) => o.field === 'instruments' && o.start === s.end && tokens[o.end] === 'on') : undefined;
       if (sensorOn && !spans.some((o) => o.field === 'platforms' && o.start === sensorOn.end + 1 && o.name === s.name)) {
