@@ -102,4 +102,13 @@ test('10. unsourced "paper" values: 04\'s B200, 01\'s 21,272 / 17,038 / 2.24, 03
   assert.is(rows.find((r) => r.setting === 'lr')!.paper, String(PAPER_FINETUNE_CONFIG.lr));
 });
 
+test('a p just under .05 is not shown as 0.050 (06 on 2026-12-06: p 0.0496, Holm 0.099, read back as ≥ .05 by the check)', () => {
+  const c = { metric: 'MAP' as const, meanDiff: 0.0355, ciLow: 0.00053, ciHigh: 0.0713, pValue: 0.049595, pHolm: 0.0992 };
+  const shown = pairedText(c, { form: 'clause' });
+  assert.match(shown, /p = 0\.0496, Holm 0\.099\b/);
+  assert.equal(pairedPhraseProblems(shown), []);
+  assert.ok(pairedPhraseProblems(shown.replace('0.0496', '0.050')).some((p) => /disagree at 0\.05/.test(p)), 'three decimals read as ≥ .05');
+  assert.match(pairedText({ ...c, pValue: 0.021, pHolm: 0.042 }, { form: 'clause' }), /p = 0\.021, Holm 0\.042\b/);
+});
+
 test.run();

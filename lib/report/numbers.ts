@@ -1,4 +1,5 @@
 /** Number formats shared by the generated text of the notebooks (verdicts, captions, table notes). */
+import { SIGNIFICANCE_LEVEL } from '../metrics/significance';
 
 /** Three decimals: `0.342`. */
 export const f3 = (x: number): string => x.toFixed(3);
@@ -19,5 +20,12 @@ export const signedBound = (x: number): string => {
 /** A finite number, else null (loosely typed JSON fields). */
 export const finiteOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-/** A p-value: three decimals, or `1e-4` style below 0.001. */
-export const pText = (p: number): string => (p < 1e-3 ? p.toExponential(0) : p.toFixed(3));
+/**
+ * A p-value: three decimals, or `1e-4` style below 0.001; four where three would put it on the other side of the
+ * significance level (p = 0.0496 reads `0.0496`, not `0.050`, which a reader — and the claim check — takes for ≥ .05).
+ */
+export const pText = (p: number): string => {
+  if (p < 1e-3) return p.toExponential(0);
+  const shown = p.toFixed(3);
+  return (p < SIGNIFICANCE_LEVEL) === (Number(shown) < SIGNIFICANCE_LEVEL) ? shown : p.toFixed(4);
+};
