@@ -521,6 +521,13 @@ test('mission hosts are GCMD names; "along" another sensor is not the record\'s;
   assert.equal([aceAsia.platforms, aceAsia.projects.includes('ACE-ASIA')], [[], true]);
   assert.equal(inferGcmdEntities(record('Aerosol Characterization Experiment (ACE) - Asia'), lex).platforms, ['ACE'], 'without the project, the spacecraft');
   assert.ok(inferGcmdEntities(record('SAGE III/ISS L2 Solar Event Species Profiles (HDF5) V053'), withProjects).platforms.includes('ISS'));
+  // an airborne stand-in for a mission, or its precursor, is not the spacecraft's; an aircraft before "Airborne" is the platform
+  assert.equal(inferGcmdEntities(record('MASTER: HyspIRI Airborne Campaign, California, Fall 2013'), lex).platforms, []);
+  assert.equal(inferGcmdEntities(record('STAQS JSC GV GEOstationary Coastal and Air Pollution Events (GEO-CAPE) Airborne Simulator Data'), lex).platforms, []);
+  assert.equal(inferGcmdEntities(record('Rongowai-CYGNSS Airborne Level 1 Science Data Record Version 1.0'), lex), { platforms: [], instruments: [], projects: [] });
+  assert.equal(inferGcmdEntities(record('Pre SWOT Hydrology GRRATS Daily River Heights and Storage Version 2'), lex).platforms, []);
+  assert.equal(inferGcmdEntities(record('SWOT Level 2 KaRIn Low Rate Sea Surface Height Data Product'), lex).platforms, ['SWOT']);
+  assert.equal(inferGcmdEntities(record('CAMEX-3 DC-8 Airborne Multichannel Microwave Radiometer (AMMR) V1'), lex).platforms, ['DC-8']);
   // "INSTRUMENT/PLATFORM": the platform after an instrument's slash in any case, and TOMS's short forms there only
   assert.equal(inferGcmdEntities(record('WindSat/Coriolis surface soil moisture (LPRM) L2 V001'), lex).platforms, ['CORIOLIS']);
   assert.equal(inferGcmdEntities(record('POLDER/Parasol L2 Radiation Budget subset along CloudSat track V001'), lex).platforms, ['PARASOL']);

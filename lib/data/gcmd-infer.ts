@@ -13,6 +13,7 @@
  *   campaign's letter ("TRACE-P": not TRACE the observatory);
  * - a platform inside a longer project name is the project's ("(ACE) - Asia" is ACE-ASIA), unless that name names
  *   another platform or instrument too ("SAGE III/ISS");
+ * - a spacecraft before "Airborne" ("HyspIRI Airborne Campaign") or after "Pre" ("Pre-SWOT") is not the record's platform;
  * - an instrument suite adds its members (`GCMD_INSTRUMENT_SUITES`: CrIMSS is CrIS and ATMS);
  * - GCMD short names that titles use for other things (SIPS, SWIR, …: `AMBIGUOUS_SHORT_NAMES`) match only by long name.
  * The result names GCMD's short names; `gcmdInferenceQuality` measures it against the records that have CMR's values.

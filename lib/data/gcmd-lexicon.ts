@@ -48,6 +48,8 @@ export interface GcmdLexicon {
    * a title that names both ("TRMM (TMPA) Precipitation L3"), not the record's platform.
    */
   analysisWords: Map<string, Set<string>>;
+  /** Satellites and spacecraft (GCMD's satellite, space-station and navigation categories, and the satellite series). */
+  spacecraft: Set<string>;
   /** Platform → its series (`platformSeriesOf`): SENTINEL-1A → SENTINEL-1, NOAA-20 → JPSS. */
   seriesOf: Map<string, string>;
   /**
@@ -270,7 +272,9 @@ export function buildGcmdLexicon(
   const lex: GcmdLexicon = {
     hosts: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_INSTRUMENT_HOSTS)), carriers: new Map(opts.learnedCarriers ?? []),
     payloads: new Map(opts.missionHosts === false ? [] : Object.entries(GCMD_PLATFORM_PAYLOADS)), seriesOf: platformSeriesOf(seriesByName),
-    families: new Map(opts.learnedFamilies ?? []), familyCompany: new Map(opts.learnedFamilyCompany ?? []), unlisted: new Map(opts.learnedUnlisted ?? []), cues: { ...opts.learnedCues }, neighbours: new Map(opts.learnedNeighbours ?? []), rules: { ...DEFAULT_GCMD_INFERENCE_RULES }, analysisWords: new Map([...v.platforms.values()].filter((e) => e.path[0] === 'Models/Analyses' && e.longName).map((e) => [e.shortName.toUpperCase(), new Set(gcmdTokens(e.longName).map((t) => t.toUpperCase()))])), plainCapitals: new Set(), exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
+    families: new Map(opts.learnedFamilies ?? []), familyCompany: new Map(opts.learnedFamilyCompany ?? []), unlisted: new Map(opts.learnedUnlisted ?? []), cues: { ...opts.learnedCues }, neighbours: new Map(opts.learnedNeighbours ?? []), rules: { ...DEFAULT_GCMD_INFERENCE_RULES }, analysisWords: new Map([...v.platforms.values()].filter((e) => e.path[0] === 'Models/Analyses' && e.longName).map((e) => [e.shortName.toUpperCase(), new Set(gcmdTokens(e.longName).map((t) => t.toUpperCase()))])), plainCapitals: new Set(),
+    spacecraft: new Set([...[...v.platforms.values()].filter((e) => /Satellites|Spacecraft|Navigation/.test(e.path[0] ?? '')).map((e) => e.shortName.toUpperCase()), ...seriesByName.keys()]),
+    exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
   };
   const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
     if (!tokens.length) return;

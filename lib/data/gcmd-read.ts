@@ -35,6 +35,7 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
   const out: Record<GcmdInferredField, Set<string>> = { platforms: new Set(), instruments: new Set(), projects: new Set() };
   const denied = new Set<string>();
   const headings = new Set<string>();
+  const standIns = new Set<string>();
   for (const { text, prose } of texts) {
     const tokens = gcmdTokens(text);
     const folded = tokens.map((t) => t.toLowerCase());
@@ -73,6 +74,12 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
       }
       // "TRACE-P", "TRACE-A": a plain word with a letter after a hyphen is a campaign's name, not TRACE the solar observatory
       if (s.end - s.start === 1 && lex.plainCapitals.has(tokens[s.start]) && new RegExp(`(?<![A-Za-z0-9])${tokens[s.start].replace(/\W/g, '\\$&')}-[A-Z](?![A-Za-z0-9])`).test(text)) continue;
+      // "HyspIRI Airborne Campaign", "(GEO-CAPE) Airborne Simulator", "Pre-SWOT …": an airborne stand-in for a mission, or
+      // its precursor, is not the spacecraft's (in any of the record's texts: "GEOstationary Coastal … (GEO-CAPE) Airborne")
+      if (s.field === 'platforms' && ((folded[s.end] === 'airborne' && lex.spacecraft.has(s.name)) || folded[s.start - 1] === 'pre')) {
+        standIns.add(s.name);
+        continue;
+      }
       // "OCEAN WIND SPEED": in a text all in capitals, a plain word is a word (WIND the spacecraft is not meant)
       if (allCapitals && s.field !== 'projects' && s.end - s.start === 1 && lex.plainCapitals.has(tokens[s.start])) continue;
       // … and in an abstract a platform inside an instrument's name (GcmdInferenceRules.platformInsideInstrumentInProse)
@@ -96,7 +103,7 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
       if (lexiconNames(lex, 'instruments').has(m[1].toUpperCase()) && lexiconNames(lex, 'platforms').has(platform)) out.platforms.add(platform);
     }
   }
-  for (const name of headings) out.platforms.delete(name);
+  for (const name of [...headings, ...standIns]) out.platforms.delete(name);
   for (const name of denied) {
     out.platforms.delete(name);
     out.projects.delete(name);
