@@ -4,7 +4,7 @@
  * the corpus's plain English words, and what was learned from CMR's records (gcmd-learn.ts) folded in (`buildGcmdLexicon`).
  */
 import { readGcmdInstruments, readGcmdPlatforms, readGcmdProjects, type GcmdEntity } from './gcmd';
-import { AMBIGUOUS_IN_FIELD, AMBIGUOUS_SHORT_NAMES, GCMD_ALIASES, GCMD_INFERRED_FIELDS, GCMD_INSTRUMENT_HOSTS, GCMD_PLATFORM_PAYLOADS, type GcmdInferredField } from './gcmd-names';
+import { AMBIGUOUS_IN_FIELD, AMBIGUOUS_SHORT_NAMES, GCMD_ALIASES, GENERIC_LONG_NAMES, GCMD_INFERRED_FIELDS, GCMD_INSTRUMENT_HOSTS, GCMD_PLATFORM_PAYLOADS, type GcmdInferredField } from './gcmd-names';
 
 // the names as data are this module's API too, as before the split
 export {
@@ -304,7 +304,7 @@ export function buildGcmdLexicon(
       }
       if (/^[A-Z]+$/.test(e.shortName) && opts.plainWords?.has(e.shortName.toLowerCase())) lex.plainCapitals.add(e.shortName);
       const long = gcmdTokens(e.longName);
-      if (long.length >= 2) add(lex.folded[field], long.map((t) => t.toLowerCase()), name);
+      if (long.length >= 2 && !(field === 'platforms' && GENERIC_LONG_NAMES.has(name))) add(lex.folded[field], long.map((t) => t.toLowerCase()), name);
     }
   }
   for (const a of GCMD_ALIASES) addName(a.field, a.alias, a.shortName);

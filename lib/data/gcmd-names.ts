@@ -41,6 +41,14 @@ export const AMBIGUOUS_IN_FIELD: Readonly<Partial<Record<GcmdInferredField, Read
 };
 
 /**
+ * Platforms whose GCMD long name is a generic term, matched by their short name only: GLONASS's "GLObal NAvigation
+ * Satellite System" is what GNSS stands for (CDDIS's 130 "Global Navigation Satellite System (GNSS) …" records are of
+ * every constellation), and Envisat's "Environmental Satellite" ends NOAA's "… Operational Environmental Satellite
+ * System" names.
+ */
+export const GENERIC_LONG_NAMES: ReadonlySet<string> = new Set(['GLONASS', 'ENVISAT']);
+
+/**
  * Names GCMD does not list that records use for a GCMD entity (field, alias as written or folded, GCMD short name):
  * the NPP satellite's many spellings and TOMS's Earth Probe. An alias with a digit or separator, or of two or more
  * words, matches folded; a single plain word as written.
