@@ -529,7 +529,8 @@ test('mission hosts are GCMD names; "along" another sensor is not the record\'s;
   assert.equal(inferGcmdEntities(record('SWOT Level 2 KaRIn Low Rate Sea Surface Height Data Product'), lex).platforms, ['SWOT']);
   assert.equal(inferGcmdEntities(record('CAMEX-3 DC-8 Airborne Multichannel Microwave Radiometer (AMMR) V1'), lex).platforms, ['DC-8']);
   // a long name that is a generic term does not name the platform: GNSS is every constellation, not GLONASS
-  assert.equal(inferGcmdEntities(record('Ground-Based Global Navigation Satellite System Data (30-second sampling, 24 hour files) from NASA CDDIS'), lex).platforms, []);
+  const gnss = inferGcmdEntities(record('Ground-Based Global Navigation Satellite System Data (30-second sampling, 24 hour files) from NASA CDDIS'), lex);
+  assert.equal([gnss.platforms, gnss.instruments.includes('GLONASS')], [[], false]);
   assert.equal(inferGcmdEntities(record('Daily 30-second Hatanaka-compressed GLONASS (GLObal NAvigation Satellite System) observation data'), lex).platforms, ['GLONASS']);
   assert.equal(inferGcmdEntities(record('CYGNSS Level 2 Science Data Record'), lex).platforms, ['CYGNSS'], 'a specific long name still reads');
   // "INSTRUMENT/PLATFORM": the platform after an instrument's slash in any case, and TOMS's short forms there only

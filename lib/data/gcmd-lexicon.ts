@@ -304,7 +304,7 @@ export function buildGcmdLexicon(
       }
       if (/^[A-Z]+$/.test(e.shortName) && opts.plainWords?.has(e.shortName.toLowerCase())) lex.plainCapitals.add(e.shortName);
       const long = gcmdTokens(e.longName);
-      if (long.length >= 2 && !(field === 'platforms' && GENERIC_LONG_NAMES.has(name))) add(lex.folded[field], long.map((t) => t.toLowerCase()), name);
+      if (long.length >= 2 && !GENERIC_LONG_NAMES.has(name)) add(lex.folded[field], long.map((t) => t.toLowerCase()), name);
     }
   }
   for (const a of GCMD_ALIASES) addName(a.field, a.alias, a.shortName);

@@ -41,8 +41,8 @@ export const AMBIGUOUS_IN_FIELD: Readonly<Partial<Record<GcmdInferredField, Read
 };
 
 /**
- * Platforms whose GCMD long name is a generic term, matched by their short name only: GLONASS's "GLObal NAvigation
- * Satellite System" is what GNSS stands for (CDDIS's 130 "Global Navigation Satellite System (GNSS) …" records are of
+ * GCMD names whose long name is a generic term, matched by their short name only (in every field): GLONASS's (the
+ * platform's and the instrument's) "GLObal NAvigation Satellite System" is what GNSS stands for (CDDIS's 130 "Global Navigation Satellite System (GNSS) …" records are of
  * every constellation), and Envisat's "Environmental Satellite" ends NOAA's "… Operational Environmental Satellite
  * System" names.
  */
