@@ -533,6 +533,7 @@ test('mission hosts are GCMD names; "along" another sensor is not the record\'s;
   assert.equal([gnss.platforms, gnss.instruments.includes('GLONASS')], [[], false]);
   assert.equal(inferGcmdEntities(record('Daily 30-second Hatanaka-compressed GLONASS (GLObal NAvigation Satellite System) observation data'), lex).platforms, ['GLONASS']);
   assert.equal(inferGcmdEntities(record('CYGNSS Level 2 Science Data Record'), lex).platforms, ['CYGNSS'], 'a specific long name still reads');
+  assert.equal(inferGcmdEntities(record('Sentinel-6A MF Jason-CS L2 P4 Altimeter Low Resolution (LR) NTC Ocean Surface Topography'), lex).platforms, ['SENTINEL-6'], 'not Jason the ROV');
   // obscure instruments whose acronyms titles use for other things match by long name only
   assert.equal(inferGcmdEntities(record('NOAA-21 VIIRS Global Mapped Remote-Sensing Reflectance (RRS) Data, version R2022.0'), lex).instruments, ['VIIRS']);
   assert.equal(inferGcmdEntities(record('CSR TELLUS GRACE Level-3 Monthly Land Water-Equivalent-Thickness Surface Mass Anomaly'), lex).instruments, []);

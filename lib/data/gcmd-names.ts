@@ -76,6 +76,11 @@ export const GCMD_ALIASES: readonly { field: GcmdInferredField; alias: string; s
   // say "Aquarius" (on the dev half 82 of the 86 such records list the project AQUARIUS SAC-D, none AQUARIUS alone)
   { field: 'platforms', alias: 'Aquarius', shortName: 'AQUARIUS_SAC-D' },
   { field: 'projects', alias: 'Aquarius', shortName: 'AQUARIUS SAC-D' },
+  // GCMD (9.1.5) names the mission SENTINEL-6; PO.DAAC's titles name its first satellite "Sentinel-6A MF Jason-CS" (Jason
+  // Continuity of Service), whose "Jason" is not GCMD's Jason (an ROV)
+  { field: 'platforms', alias: 'Sentinel-6A', shortName: 'SENTINEL-6' },
+  { field: 'platforms', alias: 'Sentinel-6B', shortName: 'SENTINEL-6' },
+  { field: 'platforms', alias: 'Jason-CS', shortName: 'SENTINEL-6' },
   // GCMD's long name is "Variable Infiltration Capacity (VIC) Land Surface Model"; titles write "VIC Land Surface Model"
   { field: 'platforms', alias: 'VIC Land Surface Model', shortName: 'VIC-LSM' },
 ];
