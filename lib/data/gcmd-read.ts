@@ -61,6 +61,8 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
         }
       }
     }
+    // span o holds span q and is longer
+    const within = (o: (typeof spans)[number], q: (typeof spans)[number]) => o.start <= q.start && o.end >= q.end && o.end - o.start > q.end - q.start;
     for (const s of spans) {
       if (prose && !tokens.slice(s.start, s.end).some((t) => /[A-Z]/.test(t))) continue;
       // "Swath Subset along CloudSat", "along MLS": the record follows another sensor's track; that one is not its own
@@ -86,7 +88,6 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
       const across = lex.rules.platformInsideInstrumentInProse && prose && s.field === 'platforms';
       // … and a platform inside a longer project name is the project's ("Aerosol Characterization Experiment (ACE) - Asia":
       // ACE-ASIA, not ACE the spacecraft), unless the project's name names an instrument or platform beside it ("SAGE III/ISS")
-      const within = (o: typeof s, q: typeof s) => o.start <= q.start && o.end >= q.end && o.end - o.start > q.end - q.start;
       const aProjects = (o: typeof s) => s.field === 'platforms' && o.field === 'projects'
         && !spans.some((q) => q.field !== 'projects' && within(o, q) && (q.end <= s.start || q.start >= s.end));
       const inside = spans.some((o) => (o.field === s.field || (across && o.field === 'instruments') || aProjects(o)) && within(o, s));
