@@ -453,6 +453,11 @@ test('platform series: families of like platforms, not programmes; a series is a
   assert.equal(inferGcmdEntities(record('NASA Decadal Survey missions'), lex).platforms, []);
   // JPSS-1 is NOAA-20 (renamed at launch)
   assert.equal(inferGcmdEntities(record('JPSS-1 ATMS Level 1B Brightness Temperature'), buildGcmdLexicon({ platforms, instruments: new Map([entity('ATMS')]) })).platforms, ['NOAA-20']);
+  // an alias renames the GCMD name it shares a spelling with: JPSS-2 (GCMD 9.1.5) is NOAA-21 only, in JPSS-2's series
+  const renamed = buildGcmdLexicon({ platforms, instruments: new Map([entity('CRIS')]) });
+  assert.equal(inferGcmdEntities(record('JPSS-2 CrIS Level 1B Beta Full Spectral Resolution V3', 'SNDRJ2CrISL1B'), renamed).platforms, ['NOAA-21']);
+  assert.is(renamed.seriesOf.get('NOAA-21'), renamed.seriesOf.get('JPSS-2'));
+  assert.ok(renamed.seriesOf.get('NOAA-21'));
 });
 
 test('mission hosts are GCMD names; "along" another sensor is not the record\'s; a platform-and-instrument name is the instrument beside another platform', () => {

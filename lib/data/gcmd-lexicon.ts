@@ -276,20 +276,21 @@ export function buildGcmdLexicon(
     spacecraft: new Set([...[...v.platforms.values()].filter((e) => /Satellites|Spacecraft|Navigation/.test(e.path[0] ?? '')).map((e) => e.shortName.toUpperCase()), ...seriesByName.keys()]),
     exact: { platforms: new Map(), instruments: new Map(), projects: new Map() }, folded: { platforms: new Map(), instruments: new Map(), projects: new Map() }, maxTokens: 1, prefixes: new Set(),
   };
-  const add = (map: Map<string, Set<string>>, tokens: string[], name: string) => {
+  const add = (map: Map<string, Set<string>>, tokens: string[], name: string, renames = false) => {
     if (!tokens.length) return;
     const key = tokens.join(' ');
+    if (renames) map.delete(key);
     let set = map.get(key);
     if (!set) map.set(key, (set = new Set()));
     set.add(name);
     lex.maxTokens = Math.max(lex.maxTokens, tokens.length);
     for (let n = 1; n <= tokens.length; n++) lex.prefixes.add(tokens.slice(0, n).join(' '));
   };
-  const addName = (field: GcmdInferredField, written: string, name: string) => {
+  const addName = (field: GcmdInferredField, written: string, name: string, renames = false) => {
     const tokens = gcmdTokens(written);
     if (tokens.length === 1 && !/\d/.test(written) && written === tokens[0]) {
-      if (tokens[0].length >= 3) add(lex.exact[field], tokens, name);
-    } else add(lex.folded[field], tokens.map((t) => t.toLowerCase()), name);
+      if (tokens[0].length >= 3) add(lex.exact[field], tokens, name, renames);
+    } else add(lex.folded[field], tokens.map((t) => t.toLowerCase()), name, renames);
   };
   const series = [...seriesByName.values()].map((s) => ({ shortName: s.shortName, longName: s.longName, path: [] }));
   for (const field of GCMD_INFERRED_FIELDS) {
@@ -307,7 +308,13 @@ export function buildGcmdLexicon(
       if (long.length >= 2 && !GENERIC_LONG_NAMES.has(name)) add(lex.folded[field], long.map((t) => t.toLowerCase()), name);
     }
   }
-  for (const a of GCMD_ALIASES) addName(a.field, a.alias, a.shortName);
+  // an alias that GCMD lists under its old name renames it: "JPSS-2" is NOAA-21 since launch (CMR's name now), not also
+  // GCMD 9.1.5's JPSS-2, and NOAA-21 keeps JPSS-2's series
+  for (const a of GCMD_ALIASES) {
+    addName(a.field, a.alias, a.shortName, true);
+    const series = a.field === 'platforms' ? lex.seriesOf.get(a.alias.toUpperCase()) : undefined;
+    if (series && !lex.seriesOf.has(a.shortName)) lex.seriesOf.set(a.shortName, series);
+  }
   for (const [instrument, platform] of opts.learnedHosts ?? []) if (!lex.hosts.has(instrument)) lex.hosts.set(instrument, platform);
   return lex;
 }
