@@ -542,6 +542,7 @@ test('mission hosts are GCMD names; "along" another sensor is not the record\'s;
   // obscure instruments whose acronyms titles use for other things match by long name only
   assert.equal(inferGcmdEntities(record('NOAA-21 VIIRS Global Mapped Remote-Sensing Reflectance (RRS) Data, version R2022.0'), lex).instruments, ['VIIRS']);
   assert.equal(inferGcmdEntities(record('CSR TELLUS GRACE Level-3 Monthly Land Water-Equivalent-Thickness Surface Mass Anomaly'), lex).instruments, []);
+  assert.equal(inferGcmdEntities(record('2020 Environmental Performance Index (EPI)'), lex).instruments, []);
   assert.ok(inferGcmdEntities(record('Ground radiometry from a Reflected Radiation Sensor'), lex).instruments.includes('RRS'));
   // "INSTRUMENT/PLATFORM": the platform after an instrument's slash in any case, and TOMS's short forms there only
   assert.equal(inferGcmdEntities(record('WindSat/Coriolis surface soil moisture (LPRM) L2 V001'), lex).platforms, ['CORIOLIS']);

@@ -33,7 +33,8 @@ export const AMBIGUOUS_SHORT_NAMES = new Set([
  *   "Remote-Sensing Reflectance (RRS)"), STC (a salinity-temperature-conductivity probe; titles: Sentinel-6's "Short
  *   Time Critical" latency), CSR (a Compressive Strength Recorder; titles: Texas's Center for Space Research, "CSR
  *   TELLUS GRACE"), WISE (a Warm Ice Sounding Explorer; titles: the soil database "ISRIC-WISE"), STS (a Step Sampler;
- *   titles: Space Shuttle flights, "STS-59"); CMR lists none of them on the dev half;
+ *   titles: Space Shuttle flights, "STS-59"), EPI (an Energy Particle Analyzer; titles: the Environmental Performance
+ *   Index, a GCMD project); CMR lists none of them on the dev half;
  * - projects: NPP (GCMD: the Net Primary Productivity project; titles: the Suomi NPP satellite, "VIIRS/NPP", or the
  *   variable; reading it as the programme NPP-JPSS, as CMR files most VIIRS/NPP products, was tried on the dev half:
  *   recall +.011, precision no better, for the variable's "(NPP)" turned into the programme), and GNSS, NEXRAD, DMSP
@@ -41,7 +42,7 @@ export const AMBIGUOUS_SHORT_NAMES = new Set([
  *   half CMR files none of them as the project of a record whose title names them: 0 of 72, 0 of 34, 0 of 23).
  */
 export const AMBIGUOUS_IN_FIELD: Readonly<Partial<Record<GcmdInferredField, ReadonlySet<string>>>> = {
-  instruments: new Set(['ISS', 'AES', 'RRS', 'STC', 'CSR', 'WISE', 'STS']),
+  instruments: new Set(['ISS', 'AES', 'RRS', 'STC', 'CSR', 'WISE', 'STS', 'EPI']),
   projects: new Set(['NPP', 'GNSS', 'NEXRAD', 'DMSP']),
 };
 
