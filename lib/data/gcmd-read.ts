@@ -133,9 +133,10 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
   if (both.length && out.platforms.size > both.length) for (const p of both) out.platforms.delete(p);
   // what CMR lists for nearly every record of the record's product family, beside what its own text names; a
   // family's platforms only where the text names none ("GLDAS Catchment Land Surface Model …" is not the family's Noah)
-  const family = lex.families.get(shortNameFamily(d.shortName) ?? '');
+  const familyKey = shortNameFamily(d.shortName) ?? '';
+  const family = lex.families.get(familyKey);
   if (family) {
-    const company = lex.familyCompany.get(shortNameFamily(d.shortName)!);
+    const company = lex.familyCompany.get(familyKey);
     for (const field of GCMD_INFERRED_FIELDS) {
       if (lex.rules.familyFillsOnly.includes(field) && out[field].size) continue;
       // … and, as a title cue, only where its records listed every name the texts name ("OCO-3 …" is not the OCO family's OCO-2)
