@@ -12,7 +12,8 @@
 // and the share of a family's records whose texts must agree with it (`familiesTheirTextsAgreeWith`).
 // `--study habits`: the providers' habits (`learnProviderUnlisted`) at several (minRecords, maxShare). `--study veto`:
 // the neighbours' veto (`GcmdInferenceRules.neighbourVeto`) per field and shortest prefix.
-//   node bench/gcmd-cues-cv.cjs [--sample] [--study cues|neighbours|rules|habits|veto]
+// `--reading title`: every study reads the title and short name only (the corpus's reading) instead.
+//   node bench/gcmd-cues-cv.cjs [--sample] [--study cues|neighbours|rules|habits|veto] [--reading fallback|title]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -22,6 +23,7 @@ const args = benchArgs({
   measures: 'held-out precision / recall of the GCMD inference with title cues of each scope and threshold, two-fold cross-validation inside the dev half',
   flags: {
     sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    reading: { type: 'string', default: 'fallback', choices: ['fallback', 'title'], help: 'the texts read: title, short name and the abstract fallback (the rules were chosen on it), or title and short name only (the corpus\'s reading, which the test half reports)' },
     study: { type: 'string', default: 'cues', choices: ['cues', 'neighbours', 'rules', 'habits', 'veto'], help: 'cues (title-cue scopes and thresholds), neighbours (short-name neighbours), rules (GcmdInferenceRules), habits (the providers\' unlisted names) or veto (the neighbours\' veto)' },
   },
 });
@@ -61,7 +63,7 @@ const line = (label, sum) => console.log(`${pad(label, 38)}${sum.map((s) => {
 }).join('')}`);
 /** A table's first line: what its rows vary, then P / R / F1 per field. */
 const heading = (label) => console.log(`${pad(label, 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
-const SOURCES_READ = ['title', 'short-name', 'abstract-fallback'];
+const SOURCES_READ = args.reading === 'title' ? ['title', 'short-name'] : ['title', 'short-name', 'abstract-fallback'];
 /**
  * Each fold's lexicon learned from the other fold — with the default cues and habits unless `titleCues`
  * (learnTitleCues' options, null: none) or `habits` (learnProviderUnlisted's minRecords and maxShare) say otherwise —
