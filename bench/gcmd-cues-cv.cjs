@@ -13,7 +13,8 @@
 // `--study habits`: the providers' habits (`learnProviderUnlisted`) at several (minRecords, maxShare). `--study veto`:
 // the neighbours' veto (`GcmdInferenceRules.neighbourVeto`) per field and shortest prefix.
 // `--reading title`: every study reads the title and short name only (the corpus's reading) instead.
-//   node bench/gcmd-cues-cv.cjs [--sample] [--study cues|neighbours|rules|habits|veto] [--reading fallback|title]
+// `--folds K`: K-fold instead of two-fold (each fold learns from the other K − 1).
+//   node bench/gcmd-cues-cv.cjs [--sample] [--study cues|neighbours|rules|habits|veto] [--reading fallback|title] [--folds 2]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -23,6 +24,7 @@ const args = benchArgs({
   measures: 'held-out precision / recall of the GCMD inference with title cues of each scope and threshold, two-fold cross-validation inside the dev half',
   flags: {
     sample: { type: 'boolean', help: 'the 200-dataset sample snapshot instead of the full one' },
+    folds: { type: 'int', default: 2, min: 2, help: 'folds of the cross-validation within the dev half: each is measured with what the others teach (more folds learn from more records, nearer the test half\'s reading, which learns from the whole dev half)' },
     reading: { type: 'string', default: 'fallback', choices: ['fallback', 'title'], help: 'the texts read: title, short name and the abstract fallback (the rules were chosen on it), or title and short name only (the corpus\'s reading, which the test half reports)' },
     study: { type: 'string', default: 'cues', choices: ['cues', 'neighbours', 'rules', 'habits', 'veto'], help: 'cues (title-cue scopes and thresholds), neighbours (short-name neighbours), rules (GcmdInferenceRules), habits (the providers\' unlisted names) or veto (the neighbours\' veto)' },
   },
@@ -51,10 +53,10 @@ const CONFIGS = [
 
 const corpus = loadSnapshot({ sample: args.sample });
 const dev = corpus.datasets.filter((d) => infer.gcmdInferenceHalf(d.id) === 'dev');
-const foldOf = (d) => parseInt(shortHash(`gcmd-cues-cv|${d.id}`, 8), 16) % 2;
-const folds = [0, 1].map((k) => dev.filter((d) => foldOf(d) === k));
+const foldOf = (d) => parseInt(shortHash(`gcmd-cues-cv|${d.id}`, 8), 16) % args.folds;
+const folds = Array.from({ length: args.folds }, (_, k) => dev.filter((d) => foldOf(d) === k));
 const words = infer.plainWords(corpus.datasets.map((d) => d.abstract));
-console.log(`dev half: ${dev.length} records (folds ${folds[0].length} / ${folds[1].length})`);
+console.log(`dev half: ${dev.length} records (folds ${folds.map((f) => f.length).join(' / ')})`);
 const pad = (s, n) => String(s).padEnd(n);
 const line = (label, sum) => console.log(`${pad(label, 38)}${sum.map((s) => {
   const p = s.inferred ? s.hit / s.inferred : 0;
@@ -65,14 +67,14 @@ const line = (label, sum) => console.log(`${pad(label, 38)}${sum.map((s) => {
 const heading = (label) => console.log(`${pad(label, 38)}${infer.GCMD_INFERRED_FIELDS.map((f) => pad(`${f} P / R / F1`, 26)).join('')}`);
 const SOURCES_READ = args.reading === 'title' ? ['title', 'short-name'] : ['title', 'short-name', 'abstract-fallback'];
 /**
- * Each fold's lexicon learned from the other fold — with the default cues and habits unless `titleCues`
+ * Each fold's lexicon learned from the other folds — with the default cues and habits unless `titleCues`
  * (learnTitleCues' options, null: none) or `habits` (learnProviderUnlisted's minRecords and maxShare) say otherwise —
  * then `measure(fold, lex)` summed.
  */
 function crossValidated(measure, { titleCues = { plainWords: words }, habits = [], familyAgreement } = {}) {
   const sum = infer.GCMD_INFERRED_FIELDS.map(() => ({ hit: 0, inferred: 0, recorded: 0 }));
-  for (const k of [0, 1]) {
-    const learnFrom = folds[1 - k];
+  for (let k = 0; k < folds.length; k++) {
+    const learnFrom = folds.filter((_, j) => j !== k).flat();
     const lex = infer.learnedGcmdLexicon(learnFrom, { plainWords: words, titleCues, familyAgreement });
     lex.unlisted = infer.learnProviderUnlisted(learnFrom, lex, ...habits);
     measure(folds[k], lex).forEach((q, i) => {
