@@ -149,6 +149,7 @@ if (args.study === 'rules') {
     { label: 'families without their company', rules: { familiesNeedTheirCompany: [] } },
     { label: 'families\' company: platforms, instr.', rules: { familiesNeedTheirCompany: ['platforms', 'instruments'] } },
     { label: 'families\' company: instruments', rules: { familiesNeedTheirCompany: ['instruments'] } },
+    { label: 'a platform after a foreign instr. counts', rules: { platformAfterForeignInstrument: false } },
   ].map((r) => ({ ...r, rules: { ...infer.DEFAULT_GCMD_INFERENCE_RULES, ...r.rules } }));
   heading('rules');
   for (const r of RULES) line(r.label, crossValidated((fold, lex) => infer.gcmdInferenceQuality(fold, { ...lex, rules: r.rules }, SOURCES_READ)));

@@ -344,6 +344,17 @@ test('rules: a family fills platforms only; a host beside a member of its series
   assert.equal(fromAbstract('Solar wind data from ACE are merged.'), ['ACE']);
   assert.equal(inferGcmdEntities({ longName: 'TRMM Precipitation Radar L2A', shortName: '', abstract: '' }, ace).platforms, ['TRMM']);
   assert.equal(read('UARS Microwave Limb Sounder Level 3AT', 'UARML3AT').platforms, ['UARS']);
+  // a platform right after an instrument it does not carry, beside the instrument's own platform, qualifies the product
+  const s5p = buildGcmdLexicon({
+    platforms: new Map([entity('SENTINEL-5P'), entity('SUOMI-NPP'), entity('NIMBUS-4'), entity('NIMBUS-7')]),
+    instruments: new Map([entity('TROPOMI'), entity('VIIRS'), entity('BUV'), entity('SBUV')]),
+  }, undefined, { learnedCarriers: new Map([['TROPOMI', new Set(['SENTINEL-5P'])], ['VIIRS', new Set(['SUOMI-NPP'])], ['BUV', new Set(['NIMBUS-4'])]]) });
+  const fromTitle = (longName: string, l = s5p) => inferGcmdEntities({ longName, shortName: '', abstract: '' }, l).platforms;
+  assert.equal(fromTitle('Sentinel-5P TROPOMI SNPP cloud product band 7 (SWIR detector) 1-Orbit L2'), ['SENTINEL-5P']);
+  assert.equal(fromTitle('Sentinel-5P TROPOMI SNPP cloud product band 7', { ...s5p, rules: { ...s5p.rules, platformAfterForeignInstrument: false } }), ['SENTINEL-5P', 'SUOMI-NPP']);
+  assert.equal(fromTitle('TROPOMI SNPP cloud product'), ['SENTINEL-5P', 'SUOMI-NPP'], 'kept where the title names no platform of the instrument (its host is added)');
+  assert.equal(fromTitle('Sentinel-5P TROPOMI and SNPP VIIRS merged clouds'), ['SENTINEL-5P', 'SUOMI-NPP']);
+  assert.equal(inferGcmdEntities({ longName: 'Merged SBUV ozone', shortName: '', abstract: 'Data from the Nimbus-4 BUV, Nimbus-7 SBUV and later instruments.' }, s5p, ['title', 'short-name', 'abstract-fallback']).platforms, ['NIMBUS-4', 'NIMBUS-7'], 'not in an abstract');
 });
 
 test('on the full snapshot: measured against CMR\'s own values (fields hidden), title and short name', () => {
@@ -428,6 +439,19 @@ test('on the full snapshot: measured against CMR\'s own values (fields hidden), 
   // the abstract adds recall and costs precision
   const withAbstract = Object.fromEntries(gcmdInferenceQuality(corpus.datasets, lex, ['title', 'short-name', 'abstract']).map((x) => [x.field, x]));
   assert.ok(withAbstract.instruments.recall > by.instruments.recall && withAbstract.instruments.precision < by.instruments.precision);
+});
+
+test('issue 38\'s bar on the test half: the corpus\'s reading (title and short name) with all it learns from the dev half', () => {
+  const corpus = loadSnapshot();
+  const dev = corpus.datasets.filter((d) => gcmdInferenceHalf(d.id) === 'dev');
+  const words = plainWords(corpus.datasets.map((d) => d.abstract));
+  const lex = learnedGcmdLexicon(dev, { plainWords: words, titleCues: { plainWords: words } });
+  lex.unlisted = learnProviderUnlisted(dev, lex);
+  // measured 2026-12-06 (bench/gcmd-inference.cjs, last rows): platforms .953 / .801, instruments .968 / .875, projects
+  // .953 / .811 (platforms .947 until a platform after a foreign instrument stopped counting)
+  for (const q of gcmdInferenceQuality(corpus.datasets, lex, ['title', 'short-name'], 'test')) {
+    assert.ok(q.precision >= 0.95 && q.recall >= 0.8, `${q.field}: ${q.precision.toFixed(3)} / ${q.recall.toFixed(3)}`);
+  }
 });
 
 test('platform series: families of like platforms, not programmes; a series is a platform name; the series of a record', () => {

@@ -174,10 +174,19 @@ export interface GcmdInferenceRules {
    * instruments.
    */
   familiesNeedTheirCompany: readonly GcmdInferredField[];
+  /**
+   * In a title or short name, a platform right after an instrument it does not carry (`GcmdLexicon.hosts`,
+   * `GcmdLexicon.carriers`), where the text names a platform that does, is not the record's: "Sentinel-5P TROPOMI SNPP
+   * cloud product" uses the S-NPP VIIRS cloud mask, and CMR lists Sentinel-5P only. Not in abstracts, whose lists lose
+   * their commas to the tokens ("Nimbus-4 BUV, Nimbus-7 SBUV"). `--study rules` (2026-12-06, evening): held-out
+   * platforms .976 / .880 → .982 / .880 (title + short name .986 → .992; five folds .971 → .977), the three S5P
+   * products' SUOMI-NPP; in the corpus 9 such records, nothing else. Default true.
+   */
+  platformAfterForeignInstrument: boolean;
 }
 
 export const DEFAULT_GCMD_INFERENCE_RULES: Readonly<GcmdInferenceRules> = Object.freeze({
-  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3, platformInsideInstrumentInProse: true, cuesNeedTheirCompany: true, dmspFlightNumbers: true, productLineHeads: true, hostsYieldToCarriers: true, familiesNeedTheirCompany: ['platforms', 'instruments'] as const,
+  familyFillsOnly: ['platforms'] as const, neighbourVeto: ['projects'] as const, vetoMinPrefix: 3, platformInsideInstrumentInProse: true, cuesNeedTheirCompany: true, dmspFlightNumbers: true, productLineHeads: true, hostsYieldToCarriers: true, familiesNeedTheirCompany: ['platforms', 'instruments'] as const, platformAfterForeignInstrument: true,
 });
 
 /** A record with CMR's values as `GcmdLexicon.neighbours` keeps it: its id and the names it lists per field. */

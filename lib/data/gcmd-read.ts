@@ -82,6 +82,10 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
         standIns.add(s.name);
         continue;
       }
+      // "Sentinel-5P TROPOMI SNPP cloud product": in a title, a platform right after an instrument it does not carry, where
+      // the title names the instrument's own platform, qualifies the product (GcmdInferenceRules.platformAfterForeignInstrument)
+      if (lex.rules.platformAfterForeignInstrument && !prose && s.field === 'platforms' && spans.some((o) => o.field === 'instruments' && o.end === s.start && !carriedBy(lex, o.name, s.name)
+        && spans.some((q) => q.field === 'platforms' && q !== s && q.name !== s.name && carriedBy(lex, o.name, q.name) === true))) continue;
       // "OCEAN WIND SPEED": in a text all in capitals, a plain word is a word (WIND the spacecraft is not meant)
       if (allCapitals && s.field !== 'projects' && s.end - s.start === 1 && lex.plainCapitals.has(tokens[s.start])) continue;
       // … and in an abstract a platform inside an instrument's name (GcmdInferenceRules.platformInsideInstrumentInProse)
@@ -183,4 +187,12 @@ export function lexiconNames(lex: GcmdLexicon, field: GcmdInferredField): Set<st
     namesByLexicon.set(lex, n);
   }
   return n[field];
+}
+
+/** Whether `platform` carries `instrument` by the lexicon's hosts and learned carriers; undefined where it knows neither. */
+function carriedBy(lex: GcmdLexicon, instrument: string, platform: string): boolean | undefined {
+  const host = lex.hosts.get(instrument);
+  const carriers = lex.carriers.get(instrument);
+  if (host === undefined && !carriers) return undefined;
+  return host === platform || !!carriers?.has(platform);
 }
