@@ -82,8 +82,9 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
         standIns.add(s.name);
         continue;
       }
-      // "Sentinel-5P TROPOMI SNPP cloud product": in a title, a platform right after an instrument it does not carry, where
-      // the title names the instrument's own platform, qualifies the product (GcmdInferenceRules.platformAfterForeignInstrument)
+      // "Sentinel-5P TROPOMI SNPP cloud product": in a title or short name, a platform right after an instrument it does not
+      // carry, where the text names the instrument's own platform, qualifies the product
+      // (GcmdInferenceRules.platformAfterForeignInstrument)
       if (lex.rules.platformAfterForeignInstrument && !prose && s.field === 'platforms' && spans.some((o) => o.field === 'instruments' && o.end === s.start && !carriedBy(lex, o.name, s.name)
         && spans.some((q) => q.field === 'platforms' && q !== s && q.name !== s.name && carriedBy(lex, o.name, q.name) === true))) continue;
       // "OCEAN WIND SPEED": in a text all in capitals, a plain word is a word (WIND the spacecraft is not meant)
