@@ -34,8 +34,8 @@ const OTHER_MISSION_CUES = /\b(?:validat\w*|overlap\w*|successor|predecessor|com
 export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLexicon, texts: readonly GcmdText[]): NamedGcmdEntities {
   const out: Record<GcmdInferredField, Set<string>> = { platforms: new Set(), instruments: new Set(), projects: new Set() };
   const denied = new Set<string>();
-  const headings = new Set<string>();
-  const standIns = new Set<string>();
+  // platforms a text names that are not the record's, in any of its texts: a product line's heading, an airborne stand-in
+  const notItsPlatforms = new Set<string>();
   for (const { text, prose } of texts) {
     const tokens = gcmdTokens(text);
     const folded = tokens.map((t) => t.toLowerCase());
@@ -64,6 +64,7 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
     // span o holds span q and is longer
     const within = (o: (typeof spans)[number], q: (typeof spans)[number]) => o.start <= q.start && o.end >= q.end && o.end - o.start > q.end - q.start;
     for (const s of spans) {
+      const plainWord = s.end - s.start === 1 && lex.plainCapitals.has(tokens[s.start]);
       if (prose && !tokens.slice(s.start, s.end).some((t) => /[A-Z]/.test(t))) continue;
       // "Swath Subset along CloudSat", "along MLS": the record follows another sensor's track; that one is not its own
       if (s.start > 0 && folded[s.start - 1] === 'along') continue;
@@ -75,11 +76,11 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
         continue;
       }
       // "TRACE-P", "TRACE-A": a plain word with a letter after a hyphen is a campaign's name, not TRACE the solar observatory
-      if (s.end - s.start === 1 && lex.plainCapitals.has(tokens[s.start]) && new RegExp(`(?<![A-Za-z0-9])${tokens[s.start].replace(/\W/g, '\\$&')}-[A-Z](?![A-Za-z0-9])`).test(text)) continue;
+      if (plainWord && new RegExp(`(?<![A-Za-z0-9])${tokens[s.start].replace(/\W/g, '\\$&')}-[A-Z](?![A-Za-z0-9])`).test(text)) continue;
       // "HyspIRI Airborne Campaign", "(GEO-CAPE) Airborne Simulator", "Pre-SWOT …": an airborne stand-in for a mission, or
       // its precursor, is not the spacecraft's (in any of the record's texts: "GEOstationary Coastal … (GEO-CAPE) Airborne")
       if (s.field === 'platforms' && ((folded[s.end] === 'airborne' && lex.spacecraft.has(s.name)) || folded[s.start - 1] === 'pre')) {
-        standIns.add(s.name);
+        notItsPlatforms.add(s.name);
         continue;
       }
       // "Sentinel-5P TROPOMI SNPP cloud product": in a title or short name, a platform right after an instrument it does not
@@ -88,7 +89,7 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
       if (lex.rules.platformAfterForeignInstrument && !prose && s.field === 'platforms' && spans.some((o) => o.field === 'instruments' && o.end === s.start && !carriedBy(lex, o.name, s.name)
         && spans.some((q) => q.field === 'platforms' && q !== s && q.name !== s.name && carriedBy(lex, o.name, q.name) === true))) continue;
       // "OCEAN WIND SPEED": in a text all in capitals, a plain word is a word (WIND the spacecraft is not meant)
-      if (allCapitals && s.field !== 'projects' && s.end - s.start === 1 && lex.plainCapitals.has(tokens[s.start])) continue;
+      if (allCapitals && s.field !== 'projects' && plainWord) continue;
       // … and in an abstract a platform inside an instrument's name (GcmdInferenceRules.platformInsideInstrumentInProse)
       const across = lex.rules.platformInsideInstrumentInProse && prose && s.field === 'platforms';
       // … and a platform inside a longer project name is the project's ("Aerosol Characterization Experiment (ACE) - Asia":
@@ -99,7 +100,7 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
       // "GPM SAPHIR on MT1": the mission heading a sensor that is on another platform is the product line's name
       const sensorOn = lex.rules.productLineHeads && s.field === 'platforms' ? spans.find((o) => o.field === 'instruments' && o.start === s.end && tokens[o.end] === 'on') : undefined;
       if (sensorOn && !spans.some((o) => o.field === 'platforms' && o.start === sensorOn.end + 1 && o.name === s.name)) {
-        headings.add(s.name); // not from the short name either ("GPM_2APRPSMT1SAPHIR")
+        notItsPlatforms.add(s.name); // not from the short name either ("GPM_2APRPSMT1SAPHIR")
         continue;
       }
       if (!inside) out[s.field].add(s.name);
@@ -109,7 +110,7 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
       if (lexiconNames(lex, 'instruments').has(m[1].toUpperCase()) && lexiconNames(lex, 'platforms').has(platform)) out.platforms.add(platform);
     }
   }
-  for (const name of [...headings, ...standIns]) out.platforms.delete(name);
+  for (const name of notItsPlatforms) out.platforms.delete(name);
   for (const name of denied) {
     out.platforms.delete(name);
     out.projects.delete(name);
