@@ -169,7 +169,7 @@ export function inferFromTexts(d: Pick<DatasetRecord, 'shortName'>, lex: GcmdLex
     // … unless the record names another member of the host's series: CrIS on "JPSS-1" (NOAA-20), not on Suomi NPP
     const series = host && lex.seriesOf.get(host);
     if (series && [...out.platforms].some((p) => p !== host && lex.seriesOf.get(p) === series)) continue;
-    if (lex.rules.hostsYieldToCarriers && [...out.platforms].some((p) => p !== host && lex.carriers.get(instrument)?.has(p))) continue;
+    if (lex.rules.hostsYieldToCarriers && [...out.platforms].some((p) => p !== host && carriedBy(lex, instrument, p))) continue;
     if (host) out.platforms.add(host);
   }
   for (const platform of out.platforms) {
