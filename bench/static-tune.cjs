@@ -8,9 +8,9 @@
 // embedding seconds beside it. Every configuration is appended to bench/tuning-log.json (the best marked chosen);
 // DEFAULT_STATIC_ENCODER_SETTINGS is set from it by hand. The test half is never read.
 //   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--sentences 1,12] [--init random,skipgram,use-lite]
-//     [--hard-negatives none,queries] [--hard-skip 0,2] [--pooling idf,mean] [--temperature 0.02,0.05] [--keep-dev-labels] [--no-log]
+//     [--hard-negatives none,queries] [--hard-skip 0,2] [--pooling idf,mean] [--tokenizer plain,bigrams --bigram-min-count 3,5] [--temperature 0.02,0.05] [--keep-dev-labels] [--no-log]
 //     [--context-noise 0.3 --context-kind distractor,places] [--seeds 42,43 (each seed, then their models together)]
-//     [--prf none,3:1,5:0.6 (query-time Rocchio feedback over the model's own first K datasets)]
+//     [--prf none,3:1,5:0.6 (query-time Rocchio feedback over the model's own first K datasets)] [--query-words all,no-stop]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
@@ -29,7 +29,7 @@ const HARD_NEGATIVE_SETS = {
   all: null,
 };
 const DEFAULT_SEED = 42; // DEFAULT_STATIC_TRAIN_CONFIG.seed
-const TOKENIZERS = { plain: { stem: 'none', stopWords: false }, stem: { stem: 's', stopWords: false }, stop: { stem: 'none', stopWords: true }, 'stem-stop': { stem: 's', stopWords: true } };
+const TOKENIZERS = { plain: { stem: 'none', stopWords: false }, stem: { stem: 's', stopWords: false }, stop: { stem: 'none', stopWords: true }, 'stem-stop': { stem: 's', stopWords: true }, bigrams: { stem: 'none', stopWords: false, bigrams: true } };
 const args = benchArgs({
   script: __filename,
   measures: 'static encoder settings on the style benchmark DEV half (nDCG@10 of the encoder alone): every configuration appended to bench/tuning-log.json',
@@ -50,8 +50,9 @@ const args = benchArgs({
     'style-per-style': { type: 'int-list', default: [300] /* DEFAULT_STATIC_PAIRS_OPTIONS */, min: 0, help: 'corpus-made queries per style in the pairs (StaticPairsOptions.stylePerStyle; 0 = all)' },
     sentences: { type: 'int-list', default: [12], min: 1, help: 'abstract sentences per record as queries (StaticPairsOptions.sentencesPerRecord)' },
     'min-count': { type: 'int-list', default: [2] /* DEFAULT_STATIC_ENCODER_SETTINGS.vocab */, min: 1, help: 'vocabulary floors tried: a token must occur in at least this many corpus texts (StaticVocabularyOptions.minCount)' },
+    'bigram-min-count': { type: 'int-list', default: [3], min: 1, help: 'with --tokenizer bigrams: vocabulary floors of the bigram tokens tried (StaticVocabularyOptions.bigramMinCount)' },
     'max-tokens': { type: 'int-list', default: [128] /* DEFAULT_STATIC_ENCODER_SETTINGS.train */, min: 1, help: 'tokens of each training text kept (StaticTrainConfig.maxTokens)' },
-    tokenizer: { type: 'list', default: ['plain'], choices: Object.keys(TOKENIZERS), help: 'tokenizers tried (S-stemming, stop words dropped; StaticTokenizer)' },
+    tokenizer: { type: 'list', default: ['plain'], choices: Object.keys(TOKENIZERS), help: 'tokenizers tried (S-stemming, stop words dropped, adjacent-word bigrams as tokens too; StaticTokenizer)' },
     pooling: { type: 'list', default: ['mean'] /* DEFAULT_STATIC_ENCODER_SETTINGS.vocab */, choices: ['idf', 'mean'], help: 'poolings tried (StaticPooling: IDF-weighted mean, or plain mean with the rows\' lengths as learned weights)' },
     'hard-negatives': { type: 'list', default: ['none'], choices: Object.keys(HARD_NEGATIVE_SETS), help: 'pair sources given a BM25-mined hard negative (StaticPairsOptions.hardNegativeSources; all = every source)' },
     'hard-skip': { type: 'int-list', default: [0], min: 0, help: 'BM25 non-answers passed over before the hard negative (StaticPairsOptions.hardNegativeSkip)' },
@@ -60,6 +61,7 @@ const args = benchArgs({
     'context-noise': { type: 'list', default: ['0'], placeholder: 'A,B,…', help: 'share of the query-side and abstract-sentence pairs whose query gets a distractor appended (up to 12 words of another record\'s first abstract sentence, seeded): the context a research question carries beside its need (an experiment; not a library setting)' },
     'context-kind': { type: 'list', default: ['distractor'], choices: ['distractor', 'places'], help: 'what --context-noise appends: up to 12 words of another record\'s first abstract sentence (distractor), or a place of the router\'s gazetteer and a period ("over Borneo from 2004 to 2009"; places), to the corpus-made and training-split queries and the abstract sentences' },
     prf: { type: 'list', default: ['none'], placeholder: 'none,K:BETA,…', help: 'query-time pseudo-relevance feedback each model is scored with (DenseScorerOptions.prf: Rocchio over its own first K datasets, weight BETA; none: one cosine pass); no retraining per setting' },
+    'query-words': { type: 'list', default: ['all'], choices: ['all', 'no-stop'], help: 'the words of a dev query the model embeds (no retraining per setting): all, or without English stop and request words (ENGLISH_STOP_WORDS: "the", "need", "which"), the documents unchanged' },
     seeds: { type: 'int-list', default: [DEFAULT_SEED], min: 0, help: 'training seeds (StaticTrainConfig.seed); with more than one, the models of all seeds together (the mean of their cosines) are scored and logged too' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
@@ -91,6 +93,13 @@ function withContextNoise(pairs, share, corpus, kind = 'distractor') {
   return pairs.map((p) => (noisy.has(p.source) && rng() < share ? { ...p, query: `${p.query} ${firsts[Math.floor(rng() * firsts.length)]}` } : p));
 }
 
+/** A dev query as the model embeds it: whole, or without stop and request words (`--query-words no-stop`). */
+function queryText(text, words) {
+  if (words === 'all') return text;
+  const { ENGLISH_STOP_WORDS } = require('../dist/lib/util/english');
+  return text.split(/\s+/).filter((w) => !ENGLISH_STOP_WORDS.has(w.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))).join(' ');
+}
+
 /** `none` → null; `K:BETA` → { k, beta }. */
 function parsePrf(text) {
   if (text === 'none') return null;
@@ -110,9 +119,10 @@ async function main() {
   const entries = [];
   const alsoExcludeIds = !args.keepDevLabels ? [...new Set([...half.qrels.values()].flatMap((m) => [...m.keys()]))] : [];
   if (alsoExcludeIds.length) console.log(`dev labels left out of the pairs too: ${alsoExcludeIds.length} datasets`);
-  for (const minCount of args.minCount) for (const pooling of args.pooling) for (const tokenizerName of args.tokenizer) for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) for (const sentencesPerRecord of args.sentences) for (const hardNegatives of args.hardNegatives) for (const hardNegativeSkip of args.hardSkip) for (const stylePerStyle of args.stylePerStyle) {
+  for (const minCount of args.minCount) for (const pooling of args.pooling) for (const tokenizerName of args.tokenizer) for (const bigramMinCount of args.bigramMinCount) for (const sourceSet of args.sources) for (const exclusionScope of args.exclusion) for (const sentencesPerRecord of args.sentences) for (const hardNegatives of args.hardNegatives) for (const hardNegativeSkip of args.hardSkip) for (const stylePerStyle of args.stylePerStyle) {
     if (hardNegatives === 'none' && hardNegativeSkip !== args.hardSkip[0]) continue; // the skip means nothing without negatives
-    const vocabOpts = { ...eo.DEFAULT_STATIC_ENCODER_SETTINGS.vocab, minCount, tokenizer: TOKENIZERS[tokenizerName], pooling };
+    if (!TOKENIZERS[tokenizerName].bigrams && bigramMinCount !== args.bigramMinCount[0]) continue; // no bigrams: their floor means nothing
+    const vocabOpts = { ...eo.DEFAULT_STATIC_ENCODER_SETTINGS.vocab, minCount, tokenizer: TOKENIZERS[tokenizerName], pooling, ...(TOKENIZERS[tokenizerName].bigrams ? { bigramMinCount } : {}) };
     const vocab = eo.buildStaticVocabulary(eo.staticVocabularyTexts(corpus), vocabOpts);
     const skipgrams = new Map(); // dim → the skip-gram table of this vocabulary
     const useLiteTables = new Map(); // dim → USE-lite's piece rows averaged per token of this vocabulary
@@ -152,18 +162,19 @@ async function main() {
         const te = performance.now();
         const matrix = eo.stackRows(await encoder.embed(corpus.datasets.map((d) => eo.staticDocumentText(d))), encoder.dim);
         const embedSeconds = (performance.now() - te) / 1000;
-        for (const prfText of args.prf) {
+        for (const prfText of args.prf) for (const queryWords of args.queryWords) {
           const prf = parsePrf(prfText);
           const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true, prf });
-          const vectors = await scorer.scoreBatch(dev.map((q) => q.text));
-          if (prfText === args.prf[0]) seedVectors.push(vectors);
+          const vectors = await scorer.scoreBatch(dev.map((q) => queryText(q.text, queryWords)));
+          if (prfText === args.prf[0] && queryWords === args.queryWords[0]) seedVectors.push(vectors);
           const scores = devVectorScores(eo, half, corpus, vectors);
           const settings = {
             init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), ...(useLite ? { useLiteKnownTokens: useLite.known } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, ...(Number(noiseText) > 0 ? { contextNoise: Number(noiseText), ...(contextKind !== 'distractor' ? { contextKind } : {}) } : {}),
-            ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train, ...(seed !== DEFAULT_SEED ? { seed } : {}), ...(prf ? { prf } : {}),
+            ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train, ...(seed !== DEFAULT_SEED ? { seed } : {}), ...(prf ? { prf } : {}), ...(queryWords !== 'all' ? { queryWords } : {}),
           };
-          if (prfText === args.prf[0]) seedSettings = settings; // the ensemble is of the first feedback setting's scores
-          console.log(`${JSON.stringify({ init, minCount, maxTokens, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), contextKind, schedule, kernel, seed, prf: prfText })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+          // the ensemble is of the first feedback and query-word setting's scores
+          if (prfText === args.prf[0] && queryWords === args.queryWords[0]) seedSettings = settings;
+          console.log(`${JSON.stringify({ init, minCount, ...(vocabOpts.bigramMinCount ? { bigramMinCount } : {}), maxTokens, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), contextKind, schedule, kernel, seed, prf: prfText, queryWords })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
           entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
         }
       }

@@ -308,9 +308,12 @@ test('staticCandidateRows: one row per configuration logged for every seed, its 
     entry({ batchSize: 512, learningRate: 0.005 }, 0.57, 20), entry({ batchSize: 512, learningRate: 0.005, seed: 43 }, 0.55, 20), entry({ batchSize: 512, learningRate: 0.005, seed: 44 }, 0.54, 20),
     entry({ batchSize: 4096, learningRate: 0.02 }, 0.58, 60), entry({ batchSize: 4096, learningRate: 0.02, seed: 43 }, 0.57, 60), entry({ batchSize: 4096, learningRate: 0.02, seed: 44 }, 0.57, 60),
     entry({ batchSize: 1024, learningRate: 0.01 }, 0.6, 20), // seed 42 only: not a candidate
+    // the same batch and rate with bigram tokens and a wider initial table, queried without stop words: a candidate of its own
+    ...[42, 43, 44].map((seed) => entry({ batchSize: 4096, learningRate: 0.02, initScale: 0.2, vocab: { minCount: 1, tokenizer: { stem: 'none', stopWords: false, bigrams: true }, bigramMinCount: 10 }, queryWords: 'no-stop', seed }, 0.55, 80)),
   ] });
-  assert.equal(rows.map((r) => r.batch), [512, 4096]);
-  assert.equal(rows.map((r) => r.chosen), ['', 'chosen']);
+  assert.equal(rows.map((r) => r.batch), [512, 4096, 4096]);
+  assert.equal(rows.map((r) => r.chosen), ['', 'chosen', '']);
+  assert.equal(rows.map((r) => [r['σ init'], r.tokenizer, r['query words']]), [[0.1, 'plain', 'all'], [0.1, 'plain', 'all'], [0.2, 'bigrams (≥ 10 texts)', 'no-stop']]);
   assert.equal(rows[0]['per seed'], '0.5700 / 0.5500 / 0.5400');
   assert.ok(Math.abs((rows[1]['nDCG@10 (mean of seeds 42, 43, 44)'] as number) - 0.5733333) < 1e-6);
 });

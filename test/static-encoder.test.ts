@@ -55,6 +55,37 @@ test('tokenizer: S-stemming of letter-only words and stop words dropped, each on
   }
 });
 
+test('tokenizer: bigrams of adjacent words within a phrase, no stop word in them, with their own vocabulary floor; recorded only where on', () => {
+  const t = { stem: 'none', stopWords: false, bigrams: true } as const;
+  assert.equal(staticTokens('Sea ice extent of the Arctic', t), ['sea', 'ice', 'sea+ice', 'extent', 'ice+extent', 'of', 'the', 'arctic']);
+  // not across a list, a field separator, a bracket or a sentence's end; an identifier's parts make none
+  assert.equal(staticTokens('ozone, aerosol | MOD04_L2 product. Daily (grid)', t).filter((x) => x.includes('+')), ['mod04_l2+product']);
+  assert.equal(staticTokens('v2.0 release', t), ['v2.0', 'v2', '0', 'release', 'v2.0+release']);
+  // with S-stemming, the bigram is of the stemmed words
+  assert.equal(staticTokens('fire masks', { ...t, stem: 's' }), ['fire', 'mask', 'fire+mask']);
+  const texts = ['sea ice extent', 'sea ice age', 'sea ice', 'ice extent maps'];
+  const v = buildStaticVocabulary(texts, { tokenizer: t, minCount: 1, bigramMinCount: 2 });
+  assert.ok(v.ids.has('sea+ice') && v.ids.has('ice+extent') && v.ids.has('age') && !v.ids.has('ice+age'), v.tokens.join(' '));
+  assert.equal(v.tokenizer, t);
+  throwsWith(() => buildStaticVocabulary(texts, { tokenizer: t, bigramMinCount: 0 }), 'CONFIG', /bigramMinCount/);
+  throwsWith(() => buildStaticVocabulary(texts, { tokenizer: { bigrams: 'yes' as never } }), 'CONFIG', /bigrams must be/);
+  // off, the tokenizer is recorded as before (so older models keep their ids)
+  assert.equal(buildStaticVocabulary(texts, { tokenizer: { bigrams: false } }).tokenizer, PLAIN_STATIC_TOKENIZER);
+  const table = new Float32Array(v.tokens.length * 4).map((_, i) => Math.cos(i));
+  assert.is.not(staticModelId(v, table, 4), staticModelId({ ...v, tokenizer: PLAIN_STATIC_TOKENIZER }, table, 4));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-static-bigram-'));
+  try {
+    const model = { vocab: v, dim: 4, dims: [4], table, id: staticModelId(v, table, 4) };
+    saveStaticModel(dir, model, { dataHash: 'd', config: {}, seed: 1 });
+    const back = loadStaticModel(dir);
+    assert.equal(back.vocab.tokenizer, t);
+    assert.is(back.id, model.id);
+    assert.equal([...staticText(back.vocab, 'Arctic sea ice').ids], ['sea', 'ice', 'sea+ice'].map((x) => v.ids.get(x)!));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('vocabulary: minimum count, most frequent first, IDF = ln(1 + N / df), deterministic; pooling weights sum to 1', () => {
   const texts = ['ozone column', 'ozone profile', 'sea ice', 'sea ice extent', 'rare'];
   const v = buildStaticVocabulary(texts);

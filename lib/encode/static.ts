@@ -32,10 +32,22 @@ export interface StaticTokenizer {
   stem: 's' | 'none';
   /** Drop English stop words and request words (`ENGLISH_STOP_WORDS`: "the", "need", "data"). */
   stopWords: boolean;
+  /**
+   * Also emit each pair of adjacent words as one token (`sea+surface`, `surface+temperature`), within a phrase (not
+   * across `, ; : | ( )` or a sentence's end) and neither a stop word, so a phrase gets a row of its own where its
+   * words' mean would blur it ("sea ice" is not "sea" and "ice"). Absent in checkpoints written before it: false.
+   */
+  bigrams?: boolean;
 }
 
 /** The tokenizer of the first static models: split only. */
 export const PLAIN_STATIC_TOKENIZER: Readonly<StaticTokenizer> = Object.freeze({ stem: 'none', stopWords: false });
+
+/** Joins the two words of a bigram token (never inside a word: `WORD` matches no '+'). */
+export const STATIC_BIGRAM_JOINER = '+';
+
+// what ends a phrase for bigrams: a list or field separator, a bracket, or a sentence's full stop
+const PHRASE_BREAK = /[,;:|()[\]{}!?]|\.(?=\s|$)/;
 
 const stemWord = (w: string, t: StaticTokenizer) => (t.stem === 's' && !/[\d_./-]/.test(w) ? sStem(w) : w);
 
@@ -48,10 +60,19 @@ const stemWord = (w: string, t: StaticTokenizer) => (t.stem === 's' && !/[\d_./-
 export function staticTokens(text: string, tokenizer: Readonly<StaticTokenizer> = PLAIN_STATIC_TOKENIZER): string[] {
   const out: string[] = [];
   const stop = tokenizer.stopWords ? ENGLISH_STOP_WORDS : null;
-  for (const m of text.toLowerCase().matchAll(WORD)) {
+  const lower = text.toLowerCase();
+  let previous: string | null = null; // the last word, for a bigram (null after a stop word or a phrase break)
+  let end = 0; // where the last word ended
+  for (const m of lower.matchAll(WORD)) {
     const w = m[0];
     if (!stop?.has(w)) out.push(stemWord(w, tokenizer));
     if (/[_./-]/.test(w)) for (const p of w.matchAll(PART)) if (!stop?.has(p[0])) out.push(p[0]);
+    if (tokenizer.bigrams) {
+      const word = ENGLISH_STOP_WORDS.has(w) ? null : stemWord(w, tokenizer);
+      if (previous !== null && word !== null && !PHRASE_BREAK.test(lower.slice(end, m.index))) out.push(previous + STATIC_BIGRAM_JOINER + word);
+      previous = word;
+      end = m.index + w.length;
+    }
   }
   return out;
 }
@@ -95,6 +116,8 @@ export interface StaticVocabulary {
 export interface StaticVocabularyOptions {
   /** A token must occur in at least this many texts. Default 2. */
   minCount?: number;
+  /** A bigram token (`StaticTokenizer.bigrams`) must occur in at least this many texts. Default: `minCount`. */
+  bigramMinCount?: number;
   /** At most this many tokens, the most frequent first (ties by token). Default 100,000. */
   maxTokens?: number;
   /** Stemming and stop words. Default `PLAIN_STATIC_TOKENIZER` (split only). */
@@ -112,8 +135,10 @@ export function staticPooling(p: unknown = 'idf'): StaticPooling {
 /** The vocabulary of a set of texts (e.g. every dataset's title, short name, keywords and abstract). Deterministic. */
 export function buildStaticVocabulary(texts: Iterable<string>, opts: StaticVocabularyOptions = {}): StaticVocabulary {
   const minCount = opts.minCount ?? 2;
+  const bigramMinCount = opts.bigramMinCount ?? minCount;
   const maxTokens = opts.maxTokens ?? 100_000;
   if (!(Number.isInteger(minCount) && minCount >= 1)) throw new EoError('CONFIG', `static vocabulary minCount must be an integer ≥ 1 (got ${minCount})`);
+  if (!(Number.isInteger(bigramMinCount) && bigramMinCount >= 1)) throw new EoError('CONFIG', `static vocabulary bigramMinCount must be an integer ≥ 1 (got ${bigramMinCount})`);
   if (!(Number.isInteger(maxTokens) && maxTokens >= 1)) throw new EoError('CONFIG', `static vocabulary maxTokens must be an integer ≥ 1 (got ${maxTokens})`);
   const tokenizer = staticTokenizer(opts.tokenizer);
   const pooling = staticPooling(opts.pooling);
@@ -123,7 +148,7 @@ export function buildStaticVocabulary(texts: Iterable<string>, opts: StaticVocab
     documents++;
     for (const tok of new Set(staticTokens(t, tokenizer))) df.set(tok, (df.get(tok) ?? 0) + 1);
   }
-  const kept = [...df.entries()].filter(([, n]) => n >= minCount).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, maxTokens);
+  const kept = [...df.entries()].filter(([t, n]) => n >= (t.includes(STATIC_BIGRAM_JOINER) ? bigramMinCount : minCount)).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, maxTokens);
   const tokens = kept.map(([t]) => t);
   const idf = Float32Array.from(kept.map(([, n]) => Math.log(1 + documents / n)));
   return { tokens, ids: new Map(tokens.map((t, i) => [t, i])), idf, documents, tokenizer, pooling };
@@ -134,7 +159,9 @@ export function staticTokenizer(t: Partial<StaticTokenizer> = {}): StaticTokeniz
   const out = { ...PLAIN_STATIC_TOKENIZER, ...t };
   if (out.stem !== 's' && out.stem !== 'none') throw new EoError('CONFIG', `static tokenizer stem must be "s" or "none" (got ${JSON.stringify(out.stem)})`);
   if (typeof out.stopWords !== 'boolean') throw new EoError('CONFIG', `static tokenizer stopWords must be true or false (got ${JSON.stringify(out.stopWords)})`);
-  return { stem: out.stem, stopWords: out.stopWords };
+  if (out.bigrams !== undefined && typeof out.bigrams !== 'boolean') throw new EoError('CONFIG', `static tokenizer bigrams must be true or false (got ${JSON.stringify(out.bigrams)})`);
+  // bigrams only where on, so that the tokenizers (and ids) of models written before it are unchanged
+  return { stem: out.stem, stopWords: out.stopWords, ...(out.bigrams ? { bigrams: true } : {}) };
 }
 
 /** A static embedding model as plain data: vocabulary, pooling weights and the token table (row-major, `dim` wide). */
@@ -197,7 +224,7 @@ export function staticVector(model: Pick<StaticEmbeddingModel, 'table' | 'dim'>,
 export function staticModelId(vocab: StaticVocabulary, table: Float32Array, dim: number): string {
   const bytes = new Uint8Array(table.buffer, table.byteOffset, table.byteLength);
   // the plain tokenizer adds nothing, so the ids of models written before it was recorded stay the same
-  const tok = vocab.tokenizer.stem === 'none' && !vocab.tokenizer.stopWords ? '' : JSON.stringify(vocab.tokenizer);
+  const tok = vocab.tokenizer.stem === 'none' && !vocab.tokenizer.stopWords && !vocab.tokenizer.bigrams ? '' : JSON.stringify(staticTokenizer(vocab.tokenizer));
   // so does IDF pooling, the only one before `pooling` was recorded
   const pool = vocab.pooling === 'idf' ? '' : `pooling=${vocab.pooling}`;
   return `static-${dim}@${shortHash(sha256(vocab.tokens.join('\n')) + sha256(bytes) + tok + pool, 12)}`;

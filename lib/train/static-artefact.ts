@@ -157,6 +157,14 @@ export interface StaticEncoderSettings {
  * split's titles: 3,609 of 121,416 pairs, mined in 2 s) .5745 (question .452) in 66 s against .5744 (.452) in 67 s
  * without. The two are equal within any noise; `chooseStaticSettings` (the best mean unless a cheaper one is within the
  * tie) picks the hard negatives, and the defaults follow its pick.
+ *
+ * Tried at those defaults (2026-12-06, evening), over the same seeds, against .5745 (question-style .452): adjacent-word
+ * bigrams as tokens of their own (`StaticTokenizer.bigrams`, in at least 3 / 10 corpus texts: 66,196 / 46,244
+ * tokens) .5647 / .5701 (question .455 / .468, identifier-style .714 / .725 against .753) in 80 s; the initial table's σ
+ * 0.02 / 0.05 / 0.2 .4800 / .5657 / .5619 (a random row is what a rare token keeps: at σ 0.02 the words seen in few pairs
+ * stop telling texts apart); bigrams at σ 0.2 .5621 (question .471); the queries without stop and request words
+ * (`--query-words no-stop`, the documents whole) .5733 (question .453). Bigrams help question-style queries a little and
+ * cost identifier-style ones more; none is the default.
  */
 export const DEFAULT_STATIC_ENCODER_SETTINGS: Readonly<StaticEncoderSettings> = Object.freeze({
   vocab: { minCount: 1, pooling: 'mean' as const },

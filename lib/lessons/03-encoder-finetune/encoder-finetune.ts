@@ -231,16 +231,24 @@ registerClaimCheck('03', {
 /** The query-time Rocchio feedback a logged static-encoder entry was scored with (none: one cosine pass). */
 const feedbackLabel = (prf: { k: number; beta: number } | undefined) => (prf ? `own first ${prf.k}, β ${prf.beta}` : 'none');
 
+type LoggedVocabulary = { tokenizer?: { stem?: string; stopWords?: boolean; bigrams?: boolean }; bigramMinCount?: number; pooling?: string; minCount?: number };
+
+/** A logged vocabulary's tokenizer in a word or two: `plain`, `stem+stop`, `bigrams (≥ 10 texts)`. */
+const tokenizerLabel = (vocab: LoggedVocabulary | undefined) => {
+  const tok = vocab?.tokenizer;
+  if (!tok || (tok.stem !== 's' && !tok.stopWords && !tok.bigrams)) return 'plain';
+  return [tok.stem === 's' ? 'stem' : '', tok.stopWords ? 'stop' : '', tok.bigrams ? `bigrams (≥ ${vocab?.bigramMinCount ?? '?'} texts)` : ''].filter(Boolean).join('+');
+};
+
 /** One row per static-encoder configuration of the tuning log tried with the dev labels left out of the pairs (`bench/static-tune.cjs`, unless `--keep-dev-labels`). */
 export function staticTuningRows(log: TuningLog): TableRow[] {
   return log.entries
     .filter((e) => e.system === 'static-encoder' && e.settings.devLabelsOut === true)
     .map((e) => {
-      const st = e.settings as { init?: string; vocab?: { tokenizer?: { stem?: string; stopWords?: boolean }; pooling?: string }; exclusionScope?: string; learningRate?: number; temperature?: number; epochs?: number; initScale?: number; batchSize?: number; dims?: number[]; contextNoise?: number; schedule?: string; prf?: { k: number; beta: number }; seed?: number; seeds?: number[]; ensemble?: string };
-      const tok = st.vocab?.tokenizer;
+      const st = e.settings as { init?: string; vocab?: LoggedVocabulary; exclusionScope?: string; learningRate?: number; temperature?: number; epochs?: number; initScale?: number; batchSize?: number; dims?: number[]; contextNoise?: number; schedule?: string; prf?: { k: number; beta: number }; seed?: number; seeds?: number[]; ensemble?: string; queryWords?: string };
       return {
         init: st.init ?? 'random', 'σ init': st.initScale ?? 0.1,
-        tokenizer: !tok || (tok.stem !== 's' && !tok.stopWords) ? 'plain' : [tok.stem === 's' ? 'stem' : '', tok.stopWords ? 'stop' : ''].filter(Boolean).join('+'),
+        tokenizer: tokenizerLabel(st.vocab),
         // entries logged before the pooling was a setting pooled by IDF
         pooling: st.vocab?.pooling ?? 'idf',
         'test labels left out of': st.exclusionScope === 'generated-queries' ? 'query-side sources' : 'every source',
@@ -254,7 +262,7 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
         // the training seed, or the seeds whose models were scored together (the mean of their cosines)
         seed: st.seeds ? `${st.seeds.join(' + ')} (${st.ensemble ?? 'ensemble'})` : String(st.seed ?? DEFAULT_STATIC_TRAIN_CONFIG.seed),
         // query-time Rocchio feedback the model was scored with (none: one cosine pass)
-        feedback: feedbackLabel(st.prf),
+        feedback: feedbackLabel(st.prf), 'query words': st.queryWords ?? 'all',
         'nDCG@10': e.scores['nDCG@10'], question: e.scores['question/nDCG@10'], keyword: e.scores['keyword/nDCG@10'],
         identifier: e.scores['identifier/nDCG@10'], misspelled: e.scores['misspelled/nDCG@10'],
       };
@@ -270,10 +278,11 @@ export function staticCandidateRows(log: TuningLog): TableRow[] {
   const candidates = staticSettingsCandidates(log.entries);
   const chosen = chooseStaticSettings(candidates);
   return candidates.map((c) => {
-    const st = c.settings as { batchSize?: number; learningRate?: number; temperature?: number; epochs?: number; prf?: { k: number; beta: number } };
+    const st = c.settings as { batchSize?: number; learningRate?: number; temperature?: number; epochs?: number; prf?: { k: number; beta: number }; initScale?: number; dim?: number; vocab?: LoggedVocabulary; queryWords?: string };
     return {
       batch: st.batchSize ?? null, lr: st.learningRate ?? null, τ: st.temperature ?? DEFAULT_STATIC_TRAIN_CONFIG.temperature, epochs: st.epochs ?? null,
-      feedback: feedbackLabel(st.prf),
+      dims: st.dim ?? null, 'σ init': st.initScale ?? 0.1, tokenizer: tokenizerLabel(st.vocab),
+      feedback: feedbackLabel(st.prf), 'query words': st.queryWords ?? 'all',
       [`nDCG@10 (mean of seeds ${STATIC_SETTINGS_SEEDS.join(', ')})`]: c.nDCG, 'question (mean)': c.question,
       'per seed': c.entries.map((e) => e.scores['nDCG@10'].toFixed(4)).join(' / '), 'training s (mean)': c.trainSeconds,
       chosen: c === chosen ? 'chosen' : '',
