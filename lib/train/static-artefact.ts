@@ -160,7 +160,8 @@ export interface StaticEncoderSettings {
  *
  * Tried at those defaults (2026-12-06, evening), over the same seeds, against .5745 (question-style .452): adjacent-word
  * bigrams as tokens of their own (`StaticTokenizer.bigrams`, in at least 3 / 10 corpus texts: 66,196 / 46,244
- * tokens) .5647 / .5701 (question .455 / .468, identifier-style .714 / .725 against .753) in 80 s; the initial table's σ
+ * tokens) .5647 / .5701 (question .455 / .468, identifier-style .714 / .725 against .753) in 80 s, the latter with
+ * 256 tokens per training text (bigrams double a text's tokens) .5648 (question .466); the initial table's σ
  * 0.02 / 0.05 / 0.2 .4800 / .5657 / .5619 (a random row is what a rare token keeps: at σ 0.02 the words seen in few pairs
  * stop telling texts apart); bigrams at σ 0.2 .5621 (question .471); the queries without stop and request words
  * (`--query-words no-stop`, the documents whole) .5733 (question .453). Bigrams help question-style queries a little and
