@@ -55,7 +55,8 @@ const stemWord = (w: string, t: StaticTokenizer) => (t.stem === 's' && !/[\d_./-
  * Tokens of a text: lower-cased runs of letters and digits; an identifier joined by `_ / - .` is kept whole and also
  * split into its parts (`MOD04_L2` → `mod04_l2`, `mod04`, `l2`; `NOAA-20` → `noaa-20`, `noaa`, `20`), so a query
  * meets a record whether it types the short name or its parts. With `tokenizer.stopWords`, stop words (alone or as
- * a part) are dropped; with `tokenizer.stem: 's'`, letter-only words are S-stemmed (an identifier's parts are not).
+ * a part) are dropped; with `tokenizer.stem: 's'`, letter-only words are S-stemmed (an identifier's parts are not);
+ * with `tokenizer.bigrams`, each word after the previous one of its phrase adds their bigram (`sea+ice`).
  */
 export function staticTokens(text: string, tokenizer: Readonly<StaticTokenizer> = PLAIN_STATIC_TOKENIZER): string[] {
   const out: string[] = [];
