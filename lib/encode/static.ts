@@ -66,10 +66,11 @@ export function staticTokens(text: string, tokenizer: Readonly<StaticTokenizer> 
   let end = 0; // where the last word ended
   for (const m of lower.matchAll(WORD)) {
     const w = m[0];
-    if (!stop?.has(w)) out.push(stemWord(w, tokenizer));
+    const stemmed = stemWord(w, tokenizer);
+    if (!stop?.has(w)) out.push(stemmed);
     if (/[_./-]/.test(w)) for (const p of w.matchAll(PART)) if (!stop?.has(p[0])) out.push(p[0]);
     if (tokenizer.bigrams) {
-      const word = ENGLISH_STOP_WORDS.has(w) ? null : stemWord(w, tokenizer);
+      const word = ENGLISH_STOP_WORDS.has(w) ? null : stemmed;
       if (previous !== null && word !== null && !PHRASE_BREAK.test(lower.slice(end, m.index))) out.push(previous + STATIC_BIGRAM_JOINER + word);
       previous = word;
       end = m.index + w.length;
