@@ -10,7 +10,8 @@ const { benchArgs } = require('./lib/args.cjs');
 const { printHeader } = require('./lib/header.cjs');
 const { TUNING_METRIC, TUNING_FLAGS, styleDevHalf, devVectorEvaluation, scoresLine, tuningRun, appendTuningRun, pairedDevDifference, markChosenBeyondTie } = require('./lib/tuning.cjs');
 
-const MODES = ['none', 'periods', 'places', 'places+periods'];
+const MODES = ['none', 'periods', 'places', 'places+periods', 'sentences-mean', 'sentences-max'];
+const SENTENCE_MODES = new Set(['sentences-mean', 'sentences-max']);
 const args = benchArgs({
   script: __filename,
   measures: 'the static encoder alone on the style benchmark DEV half, queries as typed or without the places and periods the router finds: appended to bench/tuning-log.json',
@@ -21,7 +22,7 @@ const args = benchArgs({
 });
 printHeader(args);
 for (const m of args.modes) if (!MODES.includes(m)) throw new Error(`--modes: ${JSON.stringify(m)} is not one of ${MODES.join(', ')}`);
-const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/train'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/router') };
+const eo = { ...require('../dist/lib'), ...require('../dist/lib/bench'), ...require('../dist/lib/train'), ...require('../dist/lib/retrieve'), ...require('../dist/lib/router'), ...require('../dist/lib/util/english') };
 
 /** Fixed "today" for open periods ("since 2015"): the cut does not depend on the day the bench runs. */
 const NOW = new Date('2026-12-01T00:00:00Z');
@@ -40,6 +41,32 @@ function cut(text, mode) {
   return /[\p{L}\p{N}]/u.test(out) ? out : text;
 }
 
+/**
+ * Each query's sentences scored apart (each with the scorer's feedback) and their scores combined per dataset by the
+ * mean or the max (`sentences-mean`, `sentences-max`): a research question's context sentence and its need sentence
+ * ("… in Gabon since 2019? I need footprint-level canopy height") each find their own datasets. One-sentence queries
+ * are scored as typed.
+ */
+async function sentenceScores(scorer, typed, mode) {
+  const split = typed.map((t) => eo.abstractSentences(t).map((x) => x.text));
+  const flat = split.flatMap((ss) => (ss.length > 1 ? ss : []));
+  const flatScores = await scorer.scoreBatch(flat);
+  const whole = await scorer.scoreBatch(typed);
+  let at = 0;
+  return split.map((ss, i) => {
+    if (ss.length <= 1) return whole[i];
+    const parts = flatScores.slice(at, at + ss.length);
+    at += ss.length;
+    const out = new Float32Array(parts[0].length);
+    for (let r = 0; r < out.length; r++) {
+      let v = mode === 'sentences-max' ? -Infinity : 0;
+      for (const p of parts) v = mode === 'sentences-max' ? Math.max(v, p[r]) : v + p[r] / parts.length;
+      out[r] = v;
+    }
+    return out;
+  });
+}
+
 async function main() {
   const corpus = eo.loadSnapshot({ sample: args.sample });
   const bench = await eo.loadOrBuildBenchmark(corpus, eo.benchmarkSettings({ sample: args.sample }));
@@ -52,9 +79,10 @@ async function main() {
   const entries = [];
   let asTyped = null;
   for (const mode of args.modes) {
-    const texts = mode === 'none' ? typed : typed.map((t) => cut(t, mode));
-    const changed = texts.filter((t, i) => t !== typed[i]).length;
-    const { scores, perQuery } = devVectorEvaluation(eo, half, corpus, await scorer.scoreBatch(texts));
+    const texts = mode === 'none' || SENTENCE_MODES.has(mode) ? typed : typed.map((t) => cut(t, mode));
+    const vectors = SENTENCE_MODES.has(mode) ? await sentenceScores(scorer, typed, mode) : await scorer.scoreBatch(texts);
+    const changed = SENTENCE_MODES.has(mode) ? typed.filter((t) => eo.abstractSentences(t).length > 1).length : texts.filter((t, i) => t !== typed[i]).length;
+    const { scores, perQuery } = devVectorEvaluation(eo, half, corpus, vectors);
     if (mode === 'none') asTyped = perQuery;
     const note = asTyped && mode !== 'none' ? pairedDevDifference(perQuery, asTyped).text : null;
     console.log(`${mode}:`.padEnd(16), scoresLine(scores, half), ` ${changed} queries changed`, note ?? '');

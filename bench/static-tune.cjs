@@ -9,7 +9,7 @@
 // DEFAULT_STATIC_ENCODER_SETTINGS is set from it by hand. The test half is never read.
 //   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--sentences 1,12] [--init random,skipgram,use-lite]
 //     [--hard-negatives none,queries] [--hard-skip 0,2] [--pooling idf,mean] [--tokenizer plain,bigrams --bigram-min-count 3,5] [--temperature 0.02,0.05] [--keep-dev-labels] [--no-log]
-//     [--context-noise 0.3 --context-kind distractor,places] [--seeds 42,43 (each seed, then their models together)]
+//     [--context-noise 0.3 --context-kind distractor,places] [--seeds 42,43 (each seed, then their models together)] [--ensemble-size 3 (each 3 consecutive seeds together)]
 //     [--prf none,3:1,5:0.6 (query-time Rocchio feedback over the model's own first K datasets)] [--query-words all,no-stop]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
@@ -63,6 +63,7 @@ const args = benchArgs({
     prf: { type: 'list', default: ['none'], placeholder: 'none,K:BETA,…', help: 'query-time pseudo-relevance feedback each model is scored with (DenseScorerOptions.prf: Rocchio over its own first K datasets, weight BETA; none: one cosine pass); no retraining per setting' },
     'query-words': { type: 'list', default: ['all'], choices: ['all', 'no-stop'], help: 'the words of a dev query the model embeds (no retraining per setting): all, or without English stop and request words (ENGLISH_STOP_WORDS: "the", "need", "which"), the documents unchanged' },
     seeds: { type: 'int-list', default: [DEFAULT_SEED], min: 0, help: 'training seeds (StaticTrainConfig.seed); with more than one, the models of all seeds together (the mean of their cosines) are scored and logged too' },
+    'ensemble-size': { type: 'int', default: 0, min: 0, help: 'with --seeds: score each run of this many consecutive seeds\' models together as one ensemble (0: all seeds together); with several, their mean is printed' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
 });
@@ -156,8 +157,10 @@ async function main() {
       const pairs = withContextNoise(made.pairs, Number(noiseText), corpus, contextKind);
       const seedVectors = [];
       let seedSettings = null;
+      const seedSeconds = [];
       for (const seed of args.seeds) {
         const result = eo.trainStaticModel(vocab, pairs, { ...train, seed }, initTable ? { init: initTable } : {});
+        seedSeconds.push(result.seconds);
         const encoder = eo.staticEncoder(result.model);
         const te = performance.now();
         const matrix = eo.stackRows(await encoder.embed(corpus.datasets.map((d) => eo.staticDocumentText(d))), encoder.dim);
@@ -178,13 +181,26 @@ async function main() {
           entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
         }
       }
-      if (seedVectors.length > 1) {
-        // the models of every seed together: each dataset scored by the mean of their cosines
-        const mean = seedVectors[0].map((v, qi) => v.map((_, r) => seedVectors.reduce((sum, sv) => sum + sv[qi][r], 0) / seedVectors.length));
+      // the models of a group of seeds together (every seed, or each run of --ensemble-size consecutive seeds): each
+      // dataset scored by the mean of their cosines
+      const size = args.ensembleSize || seedVectors.length;
+      const groups = [];
+      for (let i = 0; i + size <= seedVectors.length && size > 1; i += size) groups.push(i);
+      const groupScores = [];
+      for (const i of groups) {
+        const members = seedVectors.slice(i, i + size);
+        const seeds = args.seeds.slice(i, i + size);
+        const mean = members[0].map((v, qi) => v.map((_, r) => members.reduce((sum, sv) => sum + sv[qi][r], 0) / members.length));
         const scores = devVectorScores(eo, half, corpus, mean);
+        const trainSeconds = seedSeconds.slice(i, i + size).reduce((a, b) => a + b, 0);
+        groupScores.push(scores);
         const { seed: _seed, ...shared } = seedSettings;
-        console.log(`ensemble of seeds ${args.seeds.join(', ')} (mean cosine):  ${scoresLine(scores, half)}`);
-        entries.push(entry({ ...shared, seeds: args.seeds, ensemble: 'mean cosine' }, scores));
+        console.log(`ensemble of seeds ${seeds.join(', ')} (mean cosine):  ${scoresLine(scores, half)}  train ${trainSeconds.toFixed(0)} s`);
+        entries.push(entry({ ...shared, seeds, ensemble: 'mean cosine' }, { ...scores, trainSeconds }));
+      }
+      if (groupScores.length > 1) {
+        const mean = (k) => groupScores.reduce((a, sc) => a + sc[k], 0) / groupScores.length;
+        console.log(`mean over ${groupScores.length} ensembles of ${size}: ${METRIC} ${mean(METRIC).toFixed(4)} (question ${mean(`question/${METRIC}`).toFixed(3)}, identifier ${mean(`identifier/${METRIC}`).toFixed(3)})`);
       }
     }
   }
