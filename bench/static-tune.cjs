@@ -10,6 +10,7 @@
 //   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--sentences 1,12] [--init random,skipgram,use-lite]
 //     [--hard-negatives none,queries] [--hard-skip 0,2] [--pooling idf,mean] [--tokenizer plain,bigrams --bigram-min-count 3,5] [--temperature 0.02,0.05] [--keep-dev-labels] [--no-log]
 //     [--context-noise 0.3 --context-kind distractor,places] [--seeds 42,43 (each seed, then their models together)] [--ensemble-size 3 (each 3 consecutive seeds together)]
+//     [--members 1,3 (the library's ensemble: 3 models per seed stacked as one)]
 //     [--prf none,3:1,5:0.6 (query-time Rocchio feedback over the model's own first K datasets)] [--query-words all,no-stop]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
@@ -63,6 +64,7 @@ const args = benchArgs({
     prf: { type: 'list', default: ['none'], placeholder: 'none,K:BETA,…', help: 'query-time pseudo-relevance feedback each model is scored with (DenseScorerOptions.prf: Rocchio over its own first K datasets, weight BETA; none: one cosine pass); no retraining per setting' },
     'query-words': { type: 'list', default: ['all'], choices: ['all', 'no-stop'], help: 'the words of a dev query the model embeds (no retraining per setting): all, or without English stop and request words (ENGLISH_STOP_WORDS: "the", "need", "which"), the documents unchanged' },
     seeds: { type: 'int-list', default: [DEFAULT_SEED], min: 0, help: 'training seeds (StaticTrainConfig.seed); with more than one, the models of all seeds together (the mean of their cosines) are scored and logged too' },
+    members: { type: 'int-list', default: [1], min: 1, help: 'models per configuration and seed, stacked as one (StaticTrainConfig.members, trainStaticEnsemble: member i trains with seed + 1000·i, the cosine is the members\' mean): the library\'s ensemble, a candidate of chooseStaticSettings like any setting' },
     'ensemble-size': { type: 'int', default: 0, min: 0, help: 'with --seeds: score each run of this many consecutive seeds\' models together as one ensemble (0: all seeds together); with several, their mean is printed' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
@@ -132,12 +134,12 @@ async function main() {
     const made = eo.staticTrainingPairs(corpus, bench, { ...(SOURCE_SETS[sourceSet] ? { sources: SOURCE_SETS[sourceSet] } : {}), exclusionScope, alsoExcludeIds, sentencesPerRecord, hardNegativeSources, hardNegativeSkip, stylePerStyle });
     const withNegative = made.pairs.filter((p) => p.negative !== undefined).length;
     if (hardNegativeSources.length) console.log(`hard negatives (${hardNegatives}, skip ${hardNegativeSkip}): ${withNegative} of ${made.pairs.length} pairs; pairs made in ${((performance.now() - tp) / 1000).toFixed(0)} s`);
-    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const tauText of args.temperature) for (const scaleText of args.initScale) for (const init of args.init) for (const prefixes of args.prefixes) for (const noiseText of args.contextNoise) for (const contextKind of args.contextKind) for (const schedule of args.schedule) for (const maxTokens of args.maxTokens) for (const kernel of args.kernel) {
+    for (const dim of args.dim) for (const batchSize of args.batch) for (const epochs of args.epochs) for (const lrText of args.lr) for (const tauText of args.temperature) for (const scaleText of args.initScale) for (const init of args.init) for (const prefixes of args.prefixes) for (const noiseText of args.contextNoise) for (const contextKind of args.contextKind) for (const schedule of args.schedule) for (const maxTokens of args.maxTokens) for (const kernel of args.kernel) for (const members of args.members) {
       if (!(Number(noiseText) > 0) && contextKind !== args.contextKind[0]) continue; // no context: the kind means nothing
       const learningRate = Number(lrText);
       const temperature = Number(tauText);
       const initScale = Number(scaleText);
-      const train = { epochs, learningRate, temperature, initScale, dim, dims: prefixes === 'full' ? [dim] : [dim, dim / 2, dim / 4].filter((x) => Number.isInteger(x) && x >= 8), batchSize, maxTokens, ...(schedule !== 'constant' ? { schedule } : {}), ...(kernel !== 'js' ? { kernel } : {}) };
+      const train = { epochs, learningRate, temperature, initScale, dim, dims: prefixes === 'full' ? [dim] : [dim, dim / 2, dim / 4].filter((x) => Number.isInteger(x) && x >= 8), batchSize, maxTokens, ...(schedule !== 'constant' ? { schedule } : {}), ...(kernel !== 'js' ? { kernel } : {}), ...(members > 1 ? { members } : {}) };
       let initTable;
       let skipgram = null;
       let useLite = null;
@@ -159,7 +161,7 @@ async function main() {
       let seedSettings = null;
       const seedSeconds = [];
       for (const seed of args.seeds) {
-        const result = eo.trainStaticModel(vocab, pairs, { ...train, seed }, initTable ? { init: initTable } : {});
+        const result = eo.trainStaticEnsemble(vocab, pairs, { ...train, seed }, initTable ? { init: initTable } : {});
         seedSeconds.push(result.seconds);
         const encoder = eo.staticEncoder(result.model);
         const te = performance.now();
@@ -177,7 +179,7 @@ async function main() {
           };
           // the ensemble is of the first feedback and query-word setting's scores
           if (prfText === args.prf[0] && queryWords === args.queryWords[0]) seedSettings = settings;
-          console.log(`${JSON.stringify({ init, minCount, ...(vocabOpts.bigramMinCount ? { bigramMinCount } : {}), maxTokens, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), contextKind, schedule, kernel, seed, prf: prfText, queryWords })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+          console.log(`${JSON.stringify({ init, minCount, ...(vocabOpts.bigramMinCount ? { bigramMinCount } : {}), maxTokens, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), contextKind, schedule, kernel, members, seed, prf: prfText, queryWords })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
           entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
         }
       }
@@ -188,9 +190,9 @@ async function main() {
       for (let i = 0; i + size <= seedVectors.length && size > 1; i += size) groups.push(i);
       const groupScores = [];
       for (const i of groups) {
-        const members = seedVectors.slice(i, i + size);
+        const group = seedVectors.slice(i, i + size);
         const seeds = args.seeds.slice(i, i + size);
-        const mean = members[0].map((v, qi) => v.map((_, r) => members.reduce((sum, sv) => sum + sv[qi][r], 0) / members.length));
+        const mean = group[0].map((v, qi) => v.map((_, r) => group.reduce((sum, sv) => sum + sv[qi][r], 0) / group.length));
         const scores = devVectorScores(eo, half, corpus, mean);
         const trainSeconds = seedSeconds.slice(i, i + size).reduce((a, b) => a + b, 0);
         groupScores.push(scores);

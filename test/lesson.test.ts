@@ -316,6 +316,13 @@ test('staticCandidateRows: one row per configuration logged for every seed, its 
   assert.equal(rows.map((r) => [r['σ init'], r.tokenizer, r['query words']]), [[0.1, 'plain', 'all'], [0.1, 'plain', 'all'], [0.2, 'bigrams (≥ 10 texts)', 'no-stop']]);
   assert.equal(rows[0]['per seed'], '0.5700 / 0.5500 / 0.5400');
   assert.ok(Math.abs((rows[1]['nDCG@10 (mean of seeds 42, 43, 44)'] as number) - 0.5733333) < 1e-6);
+  assert.equal(rows.map((r) => r.models), [1, 1, 1]);
+  // three models per seed stacked as one: a candidate of its own, which wins here
+  const stacked = staticCandidateRows({ version: 1, entries: [
+    ...[42, 43, 44].map((seed) => entry({ batchSize: 4096, learningRate: 0.02, seed }, 0.57, 60)),
+    ...[42, 43, 44].map((seed) => entry({ batchSize: 4096, learningRate: 0.02, members: 3, seed }, 0.59, 120)),
+  ] });
+  assert.equal(stacked.map((r) => [r.models, r.chosen]), [[1, ''], [3, 'chosen']]);
 });
 
 test.run();

@@ -8,9 +8,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  buildStaticVocabulary, loadStaticModel, PLAIN_STATIC_TOKENIZER, saveStaticModel, staticEncoder, staticModelExists, staticModelId, staticText, staticTokens, staticVector, STATIC_VOCAB_FILE,
+  buildStaticVocabulary, loadStaticModel, PLAIN_STATIC_TOKENIZER, saveStaticModel, stackStaticModels, staticEncoder, staticModelExists, staticModelId, staticText, staticTokens, staticVector, STATIC_VOCAB_FILE,
 } from '../lib/encode/static';
 import { staticBatchGradient, staticKernel, staticScheduledRate, staticTrainingPlan, trainStaticModel, type StaticPair } from '../lib/train/static';
+import { staticMemberSeed, trainStaticEnsemble } from '../lib/train/static-ensemble';
 import { loadSnapshot } from '../lib/data/snapshot';
 import { verifyCaches } from '../lib/cli/cache';
 import { isEoError } from '../lib/errors';
@@ -304,6 +305,65 @@ test('a run stopped after an epoch resumes to the same table; the checkpoint ref
     bytes[10] ^= 0xff;
     fs.writeFileSync(wf, bytes);
     assert.throws(() => loadStaticModel(ckDir));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an ensemble of seeds: member i is the one-model run of its seed; the stacked model\'s cosine is the mean of the members\'; saved, read back and refused as one model', async () => {
+  const { pairs, texts } = toyPairs();
+  const vocab = buildStaticVocabulary(texts);
+  const cfg = { dim: 16, dims: [16, 8], epochs: 2, batchSize: 16, seed: 5 };
+  const lines: string[] = [];
+  const ens = trainStaticEnsemble(vocab, pairs, { ...cfg, members: 3 }, { onEpoch: (l) => lines.push(`${l.member}/${l.epoch}`) });
+  assert.equal(lines, ['1/1', '1/2', '2/1', '2/2', '3/1', '3/2']);
+  assert.equal(ens.curve.map((l) => l.member), [1, 1, 2, 2, 3, 3]);
+  assert.equal([ens.model.dim, ens.model.members, ens.model.dims, ens.config.members, ens.config.seed], [48, 3, [48, 24], 3, 5]);
+  assert.ok(Math.abs(ens.seconds - ens.memberResults.reduce((a, r) => a + r.seconds, 0)) < 1e-9);
+  const singles = [0, 1, 2].map((i) => trainStaticModel(vocab, pairs, { ...cfg, seed: staticMemberSeed(5, i) }).model);
+  for (const [i, m] of singles.entries()) assert.equal(Array.from(ens.memberResults[i].model.table), Array.from(m.table), `member ${i}`);
+  assert.is.not(singles[1].id, singles[0].id);
+  // one member is the one-model run itself, its id unchanged
+  const one = trainStaticEnsemble(vocab, pairs, cfg);
+  assert.is(one.model.id, singles[0].id);
+  assert.is(one.model.members, undefined);
+  // the cosine of the stacked vectors is the mean of the members' cosines, at full width and at each member's prefix
+  const dot = (u: Float32Array, v: Float32Array) => u.reduce((x, ui, i) => x + ui * v[i], 0);
+  const words = ['sst product', 'sea surface temperature', 'snow water equivalent', 'aerosol optical depth smoke'];
+  for (const dim of [48, 24]) {
+    const [a, b, c, d] = await staticEncoder(ens.model, { dim }).embed(words);
+    assert.is(a.length, dim);
+    const each = await Promise.all(singles.map((m) => staticEncoder(m, { dim: dim / 3 }).embed(words)));
+    for (const [x, y] of [[a, b], [a, c], [b, d]] as const) {
+      const i = [a, b, c, d].indexOf(x);
+      const j = [a, b, c, d].indexOf(y);
+      const mean = each.reduce((s, v) => s + dot(v[i], v[j]), 0) / 3;
+      assert.ok(Math.abs(dot(x, y) - mean) < 1e-6, `dim ${dim}: ${dot(x, y)} vs mean ${mean}`);
+    }
+    assert.ok(Math.abs(dot(a, a) - 1) < 1e-6);
+  }
+  throwsWith(() => staticEncoder(ens.model, { dim: 16 }), 'INVALID_ARGUMENT', /multiple of the model's 3 members/);
+  // stacking is checked: one model is itself; nested stacks, other widths and other vocabularies are refused by name
+  assert.is(stackStaticModels([singles[0]]), singles[0]);
+  throwsWith(() => stackStaticModels([]), 'INVALID_ARGUMENT', /no model/);
+  throwsWith(() => stackStaticModels([ens.model, singles[0]]), 'INVALID_ARGUMENT', /has 3 members already/);
+  throwsWith(() => stackStaticModels([singles[0], trainStaticModel(vocab, pairs, { ...cfg, dim: 8, dims: [8] }).model]), 'INVALID_ARGUMENT', /model 1 .* is 8 wide/);
+  const other = buildStaticVocabulary([...texts, 'zebra', 'zebra']);
+  throwsWith(() => stackStaticModels([singles[0], trainStaticModel(other, pairs, cfg).model]), 'INVALID_ARGUMENT', /another vocabulary/);
+  throwsWith(() => trainStaticModel(vocab, pairs, { ...cfg, members: 2 }), 'CONFIG', /trainStaticEnsemble trains several/);
+  throwsWith(() => trainStaticEnsemble(vocab, pairs, { ...cfg, members: 0 }), 'CONFIG', /members must be an integer/);
+  // its id says its members and differs from a one-model table of the same numbers
+  assert.match(ens.model.id, /^static-3x16-48@/);
+  assert.is.not(ens.model.id, staticModelId(vocab, ens.model.table, 48));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-static-members-'));
+  try {
+    saveStaticModel(dir, ens.model, { dataHash: ens.dataHash, config: { ...ens.config }, seed: 5 });
+    const back = loadStaticModel(dir, { dataHash: ens.dataHash });
+    assert.equal([back.id, back.members, back.dim, back.dims], [ens.model.id, 3, 48, [48, 24]]);
+    assert.equal(Array.from(staticVector(back, staticText(back.vocab, 'sst product'))), Array.from(staticVector(ens.model, staticText(vocab, 'sst product'))));
+    const ck = path.join(dir, 'checkpoint.json');
+    fs.writeFileSync(ck, fs.readFileSync(ck, 'utf8').replace('"members": 3', '"members": 5'));
+    throwsWith(() => loadStaticModel(dir), 'DATA_INVALID', /members 5 does not divide the table's 48 columns/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

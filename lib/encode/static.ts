@@ -172,8 +172,17 @@ export interface StaticEmbeddingModel {
   dim: number;
   /** `vocab.tokens.length × dim` values. */
   table: Float32Array;
-  /** Matryoshka prefixes the model was trained for, largest first (each usable alone), e.g. [256, 128, 64]. */
+  /**
+   * Matryoshka prefixes the model was trained for, largest first (each usable alone), e.g. [256, 128, 64]; of a
+   * model of several members, the members' prefixes times `members` (each member's first `d / members` components).
+   */
   dims: number[];
+  /**
+   * Models side by side (an ensemble of training seeds, `stackStaticModels`): the table's rows are `members` members'
+   * rows of `dim / members` each, a text's vector is each member's unit vector scaled by 1/√members, so that a cosine
+   * is the mean of the members' cosines. Absent: 1.
+   */
+  members?: number;
   /** Id that keys every cache of its vectors; changes with the weights. */
   id: string;
 }
@@ -198,38 +207,72 @@ export function staticText(vocab: StaticVocabulary, text: string, maxTokens = 51
 }
 
 /**
- * The weighted mean of a text's token rows, first `dim` components, unnormalised, written at `out[offset …]`: the one
- * pooling of the encoder (`staticVector`) and of its training (`lib/train/static.ts`).
+ * The weighted mean of a text's token rows, `dim` components from column `from` (default the first), unnormalised,
+ * written at `out[offset …]`: the one pooling of the encoder (`staticVector`) and of its training (`lib/train/static.ts`).
  */
-export function staticPoolInto(table: Float32Array, tableDim: number, t: StaticText, out: Float32Array, offset = 0, dim = tableDim): void {
+export function staticPoolInto(table: Float32Array, tableDim: number, t: StaticText, out: Float32Array, offset = 0, dim = tableDim, from = 0): void {
   out.fill(0, offset, offset + dim);
   for (let k = 0; k < t.ids.length; k++) {
-    const row = t.ids[k] * tableDim;
+    const row = t.ids[k] * tableDim + from;
     const w = t.weights[k];
     for (let j = 0; j < dim; j++) out[offset + j] += w * table[row + j];
   }
 }
 
-/** The pooled, L2-normalised vector of a text's first `dim` components (all zero when no token is known). */
-export function staticVector(model: Pick<StaticEmbeddingModel, 'table' | 'dim'>, t: StaticText, dim = model.dim, out = new Float32Array(dim)): Float32Array {
-  staticPoolInto(model.table, model.dim, t, out, 0, dim);
-  let n = 0;
-  for (let j = 0; j < dim; j++) n += out[j] * out[j];
-  if (n > 0) {
-    const inv = 1 / Math.sqrt(n);
-    for (let j = 0; j < dim; j++) out[j] *= inv;
+/**
+ * The pooled, L2-normalised vector of a text's first `dim` components (all zero when no token is known); of a model of
+ * several members, each member's first `dim / members` components, each member's part of length 1/√members.
+ */
+export function staticVector(model: Pick<StaticEmbeddingModel, 'table' | 'dim' | 'members'>, t: StaticText, dim = model.dim, out = new Float32Array(dim)): Float32Array {
+  const members = model.members ?? 1;
+  const width = model.dim / members;
+  const part = dim / members;
+  const scale = 1 / Math.sqrt(members);
+  for (let b = 0; b < members; b++) {
+    const o = b * part;
+    staticPoolInto(model.table, model.dim, t, out, o, part, b * width);
+    let n = 0;
+    for (let j = 0; j < part; j++) n += out[o + j] * out[o + j];
+    if (n > 0) {
+      const inv = (members === 1 ? 1 : scale) / Math.sqrt(n);
+      for (let j = 0; j < part; j++) out[o + j] *= inv;
+    }
   }
   return out;
 }
 
+/**
+ * Models of one vocabulary and width side by side as one model of `members` (an ensemble: its cosine is the mean of
+ * theirs; `StaticEmbeddingModel.members`). Each model's rows are copied after the previous ones' in every token row.
+ */
+export function stackStaticModels(models: readonly StaticEmbeddingModel[]): StaticEmbeddingModel {
+  if (!models.length) throw new EoError('INVALID_ARGUMENT', 'stackStaticModels: no model given');
+  const [first] = models;
+  for (const [i, m] of models.entries()) {
+    if ((m.members ?? 1) !== 1) throw new EoError('INVALID_ARGUMENT', `stackStaticModels: model ${i} (${m.id}) has ${m.members} members already`);
+    if (m.dim !== first.dim || m.dims.join() !== first.dims.join()) throw new EoError('INVALID_ARGUMENT', `stackStaticModels: model ${i} (${m.id}) is ${m.dim} wide (prefixes ${m.dims}), model 0 ${first.dim} (${first.dims})`);
+    if (m.vocab !== first.vocab && (m.vocab.tokens.length !== first.vocab.tokens.length || m.vocab.tokens.some((tok, j) => tok !== first.vocab.tokens[j]) || m.vocab.pooling !== first.vocab.pooling))
+      throw new EoError('INVALID_ARGUMENT', `stackStaticModels: model ${i} (${m.id}) has another vocabulary than model 0 (${first.id})`);
+  }
+  if (models.length === 1) return first;
+  const K = models.length;
+  const D = first.dim;
+  const V = first.vocab.tokens.length;
+  const table = new Float32Array(V * D * K);
+  for (let v = 0; v < V; v++) for (let b = 0; b < K; b++) table.set(models[b].table.subarray(v * D, (v + 1) * D), (v * K + b) * D);
+  return { vocab: first.vocab, dim: D * K, table, dims: first.dims.map((d) => d * K), members: K, id: staticModelId(first.vocab, table, D * K, K) };
+}
+
 /** The id of a model: its dimensions and a hash of its vocabulary and weights. */
-export function staticModelId(vocab: StaticVocabulary, table: Float32Array, dim: number): string {
+export function staticModelId(vocab: StaticVocabulary, table: Float32Array, dim: number, members = 1): string {
   const bytes = new Uint8Array(table.buffer, table.byteOffset, table.byteLength);
   // the plain tokenizer adds nothing, so the ids of models written before it was recorded stay the same
   const tok = vocab.tokenizer.stem === 'none' && !vocab.tokenizer.stopWords && !vocab.tokenizer.bigrams ? '' : JSON.stringify(staticTokenizer(vocab.tokenizer));
   // so does IDF pooling, the only one before `pooling` was recorded
   const pool = vocab.pooling === 'idf' ? '' : `pooling=${vocab.pooling}`;
-  return `static-${dim}@${shortHash(sha256(vocab.tokens.join('\n')) + sha256(bytes) + tok + pool, 12)}`;
+  // and one member, the only models before `members`
+  const stack = members === 1 ? '' : `members=${members}`;
+  return `static-${members === 1 ? '' : `${members}x${dim / members}-`}${dim}@${shortHash(sha256(vocab.tokens.join('\n')) + sha256(bytes) + tok + pool + stack, 12)}`;
 }
 
 export interface StaticEncoderOptions {
@@ -242,7 +285,9 @@ export interface StaticEncoderOptions {
 /** The model as a `SentenceEncoder` (synchronous table lookups; unit vectors). */
 export function staticEncoder(model: StaticEmbeddingModel, opts: StaticEncoderOptions = {}): SentenceEncoder {
   const dim = opts.dim ?? model.dim;
+  const members = model.members ?? 1;
   if (!(Number.isInteger(dim) && dim >= 1 && dim <= model.dim)) throw new EoError('INVALID_ARGUMENT', `static encoder dim must be an integer in [1, ${model.dim}] (got ${dim})`);
+  if (dim % members !== 0) throw new EoError('INVALID_ARGUMENT', `static encoder dim must be a multiple of the model's ${members} members (got ${dim})`);
   return {
     id: dim === model.dim ? model.id : `${model.id}:${dim}`,
     dim,
@@ -275,7 +320,7 @@ export function saveStaticModel(dir: string, model: StaticEmbeddingModel, info: 
   writeFileAtomic(path.join(dir, STATIC_VOCAB_FILE), vocabText);
   saveCheckpoint(dir, {
     kind: STATIC_KIND,
-    config: { ...info.config, dim: model.dim, dims: model.dims, id: model.id, vocab: { file: STATIC_VOCAB_FILE, tokens: model.vocab.tokens.length, sha256: sha256(vocabText), documents: model.vocab.documents, tokenizer: model.vocab.tokenizer, pooling: model.vocab.pooling } },
+    config: { ...info.config, dim: model.dim, dims: model.dims, ...((model.members ?? 1) > 1 ? { members: model.members } : {}), id: model.id, vocab: { file: STATIC_VOCAB_FILE, tokens: model.vocab.tokens.length, sha256: sha256(vocabText), documents: model.vocab.documents, tokenizer: model.vocab.tokenizer, pooling: model.vocab.pooling } },
     seed: info.seed,
     backend: 'js',
     dataHash: info.dataHash,
@@ -303,9 +348,11 @@ export function loadStaticModel(dir: string, expect: { dataHash?: string; rebuil
     tokens, ids: new Map(tokens.map((t, i) => [t, i])), idf: idf.data, documents: vocabInfo.documents, tokenizer: staticTokenizer(vocabInfo.tokenizer), pooling: staticPooling(vocabInfo.pooling ?? 'idf'),
   };
   const dim = table.shape[1];
-  const id = staticModelId(vocab, table.data, dim);
+  const members = ck.config.members === undefined ? 1 : Number(ck.config.members);
+  if (!(Number.isInteger(members) && members >= 1 && dim % members === 0)) throw new EoError('DATA_INVALID', `${path.join(dir, 'checkpoint.json')}: members ${JSON.stringify(ck.config.members)} does not divide the table's ${dim} columns`, { file: path.join(dir, 'checkpoint.json') });
+  const id = staticModelId(vocab, table.data, dim, members);
   if (id !== ck.config.id) throw new EoError('CACHE_MISMATCH', `${dir}: the model id ${id} differs from the recorded ${String(ck.config.id)}`, { file: dir, recorded: String(ck.config.id) });
-  return { vocab, dim, table: table.data, dims: (ck.config.dims as number[]) ?? [dim], id, checkpoint: ck };
+  return { vocab, dim, table: table.data, dims: (ck.config.dims as number[]) ?? [dim], ...(members > 1 ? { members } : {}), id, checkpoint: ck };
 }
 
 /** Whether `dir` holds a static model checkpoint (of this kind). */

@@ -9,6 +9,7 @@ export * from './artefacts';
 export * from './finetune-artefact';
 export * from './corpus-pairs';
 export * from './static';
+export * from './static-ensemble';
 export * from './static-tf';
 export * from './backend-parity';
 export * from './static-pairs';

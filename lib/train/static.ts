@@ -57,6 +57,12 @@ export interface StaticTrainConfig {
    * absent, which is `js`.
    */
   kernel?: StaticKernel;
+  /**
+   * Models trained one after the other on the same pairs, member i with seed `staticMemberSeed(seed, i)`, and stacked as
+   * one (`trainStaticEnsemble` in static-ensemble.ts, `stackStaticModels`: its cosine is the mean of theirs, its table `members` times as
+   * wide). `trainStaticModel` trains one member. Default: absent, which is 1.
+   */
+  members?: number;
 }
 
 export const STATIC_SCHEDULES = ['constant', 'linear'] as const;
@@ -78,6 +84,7 @@ function checkConfig(c: StaticTrainConfig): void {
   if (!(Number.isInteger(c.maxTokens) && c.maxTokens >= 1)) throw bad('maxTokens', `must be an integer ≥ 1 (got ${c.maxTokens})`);
   if (c.schedule !== undefined && !STATIC_SCHEDULES.includes(c.schedule)) throw bad('schedule', `must be one of ${STATIC_SCHEDULES.join(', ')} (got ${JSON.stringify(c.schedule)})`);
   if (c.kernel !== undefined && !STATIC_KERNELS.includes(c.kernel)) throw bad('kernel', `must be one of ${STATIC_KERNELS.join(', ')} (got ${JSON.stringify(c.kernel)})`);
+  if (c.members !== undefined && !(Number.isInteger(c.members) && c.members >= 1)) throw bad('members', `must be an integer ≥ 1 (got ${c.members})`);
 }
 
 /** Hash of the pairs (texts, negatives, sources) and the vocabulary: what a model trained on them records. */
@@ -94,6 +101,8 @@ export interface StaticEpochLog {
   inBatchAccuracy: number;
   seconds: number;
   resumed?: boolean;
+  /** Which member of an ensemble (1-based; `trainStaticEnsemble`); absent for one model. */
+  member?: number;
 }
 
 export interface TrainStaticOptions {
@@ -260,6 +269,8 @@ export interface StaticTrainingPlan {
 export function staticTrainingPlan(vocab: StaticVocabulary, pairs: readonly StaticPair[], config: Partial<StaticTrainConfig>, init?: Float32Array): StaticTrainingPlan {
   const c: StaticTrainConfig = { ...DEFAULT_STATIC_TRAIN_CONFIG, ...config, dims: [...(config.dims ?? DEFAULT_STATIC_TRAIN_CONFIG.dims)] };
   checkConfig(c);
+  // both engines (typed arrays, tfjs) train one model; the ensemble trains its members one by one
+  if ((c.members ?? 1) > 1) throw new EoError('CONFIG', `static training members: a training run trains one model (got members ${c.members}; trainStaticEnsemble trains several)`);
   if (pairs.length < 2) throw new EoError('INVALID_ARGUMENT', `trainStaticModel: needs at least 2 pairs (got ${pairs.length})`);
   const V = vocab.tokens.length;
   if (init && init.length !== V * c.dim) throw new EoError('INVALID_ARGUMENT', `trainStaticModel: init has ${init.length} values, the table needs ${V} × ${c.dim}`);
@@ -400,3 +411,4 @@ export function trainStaticModel(vocab: StaticVocabulary, pairs: readonly Static
   const model: StaticEmbeddingModel = { vocab, dim: D, table, dims: plan.dims, id: staticModelId(vocab, table, D) };
   return { model, curve: state.curve, config: c, dataHash: plan.dataHash, sources: plan.sources, seconds: (performance.now() - t0) / 1000, kernel, ...(kernelNote ? { kernelNote } : {}) };
 }
+

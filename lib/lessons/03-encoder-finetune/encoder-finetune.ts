@@ -23,6 +23,7 @@ import { denseScorer, scoreQueries } from '../../retrieve/scorers';
 import { evaluateSystems, pairedComparisons, pairedTable } from '../../metrics/systems';
 import { chooseStaticSettings, STATIC_SETTINGS_SEEDS, STATIC_SETTINGS_TIE, staticSettingsCandidates, type StaticArtefact } from '../../train/static-artefact';
 import { DEFAULT_STATIC_TRAIN_CONFIG } from '../../train/static';
+import { staticMemberSeed } from '../../train/static-ensemble';
 import { staticCosineScorer } from '../../retrieve/static-scorer';
 import { loadOrTrainFinetunedEncoder, type FinetunedEncoderArtefact, type FinetuneTrainingSummary } from '../../train/finetune-artefact';
 import { CPU_FINETUNE_CONFIG, PAPER_FINETUNE_CONFIG, PAPER_FINETUNE_STATED, TINY_FINETUNE_CONFIG, defaultFinetuneDir, type FinetuneConfig, type FinetuneStep, type FinetuneValidation } from '../../train/finetune';
@@ -245,7 +246,7 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
   return log.entries
     .filter((e) => e.system === 'static-encoder' && e.settings.devLabelsOut === true)
     .map((e) => {
-      const st = e.settings as { init?: string; vocab?: LoggedVocabulary; exclusionScope?: string; learningRate?: number; temperature?: number; epochs?: number; initScale?: number; batchSize?: number; dims?: number[]; contextNoise?: number; schedule?: string; prf?: { k: number; beta: number }; seed?: number; seeds?: number[]; ensemble?: string; queryWords?: string };
+      const st = e.settings as { init?: string; vocab?: LoggedVocabulary; exclusionScope?: string; learningRate?: number; temperature?: number; epochs?: number; initScale?: number; batchSize?: number; dims?: number[]; contextNoise?: number; schedule?: string; prf?: { k: number; beta: number }; seed?: number; seeds?: number[]; ensemble?: string; queryWords?: string; members?: number };
       return {
         init: st.init ?? 'random', 'σ init': st.initScale ?? 0.1,
         tokenizer: tokenizerLabel(st.vocab),
@@ -261,6 +262,8 @@ export function staticTuningRows(log: TuningLog): TableRow[] {
         schedule: st.schedule ?? 'constant',
         // the training seed, or the seeds whose models were scored together (the mean of their cosines)
         seed: st.seeds ? `${st.seeds.join(' + ')} (${st.ensemble ?? 'ensemble'})` : String(st.seed ?? DEFAULT_STATIC_TRAIN_CONFIG.seed),
+        // models trained per seed and stacked as one (StaticTrainConfig.members; 1 before it was a setting)
+        models: st.members ?? 1,
         // query-time Rocchio feedback the model was scored with (none: one cosine pass)
         feedback: feedbackLabel(st.prf), 'query words': st.queryWords ?? 'all',
         'nDCG@10': e.scores['nDCG@10'], question: e.scores['question/nDCG@10'], keyword: e.scores['keyword/nDCG@10'],
@@ -278,9 +281,9 @@ export function staticCandidateRows(log: TuningLog): TableRow[] {
   const candidates = staticSettingsCandidates(log.entries);
   const chosen = chooseStaticSettings(candidates);
   return candidates.map((c) => {
-    const st = c.settings as { batchSize?: number; learningRate?: number; temperature?: number; epochs?: number; prf?: { k: number; beta: number }; initScale?: number; dim?: number; vocab?: LoggedVocabulary; queryWords?: string };
+    const st = c.settings as { batchSize?: number; learningRate?: number; temperature?: number; epochs?: number; prf?: { k: number; beta: number }; initScale?: number; dim?: number; vocab?: LoggedVocabulary; queryWords?: string; members?: number };
     return {
-      batch: st.batchSize ?? null, lr: st.learningRate ?? null, τ: st.temperature ?? DEFAULT_STATIC_TRAIN_CONFIG.temperature, epochs: st.epochs ?? null,
+      models: st.members ?? 1, batch: st.batchSize ?? null, lr: st.learningRate ?? null, τ: st.temperature ?? DEFAULT_STATIC_TRAIN_CONFIG.temperature, epochs: st.epochs ?? null,
       dims: st.dim ?? null, 'σ init': st.initScale ?? 0.1, tokenizer: tokenizerLabel(st.vocab),
       feedback: feedbackLabel(st.prf), 'query words': st.queryWords ?? 'all',
       [`nDCG@10 (mean of seeds ${STATIC_SETTINGS_SEEDS.join(', ')})`]: c.nDCG, 'question (mean)': c.question,
@@ -329,7 +332,9 @@ export async function showStaticEncoder(input: {
   compared: { id: string; label: string; run: Run }[]; source: TableSource;
 }): Promise<{ record: StaticEncoderRecord; run: Run }> {
   const { art, corpus, test } = input;
-  showTable(art.curve.map((l) => ({ epoch: l.epoch, 'MNRL loss': l.loss, 'in-batch accuracy': l.inBatchAccuracy, seconds: l.seconds })), { title: `Static encoder training (${art.model.dim} dims, Matryoshka ${art.model.dims.join('/')}; ${art.pairs.count.toLocaleString('en-US')} pairs)`, digits: 4 });
+  const members = art.model.members ?? 1;
+  const width = members > 1 ? `${members} models of ${art.model.dim / members} dims side by side (seeds ${Array.from({ length: members }, (_, i) => staticMemberSeed(art.settings.train.seed ?? DEFAULT_STATIC_TRAIN_CONFIG.seed, i)).join(', ')}), Matryoshka ${art.model.dims.map((d) => d / members).join('/')} each` : `${art.model.dim} dims, Matryoshka ${art.model.dims.join('/')}`;
+  showTable(art.curve.map((l) => ({ ...(l.member ? { model: l.member } : {}), epoch: l.epoch, 'MNRL loss': l.loss, 'in-batch accuracy': l.inBatchAccuracy, seconds: l.seconds })), { title: `Static encoder training (${width}; ${art.pairs.count.toLocaleString('en-US')} pairs)`, digits: 4 });
   showTable(Object.entries(art.pairs.bySource).map(([source, pairs]) => ({ source, pairs })), { title: `Training pairs by source (corpus and training split only; ${art.pairs.excludedRows} test-labelled datasets left out of ${art.settings.pairs.exclusionScope === 'generated-queries' ? 'the query-side sources: short names, corpus-made queries, training split' : 'every source'})` });
   const t0 = performance.now();
   const scorer = await staticCosineScorer(art.model, corpus, { kernel: 'exact' });
