@@ -49,11 +49,12 @@ function cut(text, mode) {
  */
 async function sentenceScores(scorer, typed, mode) {
   const split = typed.map((t) => eo.abstractSentences(t).map((x) => x.text));
+  const changed = split.filter((ss) => ss.length > 1).length;
   const flat = split.flatMap((ss) => (ss.length > 1 ? ss : []));
   const flatScores = await scorer.scoreBatch(flat);
   const whole = await scorer.scoreBatch(typed);
   let at = 0;
-  return split.map((ss, i) => {
+  const vectors = split.map((ss, i) => {
     if (ss.length <= 1) return whole[i];
     const parts = flatScores.slice(at, at + ss.length);
     at += ss.length;
@@ -65,6 +66,7 @@ async function sentenceScores(scorer, typed, mode) {
     }
     return out;
   });
+  return { vectors, changed };
 }
 
 async function main() {
@@ -79,9 +81,14 @@ async function main() {
   const entries = [];
   let asTyped = null;
   for (const mode of args.modes) {
-    const texts = mode === 'none' || SENTENCE_MODES.has(mode) ? typed : typed.map((t) => cut(t, mode));
-    const vectors = SENTENCE_MODES.has(mode) ? await sentenceScores(scorer, typed, mode) : await scorer.scoreBatch(texts);
-    const changed = SENTENCE_MODES.has(mode) ? typed.filter((t) => eo.abstractSentences(t).length > 1).length : texts.filter((t, i) => t !== typed[i]).length;
+    let vectors;
+    let changed;
+    if (SENTENCE_MODES.has(mode)) ({ vectors, changed } = await sentenceScores(scorer, typed, mode));
+    else {
+      const texts = mode === 'none' ? typed : typed.map((t) => cut(t, mode));
+      vectors = await scorer.scoreBatch(texts);
+      changed = texts.filter((t, i) => t !== typed[i]).length;
+    }
     const { scores, perQuery } = devVectorEvaluation(eo, half, corpus, vectors);
     if (mode === 'none') asTyped = perQuery;
     const note = asTyped && mode !== 'none' ? pairedDevDifference(perQuery, asTyped).text : null;

@@ -234,7 +234,7 @@ export function staticVector(model: Pick<StaticEmbeddingModel, 'table' | 'dim' |
     let n = 0;
     for (let j = 0; j < part; j++) n += out[o + j] * out[o + j];
     if (n > 0) {
-      const inv = (members === 1 ? 1 : scale) / Math.sqrt(n);
+      const inv = scale / Math.sqrt(n); // scale is exactly 1 for one member
       for (let j = 0; j < part; j++) out[o + j] *= inv;
     }
   }

@@ -58,9 +58,9 @@ export interface StaticTrainConfig {
    */
   kernel?: StaticKernel;
   /**
-   * Models trained one after the other on the same pairs, member i with seed `staticMemberSeed(seed, i)`, and stacked as
-   * one (`trainStaticEnsemble` in static-ensemble.ts, `stackStaticModels`: its cosine is the mean of theirs, its table `members` times as
-   * wide). `trainStaticModel` trains one member. Default: absent, which is 1.
+   * Models trained one after the other on the same pairs, member i with seed `staticMemberSeed(seed, i)`, and stacked
+   * as one (`trainStaticEnsemble` in static-ensemble.ts, `stackStaticModels`: its cosine is the mean of theirs, its
+   * table `members` times as wide). `trainStaticModel` trains one member. Default: absent, which is 1.
    */
   members?: number;
 }
@@ -411,4 +411,3 @@ export function trainStaticModel(vocab: StaticVocabulary, pairs: readonly Static
   const model: StaticEmbeddingModel = { vocab, dim: D, table, dims: plan.dims, id: staticModelId(vocab, table, D) };
   return { model, curve: state.curve, config: c, dataHash: plan.dataHash, sources: plan.sources, seconds: (performance.now() - t0) / 1000, kernel, ...(kernelNote ? { kernelNote } : {}) };
 }
-
