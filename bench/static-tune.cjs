@@ -65,6 +65,7 @@ const args = benchArgs({
     'query-words': { type: 'list', default: ['all'], choices: ['all', 'no-stop'], help: 'the words of a dev query the model embeds (no retraining per setting): all, or without English stop and request words (ENGLISH_STOP_WORDS: "the", "need", "which"), the documents unchanged' },
     seeds: { type: 'int-list', default: [DEFAULT_SEED], min: 0, help: 'training seeds (StaticTrainConfig.seed); with more than one, the models of all seeds together (the mean of their cosines) are scored and logged too' },
     members: { type: 'int-list', default: [1], min: 1, help: 'models per configuration and seed, stacked as one (StaticTrainConfig.members, trainStaticEnsemble: member i trains with seed + 1000·i, the cosine is the members\' mean): the library\'s ensemble, a candidate of chooseStaticSettings like any setting' },
+    merge: { type: 'list', default: ['none'], choices: ['none', 'procrustes', 'procrustes-banded'], help: 'with --members K > 1: also score the members merged into one model of one width (each member\'s table rotated onto member 0\'s by orthogonal Procrustes, over the whole width or per Matryoshka band, then averaged): an ensemble at one model\'s serving cost (an experiment; not a library setting)' },
     'ensemble-size': { type: 'int', default: 0, min: 0, help: 'with --seeds: score each run of this many consecutive seeds\' models together as one ensemble (0: all seeds together); with several, their mean is printed' },
     'no-log': { type: 'boolean', help: 'print only; append nothing to the tuning log' },
   },
@@ -109,6 +110,77 @@ function parsePrf(text) {
   const m = /^(\d+):(\d*\.?\d+)$/.exec(text);
   if (!m) throw new Error(`--prf: ${JSON.stringify(text)} is neither none nor K:BETA`);
   return { k: Number(m[1]), beta: Number(m[2]) };
+}
+
+/**
+ * The polar factor U·Vᵀ of an n×n matrix M = U·Σ·Vᵀ (row-major, float64), by Newton–Schulz iteration from M / ‖M‖_F:
+ * the rotation R that brings A onto B best (‖A·R − B‖ least) when M = Aᵀ·B.
+ */
+function polarFactor(M, n) {
+  const mul = (A, B) => {
+    const C = new Float64Array(n * n);
+    for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) {
+      const a = A[i * n + k];
+      if (a === 0) continue;
+      for (let j = 0; j < n; j++) C[i * n + j] += a * B[k * n + j];
+    }
+    return C;
+  };
+  const tr = (A) => {
+    const T = new Float64Array(n * n);
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) T[j * n + i] = A[i * n + j];
+    return T;
+  };
+  let norm = 0;
+  for (const x of M) norm += x * x;
+  let X = M.map((x) => x / Math.sqrt(norm));
+  for (let it = 0; it < 100; it++) {
+    const XtX = mul(tr(X), X);
+    let off = 0;
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) off = Math.max(off, Math.abs(XtX[i * n + j] - (i === j ? 1 : 0)));
+    if (off < 1e-6) break;
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) XtX[i * n + j] = (i === j ? 3 : 0) - XtX[i * n + j];
+    X = mul(X, XtX).map((x) => x / 2);
+  }
+  return X;
+}
+
+/**
+ * Members of one vocabulary merged into one model of their width: each member's table rotated onto member 0's by
+ * orthogonal Procrustes (over the whole width, or per Matryoshka band so that each prefix stays a prefix), then the
+ * tables averaged. An experiment of this bench (--merge).
+ */
+function mergeAligned(models, banded) {
+  const [first] = models;
+  const D = first.dim;
+  const V = first.vocab.tokens.length;
+  const bands = banded ? [...first.dims].sort((a, b) => a - b).map((d, i, all) => [i ? all[i - 1] : 0, d]) : [[0, D]];
+  const table = new Float32Array(first.table);
+  for (const m of models.slice(1)) {
+    for (const [lo, hi] of bands) {
+      const n = hi - lo;
+      const M = new Float64Array(n * n);
+      for (let v = 0; v < V; v++) {
+        const a = v * D + lo;
+        for (let i = 0; i < n; i++) {
+          const x = m.table[a + i];
+          if (x === 0) continue;
+          for (let j = 0; j < n; j++) M[i * n + j] += x * first.table[a + j];
+        }
+      }
+      const R = polarFactor(M, n);
+      for (let v = 0; v < V; v++) {
+        const a = v * D + lo;
+        for (let j = 0; j < n; j++) {
+          let y = 0;
+          for (let i = 0; i < n; i++) y += m.table[a + i] * R[i * n + j];
+          table[a + j] += y;
+        }
+      }
+    }
+  }
+  for (let i = 0; i < table.length; i++) table[i] /= models.length;
+  return { vocab: first.vocab, dim: D, table, dims: first.dims, members: 1, id: eo.staticModelId(first.vocab, table, D) };
 }
 
 async function main() {
@@ -161,8 +233,10 @@ async function main() {
       let seedSettings = null;
       const seedSeconds = [];
       for (const seed of args.seeds) {
-        const result = eo.trainStaticEnsemble(vocab, pairs, { ...train, seed }, initTable ? { init: initTable } : {});
-        seedSeconds.push(result.seconds);
+        const trained = eo.trainStaticEnsemble(vocab, pairs, { ...train, seed }, initTable ? { init: initTable } : {});
+        seedSeconds.push(trained.seconds);
+        for (const merge of members > 1 ? args.merge : ['none']) {
+        const result = merge === 'none' ? trained : { ...trained, model: mergeAligned(trained.memberResults.map((r) => r.model), merge === 'procrustes-banded') };
         const encoder = eo.staticEncoder(result.model);
         const te = performance.now();
         const matrix = eo.stackRows(await encoder.embed(corpus.datasets.map((d) => eo.staticDocumentText(d))), encoder.dim);
@@ -171,16 +245,17 @@ async function main() {
           const prf = parsePrf(prfText);
           const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true, prf });
           const vectors = await scorer.scoreBatch(dev.map((q) => queryText(q.text, queryWords)));
-          if (prfText === args.prf[0] && queryWords === args.queryWords[0]) seedVectors.push(vectors);
+          if (prfText === args.prf[0] && queryWords === args.queryWords[0] && merge === (members > 1 ? args.merge[0] : 'none')) seedVectors.push(vectors);
           const scores = devVectorScores(eo, half, corpus, vectors);
           const settings = {
             init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), ...(useLite ? { useLiteKnownTokens: useLite.known } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, ...(Number(noiseText) > 0 ? { contextNoise: Number(noiseText), ...(contextKind !== 'distractor' ? { contextKind } : {}) } : {}),
-            ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train, ...(seed !== DEFAULT_SEED ? { seed } : {}), ...(prf ? { prf } : {}), ...(queryWords !== 'all' ? { queryWords } : {}),
+            ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train, ...(seed !== DEFAULT_SEED ? { seed } : {}), ...(prf ? { prf } : {}), ...(queryWords !== 'all' ? { queryWords } : {}), ...(merge !== 'none' ? { merge } : {}),
           };
           // the ensemble is of the first feedback and query-word setting's scores
-          if (prfText === args.prf[0] && queryWords === args.queryWords[0]) seedSettings = settings;
-          console.log(`${JSON.stringify({ init, minCount, ...(vocabOpts.bigramMinCount ? { bigramMinCount } : {}), maxTokens, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), contextKind, schedule, kernel, members, seed, prf: prfText, queryWords })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+          if (prfText === args.prf[0] && queryWords === args.queryWords[0] && merge === (members > 1 ? args.merge[0] : 'none')) seedSettings = settings;
+          console.log(`${JSON.stringify({ init, minCount, ...(vocabOpts.bigramMinCount ? { bigramMinCount } : {}), maxTokens, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), contextKind, schedule, kernel, members, merge, seed, prf: prfText, queryWords })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
           entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
+        }
         }
       }
       // the models of a group of seeds together (every seed, or each run of --ensemble-size consecutive seeds): each

@@ -188,12 +188,21 @@ export interface StaticEncoderSettings {
  * settings do (nine single seeds .5624–.5822) and their mean cosine reads above each (replicated over seeds 42–50 with
  * `--ensemble-size 3`: .5841 / .5881 / .5840). Beyond `STATIC_SETTINGS_TIE`, but not within `STATIC_SETTINGS_BUDGET`:
  * trained inside a cold `npm start` it took 311 s and the run about 14 minutes, past both of the issue's bars. Not the
- * default; three cheaper models (batch 1,024: 3 × 34 s) are the candidate to measure next.
+ * default.
+ *
+ * Three cheaper models (2026-12-06, late night): batch 1,024 at learning rate 0.005 (one such model .5615, question .440, in 33 s),
+ * three per seed, read .5844 / .5778 / .5821 (mean **.5814**, question .467) in 95 s: as much as the three default
+ * models at 38 % of their time, within the budget and beyond the tie of one model, so `chooseStaticSettings` takes
+ * them and they are the default. Merging the three into one table instead (each member's rows rotated onto member 0's
+ * by orthogonal Procrustes, then averaged: one model's width and serving cost; `bench/static-tune.cjs --merge`) read
+ * .5637 / .5335 / .5477, below one model: the members are not rotations of one another. A cold `npm start` with them
+ * took 12 m 21 s against one model's 12 m 4 s the same hour (docs/measurements-recorded.md, "Three cheap static models
+ * stacked as one").
  */
 export const DEFAULT_STATIC_ENCODER_SETTINGS: Readonly<StaticEncoderSettings> = Object.freeze({
   vocab: { minCount: 1, pooling: 'mean' as const },
   pairs: { exclusionScope: 'generated-queries' as const, sentencesPerRecord: 12, hardNegativeSources: [...STATIC_QUERY_SOURCES] },
-  train: { epochs: 1, learningRate: 0.02, temperature: 0.07, batchSize: 4096, maxTokens: 128, kernel: 'mlas' as const },
+  train: { epochs: 1, learningRate: 0.005, temperature: 0.07, batchSize: 1024, maxTokens: 128, kernel: 'mlas' as const, members: 3 },
 });
 
 /** `checkpoints/static/<benchmark>`. */
