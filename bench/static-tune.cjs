@@ -10,7 +10,7 @@
 //   node bench/static-tune.cjs [--sample] [--epochs 1,2] [--lr 0.02,0.05,0.1] [--sentences 1,12] [--init random,skipgram,use-lite]
 //     [--hard-negatives none,queries] [--hard-skip 0,2] [--pooling idf,mean] [--tokenizer plain,bigrams --bigram-min-count 3,5] [--temperature 0.02,0.05] [--keep-dev-labels] [--no-log]
 //     [--context-noise 0.3 --context-kind distractor,places] [--seeds 42,43 (each seed, then their models together)] [--ensemble-size 3 (each 3 consecutive seeds together)]
-//     [--members 1,3 (the library's ensemble: 3 models per seed stacked as one)]
+//     [--members 1,3 (the library's ensemble: 3 models per seed stacked as one)] [--merge none,procrustes (also the members merged into one table)]
 //     [--prf none,3:1,5:0.6 (query-time Rocchio feedback over the model's own first K datasets)] [--query-words all,no-stop]
 'use strict';
 const { benchArgs } = require('./lib/args.cjs');
@@ -236,26 +236,26 @@ async function main() {
         const trained = eo.trainStaticEnsemble(vocab, pairs, { ...train, seed }, initTable ? { init: initTable } : {});
         seedSeconds.push(trained.seconds);
         for (const merge of members > 1 ? args.merge : ['none']) {
-        const result = merge === 'none' ? trained : { ...trained, model: mergeAligned(trained.memberResults.map((r) => r.model), merge === 'procrustes-banded') };
-        const encoder = eo.staticEncoder(result.model);
-        const te = performance.now();
-        const matrix = eo.stackRows(await encoder.embed(corpus.datasets.map((d) => eo.staticDocumentText(d))), encoder.dim);
-        const embedSeconds = (performance.now() - te) / 1000;
-        for (const prfText of args.prf) for (const queryWords of args.queryWords) {
-          const prf = parsePrf(prfText);
-          const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true, prf });
-          const vectors = await scorer.scoreBatch(dev.map((q) => queryText(q.text, queryWords)));
-          if (prfText === args.prf[0] && queryWords === args.queryWords[0] && merge === (members > 1 ? args.merge[0] : 'none')) seedVectors.push(vectors);
-          const scores = devVectorScores(eo, half, corpus, vectors);
-          const settings = {
-            init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), ...(useLite ? { useLiteKnownTokens: useLite.known } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, ...(Number(noiseText) > 0 ? { contextNoise: Number(noiseText), ...(contextKind !== 'distractor' ? { contextKind } : {}) } : {}),
-            ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train, ...(seed !== DEFAULT_SEED ? { seed } : {}), ...(prf ? { prf } : {}), ...(queryWords !== 'all' ? { queryWords } : {}), ...(merge !== 'none' ? { merge } : {}),
-          };
-          // the ensemble is of the first feedback and query-word setting's scores
-          if (prfText === args.prf[0] && queryWords === args.queryWords[0] && merge === (members > 1 ? args.merge[0] : 'none')) seedSettings = settings;
-          console.log(`${JSON.stringify({ init, minCount, ...(vocabOpts.bigramMinCount ? { bigramMinCount } : {}), maxTokens, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), contextKind, schedule, kernel, members, merge, seed, prf: prfText, queryWords })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
-          entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
-        }
+          const result = merge === 'none' ? trained : { ...trained, model: mergeAligned(trained.memberResults.map((r) => r.model), merge === 'procrustes-banded') };
+          const encoder = eo.staticEncoder(result.model);
+          const te = performance.now();
+          const matrix = eo.stackRows(await encoder.embed(corpus.datasets.map((d) => eo.staticDocumentText(d))), encoder.dim);
+          const embedSeconds = (performance.now() - te) / 1000;
+          for (const prfText of args.prf) for (const queryWords of args.queryWords) {
+            const prf = parsePrf(prfText);
+            const scorer = eo.denseScorer(encoder, matrix, { id: 'static', label: 'Static', kernel: 'js', noCache: true, prf });
+            const vectors = await scorer.scoreBatch(dev.map((q) => queryText(q.text, queryWords)));
+            if (prfText === args.prf[0] && queryWords === args.queryWords[0] && merge === (members > 1 ? args.merge[0] : 'none')) seedVectors.push(vectors);
+            const scores = devVectorScores(eo, half, corpus, vectors);
+            const settings = {
+              init, ...(skipgram ? { skipgram: { ...skipgram.config, seconds: skipgram.seconds } } : {}), ...(useLite ? { useLiteKnownTokens: useLite.known } : {}), sources: sourceSet, sentencesPerRecord, ...(stylePerStyle !== eo.DEFAULT_STATIC_PAIRS_OPTIONS.stylePerStyle ? { stylePerStyle } : {}), exclusionScope, devLabelsOut: alsoExcludeIds.length > 0, pairs: made.pairs.length, ...(Number(noiseText) > 0 ? { contextNoise: Number(noiseText), ...(contextKind !== 'distractor' ? { contextKind } : {}) } : {}),
+              ...(hardNegativeSources.length ? { hardNegatives: { sources: hardNegatives, skip: hardNegativeSkip, pairs: withNegative } } : {}), vocab: vocabOpts, ...train, ...(seed !== DEFAULT_SEED ? { seed } : {}), ...(prf ? { prf } : {}), ...(queryWords !== 'all' ? { queryWords } : {}), ...(merge !== 'none' ? { merge } : {}),
+            };
+            // the ensemble is of the first feedback and query-word setting's scores
+            if (prfText === args.prf[0] && queryWords === args.queryWords[0] && merge === (members > 1 ? args.merge[0] : 'none')) seedSettings = settings;
+            console.log(`${JSON.stringify({ init, minCount, ...(vocabOpts.bigramMinCount ? { bigramMinCount } : {}), maxTokens, tokenizer: tokenizerName, pooling, vocabulary: vocab.tokens.length, sourceSet, sentencesPerRecord, stylePerStyle, exclusionScope, hardNegatives, hardNegativeSkip, dim, batchSize, epochs, learningRate, temperature, initScale, prefixes, contextNoise: Number(noiseText), contextKind, schedule, kernel, members, merge, seed, prf: prfText, queryWords })}  ${scoresLine(scores, half)}  train ${result.seconds.toFixed(0)} s, embed ${embedSeconds.toFixed(1)} s`);
+            entries.push(entry(settings, { ...scores, trainSeconds: result.seconds, embedSeconds }));
+          }
         }
       }
       // the models of a group of seeds together (every seed, or each run of --ensemble-size consecutive seeds): each

@@ -111,6 +111,7 @@ test('staticSettingsCandidates groups a configuration\'s seeds; chooseStaticSett
     entry({ batchSize: 1024 }, 0.9, 0, { seeds: [...STATIC_SETTINGS_SEEDS], ensemble: 'mean cosine' }), // the bench's mean of seeds' models: not a configuration
     ...three({ batchSize: 1024, members: 3 }, [0.58, 0.58, 0.58], 60), // the library's ensemble (three models per seed): one
     ...three({ batchSize: 512, devLabelsOut: false }, [0.9, 0.9, 0.9], 1), // dev labels kept in the pairs
+    ...three({ batchSize: 1024, members: 3, merge: 'procrustes' }, [0.9, 0.9, 0.9], 60), // the bench's members merged into one table: not a configuration
   ];
   const candidates = staticSettingsCandidates(entries);
   assert.equal(candidates.map((c) => [c.settings.batchSize, c.settings.members ?? 1]), [[512, 1], [1024, 1], [2048, 1], [1024, 3]]);

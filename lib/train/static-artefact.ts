@@ -69,13 +69,14 @@ export interface StaticSettingsCandidate {
  * The candidates of the static encoder's dev search in a tuning log's entries: per configuration (an entry's settings
  * less its seed), the entries of every seed of `STATIC_SETTINGS_SEEDS` (the last logged of each), among the entries
  * scored with the dev labels left out of the pairs (`devLabelsOut`) and trained on the Matryoshka prefixes (each prefix
- * is to stay usable alone); the seeds' ensembles (`ensemble`) are not configurations one model trains. Log order.
+ * is to stay usable alone); the seeds' ensembles (`ensemble`) and the members merged into one table by the bench
+ * (`merge`) are not configurations the library trains. Log order.
  */
 export function staticSettingsCandidates(entries: readonly TuningLogEntry[]): StaticSettingsCandidate[] {
   const groups = new Map<string, { settings: Record<string, unknown>; bySeed: Map<number, TuningLogEntry> }>();
   for (const e of entries) {
     const st = e.settings;
-    if (e.system !== 'static-encoder' || st.devLabelsOut !== true || st.ensemble !== undefined || !(Array.isArray(st.dims) && st.dims.length > 1)) continue;
+    if (e.system !== 'static-encoder' || st.devLabelsOut !== true || st.ensemble !== undefined || st.merge !== undefined || !(Array.isArray(st.dims) && st.dims.length > 1)) continue;
     const { seed, ...settings } = st;
     const key = JSON.stringify(settings);
     if (!groups.has(key)) groups.set(key, { settings, bySeed: new Map() });
