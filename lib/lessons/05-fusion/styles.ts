@@ -20,6 +20,7 @@ import { showMarkdown, showTable } from '../../report/display';
 import { toDataFrame } from '../../report/frame';
 import { styleTableRows, styleVerdict } from '../../report/styles';
 import type { TableRow, TableSource } from '../../report/types';
+import type { Corpus } from '../../data/types';
 import type { FusionLesson, Table2SectionInputs } from './lesson';
 import { FUSION_TEXT_KEYS } from './text-keys';
 
@@ -106,13 +107,31 @@ async function learnedRerankRun(lesson: FusionLesson, engine: SearchEngine): Pro
   return runFromScores(styles.queries.map((q) => q.id), ranked.map((r) => learnedRerankScores(model, r.final, r.rows)), corpus, 100);
 }
 
+/** How the process fitting the section's fusion records beside the notebook ended (`prefitDefaultRanking`): its exit code (null when killed), its signal, its wall seconds. */
+export interface PrefitOutcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  seconds: number;
+}
+
+/** The engines of the default-ranking section: the default, the ranking before it, and one per ablation. */
+export interface DefaultRankingEngines {
+  defaultEngine: SearchEngine;
+  beforeEngine: SearchEngine;
+  nnsscEngine: SearchEngine;
+  analyticEngine: SearchEngine;
+  plainLexicalEngine: SearchEngine;
+  selfSeededEngine: SearchEngine;
+  /** All of them, to free. */
+  all: SearchEngine[];
+}
+
 /**
- * The default ranking and one ablation per feature, per style, paired with BM25 and with the ranking before it (its
- * engines are loaded here and freed at the end).
+ * Load the default-ranking section's engines (`loadSearchEngine`: each sets and stores its fusion record on the
+ * training split where none is stored yet); `log` is the default engine's.
  */
-export async function defaultRankingSection(lesson: FusionLesson, st: StyleTable2Result): Promise<DefaultRankingResult> {
-  const { corpus, sample, styles } = lesson;
-  const defaultEngine = await loadSearchEngine(corpus, { sample, log: (l) => console.log(l) });
+export async function loadDefaultRankingEngines(corpus: Corpus, sample: boolean, log?: (line: string) => void): Promise<DefaultRankingEngines> {
+  const defaultEngine = await loadSearchEngine(corpus, { sample, log });
   // NN-SSC where its checkpoint loads, else USE-lite cosine: the semantic half before the static encoder (issue 39 step 2)
   const nnsscOrCosine = async (o: LoadSearchEngineOptions) => {
     try {
@@ -128,7 +147,21 @@ export async function defaultRankingSection(lesson: FusionLesson, st: StyleTable
   const plainLexicalEngine = await loadSearchEngine(corpus, { sample, lexical: 'bm25' });
   // the static half's feedback seeded by its own first datasets, as the encoder alone has it (issue 39)
   const selfSeededEngine = await loadSearchEngine(corpus, { sample, staticPrf: DEFAULT_STATIC_PRF });
-  const engines = [defaultEngine, beforeEngine, nnsscEngine, analyticEngine, plainLexicalEngine, selfSeededEngine];
+  const all = [defaultEngine, beforeEngine, nnsscEngine, analyticEngine, plainLexicalEngine, selfSeededEngine];
+  return { defaultEngine, beforeEngine, nnsscEngine, analyticEngine, plainLexicalEngine, selfSeededEngine, all };
+}
+
+/**
+ * The default ranking and one ablation per feature, per style, paired with BM25 and with the ranking before it (its
+ * engines are loaded here and freed at the end; with `prefit`, once the records fitted beside the notebook are stored).
+ */
+export async function defaultRankingSection(lesson: FusionLesson, st: StyleTable2Result, prefit?: Promise<PrefitOutcome>): Promise<DefaultRankingResult> {
+  const { corpus, sample, styles } = lesson;
+  // the engines' fusion records fitted beside the notebook (prefitDefaultRanking): wait for them rather than fit them twice
+  const fitted = prefit ? await prefit : null;
+  if (fitted && fitted.code !== 0) console.log(`the fusion records' fitting beside the notebook ended with ${fitted.signal ?? `code ${fitted.code}`}: the engines set what is missing here`);
+  const engines = await loadDefaultRankingEngines(corpus, sample, (l) => console.log(l));
+  const { defaultEngine, beforeEngine, nnsscEngine, analyticEngine, plainLexicalEngine, selfSeededEngine } = engines;
   const rankingSystems = [
     { label: 'Default ranking', engine: defaultEngine, rules: true },
     { label: 'Default − identifier rule', engine: { ...defaultEngine, identifierRule: { mode: 'off' as const } }, rules: true },
@@ -159,7 +192,7 @@ export async function defaultRankingSection(lesson: FusionLesson, st: StyleTable
   showMarkdown(rankingVsBm25Stop.length ? styleVerdict(rankingVsBm25Stop, { system: 'Default ranking', reference: BM25_STOP, split: 'test' }) : '', { key: FUSION_TEXT_KEYS.rankingVsBm25Stop });
   const beforeRows = styleRows(rankingRuns, styles.queries, styles.qrels, BEFORE);
   showMarkdown(styleVerdict(beforeRows, { system: 'Default ranking', reference: 'the ranking before this change', split: 'test' }).replace('**the ranking before this change**', 'the ranking before this change'), { key: FUSION_TEXT_KEYS.rankingVsBefore });
-  for (const e of engines) e.dispose();
+  for (const e of engines.all) e.dispose();
   return { ranking: rankingRows, rankingVsBm25Stop };
 }
 

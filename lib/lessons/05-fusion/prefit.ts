@@ -1,0 +1,41 @@
+// Notebook 05, section 10's fusion records fitted in a second process while the cells before it run. On a cold run
+// the section's engines each set their α on the training split (about 70 s on one core of the 2-core machine), while
+// the other core sits idle through 05's first cells: 06–08 wait for its α records, 00–04 are done. 04 then 05 is the
+// run's longest chain, so the fitting is done beside it instead. The child loads the same engines
+// (`loadDefaultRankingEngines`) and exits; each record is written atomically, so the section, which waits for the
+// child, reads them. Whatever the child did not store (it failed, or a record is invalid) the section sets itself, as
+// it did before, with the same seeded code: the numbers do not depend on which process set a record.
+import { fork } from 'node:child_process';
+import { loadSnapshot } from '../../data/snapshot';
+import { loadDefaultRankingEngines, type PrefitOutcome } from './styles';
+
+/**
+ * Start fitting the default-ranking section's fusion records in a child process (this file run as a script, the
+ * snapshot `sample` says) and resolve once it has exited, however it ended; pass the promise to
+ * `defaultRankingSection`. The child's output is dropped: the section prints what the engines say.
+ */
+export function prefitDefaultRanking(opts: { sample: boolean }): Promise<PrefitOutcome> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = fork(__filename, opts.sample ? ['--sample'] : [], { stdio: 'ignore' });
+    const done = (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal, seconds: (Date.now() - started) / 1000 });
+    child.once('exit', done);
+    child.once('error', () => done(null, null));
+  });
+}
+
+/** The child: load every engine of the section on the snapshot, free them, exit 0 (1 on an error). */
+async function prefitChild(sample: boolean): Promise<void> {
+  const engines = await loadDefaultRankingEngines(loadSnapshot({ sample }), sample);
+  for (const e of engines.all) e.dispose();
+}
+
+if (require.main === module) {
+  prefitChild(process.argv.includes('--sample')).then(
+    () => process.exit(0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
