@@ -15,10 +15,9 @@ import { loadDefaultRankingEngines, type PrefitOutcome } from './styles';
  * `defaultRankingSection`. The child's output is dropped: the section prints what the engines say.
  */
 export function prefitDefaultRanking(opts: { sample: boolean }): Promise<PrefitOutcome> {
-  const started = Date.now();
   return new Promise((resolve) => {
     const child = fork(__filename, opts.sample ? ['--sample'] : [], { stdio: 'ignore' });
-    const done = (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal, seconds: (Date.now() - started) / 1000 });
+    const done = (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal });
     child.once('exit', done);
     child.once('error', () => done(null, null));
   });

@@ -107,11 +107,10 @@ async function learnedRerankRun(lesson: FusionLesson, engine: SearchEngine): Pro
   return runFromScores(styles.queries.map((q) => q.id), ranked.map((r) => learnedRerankScores(model, r.final, r.rows)), corpus, 100);
 }
 
-/** How the process fitting the section's fusion records beside the notebook ended (`prefitDefaultRanking`): its exit code (null when killed), its signal, its wall seconds. */
+/** How the process fitting the section's fusion records beside the notebook ended (`prefitDefaultRanking`): its exit code (null when killed) and signal. */
 export interface PrefitOutcome {
   code: number | null;
   signal: NodeJS.Signals | null;
-  seconds: number;
 }
 
 /** The engines of the default-ranking section: the default, the ranking before it, and one per ablation. */
