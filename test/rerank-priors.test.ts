@@ -199,4 +199,55 @@ test('trainRoutedReranker with the training tool: no tool result during training
   assert.not.ok(seen.some((it) => it.id === 't1' || it.id === 't2' || it.id === 'unused'));
 });
 
+test('pairwise ranker: the flat training loop gives the weights of plain SGD over per-pair difference arrays, bit for bit', () => {
+  // the reference: every (relevant, non-relevant) difference as its own array, shuffled each epoch, one SGD step each
+  const reference = (groups: RankGroup[], d: number, seed: number, epochs: number, learningRate: number, l2: number) => {
+    const rows = groups.flatMap((g) => g.x);
+    const mean = new Array(d).fill(0);
+    const std = new Array(d).fill(0);
+    for (const r of rows) for (let j = 0; j < d; j++) mean[j] += r[j] / rows.length;
+    for (const r of rows) for (let j = 0; j < d; j++) std[j] += (r[j] - mean[j]) ** 2 / rows.length;
+    for (let j = 0; j < d; j++) std[j] = Math.sqrt(std[j]) || 1;
+    const pairs: number[][] = [];
+    for (const g of groups) {
+      const zx = g.x.map((r) => r.map((v, j) => (v - mean[j]) / std[j]));
+      for (let a = 0; a < g.y.length; a++) if (g.y[a] > 0) for (let b = 0; b < g.y.length; b++) if (g.y[b] <= 0) pairs.push(zx[a].map((v, j) => v - zx[b][j]));
+    }
+    const w = new Array(d).fill(0);
+    const rng = mulberry32(seed);
+    let loss = 0;
+    for (let e = 0; e < epochs; e++) {
+      for (let i = pairs.length - 1; i > 0; i--) {
+        const k = Math.floor(rng() * (i + 1));
+        [pairs[i], pairs[k]] = [pairs[k], pairs[i]];
+      }
+      loss = 0;
+      const lr = learningRate / (1 + e * 0.1);
+      for (const p of pairs) {
+        let s = 0;
+        for (let j = 0; j < d; j++) s += w[j] * p[j];
+        loss += s > 30 ? 0 : Math.log1p(Math.exp(-s));
+        const g = 1 / (1 + Math.exp(s));
+        for (let j = 0; j < d; j++) w[j] += lr * (g * p[j] - l2 * w[j]);
+      }
+      loss /= pairs.length;
+    }
+    return { w, loss, pairs: pairs.length };
+  };
+  const rng = mulberry32(11);
+  const d = 5;
+  const groups: RankGroup[] = Array.from({ length: 30 }, (_, q) => {
+    const n = 4 + (q % 7);
+    const y = Array.from({ length: n }, (_, i) => (i === 0 || rng() < 0.2 ? 1 : 0));
+    return { x: y.map((yi) => Array.from({ length: d }, (_, j) => rng() * (j + 1) + yi * (j === 2 ? 1.5 : 0.3))), y };
+  });
+  const features = ['a', 'b', 'c', 'd', 'e'];
+  const m = trainPairwiseRanker(groups, features, { seed: 3, epochs: 7, learningRate: 0.05, l2: 0.1 });
+  const ref = reference(groups, d, 3, 7, 0.05, 0.1);
+  assert.equal(m.weights, ref.w);
+  assert.is(m.finalLoss, ref.loss);
+  assert.is(m.pairs, ref.pairs);
+  assert.ok(m.weights[2] > 0 && m.weights[2] > Math.abs(m.weights[0]), 'the informative feature gets the weight');
+});
+
 test.run();

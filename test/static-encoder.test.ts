@@ -19,7 +19,7 @@ import { benchmarkSettings, buildBenchmark, exportBenchmark } from '../lib/bench
 import { DEFAULT_RANKING, loadSearchEngine, searchBatch } from '../lib/search';
 import { loadOrTrainStaticModel, loadOrTrainStaticNnssc, STATIC_NNSSC_CONFIG } from '../lib/train/static-artefact';
 import { DEFAULT_NNSSC_CONFIG } from '../lib/train/nnssc';
-import { DEFAULT_STATIC_PRF } from '../lib/retrieve/static-scorer';
+import { DEFAULT_STATIC_PRF, staticCorpusMatrix } from '../lib/retrieve/static-scorer';
 import { rejectsWith, throwsWith } from './helpers/data';
 
 test('tokens: identifiers whole and in parts, lower case', () => {
@@ -410,6 +410,17 @@ test('the benchmark\'s static encoder: trained once, then reused; a search engin
     const again = await loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings });
     assert.is(again.trained, false);
     assert.is(again.model.id, first.model.id);
+    // read and verified once in this process: loading it again hands out that model (its pairs not made again, its table
+    // not read again), and one corpus matrix per model and corpus; a rewritten checkpoint file is read afresh
+    const third = await loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings });
+    assert.is(third.model, again.model);
+    assert.is((await staticCorpusMatrix(third.model, corpus)).matrix, (await staticCorpusMatrix(again.model, corpus)).matrix);
+    assert.is.not((await staticCorpusMatrix(third.model, { datasets: corpus.datasets.slice(0, 5) })).matrix.length, (await staticCorpusMatrix(third.model, corpus)).matrix.length);
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(path.join(staticDir, 'weights.bin'), later, later);
+    const reread = await loadOrTrainStaticModel({ corpus, bench, dir: staticDir, settings, trustInputs: true });
+    assert.is.not(reread.model, again.model);
+    assert.is(reread.model.id, again.model.id);
     // a search trusts the inputs its pairs were verified for (inputs.json) instead of making the pairs again…
     const inputs = path.join(staticDir, 'inputs.json');
     const verified = JSON.parse(fs.readFileSync(inputs, 'utf8'));

@@ -1,7 +1,6 @@
 import { EoError } from '../errors';
 import type { Qrels } from '../metrics/types';
 import { mulberry32, shuffleInPlace } from '../util/random';
-import { dotProduct } from '../util/vector';
 import type { BackboneList } from './compose';
 import { leaveOutBySource, OFFLINE_FEATURES, windowFeatures, type TrainingPriors } from './features';
 import { newTrace } from './listwise';
@@ -54,28 +53,46 @@ export function trainPairwiseRanker(groups: readonly RankGroup[], features: read
   for (const r of rows) for (let j = 0; j < d; j++) std[j] += (r[j] - mean[j]) ** 2 / rows.length;
   for (let j = 0; j < d; j++) std[j] = Math.sqrt(std[j]) || 1;
   const z = (r: number[]) => r.map((v, j) => (v - mean[j]) / std[j]);
-  const pairs: number[][] = [];
+  // every (relevant, non-relevant) difference, row after row in one buffer (float64: the numbers of per-pair arrays,
+  // without a hundred thousand small arrays to allocate and chase)
+  let count = 0;
+  for (const g of groups) {
+    let pos = 0;
+    for (const y of g.y) if (y > 0) pos++;
+    count += pos * (g.y.length - pos);
+  }
+  const diffs = new Float64Array(count * d);
+  let row = 0;
   for (const g of groups) {
     const zx = g.x.map(z);
     for (let a = 0; a < g.y.length; a++)
-      if (g.y[a] > 0) for (let b = 0; b < g.y.length; b++) if (g.y[b] <= 0) pairs.push(zx[a].map((v, j) => v - zx[b][j]));
+      if (g.y[a] > 0)
+        for (let b = 0; b < g.y.length; b++)
+          if (g.y[b] <= 0) {
+            for (let j = 0; j < d; j++) diffs[row * d + j] = zx[a][j] - zx[b][j];
+            row++;
+          }
   }
-  const w = new Array(d).fill(0);
+  const w = new Float64Array(d);
   const rng = mulberry32(config.seed);
+  // the pairs' order, shuffled in place each epoch as the pairs themselves were (the same draws, the same order)
+  const order = Array.from({ length: count }, (_, i) => i);
   let loss = 0;
   for (let e = 0; e < config.epochs; e++) {
-    shuffleInPlace(pairs, rng);
+    shuffleInPlace(order, rng);
     loss = 0;
     const lr = config.learningRate / (1 + e * 0.1);
-    for (const p of pairs) {
-      const s = dotProduct(w, p);
+    for (let i = 0; i < count; i++) {
+      const o = order[i] * d;
+      let s = 0;
+      for (let j = 0; j < d; j++) s += w[j] * diffs[o + j];
       loss += s > 30 ? 0 : Math.log1p(Math.exp(-s));
       const g = 1 / (1 + Math.exp(s)); // −dloss/ds
-      for (let j = 0; j < d; j++) w[j] += lr * (g * p[j] - config.l2 * w[j]);
+      for (let j = 0; j < d; j++) w[j] += lr * (g * diffs[o + j] - config.l2 * w[j]);
     }
-    loss = pairs.length ? loss / pairs.length : 0;
+    loss = count ? loss / count : 0;
   }
-  return { features: [...features], mean, std, weights: w, seed: config.seed, config, pairs: pairs.length, finalLoss: loss };
+  return { features: [...features], mean, std, weights: Array.from(w), seed: config.seed, config, pairs: count, finalLoss: loss };
 }
 
 /** Scores of feature rows under a linear model. */

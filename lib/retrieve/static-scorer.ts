@@ -15,10 +15,28 @@ export const STATIC_SCORER = { id: 'static', label: 'Static (corpus-trained)' } 
 /** Run tag and label of NN-SSC on the static encoder (its frozen backbone in place of USE-lite). */
 export const STATIC_NNSSC_SCORER = { id: 'nnssc-static', label: 'NN-SSC (static backbone)' } as const;
 
-/** The static encoder and every dataset's vector under it (corpus order, unit norm; `staticDocumentText`). */
+/**
+ * The corpus matrices made in this process, per model and corpus (the same objects: `loadOrTrainStaticModel` hands out
+ * one model per checkpoint and process): every engine and Table 2 cell of a notebook embeds the same ten thousand
+ * datasets with the same encoder (~2 s each). Weak keys: a model or corpus no longer used frees its matrix.
+ */
+const corpusMatrices = new WeakMap<StaticEmbeddingModel, WeakMap<readonly unknown[], Promise<Float32Array>>>();
+
+/**
+ * The static encoder and every dataset's vector under it (corpus order, unit norm; `staticDocumentText`). The matrix is
+ * shared by every caller with this model and corpus in the process: read it, never write it.
+ */
 export async function staticCorpusMatrix(model: StaticEmbeddingModel, corpus: Pick<Corpus, 'datasets'>): Promise<{ encoder: SentenceEncoder; matrix: Float32Array }> {
   const encoder = staticEncoder(model);
-  return { encoder, matrix: stackRows(await encoder.embed(corpus.datasets.map((d) => staticDocumentText(d))), encoder.dim) };
+  let byCorpus = corpusMatrices.get(model);
+  if (!byCorpus) corpusMatrices.set(model, (byCorpus = new WeakMap()));
+  let matrix = byCorpus.get(corpus.datasets);
+  if (!matrix) {
+    matrix = encoder.embed(corpus.datasets.map((d) => staticDocumentText(d))).then((rows) => stackRows(rows, encoder.dim));
+    byCorpus.set(corpus.datasets, matrix);
+    matrix.catch(() => byCorpus!.delete(corpus.datasets)); // a failure is not remembered
+  }
+  return { encoder, matrix: await matrix };
 }
 
 /**

@@ -248,6 +248,45 @@ function recordVerifiedInputs(dir: string, v: VerifiedStaticInputs): void {
   }
 }
 
+/**
+ * The checkpoints this process has read and verified, by folder and inputs: a notebook or a search engine loads the same
+ * encoder several times (notebook 05: six engines, its Table 2 cells), and making its pairs again (~3 s) and reading and
+ * hashing its table (~1 s) each time gave the same model. An entry holds while the folder's files are those it was read
+ * from (`checkpointStamp`: another process retraining it rewrites them).
+ */
+const verifiedInProcess = new Map<string, { stamp: string; artefact: StaticArtefact }>();
+
+/**
+ * The names, sizes and modification times of a checkpoint folder's files (what tells a rewritten checkpoint, or a
+ * rewritten record of the inputs it was verified for).
+ */
+function checkpointStamp(dir: string): string | null {
+  try {
+    return fs.readdirSync(dir).sort().map((f) => {
+      const st = fs.statSync(path.join(dir, f));
+      return `${f}:${st.size}:${st.mtimeMs}`;
+    }).join('|');
+  } catch {
+    return null;
+  }
+}
+
+/** The artefact this process verified for these inputs, while its folder is unchanged; else null. */
+function verifiedBefore(key: string, dir: string): StaticArtefact | null {
+  const hit = verifiedInProcess.get(key);
+  if (!hit) return null;
+  if (hit.stamp === checkpointStamp(dir)) return hit.artefact;
+  verifiedInProcess.delete(key);
+  return null;
+}
+
+/** Remember an artefact verified for these inputs (with the stamp of the folder it was read from). */
+function rememberVerified(key: string, dir: string, artefact: StaticArtefact): StaticArtefact {
+  const stamp = checkpointStamp(dir);
+  if (stamp) verifiedInProcess.set(key, { stamp, artefact });
+  return artefact;
+}
+
 /** The saved encoder in `dir`, trained on pairs of `dataHash`, as a reused artefact. */
 function reusedStaticModel(dir: string, dataHash: string, pairs: StaticArtefact['pairs'], settings: StaticEncoderSettings): StaticArtefact {
   const model = loadStaticModel(dir, { dataHash });
@@ -296,9 +335,15 @@ export async function loadOrTrainStaticModel(opts: {
   const config = { ...DEFAULT_STATIC_TRAIN_CONFIG, ...settings.train, pairs: { ...DEFAULT_STATIC_PAIRS_OPTIONS, ...settings.pairs }, vocab: settings.vocab };
   const configKey = shortHash(JSON.stringify(config));
   const inputsKey = shortHash(JSON.stringify({ corpus: corpus.hash, training: benchmarkTrainingData(bench).hash, configKey }));
+  // verified in this process already (pairs made and compared, or trusted), from files that have not changed since
+  // (a trusting load takes what a verifying one read; a verifying load only what was verified)
+  const verifiedKey = `${path.resolve(dir)}\n${inputsKey}\nverified`;
+  const trustedKey = `${path.resolve(dir)}\n${inputsKey}\ntrusted`;
+  const known = verifiedBefore(verifiedKey, dir) ?? (opts.trustInputs ? verifiedBefore(trustedKey, dir) : null);
+  if (known) return known;
   if (opts.trustInputs) {
     const trusted = trustedStaticModel(dir, inputsKey, configKey, settings);
-    if (trusted) return trusted;
+    if (trusted) return rememberVerified(trustedKey, dir, trusted);
   }
   const vocab = buildStaticVocabulary(staticVocabularyTexts(corpus), settings.vocab);
   const made = staticTrainingPairs(corpus, bench, settings.pairs);
@@ -312,7 +357,7 @@ export async function loadOrTrainStaticModel(opts: {
     if (m.config.configKey !== configKey) return 'trained with other settings';
     const reused = reusedStaticModel(dir, pairsHash, pairs, settings);
     recordVerifiedInputs(dir, { inputsKey, dataHash: pairsHash, pairs });
-    return reused;
+    return rememberVerified(verifiedKey, dir, reused);
   };
   let found = saved();
   if (typeof found !== 'string') return found;
