@@ -12,4 +12,5 @@ export * from './microbatch';
 export * from './dense-onnx';
 export * from './bm25-stop';
 export * from './static-scorer';
+export * from './score-cache';
 export * from './prf';

@@ -5,6 +5,7 @@ import { repoRoot } from '../util/paths';
 import type { SentenceEncoder } from '../encode/types';
 import { loadNnsscCheckpoint } from '../retrieve/nnssc';
 import { nnsscScorer, type NnsscScorer, type NnsscScorerOptions } from '../retrieve/nnssc-scorer';
+import { withBatchScoreCache } from '../retrieve/score-cache';
 import { checkpointExists, notebookRunCommand } from '../store/checkpoint';
 import { EoError, type EoErrorCode } from '../errors';
 import type { Checkpoint } from '../store/types';
@@ -43,6 +44,12 @@ export interface LoadNnsscOptions {
   twoStage?: NnsscScorerOptions['twoStage'];
   /** Where the onnx graphs run (`nnsscScorer`'s `onnxThread`). Default `caller`. */
   onnxThread?: NnsscScorerOptions['onnxThread'];
+  /**
+   * Keep whole batches of 64 texts or more of exact (one-stage) scoring in `<dir>/scores` (`withBatchScoreCache`): the
+   * training and test titles notebook 05 scores are what notebooks 06 and 07 and the engines' fusion weights score
+   * again. Default true; false scores every batch.
+   */
+  scoreCache?: boolean;
 }
 
 /**
@@ -58,7 +65,9 @@ export function loadNnsscScorer(corpus: Corpus, encoder: SentenceEncoder, matrix
   try {
     const pairs = opts.bench ? nnsscTrainingPairs(corpus, opts.bench, encoder.id) : undefined;
     const { model, checkpoint } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash, dataHash: pairs?.dataHash });
-    const scorer = nnsscScorer(encoder, matrix, model, { id: opts.id ?? 'nnssc', label: opts.label ?? 'NN-SSC', threads: opts.threads, noCache: opts.noCache, twoStage: opts.twoStage, onnxThread: opts.onnxThread });
+    const exact = nnsscScorer(encoder, matrix, model, { id: opts.id ?? 'nnssc', label: opts.label ?? 'NN-SSC', threads: opts.threads, noCache: opts.noCache, twoStage: opts.twoStage, onnxThread: opts.onnxThread });
+    // two-stage scores depend on first-stage scorers whose fingerprints may not name all they read: scored each time
+    const scorer = opts.scoreCache === false || opts.twoStage ? exact : withBatchScoreCache(exact, { dir: path.join(dir, 'scores'), corpusKey: corpus.hash, rows: corpus.datasets.length });
     // two hashes, named apart: the training data (the benchmark's training split, as notebook 04 prints it) and the
     // NN-SSC pairs made from it with this encoder and corpus (what the checkpoint records and the load checks)
     const checked = pairs ? ` (training data ${pairs.trainingData.hash}; its NN-SSC pairs ${pairs.dataHash} checked)` : ' (training data not checked: no benchmark given)';
