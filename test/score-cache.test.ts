@@ -76,4 +76,22 @@ test('a damaged or torn kept batch is scored again and replaced; a retrained sco
   }
 });
 
+test('a key made by a function is asked once, and only when a batch is kept or read', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-score-cache-'));
+  try {
+    let asked = 0;
+    const inner = countingScorer(8);
+    const cached = withBatchScoreCache(inner, { dir, corpusKey: () => `matrix-${++asked}`, rows: 8, minBatch: 3 });
+    await cached.scoreBatch(texts(2));
+    assert.is(asked, 0, 'a small batch needs no key');
+    await cached.scoreBatch(texts(5));
+    await cached.scoreBatch(texts(5));
+    assert.is(asked, 1);
+    assert.is(inner.calls.length, 2, 'the second batch of five was read');
+    assert.ok(fs.existsSync(batchScoreFile(inner, texts(5), { dir, corpusKey: 'matrix-1' })));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

@@ -13,8 +13,11 @@ import type { CorpusScorer } from './scorers';
 export interface BatchScoreCacheOptions {
   /** Folder of the cached batches (one `<key>.f32` file each: the rows one after the other, float32). */
   dir: string;
-  /** What the scores were computed over beside the scorer (e.g. the corpus hash): part of every key. */
-  corpusKey: string;
+  /**
+   * What the scores were computed over beside the scorer: part of every key. A string, or a function asked once, at the
+   * first batch kept or read (e.g. a hash of the corpus embeddings, which is worth making only then).
+   */
+  corpusKey: string | (() => string);
   /** Datasets per score vector (every vector of a batch has this length). */
   rows: number;
   /** Batches of fewer texts are scored, never kept (one user's query is cheaper to score than to look up). Default 64. */
@@ -27,7 +30,7 @@ function scorerPrefix(scorer: Pick<CorpusScorer, 'id' | 'fingerprint'>, corpusKe
 }
 
 /** The file a batch of `texts` is kept in: keyed by the scorer's fingerprint, `corpusKey` and every text, in order. */
-export function batchScoreFile(scorer: Pick<CorpusScorer, 'id' | 'fingerprint'>, texts: readonly string[], opts: Pick<BatchScoreCacheOptions, 'dir' | 'corpusKey'>): string {
+export function batchScoreFile(scorer: Pick<CorpusScorer, 'id' | 'fingerprint'>, texts: readonly string[], opts: { dir: string; corpusKey: string }): string {
   const key = contentHash([scorer.fingerprint ?? scorer.id, opts.corpusKey, String(texts.length), ...texts.map((t) => `${t.length}:${t}`)]).slice(0, 24);
   return path.join(opts.dir, `${scorerPrefix(scorer, opts.corpusKey)}-${key}.f32`);
 }
@@ -64,9 +67,11 @@ function pruneOtherBatches(dir: string, prefix: string): void {
  */
 export function withBatchScoreCache<S extends CorpusScorer>(scorer: S, opts: BatchScoreCacheOptions): S {
   const minBatch = opts.minBatch ?? 64;
+  let corpusKey: string | null = null;
+  const keyOpts = () => ({ dir: opts.dir, corpusKey: (corpusKey ??= typeof opts.corpusKey === 'string' ? opts.corpusKey : opts.corpusKey()) });
   const scoreBatch: CorpusScorer['scoreBatch'] = async (texts, onProgress, stages) => {
     if (texts.length < minBatch) return scorer.scoreBatch(texts, onProgress, stages);
-    const file = batchScoreFile(scorer, texts, opts);
+    const file = batchScoreFile(scorer, texts, keyOpts());
     const kept = readBatch(file, texts.length, opts.rows);
     if (kept) {
       onProgress?.(texts.length, texts.length);
@@ -80,7 +85,7 @@ export function withBatchScoreCache<S extends CorpusScorer>(scorer: S, opts: Bat
       try {
         fs.mkdirSync(opts.dir, { recursive: true });
         writeFileAtomic(file, Buffer.concat([body, Buffer.from(sha256(body), 'latin1')]));
-        pruneOtherBatches(opts.dir, scorerPrefix(scorer, opts.corpusKey));
+        pruneOtherBatches(opts.dir, scorerPrefix(scorer, keyOpts().corpusKey));
       } catch {
         // a read-only checkpoints folder: scored each time
       }

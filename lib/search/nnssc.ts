@@ -6,6 +6,7 @@ import type { SentenceEncoder } from '../encode/types';
 import { loadNnsscCheckpoint } from '../retrieve/nnssc';
 import { nnsscScorer, type NnsscScorer, type NnsscScorerOptions } from '../retrieve/nnssc-scorer';
 import { withBatchScoreCache } from '../retrieve/score-cache';
+import { shortHash } from '../util/hash';
 import { checkpointExists, notebookRunCommand } from '../store/checkpoint';
 import { EoError, type EoErrorCode } from '../errors';
 import type { Checkpoint } from '../store/types';
@@ -67,7 +68,10 @@ export function loadNnsscScorer(corpus: Corpus, encoder: SentenceEncoder, matrix
     const { model, checkpoint } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash, dataHash: pairs?.dataHash });
     const exact = nnsscScorer(encoder, matrix, model, { id: opts.id ?? 'nnssc', label: opts.label ?? 'NN-SSC', threads: opts.threads, noCache: opts.noCache, twoStage: opts.twoStage, onnxThread: opts.onnxThread });
     // two-stage scores depend on first-stage scorers whose fingerprints may not name all they read: scored each time
-    const scorer = opts.scoreCache === false || opts.twoStage ? exact : withBatchScoreCache(exact, { dir: path.join(dir, 'scores'), corpusKey: corpus.hash, rows: corpus.datasets.length });
+    // keyed by the corpus embeddings themselves (what the scores read beside the weights and the queries), not only the
+    // corpus: embeddings of another text recipe are other scores
+    const corpusKey = () => `${corpus.hash}:${shortHash(new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength))}`;
+    const scorer = opts.scoreCache === false || opts.twoStage ? exact : withBatchScoreCache(exact, { dir: path.join(dir, 'scores'), corpusKey, rows: corpus.datasets.length });
     // two hashes, named apart: the training data (the benchmark's training split, as notebook 04 prints it) and the
     // NN-SSC pairs made from it with this encoder and corpus (what the checkpoint records and the load checks)
     const checked = pairs ? ` (training data ${pairs.trainingData.hash}; its NN-SSC pairs ${pairs.dataHash} checked)` : ' (training data not checked: no benchmark given)';
