@@ -35,4 +35,19 @@ test('prefitDefaultRanking: a second process stores the default-ranking section\
   assert.not.ok(lines.some((l) => /setting α|fitting the adaptive/.test(l)), lines.join('\n'));
 });
 
+test('prefitDefaultRanking: a child that fails says why (the end of its stderr), and the outcome names its exit code', async () => {
+  const before = process.env.EO_DATA_DIR;
+  process.env.EO_DATA_DIR = '/nonexistent/eo-prefit-test'; // the child inherits it: no snapshot to load
+  try {
+    const outcome = await prefitDefaultRanking({ sample: true });
+    assert.is(outcome.code, 1);
+    assert.is(outcome.signal, null);
+    assert.match(outcome.said, /snapshot folder not found: \/nonexistent\/eo-prefit-test/);
+    assert.ok(outcome.said.length <= 2000);
+  } finally {
+    if (before === undefined) delete process.env.EO_DATA_DIR;
+    else process.env.EO_DATA_DIR = before;
+  }
+});
+
 test.run();

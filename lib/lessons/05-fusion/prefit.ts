@@ -9,17 +9,30 @@ import { fork } from 'node:child_process';
 import { loadSnapshot } from '../../data/snapshot';
 import { loadDefaultRankingEngines, type PrefitOutcome } from './styles';
 
+/** How much of the child's stderr is kept (its end: an error's message and first frames). */
+const SAID_CHARS = 2000;
+
 /**
  * Start fitting the default-ranking section's fusion records in a child process (this file run as a script, the
  * snapshot `sample` says) and resolve once it has exited, however it ended; pass the promise to
- * `defaultRankingSection`. The child's output is dropped: the section prints what the engines say.
+ * `defaultRankingSection`. The child's stdout is dropped (the section prints what the engines say); the end of its
+ * stderr comes back as `said`, so that a failed fitting says why.
  */
 export function prefitDefaultRanking(opts: { sample: boolean }): Promise<PrefitOutcome> {
   return new Promise((resolve) => {
-    const child = fork(__filename, opts.sample ? ['--sample'] : [], { stdio: 'ignore' });
-    const done = (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal });
-    child.once('exit', done);
-    child.once('error', () => done(null, null));
+    const child = fork(__filename, opts.sample ? ['--sample'] : [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    let said = '';
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => (said = (said + chunk).slice(-SAID_CHARS)));
+    let settled = false;
+    const done = (code: number | null, signal: NodeJS.Signals | null, error?: Error) => {
+      if (settled) return;
+      settled = true;
+      resolve({ code, signal, said: error ? error.message : said });
+    };
+    // 'close': the process has exited and its stderr is read to the end
+    child.once('close', (code, signal) => done(code, signal));
+    child.once('error', (e) => done(null, null, e));
   });
 }
 

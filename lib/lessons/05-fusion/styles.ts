@@ -111,6 +111,8 @@ async function learnedRerankRun(lesson: FusionLesson, engine: SearchEngine): Pro
 export interface PrefitOutcome {
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** The end of what the process wrote to stderr (its error, when it failed; at most 2,000 characters), else ''. */
+  said: string;
 }
 
 /** The engines of the default-ranking section: the default, the ranking before it, and one per ablation. */
@@ -158,7 +160,10 @@ export async function defaultRankingSection(lesson: FusionLesson, st: StyleTable
   const { corpus, sample, styles } = lesson;
   // the engines' fusion records fitted beside the notebook (prefitDefaultRanking): wait for them rather than fit them twice
   const fitted = prefit ? await prefit : null;
-  if (fitted && fitted.code !== 0) console.log(`the fusion records' fitting beside the notebook ended with ${fitted.signal ?? `code ${fitted.code}`}: the engines set what is missing here`);
+  if (fitted && fitted.code !== 0) {
+    const why = fitted.said.trim().split('\n').filter((l) => l.trim()).slice(0, 3).join(' / ');
+    console.log(`the fusion records' fitting beside the notebook ended with ${fitted.signal ?? `code ${fitted.code}`}${why ? ` (${why})` : ''}: the engines set what is missing here`);
+  }
   const engines = await loadDefaultRankingEngines(corpus, sample, (l) => console.log(l));
   const { defaultEngine, beforeEngine, nnsscEngine, analyticEngine, plainLexicalEngine, selfSeededEngine } = engines;
   const rankingSystems = [
