@@ -67,9 +67,9 @@ export function loadNnsscScorer(corpus: Corpus, encoder: SentenceEncoder, matrix
     const pairs = opts.bench ? nnsscTrainingPairs(corpus, opts.bench, encoder.id) : undefined;
     const { model, checkpoint } = loadNnsscCheckpoint(dir, { encoderId: encoder.id, corpusHash: corpus.hash, dataHash: pairs?.dataHash });
     const exact = nnsscScorer(encoder, matrix, model, { id: opts.id ?? 'nnssc', label: opts.label ?? 'NN-SSC', threads: opts.threads, noCache: opts.noCache, twoStage: opts.twoStage, onnxThread: opts.onnxThread });
-    // two-stage scores depend on first-stage scorers whose fingerprints may not name all they read: scored each time
-    // keyed by the corpus embeddings themselves (what the scores read beside the weights and the queries), not only the
-    // corpus: embeddings of another text recipe are other scores
+    // kept batches are keyed by the corpus embeddings themselves (what the scores read beside the weights and the
+    // queries), not only the corpus: embeddings of another text recipe are other scores. Two-stage scores depend on
+    // first-stage scorers whose fingerprints may not name all they read: scored each time
     const corpusKey = () => `${corpus.hash}:${shortHash(new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength))}`;
     const scorer = opts.scoreCache === false || opts.twoStage ? exact : withBatchScoreCache(exact, { dir: path.join(dir, 'scores'), corpusKey, rows: corpus.datasets.length });
     // two hashes, named apart: the training data (the benchmark's training split, as notebook 04 prints it) and the

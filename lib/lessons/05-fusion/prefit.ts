@@ -24,15 +24,9 @@ export function prefitDefaultRanking(opts: { sample: boolean }): Promise<PrefitO
     let said = '';
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => (said = (said + chunk).slice(-SAID_CHARS)));
-    let settled = false;
-    const done = (code: number | null, signal: NodeJS.Signals | null, error?: Error) => {
-      if (settled) return;
-      settled = true;
-      resolve({ code, signal, said: error ? error.message : said });
-    };
-    // 'close': the process has exited and its stderr is read to the end
-    child.once('close', (code, signal) => done(code, signal));
-    child.once('error', (e) => done(null, null, e));
+    // 'close': the process has exited and its stderr is read to the end (whichever event comes first settles it)
+    child.once('close', (code, signal) => resolve({ code, signal, said }));
+    child.once('error', (e) => resolve({ code: null, signal: null, said: e.message }));
   });
 }
 
